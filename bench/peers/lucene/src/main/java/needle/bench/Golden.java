@@ -1,0 +1,434 @@
+package needle.bench;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.zip.GZIPInputStream;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.FieldType;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexOptions;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LogDocMergePolicy;
+import org.apache.lucene.index.SerialMergeScheduler;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.queryparser.classic.MultiFieldQueryParser;
+import org.apache.lucene.queryparser.classic.ParseException;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.similarities.BM25Similarity;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.Directory;
+
+/**
+ * Writes Lucene's top-10 results for a corpus and a query set as a golden file for Needle.
+ *
+ * <pre>
+ * Golden --corpus FILE.jsonl[.gz] --queries-dir DIR --out FILE
+ * </pre>
+ *
+ * <p>Indexing: one thread, documents in file order, then {@code forceMerge(1)}, so Lucene doc id =
+ * line number. The {@code id} string is stored as {@code _id} (not searched); every other string
+ * field is a stored text field with positions, offsets and norms. Analyzer: {@link
+ * StandardAnalyzer} defaults (no stop words); similarity: {@link BM25Similarity} defaults.
+ *
+ * <p>Queries: the TREC Terabyte 2005 efficiency topics and the MS MARCO dev-subset questions,
+ * interleaved line by line. Each usable raw query gives up to three Needle query strings (OR
+ * {@code a b c}, AND {@code +a +b +c}, PHRASE {@code "a b"}), each parsed with {@link
+ * MultiFieldQueryParser} over all text fields and kept if it has at least one hit.
+ *
+ * <p>Output, one JSON object a line: {@code
+ * {"form":"or","query":"a b","total":12,"hits":[{"id":"...","score":1.2345}]}}, scores printed with
+ * {@link Float#toString} (shortest string that round-trips the float).
+ */
+public final class Golden {
+  /** Number of hits kept per query. */
+  private static final int TOP_K = 10;
+
+  /** How many queries of each form to collect. */
+  private static final int OR_QUOTA = 150;
+
+  private static final int AND_QUOTA = 100;
+  private static final int PHRASE_QUOTA = 100;
+
+  /** Characters of Lucene's classic query syntax; a query whose tokens hold one is skipped. */
+  private static final String SYNTAX_CHARS = "+-&|!(){}[]^\"~*?:\\/";
+
+  /** The stored, unsearched field holding each document's {@code id}. */
+  private static final String ID_FIELD = "_id";
+
+  /** Text fields: tokenized, stored, positions + offsets, norms on. */
+  private static final FieldType TEXT_TYPE = textFieldType();
+
+  /** The three query forms, in the order they are tried for each raw query. */
+  enum Form {
+    OR("or", OR_QUOTA),
+    AND("and", AND_QUOTA),
+    PHRASE("phrase", PHRASE_QUOTA);
+
+    final String label;
+    final int quota;
+
+    Form(String label, int quota) {
+      this.label = label;
+      this.quota = quota;
+    }
+  }
+
+  record Hit(String id, float score) {}
+
+  record Result(Form form, String query, long total, List<Hit> hits) {}
+
+  private final Analyzer analyzer = new StandardAnalyzer();
+  private final List<String> fields;
+  private final IndexSearcher searcher;
+  private final StoredFields storedFields;
+  private final MultiFieldQueryParser parser;
+
+  private Golden(List<String> fields, DirectoryReader reader) throws IOException {
+    this.fields = fields;
+    this.searcher = new IndexSearcher(reader);
+    this.searcher.setSimilarity(new BM25Similarity());
+    this.storedFields = reader.storedFields();
+    this.parser = new MultiFieldQueryParser(fields.toArray(new String[0]), analyzer);
+  }
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> opts = parseArgs(args);
+    Path corpus = Path.of(opts.get("--corpus"));
+    Path queriesDir = Path.of(opts.get("--queries-dir"));
+    Path out = Path.of(opts.get("--out"));
+
+    long t0 = System.nanoTime();
+    try (Directory dir = new ByteBuffersDirectory()) {
+      List<String> ids = new ArrayList<>();
+      SortedSet<String> fields = index(corpus, dir, ids);
+      long t1 = System.nanoTime();
+      try (DirectoryReader reader = DirectoryReader.open(dir)) {
+        checkDocOrder(reader, ids);
+        Golden golden = new Golden(new ArrayList<>(fields), reader);
+        List<Result> results = golden.run(readQueries(queriesDir));
+        write(out, results);
+        long t2 = System.nanoTime();
+        System.err.printf(
+            "indexed %d docs, fields %s in %.2f s; %s in %.2f s; wrote %s%n",
+            ids.size(), fields, (t1 - t0) / 1e9, countByForm(results), (t2 - t1) / 1e9, out);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- arguments
+
+  private static Map<String, String> parseArgs(String[] args) {
+    Map<String, String> opts = new java.util.HashMap<>();
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      opts.put(args[i], args[i + 1]);
+    }
+    for (String required : List.of("--corpus", "--queries-dir", "--out")) {
+      if (!opts.containsKey(required) || args.length % 2 != 0) {
+        System.err.println("usage: Golden --corpus FILE.jsonl[.gz] --queries-dir DIR --out FILE");
+        System.exit(2);
+      }
+    }
+    return opts;
+  }
+
+  // ---------------------------------------------------------------- indexing
+
+  private static FieldType textFieldType() {
+    FieldType type = new FieldType();
+    type.setTokenized(true);
+    type.setStored(true);
+    type.setOmitNorms(false);
+    type.setIndexOptions(IndexOptions.DOCS_AND_FREQS_AND_POSITIONS_AND_OFFSETS);
+    type.freeze();
+    return type;
+  }
+
+  /**
+   * Indexes the corpus into {@code dir} as one segment in file order. Appends each document's id
+   * to {@code ids} and returns the names of the text fields seen.
+   */
+  private static SortedSet<String> index(Path corpus, Directory dir, List<String> ids)
+      throws IOException {
+    SortedSet<String> textFields = new TreeSet<>();
+    try (IndexWriter writer = new IndexWriter(dir, writerConfig());
+        BufferedReader in = openText(corpus)) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        if (line.isBlank()) {
+          continue;
+        }
+        Map<String, Object> json = Json.parseObject(line);
+        writer.addDocument(toDocument(json, ids, textFields));
+      }
+      writer.forceMerge(1);
+      writer.commit();
+    }
+    return textFields;
+  }
+
+  /**
+   * One indexing thread (this one), adjacent-only merges and a serial scheduler: the single merged
+   * segment keeps the documents in the order they were added.
+   */
+  private static IndexWriterConfig writerConfig() {
+    IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer());
+    config.setOpenMode(IndexWriterConfig.OpenMode.CREATE);
+    config.setSimilarity(new BM25Similarity());
+    config.setMergePolicy(new LogDocMergePolicy());
+    config.setMergeScheduler(new SerialMergeScheduler());
+    config.setRAMBufferSizeMB(256);
+    return config;
+  }
+
+  private static Document toDocument(
+      Map<String, Object> json, List<String> ids, Set<String> textFields) {
+    if (!(json.get("id") instanceof String id)) {
+      throw new IllegalArgumentException("document without a string \"id\": " + json.keySet());
+    }
+    ids.add(id);
+    Document doc = new Document();
+    doc.add(new StringField(ID_FIELD, id, Field.Store.YES));
+    for (Map.Entry<String, Object> entry : json.entrySet()) {
+      if (!entry.getKey().equals("id") && entry.getValue() instanceof String text) {
+        doc.add(new Field(entry.getKey(), text, TEXT_TYPE));
+        textFields.add(entry.getKey());
+      }
+    }
+    return doc;
+  }
+
+  /** Fails unless the index is one segment whose doc ids follow the corpus order. */
+  private static void checkDocOrder(DirectoryReader reader, List<String> ids) throws IOException {
+    if (reader.leaves().size() != 1 || reader.maxDoc() != ids.size()) {
+      throw new IllegalStateException("expected one segment of " + ids.size() + " docs");
+    }
+    StoredFields stored = reader.storedFields();
+    for (int doc = 0; doc < ids.size(); doc++) {
+      if (!ids.get(doc).equals(stored.document(doc).get(ID_FIELD))) {
+        throw new IllegalStateException("doc " + doc + " is not line " + doc + " of the corpus");
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- queries
+
+  /** Reads both topic files and interleaves them: tb[0], ms[0], tb[1], ms[1], ... */
+  private static List<String> readQueries(Path dir) throws IOException {
+    List<String> terabyte = readTopics(dir.resolve("topics.terabyte05.efficiency.txt"), ':');
+    List<String> msmarco = readTopics(dir.resolve("topics.msmarco-passage.dev-subset.txt"), '\t');
+    List<String> all = new ArrayList<>(terabyte.size() + msmarco.size());
+    for (int i = 0; i < Math.max(terabyte.size(), msmarco.size()); i++) {
+      if (i < terabyte.size()) {
+        all.add(terabyte.get(i));
+      }
+      if (i < msmarco.size()) {
+        all.add(msmarco.get(i));
+      }
+    }
+    return all;
+  }
+
+  /** Reads lines {@code qid<sep>query}, returning the query texts in file order. */
+  private static List<String> readTopics(Path file, char separator) throws IOException {
+    List<String> queries = new ArrayList<>();
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      int cut = line.indexOf(separator);
+      if (cut >= 0) {
+        queries.add(line.substring(cut + 1));
+      }
+    }
+    return queries;
+  }
+
+  /** Builds, runs and keeps queries of each form until every quota is met. */
+  private List<Result> run(List<String> rawQueries) throws IOException, ParseException {
+    List<Result> results = new ArrayList<>();
+    int[] counts = new int[Form.values().length];
+    Set<String> seen = new HashSet<>();
+    for (String raw : rawQueries) {
+      if (quotasMet(counts)) {
+        break;
+      }
+      List<String> tokens = analyze(raw);
+      if (!usable(tokens)) {
+        continue;
+      }
+      for (Form form : Form.values()) {
+        if (counts[form.ordinal()] >= form.quota || (form != Form.OR && tokens.size() < 2)) {
+          continue;
+        }
+        Result result = firstWithHits(form, candidates(form, tokens), seen);
+        if (result != null) {
+          results.add(result);
+          counts[form.ordinal()]++;
+        }
+      }
+    }
+    if (!quotasMet(counts)) {
+      throw new IllegalStateException("not enough queries with hits");
+    }
+    return results;
+  }
+
+  private static boolean quotasMet(int[] counts) {
+    for (Form form : Form.values()) {
+      if (counts[form.ordinal()] < form.quota) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The Needle query strings to try for a form, in order: one for OR and AND, every adjacent token
+   * pair for PHRASE.
+   */
+  private static List<String> candidates(Form form, List<String> tokens) {
+    return switch (form) {
+      case OR -> List.of(String.join(" ", tokens));
+      case AND -> List.of("+" + String.join(" +", tokens));
+      case PHRASE -> {
+        List<String> pairs = new ArrayList<>();
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+          pairs.add("\"" + tokens.get(i) + " " + tokens.get(i + 1) + "\"");
+        }
+        yield pairs;
+      }
+    };
+  }
+
+  /** Runs the candidates not emitted before and returns the first with a hit, or null. */
+  private Result firstWithHits(Form form, List<String> candidates, Set<String> seen)
+      throws IOException, ParseException {
+    for (String query : candidates) {
+      if (!seen.add(form.label + "\t" + query)) {
+        continue;
+      }
+      Result result = search(form, query);
+      if (result.total() > 0) {
+        return result;
+      }
+    }
+    return null;
+  }
+
+  private Result search(Form form, String queryString) throws IOException, ParseException {
+    Query query = parser.parse(queryString);
+    TopDocs top = searcher.search(query, TOP_K);
+    List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
+    for (ScoreDoc sd : top.scoreDocs) {
+      hits.add(new Hit(storedFields.document(sd.doc).get(ID_FIELD), sd.score));
+    }
+    return new Result(form, queryString, searcher.count(query), hits);
+  }
+
+  /** The terms the analyzer makes of {@code text} (the same analyzer as the index). */
+  private List<String> analyze(String text) {
+    List<String> tokens = new ArrayList<>();
+    try (TokenStream stream = analyzer.tokenStream(fields.get(0), text)) {
+      CharTermAttribute term = stream.addAttribute(CharTermAttribute.class);
+      stream.reset();
+      while (stream.incrementToken()) {
+        tokens.add(term.toString());
+      }
+      stream.end();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return tokens;
+  }
+
+  /**
+   * A token list is usable if it is non-empty, no token holds query syntax, and each token
+   * analyzes back to exactly itself (so the query parser sees the same terms).
+   */
+  private boolean usable(List<String> tokens) {
+    if (tokens.isEmpty()) {
+      return false;
+    }
+    for (String token : tokens) {
+      if (token.chars().anyMatch(c -> SYNTAX_CHARS.indexOf(c) >= 0)
+          || !analyze(token).equals(List.of(token))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------- output
+
+  private static void write(Path out, List<Result> results) throws IOException {
+    Path parent = out.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    try (BufferedWriter writer = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
+      for (Result result : results) {
+        writer.write(toJson(result));
+        writer.write('\n');
+      }
+    }
+  }
+
+  private static String toJson(Result result) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("{\"form\":");
+    Json.quote(sb, result.form().label);
+    sb.append(",\"query\":");
+    Json.quote(sb, result.query());
+    sb.append(",\"total\":").append(result.total()).append(",\"hits\":[");
+    for (int i = 0; i < result.hits().size(); i++) {
+      Hit hit = result.hits().get(i);
+      sb.append(i == 0 ? "{\"id\":" : ",{\"id\":");
+      Json.quote(sb, hit.id());
+      sb.append(",\"score\":").append(Float.toString(hit.score())).append('}');
+    }
+    return sb.append("]}").toString();
+  }
+
+  private static String countByForm(List<Result> results) {
+    int[] counts = new int[Form.values().length];
+    results.forEach(r -> counts[r.form().ordinal()]++);
+    StringBuilder sb = new StringBuilder();
+    for (Form form : Form.values()) {
+      sb.append(sb.length() == 0 ? "" : ", ").append(counts[form.ordinal()]).append(' ');
+      sb.append(form.label);
+    }
+    return sb.append(" queries").toString();
+  }
+
+  // ---------------------------------------------------------------- files
+
+  /** Opens a UTF-8 text file, gunzipping it when its name ends with .gz. */
+  private static BufferedReader openText(Path file) throws IOException {
+    InputStream in = Files.newInputStream(file);
+    if (file.getFileName().toString().endsWith(".gz")) {
+      in = new GZIPInputStream(in, 1 << 16);
+    }
+    return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
+  }
+}

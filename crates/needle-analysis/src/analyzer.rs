@@ -1,0 +1,155 @@
+//! Per-field analyzers. `standard` (the default) tokenizes and lowercases;
+//! `english` adds Lucene's English stop list and the Snowball English stemmer;
+//! `keyword` keeps the whole value as one term. A field may replace the stop list.
+
+use std::collections::HashSet;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+use crate::filters::lowercase_into;
+use crate::stopwords::ENGLISH_STOP_WORDS;
+use crate::tokenizer::for_each_word;
+
+/// One analyzed token. `start..end` are UTF-8 byte offsets into the analyzed text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub term: String,
+    pub position: u32,
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnalyzerKind {
+    Standard,
+    English,
+    Keyword,
+}
+
+impl AnalyzerKind {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "standard" => Some(Self::Standard),
+            "english" => Some(Self::English),
+            "keyword" => Some(Self::Keyword),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Standard => "standard",
+            Self::English => "english",
+            Self::Keyword => "keyword",
+        }
+    }
+}
+
+pub struct Analyzer {
+    kind: AnalyzerKind,
+    stop: HashSet<String>,
+    stemmer: Option<Stemmer>,
+}
+
+impl std::fmt::Debug for Analyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analyzer").field("kind", &self.kind).field("stop", &self.stop.len()).finish()
+    }
+}
+
+impl Analyzer {
+    /// `stop_words` replaces the kind's default stop list when given.
+    pub fn new(kind: AnalyzerKind, stop_words: Option<&[String]>) -> Self {
+        let default_stop: &[&str] = if kind == AnalyzerKind::English { ENGLISH_STOP_WORDS } else { &[] };
+        let stop = match stop_words {
+            Some(words) => words.iter().map(|w| w.to_lowercase()).collect(),
+            None => default_stop.iter().map(|w| (*w).to_string()).collect(),
+        };
+        let stemmer = (kind == AnalyzerKind::English).then(|| Stemmer::create(Algorithm::English));
+        Analyzer { kind, stop, stemmer }
+    }
+
+    pub fn standard() -> Self {
+        Self::new(AnalyzerKind::Standard, None)
+    }
+
+    pub fn kind(&self) -> AnalyzerKind {
+        self.kind
+    }
+
+    /// Calls `emit` for every token of `text`, in order. Positions start at
+    /// `first_position`; the return value is the position after the last
+    /// token, counting removed stop words (so a next value can continue).
+    pub fn analyze(&self, text: &str, first_position: u32, mut emit: impl FnMut(&Token)) -> u32 {
+        let mut token = Token { term: String::new(), position: first_position, start: 0, end: 0 };
+        if self.kind == AnalyzerKind::Keyword {
+            token.term.push_str(text);
+            token.end = text.len() as u32;
+            emit(&token);
+            return first_position + 1;
+        }
+        let mut next_position = first_position;
+        for_each_word(text, |start, end| {
+            lowercase_into(&text[start..end], &mut token.term);
+            token.position = next_position;
+            next_position += 1;
+            if self.stop.contains(token.term.as_str()) {
+                return;
+            }
+            if let Some(stemmer) = &self.stemmer {
+                let stemmed = stemmer.stem(&token.term).into_owned();
+                token.term = stemmed;
+            }
+            token.start = start as u32;
+            token.end = end as u32;
+            emit(&token);
+        });
+        next_position
+    }
+
+    /// The terms of `text`, in order, without positions: what a query string becomes.
+    pub fn terms(&self, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        self.analyze(text, 0, |t| out.push(t.term.clone()));
+        out
+    }
+
+    /// Tokens with their positions and offsets (for tests and tools).
+    pub fn tokens(&self, text: &str) -> Vec<Token> {
+        let mut out = Vec::new();
+        self.analyze(text, 0, |t| out.push(t.clone()));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_keeps_stop_words_and_offsets() {
+        let tokens = Analyzer::standard().tokens("The  Quick fox");
+        let summary: Vec<_> = tokens.iter().map(|t| (t.term.as_str(), t.position, t.start, t.end)).collect();
+        assert_eq!(summary, [("the", 0, 0, 3), ("quick", 1, 5, 10), ("fox", 2, 11, 14)]);
+    }
+
+    #[test]
+    fn english_removes_stop_words_keeping_position_holes_and_stems() {
+        let tokens = Analyzer::new(AnalyzerKind::English, None).tokens("the running dogs");
+        let summary: Vec<_> = tokens.iter().map(|t| (t.term.as_str(), t.position)).collect();
+        assert_eq!(summary, [("run", 1), ("dog", 2)]);
+    }
+
+    #[test]
+    fn custom_stop_list_replaces_default() {
+        let stop = vec!["Quick".to_string()];
+        let terms = Analyzer::new(AnalyzerKind::Standard, Some(&stop)).terms("the quick fox");
+        assert_eq!(terms, ["the", "fox"]);
+    }
+
+    #[test]
+    fn keyword_is_one_term() {
+        let terms = Analyzer::new(AnalyzerKind::Keyword, None).terms("New York");
+        assert_eq!(terms, ["New York"]);
+    }
+}

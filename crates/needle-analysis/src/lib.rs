@@ -1,0 +1,15 @@
+//! Text -> tokens. A token is a term with its position (counting every token
+//! the tokenizer produced, removed stop words included, as Lucene does) and its
+//! UTF-8 byte offsets into the original text.
+//!
+//! The default analyzer follows Lucene's `StandardAnalyzer`: UAX #29 word
+//! boundaries, lowercase, no stop words, tokens longer than 255 characters
+//! split into 255-character pieces. See [`Analyzer`] for per-field options.
+
+mod analyzer;
+mod filters;
+mod stopwords;
+mod tokenizer;
+
+pub use analyzer::{Analyzer, AnalyzerKind, Token};
+pub use stopwords::ENGLISH_STOP_WORDS;

@@ -1,0 +1,61 @@
+//! `needle search`: run a query string, print hits with scores and highlights.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use needle_engine::{Index, SearchRequest, SearchResponse};
+
+#[derive(Args)]
+pub struct SearchArgs {
+    #[arg(long)]
+    index: PathBuf,
+    /// How many hits to return.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+    /// Show snippets with the matched terms marked.
+    #[arg(long)]
+    highlight: bool,
+    /// Print one JSON object: hits (_id, _score, highlight), total and took_ms.
+    #[arg(long)]
+    json: bool,
+    /// Count every hit exactly (no pruning past 10,000 hits).
+    #[arg(long)]
+    count: bool,
+    /// `a b` (either), `+a +b` (both), `-a` (not), `"a b"` (phrase), `field:term`.
+    query: String,
+}
+
+pub fn run(args: SearchArgs) -> needle_core::Result<ExitCode> {
+    let index = Index::open(&args.index)?;
+    let request = SearchRequest {
+        query: args.query.clone(),
+        top_k: args.top,
+        highlight: args.highlight,
+        track_total_hits: if args.count { u64::MAX } else { 10_000 },
+    };
+    let response = index.search(&request)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&response).expect("response serializes"));
+    } else {
+        print_text(&response);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_text(r: &SearchResponse) {
+    let more = if r.total_relation == "gte" { "+" } else { "" };
+    println!("{}{more} hits in {:.2} ms", r.total, r.took_ms);
+    let bold = std::io::stdout().is_terminal();
+    for (i, hit) in r.hits.iter().enumerate() {
+        println!("{:>3}. {}  (score {:.4})", i + 1, hit.id, hit.score);
+        for (field, fragments) in &hit.highlight {
+            for f in fragments {
+                let flat: String = f.split_whitespace().collect::<Vec<_>>().join(" ");
+                let shown = if bold { flat.replace("<em>", "\x1b[1m").replace("</em>", "\x1b[0m") } else { flat };
+                println!("     {field}: {shown}");
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! The document store: every stored document (its JSON source) compressed on
+//! its own with zstd and a dictionary trained on the segment's documents, so
+//! showing one hit reads and decompresses one document.
+//!
+//! ```text
+//! DocsFile := Dict Frame^DocCount Index Trailer Footer(kind "DOCS", version 1)
+//! Dict     := zstd dictionary bytes (DictLen of them; none when the segment is too small to train one)
+//! Frame    := Padding? ZstdFrame            one document, compressed at level 3 with Dict
+//! Index    := (Start:u64 Len:u32 RawLen:u32)^DocCount
+//! Trailer  := DictLen:u64 IndexStart:u64 DocCount:u32
+//! ```
+//!
+//! A frame is moved to the next 4 KiB boundary whenever that makes it span
+//! fewer 4 KiB blocks than it would where it stands (a 3 KB frame starting 2 KB
+//! into a block would span two; aligned, it spans one), so each document costs
+//! as few device reads as its size allows. All integers are little-endian.
+
+mod reader;
+mod writer;
+
+pub use reader::DocStoreReader;
+pub use writer::write_doc_store;
+
+pub const KIND: &[u8; 4] = b"DOCS";
+pub const VERSION: u32 = 1;
+pub(crate) const TRAILER_LEN: usize = 20;
+pub(crate) const INDEX_ENTRY_LEN: usize = 16;

@@ -1,0 +1,75 @@
+//! Reads a document store (format: see the module above).
+
+use needle_core::{DocId, Error, Result};
+use needle_storage::FileSlice;
+use zstd::dict::DecoderDictionary;
+
+use super::{INDEX_ENTRY_LEN, TRAILER_LEN};
+use crate::bytes::ByteReader;
+
+pub struct DocStoreReader {
+    body: FileSlice,
+    dict: DecoderDictionary<'static>,
+    index_start: usize,
+    count: u32,
+}
+
+impl DocStoreReader {
+    /// `body` is the file without its footer (already verified).
+    pub fn open(body: FileSlice) -> Result<Self> {
+        let name = body.name().to_string();
+        if body.len() < TRAILER_LEN {
+            return Err(Error::corrupt(&name, "document store shorter than its trailer"));
+        }
+        let mut r = ByteReader::new(&name, &body.bytes()[body.len() - TRAILER_LEN..]);
+        let dict_len = r.u64()? as usize;
+        let index_start = r.u64()? as usize;
+        let count = r.u32()?;
+        let index_end = index_start.checked_add(count as usize * INDEX_ENTRY_LEN);
+        if dict_len > index_start || index_end != Some(body.len() - TRAILER_LEN) {
+            return Err(Error::corrupt(&name, "document store trailer does not match the file's size"));
+        }
+        let dict = DecoderDictionary::copy(&body.bytes()[..dict_len]);
+        Ok(DocStoreReader { body, dict, index_start, count })
+    }
+
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// The stored bytes of `doc`.
+    pub fn get(&self, doc: DocId) -> Result<Vec<u8>> {
+        let name = self.body.name();
+        if doc >= self.count {
+            return Err(Error::corrupt(name, format!("document {doc} out of range ({} stored)", self.count)));
+        }
+        let at = self.index_start + doc as usize * INDEX_ENTRY_LEN;
+        let mut r = ByteReader::new(name, &self.body.bytes()[at..at + INDEX_ENTRY_LEN]);
+        let start = r.u64()? as usize;
+        let len = r.u32()? as usize;
+        let raw_len = r.u32()? as usize;
+        let frame = start
+            .checked_add(len)
+            .filter(|&end| end <= self.index_start)
+            .map(|end| &self.body.bytes()[start..end])
+            .ok_or_else(|| Error::corrupt(name, format!("document {doc} lies outside the store")))?;
+        let mut d = zstd::bulk::Decompressor::with_prepared_dictionary(&self.dict)
+            .map_err(|e| Error::corrupt(name, format!("zstd: {e}")))?;
+        let out = d.decompress(frame, raw_len).map_err(|e| Error::corrupt(name, format!("document {doc}: {e}")))?;
+        if out.len() != raw_len {
+            return Err(Error::corrupt(name, format!("document {doc} decompressed to the wrong length")));
+        }
+        Ok(out)
+    }
+
+    /// Bytes of the dictionary, the frames (with padding) and the index.
+    pub fn sizes(&self) -> (u64, u64, u64) {
+        let dict = self.dict_len();
+        (dict as u64, (self.index_start - dict) as u64, (self.body.len() - self.index_start) as u64)
+    }
+
+    fn dict_len(&self) -> usize {
+        let t = &self.body.bytes()[self.body.len() - TRAILER_LEN..];
+        u64::from_le_bytes(t[0..8].try_into().unwrap()) as usize
+    }
+}

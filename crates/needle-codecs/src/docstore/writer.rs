@@ -1,0 +1,70 @@
+//! Writes a document store (format: see the module above).
+
+use needle_core::{Error, Result};
+
+use super::{KIND, VERSION};
+use crate::checksummed::ChecksummedWriter;
+use crate::page::aligned_start;
+
+const LEVEL: i32 = 3;
+const MAX_DICT: usize = 110 * 1024;
+const MAX_SAMPLE_BYTES: usize = 4 << 20;
+const MIN_SAMPLE_BYTES: usize = 32 * 1024;
+
+/// Writes `count` documents, fetched by `doc(i)` (called twice per document:
+/// once to sample for the dictionary, once to compress). Returns bytes written.
+pub fn write_doc_store(
+    mut out: ChecksummedWriter,
+    count: u32,
+    doc: &mut dyn FnMut(u32) -> Result<Vec<u8>>,
+) -> Result<u64> {
+    let dict = train_dictionary(count, doc)?;
+    out.write(&dict)?;
+    let mut compressor = zstd::bulk::Compressor::with_dictionary(LEVEL, &dict)
+        .map_err(|e| Error::Index(format!("zstd: {e}")))?;
+    let mut index = Vec::with_capacity(count as usize * super::INDEX_ENTRY_LEN);
+    for i in 0..count {
+        let raw = doc(i)?;
+        let frame = compressor.compress(&raw).map_err(|e| Error::Index(format!("zstd: {e}")))?;
+        let start = aligned_start(out.position(), frame.len() as u64);
+        out.write(&vec![0; (start - out.position()) as usize])?;
+        out.write(&frame)?;
+        index.extend_from_slice(&start.to_le_bytes());
+        index.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        index.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+    }
+    let index_start = out.position();
+    out.write(&index)?;
+    let mut trailer = Vec::with_capacity(super::TRAILER_LEN);
+    trailer.extend_from_slice(&(dict.len() as u64).to_le_bytes());
+    trailer.extend_from_slice(&index_start.to_le_bytes());
+    trailer.extend_from_slice(&count.to_le_bytes());
+    out.write(&trailer)?;
+    out.finish(KIND, VERSION)
+}
+
+/// Trains a dictionary on an even sample of the documents; empty when there is too little text.
+fn train_dictionary(count: u32, doc: &mut dyn FnMut(u32) -> Result<Vec<u8>>) -> Result<Vec<u8>> {
+    let mut samples = Vec::new();
+    let mut total = 0usize;
+    let mut probe = Vec::new();
+    // Estimate the average size from a few documents to pick a sampling stride.
+    for i in (0..count).step_by((count as usize / 16).max(1)) {
+        probe.push(doc(i)?.len());
+    }
+    let avg = probe.iter().sum::<usize>() / probe.len().max(1);
+    let stride = ((count as usize * avg.max(1)) / MAX_SAMPLE_BYTES).max(1);
+    for i in (0..count).step_by(stride) {
+        let d = doc(i)?;
+        total += d.len();
+        samples.push(d);
+        if total >= MAX_SAMPLE_BYTES {
+            break;
+        }
+    }
+    if total < MIN_SAMPLE_BYTES || samples.len() < 16 {
+        return Ok(Vec::new());
+    }
+    let size = MAX_DICT.min(total / 8);
+    Ok(zstd::dict::from_samples(&samples, size).unwrap_or_default())
+}

@@ -1,0 +1,37 @@
+//! Immutable segment formats. A segment is five files, each specified at the
+//! top of the module that writes and reads it, each ending in a checked
+//! [`footer`]:
+//!
+//! | file          | module        | holds                                                    |
+//! |---------------|---------------|----------------------------------------------------------|
+//! | `NAME.terms`  | [`termmap`]   | (field, term) -> offset of its grouped record + prefetch zone size |
+//! | `NAME.post`   | [`postings`]  | one grouped record per term: header, skips, doc/freq blocks, positions, offsets |
+//! | `NAME.norms`  | [`norms`]     | one byte per document per text field: Lucene's quantized length |
+//! | `NAME.docs`   | [`docstore`]  | each stored document compressed on its own (zstd + trained dictionary) |
+//! | `NAME.meta`   | [`meta`]      | document count, per-field statistics and options; written last |
+//!
+//! Search reads segments only through the [`SegmentRead`] and [`Postings`]
+//! traits, so an in-memory segment can stand in for an on-disk one.
+
+pub mod bitpack;
+pub mod bytes;
+mod checksummed;
+pub mod docstore;
+pub mod footer;
+pub mod meta;
+pub mod norms;
+pub mod page;
+pub mod postings;
+mod segment;
+mod segment_reader;
+mod segment_writer;
+pub mod termmap;
+
+pub use meta::{FieldMeta, FieldStats, SegmentMeta};
+pub use postings::{BlockImpact, Postings, TermPostings};
+pub use segment::SegmentRead;
+pub use segment_reader::{SegmentReader, TermEntry};
+pub use segment_writer::SegmentWriter;
+
+/// Documents per block of doc ids, frequencies and skip entries.
+pub const BLOCK_LEN: usize = 128;

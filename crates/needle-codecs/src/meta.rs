@@ -1,0 +1,72 @@
+//! Segment meta: the small file that makes a segment a segment. It is written
+//! last, so a segment whose meta file is missing was never finished.
+//!
+//! ```text
+//! MetaFile := Json Footer(kind "META", version 1)
+//! ```
+//!
+//! The JSON holds `max_doc`, the per-field options and statistics (BM25 needs
+//! `doc_count` and `sum_total_term_freq` summed over segments) and each
+//! field's place in the norms file. Example:
+//! `{"max_doc":2,"fields":[{"field":0,"positions":true,"offsets":true,"norms_index":0,
+//!   "doc_count":2,"sum_total_term_freq":9,"sum_doc_freq":7,"terms":7}]}`
+
+use needle_core::{Error, FieldId, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::footer;
+
+pub const KIND: &[u8; 4] = b"META";
+pub const VERSION: u32 = 1;
+
+/// Index statistics of one field in one segment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldStats {
+    /// Documents with at least one term in the field.
+    pub doc_count: u64,
+    pub sum_total_term_freq: u64,
+    pub sum_doc_freq: u64,
+}
+
+impl FieldStats {
+    pub fn add(&mut self, other: &FieldStats) {
+        self.doc_count += other.doc_count;
+        self.sum_total_term_freq += other.sum_total_term_freq;
+        self.sum_doc_freq += other.sum_doc_freq;
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldMeta {
+    pub field: FieldId,
+    pub positions: bool,
+    pub offsets: bool,
+    /// Position of this field's column in the norms file; `None` for fields without norms.
+    pub norms_index: Option<u32>,
+    #[serde(flatten)]
+    pub stats: FieldStats,
+    pub terms: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SegmentMeta {
+    pub max_doc: u32,
+    pub fields: Vec<FieldMeta>,
+}
+
+impl SegmentMeta {
+    pub fn field(&self, field: FieldId) -> Option<&FieldMeta> {
+        self.fields.iter().find(|f| f.field == field)
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec(self).expect("meta serializes");
+        footer::append(&mut bytes, KIND, VERSION);
+        bytes
+    }
+
+    pub fn decode(file: &str, bytes: &[u8]) -> Result<Self> {
+        let (len, _) = footer::verify(file, bytes, KIND, VERSION)?;
+        serde_json::from_slice(&bytes[..len]).map_err(|e| Error::corrupt(file, format!("bad meta JSON: {e}")))
+    }
+}

@@ -1,0 +1,314 @@
+//! Reads one grouped record (format: see the module above).
+
+use needle_core::{DocId, DocSet, Result, TERMINATED};
+use needle_storage::FileSlice;
+
+use super::{BlockImpact, Postings, FLAG_OFFSETS, FLAG_POSITIONS};
+use crate::bitpack::{decode_block, decode_stream};
+use crate::bytes::{read_vint_lenient, ByteReader};
+use crate::BLOCK_LEN;
+
+#[derive(Debug, Clone, Copy)]
+struct Skip {
+    last_doc: DocId,
+    doc_start: usize,
+    pos_start: usize,
+    off_start: usize,
+    impact: BlockImpact,
+}
+
+/// A posting list read from a postings file.
+pub struct DiskPostings {
+    data: FileSlice,
+    doc_freq: u32,
+    total_term_freq: u64,
+    has_positions: bool,
+    has_offsets: bool,
+    skips: Vec<Skip>,
+    max_impact: BlockImpact,
+    block: usize,
+    len: usize,
+    idx: usize,
+    doc: DocId,
+    docs: [u32; BLOCK_LEN],
+    freqs: [u32; BLOCK_LEN],
+    /// Position deltas of the current block, decoded on first use.
+    pos_loaded: bool,
+    pos_buf: Vec<u32>,
+    off_loaded: bool,
+    off_buf: Vec<(u32, u32)>,
+    /// Index of each document's first occurrence in the block's position/offset buffers.
+    occ_start: [u32; BLOCK_LEN + 1],
+}
+
+/// The sizes a record's header declares: for statistics and checking.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordHeader {
+    pub doc_freq: u32,
+    pub total_term_freq: u64,
+    pub header_and_skip: usize,
+    pub docs: usize,
+    pub positions: usize,
+    pub offsets: usize,
+}
+
+impl DiskPostings {
+    /// Opens the record at `offset` of `data` (the postings file's body). The
+    /// header and skip list are checked against the file's bounds here, so
+    /// iteration cannot leave the record.
+    pub fn open(data: &FileSlice, offset: u64) -> Result<Self> {
+        let (header, skips) = read_header_and_skips(data, offset)?;
+        let max_impact = skips.iter().fold(BlockImpact::NONE, |acc, s| acc.merge(s.impact));
+        let flags_byte = data.bytes()[offset as usize];
+        let mut p = DiskPostings {
+            data: data.clone(),
+            doc_freq: header.doc_freq,
+            total_term_freq: header.total_term_freq,
+            has_positions: flags_byte & FLAG_POSITIONS != 0,
+            has_offsets: flags_byte & FLAG_OFFSETS != 0,
+            skips,
+            max_impact,
+            block: 0,
+            len: 0,
+            idx: 0,
+            doc: TERMINATED,
+            docs: [0; BLOCK_LEN],
+            freqs: [0; BLOCK_LEN],
+            pos_loaded: false,
+            pos_buf: Vec::new(),
+            off_loaded: false,
+            off_buf: Vec::new(),
+            occ_start: [0; BLOCK_LEN + 1],
+        };
+        if !p.skips.is_empty() {
+            p.load_block(0);
+        }
+        Ok(p)
+    }
+
+    pub fn total_term_freq(&self) -> u64 {
+        self.total_term_freq
+    }
+
+    fn load_block(&mut self, b: usize) {
+        self.block = b;
+        self.len = if b + 1 == self.skips.len() { self.doc_freq as usize - b * BLOCK_LEN } else { BLOCK_LEN };
+        let bytes = self.data.bytes();
+        let mut pos = self.skips[b].doc_start;
+        decode_block(bytes, &mut pos, &mut self.docs[..self.len]);
+        decode_block(bytes, &mut pos, &mut self.freqs[..self.len]);
+        let mut prev: i64 = if b == 0 { -1 } else { i64::from(self.skips[b - 1].last_doc) };
+        let mut occ = 0u32;
+        for i in 0..self.len {
+            prev += i64::from(self.docs[i]) + 1;
+            self.docs[i] = prev as u32;
+            self.freqs[i] += 1;
+            self.occ_start[i] = occ;
+            occ = occ.wrapping_add(self.freqs[i]);
+        }
+        self.occ_start[self.len] = occ;
+        self.idx = 0;
+        self.doc = self.docs[0];
+        self.pos_loaded = false;
+        self.off_loaded = false;
+    }
+
+    fn load_positions(&mut self) {
+        let total = self.occ_start[self.len] as usize;
+        self.pos_buf.resize(total, 0);
+        let mut pos = self.skips[self.block].pos_start;
+        decode_stream(self.data.bytes(), &mut pos, &mut self.pos_buf);
+        self.pos_loaded = true;
+    }
+
+    fn load_offsets(&mut self) {
+        let bytes = self.data.bytes();
+        let mut pos = self.skips[self.block].off_start;
+        self.off_buf.clear();
+        for i in 0..self.len {
+            let mut prev_start = 0u32;
+            for _ in 0..self.freqs[i] {
+                let start = prev_start.wrapping_add(read_vint_lenient(bytes, &mut pos) as u32);
+                let end = start.wrapping_add(read_vint_lenient(bytes, &mut pos) as u32);
+                self.off_buf.push((start, end));
+                prev_start = start;
+            }
+        }
+        self.off_loaded = true;
+    }
+
+    /// Index of the first block at or after the current one whose last doc is `>= target`.
+    fn block_for(&self, target: DocId) -> Option<usize> {
+        let from = self.block;
+        let b = from + self.skips[from..].partition_point(|s| s.last_doc < target);
+        (b < self.skips.len()).then_some(b)
+    }
+
+    fn occurrences(&self) -> std::ops::Range<usize> {
+        self.occ_start[self.idx] as usize..self.occ_start[self.idx + 1] as usize
+    }
+}
+
+impl DocSet for DiskPostings {
+    fn doc(&self) -> DocId {
+        self.doc
+    }
+
+    fn advance(&mut self) -> DocId {
+        if self.doc == TERMINATED {
+            return TERMINATED;
+        }
+        self.idx += 1;
+        if self.idx < self.len {
+            self.doc = self.docs[self.idx];
+        } else if self.block + 1 < self.skips.len() {
+            self.load_block(self.block + 1);
+        } else {
+            self.doc = TERMINATED;
+        }
+        self.doc
+    }
+
+    fn seek(&mut self, target: DocId) -> DocId {
+        if target <= self.doc {
+            return self.doc;
+        }
+        if target > self.skips[self.block].last_doc {
+            match self.block_for(target) {
+                Some(b) => self.load_block(b),
+                None => {
+                    self.doc = TERMINATED;
+                    return TERMINATED;
+                }
+            }
+        }
+        while self.docs[self.idx] < target {
+            self.idx += 1;
+        }
+        self.doc = self.docs[self.idx];
+        self.doc
+    }
+
+    fn cost(&self) -> u64 {
+        u64::from(self.doc_freq)
+    }
+}
+
+impl Postings for DiskPostings {
+    fn doc_freq(&self) -> u32 {
+        self.doc_freq
+    }
+
+    fn freq(&self) -> u32 {
+        self.freqs[self.idx]
+    }
+
+    fn positions(&mut self, out: &mut Vec<u32>) {
+        out.clear();
+        if !self.has_positions || self.doc == TERMINATED {
+            return;
+        }
+        if !self.pos_loaded {
+            self.load_positions();
+        }
+        let mut p = 0u32;
+        for &delta in &self.pos_buf[self.occurrences()] {
+            p = p.wrapping_add(delta);
+            out.push(p);
+        }
+    }
+
+    fn offsets(&mut self, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        if !self.has_offsets || self.doc == TERMINATED {
+            return;
+        }
+        if !self.off_loaded {
+            self.load_offsets();
+        }
+        out.extend_from_slice(&self.off_buf[self.occurrences()]);
+    }
+
+    fn block_end(&mut self, target: DocId) -> DocId {
+        match self.block_for(target) {
+            Some(b) => self.skips[b].last_doc,
+            None => TERMINATED,
+        }
+    }
+
+    fn impact(&mut self, from: DocId, to: DocId) -> BlockImpact {
+        let Some(first) = self.block_for(from) else { return BlockImpact::NONE };
+        let mut acc = BlockImpact::NONE;
+        for s in &self.skips[first..] {
+            acc = acc.merge(s.impact);
+            if s.last_doc >= to {
+                break;
+            }
+        }
+        acc
+    }
+
+    fn max_impact(&self) -> BlockImpact {
+        self.max_impact
+    }
+}
+
+/// Reads and checks a record's header and skip list.
+fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<(RecordHeader, Vec<Skip>)> {
+    let bytes = data.bytes();
+    let name = data.name();
+    let start = usize::try_from(offset).ok().filter(|&o| o < bytes.len());
+    let Some(start) = start else {
+        return Err(needle_core::Error::corrupt(name, format!("term record offset {offset} out of bounds")));
+    };
+    let mut r = ByteReader::new(name, &bytes[start..]);
+    let flags = r.u8()?;
+    if flags & !(FLAG_POSITIONS | FLAG_OFFSETS) != 0 {
+        return Err(r.corrupt("unknown record flags"));
+    }
+    let doc_freq = r.vint_u32()?;
+    let total_term_freq = r.vint()? + u64::from(doc_freq);
+    let skip_len = r.vint()? as usize;
+    let docs_len = r.vint()? as usize;
+    let pos_len = r.vint()? as usize;
+    let off_len = r.vint()? as usize;
+    let skip_bytes = r.take(skip_len)?;
+    let header_and_skip = r.position();
+    let doc_base = start + header_and_skip;
+    let (pos_base, off_base) = (doc_base + docs_len, doc_base + docs_len + pos_len);
+    if r.remaining() < docs_len + pos_len + off_len {
+        return Err(r.corrupt("record longer than the postings file"));
+    }
+    let mut skips = Vec::with_capacity((doc_freq as usize).div_ceil(BLOCK_LEN));
+    let mut sr = ByteReader::new(name, skip_bytes);
+    let (mut last, mut d, mut p, mut o) = (0u64, 0usize, 0usize, 0usize);
+    for b in 0..(doc_freq as usize).div_ceil(BLOCK_LEN) {
+        let delta = sr.vint()?;
+        if b > 0 && delta == 0 {
+            return Err(sr.corrupt("skip entries out of order"));
+        }
+        last += delta;
+        let last_doc = u32::try_from(last).ok().filter(|&l| l != TERMINATED).ok_or_else(|| sr.corrupt("doc id out of range"))?;
+        let entry = Skip { last_doc, doc_start: doc_base + d, pos_start: pos_base + p, off_start: off_base + o, impact: BlockImpact::NONE };
+        d += sr.vint()? as usize;
+        if flags & FLAG_POSITIONS != 0 {
+            p += sr.vint()? as usize;
+        }
+        if flags & FLAG_OFFSETS != 0 {
+            o += sr.vint()? as usize;
+        }
+        let max_freq = sr.vint_u32()?;
+        let min_norm = sr.u8()?;
+        skips.push(Skip { impact: BlockImpact { max_freq, min_norm }, ..entry });
+    }
+    if (d, p, o) != (docs_len, pos_len, off_len) || sr.remaining() != 0 {
+        return Err(r.corrupt("skip list does not add up to the record's sections"));
+    }
+    let header = RecordHeader { doc_freq, total_term_freq, header_and_skip, docs: docs_len, positions: pos_len, offsets: off_len };
+    Ok((header, skips))
+}
+
+/// The header of the record at `offset`, checked.
+pub fn read_header(data: &FileSlice, offset: u64) -> Result<RecordHeader> {
+    read_header_and_skips(data, offset).map(|(h, _)| h)
+}

@@ -1,0 +1,118 @@
+//! Writes one grouped record (format: see the module above).
+
+use super::{TermPostings, FLAG_OFFSETS, FLAG_POSITIONS};
+use crate::bitpack::{encode_block, encode_stream};
+use crate::bytes::write_vint;
+use crate::BLOCK_LEN;
+
+/// Bytes of each part of a record, for statistics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RecordSizes {
+    pub header_and_skip: u64,
+    pub docs: u64,
+    pub positions: u64,
+    pub offsets: u64,
+}
+
+impl RecordSizes {
+    /// The prefetch zone: everything a query that needs no positions reads.
+    pub fn zone(&self) -> u64 {
+        self.header_and_skip + self.docs
+    }
+
+    pub fn add(&mut self, o: &RecordSizes) {
+        self.header_and_skip += o.header_and_skip;
+        self.docs += o.docs;
+        self.positions += o.positions;
+        self.offsets += o.offsets;
+    }
+}
+
+/// Appends the record for `p` to `out`. `norms` are the field's norm bytes by
+/// document (for the skip entries' bounds), empty for fields without norms.
+pub fn write_record(p: &TermPostings, with_positions: bool, with_offsets: bool, norms: &[u8], out: &mut Vec<u8>) -> RecordSizes {
+    let mut skip = Vec::new();
+    let mut docs = Vec::new();
+    let mut pos = Vec::new();
+    let mut off = Vec::new();
+    let mut prev_last: i64 = -1;
+    let mut prev_last_for_delta = 0u32;
+    let mut occ = 0usize;
+    let mut values = Vec::with_capacity(BLOCK_LEN);
+    for (b, chunk) in p.docs.chunks(BLOCK_LEN).enumerate() {
+        let freqs = &p.freqs[b * BLOCK_LEN..b * BLOCK_LEN + chunk.len()];
+        let (d0, p0, o0) = (docs.len(), pos.len(), off.len());
+        values.clear();
+        for &d in chunk {
+            values.push((i64::from(d) - prev_last - 1) as u32);
+            prev_last = i64::from(d);
+        }
+        encode_block(&values, &mut docs);
+        values.clear();
+        values.extend(freqs.iter().map(|f| f - 1));
+        encode_block(&values, &mut docs);
+        let block_occ: usize = freqs.iter().map(|&f| f as usize).sum();
+        if with_positions {
+            encode_positions(&p.positions[occ..occ + block_occ], freqs, &mut pos);
+        }
+        if with_offsets {
+            encode_offsets(&p.offsets[occ..occ + block_occ], freqs, &mut off);
+        }
+        occ += block_occ;
+        let last = *chunk.last().unwrap();
+        write_vint(&mut skip, u64::from(last - if b == 0 { 0 } else { prev_last_for_delta }));
+        prev_last_for_delta = last;
+        write_vint(&mut skip, (docs.len() - d0) as u64);
+        if with_positions {
+            write_vint(&mut skip, (pos.len() - p0) as u64);
+        }
+        if with_offsets {
+            write_vint(&mut skip, (off.len() - o0) as u64);
+        }
+        write_vint(&mut skip, u64::from(*freqs.iter().max().unwrap()));
+        let min_norm = chunk.iter().map(|&d| norms.get(d as usize).copied().unwrap_or(0)).min().unwrap();
+        skip.push(min_norm);
+    }
+    let start = out.len();
+    let flags = u8::from(with_positions) * FLAG_POSITIONS | u8::from(with_offsets) * FLAG_OFFSETS;
+    out.push(flags);
+    let ttf: u64 = p.freqs.iter().map(|&f| u64::from(f)).sum();
+    write_vint(out, p.docs.len() as u64);
+    write_vint(out, ttf - p.docs.len() as u64);
+    for len in [skip.len(), docs.len(), pos.len(), off.len()] {
+        write_vint(out, len as u64);
+    }
+    out.extend_from_slice(&skip);
+    let header_and_skip = (out.len() - start) as u64;
+    out.extend_from_slice(&docs);
+    out.extend_from_slice(&pos);
+    out.extend_from_slice(&off);
+    RecordSizes { header_and_skip, docs: docs.len() as u64, positions: pos.len() as u64, offsets: off.len() as u64 }
+}
+
+fn encode_positions(positions: &[u32], freqs: &[u32], out: &mut Vec<u8>) {
+    let mut deltas = Vec::with_capacity(positions.len());
+    let mut i = 0;
+    for &f in freqs {
+        let mut prev = 0;
+        for &p in &positions[i..i + f as usize] {
+            deltas.push(p.wrapping_sub(prev));
+            prev = p;
+        }
+        i += f as usize;
+    }
+    encode_stream(&deltas, out);
+}
+
+fn encode_offsets(offsets: &[(u32, u32)], freqs: &[u32], out: &mut Vec<u8>) {
+    let mut i = 0;
+    for &f in freqs {
+        let mut prev_start = 0u32;
+        for &(s, e) in &offsets[i..i + f as usize] {
+            write_vint(out, u64::from(s.wrapping_sub(prev_start)));
+            write_vint(out, u64::from(e.wrapping_sub(s)));
+            prev_start = s;
+        }
+        i += f as usize;
+    }
+}

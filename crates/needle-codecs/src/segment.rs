@@ -1,0 +1,24 @@
+//! The read contract between segments and search.
+
+use needle_core::{DocId, FieldId, Result};
+
+use crate::meta::SegmentMeta;
+use crate::postings::Postings;
+
+/// What search needs of a segment, on disk or in memory.
+pub trait SegmentRead: Send + Sync {
+    /// The segment's name, used in messages.
+    fn name(&self) -> &str;
+
+    /// Document count and per-field options and statistics.
+    fn meta(&self) -> &SegmentMeta;
+
+    /// The posting list of `term` in `field`, positioned on its first document.
+    fn postings(&self, field: FieldId, term: &[u8]) -> Result<Option<Box<dyn Postings>>>;
+
+    /// The field's norm bytes by document, when the field has norms.
+    fn norms(&self, field: FieldId) -> Option<&[u8]>;
+
+    /// The stored source of `doc`.
+    fn stored(&self, doc: DocId) -> Result<Vec<u8>>;
+}

@@ -1,0 +1,124 @@
+//! An on-disk segment: its five files, checked when opened.
+
+use needle_core::{DocId, Error, FieldId, Result};
+use needle_storage::{Directory, FileSlice};
+
+use crate::docstore::DocStoreReader;
+use crate::meta::SegmentMeta;
+use crate::postings::{DiskPostings, Postings};
+use crate::{docstore, footer, postings, termmap, SegmentRead};
+
+/// The term map's bytes, as the `fst` crate wants them.
+#[derive(Clone)]
+pub struct TermBytes(FileSlice);
+
+impl AsRef<[u8]> for TermBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.0.bytes()
+    }
+}
+
+/// A term map entry, decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TermEntry {
+    pub offset: u64,
+    pub zone_pages: u16,
+}
+
+pub struct SegmentReader {
+    name: String,
+    meta: SegmentMeta,
+    terms: fst::Map<TermBytes>,
+    postings: FileSlice,
+    norms: FileSlice,
+    docs: DocStoreReader,
+}
+
+/// File names of a segment, in the order they are written.
+pub fn segment_files(name: &str) -> [String; 5] {
+    ["post", "terms", "norms", "docs", "meta"].map(|ext| format!("{name}.{ext}"))
+}
+
+impl SegmentReader {
+    /// Opens segment `name`, verifying every file's footer and checksum: a
+    /// corrupt or truncated file is an error naming it.
+    pub fn open(dir: &Directory, name: &str) -> Result<Self> {
+        let [post, terms, norms_name, docs, meta_name] = segment_files(name);
+        let meta = SegmentMeta::decode(&meta_name, &dir.read_all(&meta_name)?)?;
+        let postings = open_verified(dir, &post, postings::KIND, postings::VERSION)?;
+        let term_bytes = open_verified(dir, &terms, b"TERM", 1)?;
+        let terms = fst::Map::new(TermBytes(term_bytes)).map_err(|e| Error::corrupt(&terms, e.to_string()))?;
+        let norms = open_verified(dir, &norms_name, b"NORM", 1)?;
+        let normed = meta.fields.iter().filter(|f| f.norms_index.is_some()).count();
+        if norms.len() != normed * meta.max_doc as usize {
+            return Err(Error::corrupt(&norms_name, "size does not match the meta's fields and documents"));
+        }
+        let docs = DocStoreReader::open(open_verified(dir, &docs, docstore::KIND, docstore::VERSION)?)?;
+        if docs.count() != meta.max_doc {
+            return Err(Error::corrupt(docs_name(name), "document count does not match the meta"));
+        }
+        Ok(SegmentReader { name: name.to_string(), meta, terms, postings, norms, docs })
+    }
+
+    pub fn term_map(&self) -> &fst::Map<TermBytes> {
+        &self.terms
+    }
+
+    pub fn postings_file(&self) -> &FileSlice {
+        &self.postings
+    }
+
+    pub fn doc_store(&self) -> &DocStoreReader {
+        &self.docs
+    }
+
+    pub fn term_entry(&self, field: FieldId, term: &[u8]) -> Option<TermEntry> {
+        let entry = self.terms.get(termmap::key(field, term))?;
+        let (offset, zone_pages) = termmap::unpack_entry(entry);
+        Some(TermEntry { offset, zone_pages })
+    }
+
+    /// The posting list at a term map entry (for code that walks the term map).
+    pub fn postings_at(&self, entry: u64) -> Result<DiskPostings> {
+        DiskPostings::open(&self.postings, termmap::unpack_entry(entry).0)
+    }
+}
+
+fn docs_name(segment: &str) -> String {
+    format!("{segment}.docs")
+}
+
+/// Maps a file, checks its footer and returns its body.
+fn open_verified(dir: &Directory, name: &str, kind: &[u8; 4], version: u32) -> Result<FileSlice> {
+    let file = dir.open_read(name)?;
+    let (body_len, _) = footer::verify(name, file.bytes(), kind, version)?;
+    Ok(file.slice(0..body_len))
+}
+
+impl SegmentRead for SegmentReader {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn meta(&self) -> &SegmentMeta {
+        &self.meta
+    }
+
+    fn postings(&self, field: FieldId, term: &[u8]) -> Result<Option<Box<dyn Postings>>> {
+        match self.term_entry(field, term) {
+            Some(e) => Ok(Some(Box::new(DiskPostings::open(&self.postings, e.offset)?))),
+            None => Ok(None),
+        }
+    }
+
+    fn norms(&self, field: FieldId) -> Option<&[u8]> {
+        let index = self.meta.field(field)?.norms_index? as usize;
+        let n = self.meta.max_doc as usize;
+        Some(&self.norms.bytes()[index * n..(index + 1) * n])
+    }
+
+    fn stored(&self, doc: DocId) -> Result<Vec<u8>> {
+        self.docs.get(doc)
+    }
+}
+

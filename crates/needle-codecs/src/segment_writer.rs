@@ -1,0 +1,123 @@
+//! Writes a segment: terms in key order, then norms, documents and the meta.
+
+use std::collections::BTreeMap;
+
+use needle_core::{Error, FieldId, Result};
+use needle_storage::Directory;
+
+use crate::checksummed::ChecksummedWriter;
+use crate::meta::{FieldMeta, FieldStats, SegmentMeta};
+use crate::page::aligned_start;
+use crate::postings::{write_record, RecordSizes, TermPostings};
+use crate::segment_reader::segment_files;
+use crate::{docstore, footer, postings, termmap};
+
+struct FieldState {
+    meta: FieldMeta,
+    norms: Option<Vec<u8>>,
+}
+
+pub struct SegmentWriter {
+    dir: Directory,
+    name: String,
+    max_doc: u32,
+    postings: ChecksummedWriter,
+    terms: fst::MapBuilder<Vec<u8>>,
+    fields: BTreeMap<FieldId, FieldState>,
+    record: Vec<u8>,
+    sizes: RecordSizes,
+}
+
+impl SegmentWriter {
+    pub fn create(dir: &Directory, name: &str, max_doc: u32) -> Result<Self> {
+        let post = dir.create(&segment_files(name)[0])?;
+        Ok(SegmentWriter {
+            dir: dir.clone(),
+            name: name.to_string(),
+            max_doc,
+            postings: ChecksummedWriter::new(post),
+            terms: fst::MapBuilder::memory(),
+            fields: BTreeMap::new(),
+            record: Vec::new(),
+            sizes: RecordSizes::default(),
+        })
+    }
+
+    /// Declares a field before its terms. `norms` holds one byte per document
+    /// (text fields); `doc_count` is the number of documents with the field.
+    pub fn add_field(&mut self, field: FieldId, positions: bool, offsets: bool, norms: Option<Vec<u8>>, doc_count: u64) {
+        let meta = FieldMeta {
+            field,
+            positions,
+            offsets: offsets && positions,
+            norms_index: None,
+            stats: FieldStats { doc_count, ..FieldStats::default() },
+            terms: 0,
+        };
+        self.fields.insert(field, FieldState { meta, norms });
+    }
+
+    /// Writes one term's record. Terms must come in (field, term bytes) order.
+    pub fn add_term(&mut self, field: FieldId, term: &[u8], p: &TermPostings) -> Result<()> {
+        let state = self.fields.get_mut(&field).ok_or_else(|| Error::Index(format!("field {field} not declared")))?;
+        self.record.clear();
+        let norms = state.norms.as_deref().unwrap_or(&[]);
+        let sizes = write_record(p, state.meta.positions, state.meta.offsets, norms, &mut self.record);
+        let at = aligned_start(self.postings.position(), self.record.len() as u64);
+        if at > self.postings.position() {
+            self.postings.write(&vec![0; (at - self.postings.position()) as usize])?;
+        }
+        self.postings.write(&self.record)?;
+        let key = termmap::key(field, term);
+        self.terms
+            .insert(&key, termmap::pack_entry(at, sizes.zone()))
+            .map_err(|e| Error::Index(format!("term map: {e} (terms out of order?)")))?;
+        let stats = &mut state.meta.stats;
+        stats.sum_doc_freq += p.docs.len() as u64;
+        stats.sum_total_term_freq += p.freqs.iter().map(|&f| u64::from(f)).sum::<u64>();
+        state.meta.terms += 1;
+        self.sizes.add(&sizes);
+        Ok(())
+    }
+
+    /// Writes the stored documents, fetched by `doc(i)` for `i` in `0..max_doc`.
+    pub fn write_docs(&mut self, doc: &mut dyn FnMut(u32) -> Result<Vec<u8>>) -> Result<()> {
+        let out = ChecksummedWriter::new(self.dir.create(&segment_files(&self.name)[3])?);
+        docstore::write_doc_store(out, self.max_doc, doc)?;
+        Ok(())
+    }
+
+    /// Writes the term map, norms and meta; the segment is complete when this returns.
+    pub fn finish(self) -> Result<(SegmentMeta, RecordSizes)> {
+        let [_, terms_name, norms_name, _, meta_name] = segment_files(&self.name);
+        self.postings.finish(postings::KIND, postings::VERSION)?;
+        let mut terms = self.terms.into_inner().map_err(|e| Error::Index(format!("term map: {e}")))?;
+        footer::append(&mut terms, b"TERM", 1);
+        write_file(&self.dir, &terms_name, &terms)?;
+        let mut norms = Vec::new();
+        let mut fields = Vec::new();
+        let mut next_norms = 0;
+        for (_, mut state) in self.fields {
+            if let Some(column) = state.norms {
+                debug_assert_eq!(column.len(), self.max_doc as usize);
+                norms.extend_from_slice(&column);
+                state.meta.norms_index = Some(next_norms);
+                next_norms += 1;
+            }
+            fields.push(state.meta);
+        }
+        footer::append(&mut norms, b"NORM", 1);
+        write_file(&self.dir, &norms_name, &norms)?;
+        let meta = SegmentMeta { max_doc: self.max_doc, fields };
+        write_file(&self.dir, &meta_name, &meta.encode())?;
+        self.dir.sync()?;
+        Ok((meta, self.sizes))
+    }
+}
+
+fn write_file(dir: &Directory, name: &str, bytes: &[u8]) -> Result<()> {
+    let mut w = dir.create(name)?;
+    w.write_all(bytes)?;
+    w.finish()?;
+    Ok(())
+}

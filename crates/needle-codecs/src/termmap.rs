@@ -1,0 +1,69 @@
+//! The term map: an FST (the `fst` crate) from `(field, term)` to a 64-bit entry.
+//!
+//! ```text
+//! TermsFile := FstBytes Footer(kind "TERM", version 1)
+//! Key       := FieldId:u16 (big-endian, so keys sort by field first) TermBytes
+//! Entry     := ZonePages:u16 (bits 48..64) | RecordOffset:u48 (bits 0..48)
+//! ```
+//!
+//! `RecordOffset` is the byte offset of the term's grouped record in the
+//! postings file. `ZonePages` is the size of the record's prefetch zone (header,
+//! skip list, doc-id and frequency blocks) in 4 KiB pages, rounded up and
+//! capped at 65,535: a query knows from the term map alone how much it will
+//! read before it reads it. Example: a record at offset 8,192 whose zone is
+//! 5,000 bytes has entry `0x0002_0000_0000_2000`.
+
+use needle_core::FieldId;
+
+pub use crate::page::PAGE;
+const OFFSET_BITS: u32 = 48;
+
+pub fn key(field: FieldId, term: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(2 + term.len());
+    k.extend_from_slice(&field.to_be_bytes());
+    k.extend_from_slice(term);
+    k
+}
+
+/// Splits a key into its field and term.
+pub fn split_key(key: &[u8]) -> Option<(FieldId, &[u8])> {
+    let field = FieldId::from_be_bytes(key.get(..2)?.try_into().ok()?);
+    Some((field, &key[2..]))
+}
+
+pub fn pack_entry(offset: u64, zone_bytes: u64) -> u64 {
+    let pages = zone_bytes.div_ceil(PAGE).min(u64::from(u16::MAX));
+    (pages << OFFSET_BITS) | offset
+}
+
+/// `(record offset, prefetch zone in pages)`.
+pub fn unpack_entry(entry: u64) -> (u64, u16) {
+    (entry & ((1 << OFFSET_BITS) - 1), (entry >> OFFSET_BITS) as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn example_from_the_docs() {
+        assert_eq!(pack_entry(8192, 5000), 0x0002_0000_0000_2000);
+    }
+
+    proptest! {
+        #[test]
+        fn entries_round_trip(offset in 0u64..(1 << 48), zone in 0u64..(1 << 40)) {
+            let (o, pages) = unpack_entry(pack_entry(offset, zone));
+            prop_assert_eq!(o, offset);
+            prop_assert_eq!(u64::from(pages), zone.div_ceil(PAGE).min(65535));
+        }
+
+        #[test]
+        fn keys_round_trip(field in any::<u16>(), term in proptest::collection::vec(any::<u8>(), 0..20)) {
+            let k = key(field, &term);
+            prop_assert_eq!(split_key(&k), Some((field, &term[..])));
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! The iteration contract of every posting list and query iterator.
+//!
+//! A `DocSet` walks document ids in strictly increasing order. It starts
+//! positioned on its first document (or [`TERMINATED`] when empty), like
+//! tantivy's DocSet and unlike Lucene's unpositioned iterators, so a caller
+//! can always read `doc()` first.
+//!
+//! Contract, checked by the conformance tests of every implementation:
+//! - `advance()` moves to the next document and returns it;
+//! - `seek(target)` moves to the first document `>= target` and returns it; a
+//!   target at or before the current document leaves the set where it is;
+//! - once `TERMINATED` is reached, `advance` and `seek` return `TERMINATED`.
+
+use crate::DocId;
+
+/// The document id a finished iterator reports. No real document has it.
+pub const TERMINATED: DocId = DocId::MAX;
+
+pub trait DocSet {
+    /// The current document, or [`TERMINATED`].
+    fn doc(&self) -> DocId;
+
+    /// Moves to the next document and returns it.
+    fn advance(&mut self) -> DocId;
+
+    /// Moves to the first document `>= target`. The default walks; skipping
+    /// iterators override it.
+    fn seek(&mut self, target: DocId) -> DocId {
+        let mut doc = self.doc();
+        while doc < target {
+            doc = self.advance();
+        }
+        doc
+    }
+
+    /// An estimate of how many documents the set holds, used to order
+    /// iterators cheapest first.
+    fn cost(&self) -> u64;
+}
+
+impl<S: DocSet + ?Sized> DocSet for Box<S> {
+    fn doc(&self) -> DocId {
+        (**self).doc()
+    }
+    fn advance(&mut self) -> DocId {
+        (**self).advance()
+    }
+    fn seek(&mut self, target: DocId) -> DocId {
+        (**self).seek(target)
+    }
+    fn cost(&self) -> u64 {
+        (**self).cost()
+    }
+}

@@ -1,0 +1,14 @@
+//! The vocabulary every Needle layer shares: document and field ids, the
+//! [`DocSet`] iteration contract, and the error types that name what went wrong.
+
+mod docset;
+mod error;
+
+pub use docset::{DocSet, TERMINATED};
+pub use error::{Error, Result};
+
+/// A document's number inside one segment, dense from 0.
+pub type DocId = u32;
+
+/// A field's number in an index's schema; stable for the life of the index.
+pub type FieldId = u16;

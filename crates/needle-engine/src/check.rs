@@ -1,0 +1,129 @@
+//! Checking an index, as Lucene's CheckIndex does: every file's checksum,
+//! then every structural invariant of every segment, walking every posting.
+
+use std::collections::BTreeMap;
+
+use fst::Streamer;
+use needle_codecs::postings::read_header;
+use needle_codecs::{termmap, Postings, SegmentRead, SegmentReader};
+use needle_core::{DocSet, Result, TERMINATED};
+use serde::Serialize;
+
+use crate::document::decode_stored;
+use crate::Index;
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct CheckReport {
+    pub ok: bool,
+    pub docs: u64,
+    pub segments: usize,
+    pub terms: u64,
+    /// Bytes by data kind.
+    pub sizes: BTreeMap<String, u64>,
+    pub problems: Vec<String>,
+}
+
+impl Index {
+    /// Verifies the whole index; problems are listed, not raised.
+    pub fn check(&self) -> CheckReport {
+        let mut report = CheckReport { segments: self.segments().len(), ..Default::default() };
+        for seg in self.segments() {
+            report.docs += u64::from(seg.meta().max_doc);
+            if let Err(e) = check_segment(seg, &mut report) {
+                report.problems.push(format!("segment {}: {e}", seg.name()));
+            }
+        }
+        report.ok = report.problems.is_empty();
+        report
+    }
+}
+
+fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
+    let name = seg.name().to_string();
+    let mut problem = |p: String| report.problems.push(format!("segment {name}: {p}"));
+    let meta = seg.meta().clone();
+    let mut per_field: BTreeMap<u16, (u64, u64, u64)> = BTreeMap::new();
+    let mut sizes: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut stream = seg.term_map().stream();
+    let (mut positions, mut offsets) = (Vec::new(), Vec::new());
+    let mut terms = 0u64;
+    while let Some((key, entry)) = stream.next() {
+        terms += 1;
+        let Some((field, term)) = termmap::split_key(key) else {
+            problem("term map key without a field".into());
+            continue;
+        };
+        let label = format!("field {field} term {:?}", String::from_utf8_lossy(term));
+        let Some(fm) = meta.field(field) else {
+            problem(format!("{label}: field missing from the meta"));
+            continue;
+        };
+        let header = read_header(seg.postings_file(), termmap::unpack_entry(entry).0)?;
+        *sizes.entry("skip").or_default() += header.header_and_skip as u64;
+        *sizes.entry("doc_ids_and_freqs").or_default() += header.docs as u64;
+        *sizes.entry("positions").or_default() += header.positions as u64;
+        *sizes.entry("offsets").or_default() += header.offsets as u64;
+        let mut p = seg.postings_at(entry)?;
+        let norms = seg.norms(field);
+        let (mut df, mut ttf, mut prev) = (0u64, 0u64, None);
+        let mut doc = p.doc();
+        while doc != TERMINATED {
+            if prev.is_some_and(|q| q >= doc) || doc >= meta.max_doc {
+                problem(format!("{label}: doc {doc} out of order or range"));
+                break;
+            }
+            let freq = p.freq();
+            let impact = p.impact(doc, doc);
+            let norm = norms.map_or(0, |n| n[doc as usize]);
+            if freq == 0 || freq > impact.max_freq || (norms.is_some() && (norm < impact.min_norm || norm == 0)) {
+                problem(format!("{label}: doc {doc} freq {freq}/norm {norm} outside its block bound {impact:?}"));
+            }
+            if fm.positions {
+                p.positions(&mut positions);
+                p.offsets(&mut offsets);
+                let ordered = positions.windows(2).all(|w| w[0] < w[1]) && offsets.iter().all(|(s, e)| s <= e);
+                if positions.len() != freq as usize || offsets.len() != freq as usize || !ordered {
+                    problem(format!("{label}: doc {doc} positions/offsets do not match its frequency or are out of order"));
+                }
+            }
+            df += 1;
+            ttf += u64::from(freq);
+            prev = Some(doc);
+            doc = p.advance();
+        }
+        if df != u64::from(p.doc_freq()) || ttf != header.total_term_freq {
+            problem(format!("{label}: header says df {} ttf {}, postings hold {df}/{ttf}", p.doc_freq(), header.total_term_freq));
+        }
+        let f = per_field.entry(field).or_default();
+        *f = (f.0 + df, f.1 + ttf, f.2 + 1);
+    }
+    for fm in &meta.fields {
+        let (sum_df, sum_ttf, n) = per_field.get(&fm.field).copied().unwrap_or_default();
+        if (sum_df, sum_ttf, n) != (fm.stats.sum_doc_freq, fm.stats.sum_total_term_freq, fm.terms) {
+            problem(format!("field {}: meta statistics do not match the postings", fm.field));
+        }
+    }
+    let file = format!("{name}.docs");
+    for doc in 0..meta.max_doc {
+        match seg.stored(doc) {
+            Ok(rec) => {
+                if let Err(e) = decode_stored(&file, &rec) {
+                    problem(format!("stored document {doc}: {e}"));
+                }
+            }
+            Err(e) => problem(format!("stored document {doc}: {e}")),
+        }
+    }
+    let (dict, docs, index) = seg.doc_store().sizes();
+    report.terms += terms;
+    let add = |sizes: &mut BTreeMap<String, u64>, k: &str, v: u64| *sizes.entry(k.to_string()).or_default() += v;
+    for (k, v) in sizes {
+        add(&mut report.sizes, k, v);
+    }
+    add(&mut report.sizes, "term_map", seg.term_map().as_fst().as_bytes().len() as u64);
+    add(&mut report.sizes, "norms", meta.fields.iter().filter(|f| f.norms_index.is_some()).count() as u64 * u64::from(meta.max_doc));
+    add(&mut report.sizes, "doc_store", docs);
+    add(&mut report.sizes, "doc_store_dictionary", dict);
+    add(&mut report.sizes, "doc_store_index", index);
+    Ok(())
+}

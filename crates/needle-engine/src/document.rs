@@ -1,0 +1,210 @@
+//! JSON lines -> documents: the `_id`, the values of each field checked
+//! against the schema, and the stored record.
+//!
+//! A stored record is `IdLen:vint Id SourceJson`: the document's `_id`, then
+//! its JSON source exactly as it came in.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::RwLock;
+
+use needle_codecs::bytes::{write_vint, ByteReader};
+use needle_core::{Error, FieldId, Result};
+use needle_index::SegmentBuilder;
+use serde_json::Value;
+
+use crate::schema::{FieldKind, Schema, ID_FIELD};
+
+/// A document ready for a segment builder.
+pub(crate) struct ParsedDoc {
+    pub id: String,
+    pub fields: Vec<(FieldId, Vec<String>)>,
+    pub stored: Vec<u8>,
+}
+
+/// Parses and checks one JSON line; the error says what is wrong with it
+/// (the caller adds the line number). Dynamic fields are added to `schema`.
+pub(crate) fn parse_document(line: &str, schema: &RwLock<Schema>) -> Result<ParsedDoc, String> {
+    let value: Value = serde_json::from_str(line).map_err(|e| format!("malformed JSON: {e}"))?;
+    let Value::Object(mut object) = value else { return Err("a document must be a JSON object".into()) };
+    let id = match object.remove("id") {
+        None | Some(Value::Null) => auto_id(),
+        Some(Value::String(s)) if !s.is_empty() && s.len() <= 512 => s,
+        Some(Value::Number(n)) => n.to_string(),
+        Some(other) => return Err(format!("`id` must be a non-empty string of at most 512 bytes, not {other}")),
+    };
+    let mut named: Vec<(String, Vec<&Value>)> = Vec::new();
+    for (key, v) in &object {
+        flatten(key, v, &mut named);
+    }
+    let mut fields = Vec::with_capacity(named.len());
+    for (name, values) in named {
+        let Some(field) = resolve_field(schema, &name, &values)? else { continue };
+        let kind = schema.read().unwrap().field(field).kind;
+        let strings = values.iter().filter(|v| !v.is_null()).map(|v| field_value(&name, kind, v)).collect::<Result<Vec<_>, _>>()?;
+        if !strings.is_empty() {
+            fields.push((field, strings));
+        }
+    }
+    Ok(ParsedDoc { stored: encode_stored(&id, line.trim()), id, fields })
+}
+
+/// The field's id when it is to be indexed; adds it when the schema is dynamic.
+fn resolve_field(schema: &RwLock<Schema>, name: &str, values: &[&Value]) -> Result<Option<FieldId>, String> {
+    if name == "_id" {
+        return Err("`_id` is reserved; give the document id as `id`".into());
+    }
+    let known = schema.read().unwrap().field_id(name);
+    let id = match known {
+        Some(id) => Some(id),
+        None => {
+            let Some(sample) = values.iter().find(|v| !v.is_null()) else { return Ok(None) };
+            let mut s = schema.write().unwrap();
+            match s.field_id(name) {
+                Some(id) => Some(id),
+                None => s.add_dynamic(name, sample).map_err(|e| e.to_string())?,
+            }
+        }
+    };
+    Ok(id.filter(|&id| schema.read().unwrap().field(id).index))
+}
+
+/// Objects become dotted names (`{"a":{"b":1}}` is field `a.b`); arrays are multiple values.
+fn flatten<'v>(name: &str, v: &'v Value, out: &mut Vec<(String, Vec<&'v Value>)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, inner) in m {
+                flatten(&format!("{name}.{k}"), inner, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| flatten(name, i, out)),
+        _ => match out.iter_mut().find(|(n, _)| n == name) {
+            Some((_, values)) => values.push(v),
+            None => out.push((name.to_string(), vec![v])),
+        },
+    }
+}
+
+/// The indexed form of one value, or why it does not fit the field's type.
+pub(crate) fn field_value(name: &str, kind: FieldKind, v: &Value) -> Result<String, String> {
+    let wrong = || format!("field `{name}` is {} in the mapping; the value {v} is not", article(kind));
+    match (kind, v) {
+        (FieldKind::Text | FieldKind::Keyword, Value::String(s)) => Ok(s.clone()),
+        (FieldKind::Text | FieldKind::Keyword, Value::Number(_) | Value::Bool(_)) => Ok(v.to_string()),
+        (FieldKind::Long, Value::Number(n)) => {
+            n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9e18).map(|f| f as i64)).map(|i| i.to_string()).ok_or_else(wrong)
+        }
+        (FieldKind::Long, Value::String(s)) => canonical_long(s).ok_or_else(wrong),
+        (FieldKind::Double, Value::Number(n)) => n.as_f64().map(canonical_double).ok_or_else(wrong),
+        (FieldKind::Double, Value::String(s)) => s.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double).ok_or_else(wrong),
+        (FieldKind::Boolean, Value::Bool(b)) => Ok(b.to_string()),
+        (FieldKind::Boolean, Value::String(s)) if s == "true" || s == "false" => Ok(s.clone()),
+        _ => Err(wrong()),
+    }
+}
+
+fn article(kind: FieldKind) -> String {
+    match kind {
+        FieldKind::Text => "text".into(),
+        other => format!("a {}", other.name()),
+    }
+}
+
+pub(crate) fn canonical_long(s: &str) -> Option<String> {
+    s.trim().parse::<i64>().ok().map(|i| i.to_string())
+}
+
+pub(crate) fn canonical_double(f: f64) -> String {
+    if f == 0.0 {
+        return "0".into();
+    }
+    format!("{f}")
+}
+
+/// Indexes a parsed document into `builder`.
+pub(crate) fn add_to_builder(builder: &mut SegmentBuilder, doc: ParsedDoc, schema: &Schema) {
+    builder.add_document(doc.stored);
+    builder.add_keyword(ID_FIELD, &[doc.id.as_str()]);
+    for (field, values) in &doc.fields {
+        let values: Vec<&str> = values.iter().map(String::as_str).collect();
+        match schema.analyzer(*field) {
+            Some(analyzer) => builder.add_text(*field, analyzer, &values),
+            None => builder.add_keyword(*field, &values),
+        }
+    }
+}
+
+fn auto_id() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("auto-{nanos:x}-{:x}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+pub(crate) fn encode_stored(id: &str, source: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(id.len() + source.len() + 2);
+    write_vint(&mut out, id.len() as u64);
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(source.as_bytes());
+    out
+}
+
+/// `(id, source)` of a stored record; `file` names the document store in errors.
+pub(crate) fn decode_stored<'a>(file: &'a str, record: &'a [u8]) -> Result<(&'a str, &'a str)> {
+    let mut r = ByteReader::new(file, record);
+    let len = r.vint()? as usize;
+    let id = r.take(len)?;
+    let rest = r.take(r.remaining())?;
+    let utf8 = |b| std::str::from_utf8(b).map_err(|_| Error::corrupt(file, "stored document is not UTF-8"));
+    Ok((utf8(id)?, utf8(rest)?))
+}
+
+/// The text of `field` in a JSON source, values joined by one space (as their
+/// offsets were counted when indexed).
+pub(crate) fn field_text(source: &Value, name: &str) -> Option<String> {
+    let Value::Object(object) = source else { return None };
+    let mut named = Vec::new();
+    for (key, v) in object {
+        flatten(key, v, &mut named);
+    }
+    let (_, values) = named.into_iter().find(|(n, _)| n == name)?;
+    let strings: Vec<String> = values
+        .iter()
+        .filter(|v| !v.is_null())
+        .map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    Some(strings.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dynamic_fields_are_typed_from_values() {
+        let schema = RwLock::new(Schema::default());
+        let doc = parse_document(r#"{"id":"d1","title":"Hi","n":3,"x":1.5,"o":{"k":"v"},"t":["a","b"]}"#, &schema).unwrap();
+        assert_eq!(doc.id, "d1");
+        let s = schema.read().unwrap();
+        let kinds: Vec<_> = ["title", "n", "x", "o.k", "t"].iter().map(|n| s.field(s.field_id(n).unwrap()).kind).collect();
+        assert_eq!(kinds, [FieldKind::Text, FieldKind::Long, FieldKind::Double, FieldKind::Text, FieldKind::Text]);
+        assert_eq!(doc.fields.last().unwrap().1, ["a", "b"]);
+    }
+
+    #[test]
+    fn values_that_break_the_schema_are_refused() {
+        let schema = RwLock::new(Schema::default());
+        parse_document(r#"{"year":1790}"#, &schema).unwrap();
+        let err = parse_document(r#"{"year":"soon"}"#, &schema).err().unwrap();
+        assert!(err.contains("field `year` is a long"), "{err}");
+        assert!(parse_document("[1]", &schema).err().unwrap().contains("JSON object"));
+        assert!(parse_document("{", &schema).err().unwrap().contains("malformed JSON"));
+    }
+
+    #[test]
+    fn stored_records_round_trip() {
+        let rec = encode_stored("abc", r#"{"a":1}"#);
+        assert_eq!(decode_stored("f", &rec).unwrap(), ("abc", r#"{"a":1}"#));
+    }
+}

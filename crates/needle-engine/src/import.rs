@@ -1,0 +1,229 @@
+//! Importing JSON lines: one thread reads the input and cuts it into chunks of
+//! consecutive lines; worker threads each turn a chunk into one segment. The
+//! segments keep the input's order (chunk order), so document ids follow the
+//! input. Nothing is visible until every chunk is written and the manifest is
+//! committed; on failure the new segments are deleted and the index is as it was.
+
+use std::io::BufRead;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use needle_codecs::{SegmentMeta, SegmentReader};
+use needle_core::{Error, Result};
+use needle_index::SegmentBuilder;
+use needle_storage::Directory;
+
+use crate::document::{add_to_builder, parse_document};
+use crate::schema::Schema;
+
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    pub threads: usize,
+    /// Memory for the import's in-memory segments; it sets the chunk size.
+    pub memory_bytes: u64,
+    /// Skip (and report) bad lines instead of stopping.
+    pub skip_bad: bool,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions { threads: 2, memory_bytes: 512 << 20, skip_bad: false }
+    }
+}
+
+/// Counters a progress display reads while an import runs.
+#[derive(Debug, Default)]
+pub struct ImportProgress {
+    pub docs: AtomicU64,
+    pub bytes: AtomicU64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ImportSummary {
+    pub docs: u64,
+    pub input_bytes: u64,
+    pub segments: usize,
+    /// Terms per segment, summed.
+    pub terms: u64,
+    /// (line number, reason) of each skipped line.
+    pub skipped: Vec<(u64, String)>,
+    pub elapsed: Duration,
+}
+
+struct Chunk {
+    seq: usize,
+    first_line: u64,
+    lines: Vec<String>,
+}
+
+struct ChunkResult {
+    seq: usize,
+    name: Option<String>,
+    docs: u64,
+    meta: Option<SegmentMeta>,
+    skipped: Vec<(u64, String)>,
+}
+
+/// Runs the import pipeline and returns the new segments' names in input order.
+pub(crate) fn run_import(
+    dir: &Directory,
+    schema: &RwLock<Schema>,
+    input: &mut dyn BufRead,
+    names: &mut dyn FnMut() -> String,
+    options: &ImportOptions,
+    progress: &ImportProgress,
+) -> Result<(Vec<String>, ImportSummary)> {
+    let started = Instant::now();
+    let threads = options.threads.max(1);
+    let chunk_bytes = (options.memory_bytes / (3 * (threads as u64 + 2))).max(64 << 10) as usize;
+    let abort = AtomicBool::new(false);
+    let (work_tx, work_rx) = crossbeam_channel::bounded::<(Chunk, String)>(1);
+    let (done_tx, done_rx) = crossbeam_channel::unbounded::<Result<ChunkResult>>();
+    let mut read_error = None;
+    let mut issued = Vec::new();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let (rx, tx) = (work_rx.clone(), done_tx.clone());
+            let abort = &abort;
+            scope.spawn(move || {
+                for (chunk, name) in rx {
+                    if abort.load(Ordering::Relaxed) {
+                        continue;
+                    }
+                    let result = index_chunk(dir, schema, chunk, &name, options.skip_bad, progress);
+                    if result.is_err() {
+                        abort.store(true, Ordering::Relaxed);
+                    }
+                    let _ = tx.send(result);
+                }
+            });
+        }
+        drop(done_tx);
+        read_error = read_chunks(input, chunk_bytes, &abort, progress, |chunk| {
+            let name = names();
+            issued.push(name.clone());
+            work_tx.send((chunk, name)).is_ok()
+        })
+        .err();
+        drop(work_tx);
+    });
+    let mut results = Vec::new();
+    let mut first_error: Option<Error> = read_error;
+    for r in done_rx {
+        match r {
+            Ok(r) => results.push(r),
+            Err(e) => first_error = Some(earliest(first_error, e)),
+        }
+    }
+    if let Some(e) = first_error {
+        for name in &issued {
+            delete_segment(dir, name);
+        }
+        return Err(e);
+    }
+    results.sort_by_key(|r| r.seq);
+    let mut summary = ImportSummary { input_bytes: progress.bytes.load(Ordering::Relaxed), ..Default::default() };
+    let mut created = Vec::new();
+    for r in results {
+        summary.docs += r.docs;
+        summary.skipped.extend(r.skipped);
+        if let (Some(name), Some(meta)) = (r.name, r.meta) {
+            summary.terms += meta.fields.iter().map(|f| f.terms).sum::<u64>();
+            created.push(name);
+        }
+    }
+    summary.segments = created.len();
+    summary.elapsed = started.elapsed();
+    Ok((created, summary))
+}
+
+/// Of two errors, the one about the earlier input line (so a failed import
+/// reports the same line however threads were scheduled).
+fn earliest(a: Option<Error>, b: Error) -> Error {
+    match (a, &b) {
+        (Some(Error::Input { line: la, reason }), Error::Input { line: lb, .. }) if la < *lb => Error::Input { line: la, reason },
+        (Some(a), _) if !matches!(a, Error::Input { .. }) => a,
+        _ => b,
+    }
+}
+
+/// Reads lines into chunks of about `chunk_bytes`; `send` returns false to stop.
+fn read_chunks(
+    input: &mut dyn BufRead,
+    chunk_bytes: usize,
+    abort: &AtomicBool,
+    progress: &ImportProgress,
+    mut send: impl FnMut(Chunk) -> bool,
+) -> Result<()> {
+    let mut chunk = Chunk { seq: 0, first_line: 1, lines: Vec::new() };
+    let mut size = 0;
+    let mut line_no = 0u64;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let n = input.read_until(b'\n', &mut buf).map_err(|e| Error::Input { line: line_no + 1, reason: format!("read failed: {e}") })?;
+        if n == 0 || abort.load(Ordering::Relaxed) {
+            break;
+        }
+        line_no += 1;
+        progress.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        let line = String::from_utf8(std::mem::take(&mut buf))
+            .map_err(|_| Error::Input { line: line_no, reason: "not valid UTF-8".into() })?;
+        size += line.len();
+        chunk.lines.push(line);
+        if size >= chunk_bytes {
+            let next = Chunk { seq: chunk.seq + 1, first_line: line_no + 1, lines: Vec::new() };
+            if !send(std::mem::replace(&mut chunk, next)) {
+                return Ok(());
+            }
+            size = 0;
+        }
+    }
+    if !chunk.lines.is_empty() {
+        send(chunk);
+    }
+    Ok(())
+}
+
+fn index_chunk(
+    dir: &Directory,
+    schema: &RwLock<Schema>,
+    chunk: Chunk,
+    name: &str,
+    skip_bad: bool,
+    progress: &ImportProgress,
+) -> Result<ChunkResult> {
+    let mut builder = SegmentBuilder::new();
+    let mut skipped = Vec::new();
+    for (i, line) in chunk.lines.iter().enumerate() {
+        let line_no = chunk.first_line + i as u64;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_document(line, schema) {
+            Ok(doc) => {
+                let s = schema.read().unwrap();
+                add_to_builder(&mut builder, doc, &s);
+                progress.docs.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(reason) if skip_bad => skipped.push((line_no, reason)),
+            Err(reason) => return Err(Error::Input { line: line_no, reason }),
+        }
+    }
+    let docs = u64::from(builder.max_doc());
+    let (name, meta) = if docs > 0 { (Some(name.to_string()), Some(builder.flush(dir, name)?)) } else { (None, None) };
+    Ok(ChunkResult { seq: chunk.seq, name, docs, meta, skipped })
+}
+
+/// Removes a segment's files (those that exist).
+pub(crate) fn delete_segment(dir: &Directory, name: &str) {
+    for ext in ["post", "terms", "norms", "docs", "meta"] {
+        let _ = dir.delete(&format!("{name}.{ext}"));
+    }
+}
+
+/// Opens segments by name, in order.
+pub(crate) fn open_segments(dir: &Directory, names: &[String]) -> Result<Vec<Arc<SegmentReader>>> {
+    names.iter().map(|n| SegmentReader::open(dir, n).map(Arc::new)).collect()
+}

@@ -1,0 +1,18 @@
+//! The engine: an [`Index`] is a folder of segments plus a manifest that
+//! names them and holds the schema. Imports write new segments and commit a
+//! new manifest only when they complete; merges replace adjacent segments by
+//! one; searches run over the segments the manifest names, with statistics
+//! summed across them.
+
+mod check;
+mod document;
+mod import;
+mod index;
+mod manifest;
+mod query_fields;
+mod schema;
+
+pub use check::CheckReport;
+pub use import::{ImportOptions, ImportProgress, ImportSummary};
+pub use index::{Hit, Index, SearchRequest, SearchResponse};
+pub use schema::{Dynamic, FieldDef, FieldKind, Schema};

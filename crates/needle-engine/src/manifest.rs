@@ -1,0 +1,64 @@
+//! The manifest: the commit point of an index. It names the live segments in
+//! document order and holds the schema. It is replaced atomically (write a
+//! temporary file, fsync, rename, fsync the folder), so an index is always
+//! either before or after a commit.
+//!
+//! ```text
+//! needle.manifest := Json Footer(kind "MANI", version 1)
+//! Json := {"generation": 3, "next_segment": 7, "schema": {...},
+//!          "segments": [{"name": "seg_000004", "max_doc": 1200}, ...]}
+//! ```
+
+use needle_codecs::footer;
+use needle_core::{Error, Result};
+use needle_storage::Directory;
+use serde::{Deserialize, Serialize};
+
+use crate::schema::Schema;
+
+pub const FILE: &str = "needle.manifest";
+const KIND: &[u8; 4] = b"MANI";
+const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SegmentEntry {
+    pub name: String,
+    pub max_doc: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Manifest {
+    pub generation: u64,
+    pub next_segment: u64,
+    pub schema: Schema,
+    pub segments: Vec<SegmentEntry>,
+}
+
+impl Manifest {
+    pub fn new(schema: Schema) -> Self {
+        Manifest { generation: 0, next_segment: 0, schema, segments: Vec::new() }
+    }
+
+    pub fn read(dir: &Directory) -> Result<Self> {
+        let bytes = dir.read_all(FILE)?;
+        let (len, _) = footer::verify(FILE, &bytes, KIND, VERSION)?;
+        let m: Manifest = serde_json::from_slice(&bytes[..len]).map_err(|e| Error::corrupt(FILE, format!("bad JSON: {e}")))?;
+        let schema = m.schema.prepared().map_err(|e| Error::corrupt(FILE, e.to_string()))?;
+        Ok(Manifest { schema, ..m })
+    }
+
+    /// Writes this manifest as the index's new commit point.
+    pub fn commit(&mut self, dir: &Directory) -> Result<()> {
+        self.generation += 1;
+        let mut bytes = serde_json::to_vec_pretty(self).expect("manifest serializes");
+        footer::append(&mut bytes, KIND, VERSION);
+        dir.write_atomic(FILE, &bytes)
+    }
+
+    /// A fresh segment name, unique within the index.
+    pub fn new_segment_name(&mut self) -> String {
+        let name = format!("seg_{:06}", self.next_segment);
+        self.next_segment += 1;
+        name
+    }
+}

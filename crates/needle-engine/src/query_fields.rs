@@ -1,0 +1,37 @@
+//! How the query parser sees the schema: which fields exist and how each
+//! analyzes query text.
+
+use needle_core::{Error, FieldId, Result};
+use needle_search::QueryFields;
+
+use crate::document::{canonical_double, canonical_long};
+use crate::schema::{FieldKind, Schema};
+
+impl QueryFields for Schema {
+    fn field_id(&self, name: &str) -> Option<FieldId> {
+        let name = if name == "id" { "_id" } else { name };
+        Schema::field_id(self, name).filter(|&f| self.field(f).index)
+    }
+
+    fn default_fields(&self) -> Vec<FieldId> {
+        self.text_fields()
+    }
+
+    fn analyze(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>> {
+        let def = self.field(field);
+        let single = |t: Option<String>| {
+            t.map(|t| vec![(0, t)])
+                .ok_or_else(|| Error::Query(format!("field `{}` holds {} values; `{text}` is not one", def.name, def.kind.name())))
+        };
+        match def.kind {
+            FieldKind::Text => {
+                let analyzer = self.analyzer(field).expect("indexed text fields have analyzers");
+                Ok(analyzer.tokens(text).into_iter().map(|t| (t.position, t.term)).collect())
+            }
+            FieldKind::Keyword => Ok(vec![(0, text.to_string())]),
+            FieldKind::Long => single(canonical_long(text)),
+            FieldKind::Double => single(text.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double)),
+            FieldKind::Boolean => single((text == "true" || text == "false").then(|| text.to_string())),
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! The schema: Elasticsearch-style mappings. Field 0 is always `_id`.
+//!
+//! A mapping file looks like Elasticsearch's (an outer `"mappings"` is
+//! accepted too):
+//!
+//! ```json
+//! {"dynamic": true,
+//!  "properties": {"title": {"type": "text", "analyzer": "english"},
+//!                 "tags": {"type": "keyword"}, "year": {"type": "long"},
+//!                 "notes": {"type": "text", "index": false}}}
+//! ```
+//!
+//! Types: `text` (analyzed; options `analyzer`: standard | english, and
+//! `stopwords`: a list replacing the analyzer's), `keyword` (the whole value
+//! one term), `long`, `double`, `boolean`. `"index": false` keeps a field in
+//! the stored source only. `dynamic`: `true` (the default) adds unknown fields
+//! (strings -> text, integers -> long, floats -> double, booleans -> boolean),
+//! `false` keeps them in the source unindexed, `"strict"` rejects them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use needle_analysis::{Analyzer, AnalyzerKind};
+use needle_core::{Error, FieldId, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub const ID_FIELD: FieldId = 0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FieldKind {
+    Text,
+    Keyword,
+    Long,
+    Double,
+    Boolean,
+}
+
+impl FieldKind {
+    fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "text" => Self::Text,
+            "keyword" => Self::Keyword,
+            "long" | "integer" | "short" | "byte" => Self::Long,
+            "double" | "float" => Self::Double,
+            "boolean" => Self::Boolean,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Text => "text",
+            Self::Keyword => "keyword",
+            Self::Long => "long",
+            Self::Double => "double",
+            Self::Boolean => "boolean",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Dynamic {
+    #[default]
+    True,
+    False,
+    Strict,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldDef {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: FieldKind,
+    #[serde(default = "yes")]
+    pub index: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analyzer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopwords: Option<Vec<String>>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Schema {
+    pub dynamic: Dynamic,
+    pub fields: Vec<FieldDef>,
+    #[serde(skip)]
+    analyzers: Vec<Option<Arc<Analyzer>>>,
+    #[serde(skip)]
+    by_name: HashMap<String, FieldId>,
+}
+
+impl PartialEq for Schema {
+    fn eq(&self, other: &Self) -> bool {
+        self.dynamic == other.dynamic && self.fields == other.fields
+    }
+}
+
+impl Default for Schema {
+    fn default() -> Self {
+        let id = FieldDef { name: "_id".into(), kind: FieldKind::Keyword, index: true, analyzer: None, stopwords: None };
+        Schema::from_fields(Dynamic::True, vec![id]).expect("the default schema is valid")
+    }
+}
+
+impl Schema {
+    fn from_fields(dynamic: Dynamic, fields: Vec<FieldDef>) -> Result<Self> {
+        let mut s = Schema { dynamic, fields: Vec::new(), analyzers: Vec::new(), by_name: HashMap::new() };
+        for f in fields {
+            s.push(f)?;
+        }
+        Ok(s)
+    }
+
+    /// Rebuilds the lookup tables after deserializing.
+    pub(crate) fn prepared(self) -> Result<Self> {
+        Schema::from_fields(self.dynamic, self.fields)
+    }
+
+    fn push(&mut self, f: FieldDef) -> Result<FieldId> {
+        if self.by_name.contains_key(&f.name) {
+            return Err(Error::Schema(format!("field `{}` is defined twice", f.name)));
+        }
+        let id = FieldId::try_from(self.fields.len()).map_err(|_| Error::Schema("too many fields (65,536)".into()))?;
+        let analyzer = match (f.kind, f.index) {
+            (FieldKind::Text, true) => {
+                let name = f.analyzer.as_deref().unwrap_or("standard");
+                let kind = AnalyzerKind::parse(name)
+                    .filter(|k| *k != AnalyzerKind::Keyword)
+                    .ok_or_else(|| Error::Schema(format!("field `{}`: unknown analyzer `{name}` (standard, english)", f.name)))?;
+                Some(Arc::new(Analyzer::new(kind, f.stopwords.as_deref())))
+            }
+            _ => None,
+        };
+        self.by_name.insert(f.name.clone(), id);
+        self.fields.push(f);
+        self.analyzers.push(analyzer);
+        Ok(id)
+    }
+
+    /// Reads an Elasticsearch-style mapping (see the module docs).
+    pub fn from_mapping(json: &str) -> Result<Self> {
+        let mut v: Value = serde_json::from_str(json).map_err(|e| Error::Schema(format!("mapping is not valid JSON: {e}")))?;
+        if let Some(inner) = v.get_mut("mappings") {
+            v = inner.take();
+        }
+        let Value::Object(mut top) = v else { return Err(Error::Schema("mapping must be a JSON object".into())) };
+        let dynamic = match top.remove("dynamic") {
+            None | Some(Value::Bool(true)) => Dynamic::True,
+            Some(Value::Bool(false)) => Dynamic::False,
+            Some(Value::String(s)) if s == "true" => Dynamic::True,
+            Some(Value::String(s)) if s == "false" => Dynamic::False,
+            Some(Value::String(s)) if s == "strict" => Dynamic::Strict,
+            Some(other) => return Err(Error::Schema(format!("mapping: `dynamic` must be true, false or \"strict\", not {other}"))),
+        };
+        let properties = match top.remove("properties") {
+            None => serde_json::Map::new(),
+            Some(Value::Object(p)) => p,
+            Some(_) => return Err(Error::Schema("mapping: `properties` must be an object".into())),
+        };
+        if let Some(key) = top.keys().next() {
+            return Err(Error::Schema(format!("mapping: unknown key `{key}` (expected dynamic, properties)")));
+        }
+        let mut schema = Schema { dynamic, ..Schema::default() };
+        for (name, def) in properties {
+            schema.push(parse_field(&name, def)?)?;
+        }
+        Ok(schema)
+    }
+
+    pub fn field_id(&self, name: &str) -> Option<FieldId> {
+        self.by_name.get(name).copied()
+    }
+
+    pub fn field(&self, id: FieldId) -> &FieldDef {
+        &self.fields[id as usize]
+    }
+
+    pub fn analyzer(&self, id: FieldId) -> Option<&Analyzer> {
+        self.analyzers.get(id as usize)?.as_deref()
+    }
+
+    /// Indexed text fields: what a query term without a field searches.
+    pub fn text_fields(&self) -> Vec<FieldId> {
+        (0..self.fields.len() as FieldId).filter(|&i| self.field(i).kind == FieldKind::Text && self.field(i).index).collect()
+    }
+
+    /// Adds a field found in a document, typed from its value, when the
+    /// schema is dynamic. `Ok(None)`: the field is to be left unindexed.
+    pub(crate) fn add_dynamic(&mut self, name: &str, sample: &Value) -> Result<Option<FieldId>> {
+        let kind = match sample {
+            Value::String(_) => FieldKind::Text,
+            Value::Number(n) if n.is_i64() || n.is_u64() => FieldKind::Long,
+            Value::Number(_) => FieldKind::Double,
+            Value::Bool(_) => FieldKind::Boolean,
+            _ => return Ok(None),
+        };
+        match self.dynamic {
+            Dynamic::True => {}
+            Dynamic::False => return Ok(None),
+            Dynamic::Strict => {
+                return Err(Error::Schema(format!("field `{name}` is not in the mapping, which is strict")));
+            }
+        }
+        let def = FieldDef { name: name.to_string(), kind, index: true, analyzer: None, stopwords: None };
+        self.push(def).map(Some)
+    }
+}
+
+fn parse_field(name: &str, def: Value) -> Result<FieldDef> {
+    let Value::Object(mut m) = def else { return Err(Error::Schema(format!("mapping for `{name}` must be an object"))) };
+    let bad = |what: &str| Error::Schema(format!("mapping for `{name}`: {what}"));
+    let kind = match m.remove("type") {
+        Some(Value::String(t)) => FieldKind::parse(&t).ok_or_else(|| bad(&format!("unknown type `{t}` (text, keyword, long, double, boolean)")))?,
+        Some(_) => return Err(bad("`type` must be a string")),
+        None => return Err(bad("`type` is missing")),
+    };
+    let index = match m.remove("index") {
+        None => true,
+        Some(Value::Bool(b)) => b,
+        Some(_) => return Err(bad("`index` must be true or false")),
+    };
+    let analyzer = match m.remove("analyzer") {
+        None => None,
+        Some(Value::String(a)) if kind == FieldKind::Text => Some(a),
+        Some(_) => return Err(bad("`analyzer` must be a string, on a text field")),
+    };
+    let stopwords = match m.remove("stopwords") {
+        None => None,
+        Some(Value::Array(words)) if kind == FieldKind::Text => Some(
+            words.into_iter().map(|w| w.as_str().map(str::to_string).ok_or_else(|| bad("`stopwords` must be strings"))).collect::<Result<_>>()?,
+        ),
+        Some(_) => return Err(bad("`stopwords` must be a list of strings, on a text field")),
+    };
+    if let Some(key) = m.keys().next() {
+        return Err(bad(&format!("unknown option `{key}`")));
+    }
+    if name == "_id" || name == "id" || name.is_empty() {
+        return Err(bad("`id` and `_id` are reserved for the document id"));
+    }
+    Ok(FieldDef { name: name.to_string(), kind, index, analyzer, stopwords })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_an_elasticsearch_mapping() {
+        let s = Schema::from_mapping(
+            r#"{"mappings":{"dynamic":"strict","properties":{"title":{"type":"text","analyzer":"english"},"n":{"type":"long"}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(s.dynamic, Dynamic::Strict);
+        assert_eq!(s.field_id("title"), Some(1));
+        assert_eq!(s.text_fields(), vec![1]);
+        assert_eq!(s.analyzer(1).unwrap().kind(), AnalyzerKind::English);
+    }
+
+    #[test]
+    fn bad_mappings_name_what_is_wrong() {
+        for (m, want) in [
+            (r#"{"properties":{"t":{"type":"txt"}}}"#, "unknown type `txt`"),
+            (r#"{"properties":{"t":{"type":"text","boost":2}}}"#, "unknown option `boost`"),
+            (r#"{"propertes":{}}"#, "unknown key `propertes`"),
+            (r#"{"properties":{"t":{"type":"text","analyzer":"klingon"}}}"#, "unknown analyzer `klingon`"),
+            ("{", "not valid JSON"),
+        ] {
+            let err = Schema::from_mapping(m).unwrap_err().to_string();
+            assert!(err.contains(want), "{m}: {err}");
+        }
+    }
+}

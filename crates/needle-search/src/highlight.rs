@@ -1,0 +1,212 @@
+//! Highlighting from stored offsets: the byte spans of a hit's matched terms
+//! (a phrase marked as a whole) come from the postings, the text from the
+//! document store, and fragments around the spans are cut from the text.
+
+use std::collections::BTreeMap;
+
+use needle_codecs::SegmentRead;
+use needle_core::{DocId, DocSet, FieldId, Result};
+
+use crate::iter::phrase_exact_matches;
+use crate::Query;
+
+/// What to mark: a term, or a phrase's whole extent.
+#[derive(Debug, Clone)]
+enum Target {
+    Term(FieldId, Vec<u8>),
+    Phrase(FieldId, Vec<(u32, Vec<u8>)>, u32),
+}
+
+fn targets(q: &Query, out: &mut Vec<Target>) {
+    match q {
+        Query::Term(t) => out.push(Target::Term(t.field, t.term.clone())),
+        Query::Phrase(p) => out.push(Target::Phrase(p.field, p.terms.clone(), p.slop)),
+        Query::Bool(b) => b.must.iter().chain(&b.should).chain(&b.filter).for_each(|c| targets(c, out)),
+        Query::MatchAll | Query::MatchNone => {}
+    }
+}
+
+/// Byte spans of `query`'s matches in `doc`, by field, sorted and merged.
+pub fn match_spans(segment: &dyn SegmentRead, doc: DocId, query: &Query) -> Result<BTreeMap<FieldId, Vec<(u32, u32)>>> {
+    let mut list = Vec::new();
+    targets(query, &mut list);
+    let mut spans: BTreeMap<FieldId, Vec<(u32, u32)>> = BTreeMap::new();
+    for t in list {
+        match t {
+            Target::Term(field, term) => {
+                let mut offsets = Vec::new();
+                if let Some(mut p) = segment.postings(field, &term)? {
+                    if p.seek(doc) == doc {
+                        p.offsets(&mut offsets);
+                    }
+                }
+                spans.entry(field).or_default().extend(offsets);
+            }
+            Target::Phrase(field, terms, slop) => {
+                let found = phrase_spans(segment, doc, field, &terms, slop)?;
+                spans.entry(field).or_default().extend(found);
+            }
+        }
+    }
+    for v in spans.values_mut() {
+        v.sort_unstable();
+        v.dedup();
+    }
+    spans.retain(|_, v| !v.is_empty());
+    Ok(spans)
+}
+
+fn phrase_spans(segment: &dyn SegmentRead, doc: DocId, field: FieldId, terms: &[(u32, Vec<u8>)], slop: u32) -> Result<Vec<(u32, u32)>> {
+    let mut per_term = Vec::with_capacity(terms.len());
+    for (offset, term) in terms {
+        let Some(mut p) = segment.postings(field, term)? else { return Ok(Vec::new()) };
+        if p.seek(doc) != doc {
+            return Ok(Vec::new());
+        }
+        let (mut positions, mut offsets) = (Vec::new(), Vec::new());
+        p.positions(&mut positions);
+        p.offsets(&mut offsets);
+        per_term.push((*offset, positions, offsets));
+    }
+    if slop > 0 {
+        // A sloppy phrase marks each of its terms.
+        return Ok(per_term.into_iter().flat_map(|(_, _, o)| o).collect());
+    }
+    let lists: Vec<(u32, &[u32])> = per_term.iter().map(|(o, p, _)| (*o, p.as_slice())).collect();
+    let offset_at = |i: usize, pos: i64| -> Option<(u32, u32)> {
+        let (_, positions, offsets) = &per_term[i];
+        let idx = positions.binary_search(&u32::try_from(pos).ok()?).ok()?;
+        offsets.get(idx).copied()
+    };
+    let last = per_term.len() - 1;
+    let mut out = Vec::new();
+    phrase_exact_matches(&lists, |start| {
+        let first = offset_at(0, start + i64::from(per_term[0].0));
+        let end = offset_at(last, start + i64::from(per_term[last].0));
+        if let (Some(a), Some(b)) = (first, end) {
+            out.push((a.0, b.1));
+        }
+    });
+    Ok(out)
+}
+
+/// How fragments are cut and marked.
+#[derive(Debug, Clone)]
+pub struct FragmentOptions {
+    pub pre_tag: String,
+    pub post_tag: String,
+    /// Target fragment length in bytes.
+    pub fragment_size: usize,
+    pub max_fragments: usize,
+}
+
+impl Default for FragmentOptions {
+    fn default() -> Self {
+        FragmentOptions { pre_tag: "<em>".into(), post_tag: "</em>".into(), fragment_size: 150, max_fragments: 3 }
+    }
+}
+
+/// Fragments of `text` around `spans` (sorted byte ranges), with the spans
+/// marked; the fragments with most matches, in text order.
+pub fn fragments(text: &str, spans: &[(u32, u32)], opts: &FragmentOptions) -> Vec<String> {
+    let spans: Vec<(usize, usize)> = merge_spans(spans, text.len());
+    if spans.is_empty() {
+        return Vec::new();
+    }
+    let mut windows: Vec<(usize, usize, Vec<(usize, usize)>)> = Vec::new();
+    let mut i = 0;
+    while i < spans.len() {
+        let (start, end) = window_around(text, spans[i], opts.fragment_size);
+        let mut inside = Vec::new();
+        while i < spans.len() && spans[i].1 <= end.max(spans[i].0) && spans[i].0 < end.max(spans[i].1) {
+            inside.push(spans[i]);
+            i += 1;
+            if inside.last().unwrap().1 > end {
+                break;
+            }
+        }
+        let end = end.max(inside.last().unwrap().1);
+        windows.push((start, end, inside));
+    }
+    let mut best: Vec<usize> = (0..windows.len()).collect();
+    best.sort_by_key(|&w| std::cmp::Reverse(windows[w].2.len()));
+    best.truncate(opts.max_fragments);
+    best.sort_unstable();
+    best.into_iter().map(|w| mark(text, &windows[w], opts)).collect()
+}
+
+fn merge_spans(spans: &[(u32, u32)], len: usize) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for &(s, e) in spans {
+        let (s, e) = (s as usize, (e as usize).min(len));
+        if s >= e {
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// A window of about `size` bytes starting a little before `span`, on word boundaries.
+fn window_around(text: &str, span: (usize, usize), size: usize) -> (usize, usize) {
+    if text.len() <= size {
+        return (0, text.len());
+    }
+    let mut start = span.0.saturating_sub(size / 3);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    if start > 0 {
+        if let Some(ws) = text[start..span.0].find(char::is_whitespace) {
+            start += ws + 1;
+        }
+    }
+    let mut end = (start + size).min(text.len()).max(span.1);
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    if end < text.len() {
+        if let Some(ws) = text[span.1..end].rfind(char::is_whitespace) {
+            end = span.1 + ws;
+        }
+    }
+    (start, end)
+}
+
+fn mark(text: &str, (start, end, spans): &(usize, usize, Vec<(usize, usize)>), opts: &FragmentOptions) -> String {
+    let mut out = String::new();
+    let mut at = *start;
+    for &(s, e) in spans {
+        out.push_str(&text[at..s]);
+        out.push_str(&opts.pre_tag);
+        out.push_str(&text[s..e]);
+        out.push_str(&opts.post_tag);
+        at = e;
+    }
+    out.push_str(&text[at..*end]);
+    out.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_spans_in_short_text() {
+        let f = fragments("the quick brown fox", &[(4, 9), (16, 19)], &FragmentOptions::default());
+        assert_eq!(f, ["the <em>quick</em> brown <em>fox</em>"]);
+    }
+
+    #[test]
+    fn long_text_gives_windows_around_matches() {
+        let text = format!("{} needle {} needle", "hay ".repeat(100), "hay ".repeat(100));
+        let first = text.find("needle").unwrap() as u32;
+        let second = text.rfind("needle").unwrap() as u32;
+        let f = fragments(&text, &[(first, first + 6), (second, second + 6)], &FragmentOptions::default());
+        assert_eq!(f.len(), 2);
+        assert!(f.iter().all(|s| s.contains("<em>needle</em>") && s.len() < 200), "{f:?}");
+    }
+}

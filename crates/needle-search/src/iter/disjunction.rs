@@ -1,0 +1,94 @@
+//! The documents that match at least `min_match` of several scorers, scored
+//! by the sum of the matching ones (in double, cast to float, as Lucene).
+
+use needle_core::{DocId, DocSet, TERMINATED};
+
+use super::BoxScorer;
+use crate::bm25::sum_scores;
+use crate::Scorer;
+
+pub struct Disjunction<'a> {
+    children: Vec<BoxScorer<'a>>,
+    min_match: usize,
+    doc: DocId,
+}
+
+impl<'a> Disjunction<'a> {
+    pub fn new(children: Vec<BoxScorer<'a>>, min_match: usize) -> Self {
+        let mut d = Disjunction { children, min_match: min_match.max(1), doc: 0 };
+        d.doc = d.min_doc();
+        d.ensure_min_match();
+        d
+    }
+
+    fn min_doc(&self) -> DocId {
+        self.children.iter().map(|c| c.doc()).min().unwrap_or(TERMINATED)
+    }
+
+    fn ensure_min_match(&mut self) {
+        while self.doc != TERMINATED && self.min_match > 1 {
+            let doc = self.doc;
+            if self.children.iter().filter(|c| c.doc() == doc).count() >= self.min_match {
+                return;
+            }
+            self.children.iter_mut().filter(|c| c.doc() == doc).for_each(|c| {
+                c.advance();
+            });
+            self.doc = self.min_doc();
+        }
+    }
+}
+
+impl DocSet for Disjunction<'_> {
+    fn doc(&self) -> DocId {
+        self.doc
+    }
+
+    fn advance(&mut self) -> DocId {
+        let doc = self.doc;
+        if doc == TERMINATED {
+            return doc;
+        }
+        for c in self.children.iter_mut().filter(|c| c.doc() == doc) {
+            c.advance();
+        }
+        self.doc = self.min_doc();
+        self.ensure_min_match();
+        self.doc
+    }
+
+    fn seek(&mut self, target: DocId) -> DocId {
+        if target <= self.doc {
+            return self.doc;
+        }
+        for c in self.children.iter_mut().filter(|c| c.doc() < target) {
+            c.seek(target);
+        }
+        self.doc = self.min_doc();
+        self.ensure_min_match();
+        self.doc
+    }
+
+    fn cost(&self) -> u64 {
+        self.children.iter().map(|c| c.cost()).sum()
+    }
+}
+
+impl Scorer for Disjunction<'_> {
+    fn score(&mut self) -> f32 {
+        let doc = self.doc;
+        sum_scores(self.children.iter_mut().filter(|c| c.doc() == doc).map(|c| c.score()))
+    }
+
+    fn max_score(&self) -> f32 {
+        sum_scores(self.children.iter().map(|c| c.max_score()))
+    }
+
+    fn block_end(&mut self, target: DocId) -> DocId {
+        self.children.iter_mut().map(|c| c.block_end(target)).min().unwrap_or(TERMINATED)
+    }
+
+    fn block_max_score(&mut self, from: DocId, to: DocId) -> f32 {
+        sum_scores(self.children.iter_mut().filter(|c| c.doc() <= to).map(|c| c.block_max_score(from, to)))
+    }
+}

@@ -1,0 +1,20 @@
+//! Search: the query model ([`Query`]) and its string syntax ([`parse_query`]),
+//! scorers that walk posting lists ([`iter`]), Lucene's BM25 ([`bm25`]),
+//! top-k collection with block-max pruning ([`Searcher`]), and highlighting.
+
+pub mod bm25;
+mod collect;
+pub mod highlight;
+pub mod iter;
+mod parser;
+mod query;
+mod scorer;
+mod searcher;
+mod stats;
+mod wand;
+mod weight;
+
+pub use parser::{parse_query, QueryFields};
+pub use query::{BoolQuery, PhraseQuery, Query, TermQuery};
+pub use scorer::Scorer;
+pub use searcher::{ScoredDoc, SearchOptions, Searcher, TopDocs};

@@ -1,0 +1,134 @@
+//! The query model: what a query string or a JSON query becomes.
+
+use needle_core::FieldId;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Query {
+    Term(TermQuery),
+    Phrase(PhraseQuery),
+    Bool(BoolQuery),
+    /// Every document, each scoring 1.
+    MatchAll,
+    /// No document.
+    MatchNone,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TermQuery {
+    pub field: FieldId,
+    pub term: Vec<u8>,
+}
+
+/// Terms that must occur at the given relative positions, within `slop` moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PhraseQuery {
+    pub field: FieldId,
+    /// (relative position, term), positions ascending.
+    pub terms: Vec<(u32, Vec<u8>)>,
+    pub slop: u32,
+}
+
+/// Lucene's BooleanQuery: `must` clauses all match and score, `filter` clauses
+/// all match without scoring, `should` clauses score when they match (and at
+/// least `minimum_should_match` of them must, or one when there are no
+/// `must`/`filter` clauses), `must_not` clauses exclude.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BoolQuery {
+    pub must: Vec<Query>,
+    pub should: Vec<Query>,
+    pub must_not: Vec<Query>,
+    pub filter: Vec<Query>,
+    pub minimum_should_match: u32,
+}
+
+impl BoolQuery {
+    /// Only `should` clauses and no minimum: a plain disjunction.
+    pub fn is_pure_disjunction(&self) -> bool {
+        self.must.is_empty() && self.must_not.is_empty() && self.filter.is_empty() && self.minimum_should_match == 0
+    }
+
+    fn is_positive_free(&self) -> bool {
+        self.must.is_empty() && self.should.is_empty() && self.filter.is_empty()
+    }
+}
+
+impl Query {
+    pub fn term(field: FieldId, term: &str) -> Query {
+        Query::Term(TermQuery { field, term: term.as_bytes().to_vec() })
+    }
+
+    pub fn or(clauses: Vec<Query>) -> Query {
+        Query::Bool(BoolQuery { should: clauses, ..BoolQuery::default() })
+    }
+
+    pub fn and(clauses: Vec<Query>) -> Query {
+        Query::Bool(BoolQuery { must: clauses, ..BoolQuery::default() })
+    }
+
+    /// Rewrites to the form that is executed, as Lucene's rewrite does:
+    /// nested pure disjunctions under a `should` are flattened (which matters
+    /// both for block-max WAND and for scores being summed in one pass),
+    /// single-clause disjunctions collapse, a boolean with nothing but
+    /// `must_not` matches all documents except those (as Elasticsearch does).
+    pub fn rewrite(self) -> Query {
+        match self {
+            Query::Bool(b) => rewrite_bool(b),
+            other => other,
+        }
+    }
+}
+
+fn rewrite_bool(b: BoolQuery) -> Query {
+    let rw = |v: Vec<Query>| v.into_iter().map(Query::rewrite).collect::<Vec<_>>();
+    let mut out = BoolQuery {
+        must: rw(b.must),
+        should: Vec::new(),
+        must_not: rw(b.must_not),
+        filter: rw(b.filter),
+        minimum_should_match: b.minimum_should_match,
+    };
+    for clause in rw(b.should) {
+        match clause {
+            Query::Bool(inner) if out.minimum_should_match <= 1 && inner.is_pure_disjunction() => {
+                out.should.extend(inner.should)
+            }
+            Query::MatchNone => {}
+            other => out.should.push(other),
+        }
+    }
+    if out.is_positive_free() {
+        if out.must_not.is_empty() {
+            return Query::MatchNone;
+        }
+        out.must.push(Query::MatchAll);
+    }
+    if out.must.iter().chain(&out.filter).any(|q| *q == Query::MatchNone) {
+        return Query::MatchNone;
+    }
+    if out.should.len() == 1 && out.must.is_empty() && out.filter.is_empty() && out.must_not.is_empty() {
+        return out.should.pop().unwrap();
+    }
+    Query::Bool(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_disjunctions_flatten() {
+        let q = Query::or(vec![
+            Query::or(vec![Query::term(0, "a"), Query::term(1, "a")]),
+            Query::or(vec![Query::term(0, "b")]),
+        ]);
+        let Query::Bool(b) = q.rewrite() else { panic!() };
+        assert_eq!(b.should.len(), 3);
+    }
+
+    #[test]
+    fn pure_negation_matches_all_but() {
+        let q = Query::Bool(BoolQuery { must_not: vec![Query::term(0, "a")], ..Default::default() });
+        let Query::Bool(b) = q.rewrite() else { panic!() };
+        assert_eq!(b.must, vec![Query::MatchAll]);
+    }
+}

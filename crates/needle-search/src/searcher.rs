@@ -1,0 +1,122 @@
+//! Runs a query over an index's segments and returns the top k.
+
+use needle_codecs::SegmentRead;
+use needle_core::{Result, TERMINATED};
+
+pub use crate::collect::ScoredDoc;
+use crate::collect::TopCollector;
+use crate::iter::{BoxScorer, Disjunction};
+use crate::stats::IndexStats;
+use crate::wand::block_max_wand;
+use crate::weight::{all_some, scorer};
+use crate::{Query, Scorer};
+
+#[derive(Debug, Clone, Copy)]
+pub struct SearchOptions {
+    pub top_k: usize,
+    /// Hits are counted exactly up to this many (Elasticsearch's
+    /// `track_total_hits`, 10,000 by default); past it, pruning may skip
+    /// documents and the count is a lower bound. `u64::MAX` counts them all.
+    pub track_total_hits: u64,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions { top_k: 10, track_total_hits: 10_000 }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TopDocs {
+    /// Best first; equal scores in index order.
+    pub hits: Vec<ScoredDoc>,
+    pub total: u64,
+    /// `false` when `total` is only a lower bound.
+    pub total_is_exact: bool,
+}
+
+/// Searches a list of segments, in index order.
+pub struct Searcher<'a> {
+    segments: Vec<&'a dyn SegmentRead>,
+}
+
+impl<'a> Searcher<'a> {
+    pub fn new(segments: Vec<&'a dyn SegmentRead>) -> Self {
+        Searcher { segments }
+    }
+
+    pub fn segments(&self) -> &[&'a dyn SegmentRead] {
+        &self.segments
+    }
+
+    pub fn search(&self, query: &Query, options: SearchOptions) -> Result<TopDocs> {
+        let query = query.clone().rewrite();
+        let mut stats = IndexStats::collect(&self.segments, &query)?;
+        let mut top = TopCollector::new(options.top_k, options.track_total_hits);
+        let mut base = 0u64;
+        for (i, &segment) in self.segments.iter().enumerate() {
+            search_segment(&query, &mut stats, i, segment, base, &mut top)?;
+            base += u64::from(segment.meta().max_doc);
+        }
+        let total = top.count;
+        let total_is_exact = total < options.track_total_hits || options.track_total_hits == u64::MAX;
+        Ok(TopDocs { hits: top.into_sorted(), total, total_is_exact })
+    }
+}
+
+fn search_segment(
+    query: &Query,
+    stats: &mut IndexStats<'_>,
+    seg: usize,
+    segment: &dyn SegmentRead,
+    base: u64,
+    top: &mut TopCollector,
+) -> Result<()> {
+    if let Query::Bool(b) = query {
+        if b.must.is_empty() && b.filter.is_empty() && b.minimum_should_match <= 1 && b.should.len() > 1 {
+            let clauses = all_some(&b.should, stats, seg, segment)?;
+            let excluded = all_some(&b.must_not, stats, seg, segment)?;
+            let excluded: Option<BoxScorer<'_>> = match excluded.len() {
+                0 => None,
+                1 => excluded.into_iter().next(),
+                _ => Some(Box::new(Disjunction::new(excluded, 1))),
+            };
+            if !clauses.is_empty() {
+                block_max_wand(clauses, excluded, seg, base, top);
+            }
+            return Ok(());
+        }
+    }
+    if let Some(s) = scorer(query, stats, seg, segment)? {
+        collect_with_block_max(s, seg, base, top);
+    }
+    Ok(())
+}
+
+/// Scores every document of `scorer` that can still enter the top k,
+/// skipping whole blocks whose bound cannot beat the threshold.
+fn collect_with_block_max(mut scorer: BoxScorer<'_>, seg: usize, base: u64, top: &mut TopCollector) {
+    let mut doc = scorer.doc();
+    let mut block_end = None;
+    let mut block_bound = f32::INFINITY;
+    while doc != TERMINATED {
+        if let Some(threshold) = top.threshold() {
+            if block_end.is_none_or(|end| doc > end) {
+                let end = scorer.block_end(doc);
+                block_bound = scorer.block_max_score(doc, end);
+                block_end = Some(end);
+            }
+            if block_bound <= threshold {
+                let end = block_end.unwrap();
+                if end == TERMINATED {
+                    return;
+                }
+                doc = scorer.seek(end + 1);
+                continue;
+            }
+        }
+        let score = scorer.score();
+        top.collect(ScoredDoc { segment: seg, doc, global: base + u64::from(doc), score });
+        doc = scorer.advance();
+    }
+}

@@ -1,0 +1,82 @@
+//! Index-wide statistics for one query: BM25 needs document frequencies and
+//! field lengths summed over every segment, so scores do not depend on how
+//! documents are split into segments. Opening a term's posting list reads its
+//! document frequency; the lists opened here are kept for the scorers.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use needle_codecs::{FieldStats, Postings, SegmentRead};
+use needle_core::{FieldId, Result};
+
+use crate::bm25::{avg_field_length, idf, Bm25};
+use crate::Query;
+
+type TermKey = (FieldId, Vec<u8>);
+
+pub(crate) struct IndexStats<'a> {
+    segments: &'a [&'a dyn SegmentRead],
+    fields: HashMap<FieldId, FieldStats>,
+    doc_freq: HashMap<TermKey, u64>,
+    opened: HashMap<(usize, TermKey), Box<dyn Postings>>,
+}
+
+impl<'a> IndexStats<'a> {
+    pub fn collect(segments: &'a [&'a dyn SegmentRead], query: &Query) -> Result<Self> {
+        let mut fields: HashMap<FieldId, FieldStats> = HashMap::new();
+        for s in segments {
+            for f in &s.meta().fields {
+                fields.entry(f.field).or_default().add(&f.stats);
+            }
+        }
+        let mut terms = Vec::new();
+        query_terms(query, &mut terms);
+        let mut stats = IndexStats { segments, fields, doc_freq: HashMap::new(), opened: HashMap::new() };
+        for key in terms {
+            if stats.doc_freq.contains_key(&key) {
+                continue;
+            }
+            let mut df = 0;
+            for (i, s) in segments.iter().enumerate() {
+                if let Some(p) = s.postings(key.0, &key.1)? {
+                    df += u64::from(p.doc_freq());
+                    stats.opened.insert((i, key.clone()), p);
+                }
+            }
+            stats.doc_freq.insert(key, df);
+        }
+        Ok(stats)
+    }
+
+    pub fn doc_freq(&self, field: FieldId, term: &[u8]) -> u64 {
+        self.doc_freq.get(&(field, term.to_vec())).copied().unwrap_or(0)
+    }
+
+    /// The posting list of a term in segment `seg`, opened once.
+    pub fn postings(&mut self, seg: usize, field: FieldId, term: &[u8]) -> Result<Option<Box<dyn Postings>>> {
+        match self.opened.remove(&(seg, (field, term.to_vec()))) {
+            Some(p) => Ok(Some(p)),
+            None => self.segments[seg].postings(field, term),
+        }
+    }
+
+    /// BM25 for a term, or for a phrase with the summed idf of its terms.
+    pub fn bm25(&self, field: FieldId, terms: &[&[u8]]) -> Arc<Bm25> {
+        let f = self.fields.get(&field).copied().unwrap_or_default();
+        let idf_sum: f64 = terms.iter().map(|t| f64::from(idf(self.doc_freq(field, t), f.doc_count))).sum();
+        Arc::new(Bm25::new(idf_sum as f32, avg_field_length(f.sum_total_term_freq, f.doc_count)))
+    }
+}
+
+fn query_terms(q: &Query, out: &mut Vec<TermKey>) {
+    match q {
+        Query::Term(t) => out.push((t.field, t.term.clone())),
+        Query::Phrase(p) => out.extend(p.terms.iter().map(|(_, t)| (p.field, t.clone()))),
+        Query::Bool(b) => {
+            for c in b.must.iter().chain(&b.should).chain(&b.filter).chain(&b.must_not) {
+                query_terms(c, out);
+            }
+        }
+        Query::MatchAll | Query::MatchNone => {}
+    }
+}

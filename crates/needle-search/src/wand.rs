@@ -1,0 +1,99 @@
+//! Block-max WAND (Ding and Suel, 2011) over the clauses of a disjunction.
+//!
+//! Clauses are kept sorted by current document. The pivot is the first clause
+//! at which the sum of global maximum scores beats the threshold: no document
+//! before the pivot's can enter the top k. The block maxima of the clauses up
+//! to the pivot, for the pivot's document, then tighten the test; when even
+//! they cannot beat the threshold, every clause up to the pivot jumps past the
+//! nearest block end. Until pruning is allowed (see `TopCollector::threshold`)
+//! every matching document is scored and counted.
+
+use needle_core::{DocId, DocSet, TERMINATED};
+
+use crate::bm25::sum_scores;
+use crate::collect::{ScoredDoc, TopCollector};
+use crate::iter::BoxScorer;
+use crate::Scorer;
+
+pub(crate) fn block_max_wand(
+    mut clauses: Vec<BoxScorer<'_>>,
+    mut excluded: Option<BoxScorer<'_>>,
+    segment: usize,
+    base: u64,
+    top: &mut TopCollector,
+) {
+    let max_scores: Vec<f64> = clauses.iter().map(|c| f64::from(c.max_score())).collect();
+    let mut order: Vec<usize> = (0..clauses.len()).collect();
+    loop {
+        order.sort_by_key(|&i| clauses[i].doc());
+        let first = clauses[order[0]].doc();
+        if first == TERMINATED {
+            return;
+        }
+        let Some(threshold) = top.threshold() else {
+            evaluate(&mut clauses, &mut excluded, first, segment, base, top);
+            continue;
+        };
+        let Some(mut pivot) = find_pivot(&clauses, &order, &max_scores, threshold) else { return };
+        let pivot_doc = clauses[order[pivot]].doc();
+        while pivot + 1 < order.len() && clauses[order[pivot + 1]].doc() == pivot_doc {
+            pivot += 1;
+        }
+        let bound = sum_scores(order[..=pivot].iter().map(|&i| clauses[i].block_max_score(pivot_doc, pivot_doc)));
+        if bound > threshold {
+            if first == pivot_doc {
+                evaluate(&mut clauses, &mut excluded, pivot_doc, segment, base, top);
+            } else {
+                for &i in &order[..pivot] {
+                    clauses[i].seek(pivot_doc);
+                }
+            }
+            continue;
+        }
+        let mut next = order[..=pivot].iter().map(|&i| clauses[i].block_end(pivot_doc)).min().unwrap_or(TERMINATED);
+        next = next.saturating_add(1);
+        if let Some(&after) = order.get(pivot + 1) {
+            next = next.min(clauses[after].doc());
+        }
+        if next == TERMINATED {
+            return;
+        }
+        for &i in &order[..=pivot] {
+            clauses[i].seek(next);
+        }
+    }
+}
+
+fn find_pivot(clauses: &[BoxScorer<'_>], order: &[usize], max_scores: &[f64], threshold: f32) -> Option<usize> {
+    let mut acc = 0f64;
+    for (p, &i) in order.iter().enumerate() {
+        if clauses[i].doc() == TERMINATED {
+            return None;
+        }
+        acc += max_scores[i];
+        if acc as f32 > threshold {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// Scores `doc` with every clause on it, collects it unless excluded, and
+/// moves those clauses on.
+fn evaluate(
+    clauses: &mut [BoxScorer<'_>],
+    excluded: &mut Option<BoxScorer<'_>>,
+    doc: DocId,
+    segment: usize,
+    base: u64,
+    top: &mut TopCollector,
+) {
+    let is_excluded = excluded.as_mut().is_some_and(|e| e.seek(doc) == doc);
+    if !is_excluded {
+        let score = sum_scores(clauses.iter_mut().filter(|c| c.doc() == doc).map(|c| c.score()));
+        top.collect(ScoredDoc { segment, doc, global: base + u64::from(doc), score });
+    }
+    for c in clauses.iter_mut().filter(|c| c.doc() == doc) {
+        c.advance();
+    }
+}

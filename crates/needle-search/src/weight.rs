@@ -1,0 +1,105 @@
+//! Turns a rewritten query into the scorer tree for one segment, as Lucene's
+//! BooleanWeight does: required clauses in a conjunction, optional ones in a
+//! disjunction added to it, exclusions around the whole.
+
+use needle_codecs::SegmentRead;
+use needle_core::Result;
+
+use crate::iter::{AllScorer, BoxScorer, Conjunction, Disjunction, Exclude, PhraseScorer, PhraseTerm, ReqOpt, TermScorer};
+use crate::stats::IndexStats;
+use crate::{BoolQuery, PhraseQuery, Query};
+
+/// The scorer of `query` in segment `seg`, or `None` when nothing there can match.
+pub(crate) fn scorer<'a>(
+    query: &Query,
+    stats: &mut IndexStats<'_>,
+    seg: usize,
+    segment: &'a dyn SegmentRead,
+) -> Result<Option<BoxScorer<'a>>> {
+    Ok(match query {
+        Query::Term(t) => stats.postings(seg, t.field, &t.term)?.map(|p| {
+            let bm25 = stats.bm25(t.field, &[&t.term]);
+            Box::new(TermScorer::new(p, bm25, segment.norms(t.field))) as BoxScorer<'a>
+        }),
+        Query::Phrase(p) => phrase(p, stats, seg, segment)?,
+        Query::Bool(b) => boolean(b, stats, seg, segment)?,
+        Query::MatchAll => Some(Box::new(AllScorer::new(segment.meta().max_doc))),
+        Query::MatchNone => None,
+    })
+}
+
+fn phrase<'a>(p: &PhraseQuery, stats: &mut IndexStats<'_>, seg: usize, segment: &'a dyn SegmentRead) -> Result<Option<BoxScorer<'a>>> {
+    let mut terms = Vec::with_capacity(p.terms.len());
+    for (offset, term) in &p.terms {
+        match stats.postings(seg, p.field, term)? {
+            Some(postings) => terms.push(PhraseTerm { postings, offset: *offset }),
+            None => return Ok(None),
+        }
+    }
+    let refs: Vec<&[u8]> = p.terms.iter().map(|(_, t)| t.as_slice()).collect();
+    let bm25 = stats.bm25(p.field, &refs);
+    Ok(Some(Box::new(PhraseScorer::new(terms, bm25, segment.norms(p.field), p.slop))))
+}
+
+fn boolean<'a>(b: &BoolQuery, stats: &mut IndexStats<'_>, seg: usize, segment: &'a dyn SegmentRead) -> Result<Option<BoxScorer<'a>>> {
+    let mut required = Vec::new();
+    for (q, scoring) in b.must.iter().map(|q| (q, true)).chain(b.filter.iter().map(|q| (q, false))) {
+        match scorer(q, stats, seg, segment)? {
+            Some(s) => required.push((s, scoring)),
+            None => return Ok(None),
+        }
+    }
+    let should = all_some(&b.should, stats, seg, segment)?;
+    let msm = b.minimum_should_match as usize;
+    if should.len() < msm {
+        return Ok(None);
+    }
+    let positive = if required.is_empty() {
+        match should.len() {
+            0 => return Ok(None),
+            1 => should.into_iter().next().unwrap(),
+            _ => Box::new(Disjunction::new(should, msm)),
+        }
+    } else {
+        if msm > 0 {
+            required.push((Box::new(Disjunction::new(should, msm)), true));
+            conjunction(required)
+        } else {
+            let req = conjunction(required);
+            match should.len() {
+                0 => req,
+                1 => Box::new(ReqOpt::new(req, should.into_iter().next().unwrap())),
+                _ => Box::new(ReqOpt::new(req, Box::new(Disjunction::new(should, 1)))),
+            }
+        }
+    };
+    let excluded = all_some(&b.must_not, stats, seg, segment)?;
+    Ok(Some(match excluded.len() {
+        0 => positive,
+        1 => Box::new(Exclude::new(positive, excluded.into_iter().next().unwrap())),
+        _ => Box::new(Exclude::new(positive, Box::new(Disjunction::new(excluded, 1)))),
+    }))
+}
+
+fn conjunction<'a>(mut required: Vec<(BoxScorer<'a>, bool)>) -> BoxScorer<'a> {
+    if required.len() == 1 && required[0].1 {
+        return required.pop().unwrap().0;
+    }
+    Box::new(Conjunction::new(required))
+}
+
+/// Scorers of the clauses that can match in this segment.
+pub(crate) fn all_some<'a>(
+    clauses: &[Query],
+    stats: &mut IndexStats<'_>,
+    seg: usize,
+    segment: &'a dyn SegmentRead,
+) -> Result<Vec<BoxScorer<'a>>> {
+    let mut out = Vec::with_capacity(clauses.len());
+    for q in clauses {
+        if let Some(s) = scorer(q, stats, seg, segment)? {
+            out.push(s);
+        }
+    }
+    Ok(out)
+}

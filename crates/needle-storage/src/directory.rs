@@ -1,0 +1,188 @@
+//! A folder of write-once files.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use memmap2::{Advice, Mmap};
+use needle_core::{Error, Result};
+
+use crate::FileSlice;
+
+#[derive(Debug, Clone)]
+pub struct Directory {
+    path: PathBuf,
+}
+
+impl Directory {
+    /// Opens `path`, creating the folder when `create` is set.
+    pub fn open(path: &Path, create: bool) -> Result<Self> {
+        if create {
+            fs::create_dir_all(path).map_err(|e| Error::io(path, e))?;
+        } else if !path.is_dir() {
+            return Err(Error::Index(format!("{} is not an index folder", path.display())));
+        }
+        Ok(Directory { path: path.to_path_buf() })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn file_path(&self, name: &str) -> PathBuf {
+        self.path.join(name)
+    }
+
+    pub fn exists(&self, name: &str) -> bool {
+        self.file_path(name).exists()
+    }
+
+    /// Maps a file for reading, with kernel readahead turned off.
+    pub fn open_read(&self, name: &str) -> Result<FileSlice> {
+        let path = self.file_path(name);
+        let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+        let len = file.metadata().map_err(|e| Error::io(&path, e))?.len();
+        if len == 0 {
+            return Ok(FileSlice::from_vec(name, Vec::new()));
+        }
+        // SAFETY: index files are written once and never modified in place; a
+        // file is deleted only after no segment that maps it remains open.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(&path, e))?;
+        // Advice is a hint: a kernel that refuses it still serves correct reads.
+        let _ = map.advise(Advice::Random);
+        Ok(FileSlice::mapped(name, map))
+    }
+
+    /// Reads a whole (small) file into memory.
+    pub fn read_all(&self, name: &str) -> Result<Vec<u8>> {
+        let path = self.file_path(name);
+        fs::read(&path).map_err(|e| Error::io(&path, e))
+    }
+
+    /// Creates a new file; it becomes durable when [`FileWriter::finish`] returns.
+    pub fn create(&self, name: &str) -> Result<FileWriter> {
+        let path = self.file_path(name);
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        Ok(FileWriter { path, out: BufWriter::with_capacity(1 << 20, file), written: 0 })
+    }
+
+    /// Replaces `name` atomically: write a temporary file, fsync it, rename it
+    /// over `name`, fsync the folder. A crash leaves the old or the new file.
+    pub fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        let tmp = format!("{name}.tmp");
+        let _ = fs::remove_file(self.file_path(&tmp));
+        let mut writer = self.create(&tmp)?;
+        writer.write_all(bytes)?;
+        writer.finish()?;
+        let from = self.file_path(&tmp);
+        let to = self.file_path(name);
+        fs::rename(&from, &to).map_err(|e| Error::io(&to, e))?;
+        self.sync()
+    }
+
+    /// Makes renames and creations in the folder durable.
+    pub fn sync(&self) -> Result<()> {
+        let dir = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        dir.sync_all().map_err(|e| Error::io(&self.path, e))
+    }
+
+    pub fn delete(&self, name: &str) -> Result<()> {
+        let path = self.file_path(name);
+        match fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(Error::io(path, e)),
+        }
+    }
+
+    /// Names of the files in the folder, sorted.
+    pub fn list(&self) -> Result<Vec<String>> {
+        let entries = fs::read_dir(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(&self.path, e))?;
+            if let Some(name) = entry.file_name().to_str() {
+                names.push(name.to_string());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Takes the index's writer lock; it is released when the returned file is dropped.
+    pub fn lock(&self, name: &str) -> Result<File> {
+        let path = self.file_path(name);
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => Ok(file),
+            Err(_) => Err(Error::Index(format!(
+                "{} is locked by another writer (lock file {})",
+                self.path.display(),
+                path.display()
+            ))),
+        }
+    }
+}
+
+/// A buffered writer for a new file that knows how many bytes it has written.
+pub struct FileWriter {
+    path: PathBuf,
+    out: BufWriter<File>,
+    written: u64,
+}
+
+impl FileWriter {
+    pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        self.out.write_all(bytes).map_err(|e| Error::io(&self.path, e))?;
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Bytes written so far: the offset the next write lands at.
+    pub fn position(&self) -> u64 {
+        self.written
+    }
+
+    /// Flushes and fsyncs the file.
+    pub fn finish(self) -> Result<u64> {
+        let file = self.out.into_inner().map_err(|e| Error::io(&self.path, e.into_error()))?;
+        file.sync_all().map_err(|e| Error::io(&self.path, e))?;
+        Ok(self.written)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_file_reads_back_and_atomic_write_replaces() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Directory::open(tmp.path(), true).unwrap();
+        let mut w = dir.create("a").unwrap();
+        w.write_all(b"hello").unwrap();
+        assert_eq!(w.finish().unwrap(), 5);
+        assert_eq!(dir.open_read("a").unwrap().slice(1..3).bytes(), b"el");
+        dir.write_atomic("m", b"one").unwrap();
+        dir.write_atomic("m", b"two").unwrap();
+        assert_eq!(dir.read_all("m").unwrap(), b"two");
+        assert!(dir.create("a").is_err(), "files are write-once");
+    }
+
+    #[test]
+    fn second_lock_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Directory::open(tmp.path(), true).unwrap();
+        let _held = dir.lock("write.lock").unwrap();
+        assert!(dir.lock("write.lock").is_err());
+    }
+}
