@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use fst::Streamer;
 use needle_codecs::postings::read_header;
+use needle_codecs::page::PAGE;
 use needle_codecs::{termmap, Postings, SegmentRead, SegmentReader};
 use needle_core::{DocSet, Result, TERMINATED};
 use serde::Serialize;
@@ -58,7 +59,15 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
             problem(format!("{label}: field missing from the meta"));
             continue;
         };
-        let header = read_header(seg.postings_file(), termmap::unpack_entry(entry).0)?;
+        let (offset, zone_pages) = termmap::unpack_entry(entry);
+        let header = read_header(seg.postings_file(), offset)?;
+        let len = (header.header_and_skip + header.docs + header.positions + header.offsets) as u64;
+        if len <= PAGE && offset / PAGE != (offset + len - 1) / PAGE {
+            problem(format!("{label}: a {len}-byte record straddles a 4 KiB page"));
+        }
+        if u64::from(zone_pages) != ((header.header_and_skip + header.docs) as u64).div_ceil(PAGE).min(65535) {
+            problem(format!("{label}: term map's prefetch zone ({zone_pages} pages) does not match the record"));
+        }
         *sizes.entry("skip").or_default() += header.header_and_skip as u64;
         *sizes.entry("doc_ids_and_freqs").or_default() += header.docs as u64;
         *sizes.entry("positions").or_default() += header.positions as u64;

@@ -10,7 +10,7 @@ use needle_codecs::{SegmentRead, SegmentReader};
 use needle_core::{DocId, DocSet, Error, Result, TERMINATED};
 use needle_index::merge_segments;
 use needle_search::highlight::{fragments, match_spans, FragmentOptions};
-use needle_search::{parse_query, Query, SearchOptions, Searcher};
+use needle_search::{parse_query, Query, SearchOptions, Searcher, TopDocs};
 use needle_storage::Directory;
 use serde::Serialize;
 
@@ -194,12 +194,17 @@ impl Index {
         parse_query(query, &self.manifest.schema)
     }
 
+    /// Runs a parsed query: hits as (segment, document, score).
+    pub fn top_docs(&self, query: &Query, options: SearchOptions) -> Result<TopDocs> {
+        let segments: Vec<&dyn SegmentRead> = self.segments.iter().map(|s| s.as_ref() as &dyn SegmentRead).collect();
+        Searcher::new(segments).search(query, options)
+    }
+
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
         let started = Instant::now();
         let query = self.parse(&request.query)?;
-        let segments: Vec<&dyn SegmentRead> = self.segments.iter().map(|s| s.as_ref() as &dyn SegmentRead).collect();
         let options = SearchOptions { top_k: request.top_k, track_total_hits: request.track_total_hits };
-        let top = Searcher::new(segments).search(&query, options)?;
+        let top = self.top_docs(&query, options)?;
         let rewritten = query.rewrite();
         let mut hits = Vec::with_capacity(top.hits.len());
         for h in &top.hits {

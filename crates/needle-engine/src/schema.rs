@@ -258,9 +258,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.dynamic, Dynamic::Strict);
-        assert_eq!(s.field_id("title"), Some(1));
-        assert_eq!(s.text_fields(), vec![1]);
-        assert_eq!(s.analyzer(1).unwrap().kind(), AnalyzerKind::English);
+        let title = s.field_id("title").unwrap();
+        assert_eq!(s.text_fields(), vec![title]);
+        assert_eq!(s.analyzer(title).unwrap().kind(), AnalyzerKind::English);
+        assert_eq!(s.field(s.field_id("n").unwrap()).kind, FieldKind::Long);
     }
 
     #[test]

@@ -39,7 +39,10 @@ pub(crate) fn block_max_wand(
         while pivot + 1 < order.len() && clauses[order[pivot + 1]].doc() == pivot_doc {
             pivot += 1;
         }
-        let bound = sum_scores(order[..=pivot].iter().map(|&i| clauses[i].block_max_score(pivot_doc, pivot_doc)));
+        // The range up to the nearest block end shares every block bound of
+        // the pivot's document; bound the whole range, so it can be skipped whole.
+        let up_to = order[..=pivot].iter().map(|&i| clauses[i].block_end(pivot_doc)).min().unwrap_or(TERMINATED);
+        let bound = sum_scores(order[..=pivot].iter().map(|&i| clauses[i].block_max_score(pivot_doc, up_to)));
         if bound > threshold {
             if first == pivot_doc {
                 evaluate(&mut clauses, &mut excluded, pivot_doc, segment, base, top);
@@ -50,8 +53,7 @@ pub(crate) fn block_max_wand(
             }
             continue;
         }
-        let mut next = order[..=pivot].iter().map(|&i| clauses[i].block_end(pivot_doc)).min().unwrap_or(TERMINATED);
-        next = next.saturating_add(1);
+        let mut next = up_to.saturating_add(1);
         if let Some(&after) = order.get(pivot + 1) {
             next = next.min(clauses[after].doc());
         }

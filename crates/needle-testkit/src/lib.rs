@@ -1,1 +1,9 @@
+//! Test support: [`Oracle`], a naive in-memory inverted index that scores
+//! every document by brute force with its own BM25, and [`random`], seeded
+//! generators of documents and queries. Engine tests compare the engine's
+//! results with the oracle's.
 
+mod oracle;
+pub mod random;
+
+pub use oracle::{Oracle, OracleField};

@@ -46,8 +46,11 @@ import org.apache.lucene.store.Directory;
  * Writes Lucene's top-10 results for a corpus and a query set as a golden file for Needle.
  *
  * <pre>
- * Golden --corpus FILE.jsonl[.gz] --queries-dir DIR --out FILE
+ * Golden --corpus FILE.jsonl[.gz] --queries-dir DIR --out FILE [--or N] [--and N] [--phrase N]
  * </pre>
+ *
+ * <p>{@code --or}, {@code --and} and {@code --phrase} set how many queries of each form to collect
+ * (defaults 150, 100 and 100).
  *
  * <p>Indexing: one thread, documents in file order, then {@code forceMerge(1)}, so Lucene doc id =
  * line number. The {@code id} string is stored as {@code _id} (not searched); every other string
@@ -67,11 +70,10 @@ public final class Golden {
   /** Number of hits kept per query. */
   private static final int TOP_K = 10;
 
-  /** How many queries of each form to collect. */
-  private static final int OR_QUOTA = 150;
-
-  private static final int AND_QUOTA = 100;
-  private static final int PHRASE_QUOTA = 100;
+  /** The usage line printed on bad arguments. */
+  private static final String USAGE =
+      "usage: Golden --corpus FILE.jsonl[.gz] --queries-dir DIR --out FILE"
+          + " [--or N] [--and N] [--phrase N]";
 
   /** Characters of Lucene's classic query syntax; a query whose tokens hold one is skipped. */
   private static final String SYNTAX_CHARS = "+-&|!(){}[]^\"~*?:\\/";
@@ -82,18 +84,26 @@ public final class Golden {
   /** Text fields: tokenized, stored, positions + offsets, norms on. */
   private static final FieldType TEXT_TYPE = textFieldType();
 
-  /** The three query forms, in the order they are tried for each raw query. */
+  /**
+   * The three query forms, in the order they are tried for each raw query, with the default number
+   * of queries to collect of each (overridden by {@code --or}, {@code --and}, {@code --phrase}).
+   */
   enum Form {
-    OR("or", OR_QUOTA),
-    AND("and", AND_QUOTA),
-    PHRASE("phrase", PHRASE_QUOTA);
+    OR("or", 150),
+    AND("and", 100),
+    PHRASE("phrase", 100);
 
     final String label;
-    final int quota;
+    final int defaultQuota;
 
-    Form(String label, int quota) {
+    Form(String label, int defaultQuota) {
       this.label = label;
-      this.quota = quota;
+      this.defaultQuota = defaultQuota;
+    }
+
+    /** The command-line option setting this form's quota. */
+    String option() {
+      return "--" + label;
     }
   }
 
@@ -107,8 +117,12 @@ public final class Golden {
   private final StoredFields storedFields;
   private final MultiFieldQueryParser parser;
 
-  private Golden(List<String> fields, DirectoryReader reader) throws IOException {
+  /** How many queries of each form to collect, indexed by {@link Form#ordinal()}. */
+  private final int[] quotas;
+
+  private Golden(List<String> fields, DirectoryReader reader, int[] quotas) throws IOException {
     this.fields = fields;
+    this.quotas = quotas.clone();
     this.searcher = new IndexSearcher(reader);
     this.searcher.setSimilarity(new BM25Similarity());
     this.storedFields = reader.storedFields();
@@ -120,6 +134,7 @@ public final class Golden {
     Path corpus = Path.of(opts.get("--corpus"));
     Path queriesDir = Path.of(opts.get("--queries-dir"));
     Path out = Path.of(opts.get("--out"));
+    int[] quotas = quotas(opts);
 
     long t0 = System.nanoTime();
     try (Directory dir = new ByteBuffersDirectory()) {
@@ -128,7 +143,7 @@ public final class Golden {
       long t1 = System.nanoTime();
       try (DirectoryReader reader = DirectoryReader.open(dir)) {
         checkDocOrder(reader, ids);
-        Golden golden = new Golden(new ArrayList<>(fields), reader);
+        Golden golden = new Golden(new ArrayList<>(fields), reader, quotas);
         List<Result> results = golden.run(readQueries(queriesDir));
         write(out, results);
         long t2 = System.nanoTime();
@@ -142,17 +157,52 @@ public final class Golden {
   // ---------------------------------------------------------------- arguments
 
   private static Map<String, String> parseArgs(String[] args) {
+    Set<String> known = new HashSet<>(List.of("--corpus", "--queries-dir", "--out"));
+    for (Form form : Form.values()) {
+      known.add(form.option());
+    }
     Map<String, String> opts = new java.util.HashMap<>();
     for (int i = 0; i + 1 < args.length; i += 2) {
+      if (!known.contains(args[i])) {
+        usageError("unknown option " + args[i]);
+      }
       opts.put(args[i], args[i + 1]);
     }
     for (String required : List.of("--corpus", "--queries-dir", "--out")) {
       if (!opts.containsKey(required) || args.length % 2 != 0) {
-        System.err.println("usage: Golden --corpus FILE.jsonl[.gz] --queries-dir DIR --out FILE");
-        System.exit(2);
+        usageError(null);
       }
     }
     return opts;
+  }
+
+  /** The quota of each form: its option's value, or its default. */
+  private static int[] quotas(Map<String, String> opts) {
+    int[] quotas = new int[Form.values().length];
+    for (Form form : Form.values()) {
+      String value = opts.get(form.option());
+      int quota = form.defaultQuota;
+      if (value != null) {
+        try {
+          quota = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+          quota = -1;
+        }
+        if (quota < 0) {
+          usageError(form.option() + " needs a non-negative integer, not " + value);
+        }
+      }
+      quotas[form.ordinal()] = quota;
+    }
+    return quotas;
+  }
+
+  private static void usageError(String message) {
+    if (message != null) {
+      System.err.println("Golden: " + message);
+    }
+    System.err.println(USAGE);
+    System.exit(2);
   }
 
   // ---------------------------------------------------------------- indexing
@@ -270,7 +320,7 @@ public final class Golden {
     int[] counts = new int[Form.values().length];
     Set<String> seen = new HashSet<>();
     for (String raw : rawQueries) {
-      if (quotasMet(counts)) {
+      if (quotasMet(counts, quotas)) {
         break;
       }
       List<String> tokens = analyze(raw);
@@ -278,7 +328,8 @@ public final class Golden {
         continue;
       }
       for (Form form : Form.values()) {
-        if (counts[form.ordinal()] >= form.quota || (form != Form.OR && tokens.size() < 2)) {
+        if (counts[form.ordinal()] >= quotas[form.ordinal()]
+            || (form != Form.OR && tokens.size() < 2)) {
           continue;
         }
         Result result = firstWithHits(form, candidates(form, tokens), seen);
@@ -288,15 +339,15 @@ public final class Golden {
         }
       }
     }
-    if (!quotasMet(counts)) {
+    if (!quotasMet(counts, quotas)) {
       throw new IllegalStateException("not enough queries with hits");
     }
     return results;
   }
 
-  private static boolean quotasMet(int[] counts) {
+  private static boolean quotasMet(int[] counts, int[] quotas) {
     for (Form form : Form.values()) {
-      if (counts[form.ordinal()] < form.quota) {
+      if (counts[form.ordinal()] < quotas[form.ordinal()]) {
         return false;
       }
     }

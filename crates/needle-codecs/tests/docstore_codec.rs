@@ -1,0 +1,40 @@
+//! The document store returns every document byte for byte, with and without
+//! a trained dictionary, and aligns documents that would straddle a page.
+
+use needle_codecs::docstore::DocStoreReader;
+use needle_codecs::{footer, SegmentWriter};
+use needle_storage::Directory;
+use proptest::prelude::*;
+
+fn round_trip(docs: &[Vec<u8>]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = Directory::open(tmp.path(), true).unwrap();
+    let mut w = SegmentWriter::create(&dir, "s", docs.len() as u32).unwrap();
+    w.write_docs(&mut |i| Ok(docs[i as usize].clone())).unwrap();
+    w.finish().unwrap();
+    let file = dir.open_read("s.docs").unwrap();
+    let (len, _) = footer::verify("s.docs", file.bytes(), b"DOCS", 1).unwrap();
+    let store = DocStoreReader::open(file.slice(0..len)).unwrap();
+    assert_eq!(store.count() as usize, docs.len());
+    for (i, d) in docs.iter().enumerate() {
+        assert_eq!(&store.get(i as u32).unwrap(), d);
+    }
+    assert!(store.get(docs.len() as u32).is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn random_documents_round_trip(docs in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..3000), 0..40)) {
+        round_trip(&docs);
+    }
+}
+
+#[test]
+fn text_documents_round_trip_with_a_trained_dictionary() {
+    let docs: Vec<Vec<u8>> = (0..3000)
+        .map(|i| format!(r#"{{"id":"d{i}","title":"State of the Union {i}","body":"Fellow citizens {} of the Senate"}}"#, "and the House ".repeat(i % 17)).into_bytes())
+        .collect();
+    round_trip(&docs);
+}

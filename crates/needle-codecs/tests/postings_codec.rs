@@ -1,0 +1,118 @@
+//! Property tests of the grouped postings record: whatever is written reads
+//! back (docs, frequencies, positions, offsets, block bounds), and skipping to
+//! any target lands where a naive scan does.
+
+use needle_codecs::postings::{write_record, DiskPostings};
+use needle_codecs::{Postings, TermPostings};
+use needle_core::{DocSet, TERMINATED};
+use needle_storage::FileSlice;
+use proptest::prelude::*;
+
+#[derive(Debug, Clone)]
+struct List {
+    docs: Vec<u32>,
+    freqs: Vec<u32>,
+    positions: Vec<u32>,
+    offsets: Vec<(u32, u32)>,
+    norms: Vec<u8>,
+}
+
+fn list() -> impl Strategy<Value = List> {
+    (1usize..700, 1u32..40, any::<u64>()).prop_map(|(n, gap, seed)| {
+        let mut x = seed | 1;
+        let mut next = move |m: u32| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % u64::from(m)) as u32
+        };
+        let mut l = List { docs: vec![], freqs: vec![], positions: vec![], offsets: vec![], norms: vec![] };
+        let mut doc = next(gap);
+        for _ in 0..n {
+            l.docs.push(doc);
+            let heavy = next(10) == 0;
+            let f = 1 + next(if heavy { 300 } else { 4 });
+            l.freqs.push(f);
+            let mut p = next(5);
+            let mut o = next(20);
+            for _ in 0..f {
+                l.positions.push(p);
+                l.offsets.push((o, o + 1 + next(9)));
+                p += 1 + next(50);
+                o += 12 + next(30);
+            }
+            doc += 1 + next(gap);
+        }
+        l.norms = (0..=doc).map(|_| next(200) as u8 + 1).collect();
+        l
+    })
+}
+
+fn encode(l: &List, offsets: bool) -> FileSlice {
+    let p = TermPostings { docs: &l.docs, freqs: &l.freqs, positions: &l.positions, offsets: &l.offsets };
+    let mut bytes = vec![0xAA; 3];
+    write_record(&p, true, offsets, &l.norms, &mut bytes);
+    FileSlice::from_vec("t.post", bytes)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn records_round_trip(l in list(), offsets in any::<bool>()) {
+        let file = encode(&l, offsets);
+        let mut p = DiskPostings::open(&file, 3).unwrap();
+        prop_assert_eq!(p.doc_freq() as usize, l.docs.len());
+        let (mut pos, mut off) = (Vec::new(), Vec::new());
+        let mut occ = 0;
+        for (i, &d) in l.docs.iter().enumerate() {
+            prop_assert_eq!(p.doc(), d);
+            prop_assert_eq!(p.freq(), l.freqs[i]);
+            let f = l.freqs[i] as usize;
+            p.positions(&mut pos);
+            prop_assert_eq!(&pos[..], &l.positions[occ..occ + f]);
+            p.offsets(&mut off);
+            if offsets { prop_assert_eq!(&off[..], &l.offsets[occ..occ + f]); } else { prop_assert!(off.is_empty()); }
+            let impact = p.impact(d, d);
+            prop_assert!(impact.max_freq >= l.freqs[i] && impact.min_norm <= l.norms[d as usize]);
+            occ += f;
+            p.advance();
+        }
+        prop_assert_eq!(p.doc(), TERMINATED);
+        prop_assert_eq!(p.advance(), TERMINATED);
+    }
+
+    #[test]
+    fn seeks_land_where_a_scan_does(l in list(), targets in proptest::collection::vec(any::<u32>(), 1..40)) {
+        let file = encode(&l, true);
+        let mut p = DiskPostings::open(&file, 3).unwrap();
+        let max = *l.docs.last().unwrap() + 3;
+        let mut targets: Vec<u32> = targets.into_iter().map(|t| t % max).collect();
+        targets.sort_unstable();
+        let mut pos = Vec::new();
+        for t in targets {
+            let got = p.seek(t);
+            // Targets ascend, so the first document >= t is where a scan would stop.
+            let want = l.docs.iter().position(|&d| d >= t);
+            prop_assert_eq!(got, want.map_or(TERMINATED, |i| l.docs[i]));
+            if let Some(i) = want {
+                prop_assert_eq!(p.freq(), l.freqs[i]);
+                p.positions(&mut pos);
+                let start: usize = l.freqs[..i].iter().map(|&f| f as usize).sum();
+                prop_assert_eq!(&pos[..], &l.positions[start..start + l.freqs[i] as usize]);
+                prop_assert!(p.block_end(got) >= got);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_header_pointing_outside_the_file_is_an_error_naming_it() {
+    let l = List { docs: vec![5], freqs: vec![1], positions: vec![0], offsets: vec![(0, 3)], norms: vec![1; 6] };
+    let file = encode(&l, true);
+    assert!(DiskPostings::open(&file, 3).is_ok());
+    assert!(DiskPostings::open(&file, 10_000).err().unwrap().to_string().contains("t.post"));
+    let mut cut = file.bytes().to_vec();
+    cut.truncate(cut.len() - 2);
+    assert!(DiskPostings::open(&FileSlice::from_vec("t.post", cut), 3).is_err());
+}

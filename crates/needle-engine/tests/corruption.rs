@@ -1,0 +1,88 @@
+//! Corruption: flipping any byte of any index file, or truncating it, must
+//! make opening the index fail with an error that names the file; never a
+//! panic, never an index that opens and answers wrongly.
+
+mod common;
+
+use std::fs;
+
+use needle_engine::Index;
+use needle_testkit::random;
+use rand::Rng;
+
+fn build(path: &std::path::Path) {
+    let mut rng = random::rng(7);
+    let mut index = common::new_index(path);
+    let lines: Vec<String> = (0..300).map(|i| random::document(&mut rng, i).to_string()).collect();
+    common::import_lines(&mut index, &lines[..150], 1 << 20).unwrap();
+    common::import_lines(&mut index, &lines[150..], 1 << 20).unwrap();
+}
+
+fn index_files(path: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(path)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n != "write.lock")
+        .collect();
+    names.sort();
+    names
+}
+
+fn assert_open_fails_naming(path: &std::path::Path, file: &str, what: &str) {
+    match Index::open(path) {
+        Ok(_) => panic!("index opened with {file} {what}"),
+        Err(e) => assert!(e.to_string().contains(file), "{file} {what}: error does not name the file: {e}"),
+    }
+}
+
+#[test]
+fn every_flipped_byte_is_reported_with_the_file_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    build(tmp.path());
+    let mut rng = random::rng(11);
+    let files = index_files(tmp.path());
+    assert!(files.len() >= 11, "two segments of five files and a manifest: {files:?}");
+    for name in files {
+        let path = tmp.path().join(&name);
+        let original = fs::read(&path).unwrap();
+        // Every byte of small files; the ends and a random sample of large ones.
+        let positions: Vec<usize> = if original.len() <= 4096 {
+            (0..original.len()).collect()
+        } else {
+            (0..64).chain(original.len() - 64..original.len()).chain((0..300).map(|_| rng.gen_range(0..original.len()))).collect()
+        };
+        for pos in positions {
+            let mut bad = original.clone();
+            bad[pos] ^= 1 << rng.gen_range(0..8);
+            fs::write(&path, &bad).unwrap();
+            assert_open_fails_naming(tmp.path(), &name, &format!("flipped at byte {pos}"));
+        }
+        fs::write(&path, &original).unwrap();
+    }
+    Index::open(tmp.path()).expect("restored index opens");
+}
+
+#[test]
+fn every_truncation_is_reported_with_the_file_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    build(tmp.path());
+    for name in index_files(tmp.path()) {
+        let path = tmp.path().join(&name);
+        let original = fs::read(&path).unwrap();
+        let step = (original.len() / 97).max(1);
+        for len in (0..original.len()).step_by(step).chain([original.len() - 1]) {
+            fs::write(&path, &original[..len]).unwrap();
+            assert_open_fails_naming(tmp.path(), &name, &format!("truncated to {len} bytes"));
+        }
+        fs::write(&path, &original).unwrap();
+    }
+}
+
+#[test]
+fn a_missing_segment_file_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    build(tmp.path());
+    let victim = index_files(tmp.path()).into_iter().find(|n| n.ends_with(".norms")).unwrap();
+    fs::remove_file(tmp.path().join(&victim)).unwrap();
+    assert_open_fails_naming(tmp.path(), &victim, "deleted");
+}

@@ -1,0 +1,99 @@
+//! Random documents and random queries: the engine's top hits and counts must
+//! equal those of a naive index scoring every document by brute force, over
+//! several segments and again after merging them into one. Failures print the
+//! seed; `NEEDLE_TEST_SEED=N cargo test --test oracle` replays one case.
+
+mod common;
+
+use needle_core::FieldId;
+use needle_engine::Index;
+use needle_search::{Query, SearchOptions, TopDocs};
+use needle_testkit::{random, Oracle, OracleField};
+use rand::Rng;
+
+fn seeds() -> Vec<u64> {
+    match std::env::var("NEEDLE_TEST_SEED") {
+        Ok(s) => vec![s.parse().expect("NEEDLE_TEST_SEED is a number")],
+        Err(_) => {
+            let fresh = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+            vec![1, 2, 3, 4, 5, fresh]
+        }
+    }
+}
+
+#[test]
+fn random_queries_match_the_oracle_across_segments_and_after_merge() {
+    for seed in seeds() {
+        run_case(seed);
+    }
+}
+
+fn run_case(seed: u64) {
+    let mut rng = random::rng(seed);
+    let n_docs = if seed % 2 == 0 { rng.gen_range(300..1500) } else { rng.gen_range(10..300) };
+    let docs: Vec<serde_json::Value> = (0..n_docs).map(|i| random::document(&mut rng, i)).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut index = common::new_index(tmp.path());
+    let lines: Vec<String> = docs.iter().map(|d| d.to_string()).collect();
+    let cut = rng.gen_range(0..=lines.len());
+    common::import_lines(&mut index, &lines[..cut], 64 << 10).unwrap();
+    common::import_lines(&mut index, &lines[cut..], 256 << 10).unwrap();
+    let schema = index.schema();
+    let [title, body, tag] = ["title", "body", "tag"].map(|f| schema.field_id(f).unwrap());
+    let oracle = build_oracle(&docs, title, body, tag);
+    let queries: Vec<Query> = (0..80).map(|_| random::query(&mut rng, &[title, body], tag, 2)).collect();
+    let segments = index.segments().len();
+    check_all(&index, &oracle, &queries, seed, &format!("{segments} segments"));
+    index.merge(1).unwrap();
+    assert_eq!(index.segments().len(), 1);
+    check_all(&index, &oracle, &queries, seed, "after merge");
+}
+
+fn build_oracle(docs: &[serde_json::Value], title: FieldId, body: FieldId, tag: FieldId) -> Oracle {
+    let mut oracle = Oracle::new(&[(title, OracleField::Text), (body, OracleField::Text), (tag, OracleField::Keyword)]);
+    for d in docs {
+        let mut values = Vec::new();
+        for (name, field) in [("title", title), ("body", body), ("tag", tag)] {
+            match &d[name] {
+                serde_json::Value::String(s) => values.push((field, vec![s.clone()])),
+                serde_json::Value::Array(a) => values.push((field, a.iter().map(|v| v.as_str().unwrap().to_string()).collect())),
+                _ => {}
+            }
+        }
+        oracle.add(&values);
+    }
+    oracle
+}
+
+fn check_all(index: &Index, oracle: &Oracle, queries: &[Query], seed: u64, stage: &str) {
+    for (i, q) in queries.iter().enumerate() {
+        let expected = oracle.search(q);
+        for (k, track) in [(10, u64::MAX), (3, 0), (25, 0)] {
+            let top = index.top_docs(q, SearchOptions { top_k: k, track_total_hits: track }).unwrap();
+            let ctx = format!("seed {seed}, {stage}, query #{i} (k={k}, track={track}): {q:?}");
+            compare(&top, &expected, k, &ctx);
+            if track == u64::MAX {
+                assert_eq!(top.total, expected.len() as u64, "total hits differ; {ctx}");
+            }
+        }
+    }
+}
+
+fn compare(top: &TopDocs, expected: &[(u64, f32)], k: usize, ctx: &str) {
+    let tol = |s: f32| 1e-5 * s.abs().max(1.0);
+    assert_eq!(top.hits.len(), expected.len().min(k), "hit count differs; {ctx}");
+    for (rank, hit) in top.hits.iter().enumerate() {
+        let (want_doc, want_score) = expected[rank];
+        assert!(
+            (hit.score - want_score).abs() <= tol(want_score),
+            "rank {rank}: engine doc {} score {} but oracle doc {want_doc} score {want_score}; {ctx}",
+            hit.global,
+            hit.score
+        );
+        let own = expected.iter().find(|(d, _)| *d == hit.global).map(|e| e.1);
+        assert!(own.is_some_and(|s| (s - hit.score).abs() <= tol(s)), "doc {} should not rank {rank}; {ctx}", hit.global);
+        if rank + 1 < expected.len() && (expected[rank + 1].1 - want_score).abs() > tol(want_score) {
+            assert_eq!(hit.global, want_doc, "rank {rank} holds another document; {ctx}");
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Seeded random documents and queries. A small Zipf-like vocabulary makes
+//! terms repeat and phrases occur; documents vary in length, miss fields, and
+//! sometimes hold several values.
+
+use needle_core::FieldId;
+use needle_search::{BoolQuery, PhraseQuery, Query, TermQuery};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::json;
+
+pub const WORDS: &[&str] = &[
+    "the", "of", "and", "needle", "hay", "stack", "search", "engine", "fast", "disk", "memory", "query", "term",
+    "phrase", "block", "score", "lucene", "rust", "index", "segment", "merge", "posting", "bloom", "filter",
+    "cache", "latency", "zipf", "quick", "brown", "fox",
+];
+
+pub fn rng(seed: u64) -> StdRng {
+    StdRng::seed_from_u64(seed)
+}
+
+/// A word, the first ones far more often (roughly Zipf).
+pub fn word(rng: &mut StdRng) -> &'static str {
+    let r: f64 = rng.gen();
+    let i = ((WORDS.len() as f64).powf(r * r) as usize).saturating_sub(1);
+    WORDS[i.min(WORDS.len() - 1)]
+}
+
+pub fn sentence(rng: &mut StdRng, max_words: usize) -> String {
+    let n = rng.gen_range(1..=max_words);
+    let words: Vec<String> = (0..n)
+        .map(|_| {
+            let w = word(rng);
+            if rng.gen_ratio(1, 8) { w.to_uppercase() } else { w.to_string() }
+        })
+        .collect();
+    words.join(if rng.gen_ratio(1, 4) { ", " } else { " " })
+}
+
+/// A document as a JSON line with `id`, `title` (text), `body` (text, maybe
+/// several values) and `tag` (keyword), any of them possibly missing.
+pub fn document(rng: &mut StdRng, id: usize) -> serde_json::Value {
+    let mut doc = json!({ "id": format!("doc-{id}") });
+    if rng.gen_ratio(4, 5) {
+        doc["title"] = json!(sentence(rng, 6));
+    }
+    if rng.gen_ratio(9, 10) {
+        doc["body"] = if rng.gen_ratio(1, 6) {
+            json!([sentence(rng, 30), sentence(rng, 30)])
+        } else {
+            json!(sentence(rng, 80))
+        };
+    }
+    if rng.gen_ratio(1, 2) {
+        doc["tag"] = json!(WORDS[rng.gen_range(0..6)]);
+    }
+    doc
+}
+
+/// A random query over the given text and keyword fields.
+pub fn query(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth: u32) -> Query {
+    let field = text_fields[rng.gen_range(0..text_fields.len())];
+    match rng.gen_range(0..if depth == 0 { 3 } else { 5 }) {
+        0 => Query::Term(TermQuery { field, term: word(rng).as_bytes().to_vec() }),
+        1 => {
+            let n = rng.gen_range(2..=3);
+            let terms = (0..n).map(|i| (i as u32, word(rng).as_bytes().to_vec())).collect();
+            Query::Phrase(PhraseQuery { field, terms, slop: 0 })
+        }
+        2 => Query::Term(TermQuery { field: keyword, term: WORDS[rng.gen_range(0..6)].as_bytes().to_vec() }),
+        _ => {
+            let mut b = BoolQuery::default();
+            for _ in 0..rng.gen_range(1..=4) {
+                let q = query(rng, text_fields, keyword, depth - 1);
+                match rng.gen_range(0..10) {
+                    0..=4 => b.should.push(q),
+                    5..=6 => b.must.push(q),
+                    7..=8 => b.must_not.push(q),
+                    _ => b.filter.push(q),
+                }
+            }
+            if rng.gen_ratio(1, 5) && b.should.len() > 1 {
+                b.minimum_should_match = rng.gen_range(1..=b.should.len() as u32);
+            }
+            Query::Bool(b)
+        }
+    }
+}
