@@ -38,6 +38,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print every field's statistics and every term with its frequencies (TSV).
+    Dump {
+        #[arg(long)]
+        index: PathBuf,
+    },
     /// Print a stored document as JSON (exit status 1 when there is none).
     Get {
         #[arg(long)]
@@ -70,6 +75,11 @@ fn run(command: Command) -> needle_core::Result<ExitCode> {
         }
         Command::Search(args) => search_cmd::run(args),
         Command::Check { index, json } => check(&index, json),
+        Command::Dump { index } => {
+            let stdout = std::io::stdout();
+            Index::open(&index)?.dump_terms(&mut std::io::BufWriter::new(stdout.lock()))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Get { index, id } => match Index::open(&index)?.get(&id)? {
             Some(source) => {
                 println!("{source}");

@@ -6,6 +6,7 @@
 
 mod check;
 mod document;
+mod dump;
 mod import;
 mod index;
 mod manifest;

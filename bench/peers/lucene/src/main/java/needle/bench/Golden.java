@@ -1,10 +1,7 @@
 package needle.bench;
 
-import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,22 +12,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
-import java.util.TreeSet;
-import java.util.zip.GZIPInputStream;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
-import org.apache.lucene.document.Document;
-import org.apache.lucene.document.Field;
-import org.apache.lucene.document.FieldType;
-import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.IndexOptions;
-import org.apache.lucene.index.IndexWriter;
-import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.index.LogDocMergePolicy;
-import org.apache.lucene.index.SerialMergeScheduler;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.queryparser.classic.MultiFieldQueryParser;
 import org.apache.lucene.queryparser.classic.ParseException;
@@ -52,10 +38,8 @@ import org.apache.lucene.store.Directory;
  * <p>{@code --or}, {@code --and} and {@code --phrase} set how many queries of each form to collect
  * (defaults 150, 100 and 100).
  *
- * <p>Indexing: one thread, documents in file order, then {@code forceMerge(1)}, so Lucene doc id =
- * line number. The {@code id} string is stored as {@code _id} (not searched); every other string
- * field is a stored text field with positions, offsets and norms. Analyzer: {@link
- * StandardAnalyzer} defaults (no stop words); similarity: {@link BM25Similarity} defaults.
+ * <p>Indexing: see {@link CorpusIndex} (one thread, file order, one segment, {@link
+ * StandardAnalyzer} defaults). Searching uses {@link BM25Similarity} defaults.
  *
  * <p>Queries: the TREC Terabyte 2005 efficiency topics and the MS MARCO dev-subset questions,
  * interleaved line by line. Each usable raw query gives up to three Needle query strings (OR
@@ -77,12 +61,6 @@ public final class Golden {
 
   /** Characters of Lucene's classic query syntax; a query whose tokens hold one is skipped. */
   private static final String SYNTAX_CHARS = "+-&|!(){}[]^\"~*?:\\/";
-
-  /** The stored, unsearched field holding each document's {@code id}. */
-  private static final String ID_FIELD = "_id";
-
-  /** Text fields: tokenized, stored, positions + offsets, norms on. */
-  private static final FieldType TEXT_TYPE = textFieldType();
 
   /**
    * The three query forms, in the order they are tried for each raw query, with the default number
@@ -139,10 +117,10 @@ public final class Golden {
     long t0 = System.nanoTime();
     try (Directory dir = new ByteBuffersDirectory()) {
       List<String> ids = new ArrayList<>();
-      SortedSet<String> fields = index(corpus, dir, ids);
+      SortedSet<String> fields = CorpusIndex.index(corpus, dir, ids);
       long t1 = System.nanoTime();
       try (DirectoryReader reader = DirectoryReader.open(dir)) {
-        checkDocOrder(reader, ids);
+        CorpusIndex.checkDocOrder(reader, ids);
         Golden golden = new Golden(new ArrayList<>(fields), reader, quotas);
         List<Result> results = golden.run(readQueries(queriesDir));
         write(out, results);
@@ -203,85 +181,6 @@ public final class Golden {
     }
     System.err.println(USAGE);
     System.exit(2);
-  }
-
-  // ---------------------------------------------------------------- indexing
-
-  private static FieldType textFieldType() {
-    FieldType type = new FieldType();
-    type.setTokenized(true);
-    type.setStored(true);
-    type.setOmitNorms(false);
-    type.setIndexOptions(IndexOptions.DOCS_AND_FREQS_AND_POSITIONS_AND_OFFSETS);
-    type.freeze();
-    return type;
-  }
-
-  /**
-   * Indexes the corpus into {@code dir} as one segment in file order. Appends each document's id
-   * to {@code ids} and returns the names of the text fields seen.
-   */
-  private static SortedSet<String> index(Path corpus, Directory dir, List<String> ids)
-      throws IOException {
-    SortedSet<String> textFields = new TreeSet<>();
-    try (IndexWriter writer = new IndexWriter(dir, writerConfig());
-        BufferedReader in = openText(corpus)) {
-      String line;
-      while ((line = in.readLine()) != null) {
-        if (line.isBlank()) {
-          continue;
-        }
-        Map<String, Object> json = Json.parseObject(line);
-        writer.addDocument(toDocument(json, ids, textFields));
-      }
-      writer.forceMerge(1);
-      writer.commit();
-    }
-    return textFields;
-  }
-
-  /**
-   * One indexing thread (this one), adjacent-only merges and a serial scheduler: the single merged
-   * segment keeps the documents in the order they were added.
-   */
-  private static IndexWriterConfig writerConfig() {
-    IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer());
-    config.setOpenMode(IndexWriterConfig.OpenMode.CREATE);
-    config.setSimilarity(new BM25Similarity());
-    config.setMergePolicy(new LogDocMergePolicy());
-    config.setMergeScheduler(new SerialMergeScheduler());
-    config.setRAMBufferSizeMB(256);
-    return config;
-  }
-
-  private static Document toDocument(
-      Map<String, Object> json, List<String> ids, Set<String> textFields) {
-    if (!(json.get("id") instanceof String id)) {
-      throw new IllegalArgumentException("document without a string \"id\": " + json.keySet());
-    }
-    ids.add(id);
-    Document doc = new Document();
-    doc.add(new StringField(ID_FIELD, id, Field.Store.YES));
-    for (Map.Entry<String, Object> entry : json.entrySet()) {
-      if (!entry.getKey().equals("id") && entry.getValue() instanceof String text) {
-        doc.add(new Field(entry.getKey(), text, TEXT_TYPE));
-        textFields.add(entry.getKey());
-      }
-    }
-    return doc;
-  }
-
-  /** Fails unless the index is one segment whose doc ids follow the corpus order. */
-  private static void checkDocOrder(DirectoryReader reader, List<String> ids) throws IOException {
-    if (reader.leaves().size() != 1 || reader.maxDoc() != ids.size()) {
-      throw new IllegalStateException("expected one segment of " + ids.size() + " docs");
-    }
-    StoredFields stored = reader.storedFields();
-    for (int doc = 0; doc < ids.size(); doc++) {
-      if (!ids.get(doc).equals(stored.document(doc).get(ID_FIELD))) {
-        throw new IllegalStateException("doc " + doc + " is not line " + doc + " of the corpus");
-      }
-    }
   }
 
   // ---------------------------------------------------------------- queries
@@ -392,7 +291,7 @@ public final class Golden {
     TopDocs top = searcher.search(query, TOP_K);
     List<Hit> hits = new ArrayList<>(top.scoreDocs.length);
     for (ScoreDoc sd : top.scoreDocs) {
-      hits.add(new Hit(storedFields.document(sd.doc).get(ID_FIELD), sd.score));
+      hits.add(new Hit(storedFields.document(sd.doc).get(CorpusIndex.ID_FIELD), sd.score));
     }
     return new Result(form, queryString, searcher.count(query), hits);
   }
@@ -470,16 +369,5 @@ public final class Golden {
       sb.append(form.label);
     }
     return sb.append(" queries").toString();
-  }
-
-  // ---------------------------------------------------------------- files
-
-  /** Opens a UTF-8 text file, gunzipping it when its name ends with .gz. */
-  private static BufferedReader openText(Path file) throws IOException {
-    InputStream in = Files.newInputStream(file);
-    if (file.getFileName().toString().endsWith(".gz")) {
-      in = new GZIPInputStream(in, 1 << 16);
-    }
-    return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
   }
 }

@@ -1,0 +1,124 @@
+//! The `needle` command end to end: index, search (text and JSON), get,
+//! merge and check, including the exit codes and messages of failures.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn needle(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_needle")).args(args).output().expect("needle runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn write_docs(dir: &Path, name: &str, lines: &[&str]) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+const DOCS: &[&str] = &[
+    r#"{"id":"a","title":"The quick brown fox","body":"jumps over the lazy dog"}"#,
+    r#"{"id":"b","title":"Lazy afternoons","body":"the dog sleeps; the fox is quick"}"#,
+    r#"{"id":"c","title":"Nothing here","body":"an unrelated line of text"}"#,
+];
+
+#[test]
+fn index_search_get_merge_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = tmp.path().join("idx");
+    let index = index.to_str().unwrap();
+    let input = write_docs(tmp.path(), "docs.jsonl", DOCS);
+    let o = needle(&["index", "--index", index, "--input", &input]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(stdout(&o).contains("indexed 3 documents"), "{}", stdout(&o));
+    let more = write_docs(tmp.path(), "more.jsonl", &[r#"{"id":"d","title":"quick quick quick fox"}"#]);
+    assert!(needle(&["index", "--index", index, "--input", &more]).status.success());
+
+    let o = needle(&["search", "--index", index, "--json", "--highlight", "\"quick brown\""]);
+    assert!(o.status.success(), "{o:?}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["hits"][0]["_id"], "a");
+    assert_eq!(v["hits"][0]["highlight"]["title"][0], "The <em>quick brown</em> fox");
+    assert!(v["took_ms"].is_number());
+    assert_eq!(v["hits"].as_array().unwrap().len(), 1);
+
+    let o = needle(&["search", "--index", index, "--json", "+fox +dog -title:lazy"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let ids: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["a"]);
+
+    let o = needle(&["search", "--index", index, "--top", "2", "fox"]);
+    let text = stdout(&o);
+    assert!(text.starts_with("3 hits") && text.lines().filter(|l| l.contains("score")).count() == 2, "{text}");
+
+    let o = needle(&["get", "--index", index, "b"]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).trim(), DOCS[1]);
+    let o = needle(&["get", "--index", index, "nope"]);
+    assert_eq!(o.status.code(), Some(1));
+
+    let o = needle(&["merge", "--index", index, "--max-segments", "1"]);
+    assert!(o.status.success() && stdout(&o).contains("1 segment(s) now"), "{}", stdout(&o));
+    let o = needle(&["check", "--index", index, "--json"]);
+    assert!(o.status.success());
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(report["docs"], 4);
+    assert_eq!(report["ok"], true);
+}
+
+#[test]
+fn errors_are_clear_and_exit_nonzero() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = tmp.path().join("idx");
+    let index = index.to_str().unwrap();
+    let input = write_docs(tmp.path(), "docs.jsonl", DOCS);
+    assert!(needle(&["index", "--index", index, "--input", &input]).status.success());
+
+    let bad = write_docs(tmp.path(), "bad.jsonl", &[DOCS[0], "{oops"]);
+    let o = needle(&["index", "--index", index, "--input", &bad]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("line 2: malformed JSON"), "{o:?}");
+
+    let o = needle(&["search", "--index", index, "\"unclosed"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unterminated phrase"));
+
+    let o = needle(&["search", "--index", tmp.path().join("missing").to_str().unwrap(), "x"]);
+    assert_eq!(o.status.code(), Some(2));
+
+    let victim = std::fs::read_dir(index).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|e| e == "post")).unwrap();
+    let mut bytes = std::fs::read(&victim).unwrap();
+    bytes[10] ^= 0xFF;
+    std::fs::write(&victim, bytes).unwrap();
+    let name = victim.file_name().unwrap().to_str().unwrap();
+    let o = needle(&["check", "--index", index]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains(name) && stdout(&o).contains("CORRUPT"), "{}", stdout(&o));
+    let o = needle(&["search", "--index", index, "fox"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(name));
+}
+
+#[test]
+fn reads_gzip_and_stdin() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let index = tmp.path().join("idx");
+    let gz = tmp.path().join("docs.jsonl.gz");
+    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
+    enc.write_all(DOCS.join("\n").as_bytes()).unwrap();
+    enc.finish().unwrap();
+    let o = needle(&["index", "--index", index.to_str().unwrap(), "--input", gz.to_str().unwrap()]);
+    assert!(stdout(&o).contains("indexed 3 documents"), "{o:?}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_needle"))
+        .args(["index", "--index", index.to_str().unwrap(), "--input", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(br#"{"id":"s","title":"from stdin"}"#).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(stdout(&o).contains("indexed 1 documents") && stdout(&o).contains("holds 4 documents"), "{o:?}");
+}
