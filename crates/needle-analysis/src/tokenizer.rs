@@ -1,6 +1,14 @@
-//! UAX #29 word segmentation, keeping the segments Lucene's StandardTokenizer
-//! keeps: those holding a letter, digit or ideograph. Punctuation and spaces
-//! between words are dropped.
+//! UAX #29 word segmentation, keeping the words Lucene's StandardTokenizer
+//! keeps: those holding a letter, a decimal digit, an ideograph, or an emoji.
+//! Punctuation, spaces and lone symbols such as `²` between words are dropped.
+//!
+//! Three corrections bring `unicode-segmentation`'s words to Lucene's:
+//! - a character that no UAX #29 rule lets inside a word (say U+00B8, the
+//!   cedilla, which the crate lets join `19¸u`) ends the word there;
+//! - a word longer than 255 characters is cut after 255, and the rest is
+//!   segmented afresh (so `…,209,202` continues as `209,202`, as Lucene's
+//!   scanner restarts);
+//! - emoji and pictographs (`©`, `®`, `👍`) are words of their own.
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -9,26 +17,95 @@ pub const MAX_TOKEN_CHARS: usize = 255;
 
 /// Calls `emit(start, end)` with the byte range of every word of `text`, in order.
 pub fn for_each_word(text: &str, mut emit: impl FnMut(usize, usize)) {
+    words_in(text, 0, &mut emit);
+}
+
+fn words_in(text: &str, base: usize, emit: &mut impl FnMut(usize, usize)) {
     for (start, word) in text.split_word_bound_indices() {
-        if !word.chars().any(char::is_alphanumeric) {
+        let cut = word.char_indices().find(|&(_, c)| !may_join(c)).map(|(i, _)| i).filter(|_| word.chars().nth(1).is_some());
+        if let Some(cut) = cut {
+            words_in(&word[..cut], base + start, emit);
+            let rest = &word[cut..];
+            let skip = rest.chars().next().map_or(0, char::len_utf8);
+            words_in(&rest[skip..], base + start + cut + skip, emit);
             continue;
         }
-        split_long_word(word, start, &mut emit);
+        if is_word(word) {
+            split_long_word(word, base + start, emit);
+        }
     }
 }
 
+/// Whether a word is kept: Lucene's token types (alphanumeric, numeric, ideographic, emoji...).
+fn is_word(word: &str) -> bool {
+    word.chars().any(|c| (c.is_alphabetic() && !is_combining(c)) || is_decimal_digit(c) || is_pictographic(c))
+}
+
+/// Characters UAX #29 allows inside a word besides letters and digits:
+/// MidLetter, MidNum, MidNumLet, ExtendNumLet, Format, and combining marks.
+fn may_join(c: char) -> bool {
+    c.is_alphanumeric()
+        || matches!(
+            c,
+            '\'' | '.' | ',' | ':' | ';' | '_' | '\u{00AD}' | '\u{00B7}' | '\u{0387}' | '\u{055F}' | '\u{05F4}'
+                | '\u{060C}' | '\u{060D}' | '\u{066C}' | '\u{07F8}' | '\u{200B}'..='\u{200F}' | '\u{2018}' | '\u{2019}'
+                | '\u{2024}' | '\u{2027}' | '\u{202A}'..='\u{202F}' | '\u{203F}' | '\u{2040}' | '\u{2044}'
+                | '\u{2054}' | '\u{2060}'..='\u{206F}' | '\u{FE10}' | '\u{FE13}' | '\u{FE14}' | '\u{FE33}'
+                | '\u{FE34}' | '\u{FE4D}'..='\u{FE50}' | '\u{FE52}' | '\u{FE54}' | '\u{FE55}' | '\u{FEFF}'
+                | '\u{FF07}' | '\u{FF0C}' | '\u{FF0E}' | '\u{FF1A}' | '\u{FF1B}' | '\u{FF3F}'
+        )
+        || is_combining(c)
+}
+
+/// Combining marks and joiners, which attach to the character before them.
+fn is_combining(c: char) -> bool {
+    matches!(c, '\u{0300}'..='\u{036F}' | '\u{0483}'..='\u{0489}' | '\u{0591}'..='\u{05BD}' | '\u{0610}'..='\u{061A}'
+        | '\u{064B}'..='\u{065F}' | '\u{0900}'..='\u{0903}' | '\u{093A}'..='\u{094F}' | '\u{1AB0}'..='\u{1AFF}'
+        | '\u{1DC0}'..='\u{1DFF}' | '\u{20D0}'..='\u{20FF}' | '\u{FE00}'..='\u{FE0F}' | '\u{FE20}'..='\u{FE2F}'
+        | '\u{1F3FB}'..='\u{1F3FF}' | '\u{E0020}'..='\u{E007F}')
+}
+
+/// A decimal digit of any script (Unicode Nd): numeric, and not one of the
+/// superscripts, fractions or enclosed numbers (No) that make no word alone.
+fn is_decimal_digit(c: char) -> bool {
+    c.is_numeric()
+        && !matches!(c, '\u{00B2}' | '\u{00B3}' | '\u{00B9}' | '\u{00BC}'..='\u{00BE}' | '\u{09F4}'..='\u{09F9}'
+            | '\u{2070}'..='\u{209F}' | '\u{2150}'..='\u{218F}' | '\u{2460}'..='\u{24FF}' | '\u{2776}'..='\u{2793}'
+            | '\u{3192}'..='\u{3195}' | '\u{3220}'..='\u{3229}' | '\u{3248}'..='\u{325F}' | '\u{3280}'..='\u{3289}'
+            | '\u{32B1}'..='\u{32BF}' | '\u{1F100}'..='\u{1F10C}')
+}
+
+/// Pictographs, as Lucene's emoji rule takes them (Unicode Extended_Pictographic:
+/// the symbol blocks listed exactly, the supplementary planes as ranges).
+fn is_pictographic(c: char) -> bool {
+    matches!(c, '\u{00A9}' | '\u{00AE}' | '\u{203C}' | '\u{2049}' | '\u{2122}' | '\u{2139}' | '\u{2194}'..='\u{2199}'
+        | '\u{21A9}' | '\u{21AA}' | '\u{231A}' | '\u{231B}' | '\u{2328}' | '\u{2388}' | '\u{23CF}' | '\u{23E9}'..='\u{23F3}'
+        | '\u{23F8}'..='\u{23FA}' | '\u{24C2}' | '\u{25AA}' | '\u{25AB}' | '\u{25B6}' | '\u{25C0}'
+        | '\u{25FB}'..='\u{25FE}' | '\u{2600}'..='\u{2605}' | '\u{2607}'..='\u{2612}' | '\u{2614}'..='\u{2685}'
+        | '\u{2690}'..='\u{2705}' | '\u{2708}'..='\u{2712}' | '\u{2714}' | '\u{2716}' | '\u{271D}' | '\u{2721}'
+        | '\u{2728}' | '\u{2733}' | '\u{2734}' | '\u{2744}' | '\u{2747}' | '\u{274C}' | '\u{274E}'
+        | '\u{2753}'..='\u{2755}' | '\u{2757}' | '\u{2763}'..='\u{2767}' | '\u{2795}'..='\u{2797}' | '\u{27A1}'
+        | '\u{27B0}' | '\u{27BF}' | '\u{2934}' | '\u{2935}' | '\u{2B05}'..='\u{2B07}'
+        | '\u{2B1B}' | '\u{2B1C}' | '\u{2B50}' | '\u{2B55}' | '\u{3030}' | '\u{303D}' | '\u{3297}' | '\u{3299}'
+        | '\u{1F000}'..='\u{1F0FF}' | '\u{1F10D}'..='\u{1F10F}' | '\u{1F12F}' | '\u{1F16C}'..='\u{1F171}'
+        | '\u{1F17E}' | '\u{1F17F}' | '\u{1F18E}' | '\u{1F191}'..='\u{1F19A}' | '\u{1F1AD}'..='\u{1F1E5}'
+        | '\u{1F201}'..='\u{1F20F}' | '\u{1F21A}' | '\u{1F22F}' | '\u{1F232}'..='\u{1F23A}' | '\u{1F23C}'..='\u{1F23F}'
+        | '\u{1F249}'..='\u{1F3FA}' | '\u{1F400}'..='\u{1F53D}' | '\u{1F546}'..='\u{1F64F}' | '\u{1F680}'..='\u{1F6FF}'
+        | '\u{1F774}'..='\u{1F77F}' | '\u{1F7D5}'..='\u{1F7FF}' | '\u{1F80C}'..='\u{1F80F}' | '\u{1F848}'..='\u{1F84F}'
+        | '\u{1F85A}'..='\u{1F85F}' | '\u{1F888}'..='\u{1F88F}' | '\u{1F8AE}'..='\u{1F8FF}' | '\u{1F90C}'..='\u{1F93A}'
+        | '\u{1F93C}'..='\u{1F945}' | '\u{1F947}'..='\u{1FAFF}' | '\u{1FC00}'..='\u{1FFFD}')
+}
+
+/// Emits the first 255 characters of an over-long word, then segments the rest
+/// again, as Lucene's scanner restarts after a cut token.
 fn split_long_word(word: &str, start: usize, emit: &mut impl FnMut(usize, usize)) {
-    let mut piece_start = start;
-    let mut chars = 0;
-    for (i, _) in word.char_indices() {
-        if chars == MAX_TOKEN_CHARS {
-            emit(piece_start, start + i);
-            piece_start = start + i;
-            chars = 0;
+    match word.char_indices().nth(MAX_TOKEN_CHARS) {
+        None => emit(start, start + word.len()),
+        Some((cut, _)) => {
+            emit(start, start + cut);
+            words_in(&word[cut..], start + cut, emit);
         }
-        chars += 1;
     }
-    emit(piece_start, start + word.len());
 }
 
 #[cfg(test)]
@@ -42,23 +119,25 @@ mod tests {
     }
 
     #[test]
-    fn splits_on_uax29_boundaries() {
-        assert_eq!(words("Don't stop: U.S.A. 3.14, foo_bar e-mail!"), [
-            "Don't", "stop", "U.S.A", "3.14", "foo_bar", "e", "mail"
+    fn splits_like_lucene_standard_tokenizer() {
+        // Tokens Lucene 10.6's StandardAnalyzer produces for the same text (before lowercasing).
+        assert_eq!(words("don't U.S.A. 3.14 foo_bar e-mail a:b x.y 1,000 café"), [
+            "don't", "U.S.A", "3.14", "foo_bar", "e", "mail", "a:b", "x.y", "1,000", "café"
         ]);
+        assert_eq!(words("日本語 カタカナ 👍"), ["日", "本", "語", "カタカナ", "👍"]);
     }
 
     #[test]
-    fn ideographs_are_single_tokens() {
-        assert_eq!(words("日本語"), ["日", "本", "語"]);
+    fn symbols_neither_join_nor_stand_alone() {
+        assert_eq!(words("19\u{b8}u \u{b8}u 3² ² © ☆ ✓ ★ x \u{fffd}\u{363}"), ["19", "u", "u", "3", "©", "★", "x"]);
     }
 
     #[test]
-    fn long_words_are_cut_into_pieces() {
+    fn long_words_are_cut_and_the_rest_segmented_again() {
         let long = "a".repeat(300);
         let w = words(&long);
-        assert_eq!(w.len(), 2);
-        assert_eq!(w[0].len(), 255);
-        assert_eq!(w[1].len(), 45);
+        assert_eq!(w.iter().map(|w| w.len()).collect::<Vec<_>>(), [255, 45]);
+        let digits = format!("{},209,202", "1".repeat(254));
+        assert_eq!(words(&digits)[1], "209,202");
     }
 }

@@ -65,13 +65,13 @@ public final class TermStats {
     long count = 0;
     try (BufferedWriter w = Files.newBufferedWriter(out, StandardCharsets.UTF_8)) {
       for (String field : fields) {
-        Terms terms = leaf.terms(field);
+        Terms terms = Terms.getTerms(leaf, field); // empty, not null, for a field without terms
         w.write("#field\t" + field + "\t" + terms.getDocCount() + "\t"
             + terms.getSumTotalTermFreq() + "\t" + terms.getSumDocFreq() + "\n");
       }
       // A TermsEnum walks its field's terms in BytesRef (unsigned byte) order.
       for (String field : fields) {
-        TermsEnum te = leaf.terms(field).iterator();
+        TermsEnum te = Terms.getTerms(leaf, field).iterator();
         for (BytesRef term = te.next(); term != null; term = te.next(), count++) {
           w.write(field + "\t" + escape(term.utf8ToString()) + "\t" + te.docFreq() + "\t"
               + te.totalTermFreq() + "\n");
