@@ -22,7 +22,11 @@ pub fn corpus_path() -> PathBuf {
 /// The first `limit` lines of a gzip JSON-lines corpus.
 pub fn read_lines(path: &Path, limit: usize) -> Vec<String> {
     let file = std::fs::File::open(path).expect("corpus exists");
-    BufReader::new(flate2::read::GzDecoder::new(file)).lines().take(limit).map(|l| l.expect("corpus reads")).collect()
+    BufReader::new(flate2::read::GzDecoder::new(file))
+        .lines()
+        .take(limit)
+        .map(|l| l.expect("corpus reads"))
+        .collect()
 }
 
 /// Indexes `lines` into a fresh index in `dir`, merged to one segment.
@@ -30,7 +34,9 @@ pub fn build_index(dir: &Path, lines: &[String]) -> Index {
     let mut index = Index::open_or_create(dir, None).expect("index opens");
     let text = lines.join("\n");
     let options = ImportOptions { threads: 2, memory_bytes: 1 << 30, skip_bad: false };
-    index.import(&mut std::io::Cursor::new(text.into_bytes()), &options, &ImportProgress::default()).expect("import");
+    index
+        .import(&mut std::io::Cursor::new(text.into_bytes()), &options, &ImportProgress::default())
+        .expect("import");
     index.merge(1).expect("merge");
     index
 }

@@ -22,7 +22,11 @@ pub fn for_each_word(text: &str, mut emit: impl FnMut(usize, usize)) {
 
 fn words_in(text: &str, base: usize, emit: &mut impl FnMut(usize, usize)) {
     for (start, word) in text.split_word_bound_indices() {
-        let cut = word.char_indices().find(|&(_, c)| !may_join(c)).map(|(i, _)| i).filter(|_| word.chars().nth(1).is_some());
+        let cut = word
+            .char_indices()
+            .find(|&(_, c)| !may_join(c))
+            .map(|(i, _)| i)
+            .filter(|_| word.chars().nth(1).is_some());
         if let Some(cut) = cut {
             words_in(&word[..cut], base + start, emit);
             let rest = &word[cut..];
@@ -121,15 +125,19 @@ mod tests {
     #[test]
     fn splits_like_lucene_standard_tokenizer() {
         // Tokens Lucene 10.6's StandardAnalyzer produces for the same text (before lowercasing).
-        assert_eq!(words("don't U.S.A. 3.14 foo_bar e-mail a:b x.y 1,000 café"), [
-            "don't", "U.S.A", "3.14", "foo_bar", "e", "mail", "a:b", "x.y", "1,000", "café"
-        ]);
+        assert_eq!(
+            words("don't U.S.A. 3.14 foo_bar e-mail a:b x.y 1,000 café"),
+            ["don't", "U.S.A", "3.14", "foo_bar", "e", "mail", "a:b", "x.y", "1,000", "café"]
+        );
         assert_eq!(words("日本語 カタカナ 👍"), ["日", "本", "語", "カタカナ", "👍"]);
     }
 
     #[test]
     fn symbols_neither_join_nor_stand_alone() {
-        assert_eq!(words("19\u{b8}u \u{b8}u 3² ² © ☆ ✓ ★ x \u{fffd}\u{363}"), ["19", "u", "u", "3", "©", "★", "x"]);
+        assert_eq!(
+            words("19\u{b8}u \u{b8}u 3² ² © ☆ ✓ ★ x \u{fffd}\u{363}"),
+            ["19", "u", "u", "3", "©", "★", "x"]
+        );
     }
 
     #[test]

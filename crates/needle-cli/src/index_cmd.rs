@@ -54,7 +54,11 @@ pub fn run(args: IndexArgs) -> needle_core::Result<ExitCode> {
                 let secs = start.elapsed().as_secs_f64().max(1e-3);
                 let docs = progress.docs.load(Ordering::Relaxed);
                 let mb = progress.bytes.load(Ordering::Relaxed) as f64 / 1e6;
-                bar.set_message(format!("{docs} docs  {:.0} docs/s  {:.1} MB/s", docs as f64 / secs, mb / secs));
+                bar.set_message(format!(
+                    "{docs} docs  {:.0} docs/s  {:.1} MB/s",
+                    docs as f64 / secs,
+                    mb / secs
+                ));
                 bar.tick();
                 std::thread::sleep(Duration::from_millis(100));
             }
@@ -74,7 +78,13 @@ pub fn run(args: IndexArgs) -> needle_core::Result<ExitCode> {
         summary.docs as f64 / secs,
         summary.input_bytes as f64 / 1e6 / secs
     );
-    println!("{} new segment(s), {} terms; index now holds {} documents in {} segment(s)", summary.segments, summary.terms, index.num_docs(), index.segments().len());
+    println!(
+        "{} new segment(s), {} terms; index now holds {} documents in {} segment(s)",
+        summary.segments,
+        summary.terms,
+        index.num_docs(),
+        index.segments().len()
+    );
     print_file_sizes(&index)?;
     for (line, reason) in &summary.skipped {
         eprintln!("skipped line {line}: {reason}");

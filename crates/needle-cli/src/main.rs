@@ -11,7 +11,11 @@ use clap::{Parser, Subcommand};
 use needle_engine::Index;
 
 #[derive(Parser)]
-#[command(name = "needle", version, about = "Needle: a full-text search engine that reads from SSD only what a query needs")]
+#[command(
+    name = "needle",
+    version,
+    about = "Needle: a full-text search engine that reads from SSD only what a query needs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -96,7 +100,9 @@ fn run(command: Command) -> needle_core::Result<ExitCode> {
 fn check(path: &std::path::Path, json: bool) -> needle_core::Result<ExitCode> {
     let report = match Index::open(path) {
         Ok(index) => index.check(),
-        Err(e) => needle_engine::CheckReport { ok: false, problems: vec![e.to_string()], ..Default::default() },
+        Err(e) => {
+            needle_engine::CheckReport { ok: false, problems: vec![e.to_string()], ..Default::default() }
+        }
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));

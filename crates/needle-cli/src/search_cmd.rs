@@ -53,7 +53,8 @@ fn print_text(r: &SearchResponse) {
         for (field, fragments) in &hit.highlight {
             for f in fragments {
                 let flat: String = f.split_whitespace().collect::<Vec<_>>().join(" ");
-                let shown = if bold { flat.replace("<em>", "\x1b[1m").replace("</em>", "\x1b[0m") } else { flat };
+                let shown =
+                    if bold { flat.replace("<em>", "\x1b[1m").replace("</em>", "\x1b[0m") } else { flat };
                 println!("     {field}: {shown}");
             }
         }

@@ -51,7 +51,10 @@ fn index_search_get_merge_check() {
 
     let o = needle(&["search", "--index", index, "--top", "2", "fox"]);
     let text = stdout(&o);
-    assert!(text.starts_with("3 hits") && text.lines().filter(|l| l.contains("score")).count() == 2, "{text}");
+    assert!(
+        text.starts_with("3 hits") && text.lines().filter(|l| l.contains("score")).count() == 2,
+        "{text}"
+    );
 
     let o = needle(&["get", "--index", index, "b"]);
     assert!(o.status.success());
@@ -88,7 +91,11 @@ fn errors_are_clear_and_exit_nonzero() {
     let o = needle(&["search", "--index", tmp.path().join("missing").to_str().unwrap(), "x"]);
     assert_eq!(o.status.code(), Some(2));
 
-    let victim = std::fs::read_dir(index).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|e| e == "post")).unwrap();
+    let victim = std::fs::read_dir(index)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "post"))
+        .unwrap();
     let mut bytes = std::fs::read(&victim).unwrap();
     bytes[10] ^= 0xFF;
     std::fs::write(&victim, bytes).unwrap();
@@ -107,7 +114,8 @@ fn reads_gzip_and_stdin() {
     let tmp = tempfile::tempdir().unwrap();
     let index = tmp.path().join("idx");
     let gz = tmp.path().join("docs.jsonl.gz");
-    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
+    let mut enc =
+        flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
     enc.write_all(DOCS.join("\n").as_bytes()).unwrap();
     enc.finish().unwrap();
     let o = needle(&["index", "--index", index.to_str().unwrap(), "--input", gz.to_str().unwrap()]);

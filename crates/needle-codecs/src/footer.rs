@@ -65,7 +65,10 @@ pub fn verify(file: &str, bytes: &[u8], kind: &[u8; 4], max_version: u32) -> Res
     let stored = u32::from_le_bytes(tail[16..20].try_into().unwrap());
     let actual = crc32fast::hash(&bytes[..bytes.len() - 8]);
     if stored != actual {
-        return Err(Error::corrupt(file, format!("checksum mismatch (stored {stored:08x}, computed {actual:08x})")));
+        return Err(Error::corrupt(
+            file,
+            format!("checksum mismatch (stored {stored:08x}, computed {actual:08x})"),
+        ));
     }
     let version = u32::from_le_bytes(tail[4..8].try_into().unwrap());
     if version == 0 || version > max_version {

@@ -77,7 +77,8 @@ mod tests {
     fn matches_lucene_smallfloat() {
         // Values printed by Lucene 10.6's SmallFloat.intToByte4 / byte4ToInt.
         assert_eq!(NUM_FREE_VALUES, 24);
-        let encoded: Vec<u8> = [0, 1, 23, 24, 25, 100, 1000, 100_000].iter().map(|&n| encode_length(n)).collect();
+        let encoded: Vec<u8> =
+            [0, 1, 23, 24, 25, 100, 1000, 100_000].iter().map(|&n| encode_length(n)).collect();
         assert_eq!(encoded, [0, 1, 23, 24, 25, 57, 87, 140]);
         let decoded: Vec<u32> = [40, 41, 42, 49, 50, 56, 255].iter().map(|&b| decode_length(b)).collect();
         assert_eq!(decoded, [40, 42, 44, 60, 64, 88, 2_013_265_944]);

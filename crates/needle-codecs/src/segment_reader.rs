@@ -47,7 +47,8 @@ impl SegmentReader {
         let meta = SegmentMeta::decode(&meta_name, &dir.read_all(&meta_name)?)?;
         let postings = open_verified(dir, &post, postings::KIND, postings::VERSION)?;
         let term_bytes = open_verified(dir, &terms, b"TERM", 1)?;
-        let terms = fst::Map::new(TermBytes(term_bytes)).map_err(|e| Error::corrupt(&terms, e.to_string()))?;
+        let terms =
+            fst::Map::new(TermBytes(term_bytes)).map_err(|e| Error::corrupt(&terms, e.to_string()))?;
         let norms = open_verified(dir, &norms_name, b"NORM", 1)?;
         let normed = meta.fields.iter().filter(|f| f.norms_index.is_some()).count();
         if norms.len() != normed * meta.max_doc as usize {
@@ -121,4 +122,3 @@ impl SegmentRead for SegmentReader {
         self.docs.get(doc)
     }
 }
-

@@ -45,7 +45,14 @@ impl SegmentWriter {
 
     /// Declares a field before its terms. `norms` holds one byte per document
     /// (text fields); `doc_count` is the number of documents with the field.
-    pub fn add_field(&mut self, field: FieldId, positions: bool, offsets: bool, norms: Option<Vec<u8>>, doc_count: u64) {
+    pub fn add_field(
+        &mut self,
+        field: FieldId,
+        positions: bool,
+        offsets: bool,
+        norms: Option<Vec<u8>>,
+        doc_count: u64,
+    ) {
         let meta = FieldMeta {
             field,
             positions,
@@ -59,7 +66,8 @@ impl SegmentWriter {
 
     /// Writes one term's record. Terms must come in (field, term bytes) order.
     pub fn add_term(&mut self, field: FieldId, term: &[u8], p: &TermPostings) -> Result<()> {
-        let state = self.fields.get_mut(&field).ok_or_else(|| Error::Index(format!("field {field} not declared")))?;
+        let state =
+            self.fields.get_mut(&field).ok_or_else(|| Error::Index(format!("field {field} not declared")))?;
         self.record.clear();
         let norms = state.norms.as_deref().unwrap_or(&[]);
         let sizes = write_record(p, state.meta.positions, state.meta.offsets, norms, &mut self.record);

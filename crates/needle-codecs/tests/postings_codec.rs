@@ -108,7 +108,8 @@ proptest! {
 
 #[test]
 fn a_header_pointing_outside_the_file_is_an_error_naming_it() {
-    let l = List { docs: vec![5], freqs: vec![1], positions: vec![0], offsets: vec![(0, 3)], norms: vec![1; 6] };
+    let l =
+        List { docs: vec![5], freqs: vec![1], positions: vec![0], offsets: vec![(0, 3)], norms: vec![1; 6] };
     let file = encode(&l, true);
     assert!(DiskPostings::open(&file, 3).is_ok());
     assert!(DiskPostings::open(&file, 10_000).err().unwrap().to_string().contains("t.post"));

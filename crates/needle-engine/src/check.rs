@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use fst::Streamer;
-use needle_codecs::postings::read_header;
 use needle_codecs::page::PAGE;
+use needle_codecs::postings::read_header;
 use needle_codecs::{termmap, Postings, SegmentRead, SegmentReader};
 use needle_core::{DocSet, Result, TERMINATED};
 use serde::Serialize;
@@ -65,8 +65,11 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
         if len <= PAGE && offset / PAGE != (offset + len - 1) / PAGE {
             problem(format!("{label}: a {len}-byte record straddles a 4 KiB page"));
         }
-        if u64::from(zone_pages) != ((header.header_and_skip + header.docs) as u64).div_ceil(PAGE).min(65535) {
-            problem(format!("{label}: term map's prefetch zone ({zone_pages} pages) does not match the record"));
+        if u64::from(zone_pages) != ((header.header_and_skip + header.docs) as u64).div_ceil(PAGE).min(65535)
+        {
+            problem(format!(
+                "{label}: term map's prefetch zone ({zone_pages} pages) does not match the record"
+            ));
         }
         *sizes.entry("skip").or_default() += header.header_and_skip as u64;
         *sizes.entry("doc_ids_and_freqs").or_default() += header.docs as u64;
@@ -84,15 +87,23 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
             let freq = p.freq();
             let impact = p.impact(doc, doc);
             let norm = norms.map_or(0, |n| n[doc as usize]);
-            if freq == 0 || freq > impact.max_freq || (norms.is_some() && (norm < impact.min_norm || norm == 0)) {
-                problem(format!("{label}: doc {doc} freq {freq}/norm {norm} outside its block bound {impact:?}"));
+            if freq == 0
+                || freq > impact.max_freq
+                || (norms.is_some() && (norm < impact.min_norm || norm == 0))
+            {
+                problem(format!(
+                    "{label}: doc {doc} freq {freq}/norm {norm} outside its block bound {impact:?}"
+                ));
             }
             if fm.positions {
                 p.positions(&mut positions);
                 p.offsets(&mut offsets);
-                let ordered = positions.windows(2).all(|w| w[0] < w[1]) && offsets.iter().all(|(s, e)| s <= e);
+                let ordered =
+                    positions.windows(2).all(|w| w[0] < w[1]) && offsets.iter().all(|(s, e)| s <= e);
                 if positions.len() != freq as usize || offsets.len() != freq as usize || !ordered {
-                    problem(format!("{label}: doc {doc} positions/offsets do not match its frequency or are out of order"));
+                    problem(format!(
+                        "{label}: doc {doc} positions/offsets do not match its frequency or are out of order"
+                    ));
                 }
             }
             df += 1;
@@ -101,7 +112,11 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
             doc = p.advance();
         }
         if df != u64::from(p.doc_freq()) || ttf != header.total_term_freq {
-            problem(format!("{label}: header says df {} ttf {}, postings hold {df}/{ttf}", p.doc_freq(), header.total_term_freq));
+            problem(format!(
+                "{label}: header says df {} ttf {}, postings hold {df}/{ttf}",
+                p.doc_freq(),
+                header.total_term_freq
+            ));
         }
         let f = per_field.entry(field).or_default();
         *f = (f.0 + df, f.1 + ttf, f.2 + 1);
@@ -125,12 +140,17 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
     }
     let (dict, docs, index) = seg.doc_store().sizes();
     report.terms += terms;
-    let add = |sizes: &mut BTreeMap<String, u64>, k: &str, v: u64| *sizes.entry(k.to_string()).or_default() += v;
+    let add =
+        |sizes: &mut BTreeMap<String, u64>, k: &str, v: u64| *sizes.entry(k.to_string()).or_default() += v;
     for (k, v) in sizes {
         add(&mut report.sizes, k, v);
     }
     add(&mut report.sizes, "term_map", seg.term_map().as_fst().as_bytes().len() as u64);
-    add(&mut report.sizes, "norms", meta.fields.iter().filter(|f| f.norms_index.is_some()).count() as u64 * u64::from(meta.max_doc));
+    add(
+        &mut report.sizes,
+        "norms",
+        meta.fields.iter().filter(|f| f.norms_index.is_some()).count() as u64 * u64::from(meta.max_doc),
+    );
     add(&mut report.sizes, "doc_store", docs);
     add(&mut report.sizes, "doc_store_dictionary", dict);
     add(&mut report.sizes, "doc_store_index", index);

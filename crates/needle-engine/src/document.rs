@@ -30,7 +30,9 @@ pub(crate) fn parse_document(line: &str, schema: &RwLock<Schema>) -> Result<Pars
         None | Some(Value::Null) => auto_id(),
         Some(Value::String(s)) if !s.is_empty() && s.len() <= 512 => s,
         Some(Value::Number(n)) => n.to_string(),
-        Some(other) => return Err(format!("`id` must be a non-empty string of at most 512 bytes, not {other}")),
+        Some(other) => {
+            return Err(format!("`id` must be a non-empty string of at most 512 bytes, not {other}"))
+        }
     };
     let mut named: Vec<(String, Vec<&Value>)> = Vec::new();
     for (key, v) in &object {
@@ -40,7 +42,11 @@ pub(crate) fn parse_document(line: &str, schema: &RwLock<Schema>) -> Result<Pars
     for (name, values) in named {
         let Some(field) = resolve_field(schema, &name, &values)? else { continue };
         let kind = schema.read().unwrap().field(field).kind;
-        let strings = values.iter().filter(|v| !v.is_null()).map(|v| field_value(&name, kind, v)).collect::<Result<Vec<_>, _>>()?;
+        let strings = values
+            .iter()
+            .filter(|v| !v.is_null())
+            .map(|v| field_value(&name, kind, v))
+            .collect::<Result<Vec<_>, _>>()?;
         if !strings.is_empty() {
             fields.push((field, strings));
         }
@@ -90,12 +96,16 @@ pub(crate) fn field_value(name: &str, kind: FieldKind, v: &Value) -> Result<Stri
     match (kind, v) {
         (FieldKind::Text | FieldKind::Keyword, Value::String(s)) => Ok(s.clone()),
         (FieldKind::Text | FieldKind::Keyword, Value::Number(_) | Value::Bool(_)) => Ok(v.to_string()),
-        (FieldKind::Long, Value::Number(n)) => {
-            n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9e18).map(|f| f as i64)).map(|i| i.to_string()).ok_or_else(wrong)
-        }
+        (FieldKind::Long, Value::Number(n)) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9e18).map(|f| f as i64))
+            .map(|i| i.to_string())
+            .ok_or_else(wrong),
         (FieldKind::Long, Value::String(s)) => canonical_long(s).ok_or_else(wrong),
         (FieldKind::Double, Value::Number(n)) => n.as_f64().map(canonical_double).ok_or_else(wrong),
-        (FieldKind::Double, Value::String(s)) => s.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double).ok_or_else(wrong),
+        (FieldKind::Double, Value::String(s)) => {
+            s.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double).ok_or_else(wrong)
+        }
         (FieldKind::Boolean, Value::Bool(b)) => Ok(b.to_string()),
         (FieldKind::Boolean, Value::String(s)) if s == "true" || s == "false" => Ok(s.clone()),
         _ => Err(wrong()),
@@ -135,7 +145,8 @@ pub(crate) fn add_to_builder(builder: &mut SegmentBuilder, doc: ParsedDoc, schem
 
 fn auto_id() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     format!("auto-{nanos:x}-{:x}", NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
@@ -184,11 +195,17 @@ mod tests {
     #[test]
     fn dynamic_fields_are_typed_from_values() {
         let schema = RwLock::new(Schema::default());
-        let doc = parse_document(r#"{"id":"d1","title":"Hi","n":3,"x":1.5,"o":{"k":"v"},"t":["a","b"]}"#, &schema).unwrap();
+        let doc =
+            parse_document(r#"{"id":"d1","title":"Hi","n":3,"x":1.5,"o":{"k":"v"},"t":["a","b"]}"#, &schema)
+                .unwrap();
         assert_eq!(doc.id, "d1");
         let s = schema.read().unwrap();
-        let kinds: Vec<_> = ["title", "n", "x", "o.k", "t"].iter().map(|n| s.field(s.field_id(n).unwrap()).kind).collect();
-        assert_eq!(kinds, [FieldKind::Text, FieldKind::Long, FieldKind::Double, FieldKind::Text, FieldKind::Text]);
+        let kinds: Vec<_> =
+            ["title", "n", "x", "o.k", "t"].iter().map(|n| s.field(s.field_id(n).unwrap()).kind).collect();
+        assert_eq!(
+            kinds,
+            [FieldKind::Text, FieldKind::Long, FieldKind::Double, FieldKind::Text, FieldKind::Text]
+        );
         let t = s.field_id("t").unwrap();
         assert_eq!(doc.fields.iter().find(|(f, _)| *f == t).unwrap().1, ["a", "b"]);
     }

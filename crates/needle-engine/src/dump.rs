@@ -29,7 +29,12 @@ impl Index {
                 }
             }
             if s.doc_count > 0 {
-                writeln!(out, "#field\t{name}\t{}\t{}\t{}", s.doc_count, s.sum_total_term_freq, s.sum_doc_freq).map_err(io)?;
+                writeln!(
+                    out,
+                    "#field\t{name}\t{}\t{}\t{}",
+                    s.doc_count, s.sum_total_term_freq, s.sum_doc_freq
+                )
+                .map_err(io)?;
             }
         }
         let mut union = fst::map::OpBuilder::new();
@@ -45,7 +50,8 @@ impl Index {
             }
             let (mut df, mut ttf) = (0, 0);
             for s in sources {
-                let h = read_header(self.segments()[s.index].postings_file(), termmap::unpack_entry(s.value).0)?;
+                let h =
+                    read_header(self.segments()[s.index].postings_file(), termmap::unpack_entry(s.value).0)?;
                 df += u64::from(h.doc_freq);
                 ttf += h.total_term_freq;
             }
@@ -53,7 +59,10 @@ impl Index {
         }
         rows.sort();
         for (field, term, df, ttf) in rows {
-            let t = String::from_utf8_lossy(&term).replace('\\', "\\\\").replace('\t', "\\t").replace('\n', "\\n");
+            let t = String::from_utf8_lossy(&term)
+                .replace('\\', "\\\\")
+                .replace('\t', "\\t")
+                .replace('\n', "\\n");
             writeln!(out, "{field}\t{t}\t{df}\t{ttf}").map_err(io)?;
         }
         Ok(())

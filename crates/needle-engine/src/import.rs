@@ -123,7 +123,8 @@ pub(crate) fn run_import(
         return Err(e);
     }
     results.sort_by_key(|r| r.seq);
-    let mut summary = ImportSummary { input_bytes: progress.bytes.load(Ordering::Relaxed), ..Default::default() };
+    let mut summary =
+        ImportSummary { input_bytes: progress.bytes.load(Ordering::Relaxed), ..Default::default() };
     let mut created = Vec::new();
     for r in results {
         summary.docs += r.docs;
@@ -142,7 +143,9 @@ pub(crate) fn run_import(
 /// reports the same line however threads were scheduled).
 fn earliest(a: Option<Error>, b: Error) -> Error {
     match (a, &b) {
-        (Some(Error::Input { line: la, reason }), Error::Input { line: lb, .. }) if la < *lb => Error::Input { line: la, reason },
+        (Some(Error::Input { line: la, reason }), Error::Input { line: lb, .. }) if la < *lb => {
+            Error::Input { line: la, reason }
+        }
         (Some(a), _) if !matches!(a, Error::Input { .. }) => a,
         _ => b,
     }
@@ -162,7 +165,9 @@ fn read_chunks(
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        let n = input.read_until(b'\n', &mut buf).map_err(|e| Error::Input { line: line_no + 1, reason: format!("read failed: {e}") })?;
+        let n = input
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| Error::Input { line: line_no + 1, reason: format!("read failed: {e}") })?;
         if n == 0 || abort.load(Ordering::Relaxed) {
             break;
         }
@@ -212,7 +217,8 @@ fn index_chunk(
         }
     }
     let docs = u64::from(builder.max_doc());
-    let (name, meta) = if docs > 0 { (Some(name.to_string()), Some(builder.flush(dir, name)?)) } else { (None, None) };
+    let (name, meta) =
+        if docs > 0 { (Some(name.to_string()), Some(builder.flush(dir, name)?)) } else { (None, None) };
     Ok(ChunkResult { seq: chunk.seq, name, docs, meta, skipped })
 }
 

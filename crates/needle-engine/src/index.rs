@@ -15,7 +15,9 @@ use needle_storage::Directory;
 use serde::Serialize;
 
 use crate::document::{decode_stored, field_text};
-use crate::import::{delete_segment, open_segments, run_import, ImportOptions, ImportProgress, ImportSummary};
+use crate::import::{
+    delete_segment, open_segments, run_import, ImportOptions, ImportProgress, ImportSummary,
+};
 use crate::manifest::{self, Manifest, SegmentEntry};
 use crate::schema::{Schema, ID_FIELD};
 
@@ -85,7 +87,11 @@ impl Index {
     pub fn open(path: &Path) -> Result<Index> {
         let dir = Directory::open(path, false)?;
         if !dir.exists(manifest::FILE) {
-            return Err(Error::Index(format!("{} is not a Needle index (no {})", path.display(), manifest::FILE)));
+            return Err(Error::Index(format!(
+                "{} is not a Needle index (no {})",
+                path.display(),
+                manifest::FILE
+            )));
         }
         let manifest = Manifest::read(&dir)?;
         let names: Vec<String> = manifest.segments.iter().map(|s| s.name.clone()).collect();
@@ -111,13 +117,19 @@ impl Index {
 
     /// Adds the documents of `input` (JSON lines) as new segments, committed
     /// together when all are written.
-    pub fn import(&mut self, input: &mut dyn BufRead, options: &ImportOptions, progress: &ImportProgress) -> Result<ImportSummary> {
+    pub fn import(
+        &mut self,
+        input: &mut dyn BufRead,
+        options: &ImportOptions,
+        progress: &ImportProgress,
+    ) -> Result<ImportSummary> {
         let _lock = self.dir.lock(LOCK_FILE)?;
         self.manifest = Manifest::read(&self.dir)?;
         self.remove_unreferenced_files()?;
         let schema = RwLock::new(self.manifest.schema.clone());
         let mut next = self.manifest.clone();
-        let (created, summary) = run_import(&self.dir, &schema, input, &mut || next.new_segment_name(), options, progress)?;
+        let (created, summary) =
+            run_import(&self.dir, &schema, input, &mut || next.new_segment_name(), options, progress)?;
         let opened = match open_segments(&self.dir, &created) {
             Ok(o) => o,
             Err(e) => {
@@ -196,7 +208,8 @@ impl Index {
 
     /// Runs a parsed query: hits as (segment, document, score).
     pub fn top_docs(&self, query: &Query, options: SearchOptions) -> Result<TopDocs> {
-        let segments: Vec<&dyn SegmentRead> = self.segments.iter().map(|s| s.as_ref() as &dyn SegmentRead).collect();
+        let segments: Vec<&dyn SegmentRead> =
+            self.segments.iter().map(|s| s.as_ref() as &dyn SegmentRead).collect();
         Searcher::new(segments).search(query, options)
     }
 
@@ -212,7 +225,11 @@ impl Index {
             let record = segment.stored(h.doc)?;
             let file = format!("{}.docs", segment.name());
             let (id, source) = decode_stored(&file, &record)?;
-            let highlight = if request.highlight { self.highlight(segment, h.doc, source, &rewritten)? } else { BTreeMap::new() };
+            let highlight = if request.highlight {
+                self.highlight(segment, h.doc, source, &rewritten)?
+            } else {
+                BTreeMap::new()
+            };
             hits.push(Hit { id: id.to_string(), score: h.score, highlight });
         }
         Ok(SearchResponse {
@@ -223,14 +240,21 @@ impl Index {
         })
     }
 
-    fn highlight(&self, segment: &SegmentReader, doc: DocId, source: &str, query: &Query) -> Result<BTreeMap<String, Vec<String>>> {
+    fn highlight(
+        &self,
+        segment: &SegmentReader,
+        doc: DocId,
+        source: &str,
+        query: &Query,
+    ) -> Result<BTreeMap<String, Vec<String>>> {
         let spans = match_spans(segment, doc, query)?;
         let mut out = BTreeMap::new();
         if spans.is_empty() {
             return Ok(out);
         }
-        let json: serde_json::Value = serde_json::from_str(source)
-            .map_err(|e| Error::corrupt(format!("{}.docs", segment.name()), format!("stored source is not JSON: {e}")))?;
+        let json: serde_json::Value = serde_json::from_str(source).map_err(|e| {
+            Error::corrupt(format!("{}.docs", segment.name()), format!("stored source is not JSON: {e}"))
+        })?;
         for (field, field_spans) in spans {
             let name = &self.schema().field(field).name;
             if let Some(text) = field_text(&json, name) {
@@ -272,7 +296,11 @@ fn plan_merge(segments: &[SegmentEntry], max: usize) -> Vec<Vec<usize>> {
         let remaining_segments = segments.len() - i;
         let groups_left = max - groups.len();
         let current = groups.last_mut().unwrap();
-        if !current.is_empty() && size + u64::from(s.max_doc) > target && groups_left > 0 && remaining_segments > 0 {
+        if !current.is_empty()
+            && size + u64::from(s.max_doc) > target
+            && groups_left > 0
+            && remaining_segments > 0
+        {
             groups.push(vec![i]);
             size = u64::from(s.max_doc);
         } else {
@@ -293,7 +321,12 @@ mod tests {
 
     #[test]
     fn merge_plan_keeps_order_and_respects_the_maximum() {
-        for (sizes, max) in [(vec![10, 10, 10, 10], 1), (vec![10, 10, 10, 10], 2), (vec![1, 100, 1, 1, 50], 3), (vec![5; 9], 4)] {
+        for (sizes, max) in [
+            (vec![10, 10, 10, 10], 1),
+            (vec![10, 10, 10, 10], 2),
+            (vec![1, 100, 1, 1, 50], 3),
+            (vec![5; 9], 4),
+        ] {
             let groups = plan_merge(&entries(&sizes), max);
             assert!(groups.len() <= max, "{sizes:?} {max}: {groups:?}");
             let flat: Vec<usize> = groups.concat();

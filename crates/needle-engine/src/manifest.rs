@@ -42,7 +42,8 @@ impl Manifest {
     pub fn read(dir: &Directory) -> Result<Self> {
         let bytes = dir.read_all(FILE)?;
         let (len, _) = footer::verify(FILE, &bytes, KIND, VERSION)?;
-        let m: Manifest = serde_json::from_slice(&bytes[..len]).map_err(|e| Error::corrupt(FILE, format!("bad JSON: {e}")))?;
+        let m: Manifest = serde_json::from_slice(&bytes[..len])
+            .map_err(|e| Error::corrupt(FILE, format!("bad JSON: {e}")))?;
         let schema = m.schema.prepared().map_err(|e| Error::corrupt(FILE, e.to_string()))?;
         Ok(Manifest { schema, ..m })
     }

@@ -20,8 +20,13 @@ impl QueryFields for Schema {
     fn analyze(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>> {
         let def = self.field(field);
         let single = |t: Option<String>| {
-            t.map(|t| vec![(0, t)])
-                .ok_or_else(|| Error::Query(format!("field `{}` holds {} values; `{text}` is not one", def.name, def.kind.name())))
+            t.map(|t| vec![(0, t)]).ok_or_else(|| {
+                Error::Query(format!(
+                    "field `{}` holds {} values; `{text}` is not one",
+                    def.name,
+                    def.kind.name()
+                ))
+            })
         };
         match def.kind {
             FieldKind::Text => {
@@ -30,7 +35,9 @@ impl QueryFields for Schema {
             }
             FieldKind::Keyword => Ok(vec![(0, text.to_string())]),
             FieldKind::Long => single(canonical_long(text)),
-            FieldKind::Double => single(text.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double)),
+            FieldKind::Double => {
+                single(text.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double))
+            }
             FieldKind::Boolean => single((text == "true" || text == "false").then(|| text.to_string())),
         }
     }

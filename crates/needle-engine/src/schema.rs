@@ -104,7 +104,13 @@ impl PartialEq for Schema {
 
 impl Default for Schema {
     fn default() -> Self {
-        let id = FieldDef { name: "_id".into(), kind: FieldKind::Keyword, index: true, analyzer: None, stopwords: None };
+        let id = FieldDef {
+            name: "_id".into(),
+            kind: FieldKind::Keyword,
+            index: true,
+            analyzer: None,
+            stopwords: None,
+        };
         Schema::from_fields(Dynamic::True, vec![id]).expect("the default schema is valid")
     }
 }
@@ -127,13 +133,18 @@ impl Schema {
         if self.by_name.contains_key(&f.name) {
             return Err(Error::Schema(format!("field `{}` is defined twice", f.name)));
         }
-        let id = FieldId::try_from(self.fields.len()).map_err(|_| Error::Schema("too many fields (65,536)".into()))?;
+        let id = FieldId::try_from(self.fields.len())
+            .map_err(|_| Error::Schema("too many fields (65,536)".into()))?;
         let analyzer = match (f.kind, f.index) {
             (FieldKind::Text, true) => {
                 let name = f.analyzer.as_deref().unwrap_or("standard");
-                let kind = AnalyzerKind::parse(name)
-                    .filter(|k| *k != AnalyzerKind::Keyword)
-                    .ok_or_else(|| Error::Schema(format!("field `{}`: unknown analyzer `{name}` (standard, english)", f.name)))?;
+                let kind =
+                    AnalyzerKind::parse(name).filter(|k| *k != AnalyzerKind::Keyword).ok_or_else(|| {
+                        Error::Schema(format!(
+                            "field `{}`: unknown analyzer `{name}` (standard, english)",
+                            f.name
+                        ))
+                    })?;
                 Some(Arc::new(Analyzer::new(kind, f.stopwords.as_deref())))
             }
             _ => None,
@@ -146,18 +157,25 @@ impl Schema {
 
     /// Reads an Elasticsearch-style mapping (see the module docs).
     pub fn from_mapping(json: &str) -> Result<Self> {
-        let mut v: Value = serde_json::from_str(json).map_err(|e| Error::Schema(format!("mapping is not valid JSON: {e}")))?;
+        let mut v: Value = serde_json::from_str(json)
+            .map_err(|e| Error::Schema(format!("mapping is not valid JSON: {e}")))?;
         if let Some(inner) = v.get_mut("mappings") {
             v = inner.take();
         }
-        let Value::Object(mut top) = v else { return Err(Error::Schema("mapping must be a JSON object".into())) };
+        let Value::Object(mut top) = v else {
+            return Err(Error::Schema("mapping must be a JSON object".into()));
+        };
         let dynamic = match top.remove("dynamic") {
             None | Some(Value::Bool(true)) => Dynamic::True,
             Some(Value::Bool(false)) => Dynamic::False,
             Some(Value::String(s)) if s == "true" => Dynamic::True,
             Some(Value::String(s)) if s == "false" => Dynamic::False,
             Some(Value::String(s)) if s == "strict" => Dynamic::Strict,
-            Some(other) => return Err(Error::Schema(format!("mapping: `dynamic` must be true, false or \"strict\", not {other}"))),
+            Some(other) => {
+                return Err(Error::Schema(format!(
+                    "mapping: `dynamic` must be true, false or \"strict\", not {other}"
+                )))
+            }
         };
         let properties = match top.remove("properties") {
             None => serde_json::Map::new(),
@@ -165,7 +183,9 @@ impl Schema {
             Some(_) => return Err(Error::Schema("mapping: `properties` must be an object".into())),
         };
         if let Some(key) = top.keys().next() {
-            return Err(Error::Schema(format!("mapping: unknown key `{key}` (expected dynamic, properties)")));
+            return Err(Error::Schema(format!(
+                "mapping: unknown key `{key}` (expected dynamic, properties)"
+            )));
         }
         let mut schema = Schema { dynamic, ..Schema::default() };
         for (name, def) in properties {
@@ -188,7 +208,9 @@ impl Schema {
 
     /// Indexed text fields: what a query term without a field searches.
     pub fn text_fields(&self) -> Vec<FieldId> {
-        (0..self.fields.len() as FieldId).filter(|&i| self.field(i).kind == FieldKind::Text && self.field(i).index).collect()
+        (0..self.fields.len() as FieldId)
+            .filter(|&i| self.field(i).kind == FieldKind::Text && self.field(i).index)
+            .collect()
     }
 
     /// Adds a field found in a document, typed from its value, when the
@@ -214,10 +236,13 @@ impl Schema {
 }
 
 fn parse_field(name: &str, def: Value) -> Result<FieldDef> {
-    let Value::Object(mut m) = def else { return Err(Error::Schema(format!("mapping for `{name}` must be an object"))) };
+    let Value::Object(mut m) = def else {
+        return Err(Error::Schema(format!("mapping for `{name}` must be an object")));
+    };
     let bad = |what: &str| Error::Schema(format!("mapping for `{name}`: {what}"));
     let kind = match m.remove("type") {
-        Some(Value::String(t)) => FieldKind::parse(&t).ok_or_else(|| bad(&format!("unknown type `{t}` (text, keyword, long, double, boolean)")))?,
+        Some(Value::String(t)) => FieldKind::parse(&t)
+            .ok_or_else(|| bad(&format!("unknown type `{t}` (text, keyword, long, double, boolean)")))?,
         Some(_) => return Err(bad("`type` must be a string")),
         None => return Err(bad("`type` is missing")),
     };
@@ -234,7 +259,10 @@ fn parse_field(name: &str, def: Value) -> Result<FieldDef> {
     let stopwords = match m.remove("stopwords") {
         None => None,
         Some(Value::Array(words)) if kind == FieldKind::Text => Some(
-            words.into_iter().map(|w| w.as_str().map(str::to_string).ok_or_else(|| bad("`stopwords` must be strings"))).collect::<Result<_>>()?,
+            words
+                .into_iter()
+                .map(|w| w.as_str().map(str::to_string).ok_or_else(|| bad("`stopwords` must be strings")))
+                .collect::<Result<_>>()?,
         ),
         Some(_) => return Err(bad("`stopwords` must be a list of strings, on a text field")),
     };

@@ -49,7 +49,10 @@ fn every_flipped_byte_is_reported_with_the_file_name() {
         let positions: Vec<usize> = if original.len() <= 4096 {
             (0..original.len()).collect()
         } else {
-            (0..64).chain(original.len() - 64..original.len()).chain((0..300).map(|_| rng.gen_range(0..original.len()))).collect()
+            (0..64)
+                .chain(original.len() - 64..original.len())
+                .chain((0..300).map(|_| rng.gen_range(0..original.len())))
+                .collect()
         };
         for pos in positions {
             let mut bad = original.clone();

@@ -9,7 +9,9 @@ use std::io::Cursor;
 use needle_engine::{ImportOptions, ImportProgress, Index, SearchRequest};
 
 fn lines(n: usize, from: usize) -> Vec<String> {
-    (from..from + n).map(|i| format!(r#"{{"id":"d{i}","title":"doc number {i}","body":"needle in a haystack"}}"#)).collect()
+    (from..from + n)
+        .map(|i| format!(r#"{{"id":"d{i}","title":"doc number {i}","body":"needle in a haystack"}}"#))
+        .collect()
 }
 
 fn snapshot(path: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
@@ -66,7 +68,8 @@ fn skip_bad_imports_the_rest_and_reports_each_bad_line() {
     input.insert(3, "not json".into());
     input.insert(7, "".into());
     let options = ImportOptions { threads: 2, memory_bytes: 1 << 20, skip_bad: true };
-    let summary = index.import(&mut Cursor::new(input.join("\n")), &options, &ImportProgress::default()).unwrap();
+    let summary =
+        index.import(&mut Cursor::new(input.join("\n")), &options, &ImportProgress::default()).unwrap();
     assert_eq!(summary.docs, 10);
     assert_eq!(summary.skipped.len(), 1);
     assert_eq!(summary.skipped[0].0, 4);
@@ -84,7 +87,9 @@ fn adding_to_an_index_adds_segments_and_keeps_statistics_index_wide() {
     let split = index.search(&SearchRequest::new("number 7 haystack")).unwrap();
     index.merge(1).unwrap();
     let merged = Index::open(tmp.path()).unwrap().search(&SearchRequest::new("number 7 haystack")).unwrap();
-    let ids = |r: &needle_engine::SearchResponse| r.hits.iter().map(|h| (h.id.clone(), h.score)).collect::<Vec<_>>();
+    let ids = |r: &needle_engine::SearchResponse| {
+        r.hits.iter().map(|h| (h.id.clone(), h.score)).collect::<Vec<_>>()
+    };
     assert_eq!(ids(&split), ids(&merged));
     assert_eq!(Index::open(tmp.path()).unwrap().get("d77").unwrap().unwrap(), lines(1, 77)[0]);
 }
@@ -94,7 +99,12 @@ fn check_finds_a_healthy_index_healthy() {
     let tmp = tempfile::tempdir().unwrap();
     let mut index = Index::open_or_create(tmp.path(), None).unwrap();
     let long: Vec<String> = (0..400)
-        .map(|i| format!(r#"{{"id":"l{i}","body":"{}"}}"#, (0..i * 3).map(|j| format!("w{}", j % 97)).collect::<Vec<_>>().join(" ")))
+        .map(|i| {
+            format!(
+                r#"{{"id":"l{i}","body":"{}"}}"#,
+                (0..i * 3).map(|j| format!("w{}", j % 97)).collect::<Vec<_>>().join(" ")
+            )
+        })
         .collect();
     common::import_lines(&mut index, &long, 1 << 20).unwrap();
     let report = index.check();

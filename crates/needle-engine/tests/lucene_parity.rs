@@ -59,7 +59,12 @@ fn compare_with_golden(index: &Index, golden: &std::path::Path, quotas: [usize; 
         assert_eq!(got_ids, want_ids, "{form} `{query}`: top-10 ids");
         for (h, w) in got.hits.iter().zip(want) {
             let ws = w["score"].as_f64().unwrap() as f32;
-            assert!((h.score - ws).abs() <= 1e-5, "{form} `{query}`: {} scored {} in Needle, {ws} in Lucene", h.id, h.score);
+            assert!(
+                (h.score - ws).abs() <= 1e-5,
+                "{form} `{query}`: {} scored {} in Needle, {ws} in Lucene",
+                h.id,
+                h.score
+            );
         }
         checked[["or", "and", "phrase"].iter().position(|f| *f == form).unwrap()] += 1;
     }

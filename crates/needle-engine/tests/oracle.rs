@@ -15,7 +15,8 @@ fn seeds() -> Vec<u64> {
     match std::env::var("NEEDLE_TEST_SEED") {
         Ok(s) => vec![s.parse().expect("NEEDLE_TEST_SEED is a number")],
         Err(_) => {
-            let fresh = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
+            let fresh =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64;
             vec![1, 2, 3, 4, 5, fresh]
         }
     }
@@ -30,7 +31,7 @@ fn random_queries_match_the_oracle_across_segments_and_after_merge() {
 
 fn run_case(seed: u64) {
     let mut rng = random::rng(seed);
-    let n_docs = if seed % 2 == 0 { rng.gen_range(300..1500) } else { rng.gen_range(10..300) };
+    let n_docs = if seed.is_multiple_of(2) { rng.gen_range(300..1500) } else { rng.gen_range(10..300) };
     let docs: Vec<serde_json::Value> = (0..n_docs).map(|i| random::document(&mut rng, i)).collect();
     let tmp = tempfile::tempdir().unwrap();
     let mut index = common::new_index(tmp.path());
@@ -50,13 +51,16 @@ fn run_case(seed: u64) {
 }
 
 fn build_oracle(docs: &[serde_json::Value], title: FieldId, body: FieldId, tag: FieldId) -> Oracle {
-    let mut oracle = Oracle::new(&[(title, OracleField::Text), (body, OracleField::Text), (tag, OracleField::Keyword)]);
+    let mut oracle =
+        Oracle::new(&[(title, OracleField::Text), (body, OracleField::Text), (tag, OracleField::Keyword)]);
     for d in docs {
         let mut values = Vec::new();
         for (name, field) in [("title", title), ("body", body), ("tag", tag)] {
             match &d[name] {
                 serde_json::Value::String(s) => values.push((field, vec![s.clone()])),
-                serde_json::Value::Array(a) => values.push((field, a.iter().map(|v| v.as_str().unwrap().to_string()).collect())),
+                serde_json::Value::Array(a) => {
+                    values.push((field, a.iter().map(|v| v.as_str().unwrap().to_string()).collect()))
+                }
                 _ => {}
             }
         }
@@ -91,7 +95,11 @@ fn compare(top: &TopDocs, expected: &[(u64, f32)], k: usize, ctx: &str) {
             hit.score
         );
         let own = expected.iter().find(|(d, _)| *d == hit.global).map(|e| e.1);
-        assert!(own.is_some_and(|s| (s - hit.score).abs() <= tol(s)), "doc {} should not rank {rank}; {ctx}", hit.global);
+        assert!(
+            own.is_some_and(|s| (s - hit.score).abs() <= tol(s)),
+            "doc {} should not rank {rank}; {ctx}",
+            hit.global
+        );
         if rank + 1 < expected.len() && (expected[rank + 1].1 - want_score).abs() > tol(want_score) {
             assert_eq!(hit.global, want_doc, "rank {rank} holds another document; {ctx}");
         }

@@ -37,7 +37,13 @@ struct FieldBuf {
 
 impl FieldBuf {
     fn new(options: FieldOptions) -> Self {
-        FieldBuf { options, terms: FxHashMap::default(), postings: Vec::new(), norms: Vec::new(), doc_count: 0 }
+        FieldBuf {
+            options,
+            terms: FxHashMap::default(),
+            postings: Vec::new(),
+            norms: Vec::new(),
+            doc_count: 0,
+        }
     }
 
     /// Records one occurrence of `term` in `doc`; returns bytes of memory added.
@@ -121,7 +127,8 @@ impl SegmentBuilder {
             }
             position = analyzer.analyze(value, position, |t| {
                 length += 1;
-                added += buf.add(t.term.as_bytes(), doc, t.position, (t.start + offset_base, t.end + offset_base));
+                added +=
+                    buf.add(t.term.as_bytes(), doc, t.position, (t.start + offset_base, t.end + offset_base));
             });
             offset_base += value.len() as u32 + 1;
         }
@@ -163,7 +170,12 @@ impl SegmentBuilder {
             terms.sort_unstable();
             for (term, tid) in terms {
                 let t = &buf.postings[tid as usize];
-                let p = TermPostings { docs: &t.docs, freqs: &t.freqs, positions: &t.positions, offsets: &t.offsets };
+                let p = TermPostings {
+                    docs: &t.docs,
+                    freqs: &t.freqs,
+                    positions: &t.positions,
+                    offsets: &t.offsets,
+                };
                 writer.add_term(id, &term, &p)?;
             }
         }

@@ -3,7 +3,9 @@
 //! keep breaking the same way.
 
 use fst::{IntoStreamer, Streamer};
-use needle_codecs::{termmap, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter, TermPostings};
+use needle_codecs::{
+    termmap, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter, TermPostings,
+};
 use needle_core::{DocId, Result, TERMINATED};
 use needle_storage::Directory;
 
@@ -67,7 +69,8 @@ fn declare_fields(writer: &mut SegmentWriter, segments: &[&SegmentReader], max_d
             }
             column
         });
-        let doc_count = segments.iter().filter_map(|s| s.meta().field(f.field)).map(|m| m.stats.doc_count).sum();
+        let doc_count =
+            segments.iter().filter_map(|s| s.meta().field(f.field)).map(|m| m.stats.doc_count).sum();
         writer.add_field(f.field, f.positions, f.offsets, norms, doc_count);
     }
 }
@@ -104,6 +107,11 @@ impl MergedTerm {
     }
 
     fn as_postings(&self) -> TermPostings<'_> {
-        TermPostings { docs: &self.docs, freqs: &self.freqs, positions: &self.positions, offsets: &self.offsets }
+        TermPostings {
+            docs: &self.docs,
+            freqs: &self.freqs,
+            positions: &self.positions,
+            offsets: &self.offsets,
+        }
     }
 }

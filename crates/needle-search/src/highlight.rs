@@ -27,7 +27,11 @@ fn targets(q: &Query, out: &mut Vec<Target>) {
 }
 
 /// Byte spans of `query`'s matches in `doc`, by field, sorted and merged.
-pub fn match_spans(segment: &dyn SegmentRead, doc: DocId, query: &Query) -> Result<BTreeMap<FieldId, Vec<(u32, u32)>>> {
+pub fn match_spans(
+    segment: &dyn SegmentRead,
+    doc: DocId,
+    query: &Query,
+) -> Result<BTreeMap<FieldId, Vec<(u32, u32)>>> {
     let mut list = Vec::new();
     targets(query, &mut list);
     let mut spans: BTreeMap<FieldId, Vec<(u32, u32)>> = BTreeMap::new();
@@ -56,7 +60,13 @@ pub fn match_spans(segment: &dyn SegmentRead, doc: DocId, query: &Query) -> Resu
     Ok(spans)
 }
 
-fn phrase_spans(segment: &dyn SegmentRead, doc: DocId, field: FieldId, terms: &[(u32, Vec<u8>)], slop: u32) -> Result<Vec<(u32, u32)>> {
+fn phrase_spans(
+    segment: &dyn SegmentRead,
+    doc: DocId,
+    field: FieldId,
+    terms: &[(u32, Vec<u8>)],
+    slop: u32,
+) -> Result<Vec<(u32, u32)>> {
     let mut per_term = Vec::with_capacity(terms.len());
     for (offset, term) in terms {
         let Some(mut p) = segment.postings(field, term)? else { return Ok(Vec::new()) };
@@ -102,7 +112,12 @@ pub struct FragmentOptions {
 
 impl Default for FragmentOptions {
     fn default() -> Self {
-        FragmentOptions { pre_tag: "<em>".into(), post_tag: "</em>".into(), fragment_size: 150, max_fragments: 3 }
+        FragmentOptions {
+            pre_tag: "<em>".into(),
+            post_tag: "</em>".into(),
+            fragment_size: 150,
+            max_fragments: 3,
+        }
     }
 }
 
@@ -113,7 +128,7 @@ pub fn fragments(text: &str, spans: &[(u32, u32)], opts: &FragmentOptions) -> Ve
     if spans.is_empty() {
         return Vec::new();
     }
-    let mut windows: Vec<(usize, usize, Vec<(usize, usize)>)> = Vec::new();
+    let mut windows: Vec<Window> = Vec::new();
     let mut i = 0;
     while i < spans.len() {
         let (start, end) = window_around(text, spans[i], opts.fragment_size);
@@ -126,10 +141,10 @@ pub fn fragments(text: &str, spans: &[(u32, u32)], opts: &FragmentOptions) -> Ve
             }
         }
         let end = end.max(inside.last().unwrap().1);
-        windows.push((start, end, inside));
+        windows.push(Window { start, end, spans: inside });
     }
     let mut best: Vec<usize> = (0..windows.len()).collect();
-    best.sort_by_key(|&w| std::cmp::Reverse(windows[w].2.len()));
+    best.sort_by_key(|&w| std::cmp::Reverse(windows[w].spans.len()));
     best.truncate(opts.max_fragments);
     best.sort_unstable();
     best.into_iter().map(|w| mark(text, &windows[w], opts)).collect()
@@ -176,17 +191,24 @@ fn window_around(text: &str, span: (usize, usize), size: usize) -> (usize, usize
     (start, end)
 }
 
-fn mark(text: &str, (start, end, spans): &(usize, usize, Vec<(usize, usize)>), opts: &FragmentOptions) -> String {
+/// A fragment: a byte range of the text and the match spans inside it.
+struct Window {
+    start: usize,
+    end: usize,
+    spans: Vec<(usize, usize)>,
+}
+
+fn mark(text: &str, w: &Window, opts: &FragmentOptions) -> String {
     let mut out = String::new();
-    let mut at = *start;
-    for &(s, e) in spans {
+    let mut at = w.start;
+    for &(s, e) in &w.spans {
         out.push_str(&text[at..s]);
         out.push_str(&opts.pre_tag);
         out.push_str(&text[s..e]);
         out.push_str(&opts.post_tag);
         at = e;
     }
-    out.push_str(&text[at..*end]);
+    out.push_str(&text[at..w.end]);
     out.trim().to_string()
 }
 

@@ -52,7 +52,9 @@ pub fn parse_query(input: &str, fields: &dyn QueryFields) -> Result<Query> {
     let mut b = BoolQuery::default();
     for c in clauses {
         let targets = match &c.field {
-            Some(name) => vec![fields.field_id(name).ok_or_else(|| Error::Query(format!("unknown field `{name}`")))?],
+            Some(name) => {
+                vec![fields.field_id(name).ok_or_else(|| Error::Query(format!("unknown field `{name}`")))?]
+            }
             None => fields.default_fields(),
         };
         let mut per_field = Vec::new();
@@ -211,7 +213,12 @@ mod tests {
 
     #[test]
     fn errors_name_the_problem() {
-        for (q, want) in [("\"open", "unterminated"), ("nope:x", "unknown field `nope`"), ("+", "must be followed"), ("", "empty")] {
+        for (q, want) in [
+            ("\"open", "unterminated"),
+            ("nope:x", "unknown field `nope`"),
+            ("+", "must be followed"),
+            ("", "empty"),
+        ] {
             let err = parse_query(q, &TwoFields).unwrap_err().to_string();
             assert!(err.contains(want), "{q}: {err}");
         }

@@ -44,7 +44,10 @@ pub struct BoolQuery {
 impl BoolQuery {
     /// Only `should` clauses and no minimum: a plain disjunction.
     pub fn is_pure_disjunction(&self) -> bool {
-        self.must.is_empty() && self.must_not.is_empty() && self.filter.is_empty() && self.minimum_should_match == 0
+        self.must.is_empty()
+            && self.must_not.is_empty()
+            && self.filter.is_empty()
+            && self.minimum_should_match == 0
     }
 
     fn is_positive_free(&self) -> bool {

@@ -41,7 +41,8 @@ pub(crate) fn block_max_wand(
         }
         // The range up to the nearest block end shares every block bound of
         // the pivot's document; bound the whole range, so it can be skipped whole.
-        let up_to = order[..=pivot].iter().map(|&i| clauses[i].block_end(pivot_doc)).min().unwrap_or(TERMINATED);
+        let up_to =
+            order[..=pivot].iter().map(|&i| clauses[i].block_end(pivot_doc)).min().unwrap_or(TERMINATED);
         let bound = sum_scores(order[..=pivot].iter().map(|&i| clauses[i].block_max_score(pivot_doc, up_to)));
         if bound > threshold {
             if first == pivot_doc {
@@ -66,7 +67,12 @@ pub(crate) fn block_max_wand(
     }
 }
 
-fn find_pivot(clauses: &[BoxScorer<'_>], order: &[usize], max_scores: &[f64], threshold: f32) -> Option<usize> {
+fn find_pivot(
+    clauses: &[BoxScorer<'_>],
+    order: &[usize],
+    max_scores: &[f64],
+    threshold: f32,
+) -> Option<usize> {
     let mut acc = 0f64;
     for (p, &i) in order.iter().enumerate() {
         if clauses[i].doc() == TERMINATED {

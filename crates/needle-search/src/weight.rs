@@ -5,7 +5,9 @@
 use needle_codecs::SegmentRead;
 use needle_core::Result;
 
-use crate::iter::{AllScorer, BoxScorer, Conjunction, Disjunction, Exclude, PhraseScorer, PhraseTerm, ReqOpt, TermScorer};
+use crate::iter::{
+    AllScorer, BoxScorer, Conjunction, Disjunction, Exclude, PhraseScorer, PhraseTerm, ReqOpt, TermScorer,
+};
 use crate::stats::IndexStats;
 use crate::{BoolQuery, PhraseQuery, Query};
 
@@ -28,7 +30,12 @@ pub(crate) fn scorer<'a>(
     })
 }
 
-fn phrase<'a>(p: &PhraseQuery, stats: &mut IndexStats<'_>, seg: usize, segment: &'a dyn SegmentRead) -> Result<Option<BoxScorer<'a>>> {
+fn phrase<'a>(
+    p: &PhraseQuery,
+    stats: &mut IndexStats<'_>,
+    seg: usize,
+    segment: &'a dyn SegmentRead,
+) -> Result<Option<BoxScorer<'a>>> {
     let mut terms = Vec::with_capacity(p.terms.len());
     for (offset, term) in &p.terms {
         match stats.postings(seg, p.field, term)? {
@@ -41,7 +48,12 @@ fn phrase<'a>(p: &PhraseQuery, stats: &mut IndexStats<'_>, seg: usize, segment: 
     Ok(Some(Box::new(PhraseScorer::new(terms, bm25, segment.norms(p.field), p.slop))))
 }
 
-fn boolean<'a>(b: &BoolQuery, stats: &mut IndexStats<'_>, seg: usize, segment: &'a dyn SegmentRead) -> Result<Option<BoxScorer<'a>>> {
+fn boolean<'a>(
+    b: &BoolQuery,
+    stats: &mut IndexStats<'_>,
+    seg: usize,
+    segment: &'a dyn SegmentRead,
+) -> Result<Option<BoxScorer<'a>>> {
     let mut required = Vec::new();
     for (q, scoring) in b.must.iter().map(|q| (q, true)).chain(b.filter.iter().map(|q| (q, false))) {
         match scorer(q, stats, seg, segment)? {

@@ -62,11 +62,8 @@ impl Directory {
     /// Creates a new file; it becomes durable when [`FileWriter::finish`] returns.
     pub fn create(&self, name: &str) -> Result<FileWriter> {
         let path = self.file_path(name);
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
+        let file =
+            OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| Error::io(&path, e))?;
         Ok(FileWriter { path, out: BufWriter::with_capacity(1 << 20, file), written: 0 })
     }
 

@@ -94,9 +94,15 @@ impl Oracle {
                 (freq > 0).then(|| self.bm25(t.field, &[term.as_ref()], freq as f32, doc))
             }
             Query::Phrase(p) => {
-                let terms: Vec<String> = p.terms.iter().map(|(_, t)| String::from_utf8_lossy(t).into_owned()).collect();
+                let terms: Vec<String> =
+                    p.terms.iter().map(|(_, t)| String::from_utf8_lossy(t).into_owned()).collect();
                 assert_eq!(p.slop, 0, "the oracle knows exact phrases only");
-                let freq = self.phrase_freq(doc, p.field, &p.terms.iter().map(|(o, _)| *o).collect::<Vec<_>>(), &terms);
+                let freq = self.phrase_freq(
+                    doc,
+                    p.field,
+                    &p.terms.iter().map(|(o, _)| *o).collect::<Vec<_>>(),
+                    &terms,
+                );
                 let refs: Vec<&str> = terms.iter().map(String::as_str).collect();
                 (freq > 0).then(|| self.bm25(p.field, &refs, freq as f32, doc))
             }
@@ -122,7 +128,11 @@ impl Oracle {
         if positive == 0 {
             return Some(1.0);
         }
-        let min = if b.must.is_empty() && b.filter.is_empty() { b.minimum_should_match.max(1) } else { b.minimum_should_match };
+        let min = if b.must.is_empty() && b.filter.is_empty() {
+            b.minimum_should_match.max(1)
+        } else {
+            b.minimum_should_match
+        };
         if (should.len() as u32) < min {
             return None;
         }
@@ -155,7 +165,8 @@ impl Oracle {
     /// Lucene's BM25 with statistics over all documents.
     fn bm25(&self, field: FieldId, terms: &[&str], freq: f32, doc: usize) -> f32 {
         let (doc_count, sum_len) = *self.field_stats.borrow_mut().entry(field).or_insert_with(|| {
-            let with_field: Vec<usize> = (0..self.docs.len()).filter(|&d| !self.tokens(d, field).is_empty()).collect();
+            let with_field: Vec<usize> =
+                (0..self.docs.len()).filter(|&d| !self.tokens(d, field).is_empty()).collect();
             (with_field.len() as f64, with_field.iter().map(|&d| self.tokens(d, field).len()).sum())
         });
         let mut idf = 0f64;

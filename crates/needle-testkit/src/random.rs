@@ -9,9 +9,9 @@ use rand::{Rng, SeedableRng};
 use serde_json::json;
 
 pub const WORDS: &[&str] = &[
-    "the", "of", "and", "needle", "hay", "stack", "search", "engine", "fast", "disk", "memory", "query", "term",
-    "phrase", "block", "score", "lucene", "rust", "index", "segment", "merge", "posting", "bloom", "filter",
-    "cache", "latency", "zipf", "quick", "brown", "fox",
+    "the", "of", "and", "needle", "hay", "stack", "search", "engine", "fast", "disk", "memory", "query",
+    "term", "phrase", "block", "score", "lucene", "rust", "index", "segment", "merge", "posting", "bloom",
+    "filter", "cache", "latency", "zipf", "quick", "brown", "fox",
 ];
 
 pub fn rng(seed: u64) -> StdRng {
@@ -30,7 +30,11 @@ pub fn sentence(rng: &mut StdRng, max_words: usize) -> String {
     let words: Vec<String> = (0..n)
         .map(|_| {
             let w = word(rng);
-            if rng.gen_ratio(1, 8) { w.to_uppercase() } else { w.to_string() }
+            if rng.gen_ratio(1, 8) {
+                w.to_uppercase()
+            } else {
+                w.to_string()
+            }
         })
         .collect();
     words.join(if rng.gen_ratio(1, 4) { ", " } else { " " })

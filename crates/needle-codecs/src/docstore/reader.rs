@@ -55,7 +55,8 @@ impl DocStoreReader {
             .ok_or_else(|| Error::corrupt(name, format!("document {doc} lies outside the store")))?;
         let mut d = zstd::bulk::Decompressor::with_prepared_dictionary(&self.dict)
             .map_err(|e| Error::corrupt(name, format!("zstd: {e}")))?;
-        let out = d.decompress(frame, raw_len).map_err(|e| Error::corrupt(name, format!("document {doc}: {e}")))?;
+        let out =
+            d.decompress(frame, raw_len).map_err(|e| Error::corrupt(name, format!("document {doc}: {e}")))?;
         if out.len() != raw_len {
             return Err(Error::corrupt(name, format!("document {doc} decompressed to the wrong length")));
         }

@@ -69,7 +69,10 @@ impl BlockImpact {
     pub const NONE: BlockImpact = BlockImpact { max_freq: 0, min_norm: u8::MAX };
 
     pub fn merge(self, other: BlockImpact) -> BlockImpact {
-        BlockImpact { max_freq: self.max_freq.max(other.max_freq), min_norm: self.min_norm.min(other.min_norm) }
+        BlockImpact {
+            max_freq: self.max_freq.max(other.max_freq),
+            min_norm: self.min_norm.min(other.min_norm),
+        }
     }
 }
 

@@ -288,8 +288,17 @@ fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<(RecordHeader,
             return Err(sr.corrupt("skip entries out of order"));
         }
         last += delta;
-        let last_doc = u32::try_from(last).ok().filter(|&l| l != TERMINATED).ok_or_else(|| sr.corrupt("doc id out of range"))?;
-        let entry = Skip { last_doc, doc_start: doc_base + d, pos_start: pos_base + p, off_start: off_base + o, impact: BlockImpact::NONE };
+        let last_doc = u32::try_from(last)
+            .ok()
+            .filter(|&l| l != TERMINATED)
+            .ok_or_else(|| sr.corrupt("doc id out of range"))?;
+        let entry = Skip {
+            last_doc,
+            doc_start: doc_base + d,
+            pos_start: pos_base + p,
+            off_start: off_base + o,
+            impact: BlockImpact::NONE,
+        };
         d += sr.vint()? as usize;
         if flags & FLAG_POSITIONS != 0 {
             p += sr.vint()? as usize;
@@ -304,7 +313,14 @@ fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<(RecordHeader,
     if (d, p, o) != (docs_len, pos_len, off_len) || sr.remaining() != 0 {
         return Err(r.corrupt("skip list does not add up to the record's sections"));
     }
-    let header = RecordHeader { doc_freq, total_term_freq, header_and_skip, docs: docs_len, positions: pos_len, offsets: off_len };
+    let header = RecordHeader {
+        doc_freq,
+        total_term_freq,
+        header_and_skip,
+        docs: docs_len,
+        positions: pos_len,
+        offsets: off_len,
+    };
     Ok((header, skips))
 }
 

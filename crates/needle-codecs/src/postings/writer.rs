@@ -30,7 +30,13 @@ impl RecordSizes {
 
 /// Appends the record for `p` to `out`. `norms` are the field's norm bytes by
 /// document (for the skip entries' bounds), empty for fields without norms.
-pub fn write_record(p: &TermPostings, with_positions: bool, with_offsets: bool, norms: &[u8], out: &mut Vec<u8>) -> RecordSizes {
+pub fn write_record(
+    p: &TermPostings,
+    with_positions: bool,
+    with_offsets: bool,
+    norms: &[u8],
+    out: &mut Vec<u8>,
+) -> RecordSizes {
     let mut skip = Vec::new();
     let mut docs = Vec::new();
     let mut pos = Vec::new();
@@ -74,7 +80,7 @@ pub fn write_record(p: &TermPostings, with_positions: bool, with_offsets: bool, 
         skip.push(min_norm);
     }
     let start = out.len();
-    let flags = u8::from(with_positions) * FLAG_POSITIONS | u8::from(with_offsets) * FLAG_OFFSETS;
+    let flags = (u8::from(with_positions) * FLAG_POSITIONS) | (u8::from(with_offsets) * FLAG_OFFSETS);
     out.push(flags);
     let ttf: u64 = p.freqs.iter().map(|&f| u64::from(f)).sum();
     write_vint(out, p.docs.len() as u64);
@@ -87,7 +93,12 @@ pub fn write_record(p: &TermPostings, with_positions: bool, with_offsets: bool, 
     out.extend_from_slice(&docs);
     out.extend_from_slice(&pos);
     out.extend_from_slice(&off);
-    RecordSizes { header_and_skip, docs: docs.len() as u64, positions: pos.len() as u64, offsets: off.len() as u64 }
+    RecordSizes {
+        header_and_skip,
+        docs: docs.len() as u64,
+        positions: pos.len() as u64,
+        offsets: off.len() as u64,
+    }
 }
 
 fn encode_positions(positions: &[u32], freqs: &[u32], out: &mut Vec<u8>) {

@@ -8,7 +8,8 @@ use std::path::Path;
 use needle_engine::{ImportOptions, ImportProgress, ImportSummary, Index, Schema};
 
 /// Mapping of the random test documents: two text fields and a keyword.
-pub const MAPPING: &str = r#"{"properties":{"title":{"type":"text"},"body":{"type":"text"},"tag":{"type":"keyword"}}}"#;
+pub const MAPPING: &str =
+    r#"{"properties":{"title":{"type":"text"},"body":{"type":"text"},"tag":{"type":"keyword"}}}"#;
 
 pub fn import_lines(index: &mut Index, lines: &[String], memory: u64) -> needle_core::Result<ImportSummary> {
     let text = lines.join("\n");

@@ -35,7 +35,8 @@ impl<'a> PhraseScorer<'a> {
         terms.sort_by_key(|t| t.postings.cost());
         let n = terms.len();
         let start = terms.iter().map(|t| t.postings.doc()).max().unwrap_or(TERMINATED);
-        let mut s = PhraseScorer { terms, bm25, norms, slop, doc: 0, freq: 0.0, positions: vec![Vec::new(); n] };
+        let mut s =
+            PhraseScorer { terms, bm25, norms, slop, doc: 0, freq: 0.0, positions: vec![Vec::new(); n] };
         s.doc = s.next_match(start);
         s
     }
