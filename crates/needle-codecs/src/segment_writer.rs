@@ -64,6 +64,13 @@ impl SegmentWriter {
         self.fields.insert(field, FieldState { meta, norms });
     }
 
+    /// Sets the number of documents with the field, when it is known only after its terms.
+    pub fn set_doc_count(&mut self, field: FieldId, doc_count: u64) {
+        if let Some(state) = self.fields.get_mut(&field) {
+            state.meta.stats.doc_count = doc_count;
+        }
+    }
+
     /// Writes one term's record. Terms must come in (field, term bytes) order.
     pub fn add_term(&mut self, field: FieldId, term: &[u8], p: &TermPostings) -> Result<()> {
         let state =

@@ -12,3 +12,8 @@ pub type DocId = u32;
 
 /// A field's number in an index's schema; stable for the life of the index.
 pub type FieldId = u16;
+
+/// The documents of a segment that were deleted after it was written.
+pub trait Deletes: Sync {
+    fn is_deleted(&self, doc: DocId) -> bool;
+}

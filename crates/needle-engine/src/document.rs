@@ -9,7 +9,7 @@ use std::sync::RwLock;
 
 use needle_codecs::bytes::{write_vint, ByteReader};
 use needle_core::{Error, FieldId, Result};
-use needle_index::SegmentBuilder;
+use needle_index::MemSegment;
 use serde_json::Value;
 
 use crate::schema::{FieldKind, Schema, ID_FIELD};
@@ -131,7 +131,7 @@ pub(crate) fn canonical_double(f: f64) -> String {
 }
 
 /// Indexes a parsed document into `builder`.
-pub(crate) fn add_to_builder(builder: &mut SegmentBuilder, doc: ParsedDoc, schema: &Schema) {
+pub(crate) fn add_to_builder(builder: &mut MemSegment, doc: ParsedDoc, schema: &Schema) {
     builder.add_document(doc.stored);
     builder.add_keyword(ID_FIELD, &[doc.id.as_str()]);
     for (field, values) in &doc.fields {

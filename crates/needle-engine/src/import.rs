@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use needle_codecs::{SegmentMeta, SegmentReader};
 use needle_core::{Error, Result};
-use needle_index::SegmentBuilder;
+use needle_index::MemSegment;
 use needle_storage::Directory;
 
 use crate::document::{add_to_builder, parse_document};
@@ -199,7 +199,7 @@ fn index_chunk(
     skip_bad: bool,
     progress: &ImportProgress,
 ) -> Result<ChunkResult> {
-    let mut builder = SegmentBuilder::new();
+    let mut builder = MemSegment::new(name);
     let mut skipped = Vec::new();
     for (i, line) in chunk.lines.iter().enumerate() {
         let line_no = chunk.first_line + i as u64;

@@ -1,25 +1,23 @@
 //! An index: a folder holding a manifest and the segments it names.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::io::BufRead;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
-use std::time::Instant;
 
 use needle_codecs::{SegmentRead, SegmentReader};
-use needle_core::{DocId, DocSet, Error, Result, TERMINATED};
+use needle_core::{Deletes, Error, Result};
 use needle_index::merge_segments;
-use needle_search::highlight::{fragments, match_spans, FragmentOptions};
 use needle_search::{parse_query, Query, SearchOptions, Searcher, TopDocs};
 use needle_storage::Directory;
-use serde::Serialize;
 
-use crate::document::{decode_stored, field_text};
+use crate::deletes::DeleteBits;
 use crate::import::{
     delete_segment, open_segments, run_import, ImportOptions, ImportProgress, ImportSummary,
 };
 use crate::manifest::{self, Manifest, SegmentEntry};
-use crate::schema::{Schema, ID_FIELD};
+use crate::schema::Schema;
+use crate::search::{find_id, run_search, stored_document, SearchRequest, SearchResponse};
 
 const LOCK_FILE: &str = "write.lock";
 
@@ -27,40 +25,8 @@ pub struct Index {
     dir: Directory,
     manifest: Manifest,
     segments: Vec<Arc<SegmentReader>>,
-}
-
-/// What to search for and what to return.
-#[derive(Debug, Clone)]
-pub struct SearchRequest {
-    pub query: String,
-    pub top_k: usize,
-    pub highlight: bool,
-    pub track_total_hits: u64,
-}
-
-impl SearchRequest {
-    pub fn new(query: &str) -> Self {
-        SearchRequest { query: query.to_string(), top_k: 10, highlight: false, track_total_hits: 10_000 }
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Hit {
-    #[serde(rename = "_id")]
-    pub id: String,
-    #[serde(rename = "_score")]
-    pub score: f32,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub highlight: BTreeMap<String, Vec<String>>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchResponse {
-    pub took_ms: f64,
-    pub total: u64,
-    /// "eq", or "gte" when `total` is a lower bound.
-    pub total_relation: &'static str,
-    pub hits: Vec<Hit>,
+    /// Deletions of each segment (by position), when it has any.
+    deletes: Vec<Option<DeleteBits>>,
 }
 
 impl Index {
@@ -72,7 +38,7 @@ impl Index {
             let _lock = dir.lock(LOCK_FILE)?;
             let mut m = Manifest::new(mapping.unwrap_or_default());
             m.commit(&dir)?;
-            return Ok(Index { dir, manifest: m, segments: Vec::new() });
+            return Ok(Index { dir, manifest: m, segments: Vec::new(), deletes: Vec::new() });
         }
         let index = Index::open(path)?;
         if let Some(m) = mapping {
@@ -96,7 +62,8 @@ impl Index {
         let manifest = Manifest::read(&dir)?;
         let names: Vec<String> = manifest.segments.iter().map(|s| s.name.clone()).collect();
         let segments = open_segments(&dir, &names)?;
-        Ok(Index { dir, manifest, segments })
+        let deletes = read_deletes(&dir, &manifest.segments)?;
+        Ok(Index { dir, manifest, segments, deletes })
     }
 
     pub fn schema(&self) -> &Schema {
@@ -107,8 +74,10 @@ impl Index {
         &self.segments
     }
 
+    /// Live documents: all documents minus the deleted ones.
     pub fn num_docs(&self) -> u64 {
-        self.segments.iter().map(|s| u64::from(s.meta().max_doc)).sum()
+        let all: u64 = self.segments.iter().map(|s| u64::from(s.meta().max_doc)).sum();
+        all - self.deletes.iter().flatten().map(|d| u64::from(d.count())).sum::<u64>()
     }
 
     pub fn directory(&self) -> &Directory {
@@ -139,13 +108,18 @@ impl Index {
         };
         next.schema = schema.into_inner().unwrap();
         for (name, seg) in created.iter().zip(&opened) {
-            next.segments.push(SegmentEntry { name: name.clone(), max_doc: seg.meta().max_doc });
+            next.segments.push(SegmentEntry {
+                name: name.clone(),
+                max_doc: seg.meta().max_doc,
+                deletes: None,
+            });
         }
         if let Err(e) = next.commit(&self.dir) {
             created.iter().for_each(|n| delete_segment(&self.dir, n));
             return Err(e);
         }
         self.manifest = next;
+        self.deletes.extend(opened.iter().map(|_| None));
         self.segments.extend(opened);
         Ok(summary)
     }
@@ -169,7 +143,10 @@ impl Index {
             }
             let name = next.new_segment_name();
             created.push(name.clone());
-            let readers: Vec<&SegmentReader> = group.iter().map(|&i| self.segments[i].as_ref()).collect();
+            let readers: Vec<(&SegmentReader, Option<&dyn Deletes>)> = group
+                .iter()
+                .map(|&i| (self.segments[i].as_ref(), self.deletes[i].as_ref().map(|d| d as &dyn Deletes)))
+                .collect();
             let meta = match merge_segments(&self.dir, &name, &readers) {
                 Ok(m) => m,
                 Err(e) => {
@@ -177,28 +154,26 @@ impl Index {
                     return Err(e);
                 }
             };
-            next.segments.push(SegmentEntry { name, max_doc: meta.max_doc });
-            replaced.extend(group.iter().map(|&i| self.manifest.segments[i].name.clone()));
+            next.segments.push(SegmentEntry { name, max_doc: meta.max_doc, deletes: None });
+            replaced.extend(group.iter().map(|&i| self.manifest.segments[i].clone()));
         }
         next.commit(&self.dir)?;
         let names: Vec<String> = next.segments.iter().map(|s| s.name.clone()).collect();
         self.segments = open_segments(&self.dir, &names)?;
+        self.deletes = read_deletes(&self.dir, &next.segments)?;
         self.manifest = next;
-        replaced.iter().for_each(|n| delete_segment(&self.dir, n));
+        for old in &replaced {
+            delete_segment(&self.dir, &old.name);
+            if let Some(d) = &old.deletes {
+                self.dir.delete(d)?;
+            }
+        }
         Ok(replaced.len())
     }
 
     /// Deletes segment files no commit refers to (left by an interrupted import or merge).
     fn remove_unreferenced_files(&self) -> Result<()> {
-        let live: HashSet<&str> = self.manifest.segments.iter().map(|s| s.name.as_str()).collect();
-        for file in self.dir.list()? {
-            if let Some((stem, _)) = file.split_once('.') {
-                if stem.starts_with("seg_") && !live.contains(stem) {
-                    self.dir.delete(&file)?;
-                }
-            }
-        }
-        Ok(())
+        remove_unreferenced_files(&self.dir, &self.manifest)
     }
 
     /// Parses a query string against this index's schema.
@@ -208,79 +183,57 @@ impl Index {
 
     /// Runs a parsed query: hits as (segment, document, score).
     pub fn top_docs(&self, query: &Query, options: SearchOptions) -> Result<TopDocs> {
-        let segments: Vec<&dyn SegmentRead> =
-            self.segments.iter().map(|s| s.as_ref() as &dyn SegmentRead).collect();
-        Searcher::new(segments).search(query, options)
+        Searcher::with_deletes(self.views()).search(query, options)
+    }
+
+    /// Each segment with its deletions, in index order.
+    fn views(&self) -> Vec<(&dyn SegmentRead, Option<&dyn Deletes>)> {
+        self.segments
+            .iter()
+            .zip(&self.deletes)
+            .map(|(s, d)| (s.as_ref() as &dyn SegmentRead, d.as_ref().map(|d| d as &dyn Deletes)))
+            .collect()
     }
 
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
-        let started = Instant::now();
-        let query = self.parse(&request.query)?;
-        let options = SearchOptions { top_k: request.top_k, track_total_hits: request.track_total_hits };
-        let top = self.top_docs(&query, options)?;
-        let rewritten = query.rewrite();
-        let mut hits = Vec::with_capacity(top.hits.len());
-        for h in &top.hits {
-            let segment = self.segments[h.segment].as_ref();
-            let record = segment.stored(h.doc)?;
-            let file = format!("{}.docs", segment.name());
-            let (id, source) = decode_stored(&file, &record)?;
-            let highlight = if request.highlight {
-                self.highlight(segment, h.doc, source, &rewritten)?
-            } else {
-                BTreeMap::new()
-            };
-            hits.push(Hit { id: id.to_string(), score: h.score, highlight });
-        }
-        Ok(SearchResponse {
-            took_ms: started.elapsed().as_secs_f64() * 1e3,
-            total: top.total,
-            total_relation: if top.total_is_exact { "eq" } else { "gte" },
-            hits,
-        })
+        run_search(&self.views(), self.schema(), request)
     }
 
-    fn highlight(
-        &self,
-        segment: &SegmentReader,
-        doc: DocId,
-        source: &str,
-        query: &Query,
-    ) -> Result<BTreeMap<String, Vec<String>>> {
-        let spans = match_spans(segment, doc, query)?;
-        let mut out = BTreeMap::new();
-        if spans.is_empty() {
-            return Ok(out);
-        }
-        let json: serde_json::Value = serde_json::from_str(source).map_err(|e| {
-            Error::corrupt(format!("{}.docs", segment.name()), format!("stored source is not JSON: {e}"))
-        })?;
-        for (field, field_spans) in spans {
-            let name = &self.schema().field(field).name;
-            if let Some(text) = field_text(&json, name) {
-                let f = fragments(&text, &field_spans, &FragmentOptions::default());
-                if !f.is_empty() {
-                    out.insert(name.clone(), f);
-                }
-            }
-        }
-        Ok(out)
-    }
-
-    /// The stored JSON source of the document with `_id` `id`.
+    /// The stored JSON source of the live document with `_id` `id`.
     pub fn get(&self, id: &str) -> Result<Option<String>> {
-        for segment in self.segments.iter().rev() {
-            let Some(mut p) = segment.postings(ID_FIELD, id.as_bytes())? else { continue };
-            let mut last = p.doc();
-            while p.advance() != TERMINATED {
-                last = p.doc();
-            }
-            let record = segment.stored(last)?;
-            let file = format!("{}.docs", segment.name());
-            return Ok(Some(decode_stored(&file, &record)?.1.to_string()));
+        let views = self.views();
+        match find_id(&views, id)? {
+            Some((i, doc)) => Ok(Some(stored_document(views[i].0, doc)?.1)),
+            None => Ok(None),
         }
-        Ok(None)
     }
+}
+
+/// Deletes segment and deletion files no commit refers to (left by an
+/// interrupted import, merge or commit, or replaced by a newer generation).
+pub(crate) fn remove_unreferenced_files(dir: &Directory, manifest: &Manifest) -> Result<()> {
+    let live: HashSet<&str> = manifest.segments.iter().map(|s| s.name.as_str()).collect();
+    let live_deletes: HashSet<&str> = manifest.segments.iter().filter_map(|s| s.deletes.as_deref()).collect();
+    for file in dir.list()? {
+        let Some((stem, rest)) = file.split_once('.') else { continue };
+        let stale_segment = stem.starts_with("seg_") && !live.contains(stem);
+        let stale_deletes = rest.starts_with("del.") && !live_deletes.contains(file.as_str());
+        if stale_segment || stale_deletes {
+            dir.delete(&file)?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads the deletions the manifest names, in segment order.
+pub(crate) fn read_deletes(dir: &Directory, entries: &[SegmentEntry]) -> Result<Vec<Option<DeleteBits>>> {
+    entries
+        .iter()
+        .map(|e| match &e.deletes {
+            Some(file) => DeleteBits::decode(file, &dir.read_all(file)?, e.max_doc).map(Some),
+            None => Ok(None),
+        })
+        .collect()
 }
 
 /// Splits consecutive segments into at most `max` groups of similar document counts.
@@ -316,7 +269,11 @@ mod tests {
     use super::*;
 
     fn entries(sizes: &[u32]) -> Vec<SegmentEntry> {
-        sizes.iter().enumerate().map(|(i, &m)| SegmentEntry { name: format!("s{i}"), max_doc: m }).collect()
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| SegmentEntry { name: format!("s{i}"), max_doc: m, deletes: None })
+            .collect()
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! summed across them.
 
 mod check;
+mod deletes;
 mod document;
 mod dump;
 mod import;
@@ -12,8 +13,10 @@ mod index;
 mod manifest;
 mod query_fields;
 mod schema;
+mod search;
 
 pub use check::CheckReport;
 pub use import::{ImportOptions, ImportProgress, ImportSummary};
-pub use index::{Hit, Index, SearchRequest, SearchResponse};
+pub use index::Index;
 pub use schema::{Dynamic, FieldDef, FieldKind, Schema};
+pub use search::{Hit, SearchRequest, SearchResponse};

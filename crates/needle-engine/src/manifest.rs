@@ -6,7 +6,8 @@
 //! ```text
 //! needle.manifest := Json Footer(kind "MANI", version 1)
 //! Json := {"generation": 3, "next_segment": 7, "schema": {...},
-//!          "segments": [{"name": "seg_000004", "max_doc": 1200}, ...]}
+//!          "segments": [{"name": "seg_000004", "max_doc": 1200, "deletes": "seg_000004.del.2"}, ...],
+//!          "checkpoint_lsn": 5120}
 //! ```
 
 use needle_codecs::footer;
@@ -24,6 +25,9 @@ const VERSION: u32 = 1;
 pub struct SegmentEntry {
     pub name: String,
     pub max_doc: u32,
+    /// The file holding the segment's deletions, if it has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletes: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -32,11 +36,14 @@ pub struct Manifest {
     pub next_segment: u64,
     pub schema: Schema,
     pub segments: Vec<SegmentEntry>,
+    /// Every write-ahead-log record up to this sequence number is in the segments.
+    #[serde(default)]
+    pub checkpoint_lsn: u64,
 }
 
 impl Manifest {
     pub fn new(schema: Schema) -> Self {
-        Manifest { generation: 0, next_segment: 0, schema, segments: Vec::new() }
+        Manifest { generation: 0, next_segment: 0, schema, segments: Vec::new(), checkpoint_lsn: 0 }
     }
 
     pub fn read(dir: &Directory) -> Result<Self> {

@@ -1,11 +1,13 @@
-//! Indexing: documents -> an in-memory segment ([`SegmentBuilder`]) -> an
-//! on-disk segment ([`SegmentBuilder::flush`]); and [`merge_segments`], which
-//! rewrites several on-disk segments as one, keeping document order.
+//! Indexing: documents -> an in-memory segment ([`MemSegment`], searchable
+//! as it grows) -> an on-disk segment ([`MemSegment::flush`]); and
+//! [`merge_segments`], which rewrites several on-disk segments as one,
+//! keeping document order.
 
-mod builder;
+mod mem_postings;
+mod mem_segment;
 mod merge;
 
-pub use builder::{FieldOptions, SegmentBuilder};
+pub use mem_segment::MemSegment;
 pub use merge::merge_segments;
 
 /// Positions between two values of a multi-valued text field, as

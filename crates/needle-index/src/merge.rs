@@ -1,29 +1,55 @@
 //! Merging: several on-disk segments rewritten as one, documents kept in
 //! order (the first segment's documents first), so ties between equal scores
-//! keep breaking the same way.
+//! keep breaking the same way. Deleted documents are dropped and the others
+//! renumbered.
 
 use fst::{IntoStreamer, Streamer};
 use needle_codecs::{
     termmap, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter, TermPostings,
 };
-use needle_core::{DocId, Result, TERMINATED};
+use std::collections::BTreeMap;
+
+use needle_core::{Deletes, DocId, FieldId, Result, TERMINATED};
 use needle_storage::Directory;
 
-/// Writes segment `name` holding the documents of `segments`, in order.
-pub fn merge_segments(dir: &Directory, name: &str, segments: &[&SegmentReader]) -> Result<SegmentMeta> {
-    let bases: Vec<DocId> = segments
-        .iter()
-        .scan(0, |acc, s| {
-            let base = *acc;
-            *acc += s.meta().max_doc;
-            Some(base)
-        })
-        .collect();
-    let max_doc: DocId = segments.iter().map(|s| s.meta().max_doc).sum();
+/// Old document -> new document (`None`: deleted), for every source segment.
+struct DocMap {
+    maps: Vec<Vec<Option<DocId>>>,
+    /// (segment, old doc) of every new document, in order.
+    sources: Vec<(usize, DocId)>,
+}
+
+impl DocMap {
+    fn new(segments: &[(&SegmentReader, Option<&dyn Deletes>)]) -> Self {
+        let mut map = DocMap { maps: Vec::new(), sources: Vec::new() };
+        for (i, (s, deletes)) in segments.iter().enumerate() {
+            let m = (0..s.meta().max_doc)
+                .map(|d| {
+                    (!deletes.is_some_and(|del| del.is_deleted(d))).then(|| {
+                        map.sources.push((i, d));
+                        map.sources.len() as DocId - 1
+                    })
+                })
+                .collect();
+            map.maps.push(m);
+        }
+        map
+    }
+}
+
+/// Writes segment `name` holding the live documents of `segments` (each with
+/// its deletions), in order.
+pub fn merge_segments(
+    dir: &Directory,
+    name: &str,
+    segments: &[(&SegmentReader, Option<&dyn Deletes>)],
+) -> Result<SegmentMeta> {
+    let map = DocMap::new(segments);
+    let max_doc = map.sources.len() as DocId;
     let mut writer = SegmentWriter::create(dir, name, max_doc)?;
-    declare_fields(&mut writer, segments, max_doc);
+    let mut with_field = declare_fields(&mut writer, segments, &map);
     let mut union = fst::map::OpBuilder::new();
-    for s in segments {
+    for (s, _) in segments {
         union = union.add(s.term_map());
     }
     let mut stream = union.union().into_stream();
@@ -34,45 +60,55 @@ pub fn merge_segments(dir: &Directory, name: &str, segments: &[&SegmentReader]) 
         sources.sort_by_key(|s| s.index);
         buf.clear();
         for src in sources {
-            let mut postings = segments[src.index].postings_at(src.value)?;
-            buf.append(&mut postings, bases[src.index]);
+            let mut postings = segments[src.index].0.postings_at(src.value)?;
+            buf.append(&mut postings, &map.maps[src.index]);
+        }
+        if buf.docs.is_empty() {
+            continue;
+        }
+        if let Some(seen) = with_field.get_mut(&field) {
+            buf.docs.iter().for_each(|&d| seen[d as usize] = true);
         }
         writer.add_term(field, term, &buf.as_postings())?;
     }
-    let mut which = 0;
+    for (field, seen) in with_field {
+        writer.set_doc_count(field, seen.iter().filter(|&&s| s).count() as u64);
+    }
     writer.write_docs(&mut |doc| {
-        while which + 1 < bases.len() && doc >= bases[which + 1] {
-            which += 1;
-        }
-        while doc < bases[which] {
-            which -= 1;
-        }
-        segments[which].stored(doc - bases[which])
+        let (seg, old) = map.sources[doc as usize];
+        segments[seg].0.stored(old)
     })?;
     Ok(writer.finish()?.0)
 }
 
-/// Declares every field any segment has, with norms concatenated in document order.
-fn declare_fields(writer: &mut SegmentWriter, segments: &[&SegmentReader], max_doc: DocId) {
-    let mut fields: Vec<_> = segments.iter().flat_map(|s| s.meta().fields.iter().cloned()).collect();
+/// Declares every field any segment has, with norms of the live documents in
+/// order. Returns, for fields without norms, a "has the field" flag per new
+/// document, filled while terms are written, to count documents with the field.
+fn declare_fields(
+    writer: &mut SegmentWriter,
+    segments: &[(&SegmentReader, Option<&dyn Deletes>)],
+    map: &DocMap,
+) -> BTreeMap<FieldId, Vec<bool>> {
+    let mut fields: Vec<_> = segments.iter().flat_map(|(s, _)| s.meta().fields.iter().cloned()).collect();
     fields.sort_by_key(|f| f.field);
     fields.dedup_by_key(|f| f.field);
+    let mut without_norms = BTreeMap::new();
     for f in fields {
-        let has_norms = f.norms_index.is_some();
-        let norms = has_norms.then(|| {
-            let mut column = Vec::with_capacity(max_doc as usize);
-            for s in segments {
-                match s.norms(f.field) {
-                    Some(n) => column.extend_from_slice(n),
-                    None => column.resize(column.len() + s.meta().max_doc as usize, 0),
-                }
-            }
-            column
+        let norms = f.norms_index.is_some().then(|| {
+            let norm =
+                |&(seg, old): &(usize, DocId)| segments[seg].0.norms(f.field).map_or(0, |n| n[old as usize]);
+            map.sources.iter().map(norm).collect::<Vec<u8>>()
         });
-        let doc_count =
-            segments.iter().filter_map(|s| s.meta().field(f.field)).map(|m| m.stats.doc_count).sum();
+        let doc_count = match &norms {
+            Some(n) => n.iter().filter(|&&b| b > 0).count() as u64,
+            None => {
+                without_norms.insert(f.field, vec![false; map.sources.len()]);
+                0
+            }
+        };
         writer.add_field(f.field, f.positions, f.offsets, norms, doc_count);
     }
+    without_norms
 }
 
 #[derive(Default)]
@@ -93,10 +129,14 @@ impl MergedTerm {
         self.offsets.clear();
     }
 
-    fn append(&mut self, postings: &mut dyn Postings, base: DocId) {
+    fn append(&mut self, postings: &mut dyn Postings, map: &[Option<DocId>]) {
         let mut doc = postings.doc();
         while doc != TERMINATED {
-            self.docs.push(base + doc);
+            let Some(new) = map[doc as usize] else {
+                doc = postings.advance();
+                continue;
+            };
+            self.docs.push(new);
             self.freqs.push(postings.freq());
             postings.positions(&mut self.pos_scratch);
             self.positions.extend_from_slice(&self.pos_scratch);

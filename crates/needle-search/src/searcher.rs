@@ -1,7 +1,7 @@
 //! Runs a query over an index's segments and returns the top k.
 
 use needle_codecs::SegmentRead;
-use needle_core::{Result, TERMINATED};
+use needle_core::{Deletes, Result, TERMINATED};
 
 pub use crate::collect::ScoredDoc;
 use crate::collect::TopCollector;
@@ -35,14 +35,22 @@ pub struct TopDocs {
     pub total_is_exact: bool,
 }
 
-/// Searches a list of segments, in index order.
+/// Searches a list of segments, in index order, skipping deleted documents.
 pub struct Searcher<'a> {
     segments: Vec<&'a dyn SegmentRead>,
+    deletes: Vec<Option<&'a dyn Deletes>>,
 }
 
 impl<'a> Searcher<'a> {
     pub fn new(segments: Vec<&'a dyn SegmentRead>) -> Self {
-        Searcher { segments }
+        let deletes = vec![None; segments.len()];
+        Searcher { segments, deletes }
+    }
+
+    /// Segments, each with the documents deleted from it since it was written.
+    pub fn with_deletes(segments: Vec<(&'a dyn SegmentRead, Option<&'a dyn Deletes>)>) -> Self {
+        let (segments, deletes) = segments.into_iter().unzip();
+        Searcher { segments, deletes }
     }
 
     pub fn segments(&self) -> &[&'a dyn SegmentRead] {
@@ -55,7 +63,7 @@ impl<'a> Searcher<'a> {
         let mut top = TopCollector::new(options.top_k, options.track_total_hits);
         let mut base = 0u64;
         for (i, &segment) in self.segments.iter().enumerate() {
-            search_segment(&query, &mut stats, i, segment, base, &mut top)?;
+            search_segment(&query, &mut stats, i, segment, self.deletes[i], base, &mut top)?;
             base += u64::from(segment.meta().max_doc);
         }
         let total = top.count;
@@ -69,6 +77,7 @@ fn search_segment(
     stats: &mut IndexStats<'_>,
     seg: usize,
     segment: &dyn SegmentRead,
+    deletes: Option<&dyn Deletes>,
     base: u64,
     top: &mut TopCollector,
 ) -> Result<()> {
@@ -82,20 +91,26 @@ fn search_segment(
                 _ => Some(Box::new(Disjunction::new(excluded, 1))),
             };
             if !clauses.is_empty() {
-                block_max_wand(clauses, excluded, seg, base, top);
+                block_max_wand(clauses, excluded, deletes, seg, base, top);
             }
             return Ok(());
         }
     }
     if let Some(s) = scorer(query, stats, seg, segment)? {
-        collect_with_block_max(s, seg, base, top);
+        collect_with_block_max(s, deletes, seg, base, top);
     }
     Ok(())
 }
 
 /// Scores every document of `scorer` that can still enter the top k,
 /// skipping whole blocks whose bound cannot beat the threshold.
-fn collect_with_block_max(mut scorer: BoxScorer<'_>, seg: usize, base: u64, top: &mut TopCollector) {
+fn collect_with_block_max(
+    mut scorer: BoxScorer<'_>,
+    deletes: Option<&dyn Deletes>,
+    seg: usize,
+    base: u64,
+    top: &mut TopCollector,
+) {
     let mut doc = scorer.doc();
     let mut block_end = None;
     let mut block_bound = f32::INFINITY;
@@ -115,8 +130,10 @@ fn collect_with_block_max(mut scorer: BoxScorer<'_>, seg: usize, base: u64, top:
                 continue;
             }
         }
-        let score = scorer.score();
-        top.collect(ScoredDoc { segment: seg, doc, global: base + u64::from(doc), score });
+        if !deletes.is_some_and(|d| d.is_deleted(doc)) {
+            let score = scorer.score();
+            top.collect(ScoredDoc { segment: seg, doc, global: base + u64::from(doc), score });
+        }
         doc = scorer.advance();
     }
 }

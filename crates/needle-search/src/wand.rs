@@ -8,7 +8,7 @@
 //! nearest block end. Until pruning is allowed (see `TopCollector::threshold`)
 //! every matching document is scored and counted.
 
-use needle_core::{DocId, DocSet, TERMINATED};
+use needle_core::{Deletes, DocId, DocSet, TERMINATED};
 
 use crate::bm25::sum_scores;
 use crate::collect::{ScoredDoc, TopCollector};
@@ -18,10 +18,12 @@ use crate::Scorer;
 pub(crate) fn block_max_wand(
     mut clauses: Vec<BoxScorer<'_>>,
     mut excluded: Option<BoxScorer<'_>>,
+    deletes: Option<&dyn Deletes>,
     segment: usize,
     base: u64,
     top: &mut TopCollector,
 ) {
+    let mut excluded = Exclusions { query: excluded.take(), deletes };
     let max_scores: Vec<f64> = clauses.iter().map(|c| f64::from(c.max_score())).collect();
     let mut order: Vec<usize> = (0..clauses.len()).collect();
     loop {
@@ -67,6 +69,12 @@ pub(crate) fn block_max_wand(
     }
 }
 
+/// What removes a matching document: a `must_not` clause, or a deletion.
+struct Exclusions<'s, 'd> {
+    query: Option<BoxScorer<'s>>,
+    deletes: Option<&'d dyn Deletes>,
+}
+
 fn find_pivot(
     clauses: &[BoxScorer<'_>],
     order: &[usize],
@@ -90,13 +98,14 @@ fn find_pivot(
 /// moves those clauses on.
 fn evaluate(
     clauses: &mut [BoxScorer<'_>],
-    excluded: &mut Option<BoxScorer<'_>>,
+    excluded: &mut Exclusions<'_, '_>,
     doc: DocId,
     segment: usize,
     base: u64,
     top: &mut TopCollector,
 ) {
-    let is_excluded = excluded.as_mut().is_some_and(|e| e.seek(doc) == doc);
+    let is_excluded = excluded.deletes.is_some_and(|d| d.is_deleted(doc))
+        || excluded.query.as_mut().is_some_and(|e| e.seek(doc) == doc);
     if !is_excluded {
         let score = sum_scores(clauses.iter_mut().filter(|c| c.doc() == doc).map(|c| c.score()));
         top.collect(ScoredDoc { segment, doc, global: base + u64::from(doc), score });

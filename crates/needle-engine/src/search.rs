@@ -1,0 +1,134 @@
+//! Running a search request over a snapshot of segments: parse, collect the
+//! top hits, fetch their `_id`s and highlights from the document store.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use needle_codecs::SegmentRead;
+use needle_core::{Deletes, DocId, DocSet, Error, Result, TERMINATED};
+use needle_search::highlight::{fragments, match_spans, FragmentOptions};
+use needle_search::{parse_query, Query, SearchOptions, Searcher};
+use serde::Serialize;
+
+use crate::document::{decode_stored, field_text};
+use crate::schema::{Schema, ID_FIELD};
+
+/// A segment as a search sees it: its data and the documents deleted from it since.
+pub(crate) type View<'a> = (&'a dyn SegmentRead, Option<&'a dyn Deletes>);
+
+/// What to search for and what to return.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    pub query: String,
+    pub top_k: usize,
+    pub highlight: bool,
+    pub track_total_hits: u64,
+}
+
+impl SearchRequest {
+    pub fn new(query: &str) -> Self {
+        SearchRequest { query: query.to_string(), top_k: 10, highlight: false, track_total_hits: 10_000 }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    #[serde(rename = "_id")]
+    pub id: String,
+    #[serde(rename = "_score")]
+    pub score: f32,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub highlight: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResponse {
+    pub took_ms: f64,
+    pub total: u64,
+    /// "eq", or "gte" when `total` is a lower bound.
+    pub total_relation: &'static str,
+    pub hits: Vec<Hit>,
+}
+
+pub(crate) fn run_search(
+    views: &[View<'_>],
+    schema: &Schema,
+    request: &SearchRequest,
+) -> Result<SearchResponse> {
+    let started = Instant::now();
+    let query = parse_query(&request.query, schema)?;
+    let options = SearchOptions { top_k: request.top_k, track_total_hits: request.track_total_hits };
+    let top = Searcher::with_deletes(views.to_vec()).search(&query, options)?;
+    let rewritten = query.rewrite();
+    let mut hits = Vec::with_capacity(top.hits.len());
+    for h in &top.hits {
+        let segment = views[h.segment].0;
+        let (id, source) = stored_document(segment, h.doc)?;
+        let highlight = if request.highlight {
+            highlight(segment, h.doc, &source, &rewritten, schema)?
+        } else {
+            BTreeMap::new()
+        };
+        hits.push(Hit { id, score: h.score, highlight });
+    }
+    Ok(SearchResponse {
+        took_ms: started.elapsed().as_secs_f64() * 1e3,
+        total: top.total,
+        total_relation: if top.total_is_exact { "eq" } else { "gte" },
+        hits,
+    })
+}
+
+/// `(_id, JSON source)` of a stored document.
+pub(crate) fn stored_document(segment: &dyn SegmentRead, doc: DocId) -> Result<(String, String)> {
+    let record = segment.stored(doc)?;
+    let file = format!("{}.docs", segment.name());
+    let (id, source) = decode_stored(&file, &record)?;
+    Ok((id.to_string(), source.to_string()))
+}
+
+fn highlight(
+    segment: &dyn SegmentRead,
+    doc: DocId,
+    source: &str,
+    query: &Query,
+    schema: &Schema,
+) -> Result<BTreeMap<String, Vec<String>>> {
+    let spans = match_spans(segment, doc, query)?;
+    let mut out = BTreeMap::new();
+    if spans.is_empty() {
+        return Ok(out);
+    }
+    let json: serde_json::Value = serde_json::from_str(source).map_err(|e| {
+        Error::corrupt(format!("{}.docs", segment.name()), format!("stored source is not JSON: {e}"))
+    })?;
+    for (field, field_spans) in spans {
+        let name = &schema.field(field).name;
+        if let Some(text) = field_text(&json, name) {
+            let f = fragments(&text, &field_spans, &FragmentOptions::default());
+            if !f.is_empty() {
+                out.insert(name.clone(), f);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The live document with `_id` `id`, newest segment first: (view index, doc).
+pub(crate) fn find_id(views: &[View<'_>], id: &str) -> Result<Option<(usize, DocId)>> {
+    for (i, (segment, deletes)) in views.iter().enumerate().rev() {
+        let Some(mut p) = segment.postings(ID_FIELD, id.as_bytes())? else { continue };
+        let mut found = None;
+        let mut doc = p.doc();
+        while doc != TERMINATED {
+            if !deletes.is_some_and(|d| d.is_deleted(doc)) {
+                found = Some(doc);
+            }
+            doc = p.advance();
+        }
+        if let Some(doc) = found {
+            return Ok(Some((i, doc)));
+        }
+    }
+    Ok(None)
+}

@@ -1,0 +1,109 @@
+//! Posting lists of an in-memory segment: plain vectors, shared with the
+//! segment by `Arc`. The whole list is one block for block-max pruning, its
+//! bound computed when the list is opened.
+
+use std::sync::Arc;
+
+use needle_codecs::{BlockImpact, Postings};
+use needle_core::{DocId, DocSet, TERMINATED};
+
+/// One term's postings in memory. `occ_start[i]` is where document `i`'s
+/// positions and offsets start.
+#[derive(Default, Clone)]
+pub(crate) struct TermBuf {
+    pub docs: Vec<DocId>,
+    pub freqs: Vec<u32>,
+    pub occ_start: Vec<u32>,
+    pub positions: Vec<u32>,
+    pub offsets: Vec<(u32, u32)>,
+}
+
+pub(crate) struct MemPostings {
+    buf: Arc<TermBuf>,
+    len: usize,
+    idx: usize,
+    positions: bool,
+    impact: BlockImpact,
+}
+
+impl MemPostings {
+    pub fn new(buf: Arc<TermBuf>, positions: bool, norms: Option<&[u8]>) -> Self {
+        let len = buf.docs.len();
+        let max_freq = buf.freqs.iter().copied().max().unwrap_or(0);
+        let min_norm = norms.map_or(0, |n| {
+            buf.docs.iter().map(|&d| n.get(d as usize).copied().unwrap_or(0)).min().unwrap_or(0)
+        });
+        MemPostings { buf, len, idx: 0, positions, impact: BlockImpact { max_freq, min_norm } }
+    }
+
+    fn occurrences(&self) -> std::ops::Range<usize> {
+        let start = self.buf.occ_start[self.idx] as usize;
+        let end = self.buf.occ_start.get(self.idx + 1).map_or(self.buf.positions.len(), |&e| e as usize);
+        start..end
+    }
+}
+
+impl DocSet for MemPostings {
+    fn doc(&self) -> DocId {
+        if self.idx < self.len {
+            self.buf.docs[self.idx]
+        } else {
+            TERMINATED
+        }
+    }
+
+    fn advance(&mut self) -> DocId {
+        self.idx = (self.idx + 1).min(self.len);
+        self.doc()
+    }
+
+    fn seek(&mut self, target: DocId) -> DocId {
+        if self.doc() < target {
+            self.idx += self.buf.docs[self.idx..self.len].partition_point(|&d| d < target);
+        }
+        self.doc()
+    }
+
+    fn cost(&self) -> u64 {
+        self.len as u64
+    }
+}
+
+impl Postings for MemPostings {
+    fn doc_freq(&self) -> u32 {
+        self.len as u32
+    }
+
+    fn freq(&self) -> u32 {
+        self.buf.freqs.get(self.idx).copied().unwrap_or(0)
+    }
+
+    fn positions(&mut self, out: &mut Vec<u32>) {
+        out.clear();
+        if self.positions && self.idx < self.len {
+            out.extend_from_slice(&self.buf.positions[self.occurrences()]);
+        }
+    }
+
+    fn offsets(&mut self, out: &mut Vec<(u32, u32)>) {
+        out.clear();
+        if self.positions && self.idx < self.len {
+            out.extend_from_slice(&self.buf.offsets[self.occurrences()]);
+        }
+    }
+
+    fn block_end(&mut self, target: DocId) -> DocId {
+        match self.buf.docs[..self.len].last() {
+            Some(&last) if last >= target => last,
+            _ => TERMINATED,
+        }
+    }
+
+    fn impact(&mut self, _from: DocId, _to: DocId) -> BlockImpact {
+        self.impact
+    }
+
+    fn max_impact(&self) -> BlockImpact {
+        self.impact
+    }
+}

@@ -1,0 +1,247 @@
+//! The in-memory segment: documents go in one at a time and are searchable at
+//! once, through the same [`SegmentRead`] trait as on-disk segments. It holds
+//! a term hash per field, growing posting buffers per term, a norms column per
+//! text field and the stored records; [`MemSegment::flush`] writes it as an
+//! on-disk segment.
+//!
+//! Readers get posting lists that share the term's buffers (`Arc`) and see the
+//! documents present when they were opened. The writer appends through
+//! `Arc::make_mut`, so a buffer a reader still holds is copied, never changed
+//! under it; engines keep readers and writers of one segment apart with a lock
+//! anyway, which makes the copy rare.
+
+use std::sync::Arc;
+
+use needle_analysis::Analyzer;
+use needle_codecs::norms::encode_length;
+use needle_codecs::{FieldMeta, FieldStats, Postings, SegmentMeta, SegmentRead, SegmentWriter, TermPostings};
+use needle_core::{DocId, Error, FieldId, Result};
+use needle_storage::Directory;
+use rustc_hash::FxHashMap;
+
+use crate::mem_postings::{MemPostings, TermBuf};
+use crate::POSITION_GAP;
+
+struct FieldBuf {
+    positions: bool,
+    terms: FxHashMap<Box<[u8]>, u32>,
+    postings: Vec<Arc<TermBuf>>,
+    norms: Vec<u8>,
+}
+
+impl FieldBuf {
+    fn new(positions: bool) -> Self {
+        FieldBuf { positions, terms: FxHashMap::default(), postings: Vec::new(), norms: Vec::new() }
+    }
+
+    /// Records one occurrence of `term` in `doc`; returns (bytes of memory added, whether the doc is new for the term).
+    fn add(&mut self, term: &[u8], doc: DocId, position: u32, offsets: (u32, u32)) -> (usize, bool, bool) {
+        let mut added = 0;
+        let mut new_term = false;
+        let id = match self.terms.get(term) {
+            Some(&id) => id,
+            None => {
+                let id = self.postings.len() as u32;
+                self.terms.insert(term.into(), id);
+                self.postings.push(Arc::new(TermBuf::default()));
+                added += term.len() + 120;
+                new_term = true;
+                id
+            }
+        };
+        let buf = Arc::make_mut(&mut self.postings[id as usize]);
+        let new_doc = buf.docs.last() != Some(&doc);
+        if new_doc {
+            buf.docs.push(doc);
+            buf.freqs.push(1);
+            buf.occ_start.push(buf.positions.len() as u32);
+            added += 12;
+        } else {
+            *buf.freqs.last_mut().unwrap() += 1;
+        }
+        if self.positions {
+            buf.positions.push(position);
+            buf.offsets.push(offsets);
+            added += 12;
+        }
+        (added, new_doc, new_term)
+    }
+}
+
+/// An in-memory segment, readable while it grows.
+pub struct MemSegment {
+    name: String,
+    fields: FxHashMap<FieldId, FieldBuf>,
+    stored: Vec<Vec<u8>>,
+    meta: SegmentMeta,
+    memory: usize,
+}
+
+impl Default for MemSegment {
+    fn default() -> Self {
+        MemSegment::new("memory segment")
+    }
+}
+
+impl MemSegment {
+    /// `name` appears in messages about this segment.
+    pub fn new(name: &str) -> Self {
+        MemSegment {
+            name: name.to_string(),
+            fields: FxHashMap::default(),
+            stored: Vec::new(),
+            meta: SegmentMeta { max_doc: 0, fields: Vec::new() },
+            memory: 0,
+        }
+    }
+
+    pub fn max_doc(&self) -> DocId {
+        self.stored.len() as DocId
+    }
+
+    /// Approximate bytes held.
+    pub fn memory(&self) -> usize {
+        self.memory
+    }
+
+    /// Starts a document; its fields are added with [`add_text`](Self::add_text)
+    /// and [`add_keyword`](Self::add_keyword) before the next `add_document`.
+    pub fn add_document(&mut self, stored: Vec<u8>) -> DocId {
+        self.memory += stored.len() + 24;
+        self.stored.push(stored);
+        self.meta.max_doc = self.max_doc();
+        self.max_doc() - 1
+    }
+
+    fn field_meta(&mut self, field: FieldId, positions: bool) -> &mut FieldMeta {
+        let i = match self.meta.fields.binary_search_by_key(&field, |f| f.field) {
+            Ok(i) => i,
+            Err(i) => {
+                let norms_index = positions.then_some(u32::from(field));
+                let meta = FieldMeta {
+                    field,
+                    positions,
+                    offsets: positions,
+                    norms_index,
+                    stats: FieldStats::default(),
+                    terms: 0,
+                };
+                self.meta.fields.insert(i, meta);
+                i
+            }
+        };
+        &mut self.meta.fields[i]
+    }
+
+    /// Indexes the values of a text field of the current document. Values
+    /// after the first continue its positions after a gap of [`POSITION_GAP`]
+    /// and its offsets one byte after the previous value's end (as if joined by a space).
+    pub fn add_text(&mut self, field: FieldId, analyzer: &Analyzer, values: &[&str]) {
+        let doc = self.max_doc() - 1;
+        let buf = self.fields.entry(field).or_insert_with(|| FieldBuf::new(true));
+        let (mut length, mut position, mut offset_base) = (0u32, 0u32, 0u32);
+        let (mut added, mut new_docs, mut new_terms) = (0, 0u64, 0u64);
+        for (i, value) in values.iter().enumerate() {
+            if i > 0 {
+                position += POSITION_GAP;
+            }
+            position = analyzer.analyze(value, position, |t| {
+                length += 1;
+                let (bytes, new_doc, new_term) =
+                    buf.add(t.term.as_bytes(), doc, t.position, (t.start + offset_base, t.end + offset_base));
+                added += bytes;
+                new_docs += u64::from(new_doc);
+                new_terms += u64::from(new_term);
+            });
+            offset_base += value.len() as u32 + 1;
+        }
+        if length > 0 {
+            buf.norms.resize(doc as usize, 0);
+            buf.norms.push(encode_length(length));
+        }
+        self.memory += added;
+        let meta = self.field_meta(field, true);
+        meta.stats.doc_count += u64::from(length > 0);
+        meta.stats.sum_total_term_freq += u64::from(length);
+        meta.stats.sum_doc_freq += new_docs;
+        meta.terms += new_terms;
+    }
+
+    /// Indexes the values of a keyword field (each value one term) of the current document.
+    pub fn add_keyword(&mut self, field: FieldId, values: &[&str]) {
+        let doc = self.max_doc() - 1;
+        let buf = self.fields.entry(field).or_insert_with(|| FieldBuf::new(false));
+        let (mut added, mut new_docs, mut new_terms) = (0, 0u64, 0u64);
+        for v in values {
+            let (bytes, new_doc, new_term) = buf.add(v.as_bytes(), doc, 0, (0, 0));
+            added += bytes;
+            new_docs += u64::from(new_doc);
+            new_terms += u64::from(new_term);
+        }
+        self.memory += added;
+        let meta = self.field_meta(field, false);
+        meta.stats.doc_count += u64::from(!values.is_empty());
+        meta.stats.sum_total_term_freq += values.len() as u64;
+        meta.stats.sum_doc_freq += new_docs;
+        meta.terms += new_terms;
+    }
+
+    /// Writes the segment as `name` in `dir`.
+    pub fn flush(&self, dir: &Directory, name: &str) -> Result<SegmentMeta> {
+        let max_doc = self.max_doc();
+        let mut writer = SegmentWriter::create(dir, name, max_doc)?;
+        let mut fields: Vec<_> = self.fields.iter().collect();
+        fields.sort_by_key(|(id, _)| **id);
+        for (&id, buf) in fields {
+            let norms = buf.positions.then(|| {
+                let mut n = buf.norms.clone();
+                n.resize(max_doc as usize, 0);
+                n
+            });
+            let doc_count = self.meta.field(id).map_or(0, |m| m.stats.doc_count);
+            writer.add_field(id, buf.positions, buf.positions, norms, doc_count);
+            let mut terms: Vec<(&[u8], u32)> = buf.terms.iter().map(|(t, &i)| (&t[..], i)).collect();
+            terms.sort_unstable();
+            for (term, tid) in terms {
+                let t = &buf.postings[tid as usize];
+                let p = TermPostings {
+                    docs: &t.docs,
+                    freqs: &t.freqs,
+                    positions: &t.positions,
+                    offsets: &t.offsets,
+                };
+                writer.add_term(id, term, &p)?;
+            }
+        }
+        writer.write_docs(&mut |i| Ok(self.stored[i as usize].clone()))?;
+        Ok(writer.finish()?.0)
+    }
+}
+
+impl SegmentRead for MemSegment {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn meta(&self) -> &SegmentMeta {
+        &self.meta
+    }
+
+    fn postings(&self, field: FieldId, term: &[u8]) -> Result<Option<Box<dyn Postings>>> {
+        let Some(buf) = self.fields.get(&field) else { return Ok(None) };
+        let Some(&id) = buf.terms.get(term) else { return Ok(None) };
+        let norms = buf.positions.then_some(&buf.norms[..]);
+        Ok(Some(Box::new(MemPostings::new(buf.postings[id as usize].clone(), buf.positions, norms))))
+    }
+
+    fn norms(&self, field: FieldId) -> Option<&[u8]> {
+        self.fields.get(&field).filter(|f| f.positions).map(|f| &f.norms[..])
+    }
+
+    fn stored(&self, doc: DocId) -> Result<Vec<u8>> {
+        self.stored
+            .get(doc as usize)
+            .cloned()
+            .ok_or_else(|| Error::Index(format!("document {doc} is not in {}", self.name)))
+    }
+}
