@@ -1,6 +1,7 @@
 //! `needle`: build, search and check an index from the command line.
 
 mod index_cmd;
+mod ingest_cmd;
 mod input;
 mod search_cmd;
 
@@ -25,6 +26,10 @@ struct Cli {
 enum Command {
     /// Add the documents of a JSON-lines file (plain, .gz, or - for stdin) to an index.
     Index(index_cmd::IndexArgs),
+    /// Stream JSON lines into a live index (searchable at once), with a durability mode.
+    Ingest(ingest_cmd::IngestArgs),
+    /// Ingest and query at the same time; print how soon each document became visible.
+    Live(ingest_cmd::LiveArgs),
     /// Merge an index's segments until at most N remain.
     Merge {
         #[arg(long)]
@@ -70,6 +75,8 @@ fn main() -> ExitCode {
 fn run(command: Command) -> needle_core::Result<ExitCode> {
     match command {
         Command::Index(args) => index_cmd::run(args),
+        Command::Ingest(args) => ingest_cmd::ingest(args),
+        Command::Live(args) => ingest_cmd::live(args),
         Command::Merge { index, max_segments } => {
             let mut idx = Index::open(&index)?;
             let before = idx.segments().len();

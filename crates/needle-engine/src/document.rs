@@ -9,7 +9,7 @@ use std::sync::RwLock;
 
 use needle_codecs::bytes::{write_vint, ByteReader};
 use needle_core::{Error, FieldId, Result};
-use needle_index::MemSegment;
+use needle_index::AnalyzedDoc;
 use serde_json::Value;
 
 use crate::schema::{FieldKind, Schema, ID_FIELD};
@@ -130,17 +130,18 @@ pub(crate) fn canonical_double(f: f64) -> String {
     format!("{f}")
 }
 
-/// Indexes a parsed document into `builder`.
-pub(crate) fn add_to_builder(builder: &mut MemSegment, doc: ParsedDoc, schema: &Schema) {
-    builder.add_document(doc.stored);
-    builder.add_keyword(ID_FIELD, &[doc.id.as_str()]);
+/// Analyzes a parsed document (outside any lock) for a segment.
+pub(crate) fn analyze(doc: ParsedDoc, schema: &Schema) -> AnalyzedDoc {
+    let mut out = AnalyzedDoc::new(doc.stored);
+    out.keyword(ID_FIELD, &[doc.id.as_str()]);
     for (field, values) in &doc.fields {
         let values: Vec<&str> = values.iter().map(String::as_str).collect();
         match schema.analyzer(*field) {
-            Some(analyzer) => builder.add_text(*field, analyzer, &values),
-            None => builder.add_keyword(*field, &values),
+            Some(analyzer) => out.text(*field, analyzer, &values),
+            None => out.keyword(*field, &values),
         }
     }
+    out
 }
 
 fn auto_id() -> String {

@@ -14,7 +14,7 @@ use needle_core::{Error, Result};
 use needle_index::MemSegment;
 use needle_storage::Directory;
 
-use crate::document::{add_to_builder, parse_document};
+use crate::document::{analyze, parse_document};
 use crate::schema::Schema;
 
 #[derive(Debug, Clone)]
@@ -208,8 +208,8 @@ fn index_chunk(
         }
         match parse_document(line, schema) {
             Ok(doc) => {
-                let s = schema.read().unwrap();
-                add_to_builder(&mut builder, doc, &s);
+                let analyzed = analyze(doc, &schema.read().unwrap());
+                builder.add(analyzed);
                 progress.docs.fetch_add(1, Ordering::Relaxed);
             }
             Err(reason) if skip_bad => skipped.push((line_no, reason)),

@@ -3,10 +3,12 @@
 //! [`merge_segments`], which rewrites several on-disk segments as one,
 //! keeping document order.
 
+mod analyzed;
 mod mem_postings;
 mod mem_segment;
 mod merge;
 
+pub use analyzed::AnalyzedDoc;
 pub use mem_segment::MemSegment;
 pub use merge::merge_segments;
 

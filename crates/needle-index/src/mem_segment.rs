@@ -12,15 +12,14 @@
 
 use std::sync::Arc;
 
-use needle_analysis::Analyzer;
 use needle_codecs::norms::encode_length;
 use needle_codecs::{FieldMeta, FieldStats, Postings, SegmentMeta, SegmentRead, SegmentWriter, TermPostings};
 use needle_core::{DocId, Error, FieldId, Result};
 use needle_storage::Directory;
 use rustc_hash::FxHashMap;
 
+use crate::analyzed::{AnalyzedDoc, FieldTokens, TokenRef};
 use crate::mem_postings::{MemPostings, TermBuf};
-use crate::POSITION_GAP;
 
 struct FieldBuf {
     positions: bool,
@@ -104,13 +103,19 @@ impl MemSegment {
         self.memory
     }
 
-    /// Starts a document; its fields are added with [`add_text`](Self::add_text)
-    /// and [`add_keyword`](Self::add_keyword) before the next `add_document`.
-    pub fn add_document(&mut self, stored: Vec<u8>) -> DocId {
-        self.memory += stored.len() + 24;
-        self.stored.push(stored);
+    /// Adds an analyzed document; it is searchable through this segment at once.
+    pub fn add(&mut self, doc: AnalyzedDoc) -> DocId {
+        let id = self.max_doc();
+        for (field, tokens) in &doc.fields {
+            match tokens {
+                FieldTokens::Text { tokens, length } => self.add_text(*field, id, &doc, tokens, *length),
+                FieldTokens::Keyword(values) => self.add_keyword(*field, id, values),
+            }
+        }
+        self.memory += doc.stored.len() + 24;
+        self.stored.push(doc.stored);
         self.meta.max_doc = self.max_doc();
-        self.max_doc() - 1
+        id
     }
 
     fn field_meta(&mut self, field: FieldId, positions: bool) -> &mut FieldMeta {
@@ -118,14 +123,7 @@ impl MemSegment {
             Ok(i) => i,
             Err(i) => {
                 let norms_index = positions.then_some(u32::from(field));
-                let meta = FieldMeta {
-                    field,
-                    positions,
-                    offsets: positions,
-                    norms_index,
-                    stats: FieldStats::default(),
-                    terms: 0,
-                };
+                let meta = FieldMeta { field, positions, offsets: positions, norms_index, stats: FieldStats::default(), terms: 0 };
                 self.meta.fields.insert(i, meta);
                 i
             }
@@ -133,27 +131,14 @@ impl MemSegment {
         &mut self.meta.fields[i]
     }
 
-    /// Indexes the values of a text field of the current document. Values
-    /// after the first continue its positions after a gap of [`POSITION_GAP`]
-    /// and its offsets one byte after the previous value's end (as if joined by a space).
-    pub fn add_text(&mut self, field: FieldId, analyzer: &Analyzer, values: &[&str]) {
-        let doc = self.max_doc() - 1;
+    fn add_text(&mut self, field: FieldId, doc: DocId, analyzed: &AnalyzedDoc, tokens: &[TokenRef], length: u32) {
         let buf = self.fields.entry(field).or_insert_with(|| FieldBuf::new(true));
-        let (mut length, mut position, mut offset_base) = (0u32, 0u32, 0u32);
         let (mut added, mut new_docs, mut new_terms) = (0, 0u64, 0u64);
-        for (i, value) in values.iter().enumerate() {
-            if i > 0 {
-                position += POSITION_GAP;
-            }
-            position = analyzer.analyze(value, position, |t| {
-                length += 1;
-                let (bytes, new_doc, new_term) =
-                    buf.add(t.term.as_bytes(), doc, t.position, (t.start + offset_base, t.end + offset_base));
-                added += bytes;
-                new_docs += u64::from(new_doc);
-                new_terms += u64::from(new_term);
-            });
-            offset_base += value.len() as u32 + 1;
+        for t in tokens {
+            let (bytes, new_doc, new_term) = buf.add(analyzed.term(t), doc, t.position, (t.start, t.end));
+            added += bytes;
+            new_docs += u64::from(new_doc);
+            new_terms += u64::from(new_term);
         }
         if length > 0 {
             buf.norms.resize(doc as usize, 0);
@@ -167,9 +152,7 @@ impl MemSegment {
         meta.terms += new_terms;
     }
 
-    /// Indexes the values of a keyword field (each value one term) of the current document.
-    pub fn add_keyword(&mut self, field: FieldId, values: &[&str]) {
-        let doc = self.max_doc() - 1;
+    fn add_keyword(&mut self, field: FieldId, doc: DocId, values: &[String]) {
         let buf = self.fields.entry(field).or_insert_with(|| FieldBuf::new(false));
         let (mut added, mut new_docs, mut new_terms) = (0, 0u64, 0u64);
         for v in values {

@@ -8,6 +8,7 @@
 //! megabytes per query when memory is short.
 
 mod directory;
+pub mod faults;
 mod file_slice;
 
 pub use directory::{Directory, FileWriter};

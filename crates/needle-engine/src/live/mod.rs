@@ -1,0 +1,312 @@
+//! A live index: documents are searchable the moment `add` returns, while a
+//! background thread persists and merges (SPIRIT's pipeline).
+//!
+//! State, all behind one reader-writer lock per index:
+//! - the *tail*: an in-memory segment that `add` appends to;
+//! - *frozen* in-memory segments: former tails, immutable, waiting to be flushed;
+//! - on-disk segments, named by the manifest;
+//! - a deletion bitset per segment.
+//!
+//! A search holds the read lock for its whole run, so it sees one consistent
+//! snapshot; a write holds the write lock for one document (microseconds), so
+//! an update (delete the old version, add the new) is seen whole or not at all.
+//! Nothing on the query path touches the filesystem: segment files stay open.
+//!
+//! Durability ([`Durability`]): `volatile` keeps nothing after a crash or
+//! close (a `commit` still persists), `graceful` persists on `close`,
+//! `durable` logs every change in the write-ahead log ([`wal`]) and
+//! acknowledges it only once fsynced (group commit). A commit freezes the
+//! tail, flushes every frozen segment, writes the deletions and a new manifest
+//! whose `checkpoint_lsn` says which log records it covers; recovery replays
+//! the records after it. After a failed fsync the index refuses writes and
+//! stays readable.
+
+mod state;
+pub mod wal;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use needle_core::{Error, Result};
+use needle_storage::Directory;
+
+use self::state::State;
+use self::wal::{Record, Wal};
+use crate::document::{analyze, parse_document};
+use crate::schema::Schema;
+use crate::search::{run_search, SearchRequest, SearchResponse};
+
+/// What survives a crash or a close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Nothing is persisted unless `commit` is called.
+    Volatile,
+    /// Everything is persisted by a clean `close`.
+    Graceful,
+    /// Every acknowledged change is in the fsynced write-ahead log.
+    Durable,
+}
+
+impl Durability {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "volatile" => Some(Self::Volatile),
+            "graceful" => Some(Self::Graceful),
+            "durable" => Some(Self::Durable),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct LiveOptions {
+    pub durability: Durability,
+    /// Documents in the tail before it is frozen.
+    pub tail_docs: u32,
+    /// Bytes of frozen in-memory segments before the background thread flushes them;
+    /// writers wait when twice this much is waiting (backpressure).
+    pub memory_bytes: usize,
+}
+
+impl Default for LiveOptions {
+    fn default() -> Self {
+        LiveOptions { durability: Durability::Durable, tail_docs: 2048, memory_bytes: 256 << 20 }
+    }
+}
+
+struct Inner {
+    dir: Directory,
+    options: LiveOptions,
+    schema: RwLock<Schema>,
+    state: RwLock<State>,
+    wal: Option<Wal>,
+    /// One commit at a time.
+    committing: Mutex<()>,
+    /// Set after a failed persist: writes are refused.
+    failed: Mutex<Option<String>>,
+    wake: (Mutex<bool>, Condvar),
+    stop: AtomicBool,
+}
+
+/// A live index; see the module documentation.
+pub struct LiveIndex {
+    inner: Arc<Inner>,
+    background: Option<JoinHandle<()>>,
+}
+
+impl LiveIndex {
+    /// Opens (or creates) the index at `path` and replays its write-ahead log.
+    pub fn open(path: &Path, options: LiveOptions) -> Result<LiveIndex> {
+        let dir = Directory::open(path, true)?;
+        let (state, schema, next_lsn) = State::recover(&dir)?;
+        let wal = match options.durability {
+            Durability::Durable => Some(Wal::create(&dir, next_lsn)?),
+            _ => None,
+        };
+        let inner = Arc::new(Inner {
+            dir,
+            options,
+            schema: RwLock::new(schema),
+            state: RwLock::new(state),
+            wal,
+            committing: Mutex::new(()),
+            failed: Mutex::new(None),
+            wake: (Mutex::new(false), Condvar::new()),
+            stop: AtomicBool::new(false),
+        });
+        let worker = inner.clone();
+        let background = std::thread::Builder::new()
+            .name("needle-flush".into())
+            .spawn(move || worker.background())
+            .map_err(|e| Error::Index(format!("cannot start the flush thread: {e}")))?;
+        Ok(LiveIndex { inner, background: Some(background) })
+    }
+
+    /// Adds a document (a JSON object with an optional `id`), replacing any
+    /// document with the same `_id`. It is searchable when this returns, and
+    /// durable too in `durable` mode. Returns its `_id`.
+    pub fn add(&self, json: &str) -> Result<String> {
+        let doc = parse_document(json, &self.inner.schema).map_err(|reason| Error::Input { line: 0, reason })?;
+        let id = doc.id.clone();
+        let analyzed = analyze(doc, &self.inner.schema.read().unwrap());
+        self.inner.wait_for_memory();
+        let lsn = {
+            let mut st = self.inner.state.write().unwrap();
+            self.inner.check_writable()?;
+            let lsn = st.add(&id, analyzed, self.inner.options.tail_docs);
+            if let Some(wal) = &self.inner.wal {
+                wal.append(lsn, &Record::Add(json.trim().to_string()));
+            }
+            lsn
+        };
+        self.inner.durable(lsn)?;
+        self.inner.nudge();
+        Ok(id)
+    }
+
+    /// Deletes the document with `_id` `id`; returns whether there was one.
+    pub fn delete(&self, id: &str) -> Result<bool> {
+        let (lsn, found) = {
+            let mut st = self.inner.state.write().unwrap();
+            self.inner.check_writable()?;
+            let (lsn, found) = st.delete(id);
+            if let Some(wal) = &self.inner.wal {
+                wal.append(lsn, &Record::Delete(id.to_string()));
+            }
+            (lsn, found)
+        };
+        self.inner.durable(lsn)?;
+        Ok(found)
+    }
+
+    /// Deletes every document matching `query`; returns how many.
+    pub fn delete_by_query(&self, query: &str) -> Result<u64> {
+        let mut st = self.inner.state.write().unwrap();
+        self.inner.check_writable()?;
+        let schema = self.inner.schema.read().unwrap();
+        let ids = st.matching_ids(query, &schema)?;
+        let mut last = 0;
+        for id in &ids {
+            let (lsn, _) = st.delete(id);
+            if let Some(wal) = &self.inner.wal {
+                wal.append(lsn, &Record::Delete(id.clone()));
+            }
+            last = lsn;
+        }
+        drop((st, schema));
+        self.inner.durable(last)?;
+        Ok(ids.len() as u64)
+    }
+
+    /// Searches a consistent snapshot of everything added so far.
+    pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
+        let st = self.inner.state.read().unwrap();
+        let schema = self.inner.schema.read().unwrap();
+        run_search(&st.views(), &schema, request)
+    }
+
+    /// Runs a parsed query over a consistent snapshot: hits as (segment, document, score).
+    pub fn top_docs(&self, query: &needle_search::Query, options: needle_search::SearchOptions) -> Result<needle_search::TopDocs> {
+        let st = self.inner.state.read().unwrap();
+        needle_search::Searcher::with_deletes(st.views()).search(query, options)
+    }
+
+    /// The field id of `name` in this index's schema.
+    pub fn field_id(&self, name: &str) -> Option<needle_core::FieldId> {
+        self.inner.schema.read().unwrap().field_id(name)
+    }
+
+    /// The stored source of the live document with `_id` `id`.
+    pub fn get(&self, id: &str) -> Result<Option<String>> {
+        self.inner.state.read().unwrap().get(id)
+    }
+
+    /// Live documents.
+    pub fn num_docs(&self) -> u64 {
+        self.inner.state.read().unwrap().num_docs()
+    }
+
+    /// Persists everything added so far and commits it.
+    pub fn commit(&self) -> Result<()> {
+        self.inner.commit()
+    }
+
+    /// Stops the background thread; in `graceful` and `durable` modes, commits first.
+    pub fn close(mut self) -> Result<()> {
+        let result = match self.inner.options.durability {
+            Durability::Volatile => Ok(()),
+            _ => self.inner.commit(),
+        };
+        self.stop_background();
+        result
+    }
+
+    fn stop_background(&mut self) {
+        self.inner.stop.store(true, Ordering::SeqCst);
+        self.inner.nudge();
+        if let Some(handle) = self.background.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Drop for LiveIndex {
+    fn drop(&mut self) {
+        self.stop_background();
+    }
+}
+
+impl Inner {
+    fn check_writable(&self) -> Result<()> {
+        if let Some(e) = self.failed.lock().unwrap().as_ref() {
+            return Err(Error::Index(format!("the index refuses writes after a failed write to disk: {e}")));
+        }
+        Ok(())
+    }
+
+    /// In durable mode, waits until the log holds `lsn`; a failure poisons the index.
+    fn durable(&self, lsn: u64) -> Result<()> {
+        let Some(wal) = &self.wal else { return Ok(()) };
+        wal.sync_to(lsn).inspect_err(|e| self.poison(e))
+    }
+
+    fn poison(&self, e: &Error) {
+        self.failed.lock().unwrap().get_or_insert_with(|| e.to_string());
+    }
+
+    fn nudge(&self) {
+        let (lock, cv) = &self.wake;
+        *lock.lock().unwrap() = true;
+        cv.notify_all();
+    }
+
+    /// Backpressure: writers wait while the frozen segments exceed twice the budget.
+    fn wait_for_memory(&self) {
+        while self.state.read().unwrap().frozen_bytes() > 2 * self.options.memory_bytes && !self.stop.load(Ordering::Relaxed) {
+            self.nudge();
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    fn commit(&self) -> Result<()> {
+        let _one = self.committing.lock().unwrap();
+        self.check_writable()?;
+        let plan = {
+            let mut st = self.state.write().unwrap();
+            let plan = st.begin_commit(&self.schema.read().unwrap());
+            if let Some(wal) = &self.wal {
+                wal.rotate(plan.checkpoint_lsn + 1).inspect_err(|e| self.poison(e))?;
+            }
+            plan
+        };
+        let flushed = State::flush(&self.dir, &plan).inspect_err(|e| self.poison(e))?;
+        let manifest = self.state.write().unwrap().finish_commit(&self.dir, plan, flushed);
+        let manifest = manifest.inspect_err(|e| self.poison(e))?;
+        if self.wal.is_some() {
+            wal::remove_through(&self.dir, manifest.checkpoint_lsn)?;
+        }
+        crate::index::remove_unreferenced_files(&self.dir, &manifest)
+    }
+
+    /// Flushes when the frozen segments outgrow the memory budget.
+    fn background(&self) {
+        while !self.stop.load(Ordering::SeqCst) {
+            {
+                let (lock, cv) = &self.wake;
+                let mut woken = lock.lock().unwrap();
+                if !*woken {
+                    woken = cv.wait_timeout(woken, Duration::from_millis(200)).unwrap().0;
+                }
+                *woken = false;
+            }
+            let over = self.state.read().unwrap().frozen_bytes() > self.options.memory_bytes;
+            if over && self.check_writable().is_ok() {
+                // A failure poisons the index; the error reaches writers from there.
+                let _ = self.commit();
+            }
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! The segments of a live index and the changes applied to them. Everything
+//! here runs under the index's lock (see the module above); only `flush`, which
+//! writes frozen segments to disk, runs without it.
+
+use std::sync::{Arc, RwLock};
+
+use needle_codecs::{SegmentRead, SegmentReader};
+use needle_core::{Deletes, Error, Result};
+use needle_index::{AnalyzedDoc, MemSegment};
+use needle_search::{parse_query, SearchOptions, Searcher};
+use needle_storage::Directory;
+
+use super::wal::{self, Record};
+use crate::deletes::DeleteBits;
+use crate::document::{analyze, parse_document};
+use crate::import::open_segments;
+use crate::index::{read_deletes, remove_unreferenced_files};
+use crate::manifest::{self, Manifest, SegmentEntry};
+use crate::schema::Schema;
+use crate::search::{find_id, stored_document, View};
+
+enum Data {
+    Disk(Arc<SegmentReader>),
+    Mem(Arc<MemSegment>),
+}
+
+struct Segment {
+    data: Data,
+    deletes: DeleteBits,
+    /// The manifest entry, once the segment is committed.
+    entry: Option<SegmentEntry>,
+    /// Deletions the committed deletion file holds.
+    persisted_deletes: u32,
+}
+
+impl Segment {
+    fn read(&self) -> &dyn SegmentRead {
+        match &self.data {
+            Data::Disk(s) => s.as_ref(),
+            Data::Mem(s) => s.as_ref(),
+        }
+    }
+}
+
+pub(super) struct State {
+    manifest: Manifest,
+    segments: Vec<Segment>,
+    tail: MemSegment,
+    tail_deletes: DeleteBits,
+    next_lsn: u64,
+}
+
+/// What a commit persists, decided under the lock.
+pub(super) struct CommitPlan {
+    pub checkpoint_lsn: u64,
+    schema: Schema,
+    /// Segments (by position) covered by the commit: all of them when it began.
+    count: usize,
+    to_flush: Vec<(usize, Arc<MemSegment>, String)>,
+    deletes: Vec<DeleteBits>,
+}
+
+impl State {
+    /// Opens the committed segments and replays the log after the checkpoint.
+    pub fn recover(dir: &Directory) -> Result<(State, Schema, u64)> {
+        if !dir.exists(manifest::FILE) {
+            Manifest::new(Schema::default()).commit(dir)?;
+        }
+        let manifest = Manifest::read(dir)?;
+        remove_unreferenced_files(dir, &manifest)?;
+        let names: Vec<String> = manifest.segments.iter().map(|s| s.name.clone()).collect();
+        let readers = open_segments(dir, &names)?;
+        let deletes = read_deletes(dir, &manifest.segments)?;
+        let segments = readers
+            .into_iter()
+            .zip(deletes)
+            .zip(&manifest.segments)
+            .map(|((r, d), e)| {
+                let deletes = d.unwrap_or_else(|| DeleteBits::new(e.max_doc));
+                Segment { data: Data::Disk(r), persisted_deletes: deletes.count(), deletes, entry: Some(e.clone()) }
+            })
+            .collect();
+        let schema = RwLock::new(manifest.schema.clone());
+        let next_lsn = manifest.checkpoint_lsn + 1;
+        let mut st = State { manifest, segments, tail: MemSegment::new("memory segment"), tail_deletes: DeleteBits::new(0), next_lsn };
+        let checkpoint = st.manifest.checkpoint_lsn;
+        let last = wal::replay(dir, checkpoint, &mut |lsn, record| {
+            st.next_lsn = lsn;
+            match record {
+                Record::Add(json) => {
+                    let doc = parse_document(&json, &schema).map_err(|reason| Error::Input { line: lsn, reason })?;
+                    let id = doc.id.clone();
+                    st.add(&id, analyze(doc, &schema.read().unwrap()), 2048);
+                }
+                Record::Delete(id) => {
+                    st.delete(&id);
+                }
+            }
+            Ok(())
+        })?;
+        st.next_lsn = last + 1;
+        Ok((st, schema.into_inner().unwrap(), last + 1))
+    }
+
+    /// Applies an add (replacing any live document with the same `_id`); returns its sequence number.
+    pub fn add(&mut self, id: &str, doc: AnalyzedDoc, tail_docs: u32) -> u64 {
+        let lsn = self.take_lsn();
+        self.delete_id(id);
+        self.tail.add(doc);
+        if self.tail.max_doc() >= tail_docs {
+            self.freeze();
+        }
+        lsn
+    }
+
+    /// Applies a delete; returns its sequence number and whether a document was deleted.
+    pub fn delete(&mut self, id: &str) -> (u64, bool) {
+        let lsn = self.take_lsn();
+        (lsn, self.delete_id(id))
+    }
+
+    fn take_lsn(&mut self) -> u64 {
+        self.next_lsn += 1;
+        self.next_lsn - 1
+    }
+
+    fn delete_id(&mut self, id: &str) -> bool {
+        let mut found = false;
+        while let Ok(Some((i, doc))) = find_id(&self.views(), id) {
+            found = true;
+            if i == self.segments.len() {
+                self.tail_deletes.delete(doc);
+            } else {
+                self.segments[i].deletes.delete(doc);
+            }
+        }
+        found
+    }
+
+    /// Moves the tail to the frozen segments and starts a new one.
+    fn freeze(&mut self) {
+        if self.tail.max_doc() == 0 {
+            return;
+        }
+        let tail = std::mem::replace(&mut self.tail, MemSegment::new("memory segment"));
+        let deletes = std::mem::replace(&mut self.tail_deletes, DeleteBits::new(0));
+        self.segments.push(Segment { data: Data::Mem(Arc::new(tail)), deletes, entry: None, persisted_deletes: 0 });
+    }
+
+    /// Every segment with its deletions, the tail last.
+    pub fn views(&self) -> Vec<View<'_>> {
+        let mut v: Vec<View<'_>> = self.segments.iter().map(|s| (s.read(), Some(&s.deletes as &dyn Deletes))).collect();
+        v.push((&self.tail, Some(&self.tail_deletes)));
+        v
+    }
+
+    pub fn get(&self, id: &str) -> Result<Option<String>> {
+        let views = self.views();
+        match find_id(&views, id)? {
+            Some((i, doc)) => Ok(Some(stored_document(views[i].0, doc)?.1)),
+            None => Ok(None),
+        }
+    }
+
+    pub fn num_docs(&self) -> u64 {
+        let deleted: u64 = self.segments.iter().map(|s| u64::from(s.deletes.count())).sum::<u64>() + u64::from(self.tail_deletes.count());
+        self.views().iter().map(|(s, _)| u64::from(s.meta().max_doc)).sum::<u64>() - deleted
+    }
+
+    /// Bytes held by frozen in-memory segments (the tail included).
+    pub fn frozen_bytes(&self) -> usize {
+        let frozen: usize = self.segments.iter().filter_map(|s| if let Data::Mem(m) = &s.data { Some(m.memory()) } else { None }).sum();
+        frozen + self.tail.memory()
+    }
+
+    /// `_id`s of every live document matching `query`.
+    pub fn matching_ids(&self, query: &str, schema: &Schema) -> Result<Vec<String>> {
+        let q = parse_query(query, schema)?;
+        let views = self.views();
+        let all = self.num_docs() as usize;
+        let top = Searcher::with_deletes(views.clone()).search(&q, SearchOptions { top_k: all, track_total_hits: u64::MAX })?;
+        top.hits.iter().map(|h| stored_document(views[h.segment].0, h.doc).map(|(id, _)| id)).collect()
+    }
+
+    /// Freezes the tail and decides what the commit persists.
+    pub fn begin_commit(&mut self, schema: &Schema) -> CommitPlan {
+        self.freeze();
+        let mut to_flush = Vec::new();
+        for (i, s) in self.segments.iter().enumerate() {
+            if let Data::Mem(m) = &s.data {
+                to_flush.push((i, m.clone(), self.manifest.new_segment_name()));
+            }
+        }
+        CommitPlan {
+            checkpoint_lsn: self.next_lsn - 1,
+            schema: schema.clone(),
+            count: self.segments.len(),
+            to_flush,
+            deletes: self.segments.iter().map(|s| s.deletes.clone()).collect(),
+        }
+    }
+
+    /// Writes the plan's in-memory segments to disk (without the lock).
+    pub fn flush(dir: &Directory, plan: &CommitPlan) -> Result<Vec<Arc<SegmentReader>>> {
+        let mut out = Vec::with_capacity(plan.to_flush.len());
+        for (_, mem, name) in &plan.to_flush {
+            mem.flush(dir, name)?;
+            out.push(Arc::new(SegmentReader::open(dir, name)?));
+        }
+        Ok(out)
+    }
+
+    /// Puts the flushed segments in place of the in-memory ones, writes the
+    /// deletions and the manifest, and returns the manifest.
+    pub fn finish_commit(&mut self, dir: &Directory, plan: CommitPlan, flushed: Vec<Arc<SegmentReader>>) -> Result<Manifest> {
+        for ((i, _, name), reader) in plan.to_flush.iter().zip(flushed) {
+            let max_doc = reader.meta().max_doc;
+            self.segments[*i].data = Data::Disk(reader);
+            self.segments[*i].entry = Some(SegmentEntry { name: name.clone(), max_doc, deletes: None });
+        }
+        let mut next = self.manifest.clone();
+        next.schema = plan.schema;
+        next.checkpoint_lsn = plan.checkpoint_lsn;
+        next.segments.clear();
+        let generation = next.generation + 1;
+        for (s, deletes) in self.segments[..plan.count].iter_mut().zip(&plan.deletes) {
+            let entry = s.entry.as_mut().expect("flushed segments have entries");
+            if deletes.count() != s.persisted_deletes {
+                let file = format!("{}.del.{generation}", entry.name);
+                let mut w = dir.create(&file)?;
+                w.write_all(&deletes.encode())?;
+                w.finish()?;
+                entry.deletes = Some(file);
+                s.persisted_deletes = deletes.count();
+            }
+            next.segments.push(entry.clone());
+        }
+        dir.sync()?;
+        next.commit(dir)?;
+        self.manifest = next.clone();
+        Ok(next)
+    }
+}

@@ -1,0 +1,61 @@
+//! Fault injection for tests: make the next write, fsync or rename of a file
+//! whose path contains a given text fail, as a full or failing disk would.
+//! Production code asks [`check`] before each such call; with no fault armed
+//! that is one relaxed atomic load.
+
+use std::io;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// The operations a fault can hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Write,
+    Fsync,
+    Rename,
+}
+
+struct Fault {
+    op: Op,
+    path_contains: String,
+    /// Calls that pass before the fault fires.
+    skip: u32,
+    /// Fire on every later call too (a disk that stays full), not just once.
+    sticky: bool,
+    kind: io::ErrorKind,
+}
+
+static ARMED: AtomicBool = AtomicBool::new(false);
+static FAULTS: Mutex<Vec<Fault>> = Mutex::new(Vec::new());
+
+/// Arms a fault: the `skip + 1`-th `op` on a path containing `path_contains` fails with `kind`.
+pub fn inject(op: Op, path_contains: &str, skip: u32, sticky: bool, kind: io::ErrorKind) {
+    FAULTS.lock().unwrap().push(Fault { op, path_contains: path_contains.to_string(), skip, sticky, kind });
+    ARMED.store(true, Ordering::SeqCst);
+}
+
+/// Disarms every fault.
+pub fn clear() {
+    FAULTS.lock().unwrap().clear();
+    ARMED.store(false, Ordering::SeqCst);
+}
+
+/// Fails when an armed fault matches this call.
+pub fn check(op: Op, path: &Path) -> io::Result<()> {
+    if !ARMED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let mut faults = FAULTS.lock().unwrap();
+    let path = path.to_string_lossy();
+    let Some(i) = faults.iter().position(|f| f.op == op && path.contains(&f.path_contains)) else { return Ok(()) };
+    if faults[i].skip > 0 {
+        faults[i].skip -= 1;
+        return Ok(());
+    }
+    let kind = faults[i].kind;
+    if !faults[i].sticky {
+        faults.remove(i);
+    }
+    Err(io::Error::new(kind, format!("injected {op:?} failure")))
+}
