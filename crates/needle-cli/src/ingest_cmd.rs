@@ -35,7 +35,12 @@ fn parse_durability(s: &str) -> Result<Durability, String> {
 }
 
 /// Streams lines through `threads` writers; `on_ack(id)` runs after each acknowledgement.
-fn stream(index: &LiveIndex, lines: &mut dyn BufRead, threads: usize, on_ack: &(dyn Fn(&str) + Sync)) -> needle_core::Result<u64> {
+fn stream(
+    index: &LiveIndex,
+    lines: &mut dyn BufRead,
+    threads: usize,
+    on_ack: &(dyn Fn(&str) + Sync),
+) -> needle_core::Result<u64> {
     let (tx, rx) = crossbeam_channel::bounded::<(u64, String)>(threads * 4);
     let first_error: Mutex<Option<Error>> = Mutex::new(None);
     let acked = std::sync::atomic::AtomicU64::new(0);
@@ -67,7 +72,10 @@ fn stream(index: &LiveIndex, lines: &mut dyn BufRead, threads: usize, on_ack: &(
             let line = match line {
                 Ok(l) => l,
                 Err(e) => {
-                    first_error.lock().unwrap().get_or_insert(Error::Input { line: line_no, reason: e.to_string() });
+                    first_error
+                        .lock()
+                        .unwrap()
+                        .get_or_insert(Error::Input { line: line_no, reason: e.to_string() });
                     break;
                 }
             };
@@ -87,7 +95,8 @@ fn stream(index: &LiveIndex, lines: &mut dyn BufRead, threads: usize, on_ack: &(
 }
 
 pub fn ingest(args: IngestArgs) -> needle_core::Result<ExitCode> {
-    let index = LiveIndex::open(&args.index, LiveOptions { durability: args.durability, ..LiveOptions::default() })?;
+    let index =
+        LiveIndex::open(&args.index, LiveOptions { durability: args.durability, ..LiveOptions::default() })?;
     let mut lines = input::open(&args.input)?;
     let stdout = Mutex::new(std::io::stdout());
     let started = Instant::now();
@@ -122,7 +131,8 @@ pub struct LiveArgs {
 /// Ingests while a query thread looks for each acknowledged document by id,
 /// and reports how long after its acknowledgement each was first found.
 pub fn live(args: LiveArgs) -> needle_core::Result<ExitCode> {
-    let index = LiveIndex::open(&args.index, LiveOptions { durability: args.durability, ..LiveOptions::default() })?;
+    let index =
+        LiveIndex::open(&args.index, LiveOptions { durability: args.durability, ..LiveOptions::default() })?;
     let mut lines = input::open(&args.input)?;
     let (tx, rx) = crossbeam_channel::unbounded::<(String, Instant)>();
     let started = Instant::now();
@@ -152,7 +162,12 @@ pub fn live(args: LiveArgs) -> needle_core::Result<ExitCode> {
     let secs = started.elapsed().as_secs_f64();
     index.close()?;
     visibility.sort();
-    let pct = |p: f64| visibility.get(((visibility.len() as f64 * p) as usize).min(visibility.len().saturating_sub(1))).copied().unwrap_or_default();
+    let pct = |p: f64| {
+        visibility
+            .get(((visibility.len() as f64 * p) as usize).min(visibility.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or_default()
+    };
     println!("ingested {docs} documents in {secs:.2} s ({:.0} docs/s)", docs as f64 / secs.max(1e-9));
     println!(
         "visibility (acknowledgement to first query that finds it): p50 {:.1} us, p99 {:.1} us, max {:.1} us",
@@ -165,5 +180,7 @@ pub fn live(args: LiveArgs) -> needle_core::Result<ExitCode> {
 
 /// An id as a query-string term: special characters escaped.
 fn quote(id: &str) -> String {
-    id.chars().flat_map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { vec![c] } else { vec!['\\', c] }).collect()
+    id.chars()
+        .flat_map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { vec![c] } else { vec!['\\', c] })
+        .collect()
 }

@@ -41,10 +41,13 @@ impl DeleteBits {
         self.count
     }
 
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.words.len() * 8 + footer::FOOTER_LEN);
-        for w in &self.words {
-            out.extend_from_slice(&w.to_le_bytes());
+    /// The file bytes for a segment of `max_doc` documents (the bitset may have
+    /// grown with its segment, or not yet reached its end).
+    pub fn encode(&self, max_doc: DocId) -> Vec<u8> {
+        let words = (max_doc as usize).div_ceil(64);
+        let mut out = Vec::with_capacity(words * 8 + footer::FOOTER_LEN);
+        for i in 0..words {
+            out.extend_from_slice(&self.words.get(i).copied().unwrap_or(0).to_le_bytes());
         }
         footer::append(&mut out, KIND, VERSION);
         out
@@ -78,10 +81,13 @@ mod tests {
         assert!(d.delete(3));
         assert!(!d.delete(3));
         d.delete(129);
-        let back = DeleteBits::decode("x.del", &d.encode(), 130).unwrap();
+        let back = DeleteBits::decode("x.del", &d.encode(130), 130).unwrap();
         assert_eq!(back, d);
+        let mut grown = DeleteBits::new(0);
+        grown.delete(5);
+        assert_eq!(DeleteBits::decode("x.del", &grown.encode(300), 300).unwrap().count(), 1);
         assert!(back.is_deleted(129) && !back.is_deleted(128));
         assert_eq!(back.count(), 2);
-        assert!(DeleteBits::decode("x.del", &d.encode(), 200).is_err());
+        assert!(DeleteBits::decode("x.del", &d.encode(130), 200).is_err());
     }
 }

@@ -123,7 +123,14 @@ impl MemSegment {
             Ok(i) => i,
             Err(i) => {
                 let norms_index = positions.then_some(u32::from(field));
-                let meta = FieldMeta { field, positions, offsets: positions, norms_index, stats: FieldStats::default(), terms: 0 };
+                let meta = FieldMeta {
+                    field,
+                    positions,
+                    offsets: positions,
+                    norms_index,
+                    stats: FieldStats::default(),
+                    terms: 0,
+                };
                 self.meta.fields.insert(i, meta);
                 i
             }
@@ -131,7 +138,14 @@ impl MemSegment {
         &mut self.meta.fields[i]
     }
 
-    fn add_text(&mut self, field: FieldId, doc: DocId, analyzed: &AnalyzedDoc, tokens: &[TokenRef], length: u32) {
+    fn add_text(
+        &mut self,
+        field: FieldId,
+        doc: DocId,
+        analyzed: &AnalyzedDoc,
+        tokens: &[TokenRef],
+        length: u32,
+    ) {
         let buf = self.fields.entry(field).or_insert_with(|| FieldBuf::new(true));
         let (mut added, mut new_docs, mut new_terms) = (0, 0u64, 0u64);
         for t in tokens {

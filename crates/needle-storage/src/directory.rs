@@ -78,14 +78,18 @@ impl Directory {
         writer.finish()?;
         let from = self.file_path(&tmp);
         let to = self.file_path(name);
-        faults::check(Op::Rename, &to).and_then(|()| fs::rename(&from, &to)).map_err(|e| Error::io(&to, e))?;
+        faults::check(Op::Rename, &to)
+            .and_then(|()| fs::rename(&from, &to))
+            .map_err(|e| Error::io(&to, e))?;
         self.sync()
     }
 
     /// Makes renames and creations in the folder durable.
     pub fn sync(&self) -> Result<()> {
         let dir = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
-        faults::check(Op::Fsync, &self.path).and_then(|()| dir.sync_all()).map_err(|e| Error::io(&self.path, e))
+        faults::check(Op::Fsync, &self.path)
+            .and_then(|()| dir.sync_all())
+            .map_err(|e| Error::io(&self.path, e))
     }
 
     pub fn delete(&self, name: &str) -> Result<()> {
@@ -140,7 +144,9 @@ pub struct FileWriter {
 
 impl FileWriter {
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
-        faults::check(Op::Write, &self.path).and_then(|()| self.out.write_all(bytes)).map_err(|e| Error::io(&self.path, e))?;
+        faults::check(Op::Write, &self.path)
+            .and_then(|()| self.out.write_all(bytes))
+            .map_err(|e| Error::io(&self.path, e))?;
         self.written += bytes.len() as u64;
         Ok(())
     }
@@ -153,7 +159,9 @@ impl FileWriter {
     /// Flushes and fsyncs the file.
     pub fn finish(self) -> Result<u64> {
         let file = self.out.into_inner().map_err(|e| Error::io(&self.path, e.into_error()))?;
-        faults::check(Op::Fsync, &self.path).and_then(|()| file.sync_all()).map_err(|e| Error::io(&self.path, e))?;
+        faults::check(Op::Fsync, &self.path)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| Error::io(&self.path, e))?;
         Ok(self.written)
     }
 }

@@ -48,7 +48,9 @@ pub fn check(op: Op, path: &Path) -> io::Result<()> {
     }
     let mut faults = FAULTS.lock().unwrap();
     let path = path.to_string_lossy();
-    let Some(i) = faults.iter().position(|f| f.op == op && path.contains(&f.path_contains)) else { return Ok(()) };
+    let Some(i) = faults.iter().position(|f| f.op == op && path.contains(&f.path_contains)) else {
+        return Ok(());
+    };
     if faults[i].skip > 0 {
         faults[i].skip -= 1;
         return Ok(());

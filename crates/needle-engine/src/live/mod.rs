@@ -129,7 +129,8 @@ impl LiveIndex {
     /// document with the same `_id`. It is searchable when this returns, and
     /// durable too in `durable` mode. Returns its `_id`.
     pub fn add(&self, json: &str) -> Result<String> {
-        let doc = parse_document(json, &self.inner.schema).map_err(|reason| Error::Input { line: 0, reason })?;
+        let doc =
+            parse_document(json, &self.inner.schema).map_err(|reason| Error::Input { line: 0, reason })?;
         let id = doc.id.clone();
         let analyzed = analyze(doc, &self.inner.schema.read().unwrap());
         self.inner.wait_for_memory();
@@ -189,7 +190,11 @@ impl LiveIndex {
     }
 
     /// Runs a parsed query over a consistent snapshot: hits as (segment, document, score).
-    pub fn top_docs(&self, query: &needle_search::Query, options: needle_search::SearchOptions) -> Result<needle_search::TopDocs> {
+    pub fn top_docs(
+        &self,
+        query: &needle_search::Query,
+        options: needle_search::SearchOptions,
+    ) -> Result<needle_search::TopDocs> {
         let st = self.inner.state.read().unwrap();
         needle_search::Searcher::with_deletes(st.views()).search(query, options)
     }
@@ -265,7 +270,9 @@ impl Inner {
 
     /// Backpressure: writers wait while the frozen segments exceed twice the budget.
     fn wait_for_memory(&self) {
-        while self.state.read().unwrap().frozen_bytes() > 2 * self.options.memory_bytes && !self.stop.load(Ordering::Relaxed) {
+        while self.state.read().unwrap().frozen_bytes() > 2 * self.options.memory_bytes
+            && !self.stop.load(Ordering::Relaxed)
+        {
             self.nudge();
             std::thread::sleep(Duration::from_millis(1));
         }

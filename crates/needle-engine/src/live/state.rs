@@ -77,18 +77,30 @@ impl State {
             .zip(&manifest.segments)
             .map(|((r, d), e)| {
                 let deletes = d.unwrap_or_else(|| DeleteBits::new(e.max_doc));
-                Segment { data: Data::Disk(r), persisted_deletes: deletes.count(), deletes, entry: Some(e.clone()) }
+                Segment {
+                    data: Data::Disk(r),
+                    persisted_deletes: deletes.count(),
+                    deletes,
+                    entry: Some(e.clone()),
+                }
             })
             .collect();
         let schema = RwLock::new(manifest.schema.clone());
         let next_lsn = manifest.checkpoint_lsn + 1;
-        let mut st = State { manifest, segments, tail: MemSegment::new("memory segment"), tail_deletes: DeleteBits::new(0), next_lsn };
+        let mut st = State {
+            manifest,
+            segments,
+            tail: MemSegment::new("memory segment"),
+            tail_deletes: DeleteBits::new(0),
+            next_lsn,
+        };
         let checkpoint = st.manifest.checkpoint_lsn;
         let last = wal::replay(dir, checkpoint, &mut |lsn, record| {
             st.next_lsn = lsn;
             match record {
                 Record::Add(json) => {
-                    let doc = parse_document(&json, &schema).map_err(|reason| Error::Input { line: lsn, reason })?;
+                    let doc = parse_document(&json, &schema)
+                        .map_err(|reason| Error::Input { line: lsn, reason })?;
                     let id = doc.id.clone();
                     st.add(&id, analyze(doc, &schema.read().unwrap()), 2048);
                 }
@@ -144,12 +156,18 @@ impl State {
         }
         let tail = std::mem::replace(&mut self.tail, MemSegment::new("memory segment"));
         let deletes = std::mem::replace(&mut self.tail_deletes, DeleteBits::new(0));
-        self.segments.push(Segment { data: Data::Mem(Arc::new(tail)), deletes, entry: None, persisted_deletes: 0 });
+        self.segments.push(Segment {
+            data: Data::Mem(Arc::new(tail)),
+            deletes,
+            entry: None,
+            persisted_deletes: 0,
+        });
     }
 
     /// Every segment with its deletions, the tail last.
     pub fn views(&self) -> Vec<View<'_>> {
-        let mut v: Vec<View<'_>> = self.segments.iter().map(|s| (s.read(), Some(&s.deletes as &dyn Deletes))).collect();
+        let mut v: Vec<View<'_>> =
+            self.segments.iter().map(|s| (s.read(), Some(&s.deletes as &dyn Deletes))).collect();
         v.push((&self.tail, Some(&self.tail_deletes)));
         v
     }
@@ -163,13 +181,18 @@ impl State {
     }
 
     pub fn num_docs(&self) -> u64 {
-        let deleted: u64 = self.segments.iter().map(|s| u64::from(s.deletes.count())).sum::<u64>() + u64::from(self.tail_deletes.count());
+        let deleted: u64 = self.segments.iter().map(|s| u64::from(s.deletes.count())).sum::<u64>()
+            + u64::from(self.tail_deletes.count());
         self.views().iter().map(|(s, _)| u64::from(s.meta().max_doc)).sum::<u64>() - deleted
     }
 
     /// Bytes held by frozen in-memory segments (the tail included).
     pub fn frozen_bytes(&self) -> usize {
-        let frozen: usize = self.segments.iter().filter_map(|s| if let Data::Mem(m) = &s.data { Some(m.memory()) } else { None }).sum();
+        let frozen: usize = self
+            .segments
+            .iter()
+            .filter_map(|s| if let Data::Mem(m) = &s.data { Some(m.memory()) } else { None })
+            .sum();
         frozen + self.tail.memory()
     }
 
@@ -178,7 +201,8 @@ impl State {
         let q = parse_query(query, schema)?;
         let views = self.views();
         let all = self.num_docs() as usize;
-        let top = Searcher::with_deletes(views.clone()).search(&q, SearchOptions { top_k: all, track_total_hits: u64::MAX })?;
+        let top = Searcher::with_deletes(views.clone())
+            .search(&q, SearchOptions { top_k: all, track_total_hits: u64::MAX })?;
         top.hits.iter().map(|h| stored_document(views[h.segment].0, h.doc).map(|(id, _)| id)).collect()
     }
 
@@ -212,7 +236,12 @@ impl State {
 
     /// Puts the flushed segments in place of the in-memory ones, writes the
     /// deletions and the manifest, and returns the manifest.
-    pub fn finish_commit(&mut self, dir: &Directory, plan: CommitPlan, flushed: Vec<Arc<SegmentReader>>) -> Result<Manifest> {
+    pub fn finish_commit(
+        &mut self,
+        dir: &Directory,
+        plan: CommitPlan,
+        flushed: Vec<Arc<SegmentReader>>,
+    ) -> Result<Manifest> {
         for ((i, _, name), reader) in plan.to_flush.iter().zip(flushed) {
             let max_doc = reader.meta().max_doc;
             self.segments[*i].data = Data::Disk(reader);
@@ -228,7 +257,7 @@ impl State {
             if deletes.count() != s.persisted_deletes {
                 let file = format!("{}.del.{generation}", entry.name);
                 let mut w = dir.create(&file)?;
-                w.write_all(&deletes.encode())?;
+                w.write_all(&deletes.encode(entry.max_doc))?;
                 w.finish()?;
                 entry.deletes = Some(file);
                 s.persisted_deletes = deletes.count();

@@ -59,7 +59,12 @@ fn file_name(start_lsn: u64) -> String {
 
 fn open_file(dir: &Directory, start_lsn: u64) -> Result<(File, PathBuf)> {
     let path = dir.file_path(&file_name(start_lsn));
-    let mut file = OpenOptions::new().create(true).write(true).truncate(true).open(&path).map_err(|e| Error::io(&path, e))?;
+    let mut file = OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
     let mut header = Vec::with_capacity(HEADER_LEN);
     header.extend_from_slice(MAGIC);
     header.extend_from_slice(&VERSION.to_le_bytes());
@@ -74,7 +79,15 @@ impl Wal {
     pub fn create(dir: &Directory, start_lsn: u64) -> Result<Wal> {
         let (file, path) = open_file(dir, start_lsn)?;
         let last = start_lsn.saturating_sub(1);
-        let state = State { file, path, buffer: Vec::new(), appended: last, synced: last, syncing: false, failed: None };
+        let state = State {
+            file,
+            path,
+            buffer: Vec::new(),
+            appended: last,
+            synced: last,
+            syncing: false,
+            failed: None,
+        };
         Ok(Wal { dir: dir.clone(), state: Mutex::new(state), synced: Condvar::new() })
     }
 
@@ -100,7 +113,9 @@ impl Wal {
         let mut st = self.state.lock().unwrap();
         loop {
             if let Some(e) = &st.failed {
-                return Err(Error::Index(format!("the write-ahead log failed earlier and refuses writes: {e}")));
+                return Err(Error::Index(format!(
+                    "the write-ahead log failed earlier and refuses writes: {e}"
+                )));
             }
             if st.synced >= lsn {
                 return Ok(());
@@ -167,7 +182,10 @@ pub fn replay(dir: &Directory, after: u64, apply: &mut dyn FnMut(u64, Record) ->
         }
         let version = u32::from_le_bytes(bytes[4..8].try_into().unwrap());
         if version != VERSION {
-            return Err(Error::Format { file: name, reason: format!("log version {version}; this build reads {VERSION}") });
+            return Err(Error::Format {
+                file: name,
+                reason: format!("log version {version}; this build reads {VERSION}"),
+            });
         }
         let mut pos = HEADER_LEN;
         while let Some((lsn, record, next)) = read_record(&bytes, pos) {

@@ -1,0 +1,177 @@
+//! The live index: documents searchable as soon as `add` returns, updates
+//! seen whole, deletions, concurrent readers and writers, and what each
+//! durability mode keeps across a close or a crash (a drop without close).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use needle_engine::{Durability, Index, LiveIndex, LiveOptions, SearchRequest};
+use needle_search::SearchOptions;
+use needle_testkit::random;
+
+fn options(durability: Durability) -> LiveOptions {
+    LiveOptions { durability, tail_docs: 50, memory_bytes: 64 << 10 }
+}
+
+fn doc(id: &str, version: u32, text: &str) -> String {
+    format!(r#"{{"id":"{id}","version":{version},"body":"{text}"}}"#)
+}
+
+fn hits(index: &LiveIndex, query: &str) -> u64 {
+    let r = SearchRequest { track_total_hits: u64::MAX, ..SearchRequest::new(query) };
+    index.search(&r).unwrap().total
+}
+
+#[test]
+fn added_documents_are_searchable_at_once_and_updates_replace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = LiveIndex::open(tmp.path(), options(Durability::Volatile)).unwrap();
+    for i in 0..120 {
+        index.add(&doc(&format!("d{i}"), 1, "needle in the haystack")).unwrap();
+        assert_eq!(hits(&index, &format!("id:d{i}")), 1, "d{i} not visible right after add");
+    }
+    index.add(&doc("d7", 2, "a brand new text")).unwrap();
+    assert_eq!(hits(&index, "id:d7"), 1);
+    assert_eq!(hits(&index, "haystack"), 119);
+    assert_eq!(hits(&index, "brand"), 1);
+    assert!(index.get("d7").unwrap().unwrap().contains("\"version\":2"));
+    assert!(index.delete("d8").unwrap());
+    assert!(!index.delete("d8").unwrap());
+    assert_eq!(hits(&index, "haystack"), 118);
+    assert_eq!(index.delete_by_query("id:d9 id:d10").unwrap(), 2);
+    assert_eq!(index.num_docs(), 117);
+    index.commit().unwrap();
+    assert_eq!(hits(&index, "haystack"), 116);
+    assert_eq!(index.get("d8").unwrap(), None);
+}
+
+#[test]
+fn concurrent_writers_and_readers_never_see_a_missing_or_doubled_document() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = LiveIndex::open(tmp.path(), options(Durability::Durable)).unwrap();
+    let acked: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for w in 0..2 {
+            let (index, acked) = (&index, &acked);
+            s.spawn(move || {
+                for i in 0..300 {
+                    let id = format!("w{w}-{}", i % 150);
+                    index.add(&doc(&id, i, &format!("writer {w} round {i}"))).unwrap();
+                    acked.lock().unwrap().push(id);
+                }
+            });
+        }
+        for r in 0..2 {
+            let (index, acked, done) = (&index, &acked, &done);
+            s.spawn(move || {
+                let mut rng = random::rng(r);
+                while !done.load(Ordering::Relaxed) {
+                    let pick = {
+                        let a = acked.lock().unwrap();
+                        if a.is_empty() {
+                            continue;
+                        }
+                        a[rand::Rng::gen_range(&mut rng, 0..a.len())].clone()
+                    };
+                    let n = hits(index, &format!("id:{pick}"));
+                    assert_eq!(n, 1, "{pick} acknowledged but found {n} times");
+                }
+            });
+        }
+        s.spawn(|| {
+            while acked.lock().unwrap().len() < 600 {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            done.store(true, Ordering::Relaxed);
+        });
+    });
+    assert_eq!(index.num_docs(), 300);
+}
+
+#[test]
+fn durable_mode_recovers_every_acknowledged_document_after_a_crash() {
+    let tmp = tempfile::tempdir().unwrap();
+    {
+        let index = LiveIndex::open(tmp.path(), options(Durability::Durable)).unwrap();
+        for i in 0..200 {
+            index.add(&doc(&format!("a{i}"), 1, "first batch")).unwrap();
+        }
+        index.commit().unwrap();
+        for i in 0..100 {
+            index.add(&doc(&format!("b{i}"), 1, "after the commit")).unwrap();
+        }
+        index.add(&doc("a5", 2, "updated after the commit")).unwrap();
+        index.delete("a6").unwrap();
+        // Dropped without close: as if the process died here.
+    }
+    let index = LiveIndex::open(tmp.path(), options(Durability::Durable)).unwrap();
+    assert_eq!(index.num_docs(), 299);
+    assert_eq!(hits(&index, "id:a5"), 1);
+    assert!(index.get("a5").unwrap().unwrap().contains("updated"));
+    assert_eq!(index.get("a6").unwrap(), None);
+    assert_eq!(hits(&index, "\"after the commit\""), 101, "b0..b99 and the new a5");
+    index.close().unwrap();
+    let offline = Index::open(tmp.path()).unwrap();
+    assert_eq!(offline.num_docs(), 299, "close commits everything");
+    assert_eq!(offline.check().problems, Vec::<String>::new());
+}
+
+#[test]
+fn graceful_persists_on_close_and_volatile_reopens_cleanly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = LiveIndex::open(tmp.path(), options(Durability::Graceful)).unwrap();
+    for i in 0..80 {
+        index.add(&doc(&format!("g{i}"), 1, "graceful")).unwrap();
+    }
+    index.close().unwrap();
+    assert_eq!(LiveIndex::open(tmp.path(), options(Durability::Graceful)).unwrap().num_docs(), 80);
+
+    let tmp = tempfile::tempdir().unwrap();
+    {
+        let index = LiveIndex::open(
+            tmp.path(),
+            LiveOptions { memory_bytes: 1 << 30, ..options(Durability::Volatile) },
+        )
+        .unwrap();
+        index.add(&doc("v1", 1, "volatile")).unwrap();
+    }
+    let index = LiveIndex::open(tmp.path(), options(Durability::Volatile)).unwrap();
+    assert_eq!(index.num_docs(), 0);
+    index.add(&doc("v2", 1, "volatile")).unwrap();
+    assert_eq!(hits(&index, "volatile"), 1);
+}
+
+#[test]
+fn live_results_equal_offline_results() {
+    let mut rng = random::rng(42);
+    let lines: Vec<String> = (0..700).map(|i| random::document(&mut rng, i).to_string()).collect();
+    let live_dir = tempfile::tempdir().unwrap();
+    let live = LiveIndex::open(live_dir.path(), options(Durability::Volatile)).unwrap();
+    for (i, l) in lines.iter().enumerate() {
+        live.add(l).unwrap();
+        if i == 300 {
+            live.commit().unwrap();
+        }
+    }
+    let offline_dir = tempfile::tempdir().unwrap();
+    let mut offline = Index::open_or_create(offline_dir.path(), None).unwrap();
+    let text = lines.join("\n");
+    let opts = needle_engine::ImportOptions { threads: 1, memory_bytes: 1 << 30, skip_bad: false };
+    offline.import(&mut std::io::Cursor::new(text), &opts, &Default::default()).unwrap();
+    let fields: Vec<u16> = ["title", "body"].iter().map(|f| live.field_id(f).unwrap()).collect();
+    assert_eq!(
+        fields,
+        ["title", "body"].iter().map(|f| offline.schema().field_id(f).unwrap()).collect::<Vec<_>>()
+    );
+    let tag = live.field_id("tag").unwrap();
+    for i in 0..60 {
+        let q = random::query(&mut rng, &fields, tag, 2);
+        let o = SearchOptions { top_k: 10, track_total_hits: u64::MAX };
+        let (a, b) = (live.top_docs(&q, o).unwrap(), offline.top_docs(&q, o).unwrap());
+        assert_eq!(a.total, b.total, "query {i}: {q:?}");
+        let scores =
+            |t: &needle_search::TopDocs| t.hits.iter().map(|h| (h.global, h.score)).collect::<Vec<_>>();
+        assert_eq!(scores(&a), scores(&b), "query {i}: {q:?}");
+    }
+}
