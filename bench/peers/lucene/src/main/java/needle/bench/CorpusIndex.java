@@ -122,7 +122,7 @@ final class CorpusIndex {
   }
 
   /** Opens a UTF-8 text file, gunzipping it when its name ends with .gz. */
-  private static BufferedReader openText(Path file) throws IOException {
+  static BufferedReader openText(Path file) throws IOException {
     InputStream in = Files.newInputStream(file);
     if (file.getFileName().toString().endsWith(".gz")) {
       in = new GZIPInputStream(in, 1 << 16);

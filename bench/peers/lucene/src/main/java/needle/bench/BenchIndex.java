@@ -1,0 +1,174 @@
+package needle.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.FieldType;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexOptions;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LogDocMergePolicy;
+import org.apache.lucene.index.SerialMergeScheduler;
+import org.apache.lucene.search.similarities.BM25Similarity;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+
+/**
+ * Builds the on-disk WSBench index of a JSONL corpus (bench/PROTOCOL.md), served by {@link Serve}.
+ *
+ * <pre>
+ * BenchIndex --corpus FILE.jsonl[.gz] --index DIR
+ * </pre>
+ *
+ * <p>Fields: {@code id} ({@link StringField}, stored), {@code title} and {@code body} (tokenized,
+ * stored, positions + offsets, norms); every other corpus field is ignored. {@link
+ * StandardAnalyzer} defaults, {@link BM25Similarity} defaults. One thread, documents in file order,
+ * then {@code forceMerge(1)}: one segment whose doc ids follow the corpus lines. DIR is replaced.
+ */
+public final class BenchIndex {
+  static final String ID = "id";
+  static final String[] TEXT_FIELDS = {"title", "body"};
+
+  private static final String USAGE = "usage: BenchIndex --corpus FILE.jsonl[.gz] --index DIR";
+
+  /** {@link TextField#TYPE_STORED} plus offsets. */
+  private static final FieldType TEXT_TYPE = textType();
+
+  private BenchIndex() {}
+
+  private static FieldType textType() {
+    FieldType type = new FieldType(TextField.TYPE_STORED);
+    type.setIndexOptions(IndexOptions.DOCS_AND_FREQS_AND_POSITIONS_AND_OFFSETS);
+    type.freeze();
+    return type;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Path corpus = null;
+    Path indexDir = null;
+    for (int i = 0; i < args.length; i++) {
+      String value = i + 1 < args.length ? args[i + 1] : null;
+      switch (args[i]) {
+        case "--corpus" -> corpus = Path.of(require(value, args[i]));
+        case "--index" -> indexDir = Path.of(require(value, args[i]));
+        default -> usage("unknown argument " + args[i]);
+      }
+      i++;
+    }
+    if (corpus == null || indexDir == null) {
+      usage("--corpus and --index are required");
+    }
+
+    long start = System.nanoTime();
+    deleteTree(indexDir);
+    Files.createDirectories(indexDir);
+    long docs = 0;
+    long indexedNanos;
+    try (Directory dir = FSDirectory.open(indexDir)) {
+      try (IndexWriter writer = new IndexWriter(dir, writerConfig());
+          BufferedReader in = CorpusIndex.openText(corpus)) {
+        String line;
+        long lineNo = 0;
+        while ((line = in.readLine()) != null) {
+          lineNo++;
+          if (line.isBlank()) {
+            continue;
+          }
+          Map<String, Object> json;
+          try {
+            json = Json.parseObject(line);
+          } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("corpus line " + lineNo + ": " + e.getMessage(), e);
+          }
+          writer.addDocument(toDocument(json, lineNo));
+          docs++;
+        }
+        writer.commit();
+        indexedNanos = System.nanoTime() - start;
+        writer.forceMerge(1);
+        writer.commit();
+      }
+      try (DirectoryReader reader = DirectoryReader.open(dir)) {
+        if (reader.leaves().size() != 1 || reader.numDocs() != docs) {
+          throw new IllegalStateException(
+              "expected one segment of " + docs + " docs, got " + reader.leaves().size()
+                  + " segment(s) of " + reader.numDocs());
+        }
+      }
+    }
+    System.err.printf(
+        "BenchIndex: indexed %d docs in %.1fs, merged to one segment; total %.1fs, %d bytes on"
+            + " disk%n",
+        docs, indexedNanos / 1e9, (System.nanoTime() - start) / 1e9, dirSize(indexDir));
+  }
+
+  /** One indexing thread, adjacent-only merges, serial scheduler: doc ids follow file order. */
+  private static IndexWriterConfig writerConfig() {
+    IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer());
+    config.setOpenMode(IndexWriterConfig.OpenMode.CREATE);
+    config.setSimilarity(new BM25Similarity());
+    config.setMergePolicy(new LogDocMergePolicy());
+    config.setMergeScheduler(new SerialMergeScheduler());
+    config.setRAMBufferSizeMB(256);
+    return config;
+  }
+
+  private static Document toDocument(Map<String, Object> json, long lineNo) {
+    if (!(json.get(ID) instanceof String id)) {
+      throw new IllegalArgumentException("corpus line " + lineNo + ": no string \"id\"");
+    }
+    Document doc = new Document();
+    doc.add(new StringField(ID, id, Field.Store.YES));
+    for (String name : TEXT_FIELDS) {
+      if (json.get(name) instanceof String text) {
+        doc.add(new Field(name, text, TEXT_TYPE));
+      }
+    }
+    return doc;
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  private static long dirSize(Path dir) throws IOException {
+    try (Stream<Path> paths = Files.list(dir)) {
+      long total = 0;
+      for (Path p : paths.toList()) {
+        if (Files.isRegularFile(p)) {
+          total += Files.size(p);
+        }
+      }
+      return total;
+    }
+  }
+
+  private static String require(String value, String flag) {
+    if (value == null) {
+      usage(flag + " needs a value");
+    }
+    return value;
+  }
+
+  private static void usage(String message) {
+    System.err.println("BenchIndex: " + message);
+    System.err.println(USAGE);
+    System.exit(2);
+  }
+}
