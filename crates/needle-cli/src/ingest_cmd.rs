@@ -28,6 +28,9 @@ pub struct IngestArgs {
     /// Writer threads (more threads share each fsync: group commit).
     #[arg(long, default_value_t = 4)]
     threads: usize,
+    /// Memory for in-memory segments before they are flushed to disk (e.g. 256MB).
+    #[arg(long, default_value = "256MB", value_parser = input::parse_size)]
+    memory: u64,
 }
 
 fn parse_durability(s: &str) -> Result<Durability, String> {
@@ -95,8 +98,14 @@ fn stream(
 }
 
 pub fn ingest(args: IngestArgs) -> needle_core::Result<ExitCode> {
-    let index =
-        LiveIndex::open(&args.index, LiveOptions { durability: args.durability, ..LiveOptions::default() })?;
+    let index = LiveIndex::open(
+        &args.index,
+        LiveOptions {
+            durability: args.durability,
+            memory_bytes: args.memory as usize,
+            ..LiveOptions::default()
+        },
+    )?;
     let mut lines = input::open(&args.input)?;
     let stdout = Mutex::new(std::io::stdout());
     let started = Instant::now();

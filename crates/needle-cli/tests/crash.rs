@@ -1,6 +1,7 @@
 //! Crash safety of `durable` mode: `needle ingest --ack` is killed with
 //! SIGKILL at random moments, 50 times; after each kill the index reopens and
-//! every acknowledged document is there exactly once (updates included).
+//! every acknowledged document is there exactly once (updates included),
+//! whether the kill came during a write, a flush, a commit or a merge.
 //! The seed is printed; `NEEDLE_TEST_SEED=N` replays a run.
 
 use std::collections::BTreeSet;
@@ -41,7 +42,17 @@ fn sigkill_during_durable_ingest_loses_no_acknowledged_document() {
     for round in 0..50 {
         write_round(&input, round);
         let mut child = Command::new(env!("CARGO_BIN_EXE_needle"))
-            .args(["ingest", "--index", index_dir.to_str().unwrap(), "--durability", "durable", "--ack"])
+            // A small memory budget makes the background thread flush, commit and merge while it is killed.
+            .args([
+                "ingest",
+                "--index",
+                index_dir.to_str().unwrap(),
+                "--durability",
+                "durable",
+                "--ack",
+                "--memory",
+                "64KB",
+            ])
             .args(["--input", input.to_str().unwrap()])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

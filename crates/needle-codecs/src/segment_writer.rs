@@ -95,6 +95,11 @@ impl SegmentWriter {
         Ok(())
     }
 
+    /// Bytes of postings written so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.postings.position()
+    }
+
     /// Writes the stored documents, fetched by `doc(i)` for `i` in `0..max_doc`.
     pub fn write_docs(&mut self, doc: &mut dyn FnMut(u32) -> Result<Vec<u8>>) -> Result<()> {
         let out = ChecksummedWriter::new(self.dir.create(&segment_files(&self.name)[3])?);

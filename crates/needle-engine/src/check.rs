@@ -16,6 +16,7 @@ use crate::Index;
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct CheckReport {
     pub ok: bool,
+    /// Live documents (deleted ones not counted).
     pub docs: u64,
     pub segments: usize,
     pub terms: u64,
@@ -28,8 +29,8 @@ impl Index {
     /// Verifies the whole index; problems are listed, not raised.
     pub fn check(&self) -> CheckReport {
         let mut report = CheckReport { segments: self.segments().len(), ..Default::default() };
+        report.docs = self.num_docs();
         for seg in self.segments() {
-            report.docs += u64::from(seg.meta().max_doc);
             if let Err(e) = check_segment(seg, &mut report) {
                 report.problems.push(format!("segment {}: {e}", seg.name()));
             }

@@ -16,7 +16,12 @@ fn doc(i: u32) -> String {
 }
 
 fn opts() -> LiveOptions {
-    LiveOptions { durability: Durability::Durable, tail_docs: 20, memory_bytes: 1 << 30 }
+    LiveOptions {
+        durability: Durability::Durable,
+        tail_docs: 20,
+        memory_bytes: 1 << 30,
+        ..LiveOptions::default()
+    }
 }
 
 fn count(index: &LiveIndex) -> u64 {

@@ -10,7 +10,7 @@ use needle_search::SearchOptions;
 use needle_testkit::random;
 
 fn options(durability: Durability) -> LiveOptions {
-    LiveOptions { durability, tail_docs: 50, memory_bytes: 64 << 10 }
+    LiveOptions { durability, tail_docs: 50, memory_bytes: 64 << 10, ..LiveOptions::default() }
 }
 
 fn doc(id: &str, version: u32, text: &str) -> String {
@@ -174,4 +174,58 @@ fn live_results_equal_offline_results() {
             |t: &needle_search::TopDocs| t.hits.iter().map(|h| (h.global, h.score)).collect::<Vec<_>>();
         assert_eq!(scores(&a), scores(&b), "query {i}: {q:?}");
     }
+}
+
+#[test]
+fn background_merges_bound_the_segment_count_and_keep_every_update_and_delete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = LiveOptions {
+        durability: Durability::Durable,
+        tail_docs: 40,
+        memory_bytes: 16 << 10,
+        merge_trigger: 4,
+        merge_factor: 3,
+        merge_bytes_per_sec: 1 << 30,
+    };
+    let index = LiveIndex::open(tmp.path(), opts.clone()).unwrap();
+    for i in 0..1500u32 {
+        index.add(&doc(&format!("m{}", i % 1000), i, &format!("merge round {}", i / 1000))).unwrap();
+        if i % 97 == 0 {
+            index.delete(&format!("m{}", (i * 7) % 1000)).unwrap();
+        }
+    }
+    // Let the background thread catch up: flushes and merges happen there.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while index.segment_counts().0 > 4 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let (disk, _) = index.segment_counts();
+    assert!(disk <= 4, "{disk} on-disk segments: merges did not keep up");
+    let live_docs = index.num_docs();
+    let expected: Vec<(String, Option<String>)> =
+        (0..1000).map(|i| format!("m{i}")).map(|id| (id.clone(), index.get(&id).unwrap())).collect();
+    for (id, _) in expected.iter().filter(|(_, d)| d.is_some()).take(50) {
+        assert_eq!(hits(&index, &format!("id:{id}")), 1, "{id}");
+    }
+    index.close().unwrap();
+    let reopened = LiveIndex::open(tmp.path(), opts).unwrap();
+    for (id, stored) in &expected {
+        assert_eq!(&reopened.get(id).unwrap(), stored, "{id} after reopening");
+        if stored.is_some() {
+            assert_eq!(hits(&reopened, &format!("id:{id}")), 1, "{id} after reopening");
+        }
+    }
+    assert_eq!(reopened.num_docs(), live_docs);
+    let offline = Index::open(tmp.path()).unwrap();
+    assert!(offline.check().ok);
+    let highest: usize = offline
+        .segments()
+        .iter()
+        .map(|s| needle_codecs::SegmentRead::name(s.as_ref())[4..].parse::<usize>().unwrap())
+        .max()
+        .unwrap();
+    assert!(
+        highest >= 10,
+        "segment numbers up to {highest}: too few flushes and merges happened to test anything"
+    );
 }

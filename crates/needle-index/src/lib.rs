@@ -10,7 +10,7 @@ mod merge;
 
 pub use analyzed::AnalyzedDoc;
 pub use mem_segment::MemSegment;
-pub use merge::merge_segments;
+pub use merge::{merge_segments, merge_segments_paced, DocMaps};
 
 /// Positions between two values of a multi-valued text field, as
 /// Elasticsearch's `position_increment_gap`, so a phrase cannot span values.

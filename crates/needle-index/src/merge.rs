@@ -44,6 +44,21 @@ pub fn merge_segments(
     name: &str,
     segments: &[(&SegmentReader, Option<&dyn Deletes>)],
 ) -> Result<SegmentMeta> {
+    merge_segments_paced(dir, name, segments, &mut |_| {}).map(|(meta, _)| meta)
+}
+
+/// Where each source document went: `maps[segment][old doc]`, `None` when it was deleted.
+pub type DocMaps = Vec<Vec<Option<DocId>>>;
+
+/// [`merge_segments`] that calls `pace(bytes written so far)` after every term
+/// (so a background merge can be slowed to a rate) and also returns where
+/// each document went.
+pub fn merge_segments_paced(
+    dir: &Directory,
+    name: &str,
+    segments: &[(&SegmentReader, Option<&dyn Deletes>)],
+    pace: &mut dyn FnMut(u64),
+) -> Result<(SegmentMeta, DocMaps)> {
     let map = DocMap::new(segments);
     let max_doc = map.sources.len() as DocId;
     let mut writer = SegmentWriter::create(dir, name, max_doc)?;
@@ -70,6 +85,7 @@ pub fn merge_segments(
             buf.docs.iter().for_each(|&d| seen[d as usize] = true);
         }
         writer.add_term(field, term, &buf.as_postings())?;
+        pace(writer.bytes_written());
     }
     for (field, seen) in with_field {
         writer.set_doc_count(field, seen.iter().filter(|&&s| s).count() as u64);
@@ -78,7 +94,7 @@ pub fn merge_segments(
         let (seg, old) = map.sources[doc as usize];
         segments[seg].0.stored(old)
     })?;
-    Ok(writer.finish()?.0)
+    Ok((writer.finish()?.0, map.maps))
 }
 
 /// Declares every field any segment has, with norms of the live documents in

@@ -69,11 +69,24 @@ pub struct LiveOptions {
     /// Bytes of frozen in-memory segments before the background thread flushes them;
     /// writers wait when twice this much is waiting (backpressure).
     pub memory_bytes: usize,
+    /// Committed on-disk segments that trigger a background merge...
+    pub merge_trigger: usize,
+    /// ... of this many adjacent ones (those with the fewest documents).
+    pub merge_factor: usize,
+    /// Write rate a background merge keeps under, so queries keep their latency.
+    pub merge_bytes_per_sec: u64,
 }
 
 impl Default for LiveOptions {
     fn default() -> Self {
-        LiveOptions { durability: Durability::Durable, tail_docs: 2048, memory_bytes: 256 << 20 }
+        LiveOptions {
+            durability: Durability::Durable,
+            tail_docs: 2048,
+            memory_bytes: 256 << 20,
+            merge_trigger: 8,
+            merge_factor: 4,
+            merge_bytes_per_sec: 64 << 20,
+        }
     }
 }
 
@@ -199,6 +212,11 @@ impl LiveIndex {
         needle_search::Searcher::with_deletes(st.views()).search(query, options)
     }
 
+    /// (on-disk segments, all segments including the tail), for tests and statistics.
+    pub fn segment_counts(&self) -> (usize, usize) {
+        self.inner.state.read().unwrap().segment_counts()
+    }
+
     /// The field id of `name` in this index's schema.
     pub fn field_id(&self, name: &str) -> Option<needle_core::FieldId> {
         self.inner.schema.read().unwrap().field_id(name)
@@ -290,12 +308,37 @@ impl Inner {
             plan
         };
         let flushed = State::flush(&self.dir, &plan).inspect_err(|e| self.poison(e))?;
-        let manifest = self.state.write().unwrap().finish_commit(&self.dir, plan, flushed);
-        let manifest = manifest.inspect_err(|e| self.poison(e))?;
+        let finished = self.state.write().unwrap().finish_commit(&self.dir, plan, flushed);
+        let (manifest, obsolete) = finished.inspect_err(|e| self.poison(e))?;
         if self.wal.is_some() {
             wal::remove_through(&self.dir, manifest.checkpoint_lsn)?;
         }
-        crate::index::remove_unreferenced_files(&self.dir, &manifest)
+        self.remove(&obsolete)
+    }
+
+    /// Deletes files no commit refers to any more.
+    fn remove(&self, files: &[String]) -> Result<()> {
+        files.iter().try_for_each(|f| self.dir.delete(f))
+    }
+
+    /// Merges adjacent committed segments when there are too many, at a bounded write rate.
+    fn maybe_merge(&self) -> Result<()> {
+        let opts = &self.options;
+        let plan = self.state.write().unwrap().plan_merge(opts.merge_factor, opts.merge_trigger);
+        let Some(plan) = plan else { return Ok(()) };
+        let started = std::time::Instant::now();
+        let rate = opts.merge_bytes_per_sec.max(1) as f64;
+        let mut pace = |written: u64| {
+            let due = Duration::from_secs_f64(written as f64 / rate);
+            if let Some(wait) = due.checked_sub(started.elapsed()) {
+                std::thread::sleep(wait.min(Duration::from_millis(100)));
+            }
+        };
+        let (merged, maps) = State::run_merge(&self.dir, &plan, &mut pace).inspect_err(|e| self.poison(e))?;
+        let _one = self.committing.lock().unwrap();
+        let finished = self.state.write().unwrap().finish_merge(&self.dir, plan, merged, maps);
+        let (_, obsolete) = finished.inspect_err(|e| self.poison(e))?;
+        self.remove(&obsolete)
     }
 
     /// Flushes when the frozen segments outgrow the memory budget.
@@ -309,11 +352,14 @@ impl Inner {
                 }
                 *woken = false;
             }
-            let over = self.state.read().unwrap().frozen_bytes() > self.options.memory_bytes;
-            if over && self.check_writable().is_ok() {
-                // A failure poisons the index; the error reaches writers from there.
+            if self.check_writable().is_err() {
+                continue;
+            }
+            // Failures poison the index; the error reaches writers from there.
+            if self.state.read().unwrap().frozen_bytes() > self.options.memory_bytes {
                 let _ = self.commit();
             }
+            let _ = self.maybe_merge();
         }
     }
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock};
 
 use needle_codecs::{SegmentRead, SegmentReader};
 use needle_core::{Deletes, Error, Result};
-use needle_index::{AnalyzedDoc, MemSegment};
+use needle_index::{merge_segments_paced, AnalyzedDoc, DocMaps, MemSegment};
 use needle_search::{parse_query, SearchOptions, Searcher};
 use needle_storage::Directory;
 
@@ -29,8 +29,8 @@ struct Segment {
     deletes: DeleteBits,
     /// The manifest entry, once the segment is committed.
     entry: Option<SegmentEntry>,
-    /// Deletions the committed deletion file holds.
-    persisted_deletes: u32,
+    /// The deletions the committed deletion file holds.
+    persisted: DeleteBits,
 }
 
 impl Segment {
@@ -54,9 +54,8 @@ pub(super) struct State {
 pub(super) struct CommitPlan {
     pub checkpoint_lsn: u64,
     schema: Schema,
-    /// Segments (by position) covered by the commit: all of them when it began.
-    count: usize,
     to_flush: Vec<(usize, Arc<MemSegment>, String)>,
+    /// The deletions of every segment the commit covers (all of them when it began), by position.
     deletes: Vec<DeleteBits>,
 }
 
@@ -77,12 +76,7 @@ impl State {
             .zip(&manifest.segments)
             .map(|((r, d), e)| {
                 let deletes = d.unwrap_or_else(|| DeleteBits::new(e.max_doc));
-                Segment {
-                    data: Data::Disk(r),
-                    persisted_deletes: deletes.count(),
-                    deletes,
-                    entry: Some(e.clone()),
-                }
+                Segment { data: Data::Disk(r), persisted: deletes.clone(), deletes, entry: Some(e.clone()) }
             })
             .collect();
         let schema = RwLock::new(manifest.schema.clone());
@@ -160,7 +154,7 @@ impl State {
             data: Data::Mem(Arc::new(tail)),
             deletes,
             entry: None,
-            persisted_deletes: 0,
+            persisted: DeleteBits::new(0),
         });
     }
 
@@ -218,7 +212,6 @@ impl State {
         CommitPlan {
             checkpoint_lsn: self.next_lsn - 1,
             schema: schema.clone(),
-            count: self.segments.len(),
             to_flush,
             deletes: self.segments.iter().map(|s| s.deletes.clone()).collect(),
         }
@@ -235,13 +228,13 @@ impl State {
     }
 
     /// Puts the flushed segments in place of the in-memory ones, writes the
-    /// deletions and the manifest, and returns the manifest.
+    /// deletions and the manifest; returns the manifest and the files it made obsolete.
     pub fn finish_commit(
         &mut self,
         dir: &Directory,
         plan: CommitPlan,
         flushed: Vec<Arc<SegmentReader>>,
-    ) -> Result<Manifest> {
+    ) -> Result<(Manifest, Vec<String>)> {
         for ((i, _, name), reader) in plan.to_flush.iter().zip(flushed) {
             let max_doc = reader.meta().max_doc;
             self.segments[*i].data = Data::Disk(reader);
@@ -252,21 +245,138 @@ impl State {
         next.checkpoint_lsn = plan.checkpoint_lsn;
         next.segments.clear();
         let generation = next.generation + 1;
-        for (s, deletes) in self.segments[..plan.count].iter_mut().zip(&plan.deletes) {
-            let entry = s.entry.as_mut().expect("flushed segments have entries");
-            if deletes.count() != s.persisted_deletes {
+        let mut written = Vec::new();
+        for (i, deletes) in plan.deletes.iter().enumerate() {
+            let entry = self.segments[i].entry.clone().expect("flushed segments have entries");
+            let mut entry = entry;
+            if deletes.count() != self.segments[i].persisted.count() {
                 let file = format!("{}.del.{generation}", entry.name);
                 let mut w = dir.create(&file)?;
                 w.write_all(&deletes.encode(entry.max_doc))?;
                 w.finish()?;
+                written.push((i, file.clone(), deletes.clone()));
                 entry.deletes = Some(file);
-                s.persisted_deletes = deletes.count();
             }
-            next.segments.push(entry.clone());
+            next.segments.push(entry);
         }
         dir.sync()?;
         next.commit(dir)?;
+        let mut obsolete = Vec::new();
+        for (i, file, deletes) in written {
+            let s = &mut self.segments[i];
+            let entry = s.entry.as_mut().expect("committed");
+            obsolete.extend(entry.deletes.replace(file));
+            s.persisted = deletes;
+        }
         self.manifest = next.clone();
-        Ok(next)
+        Ok((next, obsolete))
     }
+
+    /// Picks `factor` adjacent committed on-disk segments to merge (the run
+    /// with the fewest documents) once there are at least `trigger` of them.
+    pub fn plan_merge(&mut self, factor: usize, trigger: usize) -> Option<MergePlan> {
+        let committed = self.segments.iter().take_while(|s| s.entry.is_some()).count();
+        if committed < trigger.max(factor) || factor < 2 {
+            return None;
+        }
+        let size = |s: &Segment| u64::from(s.read().meta().max_doc);
+        let start = (0..=committed - factor)
+            .min_by_key(|&i| self.segments[i..i + factor].iter().map(size).sum::<u64>())?;
+        let sources = self.segments[start..start + factor]
+            .iter()
+            .map(|s| match &s.data {
+                Data::Disk(r) => (r.clone(), s.persisted.clone()),
+                Data::Mem(_) => unreachable!("committed segments are on disk"),
+            })
+            .collect();
+        Some(MergePlan { sources, name: self.manifest.new_segment_name() })
+    }
+
+    /// Writes the merged segment (without the lock), dropping the documents
+    /// whose deletion was committed; returns it and where each document went.
+    pub fn run_merge(
+        dir: &Directory,
+        plan: &MergePlan,
+        pace: &mut dyn FnMut(u64),
+    ) -> Result<(Arc<SegmentReader>, DocMaps)> {
+        let sources: Vec<(&SegmentReader, Option<&dyn Deletes>)> =
+            plan.sources.iter().map(|(r, d)| (r.as_ref(), Some(d as &dyn Deletes))).collect();
+        let (_, maps) = merge_segments_paced(dir, &plan.name, &sources, pace)?;
+        Ok((Arc::new(SegmentReader::open(dir, &plan.name)?), maps))
+    }
+
+    /// Puts the merged segment in place of its sources, carrying over the
+    /// deletions made since the merge began, and commits a manifest naming it;
+    /// returns the manifest and the files it made obsolete.
+    pub fn finish_merge(
+        &mut self,
+        dir: &Directory,
+        plan: MergePlan,
+        merged: Arc<SegmentReader>,
+        maps: DocMaps,
+    ) -> Result<(Manifest, Vec<String>)> {
+        let first = &plan.sources[0].0;
+        let start = self
+            .segments
+            .iter()
+            .position(|s| matches!(&s.data, Data::Disk(r) if Arc::ptr_eq(r, first)))
+            .ok_or_else(|| Error::Index("merged segments vanished".into()))?;
+        let n = plan.sources.len();
+        let max_doc = merged.meta().max_doc;
+        // Deletions made while the merge ran: all of them stay in memory; those
+        // a commit persisted meanwhile must stay persisted for the merged segment.
+        let (mut deletes, mut persisted) = (DeleteBits::new(max_doc), DeleteBits::new(max_doc));
+        for (seg, map) in self.segments[start..start + n].iter().zip(&maps) {
+            for (old, new) in map.iter().enumerate() {
+                let Some(new) = *new else { continue };
+                if seg.deletes.is_deleted(old as u32) {
+                    deletes.delete(new);
+                }
+                if seg.persisted.is_deleted(old as u32) {
+                    persisted.delete(new);
+                }
+            }
+        }
+        let mut entry = SegmentEntry { name: plan.name.clone(), max_doc, deletes: None };
+        if persisted.count() > 0 {
+            let file = format!("{}.del.{}", plan.name, self.manifest.generation + 1);
+            let mut w = dir.create(&file)?;
+            w.write_all(&persisted.encode(max_doc))?;
+            w.finish()?;
+            entry.deletes = Some(file);
+        }
+        let mut next = self.manifest.clone();
+        let at = next
+            .segments
+            .iter()
+            .position(|e| Some(e) == self.segments[start].entry.as_ref())
+            .expect("committed");
+        next.segments.splice(at..at + n, [entry.clone()]);
+        next.commit(dir)?;
+        let merged_segment = Segment { data: Data::Disk(merged), deletes, entry: Some(entry), persisted };
+        let old: Vec<Segment> = self.segments.splice(start..start + n, [merged_segment]).collect();
+        let mut obsolete = Vec::new();
+        for s in old {
+            let e = s.entry.expect("committed");
+            obsolete.extend(segment_file_names(&e.name));
+            obsolete.extend(e.deletes);
+        }
+        self.manifest = next.clone();
+        Ok((next, obsolete))
+    }
+
+    /// On-disk segments and all segments, for tests and statistics.
+    pub fn segment_counts(&self) -> (usize, usize) {
+        (self.segments.iter().filter(|s| matches!(s.data, Data::Disk(_))).count(), self.segments.len() + 1)
+    }
+}
+
+/// A merge decided under the lock: its sources (with their committed deletions) and the new name.
+pub(super) struct MergePlan {
+    sources: Vec<(Arc<SegmentReader>, DeleteBits)>,
+    name: String,
+}
+
+fn segment_file_names(name: &str) -> Vec<String> {
+    ["post", "terms", "norms", "docs", "meta"].iter().map(|ext| format!("{name}.{ext}")).collect()
 }
