@@ -23,6 +23,10 @@ pub struct SearchArgs {
     /// Count every hit exactly (no pruning past 10,000 hits).
     #[arg(long)]
     count: bool,
+    /// Print what the query read as JSON: bytes needed by data kind, pages touched,
+    /// storage bytes read, read amplification, resident memory.
+    #[arg(long)]
+    stats: bool,
     /// `a b` (either), `+a +b` (both), `-a` (not), `"a b"` (phrase), `field:term`.
     query: String,
 }
@@ -34,12 +38,16 @@ pub fn run(args: SearchArgs) -> needle_core::Result<ExitCode> {
         top_k: args.top,
         highlight: args.highlight,
         track_total_hits: if args.count { u64::MAX } else { 10_000 },
+        stats: args.stats,
     };
     let response = index.search(&request)?;
     if args.json {
         println!("{}", serde_json::to_string(&response).expect("response serializes"));
     } else {
         print_text(&response);
+        if let Some(stats) = &response.stats {
+            println!("{}", serde_json::to_string(stats).expect("stats serialize"));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

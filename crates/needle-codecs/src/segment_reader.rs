@@ -1,6 +1,7 @@
 //! An on-disk segment: its five files, checked when opened.
 
 use needle_core::{DocId, Error, FieldId, Result};
+use needle_storage::counters::{self, DataKind};
 use needle_storage::{Directory, FileSlice};
 
 use crate::docstore::DocStoreReader;
@@ -74,7 +75,10 @@ impl SegmentReader {
     }
 
     pub fn term_entry(&self, field: FieldId, term: &[u8]) -> Option<TermEntry> {
-        let entry = self.terms.get(termmap::key(field, term))?;
+        let key = termmap::key(field, term);
+        // The FST's node layout is its own: count the key and the entry as what a lookup needs.
+        counters::record_memory(DataKind::TermMap, key.len() + 8);
+        let entry = self.terms.get(key)?;
         let (offset, zone_pages) = termmap::unpack_entry(entry);
         Some(TermEntry { offset, zone_pages })
     }

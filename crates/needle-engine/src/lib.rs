@@ -21,4 +21,4 @@ pub use import::{ImportOptions, ImportProgress, ImportSummary};
 pub use index::Index;
 pub use live::{Durability, LiveIndex, LiveOptions};
 pub use schema::{Dynamic, FieldDef, FieldKind, Schema};
-pub use search::{Hit, SearchRequest, SearchResponse};
+pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};

@@ -8,6 +8,7 @@ use needle_codecs::SegmentRead;
 use needle_core::{Deletes, DocId, DocSet, Error, Result, TERMINATED};
 use needle_search::highlight::{fragments, match_spans, FragmentOptions};
 use needle_search::{parse_query, Query, SearchOptions, Searcher};
+use needle_storage::counters::{self, DataKind};
 use serde::Serialize;
 
 use crate::document::{decode_stored, field_text};
@@ -23,11 +24,49 @@ pub struct SearchRequest {
     pub top_k: usize,
     pub highlight: bool,
     pub track_total_hits: u64,
+    /// Count what the query read (see [`QueryStats`]).
+    pub stats: bool,
 }
 
 impl SearchRequest {
     pub fn new(query: &str) -> Self {
-        SearchRequest { query: query.to_string(), top_k: 10, highlight: false, track_total_hits: 10_000 }
+        SearchRequest {
+            query: query.to_string(),
+            top_k: 10,
+            highlight: false,
+            track_total_hits: 10_000,
+            stats: false,
+        }
+    }
+}
+
+/// What a query read: bytes needed by data kind, 4 KiB pages touched, bytes the
+/// process read from storage meanwhile, and the process's resident memory.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueryStats {
+    pub needed_bytes: BTreeMap<&'static str, u64>,
+    pub needed_total: u64,
+    pub pages_touched: usize,
+    /// `read_bytes` of /proc/self/io over the query (what the device delivered).
+    pub storage_read_bytes: Option<u64>,
+    /// Storage bytes over bytes needed.
+    pub read_amplification: Option<f64>,
+    pub resident_bytes: Option<u64>,
+}
+
+impl QueryStats {
+    fn from(read: counters::ReadStats, storage: Option<u64>) -> Self {
+        let needed_bytes =
+            DataKind::ALL.iter().map(|k| (k.name(), read.needed(*k))).filter(|(_, n)| *n > 0).collect();
+        let needed_total = read.total_needed();
+        QueryStats {
+            needed_bytes,
+            needed_total,
+            pages_touched: read.pages.len(),
+            storage_read_bytes: storage,
+            read_amplification: storage.map(|s| s as f64 / needed_total.max(1) as f64),
+            resident_bytes: counters::resident_bytes(),
+        }
     }
 }
 
@@ -48,6 +87,8 @@ pub struct SearchResponse {
     /// "eq", or "gte" when `total` is a lower bound.
     pub total_relation: &'static str,
     pub hits: Vec<Hit>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<QueryStats>,
 }
 
 pub(crate) fn run_search(
@@ -55,6 +96,20 @@ pub(crate) fn run_search(
     schema: &Schema,
     request: &SearchRequest,
 ) -> Result<SearchResponse> {
+    if !request.stats {
+        return search_and_fetch(views, schema, request);
+    }
+    let storage_before = counters::process_read_bytes();
+    counters::start();
+    let result = search_and_fetch(views, schema, request);
+    let read = counters::finish();
+    let storage = storage_before.zip(counters::process_read_bytes()).map(|(a, b)| b.saturating_sub(a));
+    let mut response = result?;
+    response.stats = Some(QueryStats::from(read, storage));
+    Ok(response)
+}
+
+fn search_and_fetch(views: &[View<'_>], schema: &Schema, request: &SearchRequest) -> Result<SearchResponse> {
     let started = Instant::now();
     let query = parse_query(&request.query, schema)?;
     let options = SearchOptions { top_k: request.top_k, track_total_hits: request.track_total_hits };
@@ -76,6 +131,7 @@ pub(crate) fn run_search(
         total: top.total,
         total_relation: if top.total_is_exact { "eq" } else { "gte" },
         hits,
+        stats: None,
     })
 }
 

@@ -58,6 +58,11 @@ impl FileSlice {
         self.range.is_empty()
     }
 
+    /// (an id of the underlying file, the absolute offset in it) of `offset` in this slice.
+    pub fn position(&self, offset: usize) -> (usize, u64) {
+        (Arc::as_ptr(&self.backing) as usize, (self.range.start + offset) as u64)
+    }
+
     pub fn bytes(&self) -> &[u8] {
         &self.backing.bytes()[self.range.clone()]
     }

@@ -1,6 +1,7 @@
 //! Reads a document store (format: see the module above).
 
 use needle_core::{DocId, Error, Result};
+use needle_storage::counters::{self, DataKind};
 use needle_storage::FileSlice;
 use zstd::dict::DecoderDictionary;
 
@@ -53,6 +54,8 @@ impl DocStoreReader {
             .filter(|&end| end <= self.index_start)
             .map(|end| &self.body.bytes()[start..end])
             .ok_or_else(|| Error::corrupt(name, format!("document {doc} lies outside the store")))?;
+        counters::record(DataKind::DocStore, &self.body, at, INDEX_ENTRY_LEN);
+        counters::record(DataKind::DocStore, &self.body, start, len);
         let mut d = zstd::bulk::Decompressor::with_prepared_dictionary(&self.dict)
             .map_err(|e| Error::corrupt(name, format!("zstd: {e}")))?;
         let out =

@@ -1,6 +1,7 @@
 //! Reads one grouped record (format: see the module above).
 
 use needle_core::{DocId, DocSet, Result, TERMINATED};
+use needle_storage::counters::{self, DataKind};
 use needle_storage::FileSlice;
 
 use super::{BlockImpact, Postings, FLAG_OFFSETS, FLAG_POSITIONS};
@@ -58,6 +59,7 @@ impl DiskPostings {
     /// iteration cannot leave the record.
     pub fn open(data: &FileSlice, offset: u64) -> Result<Self> {
         let (header, skips) = read_header_and_skips(data, offset)?;
+        counters::record(DataKind::Skip, data, offset as usize, header.header_and_skip);
         let max_impact = skips.iter().fold(BlockImpact::NONE, |acc, s| acc.merge(s.impact));
         let flags_byte = data.bytes()[offset as usize];
         let mut p = DiskPostings {
@@ -94,9 +96,13 @@ impl DiskPostings {
         self.block = b;
         self.len = if b + 1 == self.skips.len() { self.doc_freq as usize - b * BLOCK_LEN } else { BLOCK_LEN };
         let bytes = self.data.bytes();
-        let mut pos = self.skips[b].doc_start;
+        let start = self.skips[b].doc_start;
+        let mut pos = start;
         decode_block(bytes, &mut pos, &mut self.docs[..self.len]);
+        let mid = pos;
         decode_block(bytes, &mut pos, &mut self.freqs[..self.len]);
+        counters::record(DataKind::DocIds, &self.data, start, mid - start);
+        counters::record(DataKind::Freqs, &self.data, mid, pos - mid);
         let mut prev: i64 = if b == 0 { -1 } else { i64::from(self.skips[b - 1].last_doc) };
         let mut occ = 0u32;
         for i in 0..self.len {
@@ -116,14 +122,17 @@ impl DiskPostings {
     fn load_positions(&mut self) {
         let total = self.occ_start[self.len] as usize;
         self.pos_buf.resize(total, 0);
-        let mut pos = self.skips[self.block].pos_start;
+        let start = self.skips[self.block].pos_start;
+        let mut pos = start;
         decode_stream(self.data.bytes(), &mut pos, &mut self.pos_buf);
+        counters::record(DataKind::Positions, &self.data, start, pos - start);
         self.pos_loaded = true;
     }
 
     fn load_offsets(&mut self) {
         let bytes = self.data.bytes();
-        let mut pos = self.skips[self.block].off_start;
+        let start = self.skips[self.block].off_start;
+        let mut pos = start;
         self.off_buf.clear();
         for i in 0..self.len {
             let mut prev_start = 0u32;
@@ -134,6 +143,7 @@ impl DiskPostings {
                 prev_start = start;
             }
         }
+        counters::record(DataKind::Offsets, &self.data, start, pos - start);
         self.off_loaded = true;
     }
 

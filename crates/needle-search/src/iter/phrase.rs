@@ -11,6 +11,8 @@ use needle_codecs::{BlockImpact, Postings};
 use needle_core::{DocId, DocSet, TERMINATED};
 
 use super::term::NO_NORM;
+use needle_storage::counters::{self, DataKind};
+
 use crate::bm25::Bm25;
 use crate::Scorer;
 
@@ -199,6 +201,7 @@ impl DocSet for PhraseScorer<'_> {
 
 impl Scorer for PhraseScorer<'_> {
     fn score(&mut self) -> f32 {
+        counters::record_memory(DataKind::Norms, usize::from(self.norms.is_some()));
         let norm = self.norms.map_or(NO_NORM, |n| n[self.doc as usize]);
         self.bm25.score(self.freq, norm)
     }

@@ -5,6 +5,8 @@ use std::sync::Arc;
 use needle_codecs::{BlockImpact, Postings};
 use needle_core::{DocId, DocSet};
 
+use needle_storage::counters::{self, DataKind};
+
 use crate::bm25::Bm25;
 use crate::Scorer;
 
@@ -49,6 +51,7 @@ impl DocSet for TermScorer<'_> {
 impl Scorer for TermScorer<'_> {
     fn score(&mut self) -> f32 {
         let doc = self.postings.doc() as usize;
+        counters::record_memory(DataKind::Norms, usize::from(self.norms.is_some()));
         let norm = self.norms.map_or(NO_NORM, |n| n[doc]);
         self.bm25.score(self.postings.freq() as f32, norm)
     }
