@@ -27,7 +27,7 @@ fn blocks(c: &mut Criterion) {
     let docs: Vec<u32> = (0..1_000_000u32).map(|i| i * 3 + (i % 2)).collect();
     let freqs: Vec<u32> = (0..docs.len() as u32).map(|i| 1 + i % 3).collect();
     let mut bytes = Vec::new();
-    let p = TermPostings { docs: &docs, freqs: &freqs, positions: &[], offsets: &[] };
+    let p = TermPostings { docs: &docs, freqs: &freqs, positions: &[], offsets: &[], bloom: None };
     write_record(&p, false, false, &[], &mut bytes);
     let file = FileSlice::from_vec("bench.post", bytes);
     let mut g = c.benchmark_group("postings");

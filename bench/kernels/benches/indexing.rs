@@ -15,7 +15,7 @@ fn indexing(c: &mut Criterion) {
         b.iter(|| {
             let tmp = tempfile::tempdir().unwrap();
             let mut index = Index::open_or_create(tmp.path(), None).unwrap();
-            let options = ImportOptions { threads: 2, memory_bytes: 1 << 30, skip_bad: false };
+            let options = ImportOptions { threads: 2, memory_bytes: 1 << 30, skip_bad: false, bloom: None };
             index.import(&mut std::io::Cursor::new(&text), &options, &ImportProgress::default()).unwrap().docs
         })
     });

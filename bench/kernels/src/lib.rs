@@ -33,7 +33,7 @@ pub fn read_lines(path: &Path, limit: usize) -> Vec<String> {
 pub fn build_index(dir: &Path, lines: &[String]) -> Index {
     let mut index = Index::open_or_create(dir, None).expect("index opens");
     let text = lines.join("\n");
-    let options = ImportOptions { threads: 2, memory_bytes: 1 << 30, skip_bad: false };
+    let options = ImportOptions { threads: 2, memory_bytes: 1 << 30, skip_bad: false, bloom: None };
     index
         .import(&mut std::io::Cursor::new(text.into_bytes()), &options, &ImportProgress::default())
         .expect("import");

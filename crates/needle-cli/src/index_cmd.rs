@@ -30,6 +30,9 @@ pub struct IndexArgs {
     /// Skip malformed lines (and report them) instead of stopping.
     #[arg(long)]
     skip_bad: bool,
+    /// Two-way Bloom filters for phrase queries: on (the default for a new index) or off.
+    #[arg(long, value_parser = ["on", "off"])]
+    bloom: Option<String>,
 }
 
 pub fn run(args: IndexArgs) -> needle_core::Result<ExitCode> {
@@ -42,7 +45,9 @@ pub fn run(args: IndexArgs) -> needle_core::Result<ExitCode> {
     };
     let mut index = Index::open_or_create(&args.index, mapping)?;
     let mut reader = input::open(&args.input)?;
-    let options = ImportOptions { threads: args.threads, memory_bytes: args.memory, skip_bad: args.skip_bad };
+    let bloom = args.bloom.map(|b| b == "on");
+    let options =
+        ImportOptions { threads: args.threads, memory_bytes: args.memory, skip_bad: args.skip_bad, bloom };
     let progress = ImportProgress::default();
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid template"));

@@ -27,6 +27,9 @@ pub struct SearchArgs {
     /// storage bytes read, read amplification, resident memory.
     #[arg(long)]
     stats: bool,
+    /// Read positions for every phrase candidate, ignoring the Bloom filters (for comparison).
+    #[arg(long)]
+    no_bloom: bool,
     /// `a b` (either), `+a +b` (both), `-a` (not), `"a b"` (phrase), `field:term`.
     query: String,
 }
@@ -39,6 +42,7 @@ pub fn run(args: SearchArgs) -> needle_core::Result<ExitCode> {
         highlight: args.highlight,
         track_total_hits: if args.count { u64::MAX } else { 10_000 },
         stats: args.stats,
+        bloom: !args.no_bloom,
     };
     let response = index.search(&request)?;
     if args.json {

@@ -14,6 +14,7 @@
 //! traits, so an in-memory segment can stand in for an on-disk one.
 
 pub mod bitpack;
+pub mod bloom;
 pub mod bytes;
 mod checksummed;
 pub mod docstore;

@@ -14,6 +14,7 @@
 use needle_core::{Error, FieldId, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::bloom::BloomParams;
 use crate::footer;
 
 pub const KIND: &[u8; 4] = b"META";
@@ -52,6 +53,9 @@ pub struct FieldMeta {
 pub struct SegmentMeta {
     pub max_doc: u32,
     pub fields: Vec<FieldMeta>,
+    /// The Bloom filter parameters of the segment's text fields, when it has filters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bloom: Option<BloomParams>,
 }
 
 impl SegmentMeta {

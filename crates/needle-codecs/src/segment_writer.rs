@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use needle_core::{Error, FieldId, Result};
 use needle_storage::Directory;
 
+use crate::bloom::BloomParams;
 use crate::checksummed::ChecksummedWriter;
 use crate::meta::{FieldMeta, FieldStats, SegmentMeta};
 use crate::page::aligned_start;
@@ -26,6 +27,7 @@ pub struct SegmentWriter {
     fields: BTreeMap<FieldId, FieldState>,
     record: Vec<u8>,
     sizes: RecordSizes,
+    bloom: Option<BloomParams>,
 }
 
 impl SegmentWriter {
@@ -40,6 +42,7 @@ impl SegmentWriter {
             fields: BTreeMap::new(),
             record: Vec::new(),
             sizes: RecordSizes::default(),
+            bloom: None,
         })
     }
 
@@ -62,6 +65,11 @@ impl SegmentWriter {
             terms: 0,
         };
         self.fields.insert(field, FieldState { meta, norms });
+    }
+
+    /// Records the Bloom filter parameters the terms' filters were built with.
+    pub fn set_bloom(&mut self, params: Option<BloomParams>) {
+        self.bloom = params;
     }
 
     /// Sets the number of documents with the field, when it is known only after its terms.
@@ -128,7 +136,7 @@ impl SegmentWriter {
         }
         footer::append(&mut norms, b"NORM", 1);
         write_file(&self.dir, &norms_name, &norms)?;
-        let meta = SegmentMeta { max_doc: self.max_doc, fields };
+        let meta = SegmentMeta { max_doc: self.max_doc, fields, bloom: self.bloom };
         write_file(&self.dir, &meta_name, &meta.encode())?;
         self.dir.sync()?;
         Ok((meta, self.sizes))

@@ -49,7 +49,13 @@ fn list() -> impl Strategy<Value = List> {
 }
 
 fn encode(l: &List, offsets: bool) -> FileSlice {
-    let p = TermPostings { docs: &l.docs, freqs: &l.freqs, positions: &l.positions, offsets: &l.offsets };
+    let p = TermPostings {
+        docs: &l.docs,
+        freqs: &l.freqs,
+        positions: &l.positions,
+        offsets: &l.offsets,
+        bloom: None,
+    };
     let mut bytes = vec![0xAA; 3];
     write_record(&p, true, offsets, &l.norms, &mut bytes);
     FileSlice::from_vec("t.post", bytes)

@@ -62,7 +62,8 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
         };
         let (offset, zone_pages) = termmap::unpack_entry(entry);
         let header = read_header(seg.postings_file(), offset)?;
-        let len = (header.header_and_skip + header.docs + header.positions + header.offsets) as u64;
+        let len =
+            (header.header_and_skip + header.docs + header.positions + header.offsets + header.bloom) as u64;
         if len <= PAGE && offset / PAGE != (offset + len - 1) / PAGE {
             problem(format!("{label}: a {len}-byte record straddles a 4 KiB page"));
         }
@@ -76,6 +77,7 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
         *sizes.entry("doc_ids_and_freqs").or_default() += header.docs as u64;
         *sizes.entry("positions").or_default() += header.positions as u64;
         *sizes.entry("offsets").or_default() += header.offsets as u64;
+        *sizes.entry("bloom").or_default() += header.bloom as u64;
         let mut p = seg.postings_at(entry)?;
         let norms = seg.norms(field);
         let (mut df, mut ttf, mut prev) = (0u64, 0u64, None);

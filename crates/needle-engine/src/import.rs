@@ -24,11 +24,13 @@ pub struct ImportOptions {
     pub memory_bytes: u64,
     /// Skip (and report) bad lines instead of stopping.
     pub skip_bad: bool,
+    /// Turn phrase Bloom filters on or off for this and later imports (`None`: keep the index's setting).
+    pub bloom: Option<bool>,
 }
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        ImportOptions { threads: 2, memory_bytes: 512 << 20, skip_bad: false }
+        ImportOptions { threads: 2, memory_bytes: 512 << 20, skip_bad: false, bloom: None }
     }
 }
 
@@ -199,7 +201,7 @@ fn index_chunk(
     skip_bad: bool,
     progress: &ImportProgress,
 ) -> Result<ChunkResult> {
-    let mut builder = MemSegment::new(name);
+    let mut builder = MemSegment::new(name).with_bloom(schema.read().unwrap().bloom_params());
     let mut skipped = Vec::new();
     for (i, line) in chunk.lines.iter().enumerate() {
         let line_no = chunk.first_line + i as u64;

@@ -95,7 +95,11 @@ impl Index {
         let _lock = self.dir.lock(LOCK_FILE)?;
         self.manifest = Manifest::read(&self.dir)?;
         self.remove_unreferenced_files()?;
-        let schema = RwLock::new(self.manifest.schema.clone());
+        let mut schema = self.manifest.schema.clone();
+        if let Some(on) = options.bloom {
+            schema.bloom.enabled = on;
+        }
+        let schema = RwLock::new(schema);
         let mut next = self.manifest.clone();
         let (created, summary) =
             run_import(&self.dir, &schema, input, &mut || next.new_segment_name(), options, progress)?;

@@ -16,11 +16,14 @@
 //! the stored source only. `dynamic`: `true` (the default) adds unknown fields
 //! (strings -> text, integers -> long, floats -> double, booleans -> boolean),
 //! `false` keeps them in the source unindexed, `"strict"` rejects them.
+//! `"bloom": {"enabled": true, "expected_insertions": 5, "false_positive_rate":
+//! 0.0009, "stop_words": [...]}` sets the phrase filters (these are the defaults).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use needle_analysis::{Analyzer, AnalyzerKind};
+use needle_analysis::{Analyzer, AnalyzerKind, ENGLISH_STOP_WORDS};
+use needle_codecs::bloom::BloomParams;
 use needle_core::{Error, FieldId, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -86,10 +89,30 @@ fn yes() -> bool {
     true
 }
 
+/// Two-way Bloom filters for phrases (see `needle_codecs::bloom`): built for
+/// every text field's postings when enabled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BloomSettings {
+    pub enabled: bool,
+    pub expected_insertions: u32,
+    pub false_positive_rate: f64,
+    /// Words never inserted; Lucene's English stop list when absent.
+    pub stop_words: Option<Vec<String>>,
+}
+
+impl Default for BloomSettings {
+    fn default() -> Self {
+        BloomSettings { enabled: true, expected_insertions: 5, false_positive_rate: 0.0009, stop_words: None }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Schema {
     pub dynamic: Dynamic,
     pub fields: Vec<FieldDef>,
+    #[serde(default)]
+    pub bloom: BloomSettings,
     #[serde(skip)]
     analyzers: Vec<Option<Arc<Analyzer>>>,
     #[serde(skip)]
@@ -117,7 +140,13 @@ impl Default for Schema {
 
 impl Schema {
     fn from_fields(dynamic: Dynamic, fields: Vec<FieldDef>) -> Result<Self> {
-        let mut s = Schema { dynamic, fields: Vec::new(), analyzers: Vec::new(), by_name: HashMap::new() };
+        let mut s = Schema {
+            dynamic,
+            fields: Vec::new(),
+            bloom: BloomSettings::default(),
+            analyzers: Vec::new(),
+            by_name: HashMap::new(),
+        };
         for f in fields {
             s.push(f)?;
         }
@@ -126,7 +155,20 @@ impl Schema {
 
     /// Rebuilds the lookup tables after deserializing.
     pub(crate) fn prepared(self) -> Result<Self> {
-        Schema::from_fields(self.dynamic, self.fields)
+        let bloom = self.bloom;
+        Ok(Schema { bloom, ..Schema::from_fields(self.dynamic, self.fields)? })
+    }
+
+    /// The filter parameters new segments are built with, when filters are on.
+    pub fn bloom_params(&self) -> Option<BloomParams> {
+        let b = &self.bloom;
+        b.enabled.then(|| {
+            let stop = b
+                .stop_words
+                .clone()
+                .unwrap_or_else(|| ENGLISH_STOP_WORDS.iter().map(|w| (*w).to_string()).collect());
+            BloomParams::for_rate(b.expected_insertions, b.false_positive_rate, stop)
+        })
     }
 
     fn push(&mut self, f: FieldDef) -> Result<FieldId> {
@@ -177,6 +219,12 @@ impl Schema {
                 )))
             }
         };
+        let bloom = match top.remove("bloom") {
+            None => BloomSettings::default(),
+            Some(v) => {
+                serde_json::from_value(v).map_err(|e| Error::Schema(format!("mapping: bad `bloom`: {e}")))?
+            }
+        };
         let properties = match top.remove("properties") {
             None => serde_json::Map::new(),
             Some(Value::Object(p)) => p,
@@ -184,10 +232,10 @@ impl Schema {
         };
         if let Some(key) = top.keys().next() {
             return Err(Error::Schema(format!(
-                "mapping: unknown key `{key}` (expected dynamic, properties)"
+                "mapping: unknown key `{key}` (expected dynamic, properties, bloom)"
             )));
         }
-        let mut schema = Schema { dynamic, ..Schema::default() };
+        let mut schema = Schema { dynamic, bloom, ..Schema::default() };
         for (name, def) in properties {
             schema.push(parse_field(&name, def)?)?;
         }

@@ -26,6 +26,8 @@ pub struct SearchRequest {
     pub track_total_hits: u64,
     /// Count what the query read (see [`QueryStats`]).
     pub stats: bool,
+    /// Let phrases use Bloom filters (off for ablation).
+    pub bloom: bool,
 }
 
 impl SearchRequest {
@@ -36,6 +38,7 @@ impl SearchRequest {
             highlight: false,
             track_total_hits: 10_000,
             stats: false,
+            bloom: true,
         }
     }
 }
@@ -112,7 +115,11 @@ pub(crate) fn run_search(
 fn search_and_fetch(views: &[View<'_>], schema: &Schema, request: &SearchRequest) -> Result<SearchResponse> {
     let started = Instant::now();
     let query = parse_query(&request.query, schema)?;
-    let options = SearchOptions { top_k: request.top_k, track_total_hits: request.track_total_hits };
+    let options = SearchOptions {
+        top_k: request.top_k,
+        track_total_hits: request.track_total_hits,
+        bloom: request.bloom,
+    };
     let top = Searcher::with_deletes(views.to_vec()).search(&query, options)?;
     let rewritten = query.rewrite();
     let mut hits = Vec::with_capacity(top.hits.len());

@@ -67,7 +67,7 @@ fn skip_bad_imports_the_rest_and_reports_each_bad_line() {
     let mut input = lines(10, 0);
     input.insert(3, "not json".into());
     input.insert(7, "".into());
-    let options = ImportOptions { threads: 2, memory_bytes: 1 << 20, skip_bad: true };
+    let options = ImportOptions { threads: 2, memory_bytes: 1 << 20, skip_bad: true, bloom: None };
     let summary =
         index.import(&mut Cursor::new(input.join("\n")), &options, &ImportProgress::default()).unwrap();
     assert_eq!(summary.docs, 10);

@@ -157,7 +157,8 @@ fn live_results_equal_offline_results() {
     let offline_dir = tempfile::tempdir().unwrap();
     let mut offline = Index::open_or_create(offline_dir.path(), None).unwrap();
     let text = lines.join("\n");
-    let opts = needle_engine::ImportOptions { threads: 1, memory_bytes: 1 << 30, skip_bad: false };
+    let opts =
+        needle_engine::ImportOptions { threads: 1, memory_bytes: 1 << 30, skip_bad: false, bloom: None };
     offline.import(&mut std::io::Cursor::new(text), &opts, &Default::default()).unwrap();
     let fields: Vec<u16> = ["title", "body"].iter().map(|f| live.field_id(f).unwrap()).collect();
     assert_eq!(
@@ -167,7 +168,7 @@ fn live_results_equal_offline_results() {
     let tag = live.field_id("tag").unwrap();
     for i in 0..60 {
         let q = random::query(&mut rng, &fields, tag, 2);
-        let o = SearchOptions { top_k: 10, track_total_hits: u64::MAX };
+        let o = SearchOptions { top_k: 10, track_total_hits: u64::MAX, bloom: true };
         let (a, b) = (live.top_docs(&q, o).unwrap(), offline.top_docs(&q, o).unwrap());
         assert_eq!(a.total, b.total, "query {i}: {q:?}");
         let scores =

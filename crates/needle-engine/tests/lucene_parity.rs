@@ -38,7 +38,7 @@ fn index_corpus(path: &std::path::Path, memory: u64) -> (tempfile::TempDir, Inde
     let mut index = Index::open_or_create(tmp.path(), None).unwrap();
     let file = std::fs::File::open(path).unwrap();
     let mut input = BufReader::new(flate2::read::GzDecoder::new(file));
-    let options = ImportOptions { threads: 2, memory_bytes: memory, skip_bad: false };
+    let options = ImportOptions { threads: 2, memory_bytes: memory, skip_bad: false, bloom: None };
     index.import(&mut input, &options, &ImportProgress::default()).unwrap();
     (tmp, index)
 }

@@ -73,12 +73,17 @@ fn check_all(index: &Index, oracle: &Oracle, queries: &[Query], seed: u64, stage
     for (i, q) in queries.iter().enumerate() {
         let expected = oracle.search(q);
         for (k, track) in [(10, u64::MAX), (3, 0), (25, 0)] {
-            let top = index.top_docs(q, SearchOptions { top_k: k, track_total_hits: track }).unwrap();
+            let top =
+                index.top_docs(q, SearchOptions { top_k: k, track_total_hits: track, bloom: true }).unwrap();
             let ctx = format!("seed {seed}, {stage}, query #{i} (k={k}, track={track}): {q:?}");
             compare(&top, &expected, k, &ctx);
             if track == u64::MAX {
                 assert_eq!(top.total, expected.len() as u64, "total hits differ; {ctx}");
             }
+            let no_bloom =
+                index.top_docs(q, SearchOptions { top_k: k, track_total_hits: track, bloom: false }).unwrap();
+            let key = |t: &TopDocs| (t.total, t.hits.iter().map(|h| (h.global, h.score)).collect::<Vec<_>>());
+            assert_eq!(key(&top), key(&no_bloom), "Bloom filters changed the result; {ctx}");
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use needle_codecs::bloom::{self, Side};
 use needle_codecs::{BlockImpact, Postings};
 use needle_core::{DocId, DocSet, TERMINATED};
 
@@ -16,6 +17,9 @@ pub(crate) struct TermBuf {
     pub occ_start: Vec<u32>,
     pub positions: Vec<u32>,
     pub offsets: Vec<(u32, u32)>,
+    /// Each posting's Bloom filters, `bytes` apiece (empty without filters).
+    pub before: Vec<u8>,
+    pub after: Vec<u8>,
 }
 
 pub(crate) struct MemPostings {
@@ -24,16 +28,18 @@ pub(crate) struct MemPostings {
     idx: usize,
     positions: bool,
     impact: BlockImpact,
+    /// (bytes, hashes) of the filters, when the field has them.
+    bloom: Option<(u32, u32)>,
 }
 
 impl MemPostings {
-    pub fn new(buf: Arc<TermBuf>, positions: bool, norms: Option<&[u8]>) -> Self {
+    pub fn new(buf: Arc<TermBuf>, positions: bool, norms: Option<&[u8]>, bloom: Option<(u32, u32)>) -> Self {
         let len = buf.docs.len();
         let max_freq = buf.freqs.iter().copied().max().unwrap_or(0);
         let min_norm = norms.map_or(0, |n| {
             buf.docs.iter().map(|&d| n.get(d as usize).copied().unwrap_or(0)).min().unwrap_or(0)
         });
-        MemPostings { buf, len, idx: 0, positions, impact: BlockImpact { max_freq, min_norm } }
+        MemPostings { buf, len, idx: 0, positions, impact: BlockImpact { max_freq, min_norm }, bloom }
     }
 
     fn occurrences(&self) -> std::ops::Range<usize> {
@@ -105,5 +111,32 @@ impl Postings for MemPostings {
 
     fn max_impact(&self) -> BlockImpact {
         self.impact
+    }
+
+    fn total_term_freq(&self) -> u64 {
+        self.buf.freqs[..self.len].iter().map(|&f| u64::from(f)).sum()
+    }
+
+    fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool> {
+        let (bytes, hashes) = self.bloom?;
+        let filter = self.filter(side, bytes as usize)?;
+        Some(filter.iter().any(|&b| b != 0) && bloom::may_contain(filter, hash, hashes))
+    }
+
+    fn filters_into(&mut self, before: &mut Vec<u8>, after: &mut Vec<u8>) -> Option<(u32, u32)> {
+        let (bytes, hashes) = self.bloom?;
+        before.extend_from_slice(self.filter(Side::Before, bytes as usize)?);
+        after.extend_from_slice(self.filter(Side::After, bytes as usize)?);
+        Some((bytes, hashes))
+    }
+}
+
+impl MemPostings {
+    fn filter(&self, side: Side, width: usize) -> Option<&[u8]> {
+        let all = match side {
+            Side::Before => &self.buf.before,
+            Side::After => &self.buf.after,
+        };
+        all.get(self.idx * width..(self.idx + 1) * width)
     }
 }

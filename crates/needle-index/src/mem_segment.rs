@@ -12,7 +12,9 @@
 
 use std::sync::Arc;
 
+use needle_codecs::bloom::{self, BloomParams};
 use needle_codecs::norms::encode_length;
+use needle_codecs::postings::BloomPostings;
 use needle_codecs::{FieldMeta, FieldStats, Postings, SegmentMeta, SegmentRead, SegmentWriter, TermPostings};
 use needle_core::{DocId, Error, FieldId, Result};
 use needle_storage::Directory;
@@ -26,15 +28,37 @@ struct FieldBuf {
     terms: FxHashMap<Box<[u8]>, u32>,
     postings: Vec<Arc<TermBuf>>,
     norms: Vec<u8>,
+    /// Bloom filters of text fields: the parameters, and each term's hash and
+    /// stop-word flag, computed once per term (not once per occurrence).
+    bloom: Option<Arc<BloomParams>>,
+    hashes: Vec<u64>,
+    stop: Vec<bool>,
+}
+
+/// What one added occurrence changed.
+struct Added {
+    bytes: usize,
+    new_doc: bool,
+    new_term: bool,
+    term: u32,
 }
 
 impl FieldBuf {
-    fn new(positions: bool) -> Self {
-        FieldBuf { positions, terms: FxHashMap::default(), postings: Vec::new(), norms: Vec::new() }
+    fn new(positions: bool, bloom: Option<Arc<BloomParams>>) -> Self {
+        let bloom = bloom.filter(|_| positions);
+        FieldBuf {
+            positions,
+            terms: FxHashMap::default(),
+            postings: Vec::new(),
+            norms: Vec::new(),
+            bloom,
+            hashes: Vec::new(),
+            stop: Vec::new(),
+        }
     }
 
-    /// Records one occurrence of `term` in `doc`; returns (bytes of memory added, whether the doc is new for the term).
-    fn add(&mut self, term: &[u8], doc: DocId, position: u32, offsets: (u32, u32)) -> (usize, bool, bool) {
+    /// Records one occurrence of `term` in `doc`.
+    fn add(&mut self, term: &[u8], doc: DocId, position: u32, offsets: (u32, u32)) -> Added {
         let mut added = 0;
         let mut new_term = false;
         let id = match self.terms.get(term) {
@@ -43,18 +67,25 @@ impl FieldBuf {
                 let id = self.postings.len() as u32;
                 self.terms.insert(term.into(), id);
                 self.postings.push(Arc::new(TermBuf::default()));
+                if let Some(b) = &self.bloom {
+                    self.hashes.push(bloom::term_hash(term));
+                    self.stop.push(b.is_stop_word(term));
+                }
                 added += term.len() + 120;
                 new_term = true;
                 id
             }
         };
+        let filter_bytes = self.bloom.as_ref().map_or(0, |b| b.bytes as usize);
         let buf = Arc::make_mut(&mut self.postings[id as usize]);
         let new_doc = buf.docs.last() != Some(&doc);
         if new_doc {
             buf.docs.push(doc);
             buf.freqs.push(1);
             buf.occ_start.push(buf.positions.len() as u32);
-            added += 12;
+            buf.before.resize(buf.before.len() + filter_bytes, 0);
+            buf.after.resize(buf.after.len() + filter_bytes, 0);
+            added += 12 + 2 * filter_bytes;
         } else {
             *buf.freqs.last_mut().unwrap() += 1;
         }
@@ -63,13 +94,32 @@ impl FieldBuf {
             buf.offsets.push(offsets);
             added += 12;
         }
-        (added, new_doc, new_term)
+        Added { bytes: added, new_doc, new_term, term: id }
+    }
+
+    /// Fills the current document's filters: for each occurrence, the terms at
+    /// the positions right before and after it (stop words left out).
+    fn add_neighbors(&mut self, tokens: &[(u32, u32)]) {
+        let Some(b) = self.bloom.clone() else { return };
+        let width = b.bytes as usize;
+        for (i, &(term, position)) in tokens.iter().enumerate() {
+            let before = i.checked_sub(1).map(|j| tokens[j]).filter(|&(_, p)| p + 1 == position);
+            let after = tokens.get(i + 1).copied().filter(|&(_, p)| p == position + 1);
+            let buf = Arc::make_mut(&mut self.postings[term as usize]);
+            let at = buf.before.len() - width;
+            for (neighbor, side) in [(before, &mut buf.before), (after, &mut buf.after)] {
+                if let Some((n, _)) = neighbor.filter(|&(n, _)| !self.stop[n as usize]) {
+                    bloom::insert(&mut side[at..], self.hashes[n as usize], b.hashes);
+                }
+            }
+        }
     }
 }
 
 /// An in-memory segment, readable while it grows.
 pub struct MemSegment {
     name: String,
+    bloom: Option<Arc<BloomParams>>,
     fields: FxHashMap<FieldId, FieldBuf>,
     stored: Vec<Vec<u8>>,
     meta: SegmentMeta,
@@ -87,11 +137,19 @@ impl MemSegment {
     pub fn new(name: &str) -> Self {
         MemSegment {
             name: name.to_string(),
+            bloom: None,
             fields: FxHashMap::default(),
             stored: Vec::new(),
-            meta: SegmentMeta { max_doc: 0, fields: Vec::new() },
+            meta: SegmentMeta { max_doc: 0, fields: Vec::new(), bloom: None },
             memory: 0,
         }
+    }
+
+    /// Builds Bloom filters for the text fields with these parameters.
+    pub fn with_bloom(mut self, params: Option<BloomParams>) -> Self {
+        self.meta.bloom = params.clone();
+        self.bloom = params.map(Arc::new);
+        self
     }
 
     pub fn max_doc(&self) -> DocId {
@@ -146,14 +204,20 @@ impl MemSegment {
         tokens: &[TokenRef],
         length: u32,
     ) {
-        let buf = self.fields.entry(field).or_insert_with(|| FieldBuf::new(true));
+        let bloom = self.bloom.clone();
+        let buf = self.fields.entry(field).or_insert_with(|| FieldBuf::new(true, bloom));
         let (mut added, mut new_docs, mut new_terms) = (0, 0u64, 0u64);
+        let mut ids = Vec::with_capacity(if buf.bloom.is_some() { tokens.len() } else { 0 });
         for t in tokens {
-            let (bytes, new_doc, new_term) = buf.add(analyzed.term(t), doc, t.position, (t.start, t.end));
-            added += bytes;
-            new_docs += u64::from(new_doc);
-            new_terms += u64::from(new_term);
+            let a = buf.add(analyzed.term(t), doc, t.position, (t.start, t.end));
+            added += a.bytes;
+            new_docs += u64::from(a.new_doc);
+            new_terms += u64::from(a.new_term);
+            if buf.bloom.is_some() {
+                ids.push((a.term, t.position));
+            }
         }
+        buf.add_neighbors(&ids);
         if length > 0 {
             buf.norms.resize(doc as usize, 0);
             buf.norms.push(encode_length(length));
@@ -167,13 +231,13 @@ impl MemSegment {
     }
 
     fn add_keyword(&mut self, field: FieldId, doc: DocId, values: &[String]) {
-        let buf = self.fields.entry(field).or_insert_with(|| FieldBuf::new(false));
+        let buf = self.fields.entry(field).or_insert_with(|| FieldBuf::new(false, None));
         let (mut added, mut new_docs, mut new_terms) = (0, 0u64, 0u64);
         for v in values {
-            let (bytes, new_doc, new_term) = buf.add(v.as_bytes(), doc, 0, (0, 0));
-            added += bytes;
-            new_docs += u64::from(new_doc);
-            new_terms += u64::from(new_term);
+            let a = buf.add(v.as_bytes(), doc, 0, (0, 0));
+            added += a.bytes;
+            new_docs += u64::from(a.new_doc);
+            new_terms += u64::from(a.new_term);
         }
         self.memory += added;
         let meta = self.field_meta(field, false);
@@ -187,6 +251,7 @@ impl MemSegment {
     pub fn flush(&self, dir: &Directory, name: &str) -> Result<SegmentMeta> {
         let max_doc = self.max_doc();
         let mut writer = SegmentWriter::create(dir, name, max_doc)?;
+        writer.set_bloom(self.bloom.as_deref().cloned());
         let mut fields: Vec<_> = self.fields.iter().collect();
         fields.sort_by_key(|(id, _)| **id);
         for (&id, buf) in fields {
@@ -201,7 +266,14 @@ impl MemSegment {
             terms.sort_unstable();
             for (term, tid) in terms {
                 let t = &buf.postings[tid as usize];
+                let bloom = buf.bloom.as_ref().map(|b| BloomPostings {
+                    bytes: b.bytes,
+                    hashes: b.hashes,
+                    before: &t.before,
+                    after: &t.after,
+                });
                 let p = TermPostings {
+                    bloom,
                     docs: &t.docs,
                     freqs: &t.freqs,
                     positions: &t.positions,
@@ -228,7 +300,8 @@ impl SegmentRead for MemSegment {
         let Some(buf) = self.fields.get(&field) else { return Ok(None) };
         let Some(&id) = buf.terms.get(term) else { return Ok(None) };
         let norms = buf.positions.then_some(&buf.norms[..]);
-        Ok(Some(Box::new(MemPostings::new(buf.postings[id as usize].clone(), buf.positions, norms))))
+        let bloom = buf.bloom.as_ref().map(|b| (b.bytes, b.hashes));
+        Ok(Some(Box::new(MemPostings::new(buf.postings[id as usize].clone(), buf.positions, norms, bloom))))
     }
 
     fn norms(&self, field: FieldId) -> Option<&[u8]> {

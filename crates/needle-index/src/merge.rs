@@ -4,6 +4,7 @@
 //! renumbered.
 
 use fst::{IntoStreamer, Streamer};
+use needle_codecs::postings::BloomPostings;
 use needle_codecs::{
     termmap, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter, TermPostings,
 };
@@ -62,6 +63,8 @@ pub fn merge_segments_paced(
     let map = DocMap::new(segments);
     let max_doc = map.sources.len() as DocId;
     let mut writer = SegmentWriter::create(dir, name, max_doc)?;
+    let first = segments.first().and_then(|(s, _)| s.meta().bloom.clone());
+    writer.set_bloom(first.filter(|b| segments.iter().all(|(s, _)| s.meta().bloom.as_ref() == Some(b))));
     let mut with_field = declare_fields(&mut writer, segments, &map);
     let mut union = fst::map::OpBuilder::new();
     for (s, _) in segments {
@@ -135,6 +138,11 @@ struct MergedTerm {
     offsets: Vec<(u32, u32)>,
     pos_scratch: Vec<u32>,
     off_scratch: Vec<(u32, u32)>,
+    before: Vec<u8>,
+    after: Vec<u8>,
+    /// The filters' (bytes, hashes) when every source posting had filters of one shape.
+    bloom: Option<(u32, u32)>,
+    bloom_consistent: bool,
 }
 
 impl MergedTerm {
@@ -143,6 +151,10 @@ impl MergedTerm {
         self.freqs.clear();
         self.positions.clear();
         self.offsets.clear();
+        self.before.clear();
+        self.after.clear();
+        self.bloom = None;
+        self.bloom_consistent = true;
     }
 
     fn append(&mut self, postings: &mut dyn Postings, map: &[Option<DocId>]) {
@@ -158,6 +170,11 @@ impl MergedTerm {
             self.positions.extend_from_slice(&self.pos_scratch);
             postings.offsets(&mut self.off_scratch);
             self.offsets.extend_from_slice(&self.off_scratch);
+            let shape = postings.filters_into(&mut self.before, &mut self.after);
+            if shape.is_none() || (self.docs.len() > 1 && shape != self.bloom) {
+                self.bloom_consistent = false;
+            }
+            self.bloom = shape;
             doc = postings.advance();
         }
     }
@@ -168,6 +185,12 @@ impl MergedTerm {
             freqs: &self.freqs,
             positions: &self.positions,
             offsets: &self.offsets,
+            bloom: self.bloom.filter(|_| self.bloom_consistent).map(|(bytes, hashes)| BloomPostings {
+                bytes,
+                hashes,
+                before: &self.before,
+                after: &self.after,
+            }),
         }
     }
 }

@@ -18,11 +18,13 @@ pub struct SearchOptions {
     /// `track_total_hits`, 10,000 by default); past it, pruning may skip
     /// documents and the count is a lower bound. `u64::MAX` counts them all.
     pub track_total_hits: u64,
+    /// Let phrases skip positions with Bloom filters (off for ablation).
+    pub bloom: bool,
 }
 
 impl Default for SearchOptions {
     fn default() -> Self {
-        SearchOptions { top_k: 10, track_total_hits: 10_000 }
+        SearchOptions { top_k: 10, track_total_hits: 10_000, bloom: true }
     }
 }
 
@@ -59,7 +61,7 @@ impl<'a> Searcher<'a> {
 
     pub fn search(&self, query: &Query, options: SearchOptions) -> Result<TopDocs> {
         let query = query.clone().rewrite();
-        let mut stats = IndexStats::collect(&self.segments, &query)?;
+        let mut stats = IndexStats::collect(&self.segments, &query, options.bloom)?;
         let mut top = TopCollector::new(options.top_k, options.track_total_hits);
         let mut base = 0u64;
         for (i, &segment) in self.segments.iter().enumerate() {

@@ -19,10 +19,11 @@ pub(crate) struct IndexStats<'a> {
     fields: HashMap<FieldId, FieldStats>,
     doc_freq: HashMap<TermKey, u64>,
     opened: HashMap<(usize, TermKey), Box<dyn Postings>>,
+    bloom: bool,
 }
 
 impl<'a> IndexStats<'a> {
-    pub fn collect(segments: &'a [&'a dyn SegmentRead], query: &Query) -> Result<Self> {
+    pub fn collect(segments: &'a [&'a dyn SegmentRead], query: &Query, bloom: bool) -> Result<Self> {
         let mut fields: HashMap<FieldId, FieldStats> = HashMap::new();
         for s in segments {
             for f in &s.meta().fields {
@@ -31,7 +32,8 @@ impl<'a> IndexStats<'a> {
         }
         let mut terms = Vec::new();
         query_terms(query, &mut terms);
-        let mut stats = IndexStats { segments, fields, doc_freq: HashMap::new(), opened: HashMap::new() };
+        let mut stats =
+            IndexStats { segments, fields, doc_freq: HashMap::new(), opened: HashMap::new(), bloom };
         for key in terms {
             if stats.doc_freq.contains_key(&key) {
                 continue;
@@ -46,6 +48,11 @@ impl<'a> IndexStats<'a> {
             stats.doc_freq.insert(key, df);
         }
         Ok(stats)
+    }
+
+    /// Whether phrases may use Bloom filters (off for ablation).
+    pub fn use_bloom(&self) -> bool {
+        self.bloom
     }
 
     pub fn doc_freq(&self, field: FieldId, term: &[u8]) -> u64 {

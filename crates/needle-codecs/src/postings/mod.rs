@@ -4,15 +4,20 @@
 //! ```text
 //! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 1)
 //! Record       := Header Skip^NumBlocks DocFreqBlock^NumBlocks PosBlock^NumBlocks OffBlock^NumBlocks
+//!                 BloomGroup^NumBlocks
 //! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint DocBytes:vint PosBytes:vint OffBytes:vint
+//!                 [BloomBytes:vint FilterBytes:vint FilterHashes:vint]
 //! Skip         := LastDocDelta:vint DocBlockBytes:vint [PosBlockBytes:vint] [OffBlockBytes:vint]
-//!                 MaxFreq:vint MinNorm:u8
+//!                 [BloomGroupBytes:vint] MaxFreq:vint MinNorm:u8
 //! DocFreqBlock := Block(DocGap^n) Block((Freq-1)^n)                  n = 128, or the tail (< 128)
 //! PosBlock     := Stream(PosDelta^(sum of the block's freqs))
 //! OffBlock     := (StartDelta:vint Length:vint)^(sum of the block's freqs)
 //! ```
 //!
-//! - `Flags`: bit 0 = positions stored, bit 1 = offsets stored.
+//! - `Flags`: bit 0 = positions stored, bit 1 = offsets stored, bit 2 = Bloom
+//!   filters stored (the bracketed parts are present only with their flag).
+//!   `BloomGroup` holds the two filters of each posting of the block, as
+//!   [`crate::bloom`] specifies; it comes last, after everything else a query reads.
 //!   `ExtraFreq` = total term frequency - doc frequency. `NumBlocks` = ceil(DocFreq / 128).
 //! - The prefetch zone is `Header Skip* DocFreqBlock*`: what a query that does
 //!   not need positions reads. Its size goes in the term map entry.
@@ -40,11 +45,24 @@ pub use writer::{write_record, RecordSizes};
 
 use needle_core::{DocId, DocSet};
 
+pub use crate::bloom::Side;
+
 pub const KIND: &[u8; 4] = b"POST";
 pub const VERSION: u32 = 1;
 
 pub(crate) const FLAG_POSITIONS: u8 = 1;
 pub(crate) const FLAG_OFFSETS: u8 = 2;
+pub(crate) const FLAG_BLOOM: u8 = 4;
+
+/// The two Bloom filters of every posting of a term, as the writer takes them:
+/// `bytes` bytes per filter, all-zero for an empty filter, in posting order.
+#[derive(Debug, Clone, Copy)]
+pub struct BloomPostings<'a> {
+    pub bytes: u32,
+    pub hashes: u32,
+    pub before: &'a [u8],
+    pub after: &'a [u8],
+}
 
 /// One term's postings, as the writer takes them.
 #[derive(Debug, Clone, Copy)]
@@ -55,6 +73,7 @@ pub struct TermPostings<'a> {
     pub positions: &'a [u32],
     /// Start and end byte offsets, parallel to `positions`.
     pub offsets: &'a [(u32, u32)],
+    pub bloom: Option<BloomPostings<'a>>,
 }
 
 /// An upper bound on the BM25 contribution of some postings: no document in
@@ -98,4 +117,15 @@ pub trait Postings: DocSet + Send {
 
     /// A bound over the whole list.
     fn max_impact(&self) -> BlockImpact;
+
+    /// Occurrences of the term in all documents.
+    fn total_term_freq(&self) -> u64;
+
+    /// Whether the current document's `side` filter may hold the term with
+    /// `hash` (`false`: certainly not); `None` when the list has no filters.
+    fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool>;
+
+    /// Appends the current document's two filters (zeros when empty); `None`
+    /// (and nothing appended) when the list has no filters, else (bytes, hashes).
+    fn filters_into(&mut self, before: &mut Vec<u8>, after: &mut Vec<u8>) -> Option<(u32, u32)>;
 }

@@ -4,8 +4,9 @@ use needle_core::{DocId, DocSet, Result, TERMINATED};
 use needle_storage::counters::{self, DataKind};
 use needle_storage::FileSlice;
 
-use super::{BlockImpact, Postings, FLAG_OFFSETS, FLAG_POSITIONS};
+use super::{BlockImpact, Postings, Side, FLAG_BLOOM, FLAG_OFFSETS, FLAG_POSITIONS};
 use crate::bitpack::{decode_block, decode_stream};
+use crate::bloom;
 use crate::bytes::{read_vint_lenient, ByteReader};
 use crate::BLOCK_LEN;
 
@@ -15,7 +16,23 @@ struct Skip {
     doc_start: usize,
     pos_start: usize,
     off_start: usize,
+    bloom_start: usize,
     impact: BlockImpact,
+}
+
+/// Filter size and probes of a record with Bloom filters.
+#[derive(Debug, Clone, Copy)]
+struct BloomShape {
+    bytes: usize,
+    hashes: u32,
+}
+
+/// Where the current block's filters are: the group's two bitmaps and the start of each side's filters.
+#[derive(Debug, Clone, Copy, Default)]
+struct BloomGroup {
+    bitmaps: [usize; 2],
+    filters: [usize; 2],
+    loaded: bool,
 }
 
 /// A posting list read from a postings file.
@@ -25,6 +42,8 @@ pub struct DiskPostings {
     total_term_freq: u64,
     has_positions: bool,
     has_offsets: bool,
+    bloom: Option<BloomShape>,
+    group: BloomGroup,
     skips: Vec<Skip>,
     max_impact: BlockImpact,
     block: usize,
@@ -51,6 +70,7 @@ pub struct RecordHeader {
     pub docs: usize,
     pub positions: usize,
     pub offsets: usize,
+    pub bloom: usize,
 }
 
 impl DiskPostings {
@@ -58,7 +78,7 @@ impl DiskPostings {
     /// header and skip list are checked against the file's bounds here, so
     /// iteration cannot leave the record.
     pub fn open(data: &FileSlice, offset: u64) -> Result<Self> {
-        let (header, skips) = read_header_and_skips(data, offset)?;
+        let (header, skips, bloom) = read_header_and_skips(data, offset)?;
         counters::record(DataKind::Skip, data, offset as usize, header.header_and_skip);
         let max_impact = skips.iter().fold(BlockImpact::NONE, |acc, s| acc.merge(s.impact));
         let flags_byte = data.bytes()[offset as usize];
@@ -68,6 +88,8 @@ impl DiskPostings {
             total_term_freq: header.total_term_freq,
             has_positions: flags_byte & FLAG_POSITIONS != 0,
             has_offsets: flags_byte & FLAG_OFFSETS != 0,
+            bloom,
+            group: BloomGroup::default(),
             skips,
             max_impact,
             block: 0,
@@ -117,6 +139,47 @@ impl DiskPostings {
         self.doc = self.docs[0];
         self.pos_loaded = false;
         self.off_loaded = false;
+        self.group.loaded = false;
+    }
+
+    /// Locates the current block's filter group, counting its bitmaps as read.
+    fn load_group(&mut self, shape: BloomShape) {
+        let start = self.skips[self.block].bloom_start;
+        let bitmap_len = self.len.div_ceil(8);
+        let bytes = self.data.bytes();
+        let before_filters = start + 2 * bitmap_len;
+        let non_empty_before: usize = bytes
+            .get(start..start + bitmap_len)
+            .map_or(0, |b| b.iter().map(|x| x.count_ones() as usize).sum());
+        self.group = BloomGroup {
+            bitmaps: [start, start + bitmap_len],
+            filters: [before_filters, before_filters + non_empty_before * shape.bytes],
+            loaded: true,
+        };
+        counters::record(DataKind::Bloom, &self.data, start, 2 * bitmap_len);
+    }
+
+    /// The current document's `side` filter: `Some(empty slice)` when it is empty.
+    fn filter(&mut self, side: Side) -> Option<&[u8]> {
+        let shape = self.bloom?;
+        if self.doc == TERMINATED {
+            return None;
+        }
+        if !self.group.loaded {
+            self.load_group(shape);
+        }
+        let s = side as usize;
+        let bytes = self.data.bytes();
+        let bitmap = bytes.get(self.group.bitmaps[s]..self.group.bitmaps[s] + self.len.div_ceil(8))?;
+        let i = self.idx;
+        if bitmap[i / 8] & (1 << (i % 8)) == 0 {
+            return Some(&[]);
+        }
+        let rank: usize = bitmap[..i / 8].iter().map(|b| b.count_ones() as usize).sum::<usize>()
+            + (bitmap[i / 8] & ((1u8 << (i % 8)) - 1)).count_ones() as usize;
+        let at = self.group.filters[s] + rank * shape.bytes;
+        counters::record(DataKind::Bloom, &self.data, at, shape.bytes);
+        self.data.bytes().get(at..at + shape.bytes)
     }
 
     fn load_positions(&mut self) {
@@ -261,10 +324,34 @@ impl Postings for DiskPostings {
     fn max_impact(&self) -> BlockImpact {
         self.max_impact
     }
+
+    fn total_term_freq(&self) -> u64 {
+        self.total_term_freq
+    }
+
+    fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool> {
+        let hashes = self.bloom?.hashes;
+        let filter = self.filter(side)?;
+        Some(bloom::may_contain(filter, hash, hashes))
+    }
+
+    fn filters_into(&mut self, before: &mut Vec<u8>, after: &mut Vec<u8>) -> Option<(u32, u32)> {
+        let shape = self.bloom?;
+        for (side, out) in [(Side::Before, before), (Side::After, after)] {
+            let f = self.filter(side).unwrap_or(&[]);
+            let start = out.len();
+            out.extend_from_slice(f);
+            out.resize(start + shape.bytes, 0);
+        }
+        Some((shape.bytes as u32, shape.hashes))
+    }
 }
 
 /// Reads and checks a record's header and skip list.
-fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<(RecordHeader, Vec<Skip>)> {
+fn read_header_and_skips(
+    data: &FileSlice,
+    offset: u64,
+) -> Result<(RecordHeader, Vec<Skip>, Option<BloomShape>)> {
     let bytes = data.bytes();
     let name = data.name();
     let start = usize::try_from(offset).ok().filter(|&o| o < bytes.len());
@@ -273,7 +360,7 @@ fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<(RecordHeader,
     };
     let mut r = ByteReader::new(name, &bytes[start..]);
     let flags = r.u8()?;
-    if flags & !(FLAG_POSITIONS | FLAG_OFFSETS) != 0 {
+    if flags & !(FLAG_POSITIONS | FLAG_OFFSETS | FLAG_BLOOM) != 0 {
         return Err(r.corrupt("unknown record flags"));
     }
     let doc_freq = r.vint_u32()?;
@@ -282,16 +369,28 @@ fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<(RecordHeader,
     let docs_len = r.vint()? as usize;
     let pos_len = r.vint()? as usize;
     let off_len = r.vint()? as usize;
+    let (bloom_len, bloom) = if flags & FLAG_BLOOM != 0 {
+        let len = r.vint()? as usize;
+        let bytes = r.vint()? as usize;
+        let hashes = r.vint_u32()?;
+        if bytes == 0 || bytes > 1024 || hashes == 0 || hashes > 64 {
+            return Err(r.corrupt("bad Bloom filter shape"));
+        }
+        (len, Some(BloomShape { bytes, hashes }))
+    } else {
+        (0, None)
+    };
     let skip_bytes = r.take(skip_len)?;
     let header_and_skip = r.position();
     let doc_base = start + header_and_skip;
     let (pos_base, off_base) = (doc_base + docs_len, doc_base + docs_len + pos_len);
-    if r.remaining() < docs_len + pos_len + off_len {
+    let bloom_base = off_base + off_len;
+    if r.remaining() < docs_len + pos_len + off_len + bloom_len {
         return Err(r.corrupt("record longer than the postings file"));
     }
     let mut skips = Vec::with_capacity((doc_freq as usize).div_ceil(BLOCK_LEN));
     let mut sr = ByteReader::new(name, skip_bytes);
-    let (mut last, mut d, mut p, mut o) = (0u64, 0usize, 0usize, 0usize);
+    let (mut last, mut d, mut p, mut o, mut bl) = (0u64, 0usize, 0usize, 0usize, 0usize);
     for b in 0..(doc_freq as usize).div_ceil(BLOCK_LEN) {
         let delta = sr.vint()?;
         if b > 0 && delta == 0 {
@@ -307,6 +406,7 @@ fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<(RecordHeader,
             doc_start: doc_base + d,
             pos_start: pos_base + p,
             off_start: off_base + o,
+            bloom_start: bloom_base + bl,
             impact: BlockImpact::NONE,
         };
         d += sr.vint()? as usize;
@@ -316,11 +416,14 @@ fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<(RecordHeader,
         if flags & FLAG_OFFSETS != 0 {
             o += sr.vint()? as usize;
         }
+        if flags & FLAG_BLOOM != 0 {
+            bl += sr.vint()? as usize;
+        }
         let max_freq = sr.vint_u32()?;
         let min_norm = sr.u8()?;
         skips.push(Skip { impact: BlockImpact { max_freq, min_norm }, ..entry });
     }
-    if (d, p, o) != (docs_len, pos_len, off_len) || sr.remaining() != 0 {
+    if (d, p, o, bl) != (docs_len, pos_len, off_len, bloom_len) || sr.remaining() != 0 {
         return Err(r.corrupt("skip list does not add up to the record's sections"));
     }
     let header = RecordHeader {
@@ -330,11 +433,12 @@ fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<(RecordHeader,
         docs: docs_len,
         positions: pos_len,
         offsets: off_len,
+        bloom: bloom_len,
     };
-    Ok((header, skips))
+    Ok((header, skips, bloom))
 }
 
 /// The header of the record at `offset`, checked.
 pub fn read_header(data: &FileSlice, offset: u64) -> Result<RecordHeader> {
-    read_header_and_skips(data, offset).map(|(h, _)| h)
+    read_header_and_skips(data, offset).map(|(h, _, _)| h)
 }

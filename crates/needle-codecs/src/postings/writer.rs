@@ -1,6 +1,6 @@
 //! Writes one grouped record (format: see the module above).
 
-use super::{TermPostings, FLAG_OFFSETS, FLAG_POSITIONS};
+use super::{BloomPostings, TermPostings, FLAG_BLOOM, FLAG_OFFSETS, FLAG_POSITIONS};
 use crate::bitpack::{encode_block, encode_stream};
 use crate::bytes::write_vint;
 use crate::BLOCK_LEN;
@@ -12,6 +12,7 @@ pub struct RecordSizes {
     pub docs: u64,
     pub positions: u64,
     pub offsets: u64,
+    pub bloom: u64,
 }
 
 impl RecordSizes {
@@ -25,6 +26,7 @@ impl RecordSizes {
         self.docs += o.docs;
         self.positions += o.positions;
         self.offsets += o.offsets;
+        self.bloom += o.bloom;
     }
 }
 
@@ -41,6 +43,7 @@ pub fn write_record(
     let mut docs = Vec::new();
     let mut pos = Vec::new();
     let mut off = Vec::new();
+    let mut bloom = Vec::new();
     let mut prev_last: i64 = -1;
     let mut prev_last_for_delta = 0u32;
     let mut occ = 0usize;
@@ -64,6 +67,10 @@ pub fn write_record(
         if with_offsets {
             encode_offsets(&p.offsets[occ..occ + block_occ], freqs, &mut off);
         }
+        let bl0 = bloom.len();
+        if let Some(filters) = &p.bloom {
+            encode_bloom_group(filters, b * BLOCK_LEN, chunk.len(), &mut bloom);
+        }
         occ += block_occ;
         let last = *chunk.last().unwrap();
         write_vint(&mut skip, u64::from(last - if b == 0 { 0 } else { prev_last_for_delta }));
@@ -75,12 +82,17 @@ pub fn write_record(
         if with_offsets {
             write_vint(&mut skip, (off.len() - o0) as u64);
         }
+        if p.bloom.is_some() {
+            write_vint(&mut skip, (bloom.len() - bl0) as u64);
+        }
         write_vint(&mut skip, u64::from(*freqs.iter().max().unwrap()));
         let min_norm = chunk.iter().map(|&d| norms.get(d as usize).copied().unwrap_or(0)).min().unwrap();
         skip.push(min_norm);
     }
     let start = out.len();
-    let flags = (u8::from(with_positions) * FLAG_POSITIONS) | (u8::from(with_offsets) * FLAG_OFFSETS);
+    let flags = (u8::from(with_positions) * FLAG_POSITIONS)
+        | (u8::from(with_offsets) * FLAG_OFFSETS)
+        | (u8::from(p.bloom.is_some()) * FLAG_BLOOM);
     out.push(flags);
     let ttf: u64 = p.freqs.iter().map(|&f| u64::from(f)).sum();
     write_vint(out, p.docs.len() as u64);
@@ -88,16 +100,23 @@ pub fn write_record(
     for len in [skip.len(), docs.len(), pos.len(), off.len()] {
         write_vint(out, len as u64);
     }
+    if let Some(b) = &p.bloom {
+        for v in [bloom.len() as u64, u64::from(b.bytes), u64::from(b.hashes)] {
+            write_vint(out, v);
+        }
+    }
     out.extend_from_slice(&skip);
     let header_and_skip = (out.len() - start) as u64;
     out.extend_from_slice(&docs);
     out.extend_from_slice(&pos);
     out.extend_from_slice(&off);
+    out.extend_from_slice(&bloom);
     RecordSizes {
         header_and_skip,
         docs: docs.len() as u64,
         positions: pos.len() as u64,
         offsets: off.len() as u64,
+        bloom: bloom.len() as u64,
     }
 }
 
@@ -125,5 +144,28 @@ fn encode_offsets(offsets: &[(u32, u32)], freqs: &[u32], out: &mut Vec<u8>) {
             prev_start = s;
         }
         i += f as usize;
+    }
+}
+
+/// One group: the before and after bitmaps of non-empty filters, then those filters.
+fn encode_bloom_group(b: &BloomPostings, first: usize, n: usize, out: &mut Vec<u8>) {
+    let width = b.bytes as usize;
+    for side in [b.before, b.after] {
+        let mut bitmap = vec![0u8; n.div_ceil(8)];
+        for i in 0..n {
+            let f = &side[(first + i) * width..(first + i + 1) * width];
+            if f.iter().any(|&x| x != 0) {
+                bitmap[i / 8] |= 1 << (i % 8);
+            }
+        }
+        out.extend_from_slice(&bitmap);
+    }
+    for side in [b.before, b.after] {
+        for i in 0..n {
+            let f = &side[(first + i) * width..(first + i + 1) * width];
+            if f.iter().any(|&x| x != 0) {
+                out.extend_from_slice(f);
+            }
+        }
     }
 }

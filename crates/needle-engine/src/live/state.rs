@@ -44,6 +44,7 @@ impl Segment {
 
 pub(super) struct State {
     manifest: Manifest,
+    bloom: Option<needle_codecs::bloom::BloomParams>,
     segments: Vec<Segment>,
     tail: MemSegment,
     tail_deletes: DeleteBits,
@@ -80,11 +81,13 @@ impl State {
             })
             .collect();
         let schema = RwLock::new(manifest.schema.clone());
+        let manifest_bloom = manifest.schema.bloom_params();
         let next_lsn = manifest.checkpoint_lsn + 1;
         let mut st = State {
             manifest,
             segments,
-            tail: MemSegment::new("memory segment"),
+            bloom: manifest_bloom.clone(),
+            tail: MemSegment::new("memory segment").with_bloom(manifest_bloom),
             tail_deletes: DeleteBits::new(0),
             next_lsn,
         };
@@ -148,7 +151,10 @@ impl State {
         if self.tail.max_doc() == 0 {
             return;
         }
-        let tail = std::mem::replace(&mut self.tail, MemSegment::new("memory segment"));
+        let tail = std::mem::replace(
+            &mut self.tail,
+            MemSegment::new("memory segment").with_bloom(self.bloom.clone()),
+        );
         let deletes = std::mem::replace(&mut self.tail_deletes, DeleteBits::new(0));
         self.segments.push(Segment {
             data: Data::Mem(Arc::new(tail)),
@@ -196,7 +202,7 @@ impl State {
         let views = self.views();
         let all = self.num_docs() as usize;
         let top = Searcher::with_deletes(views.clone())
-            .search(&q, SearchOptions { top_k: all, track_total_hits: u64::MAX })?;
+            .search(&q, SearchOptions { top_k: all, track_total_hits: u64::MAX, bloom: true })?;
         top.hits.iter().map(|h| stored_document(views[h.segment].0, h.doc).map(|(id, _)| id)).collect()
     }
 

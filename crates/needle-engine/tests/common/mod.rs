@@ -13,7 +13,7 @@ pub const MAPPING: &str =
 
 pub fn import_lines(index: &mut Index, lines: &[String], memory: u64) -> needle_core::Result<ImportSummary> {
     let text = lines.join("\n");
-    let options = ImportOptions { threads: 2, memory_bytes: memory, skip_bad: false };
+    let options = ImportOptions { threads: 2, memory_bytes: memory, skip_bad: false, bloom: None };
     index.import(&mut Cursor::new(text.into_bytes()), &options, &ImportProgress::default())
 }
 

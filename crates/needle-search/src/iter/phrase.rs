@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use needle_codecs::bloom::Side;
 use needle_codecs::{BlockImpact, Postings};
 use needle_core::{DocId, DocSet, TERMINATED};
 
@@ -20,6 +21,9 @@ pub struct PhraseTerm {
     pub postings: Box<dyn Postings>,
     /// The term's position in the phrase.
     pub offset: u32,
+    /// Bloom tests to run on this term's filters before reading positions:
+    /// (which filter, hash of the neighbouring phrase term).
+    pub bloom_tests: Vec<(Side, u64)>,
 }
 
 pub struct PhraseScorer<'a> {
@@ -54,6 +58,10 @@ impl<'a> PhraseScorer<'a> {
             if target == TERMINATED {
                 return TERMINATED;
             }
+            if self.slop == 0 && self.bloom_rules_out() {
+                target += 1;
+                continue;
+            }
             self.freq = self.phrase_freq();
             if self.freq > 0.0 {
                 return target;
@@ -76,6 +84,15 @@ impl<'a> PhraseScorer<'a> {
             }
             return target;
         }
+    }
+
+    /// Whether a negative Bloom test proves the phrase absent from the current
+    /// document, so its positions need not be read.
+    fn bloom_rules_out(&mut self) -> bool {
+        self.terms.iter_mut().any(|t| {
+            let PhraseTerm { postings, bloom_tests, .. } = t;
+            bloom_tests.iter().any(|&(side, hash)| postings.bloom_test(side, hash) == Some(false))
+        })
     }
 
     fn phrase_freq(&mut self) -> f32 {

@@ -1,0 +1,96 @@
+//! Corpora: reading JSON-lines documents (`{"id","title","body",...}`, plain or
+//! gzip) and the statistics WSBench compares corpora by (document-frequency
+//! histogram, vocabulary size). `scale` generates larger corpora.
+
+pub mod scale;
+
+use std::io::BufRead;
+use std::path::Path;
+
+use crate::util::{open_input, Result};
+
+/// A document's text fields (other fields are ignored).
+pub struct Doc {
+    pub title: String,
+    pub body: String,
+}
+
+/// Calls `f` for each document of a JSON-lines corpus, up to `limit` documents.
+pub fn for_each_doc(path: &Path, limit: Option<u64>, mut f: impl FnMut(Doc)) -> Result<u64> {
+    let reader = open_input(path)?;
+    let mut n = 0u64;
+    for (i, line) in reader.lines().enumerate() {
+        if limit.is_some_and(|l| n >= l) {
+            break;
+        }
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: serde_json::Value = serde_json::from_str(&line)
+            .map_err(|e| format!("{}:{}: not JSON: {e}", path.display(), i + 1))?;
+        let text = |k: &str| v.get(k).and_then(|x| x.as_str()).unwrap_or("").to_string();
+        f(Doc { title: text("title"), body: text("body") });
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Document frequencies bucketed by powers of ten: bucket 0 holds df = 1,
+/// bucket i (i >= 1) holds 10^(i-1) < df <= 10^i... precisely `[1], [2,10], [11,100], ...`.
+pub fn df_histogram(dfs: impl Iterator<Item = u64>) -> Vec<u64> {
+    let mut h = vec![0u64; 10];
+    for df in dfs {
+        if df == 0 {
+            continue;
+        }
+        let b = if df == 1 { 0 } else { ((df - 1) as f64).log10().floor() as usize + 1 };
+        let b = b.min(h.len() - 1);
+        h[b] += 1;
+    }
+    while h.len() > 1 && *h.last().unwrap() == 0 {
+        h.pop();
+    }
+    h
+}
+
+pub fn df_bucket_label(b: usize) -> String {
+    match b {
+        0 => "1".to_string(),
+        1 => "2-10".to_string(),
+        _ => format!("{}-{}", 10u64.pow(b as u32 - 1) + 1, 10u64.pow(b as u32)),
+    }
+}
+
+/// Corpus statistics printed side by side by `scale`.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct CorpusStats {
+    pub docs: u64,
+    pub tokens: u64,
+    pub bytes: u64,
+    pub vocabulary: u64,
+    pub df_histogram: Vec<u64>,
+}
+
+pub fn print_side_by_side(real: &CorpusStats, generated: &CorpusStats) {
+    println!("{:<22} {:>16} {:>16}", "", "real", "generated");
+    println!("{:<22} {:>16} {:>16}", "documents", real.docs, generated.docs);
+    println!("{:<22} {:>16} {:>16}", "text bytes", real.bytes, generated.bytes);
+    println!("{:<22} {:>16} {:>16}", "tokens", real.tokens, generated.tokens);
+    println!("{:<22} {:>16} {:>16}", "vocabulary (terms)", real.vocabulary, generated.vocabulary);
+    println!("terms by document frequency:");
+    let n = real.df_histogram.len().max(generated.df_histogram.len());
+    for b in 0..n {
+        let r = real.df_histogram.get(b).copied().unwrap_or(0);
+        let g = generated.df_histogram.get(b).copied().unwrap_or(0);
+        let pct = |x: u64, t: u64| if t == 0 { 0.0 } else { 100.0 * x as f64 / t as f64 };
+        println!(
+            "  df {:<18} {:>9} {:>5.1}% {:>9} {:>5.1}%",
+            df_bucket_label(b),
+            r,
+            pct(r, real.vocabulary),
+            g,
+            pct(g, generated.vocabulary)
+        );
+    }
+}

@@ -1,0 +1,187 @@
+//! `needle-bench`: WSBench, the benchmark suite that measures Needle beside Lucene
+//! and tantivy (bench/README.md gives the commands for full runs; every engine
+//! is a process speaking bench/PROTOCOL.md).
+
+mod cgroup;
+mod corpus;
+mod engine;
+mod load;
+mod needle_side;
+mod procstat;
+mod report;
+mod run;
+mod util;
+mod validate;
+mod workload;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::util::{parse_size, Result};
+
+#[derive(Parser)]
+#[command(name = "needle-bench", version, about = "WSBench: Needle beside Lucene and tantivy")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build a Needle index of a corpus (title and body as text; one segment).
+    IndexNeedle {
+        #[arg(long)]
+        corpus: PathBuf,
+        #[arg(long)]
+        index: PathBuf,
+        #[arg(long, default_value_t = std::thread::available_parallelism().map_or(2, |n| n.get()))]
+        threads: usize,
+        /// Memory for in-memory segments.
+        #[arg(long, default_value = "512MB", value_parser = parse_size)]
+        memory: u64,
+    },
+    /// Serve a Needle index over the engine protocol (bench/PROTOCOL.md) on stdin/stdout.
+    ServeNeedle {
+        #[arg(long)]
+        index: PathBuf,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
+    /// Generate a corpus of any size with the statistics of a real one; print both side by side.
+    Scale {
+        /// The real corpus to learn from.
+        #[arg(long)]
+        corpus: PathBuf,
+        /// Output JSON lines (.gz compresses).
+        #[arg(long)]
+        out: PathBuf,
+        /// Total text (title + body) to generate, e.g. 2GB.
+        #[arg(long, value_parser = parse_size)]
+        size: u64,
+        /// Body length: `real` (the real corpus's distribution) or a size such as 1KB.
+        #[arg(long, default_value = "1KB")]
+        doc_len: String,
+        /// Probability that a word follows the previous one through an observed pair.
+        #[arg(long, default_value_t = 0.8)]
+        pair_prob: f64,
+        /// Probability that a word repeats one already in the document (burstiness: real
+        /// documents repeat their words, which keeps document frequencies down).
+        #[arg(long, default_value_t = 0.35)]
+        repeat_prob: f64,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Learn from the first N documents only.
+        #[arg(long)]
+        learn_docs: Option<u64>,
+    },
+    /// Generate workloads (single.txt, two.txt, phrase.txt, realistic.txt) from a Needle index.
+    Workload {
+        /// A Needle index of the corpus (index-needle).
+        #[arg(long)]
+        index: PathBuf,
+        #[arg(long)]
+        out_dir: PathBuf,
+        /// Queries per category.
+        #[arg(long, default_value_t = 100)]
+        per_category: usize,
+        /// The corpus, for word pairs that make phrases occur.
+        #[arg(long)]
+        corpus: Option<PathBuf>,
+        /// Documents of the corpus scanned for word pairs.
+        #[arg(long, default_value_t = 200_000)]
+        corpus_docs: u64,
+        /// A folder of real query logs (TREC `qid:query`, MS MARCO `qid<TAB>query`).
+        #[arg(long)]
+        queries: Option<PathBuf>,
+        /// At most this many queries per realistic category.
+        #[arg(long, default_value_t = 10_000)]
+        max_real: usize,
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+    },
+    /// Time an engine on a workload (closed or open loop), after validating its answers.
+    Run(run::RunArgs),
+    /// Raise an open-loop rate step by step until p99 passes a bound.
+    Capacity(run::CapacityArgs),
+    /// Compare the validation answers kept for a workload (hit counts; Needle's top 10 vs Lucene's).
+    Compare {
+        #[arg(long, default_value = "bench/results/answers")]
+        answers_dir: PathBuf,
+        #[arg(long)]
+        engine: String,
+        /// The workload's name (its file name without .txt).
+        #[arg(long)]
+        workload: String,
+    },
+    /// Write a Markdown report with SVG plots from result JSON files.
+    Report {
+        /// Folder of result JSON files (searched recursively).
+        #[arg(long)]
+        results: PathBuf,
+        /// Output folder (report.md and the SVG files).
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    match run_command(Cli::parse().command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_command(c: Command) -> Result<()> {
+    match c {
+        Command::IndexNeedle { corpus, index, threads, memory } => {
+            needle_side::index(&corpus, &index, threads, memory)
+        }
+        Command::ServeNeedle { index, threads } => needle_side::serve(&index, threads),
+        Command::Scale { corpus, out, size, doc_len, pair_prob, repeat_prob, seed, learn_docs } => {
+            let doc_len = if doc_len == "real" {
+                corpus::scale::DocLen::Real
+            } else {
+                corpus::scale::DocLen::Fixed(parse_size(&doc_len)? as usize)
+            };
+            let t = std::time::Instant::now();
+            let model = corpus::scale::Model::learn(&corpus, learn_docs)?;
+            eprintln!(
+                "learned {} words from {} documents in {:.1} s; Heaps' law V = {:.2} n^{:.3}",
+                model.real.vocabulary,
+                model.real.docs,
+                t.elapsed().as_secs_f64(),
+                model.heaps_k,
+                model.heaps_beta
+            );
+            let opts =
+                corpus::scale::ScaleOptions { target_bytes: size, doc_len, pair_prob, repeat_prob, seed };
+            let generated = corpus::scale::generate(&model, &opts, &out)?;
+            eprintln!("wrote {} in {:.1} s", out.display(), t.elapsed().as_secs_f64());
+            corpus::print_side_by_side(&model.real, &generated);
+            Ok(())
+        }
+        Command::Workload { index, out_dir, per_category, corpus, corpus_docs, queries, max_real, seed } => {
+            workload::generate(&workload::GenOptions {
+                index,
+                out_dir,
+                per_category,
+                seed,
+                corpus,
+                corpus_docs,
+                queries_dir: queries,
+                max_real,
+            })
+        }
+        Command::Run(a) => run::run(&a).map(|_| ()),
+        Command::Capacity(a) => run::capacity(&a).map(|_| ()),
+        Command::Compare { answers_dir, engine, workload } => {
+            validate::compare_all(&answers_dir, &engine, &workload).map(|_| ())
+        }
+        Command::Report { results, out } => report::write(&results, &out),
+    }
+}

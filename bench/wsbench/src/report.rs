@@ -1,0 +1,336 @@
+//! `report`: reads every result JSON under a folder (from `run` and `capacity`)
+//! and writes report.md with tables (QPS and latency per workload category per
+//! engine, storage bytes per query, validation, capacity) and SVG plots drawn
+//! with plotters' pure-Rust SVG backend: QPS per category per engine, latency
+//! percentiles against offered load, storage bytes per query against the memory
+//! limit (the shape of WiSER's Figure 19).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use plotters::prelude::*;
+
+use crate::run::RunResult;
+use crate::util::Result;
+
+fn collect(dir: &Path, out: &mut Vec<(PathBuf, RunResult)>) -> Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect(&p, out)?;
+        } else if p.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(&p)?;
+            if let Ok(r) = serde_json::from_str::<RunResult>(&text) {
+                out.push((p, r));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn condition(r: &RunResult) -> String {
+    let mem = r.mem_limit.map_or("in memory".to_string(), |m| format!("memory limit {} MB", m >> 20));
+    let load = match r.categories.first() {
+        Some(c) if r.mode == "closed" => format!("closed loop, {} outstanding", c.load.clients),
+        Some(c) => format!("open loop, {:.0} queries/s offered", c.load.offered_rate),
+        None => r.mode.clone(),
+    };
+    format!(
+        "{mem}, {load}, {} engine thread(s){}",
+        r.threads,
+        if r.drop_caches { ", caches dropped" } else { "" }
+    )
+}
+
+fn mem_mb(r: &RunResult) -> String {
+    r.mem_limit.map_or("-".to_string(), |m| (m >> 20).to_string())
+}
+
+pub fn write(results: &Path, out: &Path) -> Result<()> {
+    let mut all = Vec::new();
+    collect(results, &mut all)?;
+    if all.is_empty() {
+        return Err(format!("no result JSON files under {}", results.display()).into());
+    }
+    std::fs::create_dir_all(out)?;
+    let mut md = String::new();
+    writeln!(md, "# WSBench report\n")?;
+    writeln!(md, "{} result files from `{}`.\n", all.len(), results.display())?;
+
+    // QPS and latency tables, one per workload and condition.
+    let runs: Vec<&RunResult> = all.iter().map(|(_, r)| r).filter(|r| r.kind == "run").collect();
+    let mut groups: BTreeMap<(String, String), Vec<&RunResult>> = BTreeMap::new();
+    for r in &runs {
+        groups.entry((r.workload.clone(), condition(r))).or_default().push(r);
+    }
+    writeln!(md, "## Throughput and latency per workload\n")?;
+    for (gi, ((workload, cond), rs)) in groups.iter().enumerate() {
+        writeln!(md, "### {workload}: {cond}\n")?;
+        let labels: Vec<String> =
+            rs.iter().map(|r| r.label.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+        let mut cats: Vec<String> = Vec::new();
+        for r in rs {
+            for c in &r.categories {
+                if !cats.contains(&c.category) {
+                    cats.push(c.category.clone());
+                }
+            }
+        }
+        let mut head = "| category |".to_string();
+        let mut rule = "|---|".to_string();
+        for l in &labels {
+            write!(head, " {l} QPS | p50 ms | p99 ms | read B/q |")?;
+            rule.push_str("---:|---:|---:|---:|");
+        }
+        writeln!(md, "{head}\n{rule}")?;
+        let mut qps: Vec<Vec<f64>> = vec![vec![0.0; cats.len()]; labels.len()];
+        for (ci, cat) in cats.iter().enumerate() {
+            let mut row = format!("| {cat} |");
+            for (li, l) in labels.iter().enumerate() {
+                let found = rs
+                    .iter()
+                    .filter(|r| &r.label == l)
+                    .flat_map(|r| r.categories.iter())
+                    .find(|c| &c.category == cat);
+                match found {
+                    Some(c) => {
+                        qps[li][ci] = c.load.qps;
+                        write!(
+                            row,
+                            " {:.1} | {:.3} | {:.3} | {:.0} |",
+                            c.load.qps,
+                            c.load.latency.p50_ms,
+                            c.load.latency.p99_ms,
+                            c.load.read_bytes_per_query
+                        )?
+                    }
+                    None => row.push_str(" - | - | - | - |"),
+                }
+            }
+            writeln!(md, "{row}")?;
+        }
+        let svg = format!("qps_{gi}.svg");
+        qps_chart(&out.join(&svg), &format!("{workload}: {cond}"), &cats, &labels, &qps)?;
+        writeln!(md, "\n![QPS per category]({svg})\n")?;
+    }
+
+    // Storage bytes per query against the memory limit.
+    let limited: Vec<&&RunResult> = runs.iter().filter(|r| r.mem_limit.is_some()).collect();
+    if !limited.is_empty() {
+        writeln!(md, "## Storage reads per query against the memory limit\n")?;
+        writeln!(md, "| engine | workload | category | memory MB | read B/q | QPS | p99 ms |\n|---|---|---|---:|---:|---:|---:|")?;
+        let mut series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+        for r in &limited {
+            for c in &r.categories {
+                writeln!(
+                    md,
+                    "| {} | {} | {} | {} | {:.0} | {:.1} | {:.3} |",
+                    r.label,
+                    r.workload,
+                    c.category,
+                    mem_mb(r),
+                    c.load.read_bytes_per_query,
+                    c.load.qps,
+                    c.load.latency.p99_ms
+                )?;
+                let mb = (r.mem_limit.unwrap() >> 20) as f64;
+                series
+                    .entry(format!("{} {}", r.label, c.category))
+                    .or_default()
+                    .push((mb, c.load.read_bytes_per_query.max(1.0)));
+            }
+        }
+        for v in series.values_mut() {
+            v.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        line_chart(
+            &out.join("bytes_vs_memory.svg"),
+            "storage bytes read per query vs memory limit",
+            "memory limit (MB)",
+            "bytes read per query",
+            &series,
+        )?;
+        writeln!(md, "\n![bytes per query vs memory](bytes_vs_memory.svg)\n")?;
+    }
+
+    // Capacity: latency percentiles against offered load.
+    let caps: Vec<&RunResult> = all.iter().map(|(_, r)| r).filter(|r| r.kind == "capacity").collect();
+    if !caps.is_empty() {
+        writeln!(md, "## Capacity: response time against offered load\n")?;
+        writeln!(md, "| engine | workload | memory MB | threads | p99 bound ms | capacity (queries/s) |\n|---|---|---:|---:|---:|---:|")?;
+        let mut series: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+        for r in &caps {
+            writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} |",
+                r.label,
+                r.workload,
+                mem_mb(r),
+                r.threads,
+                r.p99_bound_ms.unwrap_or(0.0),
+                r.capacity_qps.map_or("below the first rate".to_string(), |q| format!("{q:.1}"))
+            )?;
+            for c in &r.categories {
+                let x = c.load.offered_rate;
+                let l = &c.load.latency;
+                for (name, v) in [("p50", l.p50_ms), ("p99", l.p99_ms), ("p99.9", l.p999_ms)] {
+                    series
+                        .entry(format!("{} {} {name}", r.label, r.workload))
+                        .or_default()
+                        .push((x, v.max(0.001)));
+                }
+            }
+        }
+        line_chart(
+            &out.join("latency_vs_load.svg"),
+            "response time percentiles vs offered load",
+            "offered load (queries/s)",
+            "latency (ms)",
+            &series,
+        )?;
+        writeln!(md, "\n![latency vs offered load](latency_vs_load.svg)\n")?;
+    }
+
+    // Validation.
+    let mut vrows = BTreeSet::new();
+    for (_, r) in &all {
+        for v in &r.validation {
+            vrows.insert(format!(
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                r.workload,
+                v.engine,
+                v.other,
+                v.queries,
+                v.count_differs,
+                if v.top_ids_compared { v.top_ids_differ.to_string() } else { "-".into() },
+                v.errors
+            ));
+        }
+    }
+    if !vrows.is_empty() {
+        writeln!(md, "## Validation (answers compared before timing)\n")?;
+        writeln!(md, "| workload | engine | other | queries | hit counts differ | top-10 ids differ | errors |\n|---|---|---|---:|---:|---:|---:|")?;
+        for row in vrows {
+            writeln!(md, "{row}")?;
+        }
+        writeln!(md)?;
+    }
+    writeln!(md, "## Result files\n")?;
+    for (p, r) in &all {
+        writeln!(md, "- `{}`: {} {} on {} ({})", p.display(), r.kind, r.label, r.workload, condition(r))?;
+    }
+    std::fs::write(out.join("report.md"), md)?;
+    eprintln!("wrote {}", out.join("report.md").display());
+    Ok(())
+}
+
+fn plot_err<E: std::fmt::Debug>(e: E) -> crate::util::BoxError {
+    format!("plotting: {e:?}").into()
+}
+
+/// Grouped bars, log-scale QPS, one color per engine.
+fn qps_chart(path: &Path, title: &str, cats: &[String], labels: &[String], qps: &[Vec<f64>]) -> Result<()> {
+    let width = (160 + 70 * cats.len() as u32).max(640);
+    let root = SVGBackend::new(path, (width, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(plot_err)?;
+    let ymax = qps.iter().flatten().copied().fold(1.0, f64::max) * 2.0;
+    let n = cats.len().max(1) as f64;
+    let names = cats.to_vec();
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 16))
+        .margin(12)
+        .x_label_area_size(70)
+        .y_label_area_size(70)
+        .build_cartesian_2d(-0.5f64..n - 0.5, (0.5f64..ymax).log_scale())
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(cats.len().max(2))
+        .x_label_formatter(&|x| {
+            let i = x.round();
+            if (x - i).abs() < 1e-6 && i >= 0.0 {
+                names.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .x_label_style(("sans-serif", 11).into_font().transform(FontTransform::Rotate90))
+        .y_desc("queries/s")
+        .draw()
+        .map_err(plot_err)?;
+    let w = 0.8 / labels.len().max(1) as f64;
+    for (li, l) in labels.iter().enumerate() {
+        let color = Palette99::pick(li).to_rgba();
+        chart
+            .draw_series(qps[li].iter().enumerate().filter(|(_, q)| **q > 0.0).map(|(ci, q)| {
+                let x0 = ci as f64 - 0.4 + li as f64 * w;
+                Rectangle::new([(x0, 0.5), (x0 + w * 0.9, *q)], color.filled())
+            }))
+            .map_err(plot_err)?
+            .label(l.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(plot_err)?;
+    root.present().map_err(plot_err)?;
+    Ok(())
+}
+
+/// Lines on log-log axes, one per named series.
+fn line_chart(
+    path: &Path,
+    title: &str,
+    xdesc: &str,
+    ydesc: &str,
+    series: &BTreeMap<String, Vec<(f64, f64)>>,
+) -> Result<()> {
+    let root = SVGBackend::new(path, (900, 540)).into_drawing_area();
+    root.fill(&WHITE).map_err(plot_err)?;
+    let pts = series.values().flatten();
+    let (mut xmin, mut xmax, mut ymin, mut ymax) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(x, y) in pts {
+        xmin = xmin.min(x);
+        xmax = xmax.max(x);
+        ymin = ymin.min(y);
+        ymax = ymax.max(y);
+    }
+    if xmin > xmax {
+        return Ok(());
+    }
+    let (xmin, xmax) = (xmin.max(1e-3) / 1.5, xmax.max(1e-3) * 1.5);
+    let (ymin, ymax) = (ymin.max(1e-3) / 2.0, ymax.max(1e-3) * 2.0);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 16))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(80)
+        .build_cartesian_2d((xmin..xmax).log_scale(), (ymin..ymax).log_scale())
+        .map_err(plot_err)?;
+    chart.configure_mesh().x_desc(xdesc).y_desc(ydesc).draw().map_err(plot_err)?;
+    for (i, (name, pts)) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+            .map_err(plot_err)?
+            .label(name.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(plot_err)?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(plot_err)?;
+    root.present().map_err(plot_err)?;
+    Ok(())
+}

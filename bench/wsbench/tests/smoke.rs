@@ -1,0 +1,104 @@
+//! CI smoke test of WSBench: Needle alone on the bundled State of the Union
+//! corpus: build an index, generate workloads, run a closed and an open loop for
+//! a second each against `serve-needle`, check the result JSON, write a report.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bench(args: &[&str]) {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_needle-bench")).args(args).output().expect("runs needle-bench");
+    assert!(
+        out.status.success(),
+        "needle-bench {args:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn read_json(p: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(p).expect("result file")).expect("result JSON")
+}
+
+fn check_result(v: &serde_json::Value, mode: &str) {
+    assert_eq!(v["engine"], "needle");
+    assert_eq!(v["mode"], mode);
+    assert_eq!(v["ready"]["docs"], 233);
+    let cats = v["categories"].as_array().expect("categories");
+    assert!(!cats.is_empty());
+    for c in cats {
+        let load = &c["load"];
+        let l = &load["latency"];
+        assert!(load["completed"].as_u64().unwrap() > 0, "{c}");
+        assert_eq!(load["errors"], 0, "{c}");
+        assert_eq!(load["unanswered"], 0, "{c}");
+        assert!(load["qps"].as_f64().unwrap() > 0.0, "{c}");
+        let (p50, p99, max) =
+            (l["p50_ms"].as_f64().unwrap(), l["p99_ms"].as_f64().unwrap(), l["max_ms"].as_f64().unwrap());
+        assert!(0.0 < p50 && p50 <= p99 && p99 <= max && max < 10_000.0, "{l}");
+        assert!(load["cpu_seconds"].as_f64().unwrap() >= 0.0);
+        assert!(c["engine_stats"]["rss_kb"].as_u64().unwrap() > 0, "{c}");
+    }
+}
+
+#[test]
+fn smoke() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/sotu.jsonl.gz");
+    let tmp = tempfile::tempdir().unwrap();
+    let t = |p: &str| tmp.path().join(p).to_string_lossy().into_owned();
+    let corpus = corpus.to_string_lossy().into_owned();
+    bench(&["index-needle", "--corpus", &corpus, "--index", &t("idx"), "--threads", "2"]);
+    bench(&[
+        "workload",
+        "--index",
+        &t("idx"),
+        "--out-dir",
+        &t("wl"),
+        "--per-category",
+        "10",
+        "--corpus",
+        &corpus,
+    ]);
+    for f in ["single", "two", "phrase"] {
+        let text = std::fs::read_to_string(tmp.path().join(format!("wl/{f}.txt"))).unwrap();
+        assert!(text.lines().filter(|l| !l.starts_with('#')).count() >= 10, "{f}: {text}");
+    }
+    let common = |w: &str, out: &str| {
+        vec![
+            "run".to_string(),
+            "--engine".into(),
+            "needle".into(),
+            "--index".into(),
+            t("idx"),
+            "--workload".into(),
+            t(w),
+            "--answers-dir".into(),
+            t("results/answers"),
+            "--out".into(),
+            t(out),
+            "--threads".into(),
+            "2".into(),
+            "--warmup".into(),
+            "0.2".into(),
+        ]
+    };
+    let mut closed = common("wl/single.txt", "results/closed.json");
+    closed.extend(["--clients", "2", "--duration", "0.5"].map(String::from));
+    bench(&closed.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut open = common("wl/two.txt", "results/open.json");
+    open.extend(["--mode", "open", "--rate", "200", "--duration", "1", "--mix"].map(String::from));
+    bench(&open.iter().map(String::as_str).collect::<Vec<_>>());
+    check_result(&read_json(&tmp.path().join("results/closed.json")), "closed");
+    let open = read_json(&tmp.path().join("results/open.json"));
+    check_result(&open, "open");
+    assert_eq!(open["categories"][0]["category"], "all");
+    assert_eq!(open["categories"][0]["load"]["offered_rate"], 200.0);
+    // Validation answers were kept, one line per query.
+    let answers = std::fs::read_to_string(tmp.path().join("results/answers/needle.two.answers.tsv")).unwrap();
+    assert!(answers.lines().count() >= 10);
+    bench(&["report", "--results", &t("results"), "--out", &t("report")]);
+    let md = std::fs::read_to_string(tmp.path().join("report/report.md")).unwrap();
+    assert!(md.contains("| term_10 |") || md.contains("| term_100 |"), "{md}");
+    let svg = std::fs::read_to_string(tmp.path().join("report/qps_0.svg")).unwrap();
+    assert!(svg.starts_with("<svg"));
+}

@@ -1,0 +1,135 @@
+//! Two-way Bloom filters for phrases (WiSER's "two-way cost-aware" filters).
+//!
+//! For every posting (term `t` in document `d`) of a text field the index
+//! keeps two small filters: `before`, the terms right before an occurrence of
+//! `t` in `d`, and `after`, the terms right after. Stop words are never
+//! inserted. A phrase `a b` then tests `b` in `after(a)` or `a` in `before(b)`,
+//! whichever side the cost model prefers, and skips the document's positions
+//! when the test is negative.
+//!
+//! A filter is `bytes` bytes (`bits = 8 * bytes`) with `hashes` probes: probe
+//! `i` is bit `(x_i >> 32) * bits >> 32`, where `x_0` is the term's 64-bit hash
+//! ([`term_hash`], FNV-1a then a SplitMix64 finalizer) and each `x_{i+1}` is
+//! the SplitMix64 step of `x_i`. (Plain double hashing `h1 + i * h2 mod bits`
+//! repeats bits when `bits` is not prime, tripling the false positives of a
+//! 72-bit filter.) Fixed forever, since filters are stored.
+//! Sizes follow the usual formulas: for `n` expected insertions and false
+//! positive rate `p`, `bits = -n ln p / (ln 2)^2` and `hashes = bits / n * ln 2`;
+//! WiSER's `n = 5`, `p = 0.0009` give 9 bytes and 10 hashes.
+//!
+//! On disk the filters of a term sit at the end of its grouped record, in
+//! groups of 128 postings (the doc blocks), each group
+//! `BeforeBitmap AfterBitmap BeforeFilter^a AfterFilter^b`: a bitmap of
+//! `ceil(n / 8)` bytes marks the non-empty filters (bit `i % 8` of byte
+//! `i / 8`), and only those are stored, in posting order. Each doc block's
+//! skip entry holds its group's length, so the skip list indexes the groups.
+//! See [`crate::postings`].
+
+use serde::{Deserialize, Serialize};
+
+/// Filter size and probes of a segment, recorded in its meta.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BloomParams {
+    pub bytes: u32,
+    pub hashes: u32,
+    /// Words never inserted (so never tested).
+    pub stop_words: Vec<String>,
+}
+
+impl BloomParams {
+    /// Sizes for `expected` insertions at false-positive rate `fp`.
+    pub fn for_rate(expected: u32, fp: f64, stop_words: Vec<String>) -> Self {
+        let ln2 = std::f64::consts::LN_2;
+        let bits = (-(f64::from(expected.max(1))) * fp.clamp(1e-9, 0.5).ln() / (ln2 * ln2)).max(8.0);
+        let bytes = (bits / 8.0).round().max(1.0) as u32;
+        let hashes =
+            (f64::from(bytes * 8) / f64::from(expected.max(1)) * ln2).round().clamp(1.0, 32.0) as u32;
+        BloomParams { bytes, hashes, stop_words }
+    }
+
+    pub fn is_stop_word(&self, term: &[u8]) -> bool {
+        self.stop_words.iter().any(|w| w.as_bytes() == term)
+    }
+}
+
+/// The stable 64-bit hash of a term.
+pub fn term_hash(term: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in term {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+fn probes(hash: u64, bits: u32, hashes: u32) -> impl Iterator<Item = usize> {
+    let mut x = hash;
+    (0..hashes).map(move |_| {
+        let bit = ((x >> 32) * u64::from(bits)) >> 32;
+        x = mix(x);
+        bit as usize
+    })
+}
+
+/// Inserts a term hash into a filter.
+pub fn insert(filter: &mut [u8], hash: u64, hashes: u32) {
+    let bits = filter.len() as u32 * 8;
+    for bit in probes(hash, bits, hashes) {
+        filter[bit / 8] |= 1 << (bit % 8);
+    }
+}
+
+/// Whether a filter may hold a term hash (false: it certainly does not).
+pub fn may_contain(filter: &[u8], hash: u64, hashes: u32) -> bool {
+    let bits = filter.len() as u32 * 8;
+    bits > 0 && probes(hash, bits, hashes).all(|bit| filter[bit / 8] & (1 << (bit % 8)) != 0)
+}
+
+/// Which filter of a posting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Before,
+    After,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wiser_parameters() {
+        let p = BloomParams::for_rate(5, 0.0009, vec![]);
+        assert_eq!((p.bytes, p.hashes), (9, 10));
+    }
+
+    #[test]
+    fn measured_false_positive_rate_is_within_twice_the_configured_one() {
+        let p = BloomParams::for_rate(5, 0.0009, vec![]);
+        let (mut tests, mut false_positives) = (0u64, 0u64);
+        for f in 0..2000u64 {
+            let mut filter = vec![0u8; p.bytes as usize];
+            for i in 0..5 {
+                insert(&mut filter, term_hash(format!("in-{f}-{i}").as_bytes()), p.hashes);
+            }
+            for i in 0..5 {
+                assert!(may_contain(&filter, term_hash(format!("in-{f}-{i}").as_bytes()), p.hashes));
+            }
+            for i in 0..100 {
+                tests += 1;
+                false_positives +=
+                    u64::from(may_contain(&filter, term_hash(format!("out-{f}-{i}").as_bytes()), p.hashes));
+            }
+        }
+        let rate = false_positives as f64 / tests as f64;
+        assert!(rate < 2.0 * 0.0009, "measured false-positive rate {rate}");
+    }
+}
