@@ -13,9 +13,13 @@
 //! the SplitMix64 step of `x_i`. (Plain double hashing `h1 + i * h2 mod bits`
 //! repeats bits when `bits` is not prime, tripling the false positives of a
 //! 72-bit filter.) Fixed forever, since filters are stored.
-//! Sizes follow the usual formulas: for `n` expected insertions and false
-//! positive rate `p`, `bits = -n ln p / (ln 2)^2` and `hashes = bits / n * ln 2`;
-//! WiSER's `n = 5`, `p = 0.0009` give 9 bytes and 10 hashes.
+//! Sizes follow the usual formulas: for `n` insertions and false positive
+//! rate `p`, `bytes = ceil(-n ln p / (ln 2)^2 / 8 - 0.15)` and `hashes = round(8 * bytes / n * ln 2)`;
+//! WiSER's `n = 5`, `p = 0.0009` give 9 bytes and 10 hashes. Unlike WiSER, a
+//! filter is sized for its own posting: a term occurring `f` times in a
+//! document has at most `f` neighbours on each side, so its filters are sized
+//! for `n = min(f, max_insertions)` (2 bytes for the many postings with `f = 1`).
+//! The reader knows `f` from the frequency block, so sizes cost no space.
 //!
 //! On disk the filters of a term sit at the end of its grouped record, in
 //! groups of 128 postings (the doc blocks), each group
@@ -27,24 +31,56 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Filter size and probes of a segment, recorded in its meta.
+/// How filters are sized: by their posting's frequency, up to `max_insertions`,
+/// at false-positive rate `fp_millionths` / 10^6.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FilterShape {
+    pub max_insertions: u32,
+    pub fp_millionths: u32,
+}
+
+impl FilterShape {
+    fn insertions(self, freq: u32) -> u32 {
+        freq.clamp(1, self.max_insertions.max(1))
+    }
+
+    /// Bytes of the filter of a posting with frequency `freq`.
+    pub fn bytes(self, freq: u32) -> usize {
+        let ln2 = std::f64::consts::LN_2;
+        let fp = (f64::from(self.fp_millionths) / 1e6).clamp(1e-9, 0.5);
+        let bits = -f64::from(self.insertions(freq)) * fp.ln() / (ln2 * ln2);
+        // Rounded up, forgiving 0.15 byte, so 73 bits fit in 9 bytes as in WiSER.
+        (bits / 8.0 - 0.15).ceil().max(1.0) as usize
+    }
+
+    /// Probes of the filter of a posting with frequency `freq`.
+    pub fn hashes(self, freq: u32) -> u32 {
+        let bits = (self.bytes(freq) * 8) as f64;
+        (bits / f64::from(self.insertions(freq)) * std::f64::consts::LN_2).round().clamp(1.0, 32.0) as u32
+    }
+
+    /// The largest filter: the slot size when filters are kept at a fixed stride.
+    pub fn max_bytes(self) -> usize {
+        self.bytes(self.max_insertions)
+    }
+}
+
+/// The filters of a segment, recorded in its meta.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BloomParams {
-    pub bytes: u32,
-    pub hashes: u32,
+    pub shape: FilterShape,
     /// Words never inserted (so never tested).
     pub stop_words: Vec<String>,
 }
 
 impl BloomParams {
-    /// Sizes for `expected` insertions at false-positive rate `fp`.
+    /// Filters for up to `expected` insertions at false-positive rate `fp`.
     pub fn for_rate(expected: u32, fp: f64, stop_words: Vec<String>) -> Self {
-        let ln2 = std::f64::consts::LN_2;
-        let bits = (-(f64::from(expected.max(1))) * fp.clamp(1e-9, 0.5).ln() / (ln2 * ln2)).max(8.0);
-        let bytes = (bits / 8.0).round().max(1.0) as u32;
-        let hashes =
-            (f64::from(bytes * 8) / f64::from(expected.max(1)) * ln2).round().clamp(1.0, 32.0) as u32;
-        BloomParams { bytes, hashes, stop_words }
+        let fp_millionths = (fp * 1e6).round().clamp(1.0, 500_000.0) as u32;
+        BloomParams {
+            shape: FilterShape { max_insertions: expected.clamp(1, 64), fp_millionths },
+            stop_words,
+        }
     }
 
     pub fn is_stop_word(&self, term: &[u8]) -> bool {
@@ -107,29 +143,36 @@ mod tests {
 
     #[test]
     fn wiser_parameters() {
-        let p = BloomParams::for_rate(5, 0.0009, vec![]);
-        assert_eq!((p.bytes, p.hashes), (9, 10));
+        let s = BloomParams::for_rate(5, 0.0009, vec![]).shape;
+        assert_eq!((s.bytes(5), s.hashes(5)), (9, 10));
+        assert_eq!((s.bytes(1), s.bytes(2), s.bytes(40)), (2, 4, 9));
     }
 
     #[test]
     fn measured_false_positive_rate_is_within_twice_the_configured_one() {
-        let p = BloomParams::for_rate(5, 0.0009, vec![]);
-        let (mut tests, mut false_positives) = (0u64, 0u64);
-        for f in 0..2000u64 {
-            let mut filter = vec![0u8; p.bytes as usize];
-            for i in 0..5 {
-                insert(&mut filter, term_hash(format!("in-{f}-{i}").as_bytes()), p.hashes);
+        let s = BloomParams::for_rate(5, 0.0009, vec![]).shape;
+        for n in 1..=5u32 {
+            let (mut tests, mut false_positives) = (0u64, 0u64);
+            let (bytes, hashes) = (s.bytes(n), s.hashes(n));
+            for f in 0..3000u64 {
+                let mut filter = vec![0u8; bytes];
+                for i in 0..n {
+                    insert(&mut filter, term_hash(format!("in-{f}-{i}").as_bytes()), hashes);
+                }
+                for i in 0..n {
+                    assert!(may_contain(&filter, term_hash(format!("in-{f}-{i}").as_bytes()), hashes));
+                }
+                for i in 0..100 {
+                    tests += 1;
+                    let out = term_hash(format!("out-{f}-{i}").as_bytes());
+                    false_positives += u64::from(may_contain(&filter, out, hashes));
+                }
             }
-            for i in 0..5 {
-                assert!(may_contain(&filter, term_hash(format!("in-{f}-{i}").as_bytes()), p.hashes));
-            }
-            for i in 0..100 {
-                tests += 1;
-                false_positives +=
-                    u64::from(may_contain(&filter, term_hash(format!("out-{f}-{i}").as_bytes()), p.hashes));
-            }
+            let rate = false_positives as f64 / tests as f64;
+            assert!(
+                rate < 2.0 * 0.0009,
+                "{n} insertions in {bytes} bytes: measured false-positive rate {rate}"
+            );
         }
-        let rate = false_positives as f64 / tests as f64;
-        assert!(rate < 2.0 * 0.0009, "measured false-positive rate {rate}");
     }
 }

@@ -123,3 +123,58 @@ fn a_header_pointing_outside_the_file_is_an_error_naming_it() {
     cut.truncate(cut.len() - 2);
     assert!(DiskPostings::open(&FileSlice::from_vec("t.post", cut), 3).is_err());
 }
+
+#[test]
+fn bloom_filters_round_trip_and_find_what_was_inserted() {
+    use needle_codecs::bloom::{insert, term_hash, BloomParams, Side};
+    use needle_codecs::postings::BloomPostings;
+    let shape = BloomParams::for_rate(5, 0.0009, vec![]).shape;
+    let stride = shape.max_bytes();
+    let n = 300u32;
+    let docs: Vec<u32> = (0..n).map(|i| i * 2).collect();
+    let freqs: Vec<u32> = (0..n).map(|i| 1 + i % 7).collect();
+    let occ: usize = freqs.iter().map(|&f| f as usize).sum();
+    let positions: Vec<u32> = freqs.iter().flat_map(|&f| 0..f).collect();
+    let offsets: Vec<(u32, u32)> = (0..occ as u32).map(|i| (i, i + 1)).collect();
+    let (mut before, mut after) = (vec![0u8; n as usize * stride], vec![0u8; n as usize * stride]);
+    for i in 0..n as usize {
+        let len = shape.bytes(freqs[i]);
+        if i % 3 != 0 {
+            insert(
+                &mut before[i * stride..i * stride + len],
+                term_hash(format!("b{i}").as_bytes()),
+                shape.hashes(freqs[i]),
+            );
+        }
+        if i % 4 != 0 {
+            insert(
+                &mut after[i * stride..i * stride + len],
+                term_hash(format!("a{i}").as_bytes()),
+                shape.hashes(freqs[i]),
+            );
+        }
+    }
+    let p = TermPostings {
+        docs: &docs,
+        freqs: &freqs,
+        positions: &positions,
+        offsets: &offsets,
+        bloom: Some(BloomPostings { shape, before: &before, after: &after }),
+    };
+    let mut bytes = Vec::new();
+    write_record(&p, true, true, &[], &mut bytes);
+    let file = FileSlice::from_vec("t.post", bytes);
+    let mut postings = DiskPostings::open(&file, 0).unwrap();
+    let (mut b, mut a) = (Vec::new(), Vec::new());
+    for (i, &doc) in docs.iter().enumerate() {
+        assert_eq!(postings.doc(), doc);
+        assert_eq!(
+            postings.bloom_test(Side::Before, term_hash(format!("b{i}").as_bytes())),
+            Some(i % 3 != 0)
+        );
+        assert_eq!(postings.bloom_test(Side::After, term_hash(format!("a{i}").as_bytes())), Some(i % 4 != 0));
+        postings.filters_into(&mut b, &mut a);
+        postings.advance();
+    }
+    assert_eq!((b, a), (before, after));
+}

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use needle_codecs::bloom::{self, Side};
+use needle_codecs::bloom::{self, FilterShape, Side};
 use needle_codecs::{BlockImpact, Postings};
 use needle_core::{DocId, DocSet, TERMINATED};
 
@@ -28,12 +28,12 @@ pub(crate) struct MemPostings {
     idx: usize,
     positions: bool,
     impact: BlockImpact,
-    /// (bytes, hashes) of the filters, when the field has them.
-    bloom: Option<(u32, u32)>,
+    /// The filters' shape, when the field has them.
+    bloom: Option<FilterShape>,
 }
 
 impl MemPostings {
-    pub fn new(buf: Arc<TermBuf>, positions: bool, norms: Option<&[u8]>, bloom: Option<(u32, u32)>) -> Self {
+    pub fn new(buf: Arc<TermBuf>, positions: bool, norms: Option<&[u8]>, bloom: Option<FilterShape>) -> Self {
         let len = buf.docs.len();
         let max_freq = buf.freqs.iter().copied().max().unwrap_or(0);
         let min_norm = norms.map_or(0, |n| {
@@ -118,25 +118,32 @@ impl Postings for MemPostings {
     }
 
     fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool> {
-        let (bytes, hashes) = self.bloom?;
-        let filter = self.filter(side, bytes as usize)?;
-        Some(filter.iter().any(|&b| b != 0) && bloom::may_contain(filter, hash, hashes))
+        let shape = self.bloom?;
+        let freq = self.freq();
+        let filter = self.filter(side, shape)?;
+        Some(filter.iter().any(|&b| b != 0) && bloom::may_contain(filter, hash, shape.hashes(freq)))
     }
 
-    fn filters_into(&mut self, before: &mut Vec<u8>, after: &mut Vec<u8>) -> Option<(u32, u32)> {
-        let (bytes, hashes) = self.bloom?;
-        before.extend_from_slice(self.filter(Side::Before, bytes as usize)?);
-        after.extend_from_slice(self.filter(Side::After, bytes as usize)?);
-        Some((bytes, hashes))
+    fn filters_into(&mut self, before: &mut Vec<u8>, after: &mut Vec<u8>) -> Option<FilterShape> {
+        let shape = self.bloom?;
+        let stride = shape.max_bytes();
+        for (side, out) in [(Side::Before, before), (Side::After, after)] {
+            let start = out.len();
+            out.extend_from_slice(self.filter(side, shape)?);
+            out.resize(start + stride, 0);
+        }
+        Some(shape)
     }
 }
 
 impl MemPostings {
-    fn filter(&self, side: Side, width: usize) -> Option<&[u8]> {
+    /// The current document's filter on `side` (its slot, cut to its size).
+    fn filter(&self, side: Side, shape: FilterShape) -> Option<&[u8]> {
         let all = match side {
             Side::Before => &self.buf.before,
             Side::After => &self.buf.after,
         };
-        all.get(self.idx * width..(self.idx + 1) * width)
+        let at = self.idx * shape.max_bytes();
+        all.get(at..at + shape.bytes(self.freq()))
     }
 }

@@ -76,7 +76,7 @@ impl FieldBuf {
                 id
             }
         };
-        let filter_bytes = self.bloom.as_ref().map_or(0, |b| b.bytes as usize);
+        let filter_bytes = self.bloom.as_ref().map_or(0, |b| b.shape.max_bytes());
         let buf = Arc::make_mut(&mut self.postings[id as usize]);
         let new_doc = buf.docs.last() != Some(&doc);
         if new_doc {
@@ -101,15 +101,18 @@ impl FieldBuf {
     /// the positions right before and after it (stop words left out).
     fn add_neighbors(&mut self, tokens: &[(u32, u32)]) {
         let Some(b) = self.bloom.clone() else { return };
-        let width = b.bytes as usize;
+        let stride = b.shape.max_bytes();
         for (i, &(term, position)) in tokens.iter().enumerate() {
             let before = i.checked_sub(1).map(|j| tokens[j]).filter(|&(_, p)| p + 1 == position);
             let after = tokens.get(i + 1).copied().filter(|&(_, p)| p == position + 1);
             let buf = Arc::make_mut(&mut self.postings[term as usize]);
-            let at = buf.before.len() - width;
+            // The document's frequency is final: the whole field has been filed.
+            let freq = *buf.freqs.last().expect("the term occurs in this document");
+            let (len, hashes) = (b.shape.bytes(freq), b.shape.hashes(freq));
+            let at = buf.before.len() - stride;
             for (neighbor, side) in [(before, &mut buf.before), (after, &mut buf.after)] {
                 if let Some((n, _)) = neighbor.filter(|&(n, _)| !self.stop[n as usize]) {
-                    bloom::insert(&mut side[at..], self.hashes[n as usize], b.hashes);
+                    bloom::insert(&mut side[at..at + len], self.hashes[n as usize], hashes);
                 }
             }
         }
@@ -267,8 +270,7 @@ impl MemSegment {
             for (term, tid) in terms {
                 let t = &buf.postings[tid as usize];
                 let bloom = buf.bloom.as_ref().map(|b| BloomPostings {
-                    bytes: b.bytes,
-                    hashes: b.hashes,
+                    shape: b.shape,
                     before: &t.before,
                     after: &t.after,
                 });
@@ -300,7 +302,7 @@ impl SegmentRead for MemSegment {
         let Some(buf) = self.fields.get(&field) else { return Ok(None) };
         let Some(&id) = buf.terms.get(term) else { return Ok(None) };
         let norms = buf.positions.then_some(&buf.norms[..]);
-        let bloom = buf.bloom.as_ref().map(|b| (b.bytes, b.hashes));
+        let bloom = buf.bloom.as_ref().map(|b| b.shape);
         Ok(Some(Box::new(MemPostings::new(buf.postings[id as usize].clone(), buf.positions, norms, bloom))))
     }
 

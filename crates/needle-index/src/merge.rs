@@ -4,6 +4,7 @@
 //! renumbered.
 
 use fst::{IntoStreamer, Streamer};
+use needle_codecs::bloom::FilterShape;
 use needle_codecs::postings::BloomPostings;
 use needle_codecs::{
     termmap, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter, TermPostings,
@@ -140,8 +141,8 @@ struct MergedTerm {
     off_scratch: Vec<(u32, u32)>,
     before: Vec<u8>,
     after: Vec<u8>,
-    /// The filters' (bytes, hashes) when every source posting had filters of one shape.
-    bloom: Option<(u32, u32)>,
+    /// The filters' shape when every source posting had filters of one shape.
+    bloom: Option<FilterShape>,
     bloom_consistent: bool,
 }
 
@@ -185,9 +186,8 @@ impl MergedTerm {
             freqs: &self.freqs,
             positions: &self.positions,
             offsets: &self.offsets,
-            bloom: self.bloom.filter(|_| self.bloom_consistent).map(|(bytes, hashes)| BloomPostings {
-                bytes,
-                hashes,
+            bloom: self.bloom.filter(|_| self.bloom_consistent).map(|shape| BloomPostings {
+                shape,
                 before: &self.before,
                 after: &self.after,
             }),

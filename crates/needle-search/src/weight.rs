@@ -62,15 +62,15 @@ fn phrase<'a>(
 fn plan_bloom_tests(p: &PhraseQuery, terms: &mut [PhraseTerm], params: &BloomParams) {
     // Bytes a position costs in our blocks, roughly; a filter costs its bytes plus its bitmap bit.
     const BYTES_PER_POSITION: f64 = 1.5;
-    let filter_cost = f64::from(params.bytes) + 0.5;
+    let per_doc =
+        |t: &PhraseTerm| t.postings.total_term_freq() as f64 / f64::from(t.postings.doc_freq().max(1));
     for i in 0..terms.len().saturating_sub(1) {
         if p.terms[i + 1].0 != p.terms[i].0 + 1 {
             continue;
         }
-        let per_doc =
-            |t: &PhraseTerm| t.postings.total_term_freq() as f64 / f64::from(t.postings.doc_freq().max(1));
-        let positions_cost = BYTES_PER_POSITION * (per_doc(&terms[i]) + per_doc(&terms[i + 1]));
-        if filter_cost >= positions_cost {
+        let (fa, fb) = (per_doc(&terms[i]), per_doc(&terms[i + 1]));
+        let filter_cost = params.shape.bytes(fa.min(fb).round() as u32) as f64 + 0.25;
+        if filter_cost >= BYTES_PER_POSITION * (fa + fb) {
             continue;
         }
         let (a, b) = (&p.terms[i].1, &p.terms[i + 1].1);

@@ -36,8 +36,7 @@ pub fn for_each_doc(path: &Path, limit: Option<u64>, mut f: impl FnMut(Doc)) -> 
     Ok(n)
 }
 
-/// Document frequencies bucketed by powers of ten: bucket 0 holds df = 1,
-/// bucket i (i >= 1) holds 10^(i-1) < df <= 10^i... precisely `[1], [2,10], [11,100], ...`.
+/// Document frequencies bucketed by powers of ten: `[1], [2,10], [11,100], [101,1000], ...`.
 pub fn df_histogram(dfs: impl Iterator<Item = u64>) -> Vec<u64> {
     let mut h = vec![0u64; 10];
     for df in dfs {

@@ -41,9 +41,10 @@ pub fn run(engine: &mut EngineProcess, queries: &[String], o: &ClosedOptions) ->
      -> Result<()> {
         let id = *next_id;
         *next_id += 1;
+        // Stamped before the write: a fast engine may answer before the flush returns.
+        sent.insert(id, (Instant::now(), measured));
         engine.send(id, false, o.k, query_at(queries, &order, id - base))?;
         engine.flush()?;
-        sent.insert(id, (Instant::now(), measured));
         Ok(())
     };
     for _ in 0..o.clients.max(1) {

@@ -6,7 +6,7 @@
 //! Record       := Header Skip^NumBlocks DocFreqBlock^NumBlocks PosBlock^NumBlocks OffBlock^NumBlocks
 //!                 BloomGroup^NumBlocks
 //! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint DocBytes:vint PosBytes:vint OffBytes:vint
-//!                 [BloomBytes:vint FilterBytes:vint FilterHashes:vint]
+//!                 [BloomBytes:vint MaxInsertions:vint FpMillionths:vint]
 //! Skip         := LastDocDelta:vint DocBlockBytes:vint [PosBlockBytes:vint] [OffBlockBytes:vint]
 //!                 [BloomGroupBytes:vint] MaxFreq:vint MinNorm:u8
 //! DocFreqBlock := Block(DocGap^n) Block((Freq-1)^n)                  n = 128, or the tail (< 128)
@@ -45,6 +45,7 @@ pub use writer::{write_record, RecordSizes};
 
 use needle_core::{DocId, DocSet};
 
+use crate::bloom::FilterShape;
 pub use crate::bloom::Side;
 
 pub const KIND: &[u8; 4] = b"POST";
@@ -55,11 +56,12 @@ pub(crate) const FLAG_OFFSETS: u8 = 2;
 pub(crate) const FLAG_BLOOM: u8 = 4;
 
 /// The two Bloom filters of every posting of a term, as the writer takes them:
-/// `bytes` bytes per filter, all-zero for an empty filter, in posting order.
+/// one slot of `shape.max_bytes()` bytes per posting and side, in posting
+/// order, of which a posting's filter uses the first `shape.bytes(freq)`;
+/// all-zero for an empty filter.
 #[derive(Debug, Clone, Copy)]
 pub struct BloomPostings<'a> {
-    pub bytes: u32,
-    pub hashes: u32,
+    pub shape: FilterShape,
     pub before: &'a [u8],
     pub after: &'a [u8],
 }
@@ -125,7 +127,8 @@ pub trait Postings: DocSet + Send {
     /// `hash` (`false`: certainly not); `None` when the list has no filters.
     fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool>;
 
-    /// Appends the current document's two filters (zeros when empty); `None`
-    /// (and nothing appended) when the list has no filters, else (bytes, hashes).
-    fn filters_into(&mut self, before: &mut Vec<u8>, after: &mut Vec<u8>) -> Option<(u32, u32)>;
+    /// Appends the current document's two filters, each in a slot of
+    /// `shape.max_bytes()` (zeros when empty); `None` (and nothing appended)
+    /// when the list has no filters, else their shape.
+    fn filters_into(&mut self, before: &mut Vec<u8>, after: &mut Vec<u8>) -> Option<FilterShape>;
 }

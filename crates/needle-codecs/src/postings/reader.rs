@@ -5,8 +5,8 @@ use needle_storage::counters::{self, DataKind};
 use needle_storage::FileSlice;
 
 use super::{BlockImpact, Postings, Side, FLAG_BLOOM, FLAG_OFFSETS, FLAG_POSITIONS};
-use crate::bitpack::{decode_block, decode_stream};
-use crate::bloom;
+use crate::bitpack::decode_block;
+use crate::bloom::{self, FilterShape};
 use crate::bytes::{read_vint_lenient, ByteReader};
 use crate::BLOCK_LEN;
 
@@ -20,19 +20,18 @@ struct Skip {
     impact: BlockImpact,
 }
 
-/// Filter size and probes of a record with Bloom filters.
-#[derive(Debug, Clone, Copy)]
-struct BloomShape {
-    bytes: usize,
-    hashes: u32,
+/// Where the current block's filters are: each side's bitmap, and each
+/// posting's filter offset on each side (`u32::MAX`: empty).
+#[derive(Debug, Clone)]
+struct BloomGroup {
+    at: [[u32; BLOCK_LEN]; 2],
+    loaded: bool,
 }
 
-/// Where the current block's filters are: the group's two bitmaps and the start of each side's filters.
-#[derive(Debug, Clone, Copy, Default)]
-struct BloomGroup {
-    bitmaps: [usize; 2],
-    filters: [usize; 2],
-    loaded: bool,
+impl Default for BloomGroup {
+    fn default() -> Self {
+        BloomGroup { at: [[u32::MAX; BLOCK_LEN]; 2], loaded: false }
+    }
 }
 
 /// A posting list read from a postings file.
@@ -42,7 +41,7 @@ pub struct DiskPostings {
     total_term_freq: u64,
     has_positions: bool,
     has_offsets: bool,
-    bloom: Option<BloomShape>,
+    bloom: Option<FilterShape>,
     group: BloomGroup,
     skips: Vec<Skip>,
     max_impact: BlockImpact,
@@ -55,6 +54,11 @@ pub struct DiskPostings {
     /// Position deltas of the current block, decoded on first use.
     pos_loaded: bool,
     pos_buf: Vec<u32>,
+    /// Byte offset of each 128-value chunk of the block's position stream found
+    /// so far, and which chunks are decoded into `pos_buf`: a document's
+    /// positions are decoded without the rest of the block's.
+    pos_chunk_at: Vec<usize>,
+    pos_chunk_done: Vec<bool>,
     off_loaded: bool,
     off_buf: Vec<(u32, u32)>,
     /// Index of each document's first occurrence in the block's position/offset buffers.
@@ -100,6 +104,8 @@ impl DiskPostings {
             freqs: [0; BLOCK_LEN],
             pos_loaded: false,
             pos_buf: Vec::new(),
+            pos_chunk_at: Vec::new(),
+            pos_chunk_done: Vec::new(),
             off_loaded: false,
             off_buf: Vec::new(),
             occ_start: [0; BLOCK_LEN + 1],
@@ -142,20 +148,23 @@ impl DiskPostings {
         self.group.loaded = false;
     }
 
-    /// Locates the current block's filter group, counting its bitmaps as read.
-    fn load_group(&mut self, shape: BloomShape) {
+    /// Locates the current block's filters, counting its bitmaps as read.
+    fn load_group(&mut self, shape: FilterShape) {
         let start = self.skips[self.block].bloom_start;
         let bitmap_len = self.len.div_ceil(8);
         let bytes = self.data.bytes();
-        let before_filters = start + 2 * bitmap_len;
-        let non_empty_before: usize = bytes
-            .get(start..start + bitmap_len)
-            .map_or(0, |b| b.iter().map(|x| x.count_ones() as usize).sum());
-        self.group = BloomGroup {
-            bitmaps: [start, start + bitmap_len],
-            filters: [before_filters, before_filters + non_empty_before * shape.bytes],
-            loaded: true,
-        };
+        let mut cursor = start + 2 * bitmap_len;
+        for side in 0..2 {
+            let bitmap = bytes.get(start + side * bitmap_len..start + (side + 1) * bitmap_len).unwrap_or(&[]);
+            for i in 0..self.len {
+                let set = bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0);
+                self.group.at[side][i] = if set { cursor as u32 } else { u32::MAX };
+                if set {
+                    cursor += shape.bytes(self.freqs[i]);
+                }
+            }
+        }
+        self.group.loaded = true;
         counters::record(DataKind::Bloom, &self.data, start, 2 * bitmap_len);
     }
 
@@ -168,28 +177,45 @@ impl DiskPostings {
         if !self.group.loaded {
             self.load_group(shape);
         }
-        let s = side as usize;
-        let bytes = self.data.bytes();
-        let bitmap = bytes.get(self.group.bitmaps[s]..self.group.bitmaps[s] + self.len.div_ceil(8))?;
-        let i = self.idx;
-        if bitmap[i / 8] & (1 << (i % 8)) == 0 {
+        let at = self.group.at[side as usize][self.idx];
+        if at == u32::MAX {
             return Some(&[]);
         }
-        let rank: usize = bitmap[..i / 8].iter().map(|b| b.count_ones() as usize).sum::<usize>()
-            + (bitmap[i / 8] & ((1u8 << (i % 8)) - 1)).count_ones() as usize;
-        let at = self.group.filters[s] + rank * shape.bytes;
-        counters::record(DataKind::Bloom, &self.data, at, shape.bytes);
-        self.data.bytes().get(at..at + shape.bytes)
+        let (at, len) = (at as usize, shape.bytes(self.freqs[self.idx]));
+        counters::record(DataKind::Bloom, &self.data, at, len);
+        self.data.bytes().get(at..at + len)
     }
 
+    /// Prepares the block's position stream for chunk-by-chunk decoding.
     fn load_positions(&mut self) {
         let total = self.occ_start[self.len] as usize;
         self.pos_buf.resize(total, 0);
-        let start = self.skips[self.block].pos_start;
-        let mut pos = start;
-        decode_stream(self.data.bytes(), &mut pos, &mut self.pos_buf);
-        counters::record(DataKind::Positions, &self.data, start, pos - start);
+        self.pos_chunk_at.clear();
+        self.pos_chunk_at.push(self.skips[self.block].pos_start);
+        self.pos_chunk_done.clear();
+        self.pos_chunk_done.resize(total.div_ceil(BLOCK_LEN), false);
         self.pos_loaded = true;
+    }
+
+    /// Decodes chunk `c` of the block's positions (values `128c..128c+128`),
+    /// finding its start by reading only the bit-width byte of each chunk before it.
+    fn decode_position_chunk(&mut self, c: usize) {
+        if self.pos_chunk_done[c] {
+            return;
+        }
+        let bytes = self.data.bytes();
+        while self.pos_chunk_at.len() <= c {
+            let at = *self.pos_chunk_at.last().unwrap();
+            let bits = usize::from(bytes.get(at).copied().unwrap_or(0).min(32));
+            counters::record(DataKind::Positions, &self.data, at, 1);
+            self.pos_chunk_at.push(at + 1 + 16 * bits);
+        }
+        let start = self.pos_chunk_at[c];
+        let end = (BLOCK_LEN * (c + 1)).min(self.pos_buf.len());
+        let mut pos = start;
+        decode_block(bytes, &mut pos, &mut self.pos_buf[BLOCK_LEN * c..end]);
+        counters::record(DataKind::Positions, &self.data, start, pos - start);
+        self.pos_chunk_done[c] = true;
     }
 
     fn load_offsets(&mut self) {
@@ -284,8 +310,15 @@ impl Postings for DiskPostings {
         if !self.pos_loaded {
             self.load_positions();
         }
+        let range = self.occurrences();
+        if range.is_empty() {
+            return;
+        }
+        for c in range.start / BLOCK_LEN..=(range.end - 1) / BLOCK_LEN {
+            self.decode_position_chunk(c);
+        }
         let mut p = 0u32;
-        for &delta in &self.pos_buf[self.occurrences()] {
+        for &delta in &self.pos_buf[range] {
             p = p.wrapping_add(delta);
             out.push(p);
         }
@@ -330,20 +363,20 @@ impl Postings for DiskPostings {
     }
 
     fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool> {
-        let hashes = self.bloom?.hashes;
+        let hashes = self.bloom?.hashes(self.freq());
         let filter = self.filter(side)?;
         Some(bloom::may_contain(filter, hash, hashes))
     }
 
-    fn filters_into(&mut self, before: &mut Vec<u8>, after: &mut Vec<u8>) -> Option<(u32, u32)> {
+    fn filters_into(&mut self, before: &mut Vec<u8>, after: &mut Vec<u8>) -> Option<FilterShape> {
         let shape = self.bloom?;
         for (side, out) in [(Side::Before, before), (Side::After, after)] {
             let f = self.filter(side).unwrap_or(&[]);
             let start = out.len();
             out.extend_from_slice(f);
-            out.resize(start + shape.bytes, 0);
+            out.resize(start + shape.max_bytes(), 0);
         }
-        Some((shape.bytes as u32, shape.hashes))
+        Some(shape)
     }
 }
 
@@ -351,7 +384,7 @@ impl Postings for DiskPostings {
 fn read_header_and_skips(
     data: &FileSlice,
     offset: u64,
-) -> Result<(RecordHeader, Vec<Skip>, Option<BloomShape>)> {
+) -> Result<(RecordHeader, Vec<Skip>, Option<FilterShape>)> {
     let bytes = data.bytes();
     let name = data.name();
     let start = usize::try_from(offset).ok().filter(|&o| o < bytes.len());
@@ -371,12 +404,12 @@ fn read_header_and_skips(
     let off_len = r.vint()? as usize;
     let (bloom_len, bloom) = if flags & FLAG_BLOOM != 0 {
         let len = r.vint()? as usize;
-        let bytes = r.vint()? as usize;
-        let hashes = r.vint_u32()?;
-        if bytes == 0 || bytes > 1024 || hashes == 0 || hashes > 64 {
+        let max_insertions = r.vint_u32()?;
+        let fp_millionths = r.vint_u32()?;
+        if !(1..=64).contains(&max_insertions) || !(1..=500_000).contains(&fp_millionths) {
             return Err(r.corrupt("bad Bloom filter shape"));
         }
-        (len, Some(BloomShape { bytes, hashes }))
+        (len, Some(FilterShape { max_insertions, fp_millionths }))
     } else {
         (0, None)
     };

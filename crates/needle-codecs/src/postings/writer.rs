@@ -69,7 +69,7 @@ pub fn write_record(
         }
         let bl0 = bloom.len();
         if let Some(filters) = &p.bloom {
-            encode_bloom_group(filters, b * BLOCK_LEN, chunk.len(), &mut bloom);
+            encode_bloom_group(filters, b * BLOCK_LEN, freqs, &mut bloom);
         }
         occ += block_occ;
         let last = *chunk.last().unwrap();
@@ -101,7 +101,7 @@ pub fn write_record(
         write_vint(out, len as u64);
     }
     if let Some(b) = &p.bloom {
-        for v in [bloom.len() as u64, u64::from(b.bytes), u64::from(b.hashes)] {
+        for v in [bloom.len() as u64, u64::from(b.shape.max_insertions), u64::from(b.shape.fp_millionths)] {
             write_vint(out, v);
         }
     }
@@ -147,22 +147,26 @@ fn encode_offsets(offsets: &[(u32, u32)], freqs: &[u32], out: &mut Vec<u8>) {
     }
 }
 
-/// One group: the before and after bitmaps of non-empty filters, then those filters.
-fn encode_bloom_group(b: &BloomPostings, first: usize, n: usize, out: &mut Vec<u8>) {
-    let width = b.bytes as usize;
+/// One group: the before and after bitmaps of non-empty filters, then those
+/// filters, each cut to its posting's size.
+fn encode_bloom_group(b: &BloomPostings, first: usize, freqs: &[u32], out: &mut Vec<u8>) {
+    let stride = b.shape.max_bytes();
+    fn cut(side: &[u8], at: usize, len: usize) -> &[u8] {
+        &side[at..at + len]
+    }
+    let filter = |side, i: usize| cut(side, (first + i) * stride, b.shape.bytes(freqs[i]));
     for side in [b.before, b.after] {
-        let mut bitmap = vec![0u8; n.div_ceil(8)];
-        for i in 0..n {
-            let f = &side[(first + i) * width..(first + i + 1) * width];
-            if f.iter().any(|&x| x != 0) {
+        let mut bitmap = vec![0u8; freqs.len().div_ceil(8)];
+        for i in 0..freqs.len() {
+            if filter(side, i).iter().any(|&x| x != 0) {
                 bitmap[i / 8] |= 1 << (i % 8);
             }
         }
         out.extend_from_slice(&bitmap);
     }
     for side in [b.before, b.after] {
-        for i in 0..n {
-            let f = &side[(first + i) * width..(first + i + 1) * width];
+        for i in 0..freqs.len() {
+            let f = filter(side, i);
             if f.iter().any(|&x| x != 0) {
                 out.extend_from_slice(f);
             }
