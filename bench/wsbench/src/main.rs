@@ -48,6 +48,12 @@ enum Command {
         index: PathBuf,
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Ignore the phrase Bloom filters (ablation).
+        #[arg(long)]
+        no_bloom: bool,
+        /// Count the bytes each query needs by data kind; STATS reports the totals.
+        #[arg(long)]
+        read_stats: bool,
     },
     /// Generate a corpus of any size with the statistics of a real one; print both side by side.
     Scale {
@@ -141,7 +147,9 @@ fn run_command(c: Command) -> Result<()> {
         Command::IndexNeedle { corpus, index, threads, memory } => {
             needle_side::index(&corpus, &index, threads, memory)
         }
-        Command::ServeNeedle { index, threads } => needle_side::serve(&index, threads),
+        Command::ServeNeedle { index, threads, no_bloom, read_stats } => {
+            needle_side::serve(&index, threads, needle_side::ServeOptions { bloom: !no_bloom, read_stats })
+        }
         Command::Scale { corpus, out, size, doc_len, pair_prob, repeat_prob, seed, learn_docs } => {
             let doc_len = if doc_len == "real" {
                 corpus::scale::DocLen::Real

@@ -37,8 +37,20 @@ pub fn index(corpus: &Path, dir: &Path, threads: usize, memory_bytes: u64) -> Re
     Ok(())
 }
 
+/// How `serve-needle` answers.
+#[derive(Debug, Clone, Copy)]
+pub struct ServeOptions {
+    /// Let phrases use the Bloom filters.
+    pub bloom: bool,
+    /// Count each query's reads by data kind (see `needle search --stats`).
+    pub read_stats: bool,
+}
+
 struct Shared {
     index: Index,
+    options: ServeOptions,
+    /// Bytes needed by data kind, summed over the queries answered.
+    needed: Mutex<std::collections::BTreeMap<String, u64>>,
     out: Mutex<std::io::Stdout>,
     /// Requests accepted and not yet answered; STATS waits for zero.
     inflight: Mutex<u64>,
@@ -49,7 +61,7 @@ struct Shared {
 
 impl Shared {
     fn answer(&self, line: &str) {
-        let text = match handle(&self.index, line) {
+        let text = match handle(self, line) {
             Ok(t) => t,
             Err((id, msg)) => {
                 self.errors.fetch_add(1, Ordering::Relaxed);
@@ -70,7 +82,7 @@ impl Shared {
     }
 }
 
-fn handle(index: &Index, line: &str) -> std::result::Result<String, (String, String)> {
+fn handle(shared: &Shared, line: &str) -> std::result::Result<String, (String, String)> {
     let mut parts = line.splitn(4, '\t');
     let id = parts.next().unwrap_or("").to_string();
     let (Some(mode), Some(k), Some(query)) = (parts.next(), parts.next(), parts.next()) else {
@@ -78,14 +90,23 @@ fn handle(index: &Index, line: &str) -> std::result::Result<String, (String, Str
     };
     let top_k: usize = k.parse().map_err(|_| (id.clone(), format!("bad K `{k}`")))?;
     let track_total_hits = match mode {
-        "top" => 10_000,
+        // Lucene's `IndexSearcher.search(query, k)` counts hits exactly up to 1,000, then prunes.
+        "top" => 1_000,
         "count" => u64::MAX,
         other => return Err((id, format!("unknown mode `{other}`"))),
     };
     let mut request = SearchRequest::new(query);
     request.top_k = top_k;
     request.track_total_hits = track_total_hits;
-    let response = index.search(&request).map_err(|e| (id.clone(), e.to_string()))?;
+    request.bloom = shared.options.bloom;
+    request.stats = shared.options.read_stats;
+    let response = shared.index.search(&request).map_err(|e| (id.clone(), e.to_string()))?;
+    if let Some(stats) = &response.stats {
+        let mut needed = shared.needed.lock().unwrap();
+        for (kind, bytes) in &stats.needed_bytes {
+            *needed.entry((*kind).to_string()).or_default() += bytes;
+        }
+    }
     let mut s = format!("{id}\t{}\t", response.total);
     for (i, h) in response.hits.iter().enumerate() {
         if i > 0 {
@@ -97,11 +118,13 @@ fn handle(index: &Index, line: &str) -> std::result::Result<String, (String, Str
     Ok(s)
 }
 
-pub fn serve(dir: &Path, threads: usize) -> Result<()> {
+pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
     let index = Index::open(dir)?;
     let docs = index.num_docs();
     let shared = Arc::new(Shared {
         index,
+        options,
+        needed: Mutex::new(Default::default()),
         out: Mutex::new(std::io::stdout()),
         inflight: Mutex::new(0),
         idle: Condvar::new(),
@@ -143,6 +166,7 @@ pub fn serve(dir: &Path, threads: usize) -> Result<()> {
                 "rss_kb": crate::procstat::self_rss_kb(),
                 "queries": shared.queries.load(Ordering::Relaxed),
                 "errors": shared.errors.load(Ordering::Relaxed),
+                "needed_bytes": *shared.needed.lock().unwrap(),
             });
             let mut out = shared.out.lock().unwrap();
             writeln!(out, "STATS\t{stats}")?;
