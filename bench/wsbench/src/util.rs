@@ -41,22 +41,7 @@ pub fn create_output(path: &Path) -> Result<Box<dyn Write + Send>> {
     }
 }
 
-/// Parses sizes like `512MB`, `2g`, `64k`, `1000` (binary units).
-pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
-    let t = s.trim().to_ascii_lowercase();
-    let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let unit = &t[digits.len()..];
-    let n: f64 = digits.trim().parse().map_err(|_| format!("`{s}` is not a size (e.g. 512MB)"))?;
-    let mult: u64 = match unit {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        _ => return Err(format!("`{s}`: unknown unit `{unit}` (use KB, MB or GB)")),
-    };
-    Ok((n * mult as f64) as u64)
-}
+pub use needle_core::parse_size;
 
 /// Calls `f` for every word of `text`: maximal runs of alphanumeric characters, lowercased.
 pub fn for_each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {

@@ -25,7 +25,7 @@ pub struct IndexArgs {
     #[arg(long, default_value_t = std::thread::available_parallelism().map_or(2, |n| n.get()))]
     threads: usize,
     /// Memory for in-memory segments (e.g. 512MB); sets the segment size.
-    #[arg(long, default_value = "512MB", value_parser = input::parse_size)]
+    #[arg(long, default_value = "512MB", value_parser = needle_core::parse_size)]
     memory: u64,
     /// Skip malformed lines (and report them) instead of stopping.
     #[arg(long)]

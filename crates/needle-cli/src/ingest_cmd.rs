@@ -29,7 +29,7 @@ pub struct IngestArgs {
     #[arg(long, default_value_t = 4)]
     threads: usize,
     /// Memory for in-memory segments before they are flushed to disk (e.g. 256MB).
-    #[arg(long, default_value = "256MB", value_parser = input::parse_size)]
+    #[arg(long, default_value = "256MB", value_parser = needle_core::parse_size)]
     memory: u64,
 }
 

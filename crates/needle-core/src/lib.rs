@@ -3,9 +3,11 @@
 
 mod docset;
 mod error;
+mod size;
 
 pub use docset::{DocSet, TERMINATED};
 pub use error::{Error, Result};
+pub use size::parse_size;
 
 /// A document's number inside one segment, dense from 0.
 pub type DocId = u32;
