@@ -8,6 +8,10 @@ use zstd::dict::DecoderDictionary;
 use super::{INDEX_ENTRY_LEN, TRAILER_LEN};
 use crate::bytes::ByteReader;
 
+thread_local! {
+    static DCTX: std::cell::RefCell<zstd::zstd_safe::DCtx<'static>> = std::cell::RefCell::new(zstd::zstd_safe::DCtx::create());
+}
+
 pub struct DocStoreReader {
     body: FileSlice,
     dict: DecoderDictionary<'static>,
@@ -56,10 +60,13 @@ impl DocStoreReader {
             .ok_or_else(|| Error::corrupt(name, format!("document {doc} lies outside the store")))?;
         counters::record(DataKind::DocStore, &self.body, at, INDEX_ENTRY_LEN);
         counters::record(DataKind::DocStore, &self.body, start, len);
-        let mut d = zstd::bulk::Decompressor::with_prepared_dictionary(&self.dict)
-            .map_err(|e| Error::corrupt(name, format!("zstd: {e}")))?;
-        let out =
-            d.decompress(frame, raw_len).map_err(|e| Error::corrupt(name, format!("document {doc}: {e}")))?;
+        let mut out = Vec::with_capacity(raw_len);
+        // One decompression context per thread: creating one costs more than decompressing a small document.
+        let result =
+            DCTX.with(|d| d.borrow_mut().decompress_using_ddict(&mut out, frame, self.dict.as_ddict()));
+        result.map_err(|code| {
+            Error::corrupt(name, format!("document {doc}: {}", zstd::zstd_safe::get_error_name(code)))
+        })?;
         if out.len() != raw_len {
             return Err(Error::corrupt(name, format!("document {doc} decompressed to the wrong length")));
         }

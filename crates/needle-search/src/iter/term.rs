@@ -17,11 +17,15 @@ pub struct TermScorer<'a> {
     postings: Box<dyn Postings>,
     bm25: Arc<Bm25>,
     norms: Option<&'a [u8]>,
+    /// The block last asked about: any target in `lo..=end` falls in it, and
+    /// `bound` bounds its scores. Pruning asks about the same block for every
+    /// candidate document; this answers without searching the skip list again.
+    block: Option<(DocId, DocId, f32)>,
 }
 
 impl<'a> TermScorer<'a> {
     pub fn new(postings: Box<dyn Postings>, bm25: Arc<Bm25>, norms: Option<&'a [u8]>) -> Self {
-        TermScorer { postings, bm25, norms }
+        TermScorer { postings, bm25, norms, block: None }
     }
 
     fn bound(&self, impact: BlockImpact) -> f32 {
@@ -61,11 +65,25 @@ impl Scorer for TermScorer<'_> {
     }
 
     fn block_end(&mut self, target: DocId) -> DocId {
-        self.postings.block_end(target)
+        match self.block {
+            Some((lo, end, _)) if lo <= target && target <= end => end,
+            _ => {
+                let end = self.postings.block_end(target);
+                let impact = self.postings.impact(target, end);
+                let bound = self.bound(impact);
+                self.block = Some((target, end, bound));
+                end
+            }
+        }
     }
 
     fn block_max_score(&mut self, from: DocId, to: DocId) -> f32 {
-        let impact = self.postings.impact(from, to);
-        self.bound(impact)
+        match self.block {
+            Some((lo, end, bound)) if lo <= from && to <= end => bound,
+            _ => {
+                let impact = self.postings.impact(from, to);
+                self.bound(impact)
+            }
+        }
     }
 }
