@@ -81,6 +81,11 @@ proptest! {
             if offsets { prop_assert_eq!(&off[..], &l.offsets[occ..occ + f]); } else { prop_assert!(off.is_empty()); }
             let impact = p.impact(d, d);
             prop_assert!(impact.max_freq >= l.freqs[i] && impact.min_norm <= l.norms[d as usize]);
+            let mut pairs = Vec::new();
+            p.impacts(d, d, &mut pairs);
+            let (freq, norm) = (l.freqs[i], l.norms[d as usize]);
+            prop_assert!(pairs.iter().any(|&(f, n)| f >= freq && n <= norm), "no impact pair bounds doc {} ({}, {}): {:?}", d, freq, norm, pairs);
+            prop_assert!(pairs.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1), "impacts not a frontier: {:?}", pairs);
             occ += f;
             p.advance();
         }

@@ -47,7 +47,7 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
     let mut per_field: BTreeMap<u16, (u64, u64, u64)> = BTreeMap::new();
     let mut sizes: BTreeMap<&str, u64> = BTreeMap::new();
     let mut stream = seg.term_map().stream();
-    let (mut positions, mut offsets) = (Vec::new(), Vec::new());
+    let (mut positions, mut offsets, mut pairs) = (Vec::new(), Vec::new(), Vec::<(u32, u8)>::new());
     let mut terms = 0u64;
     while let Some((key, entry)) = stream.next() {
         terms += 1;

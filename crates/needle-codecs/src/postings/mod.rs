@@ -8,7 +8,7 @@
 //! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint DocBytes:vint PosBytes:vint OffBytes:vint
 //!                 [BloomBytes:vint MaxInsertions:vint FpMillionths:vint]
 //! Skip         := LastDocDelta:vint DocBlockBytes:vint [PosBlockBytes:vint] [OffBlockBytes:vint]
-//!                 [BloomGroupBytes:vint] MaxFreq:vint MinNorm:u8
+//!                 [BloomGroupBytes:vint] ImpactCount:vint (FreqDelta:vint Norm:u8)^ImpactCount
 //! DocFreqBlock := Block(DocGap^n) Block((Freq-1)^n)                  n = 128, or the tail (< 128)
 //! PosBlock     := Stream(PosDelta^(sum of the block's freqs))
 //! OffBlock     := (StartDelta:vint Length:vint)^(sum of the block's freqs)
@@ -24,10 +24,13 @@
 //! - `LastDocDelta`: the block's last doc id minus the previous block's (the
 //!   first block's is its last doc id). `DocGap` = doc - previous doc - 1, the
 //!   previous doc of the first block being -1. Blocks use [`crate::bitpack`].
-//! - `MaxFreq`/`MinNorm`: the highest frequency and the lowest norm byte in the
-//!   block. Together they bound the block's best BM25 score for any collection
-//!   statistics (BM25 grows with frequency and shrinks with length), which is
-//!   what block-max WAND needs; a stored float would go stale as segments are added.
+//! - Impacts: the block's competitive (frequency, norm byte) pairs, those no
+//!   other document of the block beats on both counts (as Lucene's impacts),
+//!   ascending by frequency (and so by norm), frequencies delta-coded. BM25
+//!   grows with frequency and shrinks with length, so the best score of the
+//!   block is the best score of these pairs, for any collection statistics:
+//!   the bound block-max WAND needs (a stored float would go stale as segments
+//!   are added).
 //! - `PosDelta`: per document, its first position, then each position minus the previous one.
 //!   `StartDelta`: the start offset minus the previous token's start in the
 //!   same document (0 for the first); `Length` = end - start.
@@ -35,7 +38,8 @@
 //!   pads to the next page when the record would cross one, so a rare term costs one read.
 //!
 //! Worked example: doc ids 3, 7, 8 with freqs 1, 2, 1 (one tail block) give
-//! `DocGap` = 3, 3, 0 and `Freq-1` = 0, 1, 0; the skip entry says last doc 8, MaxFreq 2.
+//! `DocGap` = 3, 3, 0 and `Freq-1` = 0, 1, 0; the skip entry says last doc 8
+//! and, if doc 7 is the longest, impacts (1, norm of 3 or 8) and (2, norm of 7).
 
 mod reader;
 mod writer;
@@ -119,6 +123,16 @@ pub trait Postings: DocSet + Send {
 
     /// A bound over the whole list.
     fn max_impact(&self) -> BlockImpact;
+
+    /// The competitive (frequency, norm) pairs of the blocks that hold
+    /// documents in `from..=to`, appended to `out`: a tighter bound than
+    /// [`impact`](Self::impact), one score per pair. By default that one pair.
+    fn impacts(&mut self, from: DocId, to: DocId, out: &mut Vec<(u32, u8)>) {
+        let i = self.impact(from, to);
+        if i.max_freq > 0 {
+            out.push((i.max_freq, i.min_norm));
+        }
+    }
 
     /// Occurrences of the term in all documents.
     fn total_term_freq(&self) -> u64;

@@ -18,6 +18,8 @@ struct Skip {
     off_start: usize,
     bloom_start: usize,
     impact: BlockImpact,
+    /// This block's competitive pairs in `DiskPostings::impacts`.
+    impacts: (u32, u32),
 }
 
 /// Where the current block's filters are: each side's bitmap, and each
@@ -44,6 +46,7 @@ pub struct DiskPostings {
     bloom: Option<FilterShape>,
     group: BloomGroup,
     skips: Vec<Skip>,
+    impacts: Vec<(u32, u8)>,
     max_impact: BlockImpact,
     block: usize,
     len: usize,
@@ -82,7 +85,7 @@ impl DiskPostings {
     /// header and skip list are checked against the file's bounds here, so
     /// iteration cannot leave the record.
     pub fn open(data: &FileSlice, offset: u64) -> Result<Self> {
-        let (header, skips, bloom) = read_header_and_skips(data, offset)?;
+        let (header, skips, impacts, bloom) = read_header_and_skips(data, offset)?;
         counters::record(DataKind::Skip, data, offset as usize, header.header_and_skip);
         let max_impact = skips.iter().fold(BlockImpact::NONE, |acc, s| acc.merge(s.impact));
         let flags_byte = data.bytes()[offset as usize];
@@ -95,6 +98,7 @@ impl DiskPostings {
             bloom,
             group: BloomGroup::default(),
             skips,
+            impacts,
             max_impact,
             block: 0,
             len: 0,
@@ -358,6 +362,16 @@ impl Postings for DiskPostings {
         self.max_impact
     }
 
+    fn impacts(&mut self, from: DocId, to: DocId, out: &mut Vec<(u32, u8)>) {
+        let Some(first) = self.block_for(from) else { return };
+        for s in &self.skips[first..] {
+            out.extend_from_slice(&self.impacts[s.impacts.0 as usize..s.impacts.1 as usize]);
+            if s.last_doc >= to {
+                break;
+            }
+        }
+    }
+
     fn total_term_freq(&self) -> u64 {
         self.total_term_freq
     }
@@ -384,7 +398,7 @@ impl Postings for DiskPostings {
 fn read_header_and_skips(
     data: &FileSlice,
     offset: u64,
-) -> Result<(RecordHeader, Vec<Skip>, Option<FilterShape>)> {
+) -> Result<(RecordHeader, Vec<Skip>, Vec<(u32, u8)>, Option<FilterShape>)> {
     let bytes = data.bytes();
     let name = data.name();
     let start = usize::try_from(offset).ok().filter(|&o| o < bytes.len());
@@ -424,6 +438,7 @@ fn read_header_and_skips(
     let mut skips = Vec::with_capacity((doc_freq as usize).div_ceil(BLOCK_LEN));
     let mut sr = ByteReader::new(name, skip_bytes);
     let (mut last, mut d, mut p, mut o, mut bl) = (0u64, 0usize, 0usize, 0usize, 0usize);
+    let mut impacts = Vec::new();
     for b in 0..(doc_freq as usize).div_ceil(BLOCK_LEN) {
         let delta = sr.vint()?;
         if b > 0 && delta == 0 {
@@ -441,6 +456,7 @@ fn read_header_and_skips(
             off_start: off_base + o,
             bloom_start: bloom_base + bl,
             impact: BlockImpact::NONE,
+            impacts: (0, 0),
         };
         d += sr.vint()? as usize;
         if flags & FLAG_POSITIONS != 0 {
@@ -452,9 +468,20 @@ fn read_header_and_skips(
         if flags & FLAG_BLOOM != 0 {
             bl += sr.vint()? as usize;
         }
-        let max_freq = sr.vint_u32()?;
-        let min_norm = sr.u8()?;
-        skips.push(Skip { impact: BlockImpact { max_freq, min_norm }, ..entry });
+        let count = sr.vint()? as usize;
+        if count == 0 || count > 256 {
+            return Err(sr.corrupt("bad impact count"));
+        }
+        let first_impact = impacts.len() as u32;
+        let mut freq = 0u32;
+        for _ in 0..count {
+            freq =
+                freq.checked_add(sr.vint_u32()?).ok_or_else(|| sr.corrupt("impact frequency overflows"))?;
+            impacts.push((freq, sr.u8()?));
+        }
+        let (max_freq, min_norm) = (freq, impacts[first_impact as usize].1);
+        let range = (first_impact, impacts.len() as u32);
+        skips.push(Skip { impact: BlockImpact { max_freq, min_norm }, impacts: range, ..entry });
     }
     if (d, p, o, bl) != (docs_len, pos_len, off_len, bloom_len) || sr.remaining() != 0 {
         return Err(r.corrupt("skip list does not add up to the record's sections"));
@@ -468,10 +495,10 @@ fn read_header_and_skips(
         offsets: off_len,
         bloom: bloom_len,
     };
-    Ok((header, skips, bloom))
+    Ok((header, skips, impacts, bloom))
 }
 
 /// The header of the record at `offset`, checked.
 pub fn read_header(data: &FileSlice, offset: u64) -> Result<RecordHeader> {
-    read_header_and_skips(data, offset).map(|(h, _, _)| h)
+    read_header_and_skips(data, offset).map(|(h, _, _, _)| h)
 }

@@ -85,9 +85,7 @@ pub fn write_record(
         if p.bloom.is_some() {
             write_vint(&mut skip, (bloom.len() - bl0) as u64);
         }
-        write_vint(&mut skip, u64::from(*freqs.iter().max().unwrap()));
-        let min_norm = chunk.iter().map(|&d| norms.get(d as usize).copied().unwrap_or(0)).min().unwrap();
-        skip.push(min_norm);
+        encode_impacts(chunk, freqs, norms, &mut skip);
     }
     let start = out.len();
     let flags = (u8::from(with_positions) * FLAG_POSITIONS)
@@ -117,6 +115,29 @@ pub fn write_record(
         positions: pos.len() as u64,
         offsets: off.len() as u64,
         bloom: bloom.len() as u64,
+    }
+}
+
+/// The block's competitive (frequency, norm) pairs: those no other document
+/// of the block beats on both (a higher frequency and a shorter length),
+/// ascending by frequency (so also by norm): `Count:vint (FreqDelta:vint Norm:u8)^Count`.
+fn encode_impacts(docs: &[u32], freqs: &[u32], norms: &[u8], out: &mut Vec<u8>) {
+    let mut pairs: Vec<(u32, u8)> =
+        docs.iter().zip(freqs).map(|(&d, &f)| (f, norms.get(d as usize).copied().unwrap_or(0))).collect();
+    pairs.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut frontier: Vec<(u32, u8)> = Vec::new();
+    for (f, n) in pairs {
+        if frontier.last().is_none_or(|&(_, best)| n < best) {
+            frontier.push((f, n));
+        }
+    }
+    frontier.reverse();
+    write_vint(out, frontier.len() as u64);
+    let mut prev = 0;
+    for (f, n) in frontier {
+        write_vint(out, u64::from(f - prev));
+        out.push(n);
+        prev = f;
     }
 }
 

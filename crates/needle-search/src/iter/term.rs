@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use needle_codecs::{BlockImpact, Postings};
-use needle_core::{DocId, DocSet};
+use needle_codecs::Postings;
+use needle_core::{DocId, DocSet, TERMINATED};
 
 use needle_storage::counters::{self, DataKind};
 
@@ -21,19 +21,27 @@ pub struct TermScorer<'a> {
     /// `bound` bounds its scores. Pruning asks about the same block for every
     /// candidate document; this answers without searching the skip list again.
     block: Option<(DocId, DocId, f32)>,
+    /// Bound over the whole list.
+    max_score: f32,
+    impacts: Vec<(u32, u8)>,
 }
 
 impl<'a> TermScorer<'a> {
     pub fn new(postings: Box<dyn Postings>, bm25: Arc<Bm25>, norms: Option<&'a [u8]>) -> Self {
-        TermScorer { postings, bm25, norms, block: None }
+        let mut s = TermScorer { postings, bm25, norms, block: None, max_score: 0.0, impacts: Vec::new() };
+        s.max_score = s.bound_over(0, TERMINATED - 1);
+        s
     }
 
-    fn bound(&self, impact: BlockImpact) -> f32 {
-        if impact.max_freq == 0 {
-            return 0.0;
-        }
-        let norm = if self.norms.is_some() { impact.min_norm } else { NO_NORM };
-        self.bm25.score(impact.max_freq as f32, norm)
+    /// The best score any competitive (frequency, norm) pair of the blocks over `from..=to` allows.
+    fn bound_over(&mut self, from: DocId, to: DocId) -> f32 {
+        self.impacts.clear();
+        self.postings.impacts(from, to, &mut self.impacts);
+        let has_norms = self.norms.is_some();
+        self.impacts
+            .iter()
+            .map(|&(freq, norm)| self.bm25.score(freq as f32, if has_norms { norm } else { NO_NORM }))
+            .fold(0.0, f32::max)
     }
 }
 
@@ -61,7 +69,7 @@ impl Scorer for TermScorer<'_> {
     }
 
     fn max_score(&self) -> f32 {
-        self.bound(self.postings.max_impact())
+        self.max_score
     }
 
     fn block_end(&mut self, target: DocId) -> DocId {
@@ -69,8 +77,7 @@ impl Scorer for TermScorer<'_> {
             Some((lo, end, _)) if lo <= target && target <= end => end,
             _ => {
                 let end = self.postings.block_end(target);
-                let impact = self.postings.impact(target, end);
-                let bound = self.bound(impact);
+                let bound = self.bound_over(target, end);
                 self.block = Some((target, end, bound));
                 end
             }
@@ -80,10 +87,7 @@ impl Scorer for TermScorer<'_> {
     fn block_max_score(&mut self, from: DocId, to: DocId) -> f32 {
         match self.block {
             Some((lo, end, bound)) if lo <= from && to <= end => bound,
-            _ => {
-                let impact = self.postings.impact(from, to);
-                self.bound(impact)
-            }
+            _ => self.bound_over(from, to),
         }
     }
 }
