@@ -85,7 +85,7 @@ impl DiskPostings {
     /// header and skip list are checked against the file's bounds here, so
     /// iteration cannot leave the record.
     pub fn open(data: &FileSlice, offset: u64) -> Result<Self> {
-        let (header, skips, impacts, bloom) = read_header_and_skips(data, offset)?;
+        let RecordLayout { header, skips, impacts, bloom } = read_header_and_skips(data, offset)?;
         counters::record(DataKind::Skip, data, offset as usize, header.header_and_skip);
         let max_impact = skips.iter().fold(BlockImpact::NONE, |acc, s| acc.merge(s.impact));
         let flags_byte = data.bytes()[offset as usize];
@@ -394,11 +394,19 @@ impl Postings for DiskPostings {
     }
 }
 
+/// A record's header and skip list, decoded.
+struct RecordLayout {
+    header: RecordHeader,
+    skips: Vec<Skip>,
+    impacts: Vec<(u32, u8)>,
+    bloom: Option<FilterShape>,
+}
+
 /// Reads and checks a record's header and skip list.
 fn read_header_and_skips(
     data: &FileSlice,
     offset: u64,
-) -> Result<(RecordHeader, Vec<Skip>, Vec<(u32, u8)>, Option<FilterShape>)> {
+) -> Result<RecordLayout> {
     let bytes = data.bytes();
     let name = data.name();
     let start = usize::try_from(offset).ok().filter(|&o| o < bytes.len());
@@ -495,10 +503,10 @@ fn read_header_and_skips(
         offsets: off_len,
         bloom: bloom_len,
     };
-    Ok((header, skips, impacts, bloom))
+    Ok(RecordLayout { header, skips, impacts, bloom })
 }
 
 /// The header of the record at `offset`, checked.
 pub fn read_header(data: &FileSlice, offset: u64) -> Result<RecordHeader> {
-    read_header_and_skips(data, offset).map(|(h, _, _, _)| h)
+    read_header_and_skips(data, offset).map(|layout| layout.header)
 }
