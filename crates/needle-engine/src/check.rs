@@ -90,13 +90,15 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
             let freq = p.freq();
             let impact = p.impact(doc, doc);
             let norm = norms.map_or(0, |n| n[doc as usize]);
+            pairs.clear();
+            p.impacts(doc, doc, &mut pairs);
+            let bounded = pairs.iter().any(|&(f, n)| f >= freq && (norms.is_none() || n <= norm));
             if freq == 0
                 || freq > impact.max_freq
+                || !bounded
                 || (norms.is_some() && (norm < impact.min_norm || norm == 0))
             {
-                problem(format!(
-                    "{label}: doc {doc} freq {freq}/norm {norm} outside its block bound {impact:?}"
-                ));
+                problem(format!("{label}: doc {doc} freq {freq}/norm {norm} outside its block bounds {pairs:?}"));
             }
             if fm.positions {
                 p.positions(&mut positions);
