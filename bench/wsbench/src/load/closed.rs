@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use super::{new_histogram, query_at, shuffled_order, LoadResult};
-use crate::engine::{EngineProcess, Reply};
+use super::{classify, new_histogram, query_at, shuffled_order, LoadResult};
+use crate::engine::EngineProcess;
 use crate::procstat;
 use crate::util::Result;
 
@@ -63,17 +63,7 @@ pub fn run(engine: &mut EngineProcess, queries: &[String], o: &ClosedOptions) ->
             break;
         }
         let reply = engine.recv(timeout)?;
-        let (id, at, ok) = match reply {
-            Reply::Answer { id, at, .. } => (id, at, true),
-            Reply::Error { id, at, message } => {
-                if result.errors < 5 {
-                    eprintln!("engine error: {message}");
-                }
-                (id, at, false)
-            }
-            Reply::Stats(_) => continue,
-            Reply::Closed => return Err("the engine exited during the run".into()),
-        };
+        let Some((id, at, ok)) = classify(reply, result.errors)? else { continue };
         let Some((s, measured)) = sent.remove(&id) else { continue };
         if measured {
             last_answer = at;

@@ -81,6 +81,23 @@ impl LoadResult {
 
 /// The query sent as the `i`-th request: the workload's queries in a fixed
 /// shuffled order, cycling.
+/// What a timed run keeps of a reply: `Ok(None)` for a STATS line, else
+/// (request id, arrival, answered without error); the first few errors are printed.
+pub fn classify(reply: crate::engine::Reply, errors_so_far: u64) -> crate::util::Result<Option<(u64, std::time::Instant, bool)>> {
+    use crate::engine::Reply;
+    Ok(match reply {
+        Reply::Answer { id, at, .. } => Some((id, at, true)),
+        Reply::Error { id, at, message } => {
+            if errors_so_far < 5 {
+                eprintln!("engine error: {message}");
+            }
+            Some((id, at, false))
+        }
+        Reply::Stats(_) => None,
+        Reply::Closed => return Err("the engine exited during the run".into()),
+    })
+}
+
 pub fn query_at<'a>(queries: &'a [String], order: &[usize], i: u64) -> &'a str {
     &queries[order[(i % order.len() as u64) as usize]]
 }

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::{new_histogram, query_at, shuffled_order, LoadResult};
-use crate::engine::{EngineProcess, Reply};
+use super::{classify, new_histogram, query_at, shuffled_order, LoadResult};
+use crate::engine::EngineProcess;
 use crate::procstat;
 use crate::util::Result;
 
@@ -91,17 +91,7 @@ pub fn run(engine: &mut EngineProcess, queries: &[String], o: &OpenOptions) -> R
             Ok(r) => r,
             Err(_) => continue,
         };
-        let (id, at, ok) = match reply {
-            Reply::Answer { id, at, .. } => (id, at, true),
-            Reply::Error { id, at, message } => {
-                if result.errors < 5 {
-                    eprintln!("engine error: {message}");
-                }
-                (id, at, false)
-            }
-            Reply::Stats(_) => continue,
-            Reply::Closed => return Err("the engine exited during the run".into()),
-        };
+        let Some((id, at, ok)) = classify(reply, result.errors)? else { continue };
         if id < base || id - base >= answered.len() as u64 {
             continue;
         }

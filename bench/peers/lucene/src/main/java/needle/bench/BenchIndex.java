@@ -74,7 +74,7 @@ public final class BenchIndex {
     long docs = 0;
     long indexedNanos;
     try (Directory dir = FSDirectory.open(indexDir)) {
-      try (IndexWriter writer = new IndexWriter(dir, writerConfig());
+      try (IndexWriter writer = new IndexWriter(dir, CorpusIndex.writerConfig());
           BufferedReader in = CorpusIndex.openText(corpus)) {
         String line;
         long lineNo = 0;
@@ -109,17 +109,6 @@ public final class BenchIndex {
         "BenchIndex: indexed %d docs in %.1fs, merged to one segment; total %.1fs, %d bytes on"
             + " disk%n",
         docs, indexedNanos / 1e9, (System.nanoTime() - start) / 1e9, dirSize(indexDir));
-  }
-
-  /** One indexing thread, adjacent-only merges, serial scheduler: doc ids follow file order. */
-  private static IndexWriterConfig writerConfig() {
-    IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer());
-    config.setOpenMode(IndexWriterConfig.OpenMode.CREATE);
-    config.setSimilarity(new BM25Similarity());
-    config.setMergePolicy(new LogDocMergePolicy());
-    config.setMergeScheduler(new SerialMergeScheduler());
-    config.setRAMBufferSizeMB(256);
-    return config;
   }
 
   private static Document toDocument(Map<String, Object> json, long lineNo) {

@@ -81,7 +81,7 @@ final class CorpusIndex {
    * One indexing thread (this one), adjacent-only merges and a serial scheduler: the single merged
    * segment keeps the documents in the order they were added.
    */
-  private static IndexWriterConfig writerConfig() {
+  static IndexWriterConfig writerConfig() {
     IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer());
     config.setOpenMode(IndexWriterConfig.OpenMode.CREATE);
     config.setSimilarity(new BM25Similarity());
