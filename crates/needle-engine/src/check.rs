@@ -98,7 +98,9 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
                 || !bounded
                 || (norms.is_some() && (norm < impact.min_norm || norm == 0))
             {
-                problem(format!("{label}: doc {doc} freq {freq}/norm {norm} outside its block bounds {pairs:?}"));
+                problem(format!(
+                    "{label}: doc {doc} freq {freq}/norm {norm} outside its block bounds {pairs:?}"
+                ));
             }
             if fm.positions {
                 p.positions(&mut positions);

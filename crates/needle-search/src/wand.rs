@@ -16,7 +16,7 @@ use crate::iter::BoxScorer;
 use crate::Scorer;
 
 pub(crate) fn block_max_wand(
-    mut clauses: Vec<BoxScorer<'_>>,
+    scorers: Vec<BoxScorer<'_>>,
     mut excluded: Option<BoxScorer<'_>>,
     deletes: Option<&dyn Deletes>,
     segment: usize,
@@ -24,11 +24,12 @@ pub(crate) fn block_max_wand(
     top: &mut TopCollector,
 ) {
     let mut excluded = Exclusions { query: excluded.take(), deletes };
-    let max_scores: Vec<f64> = clauses.iter().map(|c| f64::from(c.max_score())).collect();
-    let mut order: Vec<usize> = (0..clauses.len()).collect();
+    let max_scores: Vec<f64> = scorers.iter().map(|c| f64::from(c.max_score())).collect();
+    let mut clauses = Clauses { docs: scorers.iter().map(|c| c.doc()).collect(), scorers };
+    let mut order: Vec<usize> = (0..clauses.docs.len()).collect();
     loop {
-        order.sort_by_key(|&i| clauses[i].doc());
-        let first = clauses[order[0]].doc();
+        order.sort_by_key(|&i| clauses.docs[i]);
+        let first = clauses.docs[order[0]];
         if first == TERMINATED {
             return;
         }
@@ -36,36 +37,50 @@ pub(crate) fn block_max_wand(
             evaluate(&mut clauses, &mut excluded, first, segment, base, top);
             continue;
         };
-        let Some(mut pivot) = find_pivot(&clauses, &order, &max_scores, threshold) else { return };
-        let pivot_doc = clauses[order[pivot]].doc();
-        while pivot + 1 < order.len() && clauses[order[pivot + 1]].doc() == pivot_doc {
+        let Some(mut pivot) = find_pivot(&clauses.docs, &order, &max_scores, threshold) else { return };
+        let pivot_doc = clauses.docs[order[pivot]];
+        while pivot + 1 < order.len() && clauses.docs[order[pivot + 1]] == pivot_doc {
             pivot += 1;
         }
         // The range up to the nearest block end shares every block bound of
         // the pivot's document; bound the whole range, so it can be skipped whole.
+        let scorers = &mut clauses.scorers;
         let up_to =
-            order[..=pivot].iter().map(|&i| clauses[i].block_end(pivot_doc)).min().unwrap_or(TERMINATED);
-        let bound = sum_scores(order[..=pivot].iter().map(|&i| clauses[i].block_max_score(pivot_doc, up_to)));
+            order[..=pivot].iter().map(|&i| scorers[i].block_end(pivot_doc)).min().unwrap_or(TERMINATED);
+        let bound = sum_scores(order[..=pivot].iter().map(|&i| scorers[i].block_max_score(pivot_doc, up_to)));
         if bound > threshold {
             if first == pivot_doc {
                 evaluate(&mut clauses, &mut excluded, pivot_doc, segment, base, top);
             } else {
                 for &i in &order[..pivot] {
-                    clauses[i].seek(pivot_doc);
+                    clauses.seek(i, pivot_doc);
                 }
             }
             continue;
         }
         let mut next = up_to.saturating_add(1);
         if let Some(&after) = order.get(pivot + 1) {
-            next = next.min(clauses[after].doc());
+            next = next.min(clauses.docs[after]);
         }
         if next == TERMINATED {
             return;
         }
         for &i in &order[..=pivot] {
-            clauses[i].seek(next);
+            clauses.seek(i, next);
         }
+    }
+}
+
+/// The clauses and their current documents, kept beside them so ordering the
+/// clauses needs no call through a scorer.
+struct Clauses<'a> {
+    scorers: Vec<BoxScorer<'a>>,
+    docs: Vec<DocId>,
+}
+
+impl Clauses<'_> {
+    fn seek(&mut self, i: usize, target: DocId) {
+        self.docs[i] = self.scorers[i].seek(target);
     }
 }
 
@@ -75,15 +90,10 @@ struct Exclusions<'s, 'd> {
     deletes: Option<&'d dyn Deletes>,
 }
 
-fn find_pivot(
-    clauses: &[BoxScorer<'_>],
-    order: &[usize],
-    max_scores: &[f64],
-    threshold: f32,
-) -> Option<usize> {
+fn find_pivot(docs: &[DocId], order: &[usize], max_scores: &[f64], threshold: f32) -> Option<usize> {
     let mut acc = 0f64;
     for (p, &i) in order.iter().enumerate() {
-        if clauses[i].doc() == TERMINATED {
+        if docs[i] == TERMINATED {
             return None;
         }
         acc += max_scores[i];
@@ -97,7 +107,7 @@ fn find_pivot(
 /// Scores `doc` with every clause on it, collects it unless excluded, and
 /// moves those clauses on.
 fn evaluate(
-    clauses: &mut [BoxScorer<'_>],
+    clauses: &mut Clauses<'_>,
     excluded: &mut Exclusions<'_, '_>,
     doc: DocId,
     segment: usize,
@@ -106,11 +116,13 @@ fn evaluate(
 ) {
     let is_excluded = excluded.deletes.is_some_and(|d| d.is_deleted(doc))
         || excluded.query.as_mut().is_some_and(|e| e.seek(doc) == doc);
+    let Clauses { scorers, docs } = clauses;
     if !is_excluded {
-        let score = sum_scores(clauses.iter_mut().filter(|c| c.doc() == doc).map(|c| c.score()));
+        let on_doc = scorers.iter_mut().zip(docs.iter()).filter(|(_, &d)| d == doc);
+        let score = sum_scores(on_doc.map(|(c, _)| c.score()));
         top.collect(ScoredDoc { segment, doc, global: base + u64::from(doc), score });
     }
-    for c in clauses.iter_mut().filter(|c| c.doc() == doc) {
-        c.advance();
+    for (c, d) in scorers.iter_mut().zip(docs.iter_mut()).filter(|(_, d)| **d == doc) {
+        *d = c.advance();
     }
 }

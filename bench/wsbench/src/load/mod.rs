@@ -83,7 +83,10 @@ impl LoadResult {
 /// shuffled order, cycling.
 /// What a timed run keeps of a reply: `Ok(None)` for a STATS line, else
 /// (request id, arrival, answered without error); the first few errors are printed.
-pub fn classify(reply: crate::engine::Reply, errors_so_far: u64) -> crate::util::Result<Option<(u64, std::time::Instant, bool)>> {
+pub fn classify(
+    reply: crate::engine::Reply,
+    errors_so_far: u64,
+) -> crate::util::Result<Option<(u64, std::time::Instant, bool)>> {
     use crate::engine::Reply;
     Ok(match reply {
         Reply::Answer { id, at, .. } => Some((id, at, true)),

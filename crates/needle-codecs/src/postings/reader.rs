@@ -403,10 +403,7 @@ struct RecordLayout {
 }
 
 /// Reads and checks a record's header and skip list.
-fn read_header_and_skips(
-    data: &FileSlice,
-    offset: u64,
-) -> Result<RecordLayout> {
+fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<RecordLayout> {
     let bytes = data.bytes();
     let name = data.name();
     let start = usize::try_from(offset).ok().filter(|&o| o < bytes.len());
