@@ -250,14 +250,9 @@ fn plan_merge(segments: &[SegmentEntry], max: usize) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = vec![Vec::new()];
     let mut size = 0;
     for (i, s) in segments.iter().enumerate() {
-        let remaining_segments = segments.len() - i;
         let groups_left = max - groups.len();
         let current = groups.last_mut().unwrap();
-        if !current.is_empty()
-            && size + u64::from(s.max_doc) > target
-            && groups_left > 0
-            && remaining_segments > 0
-        {
+        if !current.is_empty() && size + u64::from(s.max_doc) > target && groups_left > 0 {
             groups.push(vec![i]);
             size = u64::from(s.max_doc);
         } else {
