@@ -37,6 +37,7 @@ fn added_documents_are_searchable_at_once_and_updates_replace() {
     assert!(index.get("d7").unwrap().unwrap().contains("\"version\":2"));
     assert!(index.delete("d8").unwrap());
     assert!(!index.delete("d8").unwrap());
+    assert!(!index.contains("d8").unwrap() && index.contains("d7").unwrap());
     assert_eq!(hits(&index, "haystack"), 118);
     assert_eq!(index.delete_by_query("id:d9 id:d10").unwrap(), 2);
     assert_eq!(index.num_docs(), 117);

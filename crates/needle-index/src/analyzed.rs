@@ -3,8 +3,10 @@
 //! and the segment only files the tokens.
 
 use needle_analysis::Analyzer;
+use needle_codecs::bloom::{BloomParams, FilterShape};
 use needle_core::FieldId;
 
+use crate::grouped::{group, GroupedText};
 use crate::POSITION_GAP;
 
 /// One token: where its term lies in the document's term text, its position and byte offsets.
@@ -29,12 +31,15 @@ pub struct AnalyzedDoc {
     pub(crate) fields: Vec<(FieldId, FieldTokens)>,
     /// Every term of the document, concatenated; tokens point into it.
     pub(crate) terms: String,
+    /// The text fields' tokens grouped by term ([`AnalyzedDoc::prepare`]), in field order,
+    /// and the filter shape they were grouped for.
+    pub(crate) grouped: Option<(Option<FilterShape>, Vec<GroupedText>)>,
 }
 
 impl AnalyzedDoc {
     /// `stored`: the record the document store keeps for this document.
     pub fn new(stored: Vec<u8>) -> Self {
-        AnalyzedDoc { stored, fields: Vec::new(), terms: String::new() }
+        AnalyzedDoc { stored, fields: Vec::new(), terms: String::new(), grouped: None }
     }
 
     /// Analyzes the values of a text field. Values after the first continue
@@ -74,6 +79,32 @@ impl AnalyzedDoc {
     }
 
     pub(crate) fn term(&self, t: &TokenRef) -> &[u8] {
-        &self.terms.as_bytes()[t.term.0 as usize..(t.term.0 + t.term.1) as usize]
+        self.term_at(t.term)
+    }
+
+    /// The term text at (start, length) of the document's term text.
+    pub(crate) fn term_at(&self, (start, len): (u32, u32)) -> &[u8] {
+        &self.terms.as_bytes()[start as usize..(start + len) as usize]
+    }
+
+    /// Groups the text fields' tokens by term and fills their phrase filters
+    /// (`bloom`: the parameters of the segment it will join), the part of
+    /// adding a document that needs no segment; a live index calls this before
+    /// taking its lock. [`crate::MemSegment::add`] does it when it was not done
+    /// with the segment's parameters.
+    pub fn prepare(&mut self, bloom: Option<&BloomParams>) {
+        let shape = bloom.map(|b| b.shape);
+        if self.grouped.as_ref().is_some_and(|(s, _)| *s == shape) {
+            return;
+        }
+        let grouped = self
+            .fields
+            .iter()
+            .filter_map(|(_, f)| match f {
+                FieldTokens::Text { tokens, .. } => Some(group(self, tokens, bloom)),
+                FieldTokens::Keyword(_) => None,
+            })
+            .collect();
+        self.grouped = Some((shape, grouped));
     }
 }

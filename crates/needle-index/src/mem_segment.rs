@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use needle_codecs::bloom::{self, BloomParams};
+use needle_codecs::bloom::BloomParams;
 use needle_codecs::norms::encode_length;
 use needle_codecs::postings::BloomPostings;
 use needle_codecs::{FieldMeta, FieldStats, Postings, SegmentMeta, SegmentRead, SegmentWriter, TermPostings};
@@ -20,7 +20,8 @@ use needle_core::{DocId, Error, FieldId, Result};
 use needle_storage::Directory;
 use rustc_hash::FxHashMap;
 
-use crate::analyzed::{AnalyzedDoc, FieldTokens, TokenRef};
+use crate::analyzed::{AnalyzedDoc, FieldTokens};
+use crate::grouped::GroupedText;
 use crate::mem_postings::{MemPostings, TermBuf};
 
 struct FieldBuf {
@@ -28,11 +29,8 @@ struct FieldBuf {
     terms: FxHashMap<Box<[u8]>, u32>,
     postings: Vec<Arc<TermBuf>>,
     norms: Vec<u8>,
-    /// Bloom filters of text fields: the parameters, and each term's hash and
-    /// stop-word flag, computed once per term (not once per occurrence).
+    /// Bloom filters of text fields: their parameters (documents come with their filters filled).
     bloom: Option<Arc<BloomParams>>,
-    hashes: Vec<u64>,
-    stop: Vec<bool>,
 }
 
 /// What one added occurrence changed.
@@ -40,82 +38,58 @@ struct Added {
     bytes: usize,
     new_doc: bool,
     new_term: bool,
-    term: u32,
 }
 
 impl FieldBuf {
     fn new(positions: bool, bloom: Option<Arc<BloomParams>>) -> Self {
         let bloom = bloom.filter(|_| positions);
-        FieldBuf {
-            positions,
-            terms: FxHashMap::default(),
-            postings: Vec::new(),
-            norms: Vec::new(),
-            bloom,
-            hashes: Vec::new(),
-            stop: Vec::new(),
-        }
+        FieldBuf { positions, terms: FxHashMap::default(), postings: Vec::new(), norms: Vec::new(), bloom }
     }
 
-    /// Records one occurrence of `term` in `doc`.
-    fn add(&mut self, term: &[u8], doc: DocId, position: u32, offsets: (u32, u32)) -> Added {
-        let mut added = 0;
-        let mut new_term = false;
-        let id = match self.terms.get(term) {
-            Some(&id) => id,
-            None => {
-                let id = self.postings.len() as u32;
-                self.terms.insert(term.into(), id);
-                self.postings.push(Arc::new(TermBuf::default()));
-                if let Some(b) = &self.bloom {
-                    self.hashes.push(bloom::term_hash(term));
-                    self.stop.push(b.is_stop_word(term));
-                }
-                added += term.len() + 120;
-                new_term = true;
-                id
-            }
-        };
-        let filter_bytes = self.bloom.as_ref().map_or(0, |b| b.shape.max_bytes());
+    /// The id of `term`, added if new; and whether it was new.
+    fn term_id(&mut self, term: &[u8]) -> (u32, bool) {
+        if let Some(&id) = self.terms.get(term) {
+            return (id, false);
+        }
+        let id = self.postings.len() as u32;
+        self.terms.insert(term.into(), id);
+        self.postings.push(Arc::new(TermBuf::default()));
+        (id, true)
+    }
+
+    /// Records one occurrence of keyword `term` in `doc`.
+    fn add_keyword(&mut self, term: &[u8], doc: DocId) -> Added {
+        let (id, new_term) = self.term_id(term);
+        let mut bytes = if new_term { term.len() + 120 } else { 0 };
         let buf = Arc::make_mut(&mut self.postings[id as usize]);
         let new_doc = buf.docs.last() != Some(&doc);
         if new_doc {
             buf.docs.push(doc);
             buf.freqs.push(1);
-            buf.occ_start.push(buf.positions.len() as u32);
-            buf.before.resize(buf.before.len() + filter_bytes, 0);
-            buf.after.resize(buf.after.len() + filter_bytes, 0);
-            added += 12 + 2 * filter_bytes;
+            buf.occ_start.push(0);
+            bytes += 12;
         } else {
             *buf.freqs.last_mut().unwrap() += 1;
         }
-        if self.positions {
-            buf.positions.push(position);
-            buf.offsets.push(offsets);
-            added += 12;
-        }
-        Added { bytes: added, new_doc, new_term, term: id }
+        Added { bytes, new_doc, new_term }
     }
 
-    /// Fills the current document's filters: for each occurrence, the terms at
-    /// the positions right before and after it (stop words left out).
-    fn add_neighbors(&mut self, tokens: &[(u32, u32)]) {
-        let Some(b) = self.bloom.clone() else { return };
-        let stride = b.shape.max_bytes();
-        for (i, &(term, position)) in tokens.iter().enumerate() {
-            let before = i.checked_sub(1).map(|j| tokens[j]).filter(|&(_, p)| p + 1 == position);
-            let after = tokens.get(i + 1).copied().filter(|&(_, p)| p == position + 1);
-            let buf = Arc::make_mut(&mut self.postings[term as usize]);
-            // The document's frequency is final: the whole field has been filed.
-            let freq = *buf.freqs.last().expect("the term occurs in this document");
-            let (len, hashes) = (b.shape.bytes(freq), b.shape.hashes(freq));
-            let at = buf.before.len() - stride;
-            for (neighbor, side) in [(before, &mut buf.before), (after, &mut buf.after)] {
-                if let Some((n, _)) = neighbor.filter(|&(n, _)| !self.stop[n as usize]) {
-                    bloom::insert(&mut side[at..at + len], self.hashes[n as usize], hashes);
-                }
-            }
-        }
+    /// Files the `i`-th term of a grouped text field of `doc`: one posting.
+    fn add_grouped(&mut self, term: &[u8], doc: DocId, g: &GroupedText, i: usize) -> Added {
+        let (id, new_term) = self.term_id(term);
+        let occ = g.terms[i].occurrences.clone();
+        let (before, after) = g.filters(i);
+        let buf = Arc::make_mut(&mut self.postings[id as usize]);
+        buf.docs.push(doc);
+        buf.freqs.push(occ.len() as u32);
+        buf.occ_start.push(buf.positions.len() as u32);
+        buf.positions.extend_from_slice(&g.positions[occ.clone()]);
+        buf.offsets.extend_from_slice(&g.offsets[occ.clone()]);
+        buf.before.extend_from_slice(before);
+        buf.after.extend_from_slice(after);
+        let bytes =
+            if new_term { term.len() + 120 } else { 0 } + 12 + before.len() + after.len() + 12 * occ.len();
+        Added { bytes, new_doc: true, new_term }
     }
 }
 
@@ -165,11 +139,19 @@ impl MemSegment {
     }
 
     /// Adds an analyzed document; it is searchable through this segment at once.
-    pub fn add(&mut self, doc: AnalyzedDoc) -> DocId {
+    /// Grouping its tokens by term ([`AnalyzedDoc::prepare`]) is the larger part
+    /// of the work; it is skipped when the document comes prepared.
+    pub fn add(&mut self, mut doc: AnalyzedDoc) -> DocId {
+        doc.prepare(self.bloom.as_deref());
         let id = self.max_doc();
+        let (_, grouped) = doc.grouped.as_ref().expect("prepared");
+        let mut grouped = grouped.iter();
         for (field, tokens) in &doc.fields {
             match tokens {
-                FieldTokens::Text { tokens, length } => self.add_text(*field, id, &doc, tokens, *length),
+                FieldTokens::Text { length, .. } => {
+                    let g = grouped.next().expect("one group per text field");
+                    self.add_text(*field, id, &doc, g, *length);
+                }
                 FieldTokens::Keyword(values) => self.add_keyword(*field, id, values),
             }
         }
@@ -199,28 +181,15 @@ impl MemSegment {
         &mut self.meta.fields[i]
     }
 
-    fn add_text(
-        &mut self,
-        field: FieldId,
-        doc: DocId,
-        analyzed: &AnalyzedDoc,
-        tokens: &[TokenRef],
-        length: u32,
-    ) {
+    fn add_text(&mut self, field: FieldId, doc: DocId, analyzed: &AnalyzedDoc, g: &GroupedText, length: u32) {
         let bloom = self.bloom.clone();
         let buf = self.fields.entry(field).or_insert_with(|| FieldBuf::new(true, bloom));
-        let (mut added, mut new_docs, mut new_terms) = (0, 0u64, 0u64);
-        let mut ids = Vec::with_capacity(if buf.bloom.is_some() { tokens.len() } else { 0 });
-        for t in tokens {
-            let a = buf.add(analyzed.term(t), doc, t.position, (t.start, t.end));
+        let (mut added, mut new_terms) = (0, 0u64);
+        for (i, t) in g.terms.iter().enumerate() {
+            let a = buf.add_grouped(analyzed.term_at(t.term), doc, g, i);
             added += a.bytes;
-            new_docs += u64::from(a.new_doc);
             new_terms += u64::from(a.new_term);
-            if buf.bloom.is_some() {
-                ids.push((a.term, t.position));
-            }
         }
-        buf.add_neighbors(&ids);
         if length > 0 {
             buf.norms.resize(doc as usize, 0);
             buf.norms.push(encode_length(length));
@@ -229,7 +198,7 @@ impl MemSegment {
         let meta = self.field_meta(field, true);
         meta.stats.doc_count += u64::from(length > 0);
         meta.stats.sum_total_term_freq += u64::from(length);
-        meta.stats.sum_doc_freq += new_docs;
+        meta.stats.sum_doc_freq += g.terms.len() as u64;
         meta.terms += new_terms;
     }
 
@@ -237,7 +206,7 @@ impl MemSegment {
         let buf = self.fields.entry(field).or_insert_with(|| FieldBuf::new(false, None));
         let (mut added, mut new_docs, mut new_terms) = (0, 0u64, 0u64);
         for v in values {
-            let a = buf.add(v.as_bytes(), doc, 0, (0, 0));
+            let a = buf.add_keyword(v.as_bytes(), doc);
             added += a.bytes;
             new_docs += u64::from(a.new_doc);
             new_terms += u64::from(a.new_term);

@@ -8,9 +8,13 @@
 //! - a deletion bitset per segment.
 //!
 //! A search holds the read lock for its whole run, so it sees one consistent
-//! snapshot; a write holds the write lock for one document (microseconds), so
-//! an update (delete the old version, add the new) is seen whole or not at all.
-//! Nothing on the query path touches the filesystem: segment files stay open.
+//! snapshot; a write holds the write lock for one document, so an update
+//! (delete the old version, add the new) is seen whole or not at all. What
+//! searches wait for is kept short: a document is analyzed and grouped by term
+//! (its phrase filters filled) before the lock, so under it the tail files one
+//! posting per distinct term; commits and merges write, fsync and free memory
+//! outside it and take it only to swap segments in. Nothing on the query path
+//! touches the filesystem: segment files stay open.
 //!
 //! Durability ([`Durability`]): `volatile` keeps nothing after a crash or
 //! close (a `commit` still persists), `graceful` persists on `close`,
@@ -93,6 +97,8 @@ impl Default for LiveOptions {
 struct Inner {
     dir: Directory,
     options: LiveOptions,
+    /// The phrase filters' parameters of every segment of this index.
+    bloom: Option<needle_codecs::bloom::BloomParams>,
     schema: RwLock<Schema>,
     state: RwLock<State>,
     wal: Option<Wal>,
@@ -122,6 +128,7 @@ impl LiveIndex {
         let inner = Arc::new(Inner {
             dir,
             options,
+            bloom: state.bloom().cloned(),
             schema: RwLock::new(schema),
             state: RwLock::new(state),
             wal,
@@ -145,7 +152,9 @@ impl LiveIndex {
         let doc =
             parse_document(json, &self.inner.schema).map_err(|reason| Error::Input { line: 0, reason })?;
         let id = doc.id.clone();
-        let analyzed = analyze(doc, &self.inner.schema.read().unwrap());
+        let mut analyzed = analyze(doc, &self.inner.schema.read().unwrap());
+        // The segment's share of the work, done before the lock that searches wait for.
+        analyzed.prepare(self.inner.bloom.as_ref());
         self.inner.wait_for_memory();
         let lsn = {
             let mut st = self.inner.state.write().unwrap();
@@ -225,6 +234,11 @@ impl LiveIndex {
     /// The stored source of the live document with `_id` `id`.
     pub fn get(&self, id: &str) -> Result<Option<String>> {
         self.inner.state.read().unwrap().get(id)
+    }
+
+    /// Whether a live document has `_id` `id` (a lookup in the id field, no stored fields read).
+    pub fn contains(&self, id: &str) -> Result<bool> {
+        self.inner.state.read().unwrap().contains(id)
     }
 
     /// Live documents.
@@ -308,10 +322,14 @@ impl Inner {
             plan
         };
         let flushed = State::flush(&self.dir, &plan).inspect_err(|e| self.poison(e))?;
-        let finished = self.state.write().unwrap().finish_commit(&self.dir, plan, flushed);
-        let (manifest, obsolete) = finished.inspect_err(|e| self.poison(e))?;
+        let mut pending = self.state.write().unwrap().finish_commit(plan, flushed);
+        // Searches and writes go on while the files are written and fsynced.
+        pending.free_retired();
+        pending.write(&self.dir).inspect_err(|e| self.poison(e))?;
+        let checkpoint = pending.checkpoint_lsn();
+        let obsolete = self.state.write().unwrap().complete(pending);
         if self.wal.is_some() {
-            wal::remove_through(&self.dir, manifest.checkpoint_lsn)?;
+            wal::remove_through(&self.dir, checkpoint)?;
         }
         self.remove(&obsolete)
     }
@@ -336,8 +354,11 @@ impl Inner {
         };
         let (merged, maps) = State::run_merge(&self.dir, &plan, &mut pace).inspect_err(|e| self.poison(e))?;
         let _one = self.committing.lock().unwrap();
-        let finished = self.state.write().unwrap().finish_merge(&self.dir, plan, merged, maps);
-        let (_, obsolete) = finished.inspect_err(|e| self.poison(e))?;
+        let finished = self.state.write().unwrap().finish_merge(plan, merged, maps);
+        let mut pending = finished.inspect_err(|e| self.poison(e))?;
+        pending.free_retired();
+        pending.write(&self.dir).inspect_err(|e| self.poison(e))?;
+        let obsolete = self.state.write().unwrap().complete(pending);
         self.remove(&obsolete)
     }
 

@@ -111,6 +111,10 @@ impl State {
         Ok((st, schema.into_inner().unwrap(), last + 1))
     }
 
+    pub fn bloom(&self) -> Option<&needle_codecs::bloom::BloomParams> {
+        self.bloom.as_ref()
+    }
+
     /// Applies an add (replacing any live document with the same `_id`); returns its sequence number.
     pub fn add(&mut self, id: &str, doc: AnalyzedDoc, tail_docs: u32) -> u64 {
         let lsn = self.take_lsn();
@@ -180,6 +184,10 @@ impl State {
         }
     }
 
+    pub fn contains(&self, id: &str) -> Result<bool> {
+        Ok(find_id(&self.views(), id)?.is_some())
+    }
+
     pub fn num_docs(&self) -> u64 {
         let deleted: u64 = self.segments.iter().map(|s| u64::from(s.deletes.count())).sum::<u64>()
             + u64::from(self.tail_deletes.count());
@@ -233,49 +241,58 @@ impl State {
         Ok(out)
     }
 
-    /// Puts the flushed segments in place of the in-memory ones, writes the
-    /// deletions and the manifest; returns the manifest and the files it made obsolete.
-    pub fn finish_commit(
-        &mut self,
-        dir: &Directory,
-        plan: CommitPlan,
-        flushed: Vec<Arc<SegmentReader>>,
-    ) -> Result<(Manifest, Vec<String>)> {
-        for ((i, _, name), reader) in plan.to_flush.iter().zip(flushed) {
+    /// Puts the flushed segments in place of the in-memory ones and decides
+    /// the deletion files and the manifest to write; the writing happens
+    /// without the lock ([`PendingCommit::write`]), then [`State::complete`].
+    pub fn finish_commit(&mut self, plan: CommitPlan, flushed: Vec<Arc<SegmentReader>>) -> PendingCommit {
+        let mut retired = Vec::new();
+        for ((i, mem, name), reader) in plan.to_flush.into_iter().zip(flushed) {
             let max_doc = reader.meta().max_doc;
-            self.segments[*i].data = Data::Disk(reader);
-            self.segments[*i].entry = Some(SegmentEntry { name: name.clone(), max_doc, deletes: None });
+            retired.push(std::mem::replace(&mut self.segments[i].data, Data::Disk(reader)));
+            retired.push(Data::Mem(mem));
+            self.segments[i].entry = Some(SegmentEntry { name, max_doc, deletes: None });
         }
         let mut next = self.manifest.clone();
         next.schema = plan.schema;
         next.checkpoint_lsn = plan.checkpoint_lsn;
         next.segments.clear();
         let generation = next.generation + 1;
-        let mut written = Vec::new();
-        for (i, deletes) in plan.deletes.iter().enumerate() {
-            let entry = self.segments[i].entry.clone().expect("flushed segments have entries");
-            let mut entry = entry;
-            if deletes.count() != self.segments[i].persisted.count() {
+        let mut deletes = Vec::new();
+        for (i, bits) in plan.deletes.into_iter().enumerate() {
+            let mut entry = self.segments[i].entry.clone().expect("flushed segments have entries");
+            if bits.count() != self.segments[i].persisted.count() {
                 let file = format!("{}.del.{generation}", entry.name);
-                let mut w = dir.create(&file)?;
-                w.write_all(&deletes.encode(entry.max_doc))?;
-                w.finish()?;
-                written.push((i, file.clone(), deletes.clone()));
-                entry.deletes = Some(file);
+                entry.deletes = Some(file.clone());
+                deletes.push(PendingDeletes {
+                    segment: entry.name.clone(),
+                    file,
+                    bits,
+                    max_doc: entry.max_doc,
+                });
             }
             next.segments.push(entry);
         }
-        dir.sync()?;
-        next.commit(dir)?;
-        let mut obsolete = Vec::new();
-        for (i, file, deletes) in written {
-            let s = &mut self.segments[i];
-            let entry = s.entry.as_mut().expect("committed");
-            obsolete.extend(entry.deletes.replace(file));
-            s.persisted = deletes;
+        PendingCommit { manifest: next, deletes, obsolete: Vec::new(), retired }
+    }
+
+    /// Records what a written commit persisted; returns the files it made obsolete.
+    pub fn complete(&mut self, done: PendingCommit) -> Vec<String> {
+        let mut obsolete = done.obsolete;
+        for d in done.deletes {
+            let Some(s) =
+                self.segments.iter_mut().find(|s| s.entry.as_ref().is_some_and(|e| e.name == d.segment))
+            else {
+                continue;
+            };
+            let entry = s.entry.as_mut().expect("found by its entry");
+            // A merged segment's entry already names its file.
+            obsolete.extend(entry.deletes.replace(d.file.clone()).filter(|old| *old != d.file));
+            s.persisted = d.bits;
         }
-        self.manifest = next.clone();
-        Ok((next, obsolete))
+        // A merge planned meanwhile may have taken a segment name.
+        let next_segment = self.manifest.next_segment.max(done.manifest.next_segment);
+        self.manifest = Manifest { next_segment, ..done.manifest };
+        obsolete
     }
 
     /// Picks `factor` adjacent committed on-disk segments to merge (the run
@@ -312,15 +329,14 @@ impl State {
     }
 
     /// Puts the merged segment in place of its sources, carrying over the
-    /// deletions made since the merge began, and commits a manifest naming it;
-    /// returns the manifest and the files it made obsolete.
+    /// deletions made since the merge began, and decides the manifest naming
+    /// it, written without the lock ([`PendingCommit::write`]), then [`State::complete`].
     pub fn finish_merge(
         &mut self,
-        dir: &Directory,
         plan: MergePlan,
         merged: Arc<SegmentReader>,
         maps: DocMaps,
-    ) -> Result<(Manifest, Vec<String>)> {
+    ) -> Result<PendingCommit> {
         let first = &plan.sources[0].0;
         let start = self
             .segments
@@ -344,12 +360,16 @@ impl State {
             }
         }
         let mut entry = SegmentEntry { name: plan.name.clone(), max_doc, deletes: None };
+        let mut pending_deletes = Vec::new();
         if persisted.count() > 0 {
             let file = format!("{}.del.{}", plan.name, self.manifest.generation + 1);
-            let mut w = dir.create(&file)?;
-            w.write_all(&persisted.encode(max_doc))?;
-            w.finish()?;
-            entry.deletes = Some(file);
+            entry.deletes = Some(file.clone());
+            pending_deletes.push(PendingDeletes {
+                segment: plan.name.clone(),
+                file,
+                bits: persisted.clone(),
+                max_doc,
+            });
         }
         let mut next = self.manifest.clone();
         let at = next
@@ -358,22 +378,62 @@ impl State {
             .position(|e| Some(e) == self.segments[start].entry.as_ref())
             .expect("committed");
         next.segments.splice(at..at + n, [entry.clone()]);
-        next.commit(dir)?;
         let merged_segment = Segment { data: Data::Disk(merged), deletes, entry: Some(entry), persisted };
         let old: Vec<Segment> = self.segments.splice(start..start + n, [merged_segment]).collect();
-        let mut obsolete = Vec::new();
+        let (mut obsolete, mut retired) = (Vec::new(), Vec::new());
         for s in old {
             let e = s.entry.expect("committed");
             obsolete.extend(segment_file_names(&e.name));
             obsolete.extend(e.deletes);
+            retired.push(s.data);
         }
-        self.manifest = next.clone();
-        Ok((next, obsolete))
+        Ok(PendingCommit { manifest: next, deletes: pending_deletes, obsolete, retired })
     }
 
     /// On-disk segments and all segments, for tests and statistics.
     pub fn segment_counts(&self) -> (usize, usize) {
         (self.segments.iter().filter(|s| matches!(s.data, Data::Disk(_))).count(), self.segments.len() + 1)
+    }
+}
+
+/// A deletion file a commit writes.
+struct PendingDeletes {
+    segment: String,
+    file: String,
+    bits: DeleteBits,
+    max_doc: u32,
+}
+
+/// What a commit or a merge writes after the lock is released: deletion files, then the manifest.
+pub(super) struct PendingCommit {
+    manifest: Manifest,
+    deletes: Vec<PendingDeletes>,
+    /// Files the commit makes obsolete besides replaced deletion files.
+    obsolete: Vec<String>,
+    /// Segments replaced: freeing a large in-memory segment takes long enough
+    /// that it must not happen under the lock.
+    retired: Vec<Data>,
+}
+
+impl PendingCommit {
+    /// Writes the deletion files and commits the manifest (write, fsync, rename, fsync the folder).
+    pub fn write(&mut self, dir: &Directory) -> Result<()> {
+        for d in &self.deletes {
+            let mut w = dir.create(&d.file)?;
+            w.write_all(&d.bits.encode(d.max_doc))?;
+            w.finish()?;
+        }
+        dir.sync()?;
+        self.manifest.commit(dir)
+    }
+
+    pub fn checkpoint_lsn(&self) -> u64 {
+        self.manifest.checkpoint_lsn
+    }
+
+    /// Frees the replaced segments (call without the lock).
+    pub fn free_retired(&mut self) {
+        self.retired.clear();
     }
 }
 
