@@ -188,6 +188,7 @@ fn background_merges_bound_the_segment_count_and_keep_every_update_and_delete() 
         merge_trigger: 4,
         merge_factor: 3,
         merge_bytes_per_sec: 1 << 30,
+        ..LiveOptions::default()
     };
     let index = LiveIndex::open(tmp.path(), opts.clone()).unwrap();
     for i in 0..1500u32 {

@@ -79,6 +79,9 @@ pub struct LiveOptions {
     pub merge_factor: usize,
     /// Write rate a background merge keeps under, so queries keep their latency.
     pub merge_bytes_per_sec: u64,
+    /// The background thread's nice value (0..=19): flushes and merges get the CPU
+    /// only after searches and writes, which matters on a machine with few cores.
+    pub background_nice: i32,
 }
 
 impl Default for LiveOptions {
@@ -90,6 +93,7 @@ impl Default for LiveOptions {
             merge_trigger: 8,
             merge_factor: 4,
             merge_bytes_per_sec: 64 << 20,
+            background_nice: 10,
         }
     }
 }
@@ -100,7 +104,9 @@ struct Inner {
     /// The phrase filters' parameters of every segment of this index.
     bloom: Option<needle_codecs::bloom::BloomParams>,
     schema: RwLock<Schema>,
-    state: RwLock<State>,
+    /// Searches wait for a writer queued here (so writers are not starved),
+    /// except `contains`, a lookup short enough to go ahead of it.
+    state: parking_lot::RwLock<State>,
     wal: Option<Wal>,
     /// One commit at a time.
     committing: Mutex<()>,
@@ -130,7 +136,7 @@ impl LiveIndex {
             options,
             bloom: state.bloom().cloned(),
             schema: RwLock::new(schema),
-            state: RwLock::new(state),
+            state: parking_lot::RwLock::new(state),
             wal,
             committing: Mutex::new(()),
             failed: Mutex::new(None),
@@ -149,6 +155,17 @@ impl LiveIndex {
     /// document with the same `_id`. It is searchable when this returns, and
     /// durable too in `durable` mode. Returns its `_id`.
     pub fn add(&self, json: &str) -> Result<String> {
+        let (id, lsn) = self.add_deferred(json)?;
+        self.durable_through(lsn)?;
+        Ok(id)
+    }
+
+    /// [`LiveIndex::add`] without waiting for the write-ahead log: the
+    /// document is searchable when this returns; it is durable once
+    /// [`LiveIndex::durable_through`] its sequence number returns. One writer
+    /// can so keep adding while earlier adds wait for one shared fsync (group
+    /// commit). Returns the `_id` and the sequence number.
+    pub fn add_deferred(&self, json: &str) -> Result<(String, u64)> {
         let doc =
             parse_document(json, &self.inner.schema).map_err(|reason| Error::Input { line: 0, reason })?;
         let id = doc.id.clone();
@@ -157,7 +174,7 @@ impl LiveIndex {
         analyzed.prepare(self.inner.bloom.as_ref());
         self.inner.wait_for_memory();
         let lsn = {
-            let mut st = self.inner.state.write().unwrap();
+            let mut st = self.inner.state.write();
             self.inner.check_writable()?;
             let lsn = st.add(&id, analyzed, self.inner.options.tail_docs);
             if let Some(wal) = &self.inner.wal {
@@ -165,15 +182,20 @@ impl LiveIndex {
             }
             lsn
         };
-        self.inner.durable(lsn)?;
         self.inner.nudge();
-        Ok(id)
+        Ok((id, lsn))
+    }
+
+    /// Returns once every change up to sequence number `lsn` is durable (at
+    /// once outside `durable` mode); a failed fsync poisons the index.
+    pub fn durable_through(&self, lsn: u64) -> Result<()> {
+        self.inner.durable(lsn)
     }
 
     /// Deletes the document with `_id` `id`; returns whether there was one.
     pub fn delete(&self, id: &str) -> Result<bool> {
         let (lsn, found) = {
-            let mut st = self.inner.state.write().unwrap();
+            let mut st = self.inner.state.write();
             self.inner.check_writable()?;
             let (lsn, found) = st.delete(id);
             if let Some(wal) = &self.inner.wal {
@@ -187,7 +209,7 @@ impl LiveIndex {
 
     /// Deletes every document matching `query`; returns how many.
     pub fn delete_by_query(&self, query: &str) -> Result<u64> {
-        let mut st = self.inner.state.write().unwrap();
+        let mut st = self.inner.state.write();
         self.inner.check_writable()?;
         let schema = self.inner.schema.read().unwrap();
         let ids = st.matching_ids(query, &schema)?;
@@ -206,7 +228,7 @@ impl LiveIndex {
 
     /// Searches a consistent snapshot of everything added so far.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
-        let st = self.inner.state.read().unwrap();
+        let st = self.inner.state.read();
         let schema = self.inner.schema.read().unwrap();
         run_search(&st.views(), &schema, request)
     }
@@ -217,13 +239,13 @@ impl LiveIndex {
         query: &needle_search::Query,
         options: needle_search::SearchOptions,
     ) -> Result<needle_search::TopDocs> {
-        let st = self.inner.state.read().unwrap();
+        let st = self.inner.state.read();
         needle_search::Searcher::with_deletes(st.views()).search(query, options)
     }
 
     /// (on-disk segments, all segments including the tail), for tests and statistics.
     pub fn segment_counts(&self) -> (usize, usize) {
-        self.inner.state.read().unwrap().segment_counts()
+        self.inner.state.read().segment_counts()
     }
 
     /// The field id of `name` in this index's schema.
@@ -233,17 +255,18 @@ impl LiveIndex {
 
     /// The stored source of the live document with `_id` `id`.
     pub fn get(&self, id: &str) -> Result<Option<String>> {
-        self.inner.state.read().unwrap().get(id)
+        self.inner.state.read().get(id)
     }
 
     /// Whether a live document has `_id` `id` (a lookup in the id field, no stored fields read).
     pub fn contains(&self, id: &str) -> Result<bool> {
-        self.inner.state.read().unwrap().contains(id)
+        // A visibility probe must not wait behind a writer that waits for a long search.
+        self.inner.state.read_recursive().contains(id)
     }
 
     /// Live documents.
     pub fn num_docs(&self) -> u64 {
-        self.inner.state.read().unwrap().num_docs()
+        self.inner.state.read().num_docs()
     }
 
     /// Persists everything added so far and commits it.
@@ -302,7 +325,7 @@ impl Inner {
 
     /// Backpressure: writers wait while the frozen segments exceed twice the budget.
     fn wait_for_memory(&self) {
-        while self.state.read().unwrap().frozen_bytes() > 2 * self.options.memory_bytes
+        while self.state.read().frozen_bytes() > 2 * self.options.memory_bytes
             && !self.stop.load(Ordering::Relaxed)
         {
             self.nudge();
@@ -314,7 +337,7 @@ impl Inner {
         let _one = self.committing.lock().unwrap();
         self.check_writable()?;
         let plan = {
-            let mut st = self.state.write().unwrap();
+            let mut st = self.state.write();
             let plan = st.begin_commit(&self.schema.read().unwrap());
             if let Some(wal) = &self.wal {
                 wal.rotate(plan.checkpoint_lsn + 1).inspect_err(|e| self.poison(e))?;
@@ -322,12 +345,12 @@ impl Inner {
             plan
         };
         let flushed = State::flush(&self.dir, &plan).inspect_err(|e| self.poison(e))?;
-        let mut pending = self.state.write().unwrap().finish_commit(plan, flushed);
+        let mut pending = self.state.write().finish_commit(plan, flushed);
         // Searches and writes go on while the files are written and fsynced.
         pending.free_retired();
         pending.write(&self.dir).inspect_err(|e| self.poison(e))?;
         let checkpoint = pending.checkpoint_lsn();
-        let obsolete = self.state.write().unwrap().complete(pending);
+        let obsolete = self.state.write().complete(pending);
         if self.wal.is_some() {
             wal::remove_through(&self.dir, checkpoint)?;
         }
@@ -342,7 +365,7 @@ impl Inner {
     /// Merges adjacent committed segments when there are too many, at a bounded write rate.
     fn maybe_merge(&self) -> Result<()> {
         let opts = &self.options;
-        let plan = self.state.write().unwrap().plan_merge(opts.merge_factor, opts.merge_trigger);
+        let plan = self.state.write().plan_merge(opts.merge_factor, opts.merge_trigger);
         let Some(plan) = plan else { return Ok(()) };
         let started = std::time::Instant::now();
         let rate = opts.merge_bytes_per_sec.max(1) as f64;
@@ -354,16 +377,17 @@ impl Inner {
         };
         let (merged, maps) = State::run_merge(&self.dir, &plan, &mut pace).inspect_err(|e| self.poison(e))?;
         let _one = self.committing.lock().unwrap();
-        let finished = self.state.write().unwrap().finish_merge(plan, merged, maps);
+        let finished = self.state.write().finish_merge(plan, merged, maps);
         let mut pending = finished.inspect_err(|e| self.poison(e))?;
         pending.free_retired();
         pending.write(&self.dir).inspect_err(|e| self.poison(e))?;
-        let obsolete = self.state.write().unwrap().complete(pending);
+        let obsolete = self.state.write().complete(pending);
         self.remove(&obsolete)
     }
 
     /// Flushes when the frozen segments outgrow the memory budget.
     fn background(&self) {
+        lower_thread_priority(self.options.background_nice);
         while !self.stop.load(Ordering::SeqCst) {
             {
                 let (lock, cv) = &self.wake;
@@ -377,10 +401,21 @@ impl Inner {
                 continue;
             }
             // Failures poison the index; the error reaches writers from there.
-            if self.state.read().unwrap().frozen_bytes() > self.options.memory_bytes {
+            if self.state.read().frozen_bytes() > self.options.memory_bytes {
                 let _ = self.commit();
             }
             let _ = self.maybe_merge();
         }
     }
+}
+
+/// Gives the calling thread a nice value (Linux sets it per thread); a failure leaves it as it was.
+fn lower_thread_priority(nice: i32) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: setpriority takes plain integers; `who` 0 is the calling thread.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, nice.clamp(0, 19));
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
 }
