@@ -5,6 +5,7 @@
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -12,6 +13,34 @@ use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError};
 
 use crate::cgroup::MemCgroup;
 use crate::util::Result;
+
+/// Which engine to start and how (shared by `run`, `capacity` and `realtime`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct EngineSpec {
+    /// needle, lucene or tantivy (names the answers file; see --label for variants).
+    #[arg(long)]
+    pub engine: String,
+    /// A name for this configuration in results and plots (default: the engine), e.g. lucene-random.
+    #[arg(long)]
+    pub label: Option<String>,
+    /// The command that starts the engine's server (default per engine; `--index DIR --threads T` is appended).
+    #[arg(long)]
+    pub engine_cmd: Option<String>,
+    /// Extra arguments appended to the engine's command line (repeatable).
+    #[arg(long, allow_hyphen_values = true)]
+    pub engine_arg: Vec<String>,
+}
+
+impl EngineSpec {
+    /// The server's command line (see [`engine_command`]).
+    pub fn command(&self) -> Result<Vec<String>> {
+        engine_command(&self.engine, self.engine_cmd.as_deref(), &repo_root())
+    }
+
+    pub fn label(&self) -> String {
+        self.label.clone().unwrap_or_else(|| self.engine.clone())
+    }
+}
 
 /// One line from the engine.
 #[derive(Debug)]
@@ -32,8 +61,13 @@ pub enum Reply {
     Closed,
 }
 
+/// Called by the reader thread for every answer (request id, arrival) before it
+/// is queued, so a driver can react without waiting for its own loop (`realtime`'s probes).
+pub type AnswerHook = Box<dyn FnMut(u64, Instant) + Send>;
+
 pub struct EngineProcess {
     child: Child,
+    hook: Arc<Mutex<Option<AnswerHook>>>,
     stdin: Option<BufWriter<ChildStdin>>,
     replies: Receiver<Reply>,
     reader: Option<JoinHandle<()>>,
@@ -127,6 +161,8 @@ impl EngineProcess {
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = unbounded();
         let (ready_tx, ready_rx) = unbounded::<std::result::Result<String, String>>();
+        let hook: Arc<Mutex<Option<AnswerHook>>> = Arc::default();
+        let reader_hook = hook.clone();
         let reader = std::thread::spawn(move || {
             let mut r = BufReader::with_capacity(1 << 16, stdout);
             let mut line = String::new();
@@ -159,7 +195,13 @@ impl EngineProcess {
                     let _ = tx.send(Reply::Stats(v));
                     continue;
                 }
-                let _ = tx.send(parse_answer(l, at));
+                let reply = parse_answer(l, at);
+                if let Reply::Answer { id, at, .. } = &reply {
+                    if let Some(f) = reader_hook.lock().unwrap().as_mut() {
+                        f(*id, *at);
+                    }
+                }
+                let _ = tx.send(reply);
             }
         });
         let ready = match ready_rx.recv_timeout(timeout) {
@@ -176,6 +218,7 @@ impl EngineProcess {
         };
         Ok(EngineProcess {
             child,
+            hook,
             stdin: Some(stdin),
             replies: rx,
             reader: Some(reader),
@@ -184,6 +227,11 @@ impl EngineProcess {
             cgroup,
             id_base: 0,
         })
+    }
+
+    /// Installs the reader thread's [`AnswerHook`].
+    pub fn on_answer(&self, f: AnswerHook) {
+        *self.hook.lock().unwrap() = Some(f);
     }
 
     /// Queues one request (not flushed).

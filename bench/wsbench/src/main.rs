@@ -8,6 +8,7 @@ mod engine;
 mod load;
 mod needle_side;
 mod procstat;
+mod realtime;
 mod report;
 mod run;
 mod util;
@@ -54,6 +55,15 @@ enum Command {
         /// Count the bytes each query needs by data kind; STATS reports the totals.
         #[arg(long)]
         read_stats: bool,
+        /// Open the index live: `add` and `id` requests allowed (bench/PROTOCOL.md).
+        #[arg(long)]
+        live: bool,
+        /// Live: volatile, graceful or durable.
+        #[arg(long, default_value = "volatile")]
+        durability: String,
+        /// Live: threads applying `add` requests.
+        #[arg(long, default_value_t = 1)]
+        ingest_threads: usize,
     },
     /// Generate a corpus of any size with the statistics of a real one; print both side by side.
     Scale {
@@ -121,6 +131,20 @@ enum Command {
         #[arg(long)]
         workload: String,
     },
+    /// Real-time mode: add documents to a served index while querying it; visibility, ingestion, query latency.
+    Realtime(realtime::RealtimeArgs),
+    /// Split a JSONL corpus: the first part (for the base index of `realtime`) and the rest.
+    Split {
+        #[arg(long)]
+        corpus: PathBuf,
+        /// Fraction of the documents in the first part.
+        #[arg(long, default_value_t = 0.8)]
+        fraction: f64,
+        #[arg(long)]
+        head: PathBuf,
+        #[arg(long)]
+        tail: PathBuf,
+    },
     /// Write a Markdown report with SVG plots from result JSON files.
     Report {
         /// Folder of result JSON files (searched recursively).
@@ -147,8 +171,17 @@ fn run_command(c: Command) -> Result<()> {
         Command::IndexNeedle { corpus, index, threads, memory } => {
             needle_side::index(&corpus, &index, threads, memory)
         }
-        Command::ServeNeedle { index, threads, no_bloom, read_stats } => {
-            needle_side::serve(&index, threads, needle_side::ServeOptions { bloom: !no_bloom, read_stats })
+        Command::ServeNeedle { index, threads, no_bloom, read_stats, live, durability, ingest_threads } => {
+            let live = if live {
+                let durability = needle_engine::Durability::parse(&durability).ok_or_else(|| {
+                    format!("--durability: `{durability}` is not volatile, graceful or durable")
+                })?;
+                Some(needle_engine::LiveOptions { durability, ..Default::default() })
+            } else {
+                None
+            };
+            let options = needle_side::ServeOptions { bloom: !no_bloom, read_stats, live, ingest_threads };
+            needle_side::serve(&index, threads, options)
         }
         Command::Scale { corpus, out, size, doc_len, pair_prob, repeat_prob, seed, learn_docs } => {
             let doc_len = if doc_len == "real" {
@@ -190,6 +223,8 @@ fn run_command(c: Command) -> Result<()> {
         Command::Compare { answers_dir, engine, workload } => {
             validate::compare_all(&answers_dir, &engine, &workload).map(|_| ())
         }
+        Command::Realtime(a) => realtime::realtime(&a).map(|_| ()),
+        Command::Split { corpus, fraction, head, tail } => corpus::split(&corpus, fraction, &head, &tail),
         Command::Report { results, out } => report::write(&results, &out),
     }
 }

@@ -1,7 +1,10 @@
 //! Needle's side of WSBench: `index-needle` builds an index with the same fields
 //! as the peers (title and body as text, `id` as the document id, everything else
 //! ignored, one segment), and `serve-needle` serves bench/PROTOCOL.md with the
-//! library (`Index::search`), T worker threads answering requests concurrently.
+//! library, T worker threads answering searches concurrently: `Index::search`
+//! on a read-only index, or, with `--live`, a `LiveIndex` that also takes the
+//! real-time requests (`add` on dedicated ingest threads, `id` probes answered
+//! by the input thread so they never queue behind a search).
 
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -9,7 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use needle_engine::{ImportOptions, ImportProgress, Index, Schema, SearchRequest};
+use needle_engine::{
+    ImportOptions, ImportProgress, Index, LiveIndex, LiveOptions, Schema, SearchRequest, SearchResponse,
+};
 
 use crate::util::{open_input, Result};
 
@@ -38,16 +43,49 @@ pub fn index(corpus: &Path, dir: &Path, threads: usize, memory_bytes: u64) -> Re
 }
 
 /// How `serve-needle` answers.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ServeOptions {
     /// Let phrases use the Bloom filters.
     pub bloom: bool,
     /// Count each query's reads by data kind (see `needle search --stats`).
     pub read_stats: bool,
+    /// Open the index live (real-time requests allowed) with these options.
+    pub live: Option<LiveOptions>,
+    /// Live: threads applying `add` requests.
+    pub ingest_threads: usize,
+}
+
+/// The index being served.
+enum Served {
+    ReadOnly(Box<Index>),
+    Live(LiveIndex),
+}
+
+impl Served {
+    fn search(&self, request: &SearchRequest) -> needle_core::Result<SearchResponse> {
+        match self {
+            Served::ReadOnly(i) => i.search(request),
+            Served::Live(i) => i.search(request),
+        }
+    }
+
+    fn live(&self) -> Result<&LiveIndex> {
+        match self {
+            Served::Live(i) => Ok(i),
+            Served::ReadOnly(_) => Err("this engine was started without --live".into()),
+        }
+    }
+
+    fn num_docs(&self) -> u64 {
+        match self {
+            Served::ReadOnly(i) => i.num_docs(),
+            Served::Live(i) => i.num_docs(),
+        }
+    }
 }
 
 struct Shared {
-    index: Index,
+    index: Served,
     options: ServeOptions,
     /// Bytes needed by data kind, summed over the queries answered.
     needed: Mutex<std::collections::BTreeMap<String, u64>>,
@@ -57,17 +95,29 @@ struct Shared {
     idle: Condvar,
     queries: AtomicU64,
     errors: AtomicU64,
+    /// Durable mode: adds applied and waiting for the write-ahead log, (request id, `_id`,
+    /// sequence number), acknowledged in order by one thread (group commit with one writer).
+    /// Taken (closed) at the end of input.
+    durable_acks: Mutex<Option<crossbeam_channel::Sender<(String, String, u64)>>>,
 }
+
+type Answer = std::result::Result<Option<String>, (String, String)>;
 
 impl Shared {
     fn answer(&self, line: &str) {
-        let text = match handle(self, line) {
-            Ok(t) => t,
-            Err((id, msg)) => {
-                self.errors.fetch_add(1, Ordering::Relaxed);
-                format!("{id}\tERROR\t{}\n", msg.replace(['\t', '\n', '\r'], " "))
-            }
-        };
+        match handle(self, line) {
+            Ok(Some(text)) => self.reply(Ok(text)),
+            Ok(None) => {} // answered later, by the acknowledging thread
+            Err(e) => self.reply(Err(e)),
+        }
+    }
+
+    /// Writes one answer and counts it done.
+    fn reply(&self, result: std::result::Result<String, (String, String)>) {
+        let text = result.unwrap_or_else(|(id, msg)| {
+            self.errors.fetch_add(1, Ordering::Relaxed);
+            format!("{id}\tERROR\t{}\n", msg.replace(['\t', '\n', '\r'], " "))
+        });
         self.queries.fetch_add(1, Ordering::Relaxed);
         {
             let mut out = self.out.lock().unwrap();
@@ -82,19 +132,40 @@ impl Shared {
     }
 }
 
-fn handle(shared: &Shared, line: &str) -> std::result::Result<String, (String, String)> {
+/// The MODE field of a request line.
+fn mode_of(line: &str) -> &str {
+    line.split('\t').nth(1).unwrap_or("")
+}
+
+fn handle(shared: &Shared, line: &str) -> Answer {
     let mut parts = line.splitn(4, '\t');
     let id = parts.next().unwrap_or("").to_string();
     let (Some(mode), Some(k), Some(query)) = (parts.next(), parts.next(), parts.next()) else {
         return Err((id, "expected ID\\tMODE\\tK\\tQUERY".into()));
     };
-    let top_k: usize = k.parse().map_err(|_| (id.clone(), format!("bad K `{k}`")))?;
+    let failed = |e: &dyn std::fmt::Display| (id.clone(), e.to_string());
     let track_total_hits = match mode {
         // Lucene's `IndexSearcher.search(query, k)` counts hits exactly up to 1,000, then prunes.
         "top" => 1_000,
         "count" => u64::MAX,
+        "add" => {
+            let live = shared.index.live().map_err(|e| failed(&e))?;
+            let Some(acks) = shared.durable_acks.lock().unwrap().clone() else {
+                let doc_id = live.add(query).map_err(|e| failed(&e))?;
+                return Ok(Some(format!("{id}\t1\t{doc_id}\n")));
+            };
+            let (doc_id, lsn) = live.add_deferred(query).map_err(|e| failed(&e))?;
+            acks.send((id.clone(), doc_id, lsn)).map_err(|e| failed(&e))?;
+            return Ok(None);
+        }
+        "id" => {
+            let found =
+                shared.index.live().map_err(|e| failed(&e))?.contains(query).map_err(|e| failed(&e))?;
+            return Ok(Some(if found { format!("{id}\t1\t{query}\n") } else { format!("{id}\t0\t\n") }));
+        }
         other => return Err((id, format!("unknown mode `{other}`"))),
     };
+    let top_k: usize = k.parse().map_err(|_| (id.clone(), format!("bad K `{k}`")))?;
     let mut request = SearchRequest::new(query);
     request.top_k = top_k;
     request.track_total_hits = track_total_hits;
@@ -115,12 +186,24 @@ fn handle(shared: &Shared, line: &str) -> std::result::Result<String, (String, S
         s.push_str(&h.id);
     }
     s.push('\n');
-    Ok(s)
+    Ok(Some(s))
 }
 
 pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
-    let index = Index::open(dir)?;
+    let index = match &options.live {
+        Some(live) => Served::Live(LiveIndex::open(dir, live.clone())?),
+        None => Served::ReadOnly(Box::new(Index::open(dir)?)),
+    };
     let docs = index.num_docs();
+    let ingest_threads = if options.live.is_some() { options.ingest_threads.max(1) } else { 0 };
+    let durable = options.live.as_ref().is_some_and(|l| l.durability == needle_engine::Durability::Durable);
+    let (durable_acks, acks_rx) = match durable {
+        true => {
+            let (tx, rx) = crossbeam_channel::unbounded();
+            (Some(tx), Some(rx))
+        }
+        false => (None, None),
+    };
     let shared = Arc::new(Shared {
         index,
         options,
@@ -130,6 +213,17 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
         idle: Condvar::new(),
         queries: AtomicU64::new(0),
         errors: AtomicU64::new(0),
+        durable_acks: Mutex::new(durable_acks),
+    });
+    let acker = acks_rx.map(|rx| {
+        let shared = Arc::clone(&shared);
+        std::thread::spawn(move || {
+            for (id, doc_id, lsn) in rx {
+                let live = shared.index.live().expect("durable mode is live");
+                let acked = live.durable_through(lsn).map(|()| format!("{id}\t1\t{doc_id}\n"));
+                shared.reply(acked.map_err(|e| (id, e.to_string())));
+            }
+        })
     });
     {
         let mut out = shared.out.lock().unwrap();
@@ -138,18 +232,23 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
         writeln!(out, "READY\t{ready}")?;
         out.flush()?;
     }
-    let (tx, rx) = crossbeam_channel::unbounded::<String>();
-    let workers: Vec<_> = (0..threads.max(1))
-        .map(|_| {
+    let pool = |n: usize, name: &str| -> Result<_> {
+        let (tx, rx) = crossbeam_channel::unbounded::<String>();
+        let mut workers = Vec::new();
+        for _ in 0..n {
             let rx = rx.clone();
             let shared = Arc::clone(&shared);
-            std::thread::spawn(move || {
+            workers.push(std::thread::Builder::new().name(name.to_string()).spawn(move || {
                 for line in rx {
                     shared.answer(&line);
                 }
-            })
-        })
-        .collect();
+            })?);
+        }
+        Ok((tx, workers))
+    };
+    let (searches, mut workers) = pool(threads.max(1), "search")?;
+    let (adds, ingest_workers) = pool(ingest_threads, "ingest")?;
+    workers.extend(ingest_workers);
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let line = line?;
@@ -174,11 +273,19 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
             continue;
         }
         *shared.inflight.lock().unwrap() += 1;
-        tx.send(line.to_string()).map_err(|_| "workers gone")?;
+        match mode_of(line) {
+            "id" => shared.answer(line),
+            "add" if ingest_threads > 0 => adds.send(line.to_string()).map_err(|_| "workers gone")?,
+            _ => searches.send(line.to_string()).map_err(|_| "workers gone")?,
+        }
     }
-    drop(tx);
+    drop((searches, adds));
     for w in workers {
         let _ = w.join();
+    }
+    drop(shared.durable_acks.lock().unwrap().take());
+    if let Some(a) = acker {
+        let _ = a.join();
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
-//! `report`: reads every result JSON under a folder (from `run` and `capacity`)
-//! and writes report.md with tables (QPS and latency per workload category per
-//! engine, storage bytes per query, validation, capacity) and SVG plots drawn
+//! `report`: reads every result JSON under a folder (from `run`, `capacity` and
+//! `realtime`) and writes report.md with tables (QPS and latency per workload
+//! category per engine, storage bytes per query, validation, capacity, real
+//! time) and SVG plots drawn
 //! with plotters' pure-Rust SVG backend: QPS per category per engine, latency
 //! percentiles against offered load, storage bytes per query against the memory
 //! limit (the shape of WiSER's Figure 19).
@@ -11,10 +12,18 @@ use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
+use crate::realtime::RealtimeResult;
 use crate::run::RunResult;
 use crate::util::Result;
 
-fn collect(dir: &Path, out: &mut Vec<(PathBuf, RunResult)>) -> Result<()> {
+/// Every result under `dir`: `run` and `capacity` results, and `realtime` ones.
+#[derive(Default)]
+struct Results {
+    runs: Vec<(PathBuf, RunResult)>,
+    realtime: Vec<(PathBuf, RealtimeResult)>,
+}
+
+fn collect(dir: &Path, out: &mut Results) -> Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?.flatten().map(|e| e.path()).collect();
     entries.sort();
     for p in entries {
@@ -23,10 +32,54 @@ fn collect(dir: &Path, out: &mut Vec<(PathBuf, RunResult)>) -> Result<()> {
         } else if p.extension().is_some_and(|e| e == "json") {
             let text = std::fs::read_to_string(&p)?;
             if let Ok(r) = serde_json::from_str::<RunResult>(&text) {
-                out.push((p, r));
+                out.runs.push((p, r));
+            } else if let Ok(r) = serde_json::from_str::<RealtimeResult>(&text) {
+                out.realtime.push((p, r));
             }
         }
     }
+    Ok(())
+}
+
+/// The real-time table: one row per result, in file order.
+fn realtime_section(md: &mut String, results: &[(PathBuf, RealtimeResult)]) -> Result<()> {
+    writeln!(
+        md,
+        "## Real time: queries while documents are added
+"
+    )?;
+    writeln!(
+        md,
+        "Visibility: acknowledgement of an add to the first `id` probe that finds the document. \
+         Query latency (open loop, from scheduled arrival) idle before the ingestion, during it, and idle after it.\n"
+    )?;
+    writeln!(
+        md,
+        "| engine | docs | offered docs/s | docs/s | visibility p50 ms | p99 ms | probe rtt p50 ms | queries/s | idle p50 / p95 / p99 ms | ingesting p50 / p95 / p99 ms | after p50 / p95 / p99 ms |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
+    )?;
+    let lat = |p: &crate::realtime::PhaseResult| {
+        let l = &p.latency;
+        format!("{:.2} / {:.2} / {:.2}", l.p50_ms, l.p95_ms, l.p99_ms)
+    };
+    for (_, r) in results {
+        let offered = if r.ingest_rate > 0.0 { format!("{:.0}", r.ingest_rate) } else { "max".into() };
+        writeln!(
+            md,
+            "| {} | {} | {offered} | {:.0} | {:.3} | {:.3} | {:.3} | {:.0} | {} | {} | {} |",
+            r.label,
+            r.docs,
+            r.ingest_docs_per_sec,
+            r.visibility.p50_ms,
+            r.visibility.p99_ms,
+            r.probe_rtt.p50_ms,
+            r.offered_rate,
+            lat(&r.idle_before),
+            lat(&r.ingesting),
+            lat(&r.idle_after)
+        )?;
+    }
+    writeln!(md)?;
     Ok(())
 }
 
@@ -49,15 +102,19 @@ fn mem_mb(r: &RunResult) -> String {
 }
 
 pub fn write(results: &Path, out: &Path) -> Result<()> {
-    let mut all = Vec::new();
-    collect(results, &mut all)?;
-    if all.is_empty() {
+    let mut found = Results::default();
+    collect(results, &mut found)?;
+    let Results { runs: all, realtime } = found;
+    if all.is_empty() && realtime.is_empty() {
         return Err(format!("no result JSON files under {}", results.display()).into());
     }
     std::fs::create_dir_all(out)?;
     let mut md = String::new();
     writeln!(md, "# WSBench report\n")?;
-    writeln!(md, "{} result files from `{}`.\n", all.len(), results.display())?;
+    writeln!(md, "{} result files from `{}`.\n", all.len() + realtime.len(), results.display())?;
+    if !realtime.is_empty() {
+        realtime_section(&mut md, &realtime)?;
+    }
 
     // QPS and latency tables, one per workload and condition.
     let runs: Vec<&RunResult> = all.iter().map(|(_, r)| r).filter(|r| r.kind == "run").collect();
@@ -65,7 +122,9 @@ pub fn write(results: &Path, out: &Path) -> Result<()> {
     for r in &runs {
         groups.entry((r.workload.clone(), condition(r))).or_default().push(r);
     }
-    writeln!(md, "## Throughput and latency per workload\n")?;
+    if !groups.is_empty() {
+        writeln!(md, "## Throughput and latency per workload\n")?;
+    }
     for (gi, ((workload, cond), rs)) in groups.iter().enumerate() {
         writeln!(md, "### {workload}: {cond}\n")?;
         let labels: Vec<String> =
@@ -220,6 +279,9 @@ pub fn write(results: &Path, out: &Path) -> Result<()> {
     writeln!(md, "## Result files\n")?;
     for (p, r) in &all {
         writeln!(md, "- `{}`: {} {} on {} ({})", p.display(), r.kind, r.label, r.workload, condition(r))?;
+    }
+    for (p, r) in &realtime {
+        writeln!(md, "- `{}`: realtime {} ({} docs added)", p.display(), r.label, r.docs)?;
     }
     std::fs::write(out.join("report.md"), md)?;
     eprintln!("wrote {}", out.join("report.md").display());

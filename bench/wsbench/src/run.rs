@@ -10,7 +10,7 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 
 use crate::cgroup::{drop_caches, MemCgroup};
-use crate::engine::{engine_command, repo_root, EngineProcess};
+use crate::engine::{EngineProcess, EngineSpec};
 use crate::load::{closed, open, LoadResult};
 use crate::util::{create_output, parse_size, Result};
 use crate::validate::{self, Comparison};
@@ -18,18 +18,8 @@ use crate::workload::Workload;
 
 #[derive(Args, Debug, Clone)]
 pub struct EngineArgs {
-    /// needle, lucene or tantivy (names the answers file; see --label for variants).
-    #[arg(long)]
-    pub engine: String,
-    /// A name for this configuration in results and plots (default: the engine), e.g. lucene-random.
-    #[arg(long)]
-    pub label: Option<String>,
-    /// The command that starts the engine's server (default per engine; `--index DIR --threads T` is appended).
-    #[arg(long)]
-    pub engine_cmd: Option<String>,
-    /// Extra arguments appended to the engine's command line (repeatable).
-    #[arg(long, allow_hyphen_values = true)]
-    pub engine_arg: Vec<String>,
+    #[command(flatten)]
+    pub spec: EngineSpec,
     #[arg(long)]
     pub index: PathBuf,
     #[arg(long)]
@@ -164,7 +154,7 @@ fn launch(e: &EngineArgs, cmd: &[String], label: &str) -> Result<EngineProcess> 
         cmd,
         &e.index,
         e.threads,
-        &e.engine_arg,
+        &e.spec.engine_arg,
         cgroup,
         Duration::from_secs(e.ready_timeout),
     )?;
@@ -174,9 +164,8 @@ fn launch(e: &EngineArgs, cmd: &[String], label: &str) -> Result<EngineProcess> 
 
 fn start(e: &EngineArgs, mode: &str, kind: &str) -> Result<Session> {
     let workload = Workload::read(&e.workload)?;
-    let root = repo_root();
-    let cmd = engine_command(&e.engine, e.engine_cmd.as_deref(), &root)?;
-    let label = e.label.clone().unwrap_or_else(|| e.engine.clone());
+    let cmd = e.spec.command()?;
+    let label = e.spec.label();
     let mut engine = launch(e, &cmd, &label)?;
     let mut validation = Vec::new();
     if !e.no_validate {
@@ -201,7 +190,7 @@ fn start(e: &EngineArgs, mode: &str, kind: &str) -> Result<Session> {
     }
     let result = RunResult {
         kind: kind.into(),
-        engine: e.engine.clone(),
+        engine: e.spec.engine.clone(),
         label,
         ready: engine.ready.clone(),
         index: e.index.display().to_string(),

@@ -102,3 +102,82 @@ fn smoke() {
     let svg = std::fs::read_to_string(tmp.path().join("report/qps_0.svg")).unwrap();
     assert!(svg.starts_with("<svg"));
 }
+
+/// (name, length) of every file in `dir`.
+fn files(dir: &Path) -> Vec<(String, u64)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.file_name().to_string_lossy().into_owned(), e.metadata().unwrap().len())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Real-time mode: a base index of 80% of the bundled corpus, the rest added
+/// while queries run; every sampled document must be found by a probe.
+#[test]
+fn realtime_smoke() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/sotu.jsonl.gz");
+    let tmp = tempfile::tempdir().unwrap();
+    let t = |p: &str| tmp.path().join(p).to_string_lossy().into_owned();
+    let corpus = corpus.to_string_lossy().into_owned();
+    bench(&[
+        "split",
+        "--corpus",
+        &corpus,
+        "--fraction",
+        "0.8",
+        "--head",
+        &t("head.jsonl"),
+        "--tail",
+        &t("tail.jsonl"),
+    ]);
+    bench(&["index-needle", "--corpus", &t("head.jsonl"), "--index", &t("base"), "--threads", "2"]);
+    bench(&["workload", "--index", &t("base"), "--out-dir", &t("wl"), "--per-category", "10"]);
+    let base_files = files(&tmp.path().join("base"));
+    bench(&[
+        "realtime",
+        "--engine",
+        "needle",
+        "--engine-arg=--live",
+        "--base-index",
+        &t("base"),
+        "--work-dir",
+        &t("work"),
+        "--docs",
+        &t("tail.jsonl"),
+        "--workload",
+        &t("wl/single.txt"),
+        "--rate",
+        "100",
+        "--warmup",
+        "0.2",
+        "--idle",
+        "0.5",
+        "--probe-every",
+        "5",
+        "--out",
+        &t("results/realtime.json"),
+    ]);
+    let r = read_json(&tmp.path().join("results/realtime.json"));
+    assert_eq!(r["kind"], "realtime");
+    assert_eq!(r["ready"]["docs"], 186, "{r}");
+    assert_eq!(r["docs"], 47);
+    assert_eq!(r["add_errors"], 0);
+    // Documents 0, 5, ..., 45 were probed, and every one was found.
+    assert_eq!(r["visibility"]["count"], 10, "{r}");
+    assert_eq!(r["visibility_unresolved"], 0);
+    assert!(r["ingest_docs_per_sec"].as_f64().unwrap() > 0.0);
+    for phase in ["idle_before", "idle_after"] {
+        assert!(r[phase]["completed"].as_u64().unwrap() > 0, "{phase}: {r}");
+        assert_eq!(r[phase]["errors"], 0, "{phase}: {r}");
+    }
+    // The base index was copied, not changed.
+    assert_eq!(files(&tmp.path().join("base")), base_files);
+    bench(&["report", "--results", &t("results"), "--out", &t("report")]);
+    let md = std::fs::read_to_string(tmp.path().join("report/report.md")).unwrap();
+    assert!(md.contains("## Real time") && md.contains("| needle | 47 |"), "{md}");
+}

@@ -4,7 +4,7 @@
 
 pub mod scale;
 
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::path::Path;
 
 use crate::util::{open_input, Result};
@@ -92,4 +92,30 @@ pub fn print_side_by_side(real: &CorpusStats, generated: &CorpusStats) {
             pct(g, generated.vocabulary)
         );
     }
+}
+
+/// Writes the first `fraction` of the corpus's non-empty lines to `head` and the rest to
+/// `tail` (`.gz` compresses), for `realtime`: the base index and the documents added to it.
+pub fn split(corpus: &Path, fraction: f64, head: &Path, tail: &Path) -> Result<()> {
+    if !(0.0..=1.0).contains(&fraction) {
+        return Err(format!("--fraction {fraction} is not between 0 and 1").into());
+    }
+    let lines = crate::util::read_lines(corpus)?;
+    let cut = (lines.len() as f64 * fraction).round() as usize;
+    for (path, part) in [(head, &lines[..cut]), (tail, &lines[cut..])] {
+        let mut out = crate::util::create_output(path)?;
+        for line in part {
+            writeln!(out, "{line}")?;
+        }
+        out.flush()?;
+    }
+    eprintln!(
+        "{}: {} documents, {cut} to {}, {} to {}",
+        corpus.display(),
+        lines.len(),
+        head.display(),
+        lines.len() - cut,
+        tail.display()
+    );
+    Ok(())
 }

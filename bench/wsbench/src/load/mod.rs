@@ -20,6 +20,9 @@ pub struct Latency {
     pub mean_ms: f64,
     pub p50_ms: f64,
     pub p90_ms: f64,
+    /// Absent from results written before it was added.
+    #[serde(default)]
+    pub p95_ms: f64,
     pub p99_ms: f64,
     pub p999_ms: f64,
     pub max_ms: f64,
@@ -37,6 +40,7 @@ impl Latency {
             mean_ms: h.mean() / 1e3,
             p50_ms: ms(h.value_at_quantile(0.5)),
             p90_ms: ms(h.value_at_quantile(0.9)),
+            p95_ms: ms(h.value_at_quantile(0.95)),
             p99_ms: ms(h.value_at_quantile(0.99)),
             p999_ms: ms(h.value_at_quantile(0.999)),
             max_ms: ms(h.max()),

@@ -111,7 +111,7 @@ public final class BenchIndex {
         docs, indexedNanos / 1e9, (System.nanoTime() - start) / 1e9, dirSize(indexDir));
   }
 
-  private static Document toDocument(Map<String, Object> json, long lineNo) {
+  static Document toDocument(Map<String, Object> json, long lineNo) {
     if (!(json.get(ID) instanceof String id)) {
       throw new IllegalArgumentException("corpus line " + lineNo + ": no string \"id\"");
     }

@@ -9,19 +9,29 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
 import org.apache.lucene.queryparser.classic.MultiFieldQueryParser;
 import org.apache.lucene.queryparser.classic.QueryParser;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ReferenceManager;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherFactory;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.store.MMapDirectory;
 import org.apache.lucene.util.Version;
 
@@ -29,7 +39,7 @@ import org.apache.lucene.util.Version;
  * Serves a {@link BenchIndex} index over the WSBench line protocol (bench/PROTOCOL.md).
  *
  * <pre>
- * Serve --index DIR --threads T [--query-cache]
+ * Serve --index DIR --threads T [--query-cache] [--live --reopen-ms MS --ingest-threads N]
  * </pre>
  *
  * <p>One {@link MMapDirectory} (so {@code -Dorg.apache.lucene.store.defaultReadAdvice=RANDOM}
@@ -49,19 +59,32 @@ import org.apache.lucene.util.Version;
  * {"heap_used":...,"heap_committed":...,"rss_kb":...,"hwm_kb":...}}. Malformed requests answer
  * {@code ID\tERROR\tmessage} ({@code -1} when the ID is unreadable). End of input: the pool drains,
  * the process exits 0.
+ *
+ * <p>{@code --live}: near-real-time search as Lucene offers it. An {@link IndexWriter} (Lucene's
+ * default merge policy and concurrent merge scheduler) appends to the index, a {@link
+ * SearcherManager} over it is refreshed every {@code --reopen-ms} milliseconds by its own thread,
+ * and each search acquires the latest searcher. {@code ID\tadd\t0\tJSON} is applied with {@code
+ * updateDocument} (replace by {@code id}) on one of {@code --ingest-threads} threads and answered
+ * {@code ID\t1\tDOCID} when it returns; {@code ID\tid\t0\tDOCID} is answered by the input
+ * thread ({@code ID\tN\t}: how many documents with that id the current searcher sees), so a
+ * visibility probe never waits behind a search. End of input rolls the writer back.
  */
 public final class Serve {
-  private static final String USAGE = "usage: Serve --index DIR [--threads T] [--query-cache]";
+  private static final String USAGE =
+      "usage: Serve --index DIR [--threads T] [--query-cache] [--live [--reopen-ms MS]"
+          + " [--ingest-threads N]]";
   private static final Set<String> ID_ONLY = Set.of(BenchIndex.ID);
 
-  private final IndexSearcher searcher;
+  private final ReferenceManager<IndexSearcher> searchers;
+  private final IndexWriter writer;
   private final ThreadLocal<QueryParser> parsers;
   private final Writer out;
   private final Object pendingLock = new Object();
   private int pending;
 
-  private Serve(IndexSearcher searcher, Writer out) {
-    this.searcher = searcher;
+  private Serve(ReferenceManager<IndexSearcher> searchers, IndexWriter writer, Writer out) {
+    this.searchers = searchers;
+    this.writer = writer;
     this.out = out;
     StandardAnalyzer analyzer = new StandardAnalyzer();
     this.parsers =
@@ -72,9 +95,16 @@ public final class Serve {
     Path indexDir = null;
     int threads = 1;
     boolean queryCache = false;
+    boolean live = false;
+    int reopenMs = 1000;
+    int ingestThreads = 1;
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--query-cache")) {
         queryCache = true;
+        continue;
+      }
+      if (args[i].equals("--live")) {
+        live = true;
         continue;
       }
       String value = i + 1 < args.length ? args[i + 1] : null;
@@ -93,6 +123,8 @@ public final class Serve {
             usage("--threads: not a positive integer: " + value);
           }
         }
+        case "--reopen-ms" -> reopenMs = positive(args[i], value);
+        case "--ingest-threads" -> ingestThreads = positive(args[i], value);
         default -> usage("unknown argument " + args[i]);
       }
       i++;
@@ -104,19 +136,38 @@ public final class Serve {
     Writer out =
         new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
+    ExecutorService ingest = live ? Executors.newFixedThreadPool(ingestThreads) : null;
+    boolean cache = queryCache;
+    SearcherFactory factory =
+        new SearcherFactory() {
+          @Override
+          public IndexSearcher newSearcher(IndexReader reader, IndexReader previous) {
+            IndexSearcher searcher = new IndexSearcher(reader);
+            if (!cache) {
+              // tantivy has no query cache; repeated counts would hit Lucene's LRUQueryCache.
+              searcher.setQueryCache(null);
+            }
+            return searcher;
+          }
+        };
     try (MMapDirectory dir = new MMapDirectory(indexDir);
-        DirectoryReader reader = DirectoryReader.open(dir)) {
-      IndexSearcher searcher = new IndexSearcher(reader);
-      if (!queryCache) {
-        // tantivy has no query cache; repeated non-scoring counts would hit Lucene's LRUQueryCache.
-        searcher.setQueryCache(null);
+        IndexWriter writer = live ? new IndexWriter(dir, liveConfig()) : null;
+        ReferenceManager<IndexSearcher> searchers =
+            live
+                ? new SearcherManager(writer, factory)
+                : new SearcherManager(DirectoryReader.open(dir), factory)) {
+      Serve serve = new Serve(searchers, writer, out);
+      if (live) {
+        startReopening(searchers, reopenMs);
       }
-      Serve serve = new Serve(searcher, out);
+      IndexSearcher first = searchers.acquire();
+      int docs = first.getIndexReader().numDocs();
+      searchers.release(first);
       serve.write(
           "READY\t{\"engine\":\"lucene\",\"version\":\""
               + Version.LATEST
               + "\",\"docs\":"
-              + reader.numDocs()
+              + docs
               + "}");
       BufferedReader in =
           new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
@@ -131,8 +182,14 @@ public final class Serve {
           continue;
         }
         String request = line;
+        String mode = modeOf(request);
+        if (live && mode.equals("id")) {
+          serve.write(serve.probe(request));
+          continue;
+        }
         serve.begin();
-        pool.execute(
+        (live && mode.equals("add") ? ingest : pool)
+            .execute(
             () -> {
               try {
                 serve.write(serve.answer(request));
@@ -143,15 +200,21 @@ public final class Serve {
       }
       pool.shutdown();
       pool.awaitTermination(Long.MAX_VALUE, TimeUnit.DAYS);
+      if (live) {
+        ingest.shutdown();
+        ingest.awaitTermination(Long.MAX_VALUE, TimeUnit.DAYS);
+        writer.rollback();
+      }
     }
     out.flush();
     System.exit(0);
   }
 
-  /** Answers one request line; never throws. */
+  /** Answers one request line with the latest searcher; never throws. */
   private String answer(String line) {
     String[] parts = line.split("\t", 4);
     String id = parts[0].strip();
+    IndexSearcher searcher = null;
     try {
       if (parts.length < 4) {
         throw new IllegalArgumentException("expected ID\\tMODE\\tK\\tQUERY");
@@ -159,12 +222,16 @@ public final class Serve {
       if (!isId(id)) {
         throw new IllegalArgumentException("bad request id \"" + id + "\"");
       }
+      if (parts[1].equals("add") && writer != null) {
+        return id + "\t1\t" + add(parts[3]);
+      }
       boolean count =
           switch (parts[1]) {
             case "top" -> false;
             case "count" -> true;
             default -> throw new IllegalArgumentException("unknown mode \"" + parts[1] + "\"");
           };
+      searcher = searchers.acquire();
       long requested;
       try {
         requested = Long.parseLong(parts[2].strip());
@@ -195,12 +262,104 @@ public final class Serve {
       }
       return sb.toString();
     } catch (Throwable t) {
-      String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-      if (!(t instanceof IllegalArgumentException)) {
-        message = t.getClass().getSimpleName() + ": " + message;
+      return error(id, t);
+    } finally {
+      if (searcher != null) {
+        release(searcher);
       }
-      return (isId(id) ? id : "-1") + "\tERROR\t" + message.replaceAll("[\t\r\n]+", " ");
     }
+  }
+
+  /** {@code ID\tid\t0\tDOCID}: how many documents with that id the latest searcher sees. */
+  private String probe(String line) {
+    String[] parts = line.split("\t", 4);
+    String id = parts[0].strip();
+    try {
+      if (parts.length < 4 || !isId(id)) {
+        throw new IllegalArgumentException("expected ID\\tid\\t0\\tDOCID");
+      }
+      IndexSearcher searcher = searchers.acquire();
+      try {
+        return id + "\t" + searcher.count(new TermQuery(new Term(BenchIndex.ID, parts[3]))) + "\t";
+      } finally {
+        release(searcher);
+      }
+    } catch (Throwable t) {
+      return error(id, t);
+    }
+  }
+
+  /** Adds (or replaces, by id) one corpus document; returns its id. */
+  private String add(String json) throws IOException {
+    Map<String, Object> fields = Json.parseObject(json);
+    if (!(fields.get(BenchIndex.ID) instanceof String docId)) {
+      throw new IllegalArgumentException("document without a string \"id\"");
+    }
+    writer.updateDocument(new Term(BenchIndex.ID, docId), BenchIndex.toDocument(fields, 0));
+    return docId;
+  }
+
+  private void release(IndexSearcher searcher) {
+    try {
+      searchers.release(searcher);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static String error(String id, Throwable t) {
+    String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    if (!(t instanceof IllegalArgumentException)) {
+      message = t.getClass().getSimpleName() + ": " + message;
+    }
+    return (isId(id) ? id : "-1") + "\tERROR\t" + message.replaceAll("[\t\r\n]+", " ");
+  }
+
+  private static String modeOf(String line) {
+    String[] parts = line.split("\t", 3);
+    return parts.length > 1 ? parts[1] : "";
+  }
+
+  /** Lucene's defaults (tiered merges, concurrent merge scheduler), the benchmark's analysis. */
+  private static IndexWriterConfig liveConfig() {
+    IndexWriterConfig config = new IndexWriterConfig(new StandardAnalyzer());
+    config.setOpenMode(IndexWriterConfig.OpenMode.APPEND);
+    config.setSimilarity(new BM25Similarity());
+    return config;
+  }
+
+  /** Refreshes the searcher every {@code ms} milliseconds, as an NRT application does. */
+  private static void startReopening(ReferenceManager<IndexSearcher> searchers, int ms) {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                while (true) {
+                  Thread.sleep(ms);
+                  searchers.maybeRefreshBlocking();
+                }
+              } catch (InterruptedException
+                  | IOException
+                  | org.apache.lucene.store.AlreadyClosedException e) {
+                // The index is closing.
+              }
+            },
+            "nrt-reopen");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static int positive(String flag, String value) {
+    try {
+      int n = Integer.parseInt(value);
+      if (n >= 1) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // Fall through.
+    }
+    usage(flag + ": not a positive integer: " + value);
+    return 0;
   }
 
   private static boolean isId(String s) {
