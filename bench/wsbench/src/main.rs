@@ -64,6 +64,10 @@ enum Command {
         /// Live: threads applying `add` requests.
         #[arg(long, default_value_t = 1)]
         ingest_threads: usize,
+        /// What opening checks: `checksums` (reads every file once) or `footers`
+        /// (meta and norms checksums, other files' footers: for indexes larger than memory).
+        #[arg(long, default_value = "checksums")]
+        verify: String,
     },
     /// Generate a corpus of any size with the statistics of a real one; print both side by side.
     Scale {
@@ -171,7 +175,21 @@ fn run_command(c: Command) -> Result<()> {
         Command::IndexNeedle { corpus, index, threads, memory } => {
             needle_side::index(&corpus, &index, threads, memory)
         }
-        Command::ServeNeedle { index, threads, no_bloom, read_stats, live, durability, ingest_threads } => {
+        Command::ServeNeedle {
+            index,
+            threads,
+            no_bloom,
+            read_stats,
+            live,
+            durability,
+            ingest_threads,
+            verify,
+        } => {
+            let verify = match verify.as_str() {
+                "checksums" => needle_engine::Verify::Checksums,
+                "footers" => needle_engine::Verify::Footers,
+                other => return Err(format!("--verify: `{other}` is not checksums or footers").into()),
+            };
             let live = if live {
                 let durability = needle_engine::Durability::parse(&durability).ok_or_else(|| {
                     format!("--durability: `{durability}` is not volatile, graceful or durable")
@@ -180,7 +198,8 @@ fn run_command(c: Command) -> Result<()> {
             } else {
                 None
             };
-            let options = needle_side::ServeOptions { bloom: !no_bloom, read_stats, live, ingest_threads };
+            let options =
+                needle_side::ServeOptions { bloom: !no_bloom, read_stats, live, ingest_threads, verify };
             needle_side::serve(&index, threads, options)
         }
         Command::Scale { corpus, out, size, doc_len, pair_prob, repeat_prob, seed, learn_docs } => {

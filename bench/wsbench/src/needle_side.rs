@@ -53,6 +53,8 @@ pub struct ServeOptions {
     pub live: Option<LiveOptions>,
     /// Live: threads applying `add` requests.
     pub ingest_threads: usize,
+    /// What opening a read-only index checks.
+    pub verify: needle_engine::Verify,
 }
 
 /// The index being served.
@@ -192,7 +194,7 @@ fn handle(shared: &Shared, line: &str) -> Answer {
 pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
     let index = match &options.live {
         Some(live) => Served::Live(LiveIndex::open(dir, live.clone())?),
-        None => Served::ReadOnly(Box::new(Index::open(dir)?)),
+        None => Served::ReadOnly(Box::new(Index::open_with(dir, options.verify)?)),
     };
     let docs = index.num_docs();
     let ingest_threads = if options.live.is_some() { options.ingest_threads.max(1) } else { 0 };

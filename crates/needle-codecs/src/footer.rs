@@ -42,6 +42,16 @@ pub fn footer_for(mut hasher: crc32fast::Hasher, body_len: u64, kind: &[u8; 4], 
 /// Checks the footer and checksum of a whole file; returns the body's length
 /// and the format version. Errors name `file`.
 pub fn verify(file: &str, bytes: &[u8], kind: &[u8; 4], max_version: u32) -> Result<(usize, u32)> {
+    check(file, bytes, kind, max_version, true)
+}
+
+/// [`verify`] without the checksum: the footer's magic, kind, length and
+/// version, which reads the file's last bytes only.
+pub fn verify_footer(file: &str, bytes: &[u8], kind: &[u8; 4], max_version: u32) -> Result<(usize, u32)> {
+    check(file, bytes, kind, max_version, false)
+}
+
+fn check(file: &str, bytes: &[u8], kind: &[u8; 4], max_version: u32, checksum: bool) -> Result<(usize, u32)> {
     if bytes.len() < FOOTER_LEN {
         return Err(Error::corrupt(file, format!("truncated: {} bytes, shorter than a footer", bytes.len())));
     }
@@ -63,7 +73,7 @@ pub fn verify(file: &str, bytes: &[u8], kind: &[u8; 4], max_version: u32) -> Res
         ));
     }
     let stored = u32::from_le_bytes(tail[16..20].try_into().unwrap());
-    let actual = crc32fast::hash(&bytes[..bytes.len() - 8]);
+    let actual = if checksum { crc32fast::hash(&bytes[..bytes.len() - 8]) } else { stored };
     if stored != actual {
         return Err(Error::corrupt(
             file,

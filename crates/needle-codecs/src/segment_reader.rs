@@ -26,6 +26,20 @@ pub struct TermEntry {
     pub zone_pages: u16,
 }
 
+/// How much of a segment [`SegmentReader::open_with`] reads to check it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Verify {
+    /// Every file's checksum: the whole segment is read once.
+    #[default]
+    Checksums,
+    /// The checksums of the meta and norms files (queries read them whole
+    /// anyway), and of the term map, postings and document store only the
+    /// footer (kind, version, length): opening reads a few pages of even a large
+    /// index, which is what Lucene checks at open too. For serving an index
+    /// much larger than memory; `needle check` verifies everything.
+    Footers,
+}
+
 pub struct SegmentReader {
     name: String,
     meta: SegmentMeta,
@@ -44,18 +58,25 @@ impl SegmentReader {
     /// Opens segment `name`, verifying every file's footer and checksum: a
     /// corrupt or truncated file is an error naming it.
     pub fn open(dir: &Directory, name: &str) -> Result<Self> {
+        Self::open_with(dir, name, Verify::Checksums)
+    }
+
+    /// Opens segment `name`, checking as much as `verify` says.
+    pub fn open_with(dir: &Directory, name: &str, verify: Verify) -> Result<Self> {
         let [post, terms, norms_name, docs, meta_name] = segment_files(name);
         let meta = SegmentMeta::decode(&meta_name, &dir.read_all(&meta_name)?)?;
-        let postings = open_verified(dir, &post, postings::KIND, postings::VERSION)?;
-        let term_bytes = open_verified(dir, &terms, b"TERM", 1)?;
+        let large = verify == Verify::Checksums;
+        let postings = open_verified(dir, &post, postings::KIND, postings::VERSION, large)?;
+        let term_bytes = open_verified(dir, &terms, b"TERM", 1, large)?;
         let terms =
             fst::Map::new(TermBytes(term_bytes)).map_err(|e| Error::corrupt(&terms, e.to_string()))?;
-        let norms = open_verified(dir, &norms_name, b"NORM", 1)?;
+        let norms = open_verified(dir, &norms_name, b"NORM", 1, true)?;
         let normed = meta.fields.iter().filter(|f| f.norms_index.is_some()).count();
         if norms.len() != normed * meta.max_doc as usize {
             return Err(Error::corrupt(&norms_name, "size does not match the meta's fields and documents"));
         }
-        let docs = DocStoreReader::open(open_verified(dir, &docs, docstore::KIND, docstore::VERSION)?)?;
+        let docs =
+            DocStoreReader::open(open_verified(dir, &docs, docstore::KIND, docstore::VERSION, large)?)?;
         if docs.count() != meta.max_doc {
             return Err(Error::corrupt(docs_name(name), "document count does not match the meta"));
         }
@@ -93,10 +114,19 @@ fn docs_name(segment: &str) -> String {
     format!("{segment}.docs")
 }
 
-/// Maps a file, checks its footer and returns its body.
-fn open_verified(dir: &Directory, name: &str, kind: &[u8; 4], version: u32) -> Result<FileSlice> {
+/// Maps a file, checks its footer (and its checksum when asked) and returns its body.
+fn open_verified(
+    dir: &Directory,
+    name: &str,
+    kind: &[u8; 4],
+    version: u32,
+    checksum: bool,
+) -> Result<FileSlice> {
     let file = dir.open_read(name)?;
-    let (body_len, _) = footer::verify(name, file.bytes(), kind, version)?;
+    let (body_len, _) = match checksum {
+        true => footer::verify(name, file.bytes(), kind, version)?,
+        false => footer::verify_footer(name, file.bytes(), kind, version)?,
+    };
     Ok(file.slice(0..body_len))
 }
 

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use needle_codecs::{SegmentMeta, SegmentReader};
+use needle_codecs::{SegmentMeta, SegmentReader, Verify};
 use needle_core::{Error, Result};
 use needle_index::MemSegment;
 use needle_storage::Directory;
@@ -231,7 +231,16 @@ pub(crate) fn delete_segment(dir: &Directory, name: &str) {
     }
 }
 
-/// Opens segments by name, in order.
+/// Opens segments by name, in order, verifying every checksum.
 pub(crate) fn open_segments(dir: &Directory, names: &[String]) -> Result<Vec<Arc<SegmentReader>>> {
-    names.iter().map(|n| SegmentReader::open(dir, n).map(Arc::new)).collect()
+    open_segments_with(dir, names, Verify::Checksums)
+}
+
+/// Opens segments by name, in order, checking as much as `verify` says.
+pub(crate) fn open_segments_with(
+    dir: &Directory,
+    names: &[String],
+    verify: Verify,
+) -> Result<Vec<Arc<SegmentReader>>> {
+    names.iter().map(|n| SegmentReader::open_with(dir, n, verify).map(Arc::new)).collect()
 }

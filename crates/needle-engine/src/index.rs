@@ -5,7 +5,7 @@ use std::io::BufRead;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
-use needle_codecs::{SegmentRead, SegmentReader};
+use needle_codecs::{SegmentRead, SegmentReader, Verify};
 use needle_core::{Deletes, Error, Result};
 use needle_index::merge_segments;
 use needle_search::{parse_query, Query, SearchOptions, Searcher, TopDocs};
@@ -13,7 +13,8 @@ use needle_storage::Directory;
 
 use crate::deletes::DeleteBits;
 use crate::import::{
-    delete_segment, open_segments, run_import, ImportOptions, ImportProgress, ImportSummary,
+    delete_segment, open_segments, open_segments_with, run_import, ImportOptions, ImportProgress,
+    ImportSummary,
 };
 use crate::manifest::{self, Manifest, SegmentEntry};
 use crate::schema::Schema;
@@ -51,6 +52,12 @@ impl Index {
 
     /// Opens an existing index; every file of every segment is verified.
     pub fn open(path: &Path) -> Result<Index> {
+        Index::open_with(path, Verify::Checksums)
+    }
+
+    /// Opens an existing index, checking its segments as much as `verify` says
+    /// ([`Verify::Footers`] for an index much larger than memory).
+    pub fn open_with(path: &Path, verify: Verify) -> Result<Index> {
         let dir = Directory::open(path, false)?;
         if !dir.exists(manifest::FILE) {
             return Err(Error::Index(format!(
@@ -61,7 +68,7 @@ impl Index {
         }
         let manifest = Manifest::read(&dir)?;
         let names: Vec<String> = manifest.segments.iter().map(|s| s.name.clone()).collect();
-        let segments = open_segments(&dir, &names)?;
+        let segments = open_segments_with(&dir, &names, verify)?;
         let deletes = read_deletes(&dir, &manifest.segments)?;
         Ok(Index { dir, manifest, segments, deletes })
     }

@@ -20,5 +20,6 @@ pub use check::CheckReport;
 pub use import::{ImportOptions, ImportProgress, ImportSummary};
 pub use index::Index;
 pub use live::{Durability, LiveIndex, LiveOptions};
+pub use needle_codecs::Verify;
 pub use schema::{Dynamic, FieldDef, FieldKind, Schema};
 pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};

@@ -89,3 +89,30 @@ fn a_missing_segment_file_is_named() {
     fs::remove_file(tmp.path().join(&victim)).unwrap();
     assert_open_fails_naming(tmp.path(), &victim, "deleted");
 }
+
+/// `Verify::Footers` reads a few pages of a large index: it checks the meta
+/// and norms files whole, and the term map, postings and document store by
+/// their footers only, so truncations and bad footers still fail at open.
+#[test]
+fn footers_mode_checks_small_files_whole_and_large_files_by_their_footer() {
+    use needle_engine::Verify;
+    let tmp = tempfile::tempdir().unwrap();
+    build(tmp.path());
+    let files = index_files(tmp.path());
+    let of = |ext: &str| files.iter().find(|n| n.ends_with(ext)).unwrap().clone();
+    let opens = |verify| Index::open_with(tmp.path(), verify).map(|_| ()).map_err(|e| e.to_string());
+    for (ext, footers_finds_it) in [(".post", false), (".docs", false), (".norms", true), (".meta", true)] {
+        let name = of(ext);
+        let path = tmp.path().join(&name);
+        let original = fs::read(&path).unwrap();
+        let mut bad = original.clone();
+        bad[original.len() / 2] ^= 0x55;
+        fs::write(&path, &bad).unwrap();
+        assert!(opens(Verify::Checksums).unwrap_err().contains(&name), "{name}");
+        assert_eq!(opens(Verify::Footers).is_err(), footers_finds_it, "{name} flipped in the middle");
+        fs::write(&path, &original[..original.len() - 1]).unwrap();
+        assert!(opens(Verify::Footers).unwrap_err().contains(&name), "{name} truncated");
+        fs::write(&path, &original).unwrap();
+        assert!(opens(Verify::Footers).is_ok() && opens(Verify::Checksums).is_ok());
+    }
+}
