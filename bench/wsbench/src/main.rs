@@ -68,6 +68,10 @@ enum Command {
         /// (meta and norms checksums, other files' footers: for indexes larger than memory).
         #[arg(long, default_value = "checksums")]
         verify: String,
+        /// Adaptive prefetch: ask the kernel ahead for a term's record zone of at least this
+        /// size (e.g. 64KB; `off`, the default, never).
+        #[arg(long, default_value = "off")]
+        prefetch_min: String,
     },
     /// Generate a corpus of any size with the statistics of a real one; print both side by side.
     Scale {
@@ -184,7 +188,13 @@ fn run_command(c: Command) -> Result<()> {
             durability,
             ingest_threads,
             verify,
+            prefetch_min,
         } => {
+            let min = match prefetch_min.as_str() {
+                "off" => None,
+                size => Some(parse_size(size)? as usize),
+            };
+            needle_storage::prefetch::set_min_bytes(min);
             let verify = match verify.as_str() {
                 "checksums" => needle_engine::Verify::Checksums,
                 "footers" => needle_engine::Verify::Footers,

@@ -2,7 +2,7 @@
 
 use needle_core::{DocId, Error, FieldId, Result};
 use needle_storage::counters::{self, DataKind};
-use needle_storage::{Directory, FileSlice};
+use needle_storage::{prefetch, Directory, FileSlice};
 
 use crate::docstore::DocStoreReader;
 use crate::meta::SegmentMeta;
@@ -140,10 +140,13 @@ impl SegmentRead for SegmentReader {
     }
 
     fn postings(&self, field: FieldId, term: &[u8]) -> Result<Option<Box<dyn Postings>>> {
-        match self.term_entry(field, term) {
-            Some(e) => Ok(Some(Box::new(DiskPostings::open(&self.postings, e.offset)?))),
-            None => Ok(None),
+        let Some(e) = self.term_entry(field, term) else { return Ok(None) };
+        let zone = usize::from(e.zone_pages) * crate::page::PAGE as usize;
+        if prefetch::min_bytes().is_some_and(|min| zone >= min) {
+            let start = e.offset as usize;
+            self.postings.will_need(start..start + zone);
         }
+        Ok(Some(Box::new(DiskPostings::open(&self.postings, e.offset)?)))
     }
 
     fn norms(&self, field: FieldId) -> Option<&[u8]> {

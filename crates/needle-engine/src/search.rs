@@ -50,6 +50,8 @@ pub struct QueryStats {
     pub needed_bytes: BTreeMap<&'static str, u64>,
     pub needed_total: u64,
     pub pages_touched: usize,
+    /// Bytes prefetched (adaptive prefetch of long records' zones).
+    pub prefetched_bytes: u64,
     /// `read_bytes` of /proc/self/io over the query (what the device delivered).
     pub storage_read_bytes: Option<u64>,
     /// Storage bytes over bytes needed.
@@ -66,6 +68,7 @@ impl QueryStats {
             needed_bytes,
             needed_total,
             pages_touched: read.pages.len(),
+            prefetched_bytes: read.prefetched,
             storage_read_bytes: storage,
             read_amplification: storage.map(|s| s as f64 / needed_total.max(1) as f64),
             resident_bytes: counters::resident_bytes(),

@@ -61,6 +61,8 @@ pub struct ReadStats {
     pub needed: [u64; 9],
     /// Distinct 4 KiB pages touched (file, page).
     pub pages: HashSet<(usize, u64)>,
+    /// Bytes asked for ahead of use ([`crate::prefetch`]).
+    pub prefetched: u64,
 }
 
 impl ReadStats {
@@ -110,6 +112,14 @@ pub fn record(kind: DataKind, file: &FileSlice, offset: usize, len: usize) {
             s.pages.insert((id, page));
         }
     });
+}
+
+/// Records a prefetch of `len` bytes.
+#[inline]
+pub fn record_prefetch(len: usize) {
+    if counting() {
+        STATS.with(|s| s.borrow_mut().prefetched += len as u64);
+    }
 }
 
 /// Records bytes used from memory that belongs to no file (in-memory segments).

@@ -3,7 +3,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use memmap2::Mmap;
+use memmap2::{Advice, Mmap};
 
 enum Backing {
     Mapped(Mmap),
@@ -65,6 +65,19 @@ impl FileSlice {
 
     pub fn bytes(&self) -> &[u8] {
         &self.backing.bytes()[self.range.clone()]
+    }
+
+    /// Asks the kernel to read `range` (relative to this slice, clamped to it)
+    /// ahead, asynchronously; a hint, so failures are ignored. Counted as prefetched bytes.
+    pub fn will_need(&self, range: Range<usize>) {
+        let end = range.end.min(self.len());
+        if range.start >= end {
+            return;
+        }
+        if let Backing::Mapped(map) = self.backing.as_ref() {
+            let _ = map.advise_range(Advice::WillNeed, self.range.start + range.start, end - range.start);
+            crate::counters::record_prefetch(end - range.start);
+        }
     }
 
     /// A sub-range, relative to this slice. Panics if out of range: callers

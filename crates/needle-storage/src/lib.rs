@@ -11,6 +11,7 @@ pub mod counters;
 mod directory;
 pub mod faults;
 mod file_slice;
+pub mod prefetch;
 
 pub use directory::{Directory, FileWriter};
 pub use file_slice::FileSlice;

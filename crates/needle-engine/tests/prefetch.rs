@@ -1,0 +1,41 @@
+//! Adaptive prefetch: a term whose record zone reaches the threshold is asked
+//! for ahead (exactly its zone), a shorter one is not, and answers do not change.
+//! (Its own test binary: the setting is process-wide.)
+
+mod common;
+
+use needle_engine::{Index, SearchRequest};
+use needle_storage::prefetch;
+
+fn search(index: &Index, query: &str) -> (Vec<String>, u64) {
+    let r = SearchRequest { stats: true, ..SearchRequest::new(query) };
+    let response = index.search(&r).unwrap();
+    (response.hits.into_iter().map(|h| h.id).collect(), response.stats.unwrap().prefetched_bytes)
+}
+
+#[test]
+fn long_records_are_prefetched_and_short_ones_are_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut index = Index::open_or_create(tmp.path(), None).unwrap();
+    // "common" is in every document, 1 to 8 times (a record of several pages), "rare" in one.
+    let lines: Vec<String> = (0..50_000)
+        .map(|i| {
+            let rare = if i == 7 { " rare" } else { "" };
+            let common = "common ".repeat(1 + i % 8);
+            format!(r#"{{"id":"d{i}","body":"{common}words of document {i}{rare}"}}"#)
+        })
+        .collect();
+    common::import_lines(&mut index, &lines, 64 << 20).unwrap();
+    index.merge(1).unwrap();
+    prefetch::set_min_bytes(None);
+    let (common_hits, off) = search(&index, "common");
+    assert_eq!(off, 0);
+    prefetch::set_min_bytes(Some(8192));
+    let (prefetched_hits, on) = search(&index, "common");
+    assert!(on >= 8192 && on % 4096 == 0, "prefetched {on} bytes");
+    assert_eq!(prefetched_hits, common_hits);
+    assert_eq!(search(&index, "rare").1, 0, "a one-page record is below the threshold");
+    prefetch::set_min_bytes(Some(0));
+    assert!(search(&index, "rare").1 > 0);
+    prefetch::set_min_bytes(None);
+}
