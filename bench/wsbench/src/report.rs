@@ -214,6 +214,8 @@ pub fn write(results: &Path, out: &Path) -> Result<()> {
         writeln!(md, "\n![bytes per query vs memory](bytes_vs_memory.svg)\n")?;
     }
 
+    needed_by_kind_section(&mut md, &runs)?;
+
     // Capacity: latency percentiles against offered load.
     let caps: Vec<&RunResult> = all.iter().map(|(_, r)| r).filter(|r| r.kind == "capacity").collect();
     if !caps.is_empty() {
@@ -285,6 +287,50 @@ pub fn write(results: &Path, out: &Path) -> Result<()> {
     }
     std::fs::write(out.join("report.md"), md)?;
     eprintln!("wrote {}", out.join("report.md").display());
+    Ok(())
+}
+
+/// Bytes needed per query by data kind (WiSER's Figures 7 and 10), from the
+/// engine's cumulative STATS after each category (Needle with `--read-stats`):
+/// the difference between consecutive categories over the queries answered in
+/// between (warm-up queries of the same category included).
+fn needed_by_kind_section(md: &mut String, runs: &[&RunResult]) -> Result<()> {
+    let mut rows = Vec::new();
+    let mut kinds = BTreeSet::new();
+    for r in runs {
+        let (mut prev_needed, mut prev_queries) = (BTreeMap::<String, u64>::new(), 0u64);
+        for c in &r.categories {
+            let Some(needed) = c.engine_stats.get("needed_bytes").and_then(|v| v.as_object()) else { continue };
+            let queries = c.engine_stats.get("queries").and_then(|v| v.as_u64()).unwrap_or(0);
+            let n = queries.saturating_sub(prev_queries).max(1) as f64;
+            let mut per_query = BTreeMap::new();
+            for (kind, v) in needed {
+                let total = v.as_u64().unwrap_or(0);
+                let delta = total.saturating_sub(prev_needed.get(kind).copied().unwrap_or(0));
+                per_query.insert(kind.clone(), delta as f64 / n);
+                prev_needed.insert(kind.clone(), total);
+                kinds.insert(kind.clone());
+            }
+            prev_queries = queries;
+            if per_query.values().any(|v| *v > 0.0) {
+                rows.push((r.label.clone(), r.workload.clone(), mem_mb(r), c.category.clone(), per_query));
+            }
+        }
+    }
+    if rows.is_empty() {
+        return Ok(());
+    }
+    writeln!(md, "## Bytes needed per query by data kind\n")?;
+    let kinds: Vec<String> = kinds.into_iter().collect();
+    writeln!(md, "| engine | workload | memory MB | category | {} | total |", kinds.join(" | "))?;
+    writeln!(md, "|---|---|---:|---|{}---:|", "---:|".repeat(kinds.len()))?;
+    for (label, workload, mem, cat, per_query) in rows {
+        let cells: Vec<String> =
+            kinds.iter().map(|k| format!("{:.0}", per_query.get(k).copied().unwrap_or(0.0))).collect();
+        let total: f64 = per_query.values().sum();
+        writeln!(md, "| {label} | {workload} | {mem} | {cat} | {} | {total:.0} |", cells.join(" | "))?;
+    }
+    writeln!(md)?;
     Ok(())
 }
 
