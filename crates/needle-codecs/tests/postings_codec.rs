@@ -129,9 +129,9 @@ fn a_header_pointing_outside_the_file_is_an_error_naming_it() {
     assert!(DiskPostings::open(&FileSlice::from_vec("t.post", cut), 3).is_err());
 }
 
-#[test]
-fn bloom_filters_round_trip_and_find_what_was_inserted() {
-    use needle_codecs::bloom::{insert, term_hash, BloomParams, Side};
+/// A record of 300 postings with filters: (its bytes, the doc ids, the before and after filters).
+fn bloom_record() -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
+    use needle_codecs::bloom::{insert, term_hash, BloomParams};
     use needle_codecs::postings::BloomPostings;
     let shape = BloomParams::for_rate(5, 0.0009, vec![]).shape;
     let stride = shape.max_bytes();
@@ -168,8 +168,13 @@ fn bloom_filters_round_trip_and_find_what_was_inserted() {
     };
     let mut bytes = Vec::new();
     write_record(&p, true, true, &[], &mut bytes);
-    let file = FileSlice::from_vec("t.post", bytes);
-    let mut postings = DiskPostings::open(&file, 0).unwrap();
+    (bytes, docs, before, after)
+}
+
+/// Reads the record of [`bloom_record`] at `offset` of `file` and tests every filter.
+fn check_bloom_record(file: &FileSlice, offset: u64, docs: &[u32], before: &[u8], after: &[u8]) {
+    use needle_codecs::bloom::{term_hash, Side};
+    let mut postings = DiskPostings::open(file, offset).unwrap();
     let (mut b, mut a) = (Vec::new(), Vec::new());
     for (i, &doc) in docs.iter().enumerate() {
         assert_eq!(postings.doc(), doc);
@@ -181,5 +186,27 @@ fn bloom_filters_round_trip_and_find_what_was_inserted() {
         postings.filters_into(&mut b, &mut a);
         postings.advance();
     }
-    assert_eq!((b, a), (before, after));
+    assert_eq!((&b[..], &a[..]), (before, after));
+}
+
+#[test]
+fn bloom_filters_round_trip_and_find_what_was_inserted() {
+    let (bytes, docs, before, after) = bloom_record();
+    check_bloom_record(&FileSlice::from_vec("t.post", bytes), 0, &docs, &before, &after);
+}
+
+/// Postings files pass 4 GiB on large indexes: a record beyond it (in a sparse
+/// file) must find its filters where they are, not 4 GiB earlier.
+#[test]
+fn bloom_filters_of_a_record_beyond_4_gib_are_found() {
+    use std::io::{Seek, SeekFrom, Write};
+    let (bytes, docs, before, after) = bloom_record();
+    let tmp = tempfile::tempdir().unwrap();
+    let offset = (4u64 << 30) + 4093;
+    let mut f = std::fs::File::create(tmp.path().join("big.post")).unwrap();
+    f.seek(SeekFrom::Start(offset)).unwrap();
+    f.write_all(&bytes).unwrap();
+    drop(f);
+    let file = needle_storage::Directory::open(tmp.path(), false).unwrap().open_read("big.post").unwrap();
+    check_bloom_record(&file, offset, &docs, &before, &after);
 }

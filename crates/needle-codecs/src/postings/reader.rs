@@ -26,13 +26,17 @@ struct Skip {
 /// posting's filter offset on each side (`u32::MAX`: empty).
 #[derive(Debug, Clone)]
 struct BloomGroup {
+    /// Where the group starts in the postings file.
+    start: usize,
+    /// Each posting's filter, as an offset from `start` (a group is small; the
+    /// file may be larger than 4 GiB), `u32::MAX` when empty.
     at: [[u32; BLOCK_LEN]; 2],
     loaded: bool,
 }
 
 impl Default for BloomGroup {
     fn default() -> Self {
-        BloomGroup { at: [[u32::MAX; BLOCK_LEN]; 2], loaded: false }
+        BloomGroup { start: 0, at: [[u32::MAX; BLOCK_LEN]; 2], loaded: false }
     }
 }
 
@@ -162,12 +166,13 @@ impl DiskPostings {
             let bitmap = bytes.get(start + side * bitmap_len..start + (side + 1) * bitmap_len).unwrap_or(&[]);
             for i in 0..self.len {
                 let set = bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0);
-                self.group.at[side][i] = if set { cursor as u32 } else { u32::MAX };
+                self.group.at[side][i] = if set { (cursor - start) as u32 } else { u32::MAX };
                 if set {
                     cursor += shape.bytes(self.freqs[i]);
                 }
             }
         }
+        self.group.start = start;
         self.group.loaded = true;
         counters::record(DataKind::Bloom, &self.data, start, 2 * bitmap_len);
     }
@@ -185,7 +190,7 @@ impl DiskPostings {
         if at == u32::MAX {
             return Some(&[]);
         }
-        let (at, len) = (at as usize, shape.bytes(self.freqs[self.idx]));
+        let (at, len) = (self.group.start + at as usize, shape.bytes(self.freqs[self.idx]));
         counters::record(DataKind::Bloom, &self.data, at, len);
         self.data.bytes().get(at..at + len)
     }
