@@ -300,7 +300,9 @@ fn needed_by_kind_section(md: &mut String, runs: &[&RunResult]) -> Result<()> {
     for r in runs {
         let (mut prev_needed, mut prev_queries) = (BTreeMap::<String, u64>::new(), 0u64);
         for c in &r.categories {
-            let Some(needed) = c.engine_stats.get("needed_bytes").and_then(|v| v.as_object()) else { continue };
+            let Some(needed) = c.engine_stats.get("needed_bytes").and_then(|v| v.as_object()) else {
+                continue;
+            };
             let queries = c.engine_stats.get("queries").and_then(|v| v.as_u64()).unwrap_or(0);
             let n = queries.saturating_sub(prev_queries).max(1) as f64;
             let mut per_query = BTreeMap::new();
