@@ -357,6 +357,17 @@ impl Phases {
         }
         self.end.is_none_or(|t| scheduled < t).then_some(2)
     }
+
+    /// Records the answer to a query scheduled at `scheduled` (arriving `at`) in its phase.
+    fn answered(&mut self, scheduled: Instant, at: Instant, ok: bool) {
+        let Some(p) = self.of(scheduled) else { return };
+        if ok {
+            self.results[p].completed += 1;
+            record(&mut self.hist[p], at.saturating_duration_since(scheduled));
+        } else {
+            self.results[p].errors += 1;
+        }
+    }
 }
 
 pub fn realtime(a: &RealtimeArgs) -> Result<RealtimeResult> {
@@ -474,14 +485,8 @@ pub fn realtime(a: &RealtimeArgs) -> Result<RealtimeResult> {
             PROBE => prober.answered(id, at, ok && total > 0, &docs)?,
             _ => {
                 scheduled.extend(sched_rx.try_iter());
-                let Some(s) = scheduled.remove(&id) else { continue };
-                if let Some(p) = phases.of(s) {
-                    if ok {
-                        phases.results[p].completed += 1;
-                        record(&mut phases.hist[p], at.saturating_duration_since(s));
-                    } else {
-                        phases.results[p].errors += 1;
-                    }
+                if let Some(s) = scheduled.remove(&id) {
+                    phases.answered(s, at, ok);
                 }
             }
         }
@@ -495,13 +500,13 @@ pub fn realtime(a: &RealtimeArgs) -> Result<RealtimeResult> {
     let drain_until = Instant::now() + Duration::from_secs(5);
     scheduled.extend(sched_rx.try_iter());
     while !scheduled.is_empty() && Instant::now() < drain_until {
-        if let Ok(Reply::Answer { id, at, .. }) = engine.recv(Duration::from_millis(50)) {
-            if let Some(s) = scheduled.remove(&id) {
-                if let Some(p) = phases.of(s) {
-                    phases.results[p].completed += 1;
-                    record(&mut phases.hist[p], at.saturating_duration_since(s));
-                }
-            }
+        let (id, at, ok) = match engine.recv(Duration::from_millis(50)) {
+            Ok(Reply::Answer { id, at, .. }) => (id, at, true),
+            Ok(Reply::Error { id, at, .. }) => (id, at, false),
+            _ => continue,
+        };
+        if let Some(s) = scheduled.remove(&id) {
+            phases.answered(s, at, ok);
         }
     }
     let now = Instant::now();

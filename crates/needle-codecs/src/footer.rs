@@ -73,12 +73,14 @@ fn check(file: &str, bytes: &[u8], kind: &[u8; 4], max_version: u32, checksum: b
         ));
     }
     let stored = u32::from_le_bytes(tail[16..20].try_into().unwrap());
-    let actual = if checksum { crc32fast::hash(&bytes[..bytes.len() - 8]) } else { stored };
-    if stored != actual {
-        return Err(Error::corrupt(
-            file,
-            format!("checksum mismatch (stored {stored:08x}, computed {actual:08x})"),
-        ));
+    if checksum {
+        let actual = crc32fast::hash(&bytes[..bytes.len() - 8]);
+        if stored != actual {
+            return Err(Error::corrupt(
+                file,
+                format!("checksum mismatch (stored {stored:08x}, computed {actual:08x})"),
+            ));
+        }
     }
     let version = u32::from_le_bytes(tail[4..8].try_into().unwrap());
     if version == 0 || version > max_version {

@@ -4,7 +4,7 @@
 //! lock, so the segment only files one posting per distinct term under it
 //! (a 300 KB document has tens of thousands of tokens but a few thousand terms).
 
-use needle_codecs::bloom::{self, BloomParams, FilterShape};
+use needle_codecs::bloom::{self, BloomParams};
 use rustc_hash::FxHashMap;
 
 use crate::analyzed::{AnalyzedDoc, TokenRef};
@@ -25,18 +25,14 @@ pub(crate) struct GroupedText {
     /// Each term's before and after filters, `stride` bytes apiece (empty without filters).
     pub before: Vec<u8>,
     pub after: Vec<u8>,
-    /// The filters' shape these were built with.
-    pub shape: Option<FilterShape>,
+    /// The largest filter's size (0 without filters), computed once.
+    stride: usize,
 }
 
 impl GroupedText {
-    pub fn stride(&self) -> usize {
-        self.shape.map_or(0, FilterShape::max_bytes)
-    }
-
     /// The `i`-th term's filters.
     pub fn filters(&self, i: usize) -> (&[u8], &[u8]) {
-        let s = self.stride();
+        let s = self.stride;
         (&self.before[i * s..(i + 1) * s], &self.after[i * s..(i + 1) * s])
     }
 }
@@ -86,7 +82,7 @@ pub(crate) fn group(doc: &AnalyzedDoc, tokens: &[TokenRef], bloom: Option<&Bloom
         offsets,
         before: Vec::new(),
         after: Vec::new(),
-        shape: bloom.map(|b| b.shape),
+        stride: bloom.map_or(0, |b| b.shape.max_bytes()),
     };
     if let Some(b) = bloom {
         fill_filters(&mut grouped, doc, tokens, &token_group, b);
@@ -101,7 +97,7 @@ fn fill_filters(
     token_group: &[u32],
     b: &BloomParams,
 ) {
-    let stride = b.shape.max_bytes();
+    let stride = g.stride;
     g.before = vec![0; g.terms.len() * stride];
     g.after = vec![0; g.terms.len() * stride];
     // Once per distinct term of the document, not once per occurrence: the
