@@ -1,6 +1,7 @@
 //! Property tests of the grouped postings record: whatever is written reads
 //! back (docs, frequencies, positions, offsets, block bounds), and skipping to
-//! any target lands where a naive scan does.
+//! any target lands where a naive scan does, in short lists and in long ones
+//! whose skip list is read a page at a time.
 
 use needle_codecs::postings::{write_record, DiskPostings};
 use needle_codecs::{Postings, TermPostings};
@@ -18,7 +19,16 @@ struct List {
 }
 
 fn list() -> impl Strategy<Value = List> {
-    (1usize..700, 1u32..40, any::<u64>()).prop_map(|(n, gap, seed)| {
+    list_of(1..700)
+}
+
+/// Lists of more than one skip page (32 blocks of 128).
+fn long_list() -> impl Strategy<Value = List> {
+    list_of(32 * 128 + 1..12_000)
+}
+
+fn list_of(len: std::ops::Range<usize>) -> impl Strategy<Value = List> {
+    (len, 1u32..40, any::<u64>()).prop_map(|(n, gap, seed)| {
         let mut x = seed | 1;
         let mut next = move |m: u32| {
             x ^= x << 13;
@@ -61,6 +71,24 @@ fn encode(l: &List, offsets: bool) -> FileSlice {
     FileSlice::from_vec("t.post", bytes)
 }
 
+/// Seeks `p` to `t` (targets ascend) and checks it lands where a scan of `l`
+/// stops, with that document's frequency, positions and block end.
+fn seek_and_check(p: &mut DiskPostings, l: &List, t: u32) -> Result<(), TestCaseError> {
+    let got = p.seek(t);
+    let want = l.docs.iter().position(|&d| d >= t);
+    prop_assert_eq!(got, want.map_or(TERMINATED, |i| l.docs[i]));
+    if let Some(i) = want {
+        prop_assert_eq!(p.freq(), l.freqs[i]);
+        let mut pos = Vec::new();
+        p.positions(&mut pos);
+        let start: usize = l.freqs[..i].iter().map(|&f| f as usize).sum();
+        prop_assert_eq!(&pos[..], &l.positions[start..start + l.freqs[i] as usize]);
+        let block_last = (i / 128 * 128 + 127).min(l.docs.len() - 1);
+        prop_assert_eq!(p.block_end(got), l.docs[block_last]);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -100,21 +128,80 @@ proptest! {
         let max = *l.docs.last().unwrap() + 3;
         let mut targets: Vec<u32> = targets.into_iter().map(|t| t % max).collect();
         targets.sort_unstable();
-        let mut pos = Vec::new();
         for t in targets {
-            let got = p.seek(t);
-            // Targets ascend, so the first document >= t is where a scan would stop.
-            let want = l.docs.iter().position(|&d| d >= t);
-            prop_assert_eq!(got, want.map_or(TERMINATED, |i| l.docs[i]));
-            if let Some(i) = want {
-                prop_assert_eq!(p.freq(), l.freqs[i]);
-                p.positions(&mut pos);
-                let start: usize = l.freqs[..i].iter().map(|&f| f as usize).sum();
-                prop_assert_eq!(&pos[..], &l.positions[start..start + l.freqs[i] as usize]);
-                prop_assert!(p.block_end(got) >= got);
-            }
+            seek_and_check(&mut p, &l, t)?;
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn long_lists_seek_and_bound_every_range(
+        l in long_list(),
+        picks in proptest::collection::vec((any::<u32>(), 0u32..5000), 1..30),
+    ) {
+        let file = encode(&l, false);
+        let mut p = DiskPostings::open(&file, 3).unwrap();
+        let max = *l.docs.last().unwrap() + 3;
+        let mut picks: Vec<(u32, u32)> = picks.into_iter().map(|(t, span)| (t % max, span)).collect();
+        picks.sort_unstable();
+        let mut pairs = Vec::new();
+        for (t, span) in picks {
+            // A bound over `t..=t+span`, asked before the iterator gets there, covers every document in it.
+            let to = t.saturating_add(span);
+            let bound = p.impact(t, to);
+            pairs.clear();
+            p.impacts(t, to, &mut pairs);
+            for (i, &d) in l.docs.iter().enumerate().filter(|(_, &d)| d >= t && d <= to) {
+                let (freq, norm) = (l.freqs[i], l.norms[d as usize]);
+                prop_assert!(bound.max_freq >= freq && bound.min_norm <= norm, "bound {:?} misses doc {}", bound, d);
+                prop_assert!(pairs.iter().any(|&(f, n)| f >= freq && n <= norm), "no pair bounds doc {}", d);
+            }
+            seek_and_check(&mut p, &l, t)?;
+        }
+        let whole = p.max_impact();
+        prop_assert_eq!(whole.max_freq, *l.freqs.iter().max().unwrap());
+        prop_assert!(p.error().is_none());
+    }
+}
+
+#[test]
+fn long_lists_iterate_to_the_end() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let l = list_of(20_000..20_001).new_tree(&mut runner).unwrap().current();
+    let file = encode(&l, true);
+    let mut p = DiskPostings::open(&file, 3).unwrap();
+    for (i, &d) in l.docs.iter().enumerate() {
+        assert_eq!((p.doc(), p.freq()), (d, l.freqs[i]));
+        p.advance();
+    }
+    assert_eq!(p.doc(), TERMINATED);
+}
+
+/// Seeking a long list to one document reads its skip index and one page
+/// of skip entries, not the whole skip list.
+#[test]
+fn a_seek_in_a_long_list_reads_one_page_of_its_skip_list() {
+    use needle_storage::counters::{self, DataKind};
+    let n = 100_000u32;
+    let l = List {
+        docs: (0..n).map(|i| i * 3).collect(),
+        freqs: (0..n).map(|i| 1 + i % 5).collect(),
+        positions: (0..n).flat_map(|i| 0..1 + i % 5).collect(),
+        offsets: (0..n).flat_map(|i| (0..1 + i % 5).map(|j| (j * 10, j * 10 + 4))).collect(),
+        norms: (0..3 * n).map(|i| (i % 200) as u8 + 1).collect(),
+    };
+    let file = encode(&l, false);
+    let header = needle_codecs::postings::read_header(&file, 3).unwrap();
+    counters::start();
+    let mut p = DiskPostings::open(&file, 3).unwrap();
+    assert_eq!(p.seek(150_000), 150_000);
+    let read = counters::finish().needed(DataKind::Skip);
+    // 782 blocks: the index has 25 entries, a page 32 of the 782 skip entries.
+    assert!(read * 8 < header.header_and_skip as u64, "read {read} of {} skip bytes", header.header_and_skip);
 }
 
 #[test]
@@ -129,13 +216,12 @@ fn a_header_pointing_outside_the_file_is_an_error_naming_it() {
     assert!(DiskPostings::open(&FileSlice::from_vec("t.post", cut), 3).is_err());
 }
 
-/// A record of 300 postings with filters: (its bytes, the doc ids, the before and after filters).
-fn bloom_record() -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
+/// A record of `n` postings with filters: (its bytes, the doc ids, the before and after filters).
+fn bloom_record(n: u32) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
     use needle_codecs::bloom::{insert, term_hash, BloomParams};
     use needle_codecs::postings::BloomPostings;
     let shape = BloomParams::for_rate(5, 0.0009, vec![]).shape;
     let stride = shape.max_bytes();
-    let n = 300u32;
     let docs: Vec<u32> = (0..n).map(|i| i * 2).collect();
     let freqs: Vec<u32> = (0..n).map(|i| 1 + i % 7).collect();
     let occ: usize = freqs.iter().map(|&f| f as usize).sum();
@@ -191,8 +277,10 @@ fn check_bloom_record(file: &FileSlice, offset: u64, docs: &[u32], before: &[u8]
 
 #[test]
 fn bloom_filters_round_trip_and_find_what_was_inserted() {
-    let (bytes, docs, before, after) = bloom_record();
-    check_bloom_record(&FileSlice::from_vec("t.post", bytes), 0, &docs, &before, &after);
+    for n in [300, 5000] {
+        let (bytes, docs, before, after) = bloom_record(n);
+        check_bloom_record(&FileSlice::from_vec("t.post", bytes), 0, &docs, &before, &after);
+    }
 }
 
 /// Postings files pass 4 GiB on large indexes: a record beyond it (in a sparse
@@ -200,7 +288,7 @@ fn bloom_filters_round_trip_and_find_what_was_inserted() {
 #[test]
 fn bloom_filters_of_a_record_beyond_4_gib_are_found() {
     use std::io::{Seek, SeekFrom, Write};
-    let (bytes, docs, before, after) = bloom_record();
+    let (bytes, docs, before, after) = bloom_record(300);
     let tmp = tempfile::tempdir().unwrap();
     let offset = (4u64 << 30) + 4093;
     let mut f = std::fs::File::create(tmp.path().join("big.post")).unwrap();

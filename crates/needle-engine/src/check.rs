@@ -118,6 +118,9 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
             prev = Some(doc);
             doc = p.advance();
         }
+        if let Some(e) = p.error() {
+            problem(format!("{label}: {e}"));
+        }
         if df != u64::from(p.doc_freq()) || ttf != header.total_term_freq {
             problem(format!(
                 "{label}: header says df {} ttf {}, postings hold {df}/{ttf}",

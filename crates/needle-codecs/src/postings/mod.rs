@@ -2,20 +2,26 @@
 //! record, in the order a query reads it (WiSER's cross-stage grouping).
 //!
 //! ```text
-//! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 1)
-//! Record       := Header Skip^NumBlocks DocFreqBlock^NumBlocks PosBlock^NumBlocks OffBlock^NumBlocks
-//!                 BloomGroup^NumBlocks
+//! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 2)
+//! Record       := Header SkipIndex? Skip^NumBlocks DocFreqBlock^NumBlocks PosBlock^NumBlocks
+//!                 OffBlock^NumBlocks BloomGroup^NumBlocks
 //! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint DocBytes:vint PosBytes:vint OffBytes:vint
-//!                 [BloomBytes:vint MaxInsertions:vint FpMillionths:vint]
+//!                 [BloomBytes:vint MaxInsertions:vint FpMillionths:vint] [SkipIndexBytes:vint]
 //! Skip         := LastDocDelta:vint DocBlockBytes:vint [PosBlockBytes:vint] [OffBlockBytes:vint]
 //!                 [BloomGroupBytes:vint] ImpactCount:vint (FreqDelta:vint Norm:u8)^ImpactCount
+//! SkipIndex    := PageEntry^ceil(NumBlocks / 32)
+//! PageEntry    := LastDocDelta:vint SkipBytes:vint DocBytes:vint [PosBytes:vint] [OffBytes:vint]
+//!                 [BloomBytes:vint] MaxFreq:vint MinNorm:u8
 //! DocFreqBlock := Block(DocGap^n) Block((Freq-1)^n)                  n = 128, or the tail (< 128)
 //! PosBlock     := Stream(PosDelta^(sum of the block's freqs))
 //! OffBlock     := (StartDelta:vint Length:vint)^(sum of the block's freqs)
 //! ```
 //!
 //! - `Flags`: bit 0 = positions stored, bit 1 = offsets stored, bit 2 = Bloom
-//!   filters stored (the bracketed parts are present only with their flag).
+//!   filters stored, bit 3 = skip index stored (the bracketed parts are
+//!   present only with their flag; a list has a skip index exactly when it
+//!   has more than 32 blocks, and version 1 files, the same format without
+//!   skip indexes, are read as they are).
 //!   `BloomGroup` holds the two filters of each posting of the block, as
 //!   [`crate::bloom`] specifies; it comes last, after everything else a query reads.
 //!   `ExtraFreq` = total term frequency - doc frequency. `NumBlocks` = ceil(DocFreq / 128).
@@ -31,6 +37,12 @@
 //!   block is the best score of these pairs, for any collection statistics:
 //!   the bound block-max WAND needs (a stored float would go stale as segments
 //!   are added).
+//! - Skip index: one entry per page of 32 skip entries (the last page may
+//!   be shorter): the page's last doc id minus the previous page's (the first
+//!   page's is its last doc id), the bytes of its skip entries and of each of
+//!   its blocks' sections, and the bound of its blocks (the largest frequency,
+//!   the smallest norm byte). A reader reads the index at open and a page of
+//!   entries when a query reaches it (see `skips`).
 //! - `PosDelta`: per document, its first position, then each position minus the previous one.
 //!   `StartDelta`: the start offset minus the previous token's start in the
 //!   same document (0 for the first); `Length` = end - start.
@@ -42,9 +54,11 @@
 //! and, if doc 7 is the longest, impacts (1, norm of 3 or 8) and (2, norm of 7).
 
 mod reader;
+mod skips;
 mod writer;
 
 pub use reader::{read_header, DiskPostings, RecordHeader};
+pub use skips::PAGE_BLOCKS;
 pub use writer::{write_record, RecordSizes};
 
 use needle_core::{DocId, DocSet};
@@ -53,11 +67,12 @@ use crate::bloom::FilterShape;
 pub use crate::bloom::Side;
 
 pub const KIND: &[u8; 4] = b"POST";
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 pub(crate) const FLAG_POSITIONS: u8 = 1;
 pub(crate) const FLAG_OFFSETS: u8 = 2;
 pub(crate) const FLAG_BLOOM: u8 = 4;
+pub(crate) const FLAG_SKIP_INDEX: u8 = 8;
 
 /// The two Bloom filters of every posting of a term, as the writer takes them:
 /// one slot of `shape.max_bytes()` bytes per posting and side, in posting

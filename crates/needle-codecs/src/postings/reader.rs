@@ -1,26 +1,15 @@
 //! Reads one grouped record (format: see the module above).
 
-use needle_core::{DocId, DocSet, Result, TERMINATED};
+use needle_core::{DocId, DocSet, Error, Result, TERMINATED};
 use needle_storage::counters::{self, DataKind};
 use needle_storage::FileSlice;
 
-use super::{BlockImpact, Postings, Side, FLAG_BLOOM, FLAG_OFFSETS, FLAG_POSITIONS};
+use super::skips::{Sections, Skip, SkipLayout, SkipList};
+use super::{BlockImpact, Postings, Side, FLAG_BLOOM, FLAG_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX};
 use crate::bitpack::decode_block;
 use crate::bloom::{self, FilterShape};
 use crate::bytes::{read_vint_lenient, ByteReader};
 use crate::BLOCK_LEN;
-
-#[derive(Debug, Clone, Copy)]
-struct Skip {
-    last_doc: DocId,
-    doc_start: usize,
-    pos_start: usize,
-    off_start: usize,
-    bloom_start: usize,
-    impact: BlockImpact,
-    /// This block's competitive pairs in `DiskPostings::impacts`.
-    impacts: (u32, u32),
-}
 
 /// Where the current block's filters are: each side's bitmap, and each
 /// posting's filter offset on each side (`u32::MAX`: empty).
@@ -49,9 +38,12 @@ pub struct DiskPostings {
     has_offsets: bool,
     bloom: Option<FilterShape>,
     group: BloomGroup,
-    skips: Vec<Skip>,
-    impacts: Vec<(u32, u8)>,
-    max_impact: BlockImpact,
+    skips: SkipList,
+    /// The current block's skip entry.
+    cur: Skip,
+    /// Set when a skip page turns out corrupt during iteration (possible only
+    /// when the file's checksum was not verified at open); the list then ends.
+    error: Option<Error>,
     block: usize,
     len: usize,
     idx: usize,
@@ -89,21 +81,21 @@ impl DiskPostings {
     /// header and skip list are checked against the file's bounds here, so
     /// iteration cannot leave the record.
     pub fn open(data: &FileSlice, offset: u64) -> Result<Self> {
-        let RecordLayout { header, skips, impacts, bloom } = read_header_and_skips(data, offset)?;
-        counters::record(DataKind::Skip, data, offset as usize, header.header_and_skip);
-        let max_impact = skips.iter().fold(BlockImpact::NONE, |acc, s| acc.merge(s.impact));
-        let flags_byte = data.bytes()[offset as usize];
+        let (header, bloom, layout) = read_layout(data, offset)?;
+        counters::record(DataKind::Skip, data, offset as usize, layout.index.start - offset as usize);
+        let flags = layout.sections.flags;
+        let skips = SkipList::open(data, layout)?;
         let mut p = DiskPostings {
             data: data.clone(),
             doc_freq: header.doc_freq,
             total_term_freq: header.total_term_freq,
-            has_positions: flags_byte & FLAG_POSITIONS != 0,
-            has_offsets: flags_byte & FLAG_OFFSETS != 0,
+            has_positions: flags & FLAG_POSITIONS != 0,
+            has_offsets: flags & FLAG_OFFSETS != 0,
             bloom,
             group: BloomGroup::default(),
             skips,
-            impacts,
-            max_impact,
+            cur: NO_SKIP,
+            error: None,
             block: 0,
             len: 0,
             idx: 0,
@@ -118,28 +110,49 @@ impl DiskPostings {
             off_buf: Vec::new(),
             occ_start: [0; BLOCK_LEN + 1],
         };
-        if !p.skips.is_empty() {
+        if p.skips.blocks() > 0 {
             p.load_block(0);
+            if let Some(e) = p.error.take() {
+                return Err(e);
+            }
         }
         Ok(p)
+    }
+
+    /// The error that ended iteration early, if a skip page was corrupt.
+    pub fn error(&self) -> Option<&Error> {
+        self.error.as_ref()
+    }
+
+    /// Ends the list on a corrupt skip page, keeping the error.
+    fn fail(&mut self, e: Error) -> DocId {
+        self.error = Some(e);
+        self.doc = TERMINATED;
+        TERMINATED
     }
 
     pub fn total_term_freq(&self) -> u64 {
         self.total_term_freq
     }
 
-    fn load_block(&mut self, b: usize) {
+    /// Moves to block `b`; on a corrupt skip page, ends the list.
+    fn load_block(&mut self, b: usize) -> DocId {
+        match self.skips.get(b) {
+            Ok(skip) => self.cur = skip,
+            Err(e) => return self.fail(e),
+        }
         self.block = b;
-        self.len = if b + 1 == self.skips.len() { self.doc_freq as usize - b * BLOCK_LEN } else { BLOCK_LEN };
+        self.len =
+            if b + 1 == self.skips.blocks() { self.doc_freq as usize - b * BLOCK_LEN } else { BLOCK_LEN };
         let bytes = self.data.bytes();
-        let start = self.skips[b].doc_start;
+        let start = self.cur.doc_start;
         let mut pos = start;
         decode_block(bytes, &mut pos, &mut self.docs[..self.len]);
         let mid = pos;
         decode_block(bytes, &mut pos, &mut self.freqs[..self.len]);
         counters::record(DataKind::DocIds, &self.data, start, mid - start);
         counters::record(DataKind::Freqs, &self.data, mid, pos - mid);
-        let mut prev: i64 = if b == 0 { -1 } else { i64::from(self.skips[b - 1].last_doc) };
+        let mut prev = self.cur.prev_last_doc;
         let mut occ = 0u32;
         for i in 0..self.len {
             prev += i64::from(self.docs[i]) + 1;
@@ -154,11 +167,12 @@ impl DiskPostings {
         self.pos_loaded = false;
         self.off_loaded = false;
         self.group.loaded = false;
+        self.doc
     }
 
     /// Locates the current block's filters, counting its bitmaps as read.
     fn load_group(&mut self, shape: FilterShape) {
-        let start = self.skips[self.block].bloom_start;
+        let start = self.cur.bloom_start;
         let bitmap_len = self.len.div_ceil(8);
         let bytes = self.data.bytes();
         let mut cursor = start + 2 * bitmap_len;
@@ -200,7 +214,7 @@ impl DiskPostings {
         let total = self.occ_start[self.len] as usize;
         self.pos_buf.resize(total, 0);
         self.pos_chunk_at.clear();
-        self.pos_chunk_at.push(self.skips[self.block].pos_start);
+        self.pos_chunk_at.push(self.cur.pos_start);
         self.pos_chunk_done.clear();
         self.pos_chunk_done.resize(total.div_ceil(BLOCK_LEN), false);
         self.pos_loaded = true;
@@ -229,7 +243,7 @@ impl DiskPostings {
 
     fn load_offsets(&mut self) {
         let bytes = self.data.bytes();
-        let start = self.skips[self.block].off_start;
+        let start = self.cur.off_start;
         let mut pos = start;
         self.off_buf.clear();
         for i in 0..self.len {
@@ -245,11 +259,16 @@ impl DiskPostings {
         self.off_loaded = true;
     }
 
-    /// Index of the first block at or after the current one whose last doc is `>= target`.
-    fn block_for(&self, target: DocId) -> Option<usize> {
-        let from = self.block;
-        let b = from + self.skips[from..].partition_point(|s| s.last_doc < target);
-        (b < self.skips.len()).then_some(b)
+    /// Index of the first block at or after the current one whose last doc
+    /// is `>= target`; `None` past the end or on a corrupt skip page (which ends the list).
+    fn block_for(&mut self, target: DocId) -> Option<usize> {
+        match self.skips.block_for(self.block, target) {
+            Ok(b) => b,
+            Err(e) => {
+                self.fail(e);
+                None
+            }
+        }
     }
 
     fn occurrences(&self) -> std::ops::Range<usize> {
@@ -269,7 +288,7 @@ impl DocSet for DiskPostings {
         self.idx += 1;
         if self.idx < self.len {
             self.doc = self.docs[self.idx];
-        } else if self.block + 1 < self.skips.len() {
+        } else if self.block + 1 < self.skips.blocks() {
             self.load_block(self.block + 1);
         } else {
             self.doc = TERMINATED;
@@ -281,13 +300,13 @@ impl DocSet for DiskPostings {
         if target <= self.doc {
             return self.doc;
         }
-        if target > self.skips[self.block].last_doc {
-            match self.block_for(target) {
-                Some(b) => self.load_block(b),
-                None => {
-                    self.doc = TERMINATED;
-                    return TERMINATED;
-                }
+        if target > self.cur.last_doc {
+            let Some(b) = self.block_for(target) else {
+                self.doc = TERMINATED;
+                return TERMINATED;
+            };
+            if self.load_block(b) == TERMINATED {
+                return TERMINATED;
             }
         }
         while self.docs[self.idx] < target {
@@ -345,35 +364,30 @@ impl Postings for DiskPostings {
     }
 
     fn block_end(&mut self, target: DocId) -> DocId {
-        match self.block_for(target) {
-            Some(b) => self.skips[b].last_doc,
+        match self.block_for(target).map(|b| self.skips.get(b)) {
+            Some(Ok(skip)) => skip.last_doc,
+            Some(Err(e)) => self.fail(e),
             None => TERMINATED,
         }
     }
 
     fn impact(&mut self, from: DocId, to: DocId) -> BlockImpact {
-        let Some(first) = self.block_for(from) else { return BlockImpact::NONE };
-        let mut acc = BlockImpact::NONE;
-        for s in &self.skips[first..] {
-            acc = acc.merge(s.impact);
-            if s.last_doc >= to {
-                break;
+        match self.skips.impact(self.block, from, to) {
+            Ok(bound) => bound,
+            Err(e) => {
+                self.fail(e);
+                BlockImpact::NONE
             }
         }
-        acc
     }
 
     fn max_impact(&self) -> BlockImpact {
-        self.max_impact
+        self.skips.max_impact()
     }
 
     fn impacts(&mut self, from: DocId, to: DocId, out: &mut Vec<(u32, u8)>) {
-        let Some(first) = self.block_for(from) else { return };
-        for s in &self.skips[first..] {
-            out.extend_from_slice(&self.impacts[s.impacts.0 as usize..s.impacts.1 as usize]);
-            if s.last_doc >= to {
-                break;
-            }
+        if let Err(e) = self.skips.impacts(self.block, from, to, out) {
+            self.fail(e);
         }
     }
 
@@ -399,16 +413,19 @@ impl Postings for DiskPostings {
     }
 }
 
-/// A record's header and skip list, decoded.
-struct RecordLayout {
-    header: RecordHeader,
-    skips: Vec<Skip>,
-    impacts: Vec<(u32, u8)>,
-    bloom: Option<FilterShape>,
-}
+const NO_SKIP: Skip = Skip {
+    prev_last_doc: -1,
+    last_doc: TERMINATED,
+    doc_start: 0,
+    pos_start: 0,
+    off_start: 0,
+    bloom_start: 0,
+    impact: BlockImpact::NONE,
+    impacts: (0, 0),
+};
 
-/// Reads and checks a record's header and skip list.
-fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<RecordLayout> {
+/// Reads and checks a record's header: its sizes, filter shape and where its skip list is.
+fn read_layout(data: &FileSlice, offset: u64) -> Result<(RecordHeader, Option<FilterShape>, SkipLayout)> {
     let bytes = data.bytes();
     let name = data.name();
     let start = usize::try_from(offset).ok().filter(|&o| o < bytes.len());
@@ -417,7 +434,7 @@ fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<RecordLayout> 
     };
     let mut r = ByteReader::new(name, &bytes[start..]);
     let flags = r.u8()?;
-    if flags & !(FLAG_POSITIONS | FLAG_OFFSETS | FLAG_BLOOM) != 0 {
+    if flags & !(FLAG_POSITIONS | FLAG_OFFSETS | FLAG_BLOOM | FLAG_SKIP_INDEX) != 0 {
         return Err(r.corrupt("unknown record flags"));
     }
     let doc_freq = r.vint_u32()?;
@@ -437,65 +454,32 @@ fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<RecordLayout> 
     } else {
         (0, None)
     };
-    let skip_bytes = r.take(skip_len)?;
+    let index_len = if flags & FLAG_SKIP_INDEX != 0 { r.vint()? as usize } else { 0 };
+    let blocks = (doc_freq as usize).div_ceil(BLOCK_LEN);
+    // A long list without an index is a version 1 record: its skip list is read whole.
+    if index_len > 0 && blocks <= super::PAGE_BLOCKS {
+        return Err(r.corrupt("skip index on a list of one page"));
+    }
+    let index_start = start + r.position();
+    r.take(index_len + skip_len)?;
     let header_and_skip = r.position();
-    let doc_base = start + header_and_skip;
-    let (pos_base, off_base) = (doc_base + docs_len, doc_base + docs_len + pos_len);
-    let bloom_base = off_base + off_len;
     if r.remaining() < docs_len + pos_len + off_len + bloom_len {
         return Err(r.corrupt("record longer than the postings file"));
     }
-    let mut skips = Vec::with_capacity((doc_freq as usize).div_ceil(BLOCK_LEN));
-    let mut sr = ByteReader::new(name, skip_bytes);
-    let (mut last, mut d, mut p, mut o, mut bl) = (0u64, 0usize, 0usize, 0usize, 0usize);
-    let mut impacts = Vec::new();
-    for b in 0..(doc_freq as usize).div_ceil(BLOCK_LEN) {
-        let delta = sr.vint()?;
-        if b > 0 && delta == 0 {
-            return Err(sr.corrupt("skip entries out of order"));
-        }
-        last += delta;
-        let last_doc = u32::try_from(last)
-            .ok()
-            .filter(|&l| l != TERMINATED)
-            .ok_or_else(|| sr.corrupt("doc id out of range"))?;
-        let entry = Skip {
-            last_doc,
-            doc_start: doc_base + d,
-            pos_start: pos_base + p,
-            off_start: off_base + o,
-            bloom_start: bloom_base + bl,
-            impact: BlockImpact::NONE,
-            impacts: (0, 0),
-        };
-        d += sr.vint()? as usize;
-        if flags & FLAG_POSITIONS != 0 {
-            p += sr.vint()? as usize;
-        }
-        if flags & FLAG_OFFSETS != 0 {
-            o += sr.vint()? as usize;
-        }
-        if flags & FLAG_BLOOM != 0 {
-            bl += sr.vint()? as usize;
-        }
-        let count = sr.vint()? as usize;
-        if count == 0 || count > 256 {
-            return Err(sr.corrupt("bad impact count"));
-        }
-        let first_impact = impacts.len() as u32;
-        let mut freq = 0u32;
-        for _ in 0..count {
-            freq =
-                freq.checked_add(sr.vint_u32()?).ok_or_else(|| sr.corrupt("impact frequency overflows"))?;
-            impacts.push((freq, sr.u8()?));
-        }
-        let (max_freq, min_norm) = (freq, impacts[first_impact as usize].1);
-        let range = (first_impact, impacts.len() as u32);
-        skips.push(Skip { impact: BlockImpact { max_freq, min_norm }, impacts: range, ..entry });
+    let doc_base = start + header_and_skip;
+    let lens = [docs_len, pos_len, off_len, bloom_len];
+    let mut starts = [doc_base; 4];
+    for s in 1..4 {
+        starts[s] = starts[s - 1] + lens[s - 1];
     }
-    if (d, p, o, bl) != (docs_len, pos_len, off_len, bloom_len) || sr.remaining() != 0 {
-        return Err(r.corrupt("skip list does not add up to the record's sections"));
-    }
+    let layout = SkipLayout {
+        sections: Sections { flags },
+        blocks,
+        index: index_start..index_start + index_len,
+        entries: index_start + index_len..doc_base,
+        starts,
+        lens,
+    };
     let header = RecordHeader {
         doc_freq,
         total_term_freq,
@@ -505,10 +489,10 @@ fn read_header_and_skips(data: &FileSlice, offset: u64) -> Result<RecordLayout> 
         offsets: off_len,
         bloom: bloom_len,
     };
-    Ok(RecordLayout { header, skips, impacts, bloom })
+    Ok((header, bloom, layout))
 }
 
 /// The header of the record at `offset`, checked.
 pub fn read_header(data: &FileSlice, offset: u64) -> Result<RecordHeader> {
-    read_header_and_skips(data, offset).map(|layout| layout.header)
+    read_layout(data, offset).map(|(header, _, _)| header)
 }

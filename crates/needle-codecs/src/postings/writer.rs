@@ -1,6 +1,9 @@
 //! Writes one grouped record (format: see the module above).
 
-use super::{BloomPostings, TermPostings, FLAG_BLOOM, FLAG_OFFSETS, FLAG_POSITIONS};
+use super::{
+    BlockImpact, BloomPostings, TermPostings, FLAG_BLOOM, FLAG_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX,
+    PAGE_BLOCKS,
+};
 use crate::bitpack::{encode_block, encode_stream};
 use crate::bytes::write_vint;
 use crate::BLOCK_LEN;
@@ -48,6 +51,7 @@ pub fn write_record(
     let mut prev_last_for_delta = 0u32;
     let mut occ = 0usize;
     let mut values = Vec::with_capacity(BLOCK_LEN);
+    let mut written = Vec::new();
     for (b, chunk) in p.docs.chunks(BLOCK_LEN).enumerate() {
         let freqs = &p.freqs[b * BLOCK_LEN..b * BLOCK_LEN + chunk.len()];
         let (d0, p0, o0) = (docs.len(), pos.len(), off.len());
@@ -67,7 +71,7 @@ pub fn write_record(
         if with_offsets {
             encode_offsets(&p.offsets[occ..occ + block_occ], freqs, &mut off);
         }
-        let bl0 = bloom.len();
+        let (bl0, s0) = (bloom.len(), skip.len());
         if let Some(filters) = &p.bloom {
             encode_bloom_group(filters, b * BLOCK_LEN, freqs, &mut bloom);
         }
@@ -85,12 +89,16 @@ pub fn write_record(
         if p.bloom.is_some() {
             write_vint(&mut skip, (bloom.len() - bl0) as u64);
         }
-        encode_impacts(chunk, freqs, norms, &mut skip);
+        let bound = encode_impacts(chunk, freqs, norms, &mut skip);
+        let sizes = [skip.len() - s0, docs.len() - d0, pos.len() - p0, off.len() - o0, bloom.len() - bl0];
+        written.push(BlockWritten { last_doc: last, sizes, bound });
     }
+    let index = encode_skip_index(&written, [with_positions, with_offsets, p.bloom.is_some()]);
     let start = out.len();
     let flags = (u8::from(with_positions) * FLAG_POSITIONS)
         | (u8::from(with_offsets) * FLAG_OFFSETS)
-        | (u8::from(p.bloom.is_some()) * FLAG_BLOOM);
+        | (u8::from(p.bloom.is_some()) * FLAG_BLOOM)
+        | (u8::from(!index.is_empty()) * FLAG_SKIP_INDEX);
     out.push(flags);
     let ttf: u64 = p.freqs.iter().map(|&f| u64::from(f)).sum();
     write_vint(out, p.docs.len() as u64);
@@ -103,6 +111,10 @@ pub fn write_record(
             write_vint(out, v);
         }
     }
+    if !index.is_empty() {
+        write_vint(out, index.len() as u64);
+    }
+    out.extend_from_slice(&index);
     out.extend_from_slice(&skip);
     let header_and_skip = (out.len() - start) as u64;
     out.extend_from_slice(&docs);
@@ -118,10 +130,45 @@ pub fn write_record(
     }
 }
 
+/// What a block's skip entry says, for the skip index.
+struct BlockWritten {
+    last_doc: u32,
+    /// Bytes of its skip entry, docs, positions, offsets and filters.
+    sizes: [usize; 5],
+    bound: BlockImpact,
+}
+
+/// The skip index of a list of more than `PAGE_BLOCKS` blocks (empty for a
+/// shorter one): per page, its last doc (delta-coded), the bytes of its skip
+/// entries and of each stored section, and its bound.
+fn encode_skip_index(blocks: &[BlockWritten], stored: [bool; 3]) -> Vec<u8> {
+    let mut out = Vec::new();
+    if blocks.len() <= PAGE_BLOCKS {
+        return out;
+    }
+    let mut prev_last = 0;
+    for page in blocks.chunks(PAGE_BLOCKS) {
+        let last = page.last().unwrap().last_doc;
+        write_vint(&mut out, u64::from(last - prev_last));
+        prev_last = last;
+        let present = [true, true, stored[0], stored[1], stored[2]];
+        for (s, &has) in present.iter().enumerate() {
+            if has {
+                write_vint(&mut out, page.iter().map(|b| b.sizes[s] as u64).sum());
+            }
+        }
+        let bound = page.iter().fold(BlockImpact::NONE, |acc, b| acc.merge(b.bound));
+        write_vint(&mut out, u64::from(bound.max_freq));
+        out.push(bound.min_norm);
+    }
+    out
+}
+
 /// The block's competitive (frequency, norm) pairs: those no other document
 /// of the block beats on both (a higher frequency and a shorter length),
 /// ascending by frequency (so also by norm): `Count:vint (FreqDelta:vint Norm:u8)^Count`.
-fn encode_impacts(docs: &[u32], freqs: &[u32], norms: &[u8], out: &mut Vec<u8>) {
+/// Returns their bound.
+fn encode_impacts(docs: &[u32], freqs: &[u32], norms: &[u8], out: &mut Vec<u8>) -> BlockImpact {
     let mut pairs: Vec<(u32, u8)> =
         docs.iter().zip(freqs).map(|(&d, &f)| (f, norms.get(d as usize).copied().unwrap_or(0))).collect();
     pairs.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -132,6 +179,7 @@ fn encode_impacts(docs: &[u32], freqs: &[u32], norms: &[u8], out: &mut Vec<u8>) 
         }
     }
     frontier.reverse();
+    let bound = BlockImpact { max_freq: frontier.last().unwrap().0, min_norm: frontier[0].1 };
     write_vint(out, frontier.len() as u64);
     let mut prev = 0;
     for (f, n) in frontier {
@@ -139,6 +187,7 @@ fn encode_impacts(docs: &[u32], freqs: &[u32], norms: &[u8], out: &mut Vec<u8>) 
         out.push(n);
         prev = f;
     }
+    bound
 }
 
 fn encode_positions(positions: &[u32], freqs: &[u32], out: &mut Vec<u8>) {
