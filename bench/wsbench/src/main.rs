@@ -72,6 +72,9 @@ enum Command {
         /// size (e.g. 64KB; `off`, the default, never).
         #[arg(long, default_value = "off")]
         prefetch_min: String,
+        /// Keep up to this many bytes of whole responses (e.g. 64MB; `off`, the default, none).
+        #[arg(long, default_value = "off")]
+        result_cache: String,
     },
     /// Generate a corpus of any size with the statistics of a real one; print both side by side.
     Scale {
@@ -189,12 +192,16 @@ fn run_command(c: Command) -> Result<()> {
             ingest_threads,
             verify,
             prefetch_min,
+            result_cache,
         } => {
-            let min = match prefetch_min.as_str() {
-                "off" => None,
-                size => Some(parse_size(size)? as usize),
+            let size_or_off = |s: &str| -> Result<Option<usize>> {
+                match s {
+                    "off" => Ok(None),
+                    size => Ok(Some(parse_size(size)? as usize)),
+                }
             };
-            needle_storage::prefetch::set_min_bytes(min);
+            needle_storage::prefetch::set_min_bytes(size_or_off(&prefetch_min)?);
+            let result_cache_bytes = size_or_off(&result_cache)?.unwrap_or(0);
             let verify = match verify.as_str() {
                 "checksums" => needle_engine::Verify::Checksums,
                 "footers" => needle_engine::Verify::Footers,
@@ -204,12 +211,18 @@ fn run_command(c: Command) -> Result<()> {
                 let durability = needle_engine::Durability::parse(&durability).ok_or_else(|| {
                     format!("--durability: `{durability}` is not volatile, graceful or durable")
                 })?;
-                Some(needle_engine::LiveOptions { durability, ..Default::default() })
+                Some(needle_engine::LiveOptions { durability, result_cache_bytes, ..Default::default() })
             } else {
                 None
             };
-            let options =
-                needle_side::ServeOptions { bloom: !no_bloom, read_stats, live, ingest_threads, verify };
+            let options = needle_side::ServeOptions {
+                bloom: !no_bloom,
+                read_stats,
+                live,
+                ingest_threads,
+                verify,
+                result_cache_bytes,
+            };
             needle_side::serve(&index, threads, options)
         }
         Command::Scale { corpus, out, size, doc_len, pair_prob, repeat_prob, seed, learn_docs } => {

@@ -55,6 +55,8 @@ pub struct ServeOptions {
     pub ingest_threads: usize,
     /// What opening a read-only index checks.
     pub verify: needle_engine::Verify,
+    /// Bytes of the result cache (0: none).
+    pub result_cache_bytes: usize,
 }
 
 /// The index being served.
@@ -64,6 +66,13 @@ enum Served {
 }
 
 impl Served {
+    fn result_cache_stats(&self) -> Option<needle_engine::CacheStats> {
+        match self {
+            Served::ReadOnly(i) => i.result_cache_stats(),
+            Served::Live(i) => i.result_cache_stats(),
+        }
+    }
+
     fn search(&self, request: &SearchRequest) -> needle_core::Result<SearchResponse> {
         match self {
             Served::ReadOnly(i) => i.search(request),
@@ -194,7 +203,11 @@ fn handle(shared: &Shared, line: &str) -> Answer {
 pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
     let index = match &options.live {
         Some(live) => Served::Live(LiveIndex::open(dir, live.clone())?),
-        None => Served::ReadOnly(Box::new(Index::open_with(dir, options.verify)?)),
+        None => {
+            let mut index = Index::open_with(dir, options.verify)?;
+            index.set_result_cache(options.result_cache_bytes);
+            Served::ReadOnly(Box::new(index))
+        }
     };
     let docs = index.num_docs();
     let ingest_threads = if options.live.is_some() { options.ingest_threads.max(1) } else { 0 };
@@ -268,6 +281,7 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
                 "queries": shared.queries.load(Ordering::Relaxed),
                 "errors": shared.errors.load(Ordering::Relaxed),
                 "needed_bytes": *shared.needed.lock().unwrap(),
+                "result_cache": shared.index.result_cache_stats(),
             });
             let mut out = shared.out.lock().unwrap();
             writeln!(out, "STATS\t{stats}")?;

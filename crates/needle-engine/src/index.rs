@@ -9,6 +9,7 @@ use needle_codecs::{SegmentRead, SegmentReader, Verify};
 use needle_core::{Deletes, Error, Result};
 use needle_index::merge_segments;
 use needle_search::{parse_query, Query, SearchOptions, Searcher, TopDocs};
+use needle_storage::cache::CacheStats;
 use needle_storage::Directory;
 
 use crate::deletes::DeleteBits;
@@ -17,6 +18,7 @@ use crate::import::{
     ImportSummary,
 };
 use crate::manifest::{self, Manifest, SegmentEntry};
+use crate::result_cache::ResultCache;
 use crate::schema::Schema;
 use crate::search::{find_id, run_search, stored_document, SearchRequest, SearchResponse};
 
@@ -28,6 +30,9 @@ pub struct Index {
     segments: Vec<Arc<SegmentReader>>,
     /// Deletions of each segment (by position), when it has any.
     deletes: Vec<Option<DeleteBits>>,
+    /// Moves on with every import and merge: the result cache's key (see [`ResultCache`]).
+    generation: u64,
+    results: Option<ResultCache>,
 }
 
 impl Index {
@@ -39,7 +44,7 @@ impl Index {
             let _lock = dir.lock(LOCK_FILE)?;
             let mut m = Manifest::new(mapping.unwrap_or_default());
             m.commit(&dir)?;
-            return Ok(Index { dir, manifest: m, segments: Vec::new(), deletes: Vec::new() });
+            return Ok(Index::new(dir, m, Vec::new(), Vec::new()));
         }
         let index = Index::open(path)?;
         if let Some(m) = mapping {
@@ -70,7 +75,26 @@ impl Index {
         let names: Vec<String> = manifest.segments.iter().map(|s| s.name.clone()).collect();
         let segments = open_segments_with(&dir, &names, verify)?;
         let deletes = read_deletes(&dir, &manifest.segments)?;
-        Ok(Index { dir, manifest, segments, deletes })
+        Ok(Index::new(dir, manifest, segments, deletes))
+    }
+
+    fn new(
+        dir: Directory,
+        manifest: Manifest,
+        segments: Vec<Arc<SegmentReader>>,
+        deletes: Vec<Option<DeleteBits>>,
+    ) -> Index {
+        Index { dir, manifest, segments, deletes, generation: 0, results: None }
+    }
+
+    /// Keeps up to `budget_bytes` of search responses (0: none); see [`ResultCache`].
+    pub fn set_result_cache(&mut self, budget_bytes: usize) {
+        self.results = (budget_bytes > 0).then(|| ResultCache::new(budget_bytes));
+    }
+
+    /// The result cache's counters, when there is one.
+    pub fn result_cache_stats(&self) -> Option<CacheStats> {
+        self.results.as_ref().map(ResultCache::stats)
     }
 
     pub fn schema(&self) -> &Schema {
@@ -130,6 +154,7 @@ impl Index {
             return Err(e);
         }
         self.manifest = next;
+        self.generation += 1;
         self.deletes.extend(opened.iter().map(|_| None));
         self.segments.extend(opened);
         Ok(summary)
@@ -173,6 +198,7 @@ impl Index {
         self.segments = open_segments(&self.dir, &names)?;
         self.deletes = read_deletes(&self.dir, &next.segments)?;
         self.manifest = next;
+        self.generation += 1;
         for old in &replaced {
             delete_segment(&self.dir, &old.name);
             if let Some(d) = &old.deletes {
@@ -207,7 +233,8 @@ impl Index {
     }
 
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
-        run_search(&self.views(), self.schema(), request)
+        let cache = self.results.as_ref().map(|c| (c, self.generation));
+        run_search(&self.views(), self.schema(), request, cache)
     }
 
     /// The stored JSON source of the live document with `_id` `id`.

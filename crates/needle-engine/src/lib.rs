@@ -13,6 +13,7 @@ mod index;
 mod live;
 mod manifest;
 mod query_fields;
+mod result_cache;
 mod schema;
 mod search;
 
@@ -21,5 +22,7 @@ pub use import::{ImportOptions, ImportProgress, ImportSummary};
 pub use index::Index;
 pub use live::{Durability, LiveIndex, LiveOptions};
 pub use needle_codecs::Verify;
+pub use needle_storage::cache::CacheStats;
+pub use result_cache::ResultCache;
 pub use schema::{Dynamic, FieldDef, FieldKind, Schema};
 pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};

@@ -12,6 +12,7 @@ use needle_storage::counters::{self, DataKind};
 use serde::Serialize;
 
 use crate::document::{decode_stored, field_text};
+use crate::result_cache::ResultCache;
 use crate::schema::{Schema, ID_FIELD};
 
 /// A segment as a search sees it: its data and the documents deleted from it since.
@@ -97,17 +98,24 @@ pub struct SearchResponse {
     pub stats: Option<QueryStats>,
 }
 
+/// Runs `request`, from `cache` (with the index's generation) when one is given.
 pub(crate) fn run_search(
     views: &[View<'_>],
     schema: &Schema,
     request: &SearchRequest,
+    cache: Option<(&ResultCache, u64)>,
 ) -> Result<SearchResponse> {
+    let query = parse_query(&request.query, schema)?;
     if !request.stats {
-        return search_and_fetch(views, schema, request);
+        return match cache {
+            Some((cache, generation)) => cache
+                .get_or_run(generation, &query, request, || search_and_fetch(views, schema, &query, request)),
+            None => search_and_fetch(views, schema, &query, request),
+        };
     }
     let storage_before = counters::process_read_bytes();
     counters::start();
-    let result = search_and_fetch(views, schema, request);
+    let result = search_and_fetch(views, schema, &query, request);
     let read = counters::finish();
     let storage = storage_before.zip(counters::process_read_bytes()).map(|(a, b)| b.saturating_sub(a));
     let mut response = result?;
@@ -115,24 +123,27 @@ pub(crate) fn run_search(
     Ok(response)
 }
 
-fn search_and_fetch(views: &[View<'_>], schema: &Schema, request: &SearchRequest) -> Result<SearchResponse> {
+fn search_and_fetch(
+    views: &[View<'_>],
+    schema: &Schema,
+    query: &Query,
+    request: &SearchRequest,
+) -> Result<SearchResponse> {
     let started = Instant::now();
-    let query = parse_query(&request.query, schema)?;
     let options = SearchOptions {
         top_k: request.top_k,
         track_total_hits: request.track_total_hits,
         bloom: request.bloom,
     };
-    let top = Searcher::with_deletes(views.to_vec()).search(&query, options)?;
-    let rewritten = query.rewrite();
+    let top = Searcher::with_deletes(views.to_vec()).search(query, options)?;
+    let rewritten = request.highlight.then(|| query.clone().rewrite());
     let mut hits = Vec::with_capacity(top.hits.len());
     for h in &top.hits {
         let segment = views[h.segment].0;
         let (id, source) = stored_document(segment, h.doc)?;
-        let highlight = if request.highlight {
-            highlight(segment, h.doc, &source, &rewritten, schema)?
-        } else {
-            BTreeMap::new()
+        let highlight = match &rewritten {
+            Some(query) => highlight(segment, h.doc, &source, query, schema)?,
+            None => BTreeMap::new(),
         };
         hits.push(Hit { id, score: h.score, highlight });
     }

@@ -7,6 +7,7 @@
 //! queries touch a few small ranges, and the device's readahead would pull in
 //! megabytes per query when memory is short.
 
+pub mod cache;
 pub mod counters;
 mod directory;
 pub mod faults;

@@ -35,11 +35,13 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use needle_core::{Error, Result};
+use needle_storage::cache::CacheStats;
 use needle_storage::Directory;
 
 use self::state::State;
 use self::wal::{Record, Wal};
 use crate::document::{analyze, parse_document};
+use crate::result_cache::ResultCache;
 use crate::schema::Schema;
 use crate::search::{run_search, SearchRequest, SearchResponse};
 
@@ -82,6 +84,8 @@ pub struct LiveOptions {
     /// The background thread's nice value (0..=19): flushes and merges get the CPU
     /// only after searches and writes, which matters on a machine with few cores.
     pub background_nice: i32,
+    /// Bytes of search responses kept (0: no result cache); see [`ResultCache`].
+    pub result_cache_bytes: usize,
 }
 
 impl Default for LiveOptions {
@@ -94,6 +98,7 @@ impl Default for LiveOptions {
             merge_factor: 4,
             merge_bytes_per_sec: 64 << 20,
             background_nice: 10,
+            result_cache_bytes: 0,
         }
     }
 }
@@ -108,6 +113,7 @@ struct Inner {
     /// except `contains`, a lookup short enough to go ahead of it.
     state: parking_lot::RwLock<State>,
     wal: Option<Wal>,
+    results: Option<ResultCache>,
     /// One commit at a time.
     committing: Mutex<()>,
     /// Set after a failed persist: writes are refused.
@@ -131,9 +137,11 @@ impl LiveIndex {
             Durability::Durable => Some(Wal::create(&dir, next_lsn)?),
             _ => None,
         };
+        let results = (options.result_cache_bytes > 0).then(|| ResultCache::new(options.result_cache_bytes));
         let inner = Arc::new(Inner {
             dir,
             options,
+            results,
             bloom: state.bloom().cloned(),
             schema: RwLock::new(schema),
             state: parking_lot::RwLock::new(state),
@@ -230,7 +238,13 @@ impl LiveIndex {
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
         let st = self.inner.state.read();
         let schema = self.inner.schema.read().unwrap();
-        run_search(&st.views(), &schema, request)
+        let cache = self.inner.results.as_ref().map(|c| (c, st.generation()));
+        run_search(&st.views(), &schema, request, cache)
+    }
+
+    /// The result cache's counters, when there is one.
+    pub fn result_cache_stats(&self) -> Option<CacheStats> {
+        self.inner.results.as_ref().map(ResultCache::stats)
     }
 
     /// Runs a parsed query over a consistent snapshot: hits as (segment, document, score).

@@ -49,6 +49,9 @@ pub(super) struct State {
     tail: MemSegment,
     tail_deletes: DeleteBits,
     next_lsn: u64,
+    /// Moves on with every change to what a search sees, or to how it is split
+    /// into segments (the result cache's key).
+    generation: u64,
 }
 
 /// What a commit persists, decided under the lock.
@@ -90,6 +93,7 @@ impl State {
             tail: MemSegment::new("memory segment").with_bloom(manifest_bloom),
             tail_deletes: DeleteBits::new(0),
             next_lsn,
+            generation: 0,
         };
         let checkpoint = st.manifest.checkpoint_lsn;
         let last = wal::replay(dir, checkpoint, &mut |lsn, record| {
@@ -132,7 +136,13 @@ impl State {
         (lsn, self.delete_id(id))
     }
 
+    /// See the field: a search under the same lock sees the same documents and statistics.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
     fn take_lsn(&mut self) -> u64 {
+        self.generation += 1;
         self.next_lsn += 1;
         self.next_lsn - 1
     }
@@ -155,6 +165,7 @@ impl State {
         if self.tail.max_doc() == 0 {
             return;
         }
+        self.generation += 1;
         let tail = std::mem::replace(
             &mut self.tail,
             MemSegment::new("memory segment").with_bloom(self.bloom.clone()),
@@ -245,6 +256,7 @@ impl State {
     /// the deletion files and the manifest to write; the writing happens
     /// without the lock ([`PendingCommit::write`]), then [`State::complete`].
     pub fn finish_commit(&mut self, plan: CommitPlan, flushed: Vec<Arc<SegmentReader>>) -> PendingCommit {
+        self.generation += 1;
         let mut retired = Vec::new();
         for ((i, mem, name), reader) in plan.to_flush.into_iter().zip(flushed) {
             let max_doc = reader.meta().max_doc;
@@ -337,6 +349,7 @@ impl State {
         merged: Arc<SegmentReader>,
         maps: DocMaps,
     ) -> Result<PendingCommit> {
+        self.generation += 1;
         let first = &plan.sources[0].0;
         let start = self
             .segments

@@ -1,0 +1,248 @@
+//! S3-FIFO (Yang et al., SOSP 2023): a cache with a byte budget that a scan
+//! cannot flush.
+//!
+//! A new entry goes to a small FIFO (a tenth of the budget). Leaving it, an
+//! entry read meanwhile moves to the main FIFO; one never read is dropped and
+//! its key remembered in a ghost FIFO, so that if it comes back soon it goes
+//! straight to main. Main evicts from its head, but an entry read since it
+//! last got there goes round once more (reads counted up to 3). Keys of a
+//! scan, each read once, so pass through the small FIFO without pushing out
+//! what queries read again and again, which LRU would do.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::Hash;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+const MAX_FREQ: u8 = 3;
+
+/// What a cache did since it was made, and what it holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CacheStats {
+    pub hits: u64,
+    pub misses: u64,
+    pub inserts: u64,
+    pub evictions: u64,
+    /// Entries too large for the budget, not kept.
+    pub rejected: u64,
+    pub entries: usize,
+    pub bytes: usize,
+    pub budget: usize,
+}
+
+struct Slot<V> {
+    value: V,
+    bytes: usize,
+    freq: u8,
+    in_main: bool,
+}
+
+/// A cache of `V` by `K` holding at most `budget` bytes, as each entry's
+/// size is given at insertion. Not synchronized: callers wrap it in a lock.
+pub struct S3Fifo<K, V> {
+    budget: usize,
+    small_budget: usize,
+    map: HashMap<Arc<K>, Slot<V>>,
+    small: VecDeque<Arc<K>>,
+    main: VecDeque<Arc<K>>,
+    small_bytes: usize,
+    main_bytes: usize,
+    /// Keys dropped from the small FIFO unread, oldest first, with the
+    /// sequence number under which `ghosts` knows them (a key may be there twice).
+    ghost_order: VecDeque<(Arc<K>, u64)>,
+    ghosts: HashMap<Arc<K>, u64>,
+    ghost_seq: u64,
+    stats: CacheStats,
+}
+
+impl<K: Hash + Eq, V> S3Fifo<K, V> {
+    pub fn new(budget: usize) -> Self {
+        S3Fifo {
+            budget,
+            small_budget: budget / 10,
+            map: HashMap::new(),
+            small: VecDeque::new(),
+            main: VecDeque::new(),
+            small_bytes: 0,
+            main_bytes: 0,
+            ghost_order: VecDeque::new(),
+            ghosts: HashMap::new(),
+            ghost_seq: 0,
+            stats: CacheStats { budget, ..CacheStats::default() },
+        }
+    }
+
+    /// The value of `key`, counting a hit or a miss.
+    pub fn get(&mut self, key: &K) -> Option<&V> {
+        match self.map.get_mut(key) {
+            Some(slot) => {
+                slot.freq = (slot.freq + 1).min(MAX_FREQ);
+                self.stats.hits += 1;
+                Some(&slot.value)
+            }
+            None => {
+                self.stats.misses += 1;
+                None
+            }
+        }
+    }
+
+    /// Adds (or replaces) `key`, evicting until it fits; a value larger than
+    /// the whole budget is not kept.
+    pub fn insert(&mut self, key: K, value: V, bytes: usize) {
+        if bytes > self.budget {
+            self.stats.rejected += 1;
+            return;
+        }
+        if let Some(slot) = self.map.get_mut(&key) {
+            let queue_bytes = if slot.in_main { &mut self.main_bytes } else { &mut self.small_bytes };
+            *queue_bytes = *queue_bytes - slot.bytes + bytes;
+            slot.value = value;
+            slot.bytes = bytes;
+            self.evict_to(self.budget);
+            return;
+        }
+        self.evict_to(self.budget - bytes);
+        let key = Arc::new(key);
+        let in_main = self.ghosts.remove(&key).is_some();
+        if in_main {
+            self.main.push_back(key.clone());
+            self.main_bytes += bytes;
+        } else {
+            self.small.push_back(key.clone());
+            self.small_bytes += bytes;
+        }
+        self.map.insert(key, Slot { value, bytes, freq: 0, in_main });
+        self.stats.inserts += 1;
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        CacheStats { entries: self.map.len(), bytes: self.small_bytes + self.main_bytes, ..self.stats }
+    }
+
+    /// Evicts until at most `limit` bytes are held.
+    fn evict_to(&mut self, limit: usize) {
+        while self.small_bytes + self.main_bytes > limit {
+            if self.small_bytes > self.small_budget || self.main.is_empty() {
+                self.evict_small();
+            } else {
+                self.evict_main();
+            }
+        }
+    }
+
+    fn evict_small(&mut self) {
+        let Some(key) = self.small.pop_front() else { return };
+        let slot = self.map.get_mut(&key).expect("queued keys are cached");
+        self.small_bytes -= slot.bytes;
+        if slot.freq > 0 {
+            slot.freq = 0;
+            slot.in_main = true;
+            self.main_bytes += slot.bytes;
+            self.main.push_back(key);
+        } else {
+            self.map.remove(&key);
+            self.stats.evictions += 1;
+            self.remember(key);
+        }
+    }
+
+    fn evict_main(&mut self) {
+        let Some(key) = self.main.pop_front() else { return };
+        let slot = self.map.get_mut(&key).expect("queued keys are cached");
+        if slot.freq > 0 {
+            slot.freq -= 1;
+            self.main.push_back(key);
+        } else {
+            self.main_bytes -= slot.bytes;
+            self.map.remove(&key);
+            self.stats.evictions += 1;
+        }
+    }
+
+    /// Adds `key` to the ghosts, which remember as many keys as the cache holds entries.
+    fn remember(&mut self, key: Arc<K>) {
+        self.ghost_seq += 1;
+        self.ghosts.insert(key.clone(), self.ghost_seq);
+        self.ghost_order.push_back((key, self.ghost_seq));
+        while self.ghosts.len() > self.map.len().max(16) {
+            let Some((old, seq)) = self.ghost_order.pop_front() else { break };
+            if self.ghosts.get(&old) == Some(&seq) {
+                self.ghosts.remove(&old);
+            }
+        }
+        // Stale entries (keys re-inserted since) are dropped as they reach the front.
+        while self.ghost_order.len() > 2 * self.ghosts.len().max(16) {
+            let (old, seq) = self.ghost_order.pop_front().unwrap();
+            if self.ghosts.get(&old) == Some(&seq) {
+                self.ghosts.remove(&old);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_within_its_budget_and_counts() {
+        let mut c = S3Fifo::new(1000);
+        for i in 0..100u32 {
+            c.insert(i, i, 30);
+            assert!(c.stats().bytes <= 1000);
+        }
+        let s = c.stats();
+        assert_eq!((s.inserts, s.entries), (100, 33));
+        assert_eq!(s.evictions, 67);
+        assert_eq!(c.get(&99), Some(&99));
+        assert_eq!(c.get(&0), None);
+        c.insert(1000, 0, 1001);
+        assert_eq!(c.stats().rejected, 1);
+        assert_eq!((c.stats().hits, c.stats().misses), (1, 1));
+    }
+
+    #[test]
+    fn replacing_an_entry_updates_its_size() {
+        let mut c = S3Fifo::new(100);
+        c.insert("a", 1, 10);
+        c.insert("a", 2, 60);
+        assert_eq!(c.get(&"a"), Some(&2));
+        assert_eq!(c.stats().bytes, 60);
+    }
+
+    /// What is read again and again survives a scan of keys read once, which
+    /// would flush an LRU cache of the same size.
+    #[test]
+    fn a_scan_does_not_flush_the_entries_read_often() {
+        let mut c = S3Fifo::new(100 * 10);
+        for round in 0..3 {
+            for hot in 0..50u32 {
+                if c.get(&hot).is_none() {
+                    c.insert(hot, round, 10);
+                }
+            }
+        }
+        for cold in 1000..1500u32 {
+            if c.get(&cold).is_none() {
+                c.insert(cold, 0, 10);
+            }
+        }
+        let kept = (0..50u32).filter(|k| c.get(k).is_some()).count();
+        assert_eq!(kept, 50, "hot entries evicted by a scan");
+    }
+
+    /// A key evicted unread and soon asked again goes to the main FIFO.
+    #[test]
+    fn a_key_back_from_the_ghosts_goes_to_main() {
+        let mut c = S3Fifo::new(100);
+        c.insert(1u32, (), 10);
+        for k in 2..20u32 {
+            c.insert(k, (), 10);
+        }
+        assert!(c.get(&1).is_none());
+        c.insert(1, (), 10);
+        assert!(c.map.get(&1).unwrap().in_main);
+    }
+}
