@@ -214,7 +214,7 @@ pub fn write(results: &Path, out: &Path) -> Result<()> {
         writeln!(md, "\n![bytes per query vs memory](bytes_vs_memory.svg)\n")?;
     }
 
-    needed_by_kind_section(&mut md, &runs)?;
+    needed_by_kind_section(&mut md, out, &runs)?;
 
     // Capacity: latency percentiles against offered load.
     let caps: Vec<&RunResult> = all.iter().map(|(_, r)| r).filter(|r| r.kind == "capacity").collect();
@@ -294,7 +294,7 @@ pub fn write(results: &Path, out: &Path) -> Result<()> {
 /// engine's cumulative STATS after each category (Needle with `--read-stats`):
 /// the difference between consecutive categories over the queries answered in
 /// between (warm-up queries of the same category included).
-fn needed_by_kind_section(md: &mut String, runs: &[&RunResult]) -> Result<()> {
+fn needed_by_kind_section(md: &mut String, out: &Path, runs: &[&RunResult]) -> Result<()> {
     let mut rows = Vec::new();
     let mut kinds = BTreeSet::new();
     for r in runs {
@@ -326,13 +326,77 @@ fn needed_by_kind_section(md: &mut String, runs: &[&RunResult]) -> Result<()> {
     let kinds: Vec<String> = kinds.into_iter().collect();
     writeln!(md, "| engine | workload | memory MB | category | {} | total |", kinds.join(" | "))?;
     writeln!(md, "|---|---|---:|---|{}---:|", "---:|".repeat(kinds.len()))?;
+    let mut bars: BTreeMap<String, Vec<(String, Vec<f64>)>> = BTreeMap::new();
     for (label, workload, mem, cat, per_query) in rows {
-        let cells: Vec<String> =
-            kinds.iter().map(|k| format!("{:.0}", per_query.get(k).copied().unwrap_or(0.0))).collect();
-        let total: f64 = per_query.values().sum();
+        let values: Vec<f64> = kinds.iter().map(|k| per_query.get(k).copied().unwrap_or(0.0)).collect();
+        let cells: Vec<String> = values.iter().map(|v| format!("{v:.0}")).collect();
+        let total: f64 = values.iter().sum();
         writeln!(md, "| {label} | {workload} | {mem} | {cat} | {} | {total:.0} |", cells.join(" | "))?;
+        bars.entry(workload).or_default().push((format!("{label} {mem} MB {cat}"), values));
     }
     writeln!(md)?;
+    for (i, (workload, bars)) in bars.iter().enumerate() {
+        let svg = format!("needed_by_kind_{i}.svg");
+        stacked_chart(
+            &out.join(&svg),
+            &format!("bytes needed per query by data kind: {workload}"),
+            bars,
+            &kinds,
+        )?;
+        writeln!(md, "![bytes needed per query by kind, {workload}]({svg})\n")?;
+    }
+    Ok(())
+}
+
+/// One bar per row, its parts stacked (one color per part), linear scale.
+fn stacked_chart(path: &Path, title: &str, bars: &[(String, Vec<f64>)], parts: &[String]) -> Result<()> {
+    let width = (200 + 40 * bars.len() as u32).max(640);
+    let root = SVGBackend::new(path, (width, 620)).into_drawing_area();
+    root.fill(&WHITE).map_err(plot_err)?;
+    let ymax = bars.iter().map(|(_, v)| v.iter().sum::<f64>()).fold(1.0, f64::max) * 1.15;
+    let names: Vec<String> = bars.iter().map(|(n, _)| n.clone()).collect();
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 16))
+        .margin(12)
+        .x_label_area_size(200)
+        .y_label_area_size(80)
+        .build_cartesian_2d(-0.5f64..bars.len() as f64 - 0.5, 0f64..ymax)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(bars.len().max(2))
+        .x_label_formatter(&|x| {
+            let i = x.round();
+            match (x - i).abs() < 1e-6 && i >= 0.0 {
+                true => names.get(i as usize).cloned().unwrap_or_default(),
+                false => String::new(),
+            }
+        })
+        .x_label_style(("sans-serif", 11).into_font().transform(FontTransform::Rotate90))
+        .y_desc("bytes needed per query")
+        .draw()
+        .map_err(plot_err)?;
+    for (pi, part) in parts.iter().enumerate() {
+        let color = Palette99::pick(pi).to_rgba();
+        let rects = bars.iter().enumerate().map(|(bi, (_, v))| {
+            let below: f64 = v[..pi].iter().sum();
+            Rectangle::new([(bi as f64 - 0.35, below), (bi as f64 + 0.35, below + v[pi])], color.filled())
+        });
+        chart
+            .draw_series(rects)
+            .map_err(plot_err)?
+            .label(part.as_str())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(plot_err)?;
+    root.present().map_err(plot_err)?;
     Ok(())
 }
 

@@ -204,6 +204,35 @@ fn a_seek_in_a_long_list_reads_one_page_of_its_skip_list() {
     assert!(read * 8 < header.header_and_skip as u64, "read {read} of {} skip bytes", header.header_and_skip);
 }
 
+/// A skip page is read only when iteration reaches it, after the file was
+/// opened (with only its footer checked, a corrupt page is found then): the
+/// list ends there and keeps an error naming the file, and nothing panics.
+#[test]
+fn a_corrupt_skip_page_ends_the_list_with_an_error() {
+    let n = 10_000u32;
+    let l = List {
+        docs: (0..n).map(|i| i * 2).collect(),
+        freqs: vec![1; n as usize],
+        positions: vec![0; n as usize],
+        offsets: vec![(0, 1); n as usize],
+        norms: vec![1; 2 * n as usize],
+    };
+    let header = needle_codecs::postings::read_header(&encode(&l, false), 3).unwrap();
+    let mut bytes = encode(&l, false).bytes().to_vec();
+    // The last bytes of the skip zone are the last page's entries.
+    let end = 3 + header.header_and_skip;
+    bytes[end - 24..end].fill(0xFF);
+    let mut p = DiskPostings::open(&FileSlice::from_vec("t.post", bytes), 3).unwrap();
+    let mut seen = 0;
+    while p.doc() != TERMINATED {
+        seen += 1;
+        p.advance();
+    }
+    assert!(seen < n && seen >= 64 * 128, "iterated {seen} documents");
+    let error = p.error().expect("the corrupt page is reported").to_string();
+    assert!(error.contains("t.post"), "{error}");
+}
+
 #[test]
 fn a_header_pointing_outside_the_file_is_an_error_naming_it() {
     let l =
