@@ -4,8 +4,8 @@
 //! at which the sum of global maximum scores beats the threshold: no document
 //! before the pivot's can enter the top k. The block maxima of the clauses up
 //! to the pivot, for the pivot's document, then tighten the test; when even
-//! they cannot beat the threshold, every clause up to the pivot jumps past the
-//! nearest block end. Until pruning is allowed (see `TopCollector::threshold`)
+//! they cannot beat the threshold, the strongest clause up to the pivot jumps
+//! past the nearest block end (as tantivy's block WAND does). Until pruning is allowed (see `TopCollector::threshold`)
 //! every matching document is scored and counted.
 
 use needle_core::{Deletes, DocId, DocSet, TERMINATED};
@@ -65,9 +65,12 @@ pub(crate) fn block_max_wand(
         if next == TERMINATED {
             return;
         }
-        for &i in &order[..=pivot] {
-            clauses.seek(i, next);
-        }
+        // No document before `next` can enter the top k, so any clause may
+        // jump there; moving only the one with the highest maximum score (the
+        // one most likely to move the pivot) decodes one block, not one per clause.
+        let strongest =
+            order[..=pivot].iter().copied().max_by(|&a, &b| max_scores[a].total_cmp(&max_scores[b]));
+        clauses.seek(strongest.expect("the pivot's clauses are not empty"), next);
     }
 }
 
