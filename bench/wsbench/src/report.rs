@@ -366,13 +366,7 @@ fn stacked_chart(path: &Path, title: &str, bars: &[(String, Vec<f64>)], parts: &
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(bars.len().max(2))
-        .x_label_formatter(&|x| {
-            let i = x.round();
-            match (x - i).abs() < 1e-6 && i >= 0.0 {
-                true => names.get(i as usize).cloned().unwrap_or_default(),
-                false => String::new(),
-            }
-        })
+        .x_label_formatter(&|x| category_label(&names, *x))
         .x_label_style(("sans-serif", 11).into_font().transform(FontTransform::Rotate90))
         .y_desc("bytes needed per query")
         .draw()
@@ -389,19 +383,37 @@ fn stacked_chart(path: &Path, title: &str, bars: &[(String, Vec<f64>)], parts: &
             .label(part.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(plot_err)?;
-    root.present().map_err(plot_err)?;
-    Ok(())
+    legend_and_present(&mut chart, &root, SeriesLabelPosition::UpperRight)
 }
 
 fn plot_err<E: std::fmt::Debug>(e: E) -> crate::util::BoxError {
     format!("plotting: {e:?}").into()
+}
+
+/// The name of the bar at `x` (bars sit on whole numbers), empty between bars.
+fn category_label(names: &[String], x: f64) -> String {
+    let i = x.round();
+    match (x - i).abs() < 1e-6 && i >= 0.0 {
+        true => names.get(i as usize).cloned().unwrap_or_default(),
+        false => String::new(),
+    }
+}
+
+/// Draws the series' legend at `position` and writes the file.
+fn legend_and_present<'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    root: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
+    position: SeriesLabelPosition,
+) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(position)
+        .draw()
+        .map_err(plot_err)?;
+    root.present().map_err(plot_err)?;
+    Ok(())
 }
 
 /// Grouped bars, log-scale QPS, one color per engine.
@@ -423,14 +435,7 @@ fn qps_chart(path: &Path, title: &str, cats: &[String], labels: &[String], qps: 
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(cats.len().max(2))
-        .x_label_formatter(&|x| {
-            let i = x.round();
-            if (x - i).abs() < 1e-6 && i >= 0.0 {
-                names.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .x_label_formatter(&|x| category_label(&names, *x))
         .x_label_style(("sans-serif", 11).into_font().transform(FontTransform::Rotate90))
         .y_desc("queries/s")
         .draw()
@@ -447,15 +452,7 @@ fn qps_chart(path: &Path, title: &str, cats: &[String], labels: &[String], qps: 
             .label(l.as_str())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(plot_err)?;
-    root.present().map_err(plot_err)?;
-    Ok(())
+    legend_and_present(&mut chart, &root, SeriesLabelPosition::UpperRight)
 }
 
 /// Lines on log-log axes, one per named series.
@@ -498,13 +495,5 @@ fn line_chart(
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
         chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(plot_err)?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(plot_err)?;
-    root.present().map_err(plot_err)?;
-    Ok(())
+    legend_and_present(&mut chart, &root, SeriesLabelPosition::UpperLeft)
 }

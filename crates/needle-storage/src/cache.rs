@@ -161,20 +161,16 @@ impl<K: Hash + Eq, V> S3Fifo<K, V> {
         }
     }
 
-    /// Adds `key` to the ghosts, which remember as many keys as the cache holds entries.
+    /// Adds `key` to the ghosts, which remember as many keys as the cache
+    /// holds entries. `ghost_order` may also hold stale entries (keys
+    /// re-inserted since); they are dropped as they reach the front.
     fn remember(&mut self, key: Arc<K>) {
         self.ghost_seq += 1;
         self.ghosts.insert(key.clone(), self.ghost_seq);
         self.ghost_order.push_back((key, self.ghost_seq));
-        while self.ghosts.len() > self.map.len().max(16) {
+        let limit = self.map.len().max(16);
+        while self.ghosts.len() > limit || self.ghost_order.len() > 2 * limit {
             let Some((old, seq)) = self.ghost_order.pop_front() else { break };
-            if self.ghosts.get(&old) == Some(&seq) {
-                self.ghosts.remove(&old);
-            }
-        }
-        // Stale entries (keys re-inserted since) are dropped as they reach the front.
-        while self.ghost_order.len() > 2 * self.ghosts.len().max(16) {
-            let (old, seq) = self.ghost_order.pop_front().unwrap();
             if self.ghosts.get(&old) == Some(&seq) {
                 self.ghosts.remove(&old);
             }
