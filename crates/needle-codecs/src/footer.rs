@@ -12,6 +12,7 @@
 //! terms file of version 1 ends in `54 45 52 4D | 01 00 00 00 | 0A 00 .. 00 | crc | 4E 44 4C 31`.
 
 use needle_core::{Error, Result};
+use needle_storage::FileSlice;
 
 pub const FOOTER_LEN: usize = 24;
 const MAGIC: u32 = 0x314C_444E;
@@ -42,20 +43,50 @@ pub fn footer_for(mut hasher: crc32fast::Hasher, body_len: u64, kind: &[u8; 4], 
 /// Checks the footer and checksum of a whole file; returns the body's length
 /// and the format version. Errors name `file`.
 pub fn verify(file: &str, bytes: &[u8], kind: &[u8; 4], max_version: u32) -> Result<(usize, u32)> {
-    check(file, bytes, kind, max_version, true)
+    let crc = || Ok(crc32fast::hash(&bytes[..bytes.len() - 8]));
+    check(file, bytes.len(), tail_of(bytes), Some(&crc), kind, max_version)
 }
 
-/// [`verify`] without the checksum: the footer's magic, kind, length and
-/// version, which reads the file's last bytes only.
-pub fn verify_footer(file: &str, bytes: &[u8], kind: &[u8; 4], max_version: u32) -> Result<(usize, u32)> {
-    check(file, bytes, kind, max_version, false)
+/// [`verify`] of an open file, read through its backend: the footer, then
+/// the body in chunks for the checksum. Without `checksum`, only the footer's
+/// magic, kind, length and version are checked, which reads the file's last bytes.
+pub fn verify_file(
+    file: &FileSlice,
+    kind: &[u8; 4],
+    max_version: u32,
+    checksum: bool,
+) -> Result<(usize, u32)> {
+    const CHUNK: usize = 1 << 20;
+    let len = file.len();
+    let tail = if len >= FOOTER_LEN { Some(file.read(len - FOOTER_LEN..len)?) } else { None };
+    let crc = || {
+        let mut hasher = crc32fast::Hasher::new();
+        for start in (0..len - 8).step_by(CHUNK) {
+            hasher.update(&file.read(start..(start + CHUNK).min(len - 8))?);
+        }
+        Ok(hasher.finalize())
+    };
+    let crc: Option<&dyn Fn() -> Result<u32>> = if checksum { Some(&crc) } else { None };
+    check(file.name(), len, tail.as_deref(), crc, kind, max_version)
 }
 
-fn check(file: &str, bytes: &[u8], kind: &[u8; 4], max_version: u32, checksum: bool) -> Result<(usize, u32)> {
-    if bytes.len() < FOOTER_LEN {
-        return Err(Error::corrupt(file, format!("truncated: {} bytes, shorter than a footer", bytes.len())));
-    }
-    let tail = &bytes[bytes.len() - FOOTER_LEN..];
+fn tail_of(bytes: &[u8]) -> Option<&[u8]> {
+    bytes.len().checked_sub(FOOTER_LEN).map(|at| &bytes[at..])
+}
+
+/// Checks a file of `len` bytes by its footer `tail` (None: shorter than a
+/// footer) and, when given `crc` (the CRC of all but the last 8 bytes), its checksum.
+fn check(
+    file: &str,
+    len: usize,
+    tail: Option<&[u8]>,
+    crc: Option<&dyn Fn() -> Result<u32>>,
+    kind: &[u8; 4],
+    max_version: u32,
+) -> Result<(usize, u32)> {
+    let Some(tail) = tail else {
+        return Err(Error::corrupt(file, format!("truncated: {len} bytes, shorter than a footer")));
+    };
     let magic = u32::from_le_bytes(tail[20..24].try_into().unwrap());
     if magic != MAGIC {
         return Err(Error::corrupt(file, "no footer (bad magic): truncated or not a Needle file"));
@@ -66,15 +97,15 @@ fn check(file: &str, bytes: &[u8], kind: &[u8; 4], max_version: u32, checksum: b
         return Err(Error::corrupt(file, format!("file kind is {found}, expected {want}")));
     }
     let body_len = u64::from_le_bytes(tail[8..16].try_into().unwrap());
-    if body_len != (bytes.len() - FOOTER_LEN) as u64 {
+    if body_len != (len - FOOTER_LEN) as u64 {
         return Err(Error::corrupt(
             file,
-            format!("length {} does not match the footer's {}", bytes.len() - FOOTER_LEN, body_len),
+            format!("length {} does not match the footer's {}", len - FOOTER_LEN, body_len),
         ));
     }
     let stored = u32::from_le_bytes(tail[16..20].try_into().unwrap());
-    if checksum {
-        let actual = crc32fast::hash(&bytes[..bytes.len() - 8]);
+    if let Some(crc) = crc {
+        let actual = crc()?;
         if stored != actual {
             return Err(Error::corrupt(
                 file,

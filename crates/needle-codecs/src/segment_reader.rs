@@ -2,22 +2,16 @@
 
 use needle_core::{DocId, Error, FieldId, Result};
 use needle_storage::counters::{self, DataKind};
-use needle_storage::{prefetch, Directory, FileSlice};
+use needle_storage::{prefetch, Directory, FileSlice, ReadBytes};
 
 use crate::docstore::DocStoreReader;
 use crate::meta::SegmentMeta;
 use crate::postings::{DiskPostings, Postings};
 use crate::{docstore, footer, postings, termmap, SegmentRead};
 
-/// The term map's bytes, as the `fst` crate wants them.
-#[derive(Clone)]
-pub struct TermBytes(FileSlice);
-
-impl AsRef<[u8]> for TermBytes {
-    fn as_ref(&self) -> &[u8] {
-        self.0.bytes()
-    }
-}
+/// The term map's bytes, as the `fst` crate wants them: a view of the
+/// mapping, or (for the `pread` and `direct` backends) read into memory at open.
+pub type TermBytes = ReadBytes;
 
 /// A term map entry, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +39,7 @@ pub struct SegmentReader {
     meta: SegmentMeta,
     terms: fst::Map<TermBytes>,
     postings: FileSlice,
-    norms: FileSlice,
+    norms: ReadBytes,
     docs: DocStoreReader,
 }
 
@@ -69,8 +63,8 @@ impl SegmentReader {
         let postings = open_verified(dir, &post, postings::KIND, postings::VERSION, large)?;
         let term_bytes = open_verified(dir, &terms, b"TERM", 1, large)?;
         let terms =
-            fst::Map::new(TermBytes(term_bytes)).map_err(|e| Error::corrupt(&terms, e.to_string()))?;
-        let norms = open_verified(dir, &norms_name, b"NORM", 1, true)?;
+            fst::Map::new(term_bytes.read_all()?).map_err(|e| Error::corrupt(&terms, e.to_string()))?;
+        let norms = open_verified(dir, &norms_name, b"NORM", 1, true)?.read_all()?;
         let normed = meta.fields.iter().filter(|f| f.norms_index.is_some()).count();
         if norms.len() != normed * meta.max_doc as usize {
             return Err(Error::corrupt(&norms_name, "size does not match the meta's fields and documents"));
@@ -123,10 +117,7 @@ fn open_verified(
     checksum: bool,
 ) -> Result<FileSlice> {
     let file = dir.open_read(name)?;
-    let (body_len, _) = match checksum {
-        true => footer::verify(name, file.bytes(), kind, version)?,
-        false => footer::verify_footer(name, file.bytes(), kind, version)?,
-    };
+    let (body_len, _) = footer::verify_file(&file, kind, version, checksum)?;
     Ok(file.slice(0..body_len))
 }
 
@@ -152,7 +143,7 @@ impl SegmentRead for SegmentReader {
     fn norms(&self, field: FieldId) -> Option<&[u8]> {
         let index = self.meta.field(field)?.norms_index? as usize;
         let n = self.meta.max_doc as usize;
-        Some(&self.norms.bytes()[index * n..(index + 1) * n])
+        Some(&self.norms[index * n..(index + 1) * n])
     }
 
     fn stored(&self, doc: DocId) -> Result<Vec<u8>> {

@@ -3,7 +3,7 @@
 
 use needle_codecs::docstore::DocStoreReader;
 use needle_codecs::{footer, SegmentWriter};
-use needle_storage::Directory;
+use needle_storage::{Backend, Directory, ReadOptions};
 use proptest::prelude::*;
 
 fn round_trip(docs: &[Vec<u8>]) {
@@ -12,14 +12,20 @@ fn round_trip(docs: &[Vec<u8>]) {
     let mut w = SegmentWriter::create(&dir, "s", docs.len() as u32).unwrap();
     w.write_docs(&mut |i| Ok(docs[i as usize].clone())).unwrap();
     w.finish().unwrap();
-    let file = dir.open_read("s.docs").unwrap();
-    let (len, _) = footer::verify("s.docs", file.bytes(), b"DOCS", 1).unwrap();
-    let store = DocStoreReader::open(file.slice(0..len)).unwrap();
-    assert_eq!(store.count() as usize, docs.len());
-    for (i, d) in docs.iter().enumerate() {
-        assert_eq!(&store.get(i as u32).unwrap(), d);
+    // Every backend, with and without an application cache (a small one, so pages are evicted).
+    for backend in Backend::ALL {
+        for cache in [0, 64 << 10] {
+            let dir = dir.clone().with_reads(ReadOptions::new(backend, cache));
+            let file = dir.open_read("s.docs").unwrap();
+            let (len, _) = footer::verify_file(&file, b"DOCS", 1, true).unwrap();
+            let store = DocStoreReader::open(file.slice(0..len)).unwrap();
+            assert_eq!(store.count() as usize, docs.len());
+            for (i, d) in docs.iter().enumerate() {
+                assert_eq!(&store.get(i as u32).unwrap(), d, "{backend:?} cache {cache}");
+            }
+            assert!(store.get(docs.len() as u32).is_err());
+        }
     }
-    assert!(store.get(docs.len() as u32).is_err());
 }
 
 proptest! {

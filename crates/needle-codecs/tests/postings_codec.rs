@@ -218,7 +218,7 @@ fn a_corrupt_skip_page_ends_the_list_with_an_error() {
         norms: vec![1; 2 * n as usize],
     };
     let header = needle_codecs::postings::read_header(&encode(&l, false), 3).unwrap();
-    let mut bytes = encode(&l, false).bytes().to_vec();
+    let mut bytes = encode(&l, false).read_all().unwrap().to_vec();
     // The last bytes of the skip zone are the last page's entries.
     let end = 3 + header.header_and_skip;
     bytes[end - 24..end].fill(0xFF);
@@ -240,7 +240,7 @@ fn a_header_pointing_outside_the_file_is_an_error_naming_it() {
     let file = encode(&l, true);
     assert!(DiskPostings::open(&file, 3).is_ok());
     assert!(DiskPostings::open(&file, 10_000).err().unwrap().to_string().contains("t.post"));
-    let mut cut = file.bytes().to_vec();
+    let mut cut = file.read_all().unwrap().to_vec();
     cut.truncate(cut.len() - 2);
     assert!(DiskPostings::open(&FileSlice::from_vec("t.post", cut), 3).is_err());
 }
@@ -324,6 +324,9 @@ fn bloom_filters_of_a_record_beyond_4_gib_are_found() {
     f.seek(SeekFrom::Start(offset)).unwrap();
     f.write_all(&bytes).unwrap();
     drop(f);
-    let file = needle_storage::Directory::open(tmp.path(), false).unwrap().open_read("big.post").unwrap();
-    check_bloom_record(&file, offset, &docs, &before, &after);
+    for backend in needle_storage::Backend::ALL {
+        let reads = needle_storage::ReadOptions::new(backend, 1 << 20);
+        let dir = needle_storage::Directory::open(tmp.path(), false).unwrap().with_reads(reads);
+        check_bloom_record(&dir.open_read("big.post").unwrap(), offset, &docs, &before, &after);
+    }
 }

@@ -10,7 +10,7 @@ use needle_core::{Deletes, Error, Result};
 use needle_index::merge_segments;
 use needle_search::{parse_query, Query, SearchOptions, Searcher, TopDocs};
 use needle_storage::cache::CacheStats;
-use needle_storage::Directory;
+use needle_storage::{Directory, ReadOptions};
 
 use crate::deletes::DeleteBits;
 use crate::import::{
@@ -63,7 +63,13 @@ impl Index {
     /// Opens an existing index, checking its segments as much as `verify` says
     /// ([`Verify::Footers`] for an index much larger than memory).
     pub fn open_with(path: &Path, verify: Verify) -> Result<Index> {
-        let dir = Directory::open(path, false)?;
+        Index::open_with_reads(path, verify, ReadOptions::default())
+    }
+
+    /// [`Index::open_with`], its files read as `reads` says (a storage
+    /// backend and an application cache); segments merged later are read the same way.
+    pub fn open_with_reads(path: &Path, verify: Verify, reads: ReadOptions) -> Result<Index> {
+        let dir = Directory::open(path, false)?.with_reads(reads);
         if !dir.exists(manifest::FILE) {
             return Err(Error::Index(format!(
                 "{} is not a Needle index (no {})",
@@ -90,6 +96,11 @@ impl Index {
     /// Keeps up to `budget_bytes` of search responses (0: none); see [`ResultCache`].
     pub fn set_result_cache(&mut self, budget_bytes: usize) {
         self.results = (budget_bytes > 0).then(|| ResultCache::new(budget_bytes));
+    }
+
+    /// The application cache's counters, when the index is read through one.
+    pub fn page_cache_stats(&self) -> Option<CacheStats> {
+        self.dir.reads().cache.as_ref().map(|c| c.stats())
     }
 
     /// The result cache's counters, when there is one.

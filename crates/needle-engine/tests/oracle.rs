@@ -6,8 +6,9 @@
 mod common;
 
 use needle_core::FieldId;
-use needle_engine::Index;
+use needle_engine::{Index, Verify};
 use needle_search::{Query, SearchOptions, TopDocs};
+use needle_storage::{Backend, ReadOptions};
 use needle_testkit::{random, Oracle, OracleField};
 use rand::Rng;
 
@@ -45,6 +46,12 @@ fn run_case(seed: u64) {
     let queries: Vec<Query> = (0..80).map(|_| random::query(&mut rng, &[title, body], tag, 2)).collect();
     let segments = index.segments().len();
     check_all(&index, &oracle, &queries, seed, &format!("{segments} segments"));
+    // Every storage backend reads the same bytes (a 64 KiB cache keeps evicting).
+    for (backend, cache) in [(Backend::Pread, 0), (Backend::Direct, 0), (Backend::Direct, 64 << 10)] {
+        let reads = ReadOptions::new(backend, cache);
+        let reopened = Index::open_with_reads(tmp.path(), Verify::Checksums, reads).unwrap();
+        check_all(&reopened, &oracle, &queries[..20], seed, &format!("{backend:?}, cache {cache}"));
+    }
     index.merge(1).unwrap();
     assert_eq!(index.segments().len(), 1);
     check_all(&index, &oracle, &queries, seed, "after merge");

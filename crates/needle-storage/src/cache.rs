@@ -88,6 +88,11 @@ impl<K: Hash + Eq, V> S3Fifo<K, V> {
         }
     }
 
+    /// Whether `key` is cached, without counting a hit or a miss or marking it read.
+    pub fn contains(&self, key: &K) -> bool {
+        self.map.contains_key(key)
+    }
+
     /// Adds (or replaces) `key`, evicting until it fits; a value larger than
     /// the whole budget is not kept.
     pub fn insert(&mut self, key: K, value: V, bytes: usize) {

@@ -63,6 +63,12 @@ pub struct ReadStats {
     pub pages: HashSet<(usize, u64)>,
     /// Bytes asked for ahead of use ([`crate::prefetch`]).
     pub prefetched: u64,
+    /// Requests the `pread` and `direct` backends sent to the file, and the bytes they asked for.
+    pub storage_reads: u64,
+    pub storage_bytes: u64,
+    /// Pages the application cache had, and did not have, when asked.
+    pub cache_hits: u64,
+    pub cache_misses: u64,
 }
 
 impl ReadStats {
@@ -119,6 +125,30 @@ pub fn record(kind: DataKind, file: &FileSlice, offset: usize, len: usize) {
 pub fn record_prefetch(len: usize) {
     if counting() {
         STATS.with(|s| s.borrow_mut().prefetched += len as u64);
+    }
+}
+
+/// Records `reads` requests for `bytes` sent to a file by a backend.
+#[inline]
+pub fn record_storage(reads: usize, bytes: usize) {
+    if counting() {
+        STATS.with(|s| {
+            let mut s = s.borrow_mut();
+            s.storage_reads += reads as u64;
+            s.storage_bytes += bytes as u64;
+        });
+    }
+}
+
+/// Records pages found in, and missing from, the application cache.
+#[inline]
+pub fn record_cache(hits: usize, misses: usize) {
+    if counting() {
+        STATS.with(|s| {
+            let mut s = s.borrow_mut();
+            s.cache_hits += hits as u64;
+            s.cache_misses += misses as u64;
+        });
     }
 }
 

@@ -7,12 +7,20 @@ use std::path::{Path, PathBuf};
 use memmap2::{Advice, Mmap};
 use needle_core::{Error, Result};
 
+use crate::backend::{FileSource, ReadOptions};
 use crate::faults::{self, Op};
-use crate::FileSlice;
+use crate::{Backend, FileSlice};
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Directory {
     path: PathBuf,
+    reads: ReadOptions,
+}
+
+impl std::fmt::Debug for Directory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Directory({}, {})", self.path.display(), self.reads.backend.name())
+    }
 }
 
 impl Directory {
@@ -23,7 +31,17 @@ impl Directory {
         } else if !path.is_dir() {
             return Err(Error::Index(format!("{} is not an index folder", path.display())));
         }
-        Ok(Directory { path: path.to_path_buf() })
+        Ok(Directory { path: path.to_path_buf(), reads: ReadOptions::default() })
+    }
+
+    /// The same folder, its files read as `reads` says.
+    pub fn with_reads(mut self, reads: ReadOptions) -> Self {
+        self.reads = reads;
+        self
+    }
+
+    pub fn reads(&self) -> &ReadOptions {
+        &self.reads
     }
 
     pub fn path(&self) -> &Path {
@@ -38,9 +56,13 @@ impl Directory {
         self.file_path(name).exists()
     }
 
-    /// Maps a file for reading, with kernel readahead turned off.
+    /// Opens a file for reading with the directory's backend (a mapping
+    /// has kernel readahead turned off).
     pub fn open_read(&self, name: &str) -> Result<FileSlice> {
         let path = self.file_path(name);
+        if self.reads.backend != Backend::Mmap {
+            return Ok(FileSlice::file(name, FileSource::open(&path, &self.reads)?));
+        }
         let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
         let len = file.metadata().map_err(|e| Error::io(&path, e))?.len();
         if len == 0 {
@@ -177,11 +199,15 @@ mod tests {
         let mut w = dir.create("a").unwrap();
         w.write_all(b"hello").unwrap();
         assert_eq!(w.finish().unwrap(), 5);
-        assert_eq!(dir.open_read("a").unwrap().slice(1..3).bytes(), b"el");
+        assert_eq!(&*open_read_a(&dir), b"el");
         dir.write_atomic("m", b"one").unwrap();
         dir.write_atomic("m", b"two").unwrap();
         assert_eq!(dir.read_all("m").unwrap(), b"two");
         assert!(dir.create("a").is_err(), "files are write-once");
+    }
+
+    fn open_read_a(dir: &Directory) -> crate::ReadBytes {
+        dir.open_read("a").unwrap().slice(1..4).read(0..2).unwrap()
     }
 
     #[test]

@@ -1,29 +1,47 @@
-//! A cheap, cloneable view of a byte range of an open file (or of memory).
+//! A cheap, cloneable view of a byte range of an open file (or of memory),
+//! and the bytes read from it.
+//!
+//! Readers ask a [`FileSlice`] for exactly the ranges they decode
+//! ([`FileSlice::read`]); how the bytes arrive is the backend's business
+//! (see [`crate::backend`]): a view of the mapping, or a buffer filled by
+//! `pread` or by direct I/O through the application cache.
 
-use std::ops::Range;
+use std::ops::{Deref, Range};
 use std::sync::Arc;
 
 use memmap2::{Advice, Mmap};
+use needle_core::{Error, Result};
 
-enum Backing {
+use crate::backend::FileSource;
+
+/// Bytes in memory: a mapping or a heap buffer.
+pub(crate) enum Memory {
     Mapped(Mmap),
     Heap(Vec<u8>),
 }
 
-impl Backing {
-    fn bytes(&self) -> &[u8] {
+impl Deref for Memory {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
         match self {
-            Backing::Mapped(m) => m,
-            Backing::Heap(v) => v,
+            Memory::Mapped(m) => m,
+            Memory::Heap(v) => v,
         }
     }
 }
 
-/// A range of a named file. Cloning shares the mapping.
+#[derive(Clone)]
+enum Source {
+    Memory(Arc<Memory>),
+    File(Arc<FileSource>),
+}
+
+/// A range of a named file. Cloning shares the file.
 #[derive(Clone)]
 pub struct FileSlice {
     name: Arc<str>,
-    backing: Arc<Backing>,
+    source: Source,
     range: Range<usize>,
 }
 
@@ -33,16 +51,56 @@ impl std::fmt::Debug for FileSlice {
     }
 }
 
+/// Bytes read from a [`FileSlice`]: a view of its mapping, or a buffer of
+/// their own. Cloning shares them.
+#[derive(Clone)]
+pub struct ReadBytes {
+    memory: Arc<Memory>,
+    range: Range<usize>,
+}
+
+impl ReadBytes {
+    pub(crate) fn from_vec(bytes: Vec<u8>) -> Self {
+        let len = bytes.len();
+        ReadBytes { memory: Arc::new(Memory::Heap(bytes)), range: 0..len }
+    }
+}
+
+impl std::fmt::Debug for ReadBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ReadBytes({} bytes)", self.range.len())
+    }
+}
+
+impl Deref for ReadBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.memory[self.range.clone()]
+    }
+}
+
+impl AsRef<[u8]> for ReadBytes {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
 impl FileSlice {
     pub(crate) fn mapped(name: &str, map: Mmap) -> Self {
         let len = map.len();
-        FileSlice { name: name.into(), backing: Arc::new(Backing::Mapped(map)), range: 0..len }
+        FileSlice { name: name.into(), source: Source::Memory(Arc::new(Memory::Mapped(map))), range: 0..len }
+    }
+
+    pub(crate) fn file(name: &str, file: FileSource) -> Self {
+        let len = file.len();
+        FileSlice { name: name.into(), source: Source::File(Arc::new(file)), range: 0..len }
     }
 
     /// A slice over bytes held in memory, named like a file (for tests and in-memory segments).
     pub fn from_vec(name: &str, bytes: Vec<u8>) -> Self {
         let len = bytes.len();
-        FileSlice { name: name.into(), backing: Arc::new(Backing::Heap(bytes)), range: 0..len }
+        FileSlice { name: name.into(), source: Source::Memory(Arc::new(Memory::Heap(bytes))), range: 0..len }
     }
 
     /// The file's name, used in every error about its contents.
@@ -60,24 +118,64 @@ impl FileSlice {
 
     /// (an id of the underlying file, the absolute offset in it) of `offset` in this slice.
     pub fn position(&self, offset: usize) -> (usize, u64) {
-        (Arc::as_ptr(&self.backing) as usize, (self.range.start + offset) as u64)
+        let id = match &self.source {
+            Source::Memory(m) => Arc::as_ptr(m) as *const u8 as usize,
+            Source::File(f) => Arc::as_ptr(f) as *const u8 as usize,
+        };
+        (id, (self.range.start + offset) as u64)
     }
 
-    pub fn bytes(&self) -> &[u8] {
-        &self.backing.bytes()[self.range.clone()]
+    /// The bytes of `range` (relative to this slice). A range past the
+    /// slice's end is an error naming the file, as is a failed or short read.
+    pub fn read(&self, range: Range<usize>) -> Result<ReadBytes> {
+        if range.start > range.end || range.end > self.len() {
+            return Err(Error::corrupt(
+                self.name(),
+                format!("read of bytes {range:?} past the end ({} bytes)", self.len()),
+            ));
+        }
+        let absolute = self.range.start + range.start..self.range.start + range.end;
+        match &self.source {
+            Source::Memory(memory) => Ok(ReadBytes { memory: memory.clone(), range: absolute }),
+            Source::File(file) => file.read(absolute).map(ReadBytes::from_vec),
+        }
     }
 
-    /// Asks the kernel to read `range` (relative to this slice, clamped to it)
-    /// ahead, asynchronously; a hint, so failures are ignored. Counted as prefetched bytes.
+    /// The whole slice, read (for data that is used whole: norms, term maps).
+    pub fn read_all(&self) -> Result<ReadBytes> {
+        self.read(0..self.len())
+    }
+
+    /// Whether reads are views of memory (a mapping or a buffer), free to repeat.
+    pub fn is_memory(&self) -> bool {
+        matches!(self.source, Source::Memory(_))
+    }
+
+    /// Asks for `range` (relative to this slice, clamped to it) to be read
+    /// ahead: the kernel reads a mapping's pages asynchronously, a file read
+    /// through the application cache is read into it now, in one batch. A
+    /// hint, so failures are ignored. Counted as prefetched bytes.
     pub fn will_need(&self, range: Range<usize>) {
         let end = range.end.min(self.len());
         if range.start >= end {
             return;
         }
-        if let Backing::Mapped(map) = self.backing.as_ref() {
-            let _ = map.advise_range(Advice::WillNeed, self.range.start + range.start, end - range.start);
-            crate::counters::record_prefetch(end - range.start);
+        let start = self.range.start + range.start;
+        let end = self.range.start + end;
+        match &self.source {
+            Source::Memory(memory) => match memory.as_ref() {
+                Memory::Mapped(map) => {
+                    let _ = map.advise_range(Advice::WillNeed, start, end - start);
+                }
+                Memory::Heap(_) => return,
+            },
+            Source::File(file) => {
+                if !file.prefetch(start..end) {
+                    return;
+                }
+            }
         }
+        crate::counters::record_prefetch(end - start);
     }
 
     /// A sub-range, relative to this slice. Panics if out of range: callers
@@ -87,7 +185,7 @@ impl FileSlice {
         let start = self.range.start;
         FileSlice {
             name: self.name.clone(),
-            backing: self.backing.clone(),
+            source: self.source.clone(),
             range: start + range.start..start + range.end,
         }
     }

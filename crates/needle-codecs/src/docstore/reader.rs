@@ -15,6 +15,7 @@ thread_local! {
 pub struct DocStoreReader {
     body: FileSlice,
     dict: DecoderDictionary<'static>,
+    dict_len: usize,
     index_start: usize,
     count: u32,
 }
@@ -26,7 +27,8 @@ impl DocStoreReader {
         if body.len() < TRAILER_LEN {
             return Err(Error::corrupt(&name, "document store shorter than its trailer"));
         }
-        let mut r = ByteReader::new(&name, &body.bytes()[body.len() - TRAILER_LEN..]);
+        let trailer = body.read(body.len() - TRAILER_LEN..body.len())?;
+        let mut r = ByteReader::new(&name, &trailer);
         let dict_len = r.u64()? as usize;
         let index_start = r.u64()? as usize;
         let count = r.u32()?;
@@ -34,8 +36,8 @@ impl DocStoreReader {
         if dict_len > index_start || index_end != Some(body.len() - TRAILER_LEN) {
             return Err(Error::corrupt(&name, "document store trailer does not match the file's size"));
         }
-        let dict = DecoderDictionary::copy(&body.bytes()[..dict_len]);
-        Ok(DocStoreReader { body, dict, index_start, count })
+        let dict = DecoderDictionary::copy(&body.read(0..dict_len)?);
+        Ok(DocStoreReader { body, dict, dict_len, index_start, count })
     }
 
     pub fn count(&self) -> u32 {
@@ -49,21 +51,22 @@ impl DocStoreReader {
             return Err(Error::corrupt(name, format!("document {doc} out of range ({} stored)", self.count)));
         }
         let at = self.index_start + doc as usize * INDEX_ENTRY_LEN;
-        let mut r = ByteReader::new(name, &self.body.bytes()[at..at + INDEX_ENTRY_LEN]);
+        let entry = self.body.read(at..at + INDEX_ENTRY_LEN)?;
+        let mut r = ByteReader::new(name, &entry);
         let start = r.u64()? as usize;
         let len = r.u32()? as usize;
         let raw_len = r.u32()? as usize;
-        let frame = start
+        let end = start
             .checked_add(len)
             .filter(|&end| end <= self.index_start)
-            .map(|end| &self.body.bytes()[start..end])
             .ok_or_else(|| Error::corrupt(name, format!("document {doc} lies outside the store")))?;
+        let frame = self.body.read(start..end)?;
         counters::record(DataKind::DocStore, &self.body, at, INDEX_ENTRY_LEN);
         counters::record(DataKind::DocStore, &self.body, start, len);
         let mut out = Vec::with_capacity(raw_len);
         // One decompression context per thread: creating one costs more than decompressing a small document.
         let result =
-            DCTX.with(|d| d.borrow_mut().decompress_using_ddict(&mut out, frame, self.dict.as_ddict()));
+            DCTX.with(|d| d.borrow_mut().decompress_using_ddict(&mut out, &frame[..], self.dict.as_ddict()));
         result.map_err(|code| {
             Error::corrupt(name, format!("document {doc}: {}", zstd::zstd_safe::get_error_name(code)))
         })?;
@@ -75,12 +78,7 @@ impl DocStoreReader {
 
     /// Bytes of the dictionary, the frames (with padding) and the index.
     pub fn sizes(&self) -> (u64, u64, u64) {
-        let dict = self.dict_len();
+        let dict = self.dict_len;
         (dict as u64, (self.index_start - dict) as u64, (self.body.len() - self.index_start) as u64)
-    }
-
-    fn dict_len(&self) -> usize {
-        let t = &self.body.bytes()[self.body.len() - TRAILER_LEN..];
-        u64::from_le_bytes(t[0..8].try_into().unwrap()) as usize
     }
 }

@@ -2,7 +2,7 @@
 
 use needle_core::{DocId, DocSet, Error, Result, TERMINATED};
 use needle_storage::counters::{self, DataKind};
-use needle_storage::FileSlice;
+use needle_storage::{FileSlice, ReadBytes};
 
 use super::skips::{Sections, Skip, SkipLayout, SkipList};
 use super::{BlockImpact, Postings, Side, FLAG_BLOOM, FLAG_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX};
@@ -11,21 +11,21 @@ use crate::bloom::{self, FilterShape};
 use crate::bytes::{read_vint_lenient, ByteReader};
 use crate::BLOCK_LEN;
 
-/// Where the current block's filters are: each side's bitmap, and each
-/// posting's filter offset on each side (`u32::MAX`: empty).
-#[derive(Debug, Clone)]
+/// The current block's filters: each side's bitmap, and each posting's
+/// filter offset on each side (`u32::MAX`: empty).
+#[derive(Clone)]
 struct BloomGroup {
     /// Where the group starts in the postings file.
     start: usize,
-    /// Each posting's filter, as an offset from `start` (a group is small; the
-    /// file may be larger than 4 GiB), `u32::MAX` when empty.
+    /// The group's bytes, once read.
+    bytes: Option<ReadBytes>,
+    /// Each posting's filter, as an offset in `bytes`, `u32::MAX` when empty.
     at: [[u32; BLOCK_LEN]; 2],
-    loaded: bool,
 }
 
 impl Default for BloomGroup {
     fn default() -> Self {
-        BloomGroup { start: 0, at: [[u32::MAX; BLOCK_LEN]; 2], loaded: false }
+        BloomGroup { start: 0, bytes: None, at: [[u32::MAX; BLOCK_LEN]; 2] }
     }
 }
 
@@ -50,12 +50,14 @@ pub struct DiskPostings {
     doc: DocId,
     docs: [u32; BLOCK_LEN],
     freqs: [u32; BLOCK_LEN],
+    /// The current block's position stream, once read (a view of a mapping
+    /// is read lazily by the kernel: only the chunks decoded are touched).
+    pos_bytes: Option<ReadBytes>,
     /// Position deltas of the current block, decoded on first use.
-    pos_loaded: bool,
     pos_buf: Vec<u32>,
-    /// Byte offset of each 128-value chunk of the block's position stream found
-    /// so far, and which chunks are decoded into `pos_buf`: a document's
-    /// positions are decoded without the rest of the block's.
+    /// Offset in `pos_bytes` of each 128-value chunk of the block's position
+    /// stream found so far, and which chunks are decoded into `pos_buf`: a
+    /// document's positions are decoded without the rest of the block's.
     pos_chunk_at: Vec<usize>,
     pos_chunk_done: Vec<bool>,
     off_loaded: bool,
@@ -102,7 +104,7 @@ impl DiskPostings {
             doc: TERMINATED,
             docs: [0; BLOCK_LEN],
             freqs: [0; BLOCK_LEN],
-            pos_loaded: false,
+            pos_bytes: None,
             pos_buf: Vec::new(),
             pos_chunk_at: Vec::new(),
             pos_chunk_done: Vec::new(),
@@ -135,7 +137,7 @@ impl DiskPostings {
         self.total_term_freq
     }
 
-    /// Moves to block `b`; on a corrupt skip page, ends the list.
+    /// Moves to block `b`; on a corrupt skip page or a failed read, ends the list.
     fn load_block(&mut self, b: usize) -> DocId {
         match self.skips.get(b) {
             Ok(skip) => self.cur = skip,
@@ -144,14 +146,17 @@ impl DiskPostings {
         self.block = b;
         self.len =
             if b + 1 == self.skips.blocks() { self.doc_freq as usize - b * BLOCK_LEN } else { BLOCK_LEN };
-        let bytes = self.data.bytes();
         let start = self.cur.doc_start;
-        let mut pos = start;
-        decode_block(bytes, &mut pos, &mut self.docs[..self.len]);
+        let bytes = match self.data.read(start..self.cur.doc_end) {
+            Ok(bytes) => bytes,
+            Err(e) => return self.fail(e),
+        };
+        let mut pos = 0;
+        decode_block(&bytes, &mut pos, &mut self.docs[..self.len]);
         let mid = pos;
-        decode_block(bytes, &mut pos, &mut self.freqs[..self.len]);
-        counters::record(DataKind::DocIds, &self.data, start, mid - start);
-        counters::record(DataKind::Freqs, &self.data, mid, pos - mid);
+        decode_block(&bytes, &mut pos, &mut self.freqs[..self.len]);
+        counters::record(DataKind::DocIds, &self.data, start, mid);
+        counters::record(DataKind::Freqs, &self.data, start + mid, pos - mid);
         let mut prev = self.cur.prev_last_doc;
         let mut occ = 0u32;
         for i in 0..self.len {
@@ -164,31 +169,39 @@ impl DiskPostings {
         self.occ_start[self.len] = occ;
         self.idx = 0;
         self.doc = self.docs[0];
-        self.pos_loaded = false;
+        self.pos_bytes = None;
         self.off_loaded = false;
-        self.group.loaded = false;
+        self.group.bytes = None;
         self.doc
     }
 
-    /// Locates the current block's filters, counting its bitmaps as read.
-    fn load_group(&mut self, shape: FilterShape) {
+    /// Reads the current block's filters and locates each posting's, counting
+    /// the bitmaps as needed; false (the list ended) when the read fails.
+    fn load_group(&mut self, shape: FilterShape) -> bool {
         let start = self.cur.bloom_start;
+        let bytes = match self.data.read(start..self.cur.bloom_end) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                self.fail(e);
+                return false;
+            }
+        };
         let bitmap_len = self.len.div_ceil(8);
-        let bytes = self.data.bytes();
-        let mut cursor = start + 2 * bitmap_len;
+        let mut cursor = 2 * bitmap_len;
         for side in 0..2 {
-            let bitmap = bytes.get(start + side * bitmap_len..start + (side + 1) * bitmap_len).unwrap_or(&[]);
+            let bitmap = bytes.get(side * bitmap_len..(side + 1) * bitmap_len).unwrap_or(&[]);
             for i in 0..self.len {
                 let set = bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0);
-                self.group.at[side][i] = if set { (cursor - start) as u32 } else { u32::MAX };
+                self.group.at[side][i] = if set { cursor as u32 } else { u32::MAX };
                 if set {
                     cursor += shape.bytes(self.freqs[i]);
                 }
             }
         }
         self.group.start = start;
-        self.group.loaded = true;
+        self.group.bytes = Some(bytes);
         counters::record(DataKind::Bloom, &self.data, start, 2 * bitmap_len);
+        true
     }
 
     /// The current document's `side` filter: `Some(empty slice)` when it is empty.
@@ -197,66 +210,80 @@ impl DiskPostings {
         if self.doc == TERMINATED {
             return None;
         }
-        if !self.group.loaded {
-            self.load_group(shape);
+        if self.group.bytes.is_none() && !self.load_group(shape) {
+            return None;
         }
         let at = self.group.at[side as usize][self.idx];
         if at == u32::MAX {
             return Some(&[]);
         }
-        let (at, len) = (self.group.start + at as usize, shape.bytes(self.freqs[self.idx]));
-        counters::record(DataKind::Bloom, &self.data, at, len);
-        self.data.bytes().get(at..at + len)
+        let (at, len) = (at as usize, shape.bytes(self.freqs[self.idx]));
+        counters::record(DataKind::Bloom, &self.data, self.group.start + at, len);
+        self.group.bytes.as_ref()?.get(at..at + len)
     }
 
-    /// Prepares the block's position stream for chunk-by-chunk decoding.
-    fn load_positions(&mut self) {
+    /// Reads the block's position stream for chunk-by-chunk decoding; false
+    /// (the list ended) when the read fails.
+    fn load_positions(&mut self) -> bool {
+        match self.data.read(self.cur.pos_start..self.cur.pos_end) {
+            Ok(bytes) => self.pos_bytes = Some(bytes),
+            Err(e) => {
+                self.fail(e);
+                return false;
+            }
+        }
         let total = self.occ_start[self.len] as usize;
         self.pos_buf.resize(total, 0);
         self.pos_chunk_at.clear();
-        self.pos_chunk_at.push(self.cur.pos_start);
+        self.pos_chunk_at.push(0);
         self.pos_chunk_done.clear();
         self.pos_chunk_done.resize(total.div_ceil(BLOCK_LEN), false);
-        self.pos_loaded = true;
+        true
     }
 
     /// Decodes chunk `c` of the block's positions (values `128c..128c+128`),
     /// finding its start by reading only the bit-width byte of each chunk before it.
     fn decode_position_chunk(&mut self, c: usize) {
-        if self.pos_chunk_done[c] {
-            return;
-        }
-        let bytes = self.data.bytes();
+        let Some(bytes) = self.pos_bytes.as_ref().filter(|_| !self.pos_chunk_done[c]) else { return };
+        let base = self.cur.pos_start;
         while self.pos_chunk_at.len() <= c {
             let at = *self.pos_chunk_at.last().unwrap();
             let bits = usize::from(bytes.get(at).copied().unwrap_or(0).min(32));
-            counters::record(DataKind::Positions, &self.data, at, 1);
+            counters::record(DataKind::Positions, &self.data, base + at, 1);
             self.pos_chunk_at.push(at + 1 + 16 * bits);
         }
         let start = self.pos_chunk_at[c];
         let end = (BLOCK_LEN * (c + 1)).min(self.pos_buf.len());
         let mut pos = start;
         decode_block(bytes, &mut pos, &mut self.pos_buf[BLOCK_LEN * c..end]);
-        counters::record(DataKind::Positions, &self.data, start, pos - start);
+        counters::record(DataKind::Positions, &self.data, base + start, pos - start);
         self.pos_chunk_done[c] = true;
     }
 
-    fn load_offsets(&mut self) {
-        let bytes = self.data.bytes();
+    /// Reads and decodes the block's offsets; false (the list ended) when the read fails.
+    fn load_offsets(&mut self) -> bool {
         let start = self.cur.off_start;
-        let mut pos = start;
+        let bytes = match self.data.read(start..self.cur.off_end) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                self.fail(e);
+                return false;
+            }
+        };
+        let mut pos = 0;
         self.off_buf.clear();
         for i in 0..self.len {
             let mut prev_start = 0u32;
             for _ in 0..self.freqs[i] {
-                let start = prev_start.wrapping_add(read_vint_lenient(bytes, &mut pos) as u32);
-                let end = start.wrapping_add(read_vint_lenient(bytes, &mut pos) as u32);
+                let start = prev_start.wrapping_add(read_vint_lenient(&bytes, &mut pos) as u32);
+                let end = start.wrapping_add(read_vint_lenient(&bytes, &mut pos) as u32);
                 self.off_buf.push((start, end));
                 prev_start = start;
             }
         }
-        counters::record(DataKind::Offsets, &self.data, start, pos - start);
+        counters::record(DataKind::Offsets, &self.data, start, pos);
         self.off_loaded = true;
+        true
     }
 
     /// Index of the first block at or after the current one whose last doc
@@ -335,8 +362,8 @@ impl Postings for DiskPostings {
         if !self.has_positions || self.doc == TERMINATED {
             return;
         }
-        if !self.pos_loaded {
-            self.load_positions();
+        if self.pos_bytes.is_none() && !self.load_positions() {
+            return;
         }
         let range = self.occurrences();
         if range.is_empty() {
@@ -357,8 +384,8 @@ impl Postings for DiskPostings {
         if !self.has_offsets || self.doc == TERMINATED {
             return;
         }
-        if !self.off_loaded {
-            self.load_offsets();
+        if !self.off_loaded && !self.load_offsets() {
+            return;
         }
         out.extend_from_slice(&self.off_buf[self.occurrences()]);
     }
@@ -420,19 +447,26 @@ const NO_SKIP: Skip = Skip {
     pos_start: 0,
     off_start: 0,
     bloom_start: 0,
+    doc_end: 0,
+    pos_end: 0,
+    off_end: 0,
+    bloom_end: 0,
     impact: BlockImpact::NONE,
     impacts: (0, 0),
 };
 
+/// The longest a record's header can be: flags and at most eleven vints.
+const MAX_HEADER: usize = 1 + 11 * 10;
+
 /// Reads and checks a record's header: its sizes, filter shape and where its skip list is.
 fn read_layout(data: &FileSlice, offset: u64) -> Result<(RecordHeader, Option<FilterShape>, SkipLayout)> {
-    let bytes = data.bytes();
     let name = data.name();
-    let start = usize::try_from(offset).ok().filter(|&o| o < bytes.len());
+    let start = usize::try_from(offset).ok().filter(|&o| o < data.len());
     let Some(start) = start else {
         return Err(needle_core::Error::corrupt(name, format!("term record offset {offset} out of bounds")));
     };
-    let mut r = ByteReader::new(name, &bytes[start..]);
+    let bytes = data.read(start..(start + MAX_HEADER).min(data.len()))?;
+    let mut r = ByteReader::new(name, &bytes);
     let flags = r.u8()?;
     if flags & !(FLAG_POSITIONS | FLAG_OFFSETS | FLAG_BLOOM | FLAG_SKIP_INDEX) != 0 {
         return Err(r.corrupt("unknown record flags"));
@@ -461,9 +495,16 @@ fn read_layout(data: &FileSlice, offset: u64) -> Result<(RecordHeader, Option<Fi
         return Err(r.corrupt("skip index on a list of one page"));
     }
     let index_start = start + r.position();
-    r.take(index_len + skip_len)?;
-    let header_and_skip = r.position();
-    if r.remaining() < docs_len + pos_len + off_len + bloom_len {
+    let header_and_skip = [index_len, skip_len].into_iter().try_fold(r.position(), usize::checked_add);
+    let record_end = [docs_len, pos_len, off_len, bloom_len]
+        .into_iter()
+        .try_fold(start, usize::checked_add)
+        .zip(header_and_skip)
+        .and_then(|(end, header)| end.checked_add(header));
+    let (Some(header_and_skip), Some(end)) = (header_and_skip, record_end) else {
+        return Err(r.corrupt("record sizes overflow"));
+    };
+    if end > data.len() {
         return Err(r.corrupt("record longer than the postings file"));
     }
     let doc_base = start + header_and_skip;

@@ -31,6 +31,11 @@ pub(super) struct Skip {
     pub pos_start: usize,
     pub off_start: usize,
     pub bloom_start: usize,
+    /// Where the block's docs, positions, offsets and filters end.
+    pub doc_end: usize,
+    pub pos_end: usize,
+    pub off_end: usize,
+    pub bloom_end: usize,
     pub impact: BlockImpact,
     /// This block's competitive pairs in its page's `impacts`.
     pub impacts: (u32, u32),
@@ -229,7 +234,8 @@ impl SkipList {
     fn decode(&self, page: &Page) -> Result<Decoded> {
         counters::record(DataKind::Skip, &self.data, page.bytes.start, page.bytes.len());
         let name = self.data.name();
-        let mut r = ByteReader::new(name, &self.data.bytes()[page.bytes.clone()]);
+        let bytes = self.data.read(page.bytes.clone())?;
+        let mut r = ByteReader::new(name, &bytes);
         let present = self.sections.present();
         let mut at = page.starts;
         let mut prev = page.prev_last_doc;
@@ -254,6 +260,7 @@ impl SkipList {
             let first = impacts.len();
             let bound = read_impacts(&mut r, &mut impacts)?;
             let range = (first as u32, impacts.len() as u32);
+            let [doc_end, pos_end, off_end, bloom_end] = at;
             skips.push(Skip {
                 prev_last_doc: prev,
                 last_doc,
@@ -261,6 +268,10 @@ impl SkipList {
                 pos_start,
                 off_start,
                 bloom_start,
+                doc_end,
+                pos_end,
+                off_end,
+                bloom_end,
                 impact: bound,
                 impacts: range,
             });
@@ -291,7 +302,8 @@ fn read_impacts(r: &mut ByteReader, out: &mut Vec<(u32, u8)>) -> Result<BlockImp
 
 /// Reads the skip index into pages, checking that they add up to the record.
 fn read_index(data: &FileSlice, layout: &SkipLayout) -> Result<Vec<Page>> {
-    let mut r = ByteReader::new(data.name(), &data.bytes()[layout.index.clone()]);
+    let bytes = data.read(layout.index.clone())?;
+    let mut r = ByteReader::new(data.name(), &bytes);
     counters::record(DataKind::Skip, data, layout.index.start, layout.index.len());
     let present = layout.sections.present();
     let pages = layout.blocks.div_ceil(PAGE_BLOCKS);

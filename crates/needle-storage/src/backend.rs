@@ -1,0 +1,237 @@
+//! How index files are read: the storage backends behind [`crate::FileSlice`].
+//!
+//! - `mmap` (the default): the file is mapped with MADV_RANDOM; the kernel's
+//!   page cache holds what queries read, and the adaptive prefetch asks it
+//!   for long ranges ahead (MADV_WILLNEED).
+//! - `pread`: each range a reader asks for is read with `pread` into a buffer
+//!   of its own, through the application cache when there is one (the kernel's
+//!   page cache still sees the reads).
+//! - `direct`: the file is opened with O_DIRECT, so the kernel's page cache
+//!   holds none of it, and whole 4 KiB pages are read through io_uring into
+//!   the application cache ([`crate::page_cache`]): the memory a query uses is
+//!   the budget given, and nothing else. A file system that refuses O_DIRECT
+//!   (tmpfs) is read with buffered reads the same way.
+//!
+//! Every backend returns the same bytes; they differ in what they keep in memory and how they ask the device.
+
+use std::fs::{File, OpenOptions};
+use std::ops::Range;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use needle_core::{Error, Result};
+
+use crate::counters;
+use crate::page_cache::{copy_page, page_span, runs, PageCache, PAGE};
+use crate::uring::{self, AlignedBuf};
+
+/// Which way index files are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Backend {
+    #[default]
+    Mmap,
+    Pread,
+    Direct,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 3] = [Backend::Mmap, Backend::Pread, Backend::Direct];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Mmap => "mmap",
+            Backend::Pread => "pread",
+            Backend::Direct => "direct",
+        }
+    }
+}
+
+impl FromStr for Backend {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Backend::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| format!("unknown storage backend {s:?} (expected mmap, pread or direct)"))
+    }
+}
+
+/// How a directory's files are read: the backend, and the application
+/// cache the `pread` and `direct` backends read through (none: every read
+/// goes to the file; `direct` then reads whole pages for each request).
+#[derive(Clone, Default)]
+pub struct ReadOptions {
+    pub backend: Backend,
+    pub cache: Option<Arc<PageCache>>,
+}
+
+impl ReadOptions {
+    /// `backend` with an application cache of `cache_bytes` (0: none).
+    pub fn new(backend: Backend, cache_bytes: usize) -> Self {
+        ReadOptions { backend, cache: (cache_bytes > 0).then(|| Arc::new(PageCache::new(cache_bytes))) }
+    }
+}
+
+/// Keys files in the page cache: never reused within a process.
+static NEXT_FILE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// An open file read with `pread` or direct I/O.
+pub(crate) struct FileSource {
+    file: File,
+    path: PathBuf,
+    len: usize,
+    /// Opened with O_DIRECT: reads must be page-aligned.
+    direct: bool,
+    /// Reads whole pages through the batch reader (the `direct` backend, even where O_DIRECT is refused).
+    paged: bool,
+    id: u64,
+    cache: Option<Arc<PageCache>>,
+}
+
+impl FileSource {
+    pub fn open(path: &Path, options: &ReadOptions) -> Result<FileSource> {
+        let paged = options.backend == Backend::Direct;
+        let (file, direct) = match paged {
+            true => match OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path) {
+                Ok(f) => (f, true),
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                    (File::open(path).map_err(|e| Error::io(path, e))?, false)
+                }
+                Err(e) => return Err(Error::io(path, e)),
+            },
+            false => (File::open(path).map_err(|e| Error::io(path, e))?, false),
+        };
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len() as usize;
+        let id = NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(FileSource {
+            file,
+            path: path.to_path_buf(),
+            len,
+            direct,
+            paged,
+            id,
+            cache: options.cache.clone(),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the file is read with O_DIRECT (false where the file system refused it).
+    #[allow(dead_code)]
+    pub fn is_direct(&self) -> bool {
+        self.direct
+    }
+
+    /// The bytes of `range` (absolute, within the file).
+    pub fn read(&self, range: Range<usize>) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; range.len()];
+        if range.is_empty() {
+            return Ok(out);
+        }
+        let missing: Vec<u64> = match &self.cache {
+            Some(cache) => cache.copy_cached(self.id, &range, &mut out),
+            None if !self.paged => {
+                counters::record_storage(1, range.len());
+                self.file.read_exact_at(&mut out, range.start as u64).map_err(|e| self.error(e))?;
+                return Ok(out);
+            }
+            None => page_span(&range).collect(),
+        };
+        let pages = page_span(&range).count();
+        counters::record_cache(pages - missing.len(), missing.len());
+        for (page, bytes) in self.read_pages(&runs(&missing))? {
+            copy_page(page, &bytes, &range, &mut out);
+        }
+        Ok(out)
+    }
+
+    /// Reads the pages of `range` that are not cached into the cache, in one
+    /// batch. False when there is no cache to read into.
+    pub fn prefetch(&self, range: Range<usize>) -> bool {
+        let Some(cache) = &self.cache else { return false };
+        let missing = cache.absent(self.id, page_span(&range));
+        // A hint: a failed read is left for the query's own read to report.
+        let _ = self.read_pages(&runs(&missing));
+        true
+    }
+
+    /// Reads `runs` of pages (each run in one request, all submitted at
+    /// once), keeps them in the cache, and returns each page's bytes.
+    fn read_pages(&self, runs: &[Range<u64>]) -> Result<Vec<(u64, Vec<u8>)>> {
+        if runs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let wanted: Vec<usize> = runs.iter().map(|r| self.page_bytes(r.start..r.end)).collect();
+        let bytes: usize = wanted.iter().sum();
+        counters::record_storage(runs.len(), bytes);
+        let mut bufs: Vec<AlignedBuf> =
+            runs.iter().map(|r| AlignedBuf::zeroed((r.end - r.start) as usize * PAGE)).collect();
+        let offsets: Vec<u64> = runs.iter().map(|r| r.start * PAGE as u64).collect();
+        let got = if self.paged {
+            uring::read_batch(self.file.as_raw_fd(), &offsets, &mut bufs)
+        } else {
+            self.pread_runs(&offsets, &wanted, &mut bufs)
+        };
+        let got = got.map_err(|e| self.error(e))?;
+        let mut pages = Vec::new();
+        for ((run, buf), (&got, &want)) in runs.iter().zip(&bufs).zip(got.iter().zip(&wanted)) {
+            if got < want {
+                let e = std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "file shorter than it was");
+                return Err(self.error(e));
+            }
+            for (i, page) in (run.start..run.end).enumerate() {
+                let len = self.page_bytes(page..page + 1);
+                let bytes = buf.as_slice()[i * PAGE..i * PAGE + len].to_vec();
+                if let Some(cache) = &self.cache {
+                    cache.insert(self.id, page, &bytes);
+                }
+                pages.push((page, bytes));
+            }
+        }
+        Ok(pages)
+    }
+
+    fn pread_runs(
+        &self,
+        offsets: &[u64],
+        wanted: &[usize],
+        bufs: &mut [AlignedBuf],
+    ) -> std::io::Result<Vec<usize>> {
+        let mut got = Vec::with_capacity(bufs.len());
+        for ((buf, &offset), &want) in bufs.iter_mut().zip(offsets).zip(wanted) {
+            self.file.read_exact_at(&mut buf.as_mut_slice()[..want], offset)?;
+            got.push(want);
+        }
+        Ok(got)
+    }
+
+    /// Bytes of the file on `pages` (the last page may be partial).
+    fn page_bytes(&self, pages: Range<u64>) -> usize {
+        let end = (pages.end as usize * PAGE).min(self.len);
+        end.saturating_sub(pages.start as usize * PAGE)
+    }
+
+    fn error(&self, e: std::io::Error) -> Error {
+        Error::io(&self.path, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backends_parse_by_name() {
+        for b in Backend::ALL {
+            assert_eq!(b.name().parse::<Backend>(), Ok(b));
+        }
+        assert!("mmapp".parse::<Backend>().unwrap_err().contains("mmapp"));
+    }
+}
