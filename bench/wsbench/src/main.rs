@@ -75,6 +75,12 @@ enum Command {
         /// Keep up to this many bytes of whole responses (e.g. 64MB; `off`, the default, none).
         #[arg(long, default_value = "off")]
         result_cache: String,
+        /// How index files are read: mmap, pread, or direct (O_DIRECT through io_uring).
+        #[arg(long, default_value = "mmap")]
+        backend: needle_engine::Backend,
+        /// The application cache of the pread and direct backends (e.g. 256MB; `off`, the default, none).
+        #[arg(long, default_value = "off")]
+        cache: String,
     },
     /// Generate a corpus of any size with the statistics of a real one; print both side by side.
     Scale {
@@ -193,6 +199,8 @@ fn run_command(c: Command) -> Result<()> {
             verify,
             prefetch_min,
             result_cache,
+            backend,
+            cache,
         } => {
             let size_or_off = |s: &str| -> Result<Option<usize>> {
                 match s {
@@ -202,6 +210,7 @@ fn run_command(c: Command) -> Result<()> {
             };
             needle_storage::prefetch::set_min_bytes(size_or_off(&prefetch_min)?);
             let result_cache_bytes = size_or_off(&result_cache)?.unwrap_or(0);
+            let reads = needle_engine::ReadOptions::new(backend, size_or_off(&cache)?.unwrap_or(0));
             let verify = match verify.as_str() {
                 "checksums" => needle_engine::Verify::Checksums,
                 "footers" => needle_engine::Verify::Footers,
@@ -222,6 +231,7 @@ fn run_command(c: Command) -> Result<()> {
                 ingest_threads,
                 verify,
                 result_cache_bytes,
+                reads,
             };
             needle_side::serve(&index, threads, options)
         }

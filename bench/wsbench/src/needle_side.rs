@@ -43,7 +43,7 @@ pub fn index(corpus: &Path, dir: &Path, threads: usize, memory_bytes: u64) -> Re
 }
 
 /// How `serve-needle` answers.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ServeOptions {
     /// Let phrases use the Bloom filters.
     pub bloom: bool,
@@ -57,6 +57,8 @@ pub struct ServeOptions {
     pub verify: needle_engine::Verify,
     /// Bytes of the result cache (0: none).
     pub result_cache_bytes: usize,
+    /// How a read-only index's files are read.
+    pub reads: needle_engine::ReadOptions,
 }
 
 /// The index being served.
@@ -70,6 +72,13 @@ impl Served {
         match self {
             Served::ReadOnly(i) => i.result_cache_stats(),
             Served::Live(i) => i.result_cache_stats(),
+        }
+    }
+
+    fn page_cache_stats(&self) -> Option<needle_engine::CacheStats> {
+        match self {
+            Served::ReadOnly(i) => i.page_cache_stats(),
+            Served::Live(_) => None,
         }
     }
 
@@ -204,7 +213,7 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
     let index = match &options.live {
         Some(live) => Served::Live(LiveIndex::open(dir, live.clone())?),
         None => {
-            let mut index = Index::open_with(dir, options.verify)?;
+            let mut index = Index::open_with_reads(dir, options.verify, options.reads.clone())?;
             index.set_result_cache(options.result_cache_bytes);
             Served::ReadOnly(Box::new(index))
         }
@@ -282,6 +291,7 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
                 "errors": shared.errors.load(Ordering::Relaxed),
                 "needed_bytes": *shared.needed.lock().unwrap(),
                 "result_cache": shared.index.result_cache_stats(),
+                "page_cache": shared.index.page_cache_stats(),
             });
             let mut out = shared.out.lock().unwrap();
             writeln!(out, "STATS\t{stats}")?;

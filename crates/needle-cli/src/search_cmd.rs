@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use needle_engine::{Index, SearchRequest, SearchResponse};
+use needle_core::parse_size;
+use needle_engine::{Backend, Index, ReadOptions, SearchRequest, SearchResponse, Verify};
 
 #[derive(Args)]
 pub struct SearchArgs {
@@ -30,12 +31,19 @@ pub struct SearchArgs {
     /// Read positions for every phrase candidate, ignoring the Bloom filters (for comparison).
     #[arg(long)]
     no_bloom: bool,
+    /// How index files are read: mmap, pread, or direct (O_DIRECT through io_uring).
+    #[arg(long, default_value = "mmap")]
+    backend: Backend,
+    /// An application cache for the pread and direct backends, e.g. 256MB.
+    #[arg(long, value_parser = parse_size)]
+    cache: Option<u64>,
     /// `a b` (either), `+a +b` (both), `-a` (not), `"a b"` (phrase), `field:term`.
     query: String,
 }
 
 pub fn run(args: SearchArgs) -> needle_core::Result<ExitCode> {
-    let index = Index::open(&args.index)?;
+    let reads = ReadOptions::new(args.backend, args.cache.unwrap_or(0) as usize);
+    let index = Index::open_with_reads(&args.index, Verify::Checksums, reads)?;
     let request = SearchRequest {
         query: args.query.clone(),
         top_k: args.top,

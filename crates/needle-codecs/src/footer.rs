@@ -62,7 +62,7 @@ pub fn verify_file(
     let crc = || {
         let mut hasher = crc32fast::Hasher::new();
         for start in (0..len - 8).step_by(CHUNK) {
-            hasher.update(&file.read(start..(start + CHUNK).min(len - 8))?);
+            hasher.update(&file.read_once(start..(start + CHUNK).min(len - 8))?);
         }
         Ok(hasher.finalize())
     };

@@ -53,6 +53,12 @@ pub struct QueryStats {
     pub pages_touched: usize,
     /// Bytes prefetched (adaptive prefetch of long records' zones).
     pub prefetched_bytes: u64,
+    /// Requests the `pread` and `direct` backends sent to the files, and the bytes asked for.
+    pub storage_requests: u64,
+    pub requested_bytes: u64,
+    /// Pages found in, and missing from, the application cache.
+    pub cache_hits: u64,
+    pub cache_misses: u64,
     /// `read_bytes` of /proc/self/io over the query (what the device delivered).
     pub storage_read_bytes: Option<u64>,
     /// Storage bytes over bytes needed.
@@ -70,6 +76,10 @@ impl QueryStats {
             needed_total,
             pages_touched: read.pages.len(),
             prefetched_bytes: read.prefetched,
+            storage_requests: read.storage_reads,
+            requested_bytes: read.storage_bytes,
+            cache_hits: read.cache_hits,
+            cache_misses: read.cache_misses,
             storage_read_bytes: storage,
             read_amplification: storage.map(|s| s as f64 / needed_total.max(1) as f64),
             resident_bytes: counters::resident_bytes(),

@@ -129,8 +129,9 @@ impl FileSource {
         self.direct
     }
 
-    /// The bytes of `range` (absolute, within the file).
-    pub fn read(&self, range: Range<usize>) -> Result<Vec<u8>> {
+    /// The bytes of `range` (absolute, within the file); pages read from the
+    /// file are kept in the cache when `keep` is set.
+    pub fn read(&self, range: Range<usize>, keep: bool) -> Result<Vec<u8>> {
         let mut out = vec![0u8; range.len()];
         if range.is_empty() {
             return Ok(out);
@@ -146,7 +147,7 @@ impl FileSource {
         };
         let pages = page_span(&range).count();
         counters::record_cache(pages - missing.len(), missing.len());
-        for (page, bytes) in self.read_pages(&runs(&missing))? {
+        for (page, bytes) in self.read_pages(&runs(&missing), keep)? {
             copy_page(page, &bytes, &range, &mut out);
         }
         Ok(out)
@@ -158,13 +159,13 @@ impl FileSource {
         let Some(cache) = &self.cache else { return false };
         let missing = cache.absent(self.id, page_span(&range));
         // A hint: a failed read is left for the query's own read to report.
-        let _ = self.read_pages(&runs(&missing));
+        let _ = self.read_pages(&runs(&missing), true);
         true
     }
 
     /// Reads `runs` of pages (each run in one request, all submitted at
-    /// once), keeps them in the cache, and returns each page's bytes.
-    fn read_pages(&self, runs: &[Range<u64>]) -> Result<Vec<(u64, Vec<u8>)>> {
+    /// once), keeps them in the cache when `keep` is set, and returns each page's bytes.
+    fn read_pages(&self, runs: &[Range<u64>], keep: bool) -> Result<Vec<(u64, Vec<u8>)>> {
         if runs.is_empty() {
             return Ok(Vec::new());
         }
@@ -189,7 +190,7 @@ impl FileSource {
             for (i, page) in (run.start..run.end).enumerate() {
                 let len = self.page_bytes(page..page + 1);
                 let bytes = buf.as_slice()[i * PAGE..i * PAGE + len].to_vec();
-                if let Some(cache) = &self.cache {
+                if let Some(cache) = self.cache.as_ref().filter(|_| keep) {
                     cache.insert(self.id, page, &bytes);
                 }
                 pages.push((page, bytes));

@@ -128,6 +128,17 @@ impl FileSlice {
     /// The bytes of `range` (relative to this slice). A range past the
     /// slice's end is an error naming the file, as is a failed or short read.
     pub fn read(&self, range: Range<usize>) -> Result<ReadBytes> {
+        self.read_keeping(range, true)
+    }
+
+    /// [`FileSlice::read`] for bytes read once (a checksum pass): what is read
+    /// from the file is not kept in the application cache, so it does not
+    /// push out what queries use.
+    pub fn read_once(&self, range: Range<usize>) -> Result<ReadBytes> {
+        self.read_keeping(range, false)
+    }
+
+    fn read_keeping(&self, range: Range<usize>, keep: bool) -> Result<ReadBytes> {
         if range.start > range.end || range.end > self.len() {
             return Err(Error::corrupt(
                 self.name(),
@@ -137,7 +148,7 @@ impl FileSlice {
         let absolute = self.range.start + range.start..self.range.start + range.end;
         match &self.source {
             Source::Memory(memory) => Ok(ReadBytes { memory: memory.clone(), range: absolute }),
-            Source::File(file) => file.read(absolute).map(ReadBytes::from_vec),
+            Source::File(file) => file.read(absolute, keep).map(ReadBytes::from_vec),
         }
     }
 

@@ -93,3 +93,15 @@ fn reads_past_the_end_or_of_a_shrunken_file_are_errors_naming_it() {
         assert!(e.contains("f.bin"), "{label}: {e}");
     }
 }
+
+#[test]
+fn a_read_once_is_not_kept_in_the_cache() {
+    let (_tmp, dirs) = setup();
+    for (label, dir) in dirs.iter().filter(|(l, _)| l.ends_with("cache 1048576")) {
+        let file = dir.open_read("f.bin").unwrap();
+        assert_eq!(&*file.read_once(0..LEN).unwrap(), &file_bytes()[..], "{label}");
+        assert_eq!(dir.reads().cache.as_ref().unwrap().stats().inserts, 0, "{label}");
+        file.read(0..LEN).unwrap();
+        assert_eq!(dir.reads().cache.as_ref().unwrap().stats().inserts, 6, "{label}: six pages");
+    }
+}
