@@ -210,7 +210,7 @@ fn run_command(c: Command) -> Result<()> {
             };
             needle_storage::prefetch::set_min_bytes(size_or_off(&prefetch_min)?);
             let result_cache_bytes = size_or_off(&result_cache)?.unwrap_or(0);
-            let reads = needle_engine::ReadOptions::new(backend, size_or_off(&cache)?.unwrap_or(0));
+            let reads = needle_engine::ReadOptions::new(backend, size_or_off(&cache)?.unwrap_or(0))?;
             let verify = match verify.as_str() {
                 "checksums" => needle_engine::Verify::Checksums,
                 "footers" => needle_engine::Verify::Footers,

@@ -42,7 +42,7 @@ pub struct SearchArgs {
 }
 
 pub fn run(args: SearchArgs) -> needle_core::Result<ExitCode> {
-    let reads = ReadOptions::new(args.backend, args.cache.unwrap_or(0) as usize);
+    let reads = ReadOptions::new(args.backend, args.cache.unwrap_or(0) as usize)?;
     let index = Index::open_with_reads(&args.index, Verify::Checksums, reads)?;
     let request = SearchRequest {
         query: args.query.clone(),

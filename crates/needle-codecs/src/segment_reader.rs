@@ -90,10 +90,14 @@ impl SegmentReader {
     }
 
     pub fn term_entry(&self, field: FieldId, term: &[u8]) -> Option<TermEntry> {
-        let key = termmap::key(field, term);
         // The FST's node layout is its own: count the key and the entry as what a lookup needs.
-        counters::record_memory(DataKind::TermMap, key.len() + 8);
-        let entry = self.terms.get(key)?;
+        counters::record_memory(DataKind::TermMap, termmap::key(field, term).len() + 8);
+        self.lookup(field, term)
+    }
+
+    /// [`SegmentReader::term_entry`] without counting it (a prefetch hint).
+    fn lookup(&self, field: FieldId, term: &[u8]) -> Option<TermEntry> {
+        let entry = self.terms.get(termmap::key(field, term))?;
         let (offset, zone_pages) = termmap::unpack_entry(entry);
         Some(TermEntry { offset, zone_pages })
     }
@@ -132,12 +136,28 @@ impl SegmentRead for SegmentReader {
 
     fn postings(&self, field: FieldId, term: &[u8]) -> Result<Option<Box<dyn Postings>>> {
         let Some(e) = self.term_entry(field, term) else { return Ok(None) };
-        let zone = usize::from(e.zone_pages) * crate::page::PAGE as usize;
-        if prefetch::min_bytes().is_some_and(|min| zone >= min) {
-            let start = e.offset as usize;
-            self.postings.will_need(start..start + zone);
-        }
         Ok(Some(Box::new(DiskPostings::open(&self.postings, e.offset)?)))
+    }
+
+    /// Asks for each record's first page, or its whole prefetch zone when
+    /// the zone reaches the adaptive prefetch threshold, all at once.
+    fn prefetch_terms(&self, terms: &[(FieldId, &[u8])]) {
+        let page = crate::page::PAGE as usize;
+        let ranges: Vec<_> = terms
+            .iter()
+            .filter_map(|&(field, term)| self.lookup(field, term))
+            .map(|e| {
+                let zone = usize::from(e.zone_pages) * page;
+                let whole = prefetch::min_bytes().is_some_and(|min| zone >= min);
+                let start = e.offset as usize;
+                start..start + if whole { zone } else { zone.min(page) }
+            })
+            .collect();
+        self.postings.will_need_all(&ranges);
+    }
+
+    fn prefetch_stored(&self, docs: &[DocId]) {
+        self.docs.prefetch(docs);
     }
 
     fn norms(&self, field: FieldId) -> Option<&[u8]> {

@@ -15,7 +15,7 @@ fn round_trip(docs: &[Vec<u8>]) {
     // Every backend, with and without an application cache (a small one, so pages are evicted).
     for backend in Backend::ALL {
         for cache in [0, 64 << 10] {
-            let dir = dir.clone().with_reads(ReadOptions::new(backend, cache));
+            let dir = dir.clone().with_reads(ReadOptions::new(backend, cache).unwrap());
             let file = dir.open_read("s.docs").unwrap();
             let (len, _) = footer::verify_file(&file, b"DOCS", 1, true).unwrap();
             let store = DocStoreReader::open(file.slice(0..len)).unwrap();
@@ -43,4 +43,35 @@ fn text_documents_round_trip_with_a_trained_dictionary() {
         .map(|i| format!(r#"{{"id":"d{i}","title":"State of the Union {i}","body":"Fellow citizens {} of the Senate"}}"#, "and the House ".repeat(i % 17)).into_bytes())
         .collect();
     round_trip(&docs);
+}
+
+/// Prefetching the top hits' documents reads their index entries and frames
+/// in two batches; reading them afterwards sends nothing more to the file.
+#[test]
+fn prefetched_documents_are_read_from_the_cache() {
+    use needle_storage::counters;
+    let docs: Vec<Vec<u8>> =
+        (0..5000).map(|i| format!("document {i} {}", "text ".repeat(i % 300)).into_bytes()).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = Directory::open(tmp.path(), true).unwrap();
+    let mut w = SegmentWriter::create(&dir, "s", docs.len() as u32).unwrap();
+    w.write_docs(&mut |i| Ok(docs[i as usize].clone())).unwrap();
+    w.finish().unwrap();
+    let dir = dir.with_reads(ReadOptions::new(Backend::Direct, 8 << 20).unwrap());
+    let file = dir.open_read("s.docs").unwrap();
+    let (len, _) = footer::verify_file(&file, b"DOCS", 1, true).unwrap();
+    let store = DocStoreReader::open(file.slice(0..len)).unwrap();
+    let wanted = [4999u32, 0, 2000, 1000, 3000, 4000]; // entries and frames on pages apart
+    counters::start();
+    store.prefetch(&wanted);
+    let prefetch = counters::finish();
+    // Entries, then frames: at most one run each (fewer where a page holds several).
+    assert!((1..=2 * wanted.len() as u64).contains(&prefetch.storage_reads), "{prefetch:?}");
+    counters::start();
+    for &d in &wanted {
+        assert_eq!(store.get(d).unwrap(), docs[d as usize]);
+    }
+    let after = counters::finish();
+    assert_eq!((after.storage_reads, after.cache_misses), (0, 0), "{after:?}");
+    assert!(after.cache_hits >= 2 * wanted.len() as u64);
 }

@@ -325,7 +325,7 @@ fn bloom_filters_of_a_record_beyond_4_gib_are_found() {
     f.write_all(&bytes).unwrap();
     drop(f);
     for backend in needle_storage::Backend::ALL {
-        let reads = needle_storage::ReadOptions::new(backend, 1 << 20);
+        let reads = needle_storage::ReadOptions::new(backend, 1 << 20).unwrap();
         let dir = needle_storage::Directory::open(tmp.path(), false).unwrap().with_reads(reads);
         check_bloom_record(&dir.open_read("big.post").unwrap(), offset, &docs, &before, &after);
     }

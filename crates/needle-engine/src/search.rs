@@ -147,6 +147,12 @@ fn search_and_fetch(
     };
     let top = Searcher::with_deletes(views.to_vec()).search(query, options)?;
     let rewritten = request.highlight.then(|| query.clone().rewrite());
+    for (i, (segment, _)) in views.iter().enumerate() {
+        let docs: Vec<DocId> = top.hits.iter().filter(|h| h.segment == i).map(|h| h.doc).collect();
+        if !docs.is_empty() {
+            segment.prefetch_stored(&docs);
+        }
+    }
     let mut hits = Vec::with_capacity(top.hits.len());
     for h in &top.hits {
         let segment = views[h.segment].0;

@@ -48,7 +48,7 @@ fn run_case(seed: u64) {
     check_all(&index, &oracle, &queries, seed, &format!("{segments} segments"));
     // Every storage backend reads the same bytes (a 64 KiB cache keeps evicting).
     for (backend, cache) in [(Backend::Pread, 0), (Backend::Direct, 0), (Backend::Direct, 64 << 10)] {
-        let reads = ReadOptions::new(backend, cache);
+        let reads = ReadOptions::new(backend, cache).unwrap();
         let reopened = Index::open_with_reads(tmp.path(), Verify::Checksums, reads).unwrap();
         check_all(&reopened, &oracle, &queries[..20], seed, &format!("{backend:?}, cache {cache}"));
     }

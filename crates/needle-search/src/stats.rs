@@ -32,6 +32,10 @@ impl<'a> IndexStats<'a> {
         }
         let mut terms = Vec::new();
         query_terms(query, &mut terms);
+        let keys: Vec<(FieldId, &[u8])> = terms.iter().map(|(f, t)| (*f, t.as_slice())).collect();
+        for s in segments {
+            s.prefetch_terms(&keys);
+        }
         let mut stats =
             IndexStats { segments, fields, doc_freq: HashMap::new(), opened: HashMap::new(), bloom };
         for key in terms {

@@ -72,8 +72,12 @@ pub struct ReadOptions {
 
 impl ReadOptions {
     /// `backend` with an application cache of `cache_bytes` (0: none).
-    pub fn new(backend: Backend, cache_bytes: usize) -> Self {
-        ReadOptions { backend, cache: (cache_bytes > 0).then(|| Arc::new(PageCache::new(cache_bytes))) }
+    pub fn new(backend: Backend, cache_bytes: usize) -> Result<Self> {
+        let cache = match cache_bytes {
+            0 => None,
+            n => Some(Arc::new(PageCache::new(n)?)),
+        };
+        Ok(ReadOptions { backend, cache })
     }
 }
 
@@ -147,27 +151,29 @@ impl FileSource {
         };
         let pages = page_span(&range).count();
         counters::record_cache(pages - missing.len(), missing.len());
-        for (page, bytes) in self.read_pages(&runs(&missing), keep)? {
-            copy_page(page, &bytes, &range, &mut out);
-        }
+        self.read_pages(&runs(&missing), keep, |page, bytes| copy_page(page, bytes, &range, &mut out))?;
         Ok(out)
     }
 
-    /// Reads the pages of `range` that are not cached into the cache, in one
+    /// Reads the pages of `ranges` that are not cached into the cache, in one
     /// batch. False when there is no cache to read into.
-    pub fn prefetch(&self, range: Range<usize>) -> bool {
+    pub fn prefetch(&self, ranges: &[Range<usize>]) -> bool {
         let Some(cache) = &self.cache else { return false };
-        let missing = cache.absent(self.id, page_span(&range));
+        let mut pages: Vec<u64> = ranges.iter().flat_map(page_span).collect();
+        pages.sort_unstable();
+        pages.dedup();
+        let missing = cache.absent(self.id, &pages);
         // A hint: a failed read is left for the query's own read to report.
-        let _ = self.read_pages(&runs(&missing), true);
+        let _ = self.read_pages(&runs(&missing), true, |_, _| {});
         true
     }
 
     /// Reads `runs` of pages (each run in one request, all submitted at
-    /// once), keeps them in the cache when `keep` is set, and returns each page's bytes.
-    fn read_pages(&self, runs: &[Range<u64>], keep: bool) -> Result<Vec<(u64, Vec<u8>)>> {
+    /// once), keeps them in the cache when `keep` is set, and shows each
+    /// page's bytes to `visit`.
+    fn read_pages(&self, runs: &[Range<u64>], keep: bool, mut visit: impl FnMut(u64, &[u8])) -> Result<()> {
         if runs.is_empty() {
-            return Ok(Vec::new());
+            return Ok(());
         }
         let wanted: Vec<usize> = runs.iter().map(|r| self.page_bytes(r.start..r.end)).collect();
         let bytes: usize = wanted.iter().sum();
@@ -181,7 +187,6 @@ impl FileSource {
             self.pread_runs(&offsets, &wanted, &mut bufs)
         };
         let got = got.map_err(|e| self.error(e))?;
-        let mut pages = Vec::new();
         for ((run, buf), (&got, &want)) in runs.iter().zip(&bufs).zip(got.iter().zip(&wanted)) {
             if got < want {
                 let e = std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "file shorter than it was");
@@ -189,14 +194,14 @@ impl FileSource {
             }
             for (i, page) in (run.start..run.end).enumerate() {
                 let len = self.page_bytes(page..page + 1);
-                let bytes = buf.as_slice()[i * PAGE..i * PAGE + len].to_vec();
+                let bytes = &buf.as_slice()[i * PAGE..i * PAGE + len];
                 if let Some(cache) = self.cache.as_ref().filter(|_| keep) {
-                    cache.insert(self.id, page, &bytes);
+                    cache.insert(self.id, page, bytes);
                 }
-                pages.push((page, bytes));
+                visit(page, bytes);
             }
         }
-        Ok(pages)
+        Ok(())
     }
 
     fn pread_runs(

@@ -93,22 +93,32 @@ impl<K: Hash + Eq, V> S3Fifo<K, V> {
         self.map.contains_key(key)
     }
 
+    /// Evicts until `bytes` more fit in the budget; returns the values evicted.
+    pub fn make_room(&mut self, bytes: usize) -> Vec<V> {
+        let mut gone = Vec::new();
+        self.evict_to(self.budget.saturating_sub(bytes), &mut gone);
+        gone
+    }
+
     /// Adds (or replaces) `key`, evicting until it fits; a value larger than
-    /// the whole budget is not kept.
-    pub fn insert(&mut self, key: K, value: V, bytes: usize) {
+    /// the whole budget is not kept. Returns the values that left the cache
+    /// (evicted, replaced, or this one when rejected), for owners of what they hold.
+    pub fn insert(&mut self, key: K, value: V, bytes: usize) -> Vec<V> {
+        let mut gone = Vec::new();
         if bytes > self.budget {
             self.stats.rejected += 1;
-            return;
+            gone.push(value);
+            return gone;
         }
         if let Some(slot) = self.map.get_mut(&key) {
             let queue_bytes = if slot.in_main { &mut self.main_bytes } else { &mut self.small_bytes };
             *queue_bytes = *queue_bytes - slot.bytes + bytes;
-            slot.value = value;
+            gone.push(std::mem::replace(&mut slot.value, value));
             slot.bytes = bytes;
-            self.evict_to(self.budget);
-            return;
+            self.evict_to(self.budget, &mut gone);
+            return gone;
         }
-        self.evict_to(self.budget - bytes);
+        self.evict_to(self.budget - bytes, &mut gone);
         let key = Arc::new(key);
         let in_main = self.ghosts.remove(&key).is_some();
         if in_main {
@@ -120,24 +130,25 @@ impl<K: Hash + Eq, V> S3Fifo<K, V> {
         }
         self.map.insert(key, Slot { value, bytes, freq: 0, in_main });
         self.stats.inserts += 1;
+        gone
     }
 
     pub fn stats(&self) -> CacheStats {
         CacheStats { entries: self.map.len(), bytes: self.small_bytes + self.main_bytes, ..self.stats }
     }
 
-    /// Evicts until at most `limit` bytes are held.
-    fn evict_to(&mut self, limit: usize) {
+    /// Evicts until at most `limit` bytes are held, adding the values to `gone`.
+    fn evict_to(&mut self, limit: usize, gone: &mut Vec<V>) {
         while self.small_bytes + self.main_bytes > limit {
             if self.small_bytes > self.small_budget || self.main.is_empty() {
-                self.evict_small();
+                self.evict_small(gone);
             } else {
-                self.evict_main();
+                self.evict_main(gone);
             }
         }
     }
 
-    fn evict_small(&mut self) {
+    fn evict_small(&mut self, gone: &mut Vec<V>) {
         let Some(key) = self.small.pop_front() else { return };
         let slot = self.map.get_mut(&key).expect("queued keys are cached");
         self.small_bytes -= slot.bytes;
@@ -147,13 +158,13 @@ impl<K: Hash + Eq, V> S3Fifo<K, V> {
             self.main_bytes += slot.bytes;
             self.main.push_back(key);
         } else {
-            self.map.remove(&key);
+            gone.extend(self.map.remove(&key).map(|slot| slot.value));
             self.stats.evictions += 1;
             self.remember(key);
         }
     }
 
-    fn evict_main(&mut self) {
+    fn evict_main(&mut self, gone: &mut Vec<V>) {
         let Some(key) = self.main.pop_front() else { return };
         let slot = self.map.get_mut(&key).expect("queued keys are cached");
         if slot.freq > 0 {
@@ -161,7 +172,7 @@ impl<K: Hash + Eq, V> S3Fifo<K, V> {
             self.main.push_back(key);
         } else {
             self.main_bytes -= slot.bytes;
-            self.map.remove(&key);
+            gone.extend(self.map.remove(&key).map(|slot| slot.value));
             self.stats.evictions += 1;
         }
     }
@@ -190,13 +201,15 @@ mod tests {
     #[test]
     fn keeps_within_its_budget_and_counts() {
         let mut c = S3Fifo::new(1000);
+        let mut gone = Vec::new();
         for i in 0..100u32 {
-            c.insert(i, i, 30);
+            gone.extend(c.insert(i, i, 30));
             assert!(c.stats().bytes <= 1000);
         }
         let s = c.stats();
         assert_eq!((s.inserts, s.entries), (100, 33));
         assert_eq!(s.evictions, 67);
+        assert_eq!(gone, (0..67).collect::<Vec<u32>>(), "evicted values are handed back, oldest first");
         assert_eq!(c.get(&99), Some(&99));
         assert_eq!(c.get(&0), None);
         c.insert(1000, 0, 1001);

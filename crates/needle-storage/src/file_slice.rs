@@ -152,9 +152,10 @@ impl FileSlice {
         }
     }
 
-    /// The whole slice, read (for data that is used whole: norms, term maps).
+    /// The whole slice, read (for data kept whole in memory: norms, term
+    /// maps), so not kept in the application cache as well.
     pub fn read_all(&self) -> Result<ReadBytes> {
-        self.read(0..self.len())
+        self.read_once(0..self.len())
     }
 
     /// Whether reads are views of memory (a mapping or a buffer), free to repeat.
@@ -163,30 +164,39 @@ impl FileSlice {
     }
 
     /// Asks for `range` (relative to this slice, clamped to it) to be read
-    /// ahead: the kernel reads a mapping's pages asynchronously, a file read
-    /// through the application cache is read into it now, in one batch. A
-    /// hint, so failures are ignored. Counted as prefetched bytes.
+    /// ahead; see [`FileSlice::will_need_all`].
     pub fn will_need(&self, range: Range<usize>) {
-        let end = range.end.min(self.len());
-        if range.start >= end {
-            return;
-        }
-        let start = self.range.start + range.start;
-        let end = self.range.start + end;
-        match &self.source {
+        self.will_need_all(std::slice::from_ref(&range));
+    }
+
+    /// Asks for all of `ranges` (relative to this slice, clamped to it) to
+    /// be read ahead at once, so the device serves them together rather than
+    /// one after another as readers reach them: the kernel reads a mapping's
+    /// pages asynchronously (MADV_WILLNEED); a file read through the
+    /// application cache has its missing pages read into it now, in one
+    /// batch. A hint, so failures are ignored. Counted as prefetched bytes.
+    pub fn will_need_all(&self, ranges: &[Range<usize>]) {
+        let absolute: Vec<Range<usize>> = ranges
+            .iter()
+            .map(|r| r.start..r.end.min(self.len()))
+            .filter(|r| r.start < r.end)
+            .map(|r| self.range.start + r.start..self.range.start + r.end)
+            .collect();
+        let asked = match &self.source {
             Source::Memory(memory) => match memory.as_ref() {
                 Memory::Mapped(map) => {
-                    let _ = map.advise_range(Advice::WillNeed, start, end - start);
+                    for r in &absolute {
+                        let _ = map.advise_range(Advice::WillNeed, r.start, r.len());
+                    }
+                    true
                 }
-                Memory::Heap(_) => return,
+                Memory::Heap(_) => false,
             },
-            Source::File(file) => {
-                if !file.prefetch(start..end) {
-                    return;
-                }
-            }
+            Source::File(file) => file.prefetch(&absolute),
+        };
+        if asked {
+            crate::counters::record_prefetch(absolute.iter().map(|r| r.len()).sum());
         }
-        crate::counters::record_prefetch(end - start);
     }
 
     /// A sub-range, relative to this slice. Panics if out of range: callers

@@ -25,7 +25,7 @@ fn setup() -> (tempfile::TempDir, Vec<(String, Directory)>) {
         let caches: &[usize] = if backend == Backend::Mmap { &[0] } else { &[0, 3 * 4096, 1 << 20] };
         for &cache in caches {
             let label = format!("{} cache {cache}", backend.name());
-            dirs.push((label, dir.clone().with_reads(ReadOptions::new(backend, cache))));
+            dirs.push((label, dir.clone().with_reads(ReadOptions::new(backend, cache).unwrap())));
         }
     }
     (tmp, dirs)
