@@ -14,7 +14,9 @@
 //! fewer 4 KiB blocks than it would where it stands (a 3 KB frame starting 2 KB
 //! into a block would span two; aligned, it spans one), so each document costs
 //! as few device reads as its size allows. All integers are little-endian.
+//! Readers hold the index in memory, bit-packed (see `index.rs`).
 
+mod index;
 mod reader;
 mod writer;
 

@@ -5,6 +5,7 @@ use needle_storage::counters::{self, DataKind};
 use needle_storage::FileSlice;
 use zstd::dict::DecoderDictionary;
 
+use super::index::DocIndex;
 use super::{INDEX_ENTRY_LEN, TRAILER_LEN};
 use crate::bytes::ByteReader;
 
@@ -18,6 +19,7 @@ pub struct DocStoreReader {
     dict_len: usize,
     index_start: usize,
     count: u32,
+    index: DocIndex,
 }
 
 impl DocStoreReader {
@@ -37,56 +39,37 @@ impl DocStoreReader {
             return Err(Error::corrupt(&name, "document store trailer does not match the file's size"));
         }
         let dict = DecoderDictionary::copy(&body.read(0..dict_len)?);
-        Ok(DocStoreReader { body, dict, dict_len, index_start, count })
+        let index = DocIndex::build(&body, index_start, count)?;
+        Ok(DocStoreReader { body, dict, dict_len, index_start, count, index })
     }
 
     pub fn count(&self) -> u32 {
         self.count
     }
 
-    /// Asks for the index entries, then the frames, of `docs` to be read
-    /// ahead, each set in one batch (seed 004's scheduling: the top hits'
-    /// documents arrive together, not one device read after another).
+    /// Asks for the frames of `docs` to be read ahead, in one batch (seed
+    /// 004's scheduling: the top hits' documents arrive together, not one
+    /// device read after another).
     pub fn prefetch(&self, docs: &[DocId]) {
-        let docs: Vec<DocId> = docs.iter().copied().filter(|&d| d < self.count).collect();
-        let entries: Vec<_> =
-            docs.iter().map(|&d| self.entry_at(d)..self.entry_at(d) + INDEX_ENTRY_LEN).collect();
-        self.body.will_need_all(&entries);
         let frames: Vec<_> =
-            docs.iter().filter_map(|&d| self.frame(d).ok()).map(|(frame, _)| frame).collect();
+            docs.iter().filter_map(|&d| self.index.frame(d)).map(|(frame, _)| frame).collect();
         self.body.will_need_all(&frames);
     }
 
-    fn entry_at(&self, doc: DocId) -> usize {
-        self.index_start + doc as usize * INDEX_ENTRY_LEN
-    }
-
-    /// Where `doc`'s frame is, and its length decompressed.
-    fn frame(&self, doc: DocId) -> Result<(std::ops::Range<usize>, usize)> {
-        let name = self.body.name();
-        if doc >= self.count {
-            return Err(Error::corrupt(name, format!("document {doc} out of range ({} stored)", self.count)));
-        }
-        let at = self.entry_at(doc);
-        let entry = self.body.read(at..at + INDEX_ENTRY_LEN)?;
-        let mut r = ByteReader::new(name, &entry);
-        let start = r.u64()? as usize;
-        let len = r.u32()? as usize;
-        let raw_len = r.u32()? as usize;
-        let end = start
-            .checked_add(len)
-            .filter(|&end| end <= self.index_start)
-            .ok_or_else(|| Error::corrupt(name, format!("document {doc} lies outside the store")))?;
-        Ok((start..end, raw_len))
+    /// Bytes the in-memory index holds.
+    pub fn index_memory(&self) -> usize {
+        self.index.memory_bytes()
     }
 
     /// The stored bytes of `doc`.
     pub fn get(&self, doc: DocId) -> Result<Vec<u8>> {
         let name = self.body.name();
-        let (range, raw_len) = self.frame(doc)?;
+        let (range, raw_len) = self.index.frame(doc).ok_or_else(|| {
+            Error::corrupt(name, format!("document {doc} out of range ({} stored)", self.count))
+        })?;
         let (start, len) = (range.start, range.len());
         let frame = self.body.read(range)?;
-        counters::record(DataKind::DocStore, &self.body, self.entry_at(doc), INDEX_ENTRY_LEN);
+        counters::record_memory(DataKind::DocStore, INDEX_ENTRY_LEN);
         counters::record(DataKind::DocStore, &self.body, start, len);
         let mut out = Vec::with_capacity(raw_len);
         // One decompression context per thread: creating one costs more than decompressing a small document.
