@@ -245,7 +245,11 @@ impl Index {
 
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
         let cache = self.results.as_ref().map(|c| (c, self.generation));
-        run_search(&self.views(), self.schema(), request, cache)
+        let mut response = run_search(&self.views(), self.schema(), request, cache)?;
+        if let Some(stats) = &mut response.stats {
+            stats.page_cache = self.page_cache_stats();
+        }
+        Ok(response)
     }
 
     /// The stored JSON source of the live document with `_id` `id`.

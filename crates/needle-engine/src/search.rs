@@ -8,6 +8,7 @@ use needle_codecs::SegmentRead;
 use needle_core::{Deletes, DocId, DocSet, Error, Result, TERMINATED};
 use needle_search::highlight::{fragments, match_spans, FragmentOptions};
 use needle_search::{parse_query, Query, SearchOptions, Searcher};
+use needle_storage::cache::CacheStats;
 use needle_storage::counters::{self, DataKind};
 use serde::Serialize;
 
@@ -64,6 +65,9 @@ pub struct QueryStats {
     /// Storage bytes over bytes needed.
     pub read_amplification: Option<f64>,
     pub resident_bytes: Option<u64>,
+    /// The application cache's size and counters, for an index read through one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_cache: Option<CacheStats>,
 }
 
 impl QueryStats {
@@ -83,6 +87,7 @@ impl QueryStats {
             storage_read_bytes: storage,
             read_amplification: storage.map(|s| s as f64 / needed_total.max(1) as f64),
             resident_bytes: counters::resident_bytes(),
+            page_cache: None,
         }
     }
 }

@@ -31,3 +31,33 @@ fn each_query_reports_what_it_read_by_kind() {
     let none = SearchRequest::new("fox");
     assert!(index.search(&none).unwrap().stats.is_none());
 }
+
+/// Read through the direct backend and an application cache, a query's
+/// reads go to the file the first time and come from the cache the second,
+/// and the statistics say so, with the cache's size within its budget.
+#[test]
+fn direct_reads_are_counted_and_cached() {
+    use needle_engine::{Backend, ReadOptions, Verify};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut index = Index::open_or_create(tmp.path(), None).unwrap();
+    let lines: Vec<String> = (0..3000)
+        .map(|i| format!(r#"{{"id":"d{i}","body":"word{} common text of document {i}"}}"#, i % 97))
+        .collect();
+    common::import_lines(&mut index, &lines, 1 << 20).unwrap();
+    drop(index);
+    let reads = ReadOptions::new(Backend::Direct, 4 << 20).unwrap();
+    let index = Index::open_with_reads(tmp.path(), Verify::Footers, reads).unwrap();
+    let ask = || index.search(&SearchRequest { stats: true, ..SearchRequest::new("word7 common") }).unwrap();
+    let (first, second) = (ask(), ask());
+    assert_eq!(
+        first.hits.iter().map(|h| &h.id).collect::<Vec<_>>(),
+        second.hits.iter().map(|h| &h.id).collect::<Vec<_>>()
+    );
+    let (a, b) = (first.stats.unwrap(), second.stats.unwrap());
+    // (The first query's pages arrive through its batched prefetch, so its reads hit the cache too.)
+    assert!(a.storage_requests > 0 && a.requested_bytes > 0, "{a:?}");
+    assert_eq!((b.storage_requests, b.cache_misses), (0, 0), "{b:?}");
+    assert!(b.cache_hits > 0, "{b:?}");
+    let cache = b.page_cache.expect("the page cache is reported");
+    assert!(cache.bytes > 0 && cache.bytes <= cache.budget, "{cache:?}");
+}
