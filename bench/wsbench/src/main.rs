@@ -81,6 +81,13 @@ enum Command {
         /// The application cache of the pread and direct backends (e.g. 256MB; `off`, the default, none).
         #[arg(long, default_value = "off")]
         cache: String,
+        /// A query log (one query a line, or `category<TAB>query`) whose most used term
+        /// records are pinned in the application cache's static part.
+        #[arg(long)]
+        pin_log: Option<PathBuf>,
+        /// The static part's size (e.g. 128MB; at most half of --cache).
+        #[arg(long, default_value = "0")]
+        pin: String,
     },
     /// Generate a corpus of any size with the statistics of a real one; print both side by side.
     Scale {
@@ -201,6 +208,8 @@ fn run_command(c: Command) -> Result<()> {
             result_cache,
             backend,
             cache,
+            pin_log,
+            pin,
         } => {
             let size_or_off = |s: &str| -> Result<Option<usize>> {
                 match s {
@@ -232,6 +241,8 @@ fn run_command(c: Command) -> Result<()> {
                 verify,
                 result_cache_bytes,
                 reads,
+                pin_log,
+                pin_bytes: parse_size(&pin)? as usize,
             };
             needle_side::serve(&index, threads, options)
         }

@@ -7,7 +7,7 @@
 //! by the input thread so they never queue behind a search).
 
 use std::io::{BufRead, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
@@ -59,6 +59,9 @@ pub struct ServeOptions {
     pub result_cache_bytes: usize,
     /// How a read-only index's files are read.
     pub reads: needle_engine::ReadOptions,
+    /// A query log whose hottest term records are pinned, and the bytes to pin.
+    pub pin_log: Option<PathBuf>,
+    pub pin_bytes: usize,
 }
 
 /// The index being served.
@@ -215,6 +218,13 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
         None => {
             let mut index = Index::open_with_reads(dir, options.verify, options.reads.clone())?;
             index.set_result_cache(options.result_cache_bytes);
+            if let Some(log) = &options.pin_log {
+                let text = std::fs::read_to_string(log).map_err(|e| format!("{}: {e}", log.display()))?;
+                let queries =
+                    text.lines().filter(|l| !l.starts_with('#')).map(|l| l.rsplit('\t').next().unwrap_or(l));
+                let summary = index.pin_hot_terms(queries, options.pin_bytes)?;
+                eprintln!("pinned: {}", serde_json::to_string(&summary)?);
+            }
             Served::ReadOnly(Box::new(index))
         }
     };

@@ -95,6 +95,18 @@ impl SegmentReader {
         self.lookup(field, term)
     }
 
+    /// Pins the prefetch zone of each term's record in the application
+    /// cache's static part; returns the pages pinned.
+    pub fn pin_terms(&self, terms: &[(FieldId, &[u8])]) -> Result<usize> {
+        let page = crate::page::PAGE as usize;
+        let ranges: Vec<_> = terms
+            .iter()
+            .filter_map(|&(field, term)| self.lookup(field, term))
+            .map(|e| e.offset as usize..e.offset as usize + usize::from(e.zone_pages.max(1)) * page)
+            .collect();
+        self.postings.pin_all(&ranges)
+    }
+
     /// [`SegmentReader::term_entry`] without counting it (a prefetch hint).
     fn lookup(&self, field: FieldId, term: &[u8]) -> Option<TermEntry> {
         let entry = self.terms.get(termmap::key(field, term))?;

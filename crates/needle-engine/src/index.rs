@@ -98,6 +98,19 @@ impl Index {
         self.results = (budget_bytes > 0).then(|| ResultCache::new(budget_bytes));
     }
 
+    /// Pins in the application cache's static part the term records that
+    /// `queries` (a query log) use most per page, within `budget_bytes` (at
+    /// most half the cache). Nothing happens for an index read without an
+    /// application cache (a mapping is cached by the kernel).
+    pub fn pin_hot_terms<'a>(
+        &self,
+        queries: impl IntoIterator<Item = &'a str>,
+        budget_bytes: usize,
+    ) -> Result<crate::PinSummary> {
+        let segments: Vec<&SegmentReader> = self.segments.iter().map(|s| s.as_ref()).collect();
+        crate::hot_terms::pin_hot_terms(&segments, self.schema(), queries, budget_bytes)
+    }
+
     /// The application cache's counters, when the index is read through one.
     pub fn page_cache_stats(&self) -> Option<CacheStats> {
         self.dir.reads().cache.as_ref().map(|c| c.stats())

@@ -8,6 +8,7 @@ mod check;
 mod deletes;
 mod document;
 mod dump;
+mod hot_terms;
 mod import;
 mod index;
 mod live;
@@ -18,6 +19,7 @@ mod schema;
 mod search;
 
 pub use check::CheckReport;
+pub use hot_terms::PinSummary;
 pub use import::{ImportOptions, ImportProgress, ImportSummary};
 pub use index::Index;
 pub use live::{Durability, LiveIndex, LiveOptions};

@@ -56,6 +56,20 @@ impl BoolQuery {
 }
 
 impl Query {
+    /// Appends every (field, term) the query reads postings of, in order, repeats included.
+    pub fn terms(&self, out: &mut Vec<(FieldId, Vec<u8>)>) {
+        match self {
+            Query::Term(t) => out.push((t.field, t.term.clone())),
+            Query::Phrase(p) => out.extend(p.terms.iter().map(|(_, t)| (p.field, t.clone()))),
+            Query::Bool(b) => {
+                for c in b.must.iter().chain(&b.should).chain(&b.filter).chain(&b.must_not) {
+                    c.terms(out);
+                }
+            }
+            Query::MatchAll | Query::MatchNone => {}
+        }
+    }
+
     pub fn term(field: FieldId, term: &str) -> Query {
         Query::Term(TermQuery { field, term: term.as_bytes().to_vec() })
     }

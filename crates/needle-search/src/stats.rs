@@ -31,7 +31,7 @@ impl<'a> IndexStats<'a> {
             }
         }
         let mut terms = Vec::new();
-        query_terms(query, &mut terms);
+        query.terms(&mut terms);
         let keys: Vec<(FieldId, &[u8])> = terms.iter().map(|(f, t)| (*f, t.as_slice())).collect();
         for s in segments {
             s.prefetch_terms(&keys);
@@ -76,18 +76,5 @@ impl<'a> IndexStats<'a> {
         let f = self.fields.get(&field).copied().unwrap_or_default();
         let idf_sum: f64 = terms.iter().map(|t| f64::from(idf(self.doc_freq(field, t), f.doc_count))).sum();
         Arc::new(Bm25::new(idf_sum as f32, avg_field_length(f.sum_total_term_freq, f.doc_count)))
-    }
-}
-
-fn query_terms(q: &Query, out: &mut Vec<TermKey>) {
-    match q {
-        Query::Term(t) => out.push((t.field, t.term.clone())),
-        Query::Phrase(p) => out.extend(p.terms.iter().map(|(_, t)| (p.field, t.clone()))),
-        Query::Bool(b) => {
-            for c in b.must.iter().chain(&b.should).chain(&b.filter).chain(&b.must_not) {
-                query_terms(c, out);
-            }
-        }
-        Query::MatchAll | Query::MatchNone => {}
     }
 }

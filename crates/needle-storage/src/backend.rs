@@ -168,6 +168,26 @@ impl FileSource {
         true
     }
 
+    /// Pins the pages of `ranges` in the cache's static part, reading those
+    /// not cached; returns how many are pinned (0 without a cache).
+    pub fn pin(&self, ranges: &[Range<usize>]) -> Result<usize> {
+        let Some(cache) = &self.cache else { return Ok(0) };
+        let mut pages: Vec<u64> = ranges.iter().flat_map(page_span).collect();
+        pages.sort_unstable();
+        pages.dedup();
+        let (mut pinned, mut missing) = (0, Vec::new());
+        for page in pages {
+            match cache.pin(self.id, page, None) {
+                true => pinned += 1,
+                false => missing.push(page),
+            }
+        }
+        self.read_pages(&runs(&missing), false, |page, bytes| {
+            pinned += usize::from(cache.pin(self.id, page, Some(bytes)))
+        })?;
+        Ok(pinned)
+    }
+
     /// Reads `runs` of pages (each run in one request, all submitted at
     /// once), keeps them in the cache when `keep` is set, and shows each
     /// page's bytes to `visit`.

@@ -29,6 +29,8 @@ pub struct CacheStats {
     pub entries: usize,
     pub bytes: usize,
     pub budget: usize,
+    /// Bytes held outside eviction (the page cache's static part).
+    pub pinned_bytes: usize,
 }
 
 struct Slot<V> {
@@ -93,6 +95,32 @@ impl<K: Hash + Eq, V> S3Fifo<K, V> {
         self.map.contains_key(key)
     }
 
+    /// Takes `key` out of the cache (not counted as an eviction).
+    pub fn remove(&mut self, key: &K) -> Option<V> {
+        let slot = self.map.remove(key)?;
+        match slot.in_main {
+            true => self.main_bytes -= slot.bytes,
+            false => self.small_bytes -= slot.bytes,
+        }
+        // Its queue entry stays behind, stale, and is skipped when it reaches the front.
+        Some(slot.value)
+    }
+
+    /// Changes the budget, evicting to fit; returns the values evicted.
+    pub fn set_budget(&mut self, budget: usize) -> Vec<V> {
+        self.budget = budget;
+        self.small_budget = budget / 10;
+        self.stats.budget = budget;
+        let mut gone = Vec::new();
+        self.evict_to(budget, &mut gone);
+        gone
+    }
+
+    /// Whether a queue entry is the cached key itself, not one left by [`S3Fifo::remove`].
+    fn is_live(&self, queued: &Arc<K>) -> bool {
+        self.map.get_key_value(queued).is_some_and(|(key, _)| Arc::ptr_eq(key, queued))
+    }
+
     /// Evicts until `bytes` more fit in the budget; returns the values evicted.
     pub fn make_room(&mut self, bytes: usize) -> Vec<V> {
         let mut gone = Vec::new();
@@ -150,6 +178,9 @@ impl<K: Hash + Eq, V> S3Fifo<K, V> {
 
     fn evict_small(&mut self, gone: &mut Vec<V>) {
         let Some(key) = self.small.pop_front() else { return };
+        if !self.is_live(&key) {
+            return;
+        }
         let slot = self.map.get_mut(&key).expect("queued keys are cached");
         self.small_bytes -= slot.bytes;
         if slot.freq > 0 {
@@ -166,6 +197,9 @@ impl<K: Hash + Eq, V> S3Fifo<K, V> {
 
     fn evict_main(&mut self, gone: &mut Vec<V>) {
         let Some(key) = self.main.pop_front() else { return };
+        if !self.is_live(&key) {
+            return;
+        }
         let slot = self.map.get_mut(&key).expect("queued keys are cached");
         if slot.freq > 0 {
             slot.freq -= 1;
@@ -197,6 +231,21 @@ impl<K: Hash + Eq, V> S3Fifo<K, V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn removed_keys_leave_stale_queue_entries_that_are_skipped() {
+        let mut c = S3Fifo::new(100);
+        for i in 0..5u32 {
+            c.insert(i, i, 10);
+        }
+        assert_eq!(c.remove(&2), Some(2));
+        assert_eq!(c.remove(&2), None);
+        c.insert(2, 20, 10); // re-inserted: the old queue entry must not evict the new one
+        let gone = c.set_budget(20);
+        assert_eq!(gone, vec![0, 1, 3], "the stale entry of 2 is passed over");
+        assert_eq!(c.get(&2), Some(&20));
+        assert_eq!((c.stats().entries, c.stats().bytes, c.stats().budget), (2, 20, 20));
+    }
 
     #[test]
     fn keeps_within_its_budget_and_counts() {

@@ -199,6 +199,18 @@ impl FileSlice {
         }
     }
 
+    /// Pins the pages of `ranges` (relative to this slice) in the static
+    /// part of the application cache, reading them now; returns the pages
+    /// pinned (0 for a mapping or a file read without a cache).
+    pub fn pin_all(&self, ranges: &[Range<usize>]) -> Result<usize> {
+        let Source::File(file) = &self.source else { return Ok(0) };
+        let absolute: Vec<Range<usize>> = ranges
+            .iter()
+            .map(|r| self.range.start + r.start..self.range.start + r.end.min(self.len()))
+            .collect();
+        file.pin(&absolute)
+    }
+
     /// A sub-range, relative to this slice. Panics if out of range: callers
     /// check lengths read from files before slicing (see the codecs' readers).
     pub fn slice(&self, range: Range<usize>) -> FileSlice {

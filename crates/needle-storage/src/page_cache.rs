@@ -10,6 +10,7 @@
 //! Index files are written once and never changed, so a page never goes
 //! stale: pages of a deleted file are simply never asked for again and age out.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Mutex;
 
@@ -31,8 +32,14 @@ struct Frame {
 }
 
 struct Pool {
-    /// Frame of each cached page, by (file id, page number).
+    /// Frame of each cached page, by (file id, page number): the dynamic part.
     pages: S3Fifo<(u64, u64), Frame>,
+    /// The static part: pages pinned, never evicted, taken out of the
+    /// dynamic part's budget (at most half the whole).
+    pinned: HashMap<(u64, u64), Frame>,
+    pinned_hits: u64,
+    /// Frames in all.
+    frame_count: usize,
     /// Anonymous memory: zero pages the kernel commits only when written.
     frames: MmapMut,
     free: Vec<u32>,
@@ -59,6 +66,9 @@ impl PageCache {
         })?;
         let pool = Pool {
             pages: S3Fifo::new(frames * (PAGE + PAGE_OVERHEAD)),
+            pinned: HashMap::new(),
+            pinned_hits: 0,
+            frame_count: frames,
             frames: memory,
             free: (0..frames as u32).rev().collect(),
         };
@@ -66,7 +76,14 @@ impl PageCache {
     }
 
     pub fn stats(&self) -> CacheStats {
-        self.lock().pages.stats()
+        let pool = self.lock();
+        let dynamic = pool.pages.stats();
+        CacheStats {
+            hits: dynamic.hits + pool.pinned_hits,
+            budget: pool.frame_count * (PAGE + PAGE_OVERHEAD),
+            pinned_bytes: pool.pinned.len() * PAGE,
+            ..dynamic
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Pool> {
@@ -80,7 +97,9 @@ impl PageCache {
         let mut missing = Vec::new();
         let mut pool = self.lock();
         for page in page_span(range) {
-            match pool.pages.get(&(file, page)).copied() {
+            let pinned = pool.pinned.get(&(file, page)).copied();
+            pool.pinned_hits += u64::from(pinned.is_some());
+            match pinned.or_else(|| pool.pages.get(&(file, page)).copied()) {
                 Some(frame) => copy_page(page, pool.frame(&frame), range, out),
                 None => missing.push(page),
             }
@@ -91,7 +110,7 @@ impl PageCache {
     /// Keeps page `page` of `file` (at most [`PAGE`] bytes).
     pub(crate) fn insert(&self, file: u64, page: u64, bytes: &[u8]) {
         let mut pool = self.lock();
-        if pool.pages.contains(&(file, page)) {
+        if pool.pages.contains(&(file, page)) || pool.pinned.contains_key(&(file, page)) {
             return;
         }
         // Make room first, so that a frame is free: each page evicted frees one.
@@ -108,7 +127,43 @@ impl PageCache {
     /// Which of `pages` of `file` are not cached (without counting a hit or miss).
     pub(crate) fn absent(&self, file: u64, pages: &[u64]) -> Vec<u64> {
         let pool = self.lock();
-        pages.iter().copied().filter(|&p| !pool.pages.contains(&(file, p))).collect()
+        let cached = |p: u64| pool.pages.contains(&(file, p)) || pool.pinned.contains_key(&(file, p));
+        pages.iter().copied().filter(|&p| !cached(p)).collect()
+    }
+
+    /// Pins page `page` of `file` in the static part, moving it from the
+    /// dynamic part when it is there, else storing `bytes` (None: only if
+    /// cached). False when it is not pinned: not cached and no bytes given,
+    /// or the static part would pass half the budget.
+    pub(crate) fn pin(&self, file: u64, page: u64, bytes: Option<&[u8]>) -> bool {
+        let mut pool = self.lock();
+        let key = (file, page);
+        if pool.pinned.contains_key(&key) {
+            return true;
+        }
+        if 2 * (pool.pinned.len() + 1) > pool.frame_count {
+            return false;
+        }
+        let moved = pool.pages.remove(&key);
+        if moved.is_none() && bytes.is_none() {
+            return false;
+        }
+        // The dynamic part gives up a page's worth of budget, which frees a frame if none is.
+        let budget = (pool.frame_count - pool.pinned.len() - 1) * (PAGE + PAGE_OVERHEAD);
+        let evicted = pool.pages.set_budget(budget);
+        pool.free.extend(evicted.into_iter().map(|f| f.index));
+        let frame = match (moved, bytes) {
+            (Some(frame), _) => frame,
+            (None, bytes) => {
+                let bytes = bytes.unwrap_or_default();
+                let Some(index) = pool.free.pop() else { return false };
+                let at = index as usize * PAGE;
+                pool.frames[at..at + bytes.len()].copy_from_slice(bytes);
+                Frame { index, len: bytes.len() as u32 }
+            }
+        };
+        pool.pinned.insert(key, frame);
+        true
     }
 }
 
@@ -163,6 +218,28 @@ mod tests {
         assert_eq!(&out[..PAGE - 10], &page[10..]);
         assert_eq!(cache.copy_cached(8, &range, &mut out), vec![1, 2, 3], "another file's pages");
         assert_eq!(cache.absent(7, &[0, 1, 2]), vec![0, 2]);
+    }
+
+    #[test]
+    fn pinned_pages_stay_while_others_come_and_go() {
+        let cache = PageCache::new(8 * (PAGE + PAGE_OVERHEAD)).unwrap();
+        cache.insert(1, 0, &[7; PAGE]);
+        assert!(cache.pin(1, 0, None), "a cached page moves to the static part");
+        assert!(cache.pin(1, 1, Some(&[8; PAGE])));
+        assert!(!cache.pin(1, 2, None), "not cached, no bytes");
+        assert!(cache.pin(1, 2, Some(&[9; PAGE])) && cache.pin(1, 3, Some(&[9; PAGE])));
+        assert!(!cache.pin(1, 4, Some(&[9; PAGE])), "the static part stops at half the budget");
+        for page in 100..200u64 {
+            cache.insert(1, page, &[1; PAGE]);
+        }
+        for (page, value) in [(0u64, 7u8), (1, 8), (2, 9), (3, 9)] {
+            let mut out = [0u8; 1];
+            let at = page as usize * PAGE;
+            assert!(cache.copy_cached(1, &(at..at + 1), &mut out).is_empty(), "page {page} still cached");
+            assert_eq!(out[0], value);
+        }
+        let stats = cache.stats();
+        assert_eq!((stats.pinned_bytes, stats.entries), (4 * PAGE, 4), "{stats:?}");
     }
 
     #[test]
