@@ -46,7 +46,7 @@ pub(crate) fn pin_hot_terms<'a>(
             let pages: usize = segments
                 .iter()
                 .filter_map(|s| s.term_entry(key.0, &key.1))
-                .map(|e| usize::from(e.zone_pages.max(1)))
+                .map(|e| zone_span(e.offset, e.zone_pages))
                 .sum();
             (pages > 0).then(|| (f64::from(freq) / pages as f64, key, pages))
         })
@@ -65,4 +65,11 @@ pub(crate) fn pin_hot_terms<'a>(
         summary.terms_pinned += 1;
     }
     Ok(summary)
+}
+
+/// The 4 KiB pages a record's prefetch zone (`zone_pages` long, at `offset`) lies on.
+fn zone_span(offset: u64, zone_pages: u16) -> usize {
+    let page = needle_codecs::page::PAGE;
+    let end = offset + u64::from(zone_pages.max(1)) * page;
+    (end.div_ceil(page) - offset / page) as usize
 }

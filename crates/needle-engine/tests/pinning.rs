@@ -30,7 +30,9 @@ fn pinned_records_survive_a_flood_of_other_queries() {
     let summary = pinned.pin_hot_terms(["hot1", "hot1 hot2", "rare7"], 64 << 10).unwrap();
     assert_eq!(summary.log_terms, 3);
     assert!(summary.terms_pinned >= 2 && summary.pages_pinned >= 2, "{summary:?}");
-    assert!(pinned.page_cache_stats().unwrap().pinned_bytes > 0);
+    let pinned_bytes = pinned.page_cache_stats().unwrap().pinned_bytes;
+    assert!(pinned_bytes > 0 && pinned_bytes <= 64 << 10, "{pinned_bytes} pinned, 64 KiB given");
+    assert_eq!(pinned_bytes, summary.pages_pinned * 4096);
     for index in [&pinned, &plain] {
         for i in (0..4000).step_by(7) {
             storage_requests(index, &format!("rare{i}"));
