@@ -22,10 +22,12 @@ pub trait SegmentRead: Send + Sync {
     /// The stored source of `doc`.
     fn stored(&self, doc: DocId) -> Result<Vec<u8>>;
 
-    /// A hint that the records of `terms` are about to be opened: a segment
-    /// on storage asks for their first pages (all of their prefetch zones
-    /// when adaptive prefetch says so) in one batch.
-    fn prefetch_terms(&self, _terms: &[(FieldId, &[u8])]) {}
+    /// The posting lists of `terms`, in order. A segment on storage asks for
+    /// the records' first pages (all of their prefetch zones when adaptive
+    /// prefetch says so) in one batch before opening any.
+    fn postings_all(&self, terms: &[(FieldId, &[u8])]) -> Result<Vec<Option<Box<dyn Postings>>>> {
+        terms.iter().map(|&(field, term)| self.postings(field, term)).collect()
+    }
 
     /// A hint that the stored sources of `docs` are about to be read.
     fn prefetch_stored(&self, _docs: &[DocId]) {}

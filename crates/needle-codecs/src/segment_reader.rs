@@ -152,12 +152,14 @@ impl SegmentRead for SegmentReader {
     }
 
     /// Asks for each record's first page, or its whole prefetch zone when
-    /// the zone reaches the adaptive prefetch threshold, all at once.
-    fn prefetch_terms(&self, terms: &[(FieldId, &[u8])]) {
+    /// the zone reaches the adaptive prefetch threshold, all at once; then opens them.
+    fn postings_all(&self, terms: &[(FieldId, &[u8])]) -> Result<Vec<Option<Box<dyn Postings>>>> {
+        let entries: Vec<Option<TermEntry>> =
+            terms.iter().map(|&(field, term)| self.term_entry(field, term)).collect();
         let page = crate::page::PAGE as usize;
-        let ranges: Vec<_> = terms
+        let ranges: Vec<_> = entries
             .iter()
-            .filter_map(|&(field, term)| self.lookup(field, term))
+            .flatten()
             .map(|e| {
                 let zone = usize::from(e.zone_pages) * page;
                 let whole = prefetch::min_bytes().is_some_and(|min| zone >= min);
@@ -166,6 +168,10 @@ impl SegmentRead for SegmentReader {
             })
             .collect();
         self.postings.will_need_all(&ranges);
+        let open = |e: &TermEntry| {
+            DiskPostings::open(&self.postings, e.offset).map(|p| Box::new(p) as Box<dyn Postings>)
+        };
+        entries.iter().map(|e| e.as_ref().map(open).transpose()).collect()
     }
 
     fn prefetch_stored(&self, docs: &[DocId]) {

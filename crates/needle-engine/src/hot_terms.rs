@@ -54,15 +54,17 @@ pub(crate) fn pin_hot_terms<'a>(
     let mut summary = PinSummary { log_terms: ranked.len(), ..PinSummary::default() };
     ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let mut left = budget_bytes / needle_codecs::page::PAGE as usize;
-    for (_, (field, term), pages) in ranked {
-        if pages > left {
-            continue;
+    let mut chosen: Vec<(FieldId, &[u8])> = Vec::new();
+    for (_, (field, term), pages) in &ranked {
+        if *pages <= left {
+            left -= pages;
+            chosen.push((*field, term));
         }
-        for s in segments {
-            summary.pages_pinned += s.pin_terms(&[(field, &term)])?;
-        }
-        left -= pages;
-        summary.terms_pinned += 1;
+    }
+    summary.terms_pinned = chosen.len();
+    // One batch of reads per segment for all the chosen records.
+    for s in segments {
+        summary.pages_pinned += s.pin_terms(&chosen)?;
     }
     Ok(summary)
 }

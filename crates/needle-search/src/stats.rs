@@ -32,24 +32,19 @@ impl<'a> IndexStats<'a> {
         }
         let mut terms = Vec::new();
         query.terms(&mut terms);
+        let mut seen = std::collections::HashSet::new();
+        terms.retain(|t| seen.insert(t.clone()));
         let keys: Vec<(FieldId, &[u8])> = terms.iter().map(|(f, t)| (*f, t.as_slice())).collect();
-        for s in segments {
-            s.prefetch_terms(&keys);
-        }
         let mut stats =
             IndexStats { segments, fields, doc_freq: HashMap::new(), opened: HashMap::new(), bloom };
-        for key in terms {
-            if stats.doc_freq.contains_key(&key) {
-                continue;
-            }
-            let mut df = 0;
-            for (i, s) in segments.iter().enumerate() {
-                if let Some(p) = s.postings(key.0, &key.1)? {
-                    df += u64::from(p.doc_freq());
+        for (i, s) in segments.iter().enumerate() {
+            for (key, p) in terms.iter().zip(s.postings_all(&keys)?) {
+                let df = stats.doc_freq.entry(key.clone()).or_default();
+                if let Some(p) = p {
+                    *df += u64::from(p.doc_freq());
                     stats.opened.insert((i, key.clone()), p);
                 }
             }
-            stats.doc_freq.insert(key, df);
         }
         Ok(stats)
     }

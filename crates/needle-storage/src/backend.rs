@@ -89,8 +89,6 @@ pub(crate) struct FileSource {
     file: File,
     path: PathBuf,
     len: usize,
-    /// Opened with O_DIRECT: reads must be page-aligned.
-    direct: bool,
     /// Reads whole pages through the batch reader (the `direct` backend, even where O_DIRECT is refused).
     paged: bool,
     id: u64,
@@ -100,37 +98,17 @@ pub(crate) struct FileSource {
 impl FileSource {
     pub fn open(path: &Path, options: &ReadOptions) -> Result<FileSource> {
         let paged = options.backend == Backend::Direct;
-        let (file, direct) = match paged {
-            true => match OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path) {
-                Ok(f) => (f, true),
-                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                    (File::open(path).map_err(|e| Error::io(path, e))?, false)
-                }
-                Err(e) => return Err(Error::io(path, e)),
-            },
-            false => (File::open(path).map_err(|e| Error::io(path, e))?, false),
+        let file = match paged {
+            true => open_direct(path)?,
+            false => File::open(path).map_err(|e| Error::io(path, e))?,
         };
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len() as usize;
         let id = NEXT_FILE_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(FileSource {
-            file,
-            path: path.to_path_buf(),
-            len,
-            direct,
-            paged,
-            id,
-            cache: options.cache.clone(),
-        })
+        Ok(FileSource { file, path: path.to_path_buf(), len, paged, id, cache: options.cache.clone() })
     }
 
     pub fn len(&self) -> usize {
         self.len
-    }
-
-    /// Whether the file is read with O_DIRECT (false where the file system refused it).
-    #[allow(dead_code)]
-    pub fn is_direct(&self) -> bool {
-        self.direct
     }
 
     /// The bytes of `range` (absolute, within the file); pages read from the
@@ -159,10 +137,7 @@ impl FileSource {
     /// batch. False when there is no cache to read into.
     pub fn prefetch(&self, ranges: &[Range<usize>]) -> bool {
         let Some(cache) = &self.cache else { return false };
-        let mut pages: Vec<u64> = ranges.iter().flat_map(page_span).collect();
-        pages.sort_unstable();
-        pages.dedup();
-        let missing = cache.absent(self.id, &pages);
+        let missing = cache.absent(self.id, &pages_of(ranges));
         // A hint: a failed read is left for the query's own read to report.
         let _ = self.read_pages(&runs(&missing), true, |_, _| {});
         true
@@ -172,11 +147,8 @@ impl FileSource {
     /// not cached; returns how many are pinned (0 without a cache).
     pub fn pin(&self, ranges: &[Range<usize>]) -> Result<usize> {
         let Some(cache) = &self.cache else { return Ok(0) };
-        let mut pages: Vec<u64> = ranges.iter().flat_map(page_span).collect();
-        pages.sort_unstable();
-        pages.dedup();
         let (mut pinned, mut missing) = (0, Vec::new());
-        for page in pages {
+        for page in pages_of(ranges) {
             match cache.pin(self.id, page, None) {
                 true => pinned += 1,
                 false => missing.push(page),
@@ -247,6 +219,24 @@ impl FileSource {
     fn error(&self, e: std::io::Error) -> Error {
         Error::io(&self.path, e)
     }
+}
+
+/// Opens `path` with O_DIRECT; a file system that refuses it (tmpfs) gives
+/// a plain file, read page by page with buffered reads all the same.
+fn open_direct(path: &Path) -> Result<File> {
+    match OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path) {
+        Ok(file) => Ok(file),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => File::open(path).map_err(|e| Error::io(path, e)),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// The pages `ranges` lie on, sorted, each once.
+fn pages_of(ranges: &[Range<usize>]) -> Vec<u64> {
+    let mut pages: Vec<u64> = ranges.iter().flat_map(page_span).collect();
+    pages.sort_unstable();
+    pages.dedup();
+    pages
 }
 
 #[cfg(test)]

@@ -120,44 +120,42 @@ pub fn record(kind: DataKind, file: &FileSlice, offset: usize, len: usize) {
     });
 }
 
+/// Applies `update` to this thread's figures when it is counting.
+#[inline]
+fn add(update: impl FnOnce(&mut ReadStats)) {
+    if counting() {
+        STATS.with(|s| update(&mut s.borrow_mut()));
+    }
+}
+
 /// Records a prefetch of `len` bytes.
 #[inline]
 pub fn record_prefetch(len: usize) {
-    if counting() {
-        STATS.with(|s| s.borrow_mut().prefetched += len as u64);
-    }
+    add(|s| s.prefetched += len as u64);
 }
 
 /// Records `reads` requests for `bytes` sent to a file by a backend.
 #[inline]
 pub fn record_storage(reads: usize, bytes: usize) {
-    if counting() {
-        STATS.with(|s| {
-            let mut s = s.borrow_mut();
-            s.storage_reads += reads as u64;
-            s.storage_bytes += bytes as u64;
-        });
-    }
+    add(|s| {
+        s.storage_reads += reads as u64;
+        s.storage_bytes += bytes as u64;
+    });
 }
 
 /// Records pages found in, and missing from, the application cache.
 #[inline]
 pub fn record_cache(hits: usize, misses: usize) {
-    if counting() {
-        STATS.with(|s| {
-            let mut s = s.borrow_mut();
-            s.cache_hits += hits as u64;
-            s.cache_misses += misses as u64;
-        });
-    }
+    add(|s| {
+        s.cache_hits += hits as u64;
+        s.cache_misses += misses as u64;
+    });
 }
 
 /// Records bytes used from memory that belongs to no file (in-memory segments).
 #[inline]
 pub fn record_memory(kind: DataKind, len: usize) {
-    if counting() {
-        STATS.with(|s| s.borrow_mut().needed[kind as usize] += len as u64);
-    }
+    add(|s| s.needed[kind as usize] += len as u64);
 }
 
 /// Bytes this process has caused to be read from storage (`read_bytes` of

@@ -176,12 +176,7 @@ impl FileSlice {
     /// application cache has its missing pages read into it now, in one
     /// batch. A hint, so failures are ignored. Counted as prefetched bytes.
     pub fn will_need_all(&self, ranges: &[Range<usize>]) {
-        let absolute: Vec<Range<usize>> = ranges
-            .iter()
-            .map(|r| r.start..r.end.min(self.len()))
-            .filter(|r| r.start < r.end)
-            .map(|r| self.range.start + r.start..self.range.start + r.end)
-            .collect();
+        let absolute = self.clamped_in_file(ranges);
         let asked = match &self.source {
             Source::Memory(memory) => match memory.as_ref() {
                 Memory::Mapped(map) => {
@@ -204,11 +199,17 @@ impl FileSlice {
     /// pinned (0 for a mapping or a file read without a cache).
     pub fn pin_all(&self, ranges: &[Range<usize>]) -> Result<usize> {
         let Source::File(file) = &self.source else { return Ok(0) };
-        let absolute: Vec<Range<usize>> = ranges
+        file.pin(&self.clamped_in_file(ranges))
+    }
+
+    /// `ranges` (relative to this slice) clamped to it, empty ones dropped, as offsets in the file.
+    fn clamped_in_file(&self, ranges: &[Range<usize>]) -> Vec<Range<usize>> {
+        ranges
             .iter()
-            .map(|r| self.range.start + r.start..self.range.start + r.end.min(self.len()))
-            .collect();
-        file.pin(&absolute)
+            .map(|r| r.start..r.end.min(self.len()))
+            .filter(|r| r.start < r.end)
+            .map(|r| self.range.start + r.start..self.range.start + r.end)
+            .collect()
     }
 
     /// A sub-range, relative to this slice. Panics if out of range: callers

@@ -46,6 +46,14 @@ struct Pool {
 }
 
 impl Pool {
+    /// Takes one page's worth of budget from the dynamic part for a page about
+    /// to be pinned; what that evicts frees its frames, so one is free after.
+    fn make_room_to_pin(&mut self) {
+        let budget = (self.frame_count - self.pinned.len() - 1) * (PAGE + PAGE_OVERHEAD);
+        let evicted = self.pages.set_budget(budget);
+        self.free.extend(evicted.into_iter().map(|f| f.index));
+    }
+
     fn frame(&self, f: &Frame) -> &[u8] {
         let at = f.index as usize * PAGE;
         &self.frames[at..at + f.len as usize]
@@ -144,23 +152,19 @@ impl PageCache {
         if 2 * (pool.pinned.len() + 1) > pool.frame_count {
             return false;
         }
-        let moved = pool.pages.remove(&key);
-        if moved.is_none() && bytes.is_none() {
-            return false;
-        }
-        // The dynamic part gives up a page's worth of budget, which frees a frame if none is.
-        let budget = (pool.frame_count - pool.pinned.len() - 1) * (PAGE + PAGE_OVERHEAD);
-        let evicted = pool.pages.set_budget(budget);
-        pool.free.extend(evicted.into_iter().map(|f| f.index));
-        let frame = match (moved, bytes) {
-            (Some(frame), _) => frame,
-            (None, bytes) => {
-                let bytes = bytes.unwrap_or_default();
+        let frame = match (pool.pages.remove(&key), bytes) {
+            (Some(frame), _) => {
+                pool.make_room_to_pin();
+                frame
+            }
+            (None, Some(bytes)) => {
+                pool.make_room_to_pin();
                 let Some(index) = pool.free.pop() else { return false };
                 let at = index as usize * PAGE;
                 pool.frames[at..at + bytes.len()].copy_from_slice(bytes);
                 Frame { index, len: bytes.len() as u32 }
             }
+            (None, None) => return false,
         };
         pool.pinned.insert(key, frame);
         true

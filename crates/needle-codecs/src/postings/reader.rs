@@ -137,6 +137,11 @@ impl DiskPostings {
         self.total_term_freq
     }
 
+    /// The bytes of `range`; a failed read ends the list, keeping the error.
+    fn read_or_fail(&mut self, range: std::ops::Range<usize>) -> Option<ReadBytes> {
+        self.data.read(range).map_err(|e| self.fail(e)).ok()
+    }
+
     /// Moves to block `b`; on a corrupt skip page or a failed read, ends the list.
     fn load_block(&mut self, b: usize) -> DocId {
         match self.skips.get(b) {
@@ -147,10 +152,7 @@ impl DiskPostings {
         self.len =
             if b + 1 == self.skips.blocks() { self.doc_freq as usize - b * BLOCK_LEN } else { BLOCK_LEN };
         let start = self.cur.doc_start;
-        let bytes = match self.data.read(start..self.cur.doc_end) {
-            Ok(bytes) => bytes,
-            Err(e) => return self.fail(e),
-        };
+        let Some(bytes) = self.read_or_fail(start..self.cur.doc_end) else { return TERMINATED };
         let mut pos = 0;
         decode_block(&bytes, &mut pos, &mut self.docs[..self.len]);
         let mid = pos;
@@ -179,13 +181,7 @@ impl DiskPostings {
     /// the bitmaps as needed; false (the list ended) when the read fails.
     fn load_group(&mut self, shape: FilterShape) -> bool {
         let start = self.cur.bloom_start;
-        let bytes = match self.data.read(start..self.cur.bloom_end) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                self.fail(e);
-                return false;
-            }
-        };
+        let Some(bytes) = self.read_or_fail(start..self.cur.bloom_end) else { return false };
         let bitmap_len = self.len.div_ceil(8);
         let mut cursor = 2 * bitmap_len;
         for side in 0..2 {
@@ -225,12 +221,9 @@ impl DiskPostings {
     /// Reads the block's position stream for chunk-by-chunk decoding; false
     /// (the list ended) when the read fails.
     fn load_positions(&mut self) -> bool {
-        match self.data.read(self.cur.pos_start..self.cur.pos_end) {
-            Ok(bytes) => self.pos_bytes = Some(bytes),
-            Err(e) => {
-                self.fail(e);
-                return false;
-            }
+        self.pos_bytes = self.read_or_fail(self.cur.pos_start..self.cur.pos_end);
+        if self.pos_bytes.is_none() {
+            return false;
         }
         let total = self.occ_start[self.len] as usize;
         self.pos_buf.resize(total, 0);
@@ -263,13 +256,7 @@ impl DiskPostings {
     /// Reads and decodes the block's offsets; false (the list ended) when the read fails.
     fn load_offsets(&mut self) -> bool {
         let start = self.cur.off_start;
-        let bytes = match self.data.read(start..self.cur.off_end) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                self.fail(e);
-                return false;
-            }
-        };
+        let Some(bytes) = self.read_or_fail(start..self.cur.off_end) else { return false };
         let mut pos = 0;
         self.off_buf.clear();
         for i in 0..self.len {
