@@ -111,15 +111,21 @@ impl FileSource {
         self.len
     }
 
-    /// The bytes of `range` (absolute, within the file); pages read from the
-    /// file are kept in the cache when `keep` is set.
+    /// The bytes of `range` (absolute, within the file), through the cache
+    /// when `keep` is set (pages read are kept), straight from the file otherwise.
     pub fn read(&self, range: Range<usize>, keep: bool) -> Result<Vec<u8>> {
         let mut out = vec![0u8; range.len()];
         if range.is_empty() {
             return Ok(out);
         }
-        let missing: Vec<u64> = match &self.cache {
-            Some(cache) => cache.copy_cached(self.id, &range, &mut out),
+        // A read once (a checksum pass) goes around the cache, counted in none of its figures.
+        let missing: Vec<u64> = match self.cache.as_ref().filter(|_| keep) {
+            Some(cache) => {
+                let missing = cache.copy_cached(self.id, &range, &mut out);
+                let pages = page_span(&range).count();
+                counters::record_cache(pages - missing.len(), missing.len());
+                missing
+            }
             None if !self.paged => {
                 counters::record_storage(1, range.len());
                 self.file.read_exact_at(&mut out, range.start as u64).map_err(|e| self.error(e))?;
@@ -127,8 +133,6 @@ impl FileSource {
             }
             None => page_span(&range).collect(),
         };
-        let pages = page_span(&range).count();
-        counters::record_cache(pages - missing.len(), missing.len());
         self.read_pages(&runs(&missing), keep, |page, bytes| copy_page(page, bytes, &range, &mut out))?;
         Ok(out)
     }
