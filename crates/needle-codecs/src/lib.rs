@@ -29,7 +29,7 @@ mod segment_writer;
 pub mod termmap;
 
 pub use meta::{FieldMeta, FieldStats, SegmentMeta};
-pub use postings::{BlockImpact, Postings, TermPostings};
+pub use postings::{BlockImpact, Part, Postings, TermPostings};
 pub use segment::SegmentRead;
 pub use segment_reader::{SegmentReader, TermEntry, Verify};
 pub use segment_writer::SegmentWriter;

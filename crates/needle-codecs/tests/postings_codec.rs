@@ -330,3 +330,57 @@ fn bloom_filters_of_a_record_beyond_4_gib_are_found() {
         check_bloom_record(&dir.open_read("big.post").unwrap(), offset, &docs, &before, &after);
     }
 }
+
+/// Version 2 records keep their filters after the offsets (flag bit 4 clear):
+/// the same record moved to that order reads the same filters and positions.
+#[test]
+fn a_version_2_record_with_filters_last_reads_the_same() {
+    use needle_codecs::postings::read_header;
+    let (bytes, docs, before, after) = bloom_record(300);
+    let h = read_header(&FileSlice::from_vec("t.post", bytes.clone()), 0).unwrap();
+    let (docs_end, bloom_end) = (h.header_and_skip + h.docs, h.header_and_skip + h.docs + h.bloom);
+    let mut v2 = bytes[..docs_end].to_vec();
+    v2[0] &= !16;
+    v2.extend_from_slice(&bytes[bloom_end..]);
+    v2.extend_from_slice(&bytes[docs_end..bloom_end]);
+    assert_eq!(v2.len(), bytes.len());
+    let file = FileSlice::from_vec("t.post", v2);
+    check_bloom_record(&file, 0, &docs, &before, &after);
+    let mut postings = DiskPostings::open(&file, 0).unwrap();
+    let mut positions = Vec::new();
+    for i in 0..docs.len() as u32 {
+        postings.positions(&mut positions);
+        assert_eq!(positions, (0..1 + i % 7).collect::<Vec<_>>(), "positions of posting {i}");
+        postings.advance();
+    }
+}
+
+/// The phrase cost model's view of a list: pages a read would add. A record
+/// on one page costs nothing more once its doc ids are read; in a long one,
+/// a block's positions and filters cost pages until read, then nothing.
+#[test]
+fn read_cost_counts_the_pages_a_read_would_add() {
+    use needle_codecs::Part;
+    let (small, ..) = bloom_record(20);
+    assert!(small.len() < 4096);
+    let mut p = DiskPostings::open(&FileSlice::from_vec("t.post", small), 0).unwrap();
+    assert_eq!((p.read_cost(Part::Positions), p.read_cost(Part::Filters)), (0, 0));
+    p.seek(30);
+    assert_eq!((p.read_cost(Part::Positions), p.read_cost(Part::Filters)), (0, 0));
+
+    let (long, docs, ..) = bloom_record(20_000);
+    let file = FileSlice::from_vec("t.post", long);
+    let mut p = DiskPostings::open(&file, 0).unwrap();
+    p.seek(docs[128 * 40]);
+    assert!(p.read_cost(Part::Positions) >= 1, "block 40's positions lie pages past its doc ids");
+    let mut buf = Vec::new();
+    p.positions(&mut buf);
+    assert_eq!(p.read_cost(Part::Positions), 0, "read now");
+    p.advance();
+    assert_eq!(p.read_cost(Part::Positions), 0, "same block");
+    assert!(p.read_cost(Part::Filters) >= 1, "block 40's filters lie pages past its doc ids");
+    p.bloom_test(needle_codecs::bloom::Side::After, 7);
+    assert_eq!(p.read_cost(Part::Filters), 0, "read now");
+    p.seek(docs[128 * 100]);
+    assert!(p.read_cost(Part::Positions) >= 1, "a later block's positions are on pages not read");
+}

@@ -2,12 +2,12 @@
 //! BooleanWeight does: required clauses in a conjunction, optional ones in a
 //! disjunction added to it, exclusions around the whole.
 
-use needle_codecs::bloom::{term_hash, BloomParams, Side};
 use needle_codecs::SegmentRead;
 use needle_core::Result;
 
 use crate::iter::{
-    AllScorer, BoxScorer, Conjunction, Disjunction, Exclude, PhraseScorer, PhraseTerm, ReqOpt, TermScorer,
+    AllScorer, BoxScorer, Conjunction, Disjunction, Exclude, FilterPlan, PhraseScorer, PhraseTerm, ReqOpt,
+    TermScorer,
 };
 use crate::stats::IndexStats;
 use crate::{BoolQuery, PhraseQuery, Query};
@@ -40,51 +40,18 @@ fn phrase<'a>(
     let mut terms = Vec::with_capacity(p.terms.len());
     for (offset, term) in &p.terms {
         match stats.postings(seg, p.field, term)? {
-            Some(postings) => terms.push(PhraseTerm { postings, offset: *offset, bloom_tests: Vec::new() }),
+            Some(postings) => terms.push(PhraseTerm { postings, offset: *offset }),
             None => return Ok(None),
         }
     }
-    if p.slop == 0 && stats.use_bloom() {
-        if let Some(params) = &segment.meta().bloom {
-            plan_bloom_tests(p, &mut terms, params);
-        }
-    }
+    let meta = segment.meta();
+    let filters = match &meta.bloom {
+        Some(params) if p.slop == 0 && stats.use_bloom() => FilterPlan::new(p, &terms, params, meta.max_doc),
+        _ => None,
+    };
     let refs: Vec<&[u8]> = p.terms.iter().map(|(_, t)| t.as_slice()).collect();
     let bm25 = stats.bm25(p.field, &refs);
-    Ok(Some(Box::new(PhraseScorer::new(terms, bm25, segment.norms(p.field), p.slop))))
-}
-
-/// The cost model of two-way Bloom filters: for each pair of adjacent phrase
-/// terms `a b`, test `b` in `after(a)` or `a` in `before(b)` (the filters of
-/// the rarer term: fewer of them to read), but only when one filter is
-/// cheaper to read than the positions a document's check would need, which
-/// term frequencies (known before any position is read) estimate.
-fn plan_bloom_tests(p: &PhraseQuery, terms: &mut [PhraseTerm], params: &BloomParams) {
-    // Bytes a position costs in our blocks, roughly; a filter costs its bytes plus its bitmap bit.
-    const BYTES_PER_POSITION: f64 = 1.5;
-    let per_doc =
-        |t: &PhraseTerm| t.postings.total_term_freq() as f64 / f64::from(t.postings.doc_freq().max(1));
-    for i in 0..terms.len().saturating_sub(1) {
-        if p.terms[i + 1].0 != p.terms[i].0 + 1 {
-            continue;
-        }
-        let (fa, fb) = (per_doc(&terms[i]), per_doc(&terms[i + 1]));
-        let filter_cost = params.shape.bytes(fa.min(fb).round() as u32) as f64 + 0.25;
-        if filter_cost >= BYTES_PER_POSITION * (fa + fb) {
-            continue;
-        }
-        let (a, b) = (&p.terms[i].1, &p.terms[i + 1].1);
-        let a_side = (i, Side::After, b);
-        let b_side = (i + 1, Side::Before, a);
-        let mut order = [a_side, b_side];
-        if terms[i + 1].postings.doc_freq() < terms[i].postings.doc_freq() {
-            order.swap(0, 1);
-        }
-        if let Some(&(owner, side, tested)) = order.iter().find(|(_, _, tested)| !params.is_stop_word(tested))
-        {
-            terms[owner].bloom_tests.push((side, term_hash(tested)));
-        }
-    }
+    Ok(Some(Box::new(PhraseScorer::new(terms, filters, bm25, segment.norms(p.field), p.slop))))
 }
 
 fn boolean<'a>(

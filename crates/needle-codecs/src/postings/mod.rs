@@ -2,9 +2,9 @@
 //! record, in the order a query reads it (WiSER's cross-stage grouping).
 //!
 //! ```text
-//! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 2)
-//! Record       := Header SkipIndex? Skip^NumBlocks DocFreqBlock^NumBlocks PosBlock^NumBlocks
-//!                 OffBlock^NumBlocks BloomGroup^NumBlocks
+//! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 3)
+//! Record       := Header SkipIndex? Skip^NumBlocks DocFreqBlock^NumBlocks BloomGroup^NumBlocks
+//!                 PosBlock^NumBlocks OffBlock^NumBlocks
 //! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint DocBytes:vint PosBytes:vint OffBytes:vint
 //!                 [BloomBytes:vint MaxInsertions:vint FpMillionths:vint] [SkipIndexBytes:vint]
 //! Skip         := LastDocDelta:vint DocBlockBytes:vint [PosBlockBytes:vint] [OffBlockBytes:vint]
@@ -18,12 +18,16 @@
 //! ```
 //!
 //! - `Flags`: bit 0 = positions stored, bit 1 = offsets stored, bit 2 = Bloom
-//!   filters stored, bit 3 = skip index stored (the bracketed parts are
-//!   present only with their flag; a list has a skip index exactly when it
-//!   has more than 32 blocks, and version 1 files, the same format without
-//!   skip indexes, are read as they are).
+//!   filters stored, bit 3 = skip index stored, bit 4 = filters right after
+//!   the doc blocks (the bracketed parts are present only with their flag; a
+//!   list has a skip index exactly when it has more than 32 blocks).
 //!   `BloomGroup` holds the two filters of each posting of the block, as
-//!   [`crate::bloom`] specifies; it comes last, after everything else a query reads.
+//!   [`crate::bloom`] specifies. A phrase reads a block's filters after its
+//!   doc ids and instead of its positions when a test is negative, so they
+//!   share pages with the doc ids (version 3 writes bit 4 with bit 2).
+//!   Older files are read as they are: version 2 records put the filters last
+//!   (`... PosBlock* OffBlock* BloomGroup*`, bit 4 clear), version 1 records
+//!   are version 2 without skip indexes.
 //!   `ExtraFreq` = total term frequency - doc frequency. `NumBlocks` = ceil(DocFreq / 128).
 //! - The prefetch zone is `Header Skip* DocFreqBlock*`: what a query that does
 //!   not need positions reads. Its size goes in the term map entry.
@@ -67,12 +71,13 @@ use crate::bloom::FilterShape;
 pub use crate::bloom::Side;
 
 pub const KIND: &[u8; 4] = b"POST";
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 pub(crate) const FLAG_POSITIONS: u8 = 1;
 pub(crate) const FLAG_OFFSETS: u8 = 2;
 pub(crate) const FLAG_BLOOM: u8 = 4;
 pub(crate) const FLAG_SKIP_INDEX: u8 = 8;
+pub(crate) const FLAG_FILTERS_FIRST: u8 = 16;
 
 /// The two Bloom filters of every posting of a term, as the writer takes them:
 /// one slot of `shape.max_bytes()` bytes per posting and side, in posting
@@ -95,6 +100,13 @@ pub struct TermPostings<'a> {
     /// Start and end byte offsets, parallel to `positions`.
     pub offsets: &'a [(u32, u32)],
     pub bloom: Option<BloomPostings<'a>>,
+}
+
+/// What a query may read of a posting beyond its doc id and frequency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Positions,
+    Filters,
 }
 
 /// An upper bound on the BM25 contribution of some postings: no document in
@@ -151,6 +163,14 @@ pub trait Postings: DocSet + Send {
 
     /// Occurrences of the term in all documents.
     fn total_term_freq(&self) -> u64;
+
+    /// Storage pages that reading the current document's `part` would add to
+    /// those this list has read: 0 once the block's part is in memory or lies
+    /// on pages already read. What the phrase cost model weighs; lists held
+    /// in memory cost nothing.
+    fn read_cost(&self, _part: Part) -> u32 {
+        0
+    }
 
     /// Whether the current document's `side` filter may hold the term with
     /// `hash` (`false`: certainly not); `None` when the list has no filters.

@@ -5,10 +5,14 @@ use needle_storage::counters::{self, DataKind};
 use needle_storage::{FileSlice, ReadBytes};
 
 use super::skips::{Sections, Skip, SkipLayout, SkipList};
-use super::{BlockImpact, Postings, Side, FLAG_BLOOM, FLAG_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX};
+use super::{
+    BlockImpact, Part, Postings, Side, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_OFFSETS, FLAG_POSITIONS,
+    FLAG_SKIP_INDEX,
+};
 use crate::bitpack::decode_block;
 use crate::bloom::{self, FilterShape};
 use crate::bytes::{read_vint_lenient, ByteReader};
+use crate::page::PAGE;
 use crate::BLOCK_LEN;
 
 /// The current block's filters: each side's bitmap, and each posting's
@@ -64,6 +68,9 @@ pub struct DiskPostings {
     off_buf: Vec<(u32, u32)>,
     /// Index of each document's first occurrence in the block's position/offset buffers.
     occ_start: [u32; BLOCK_LEN + 1],
+    /// The first page of the file past those read for positions and for
+    /// filters (blocks are read in order): what a next read would add.
+    unread_page: [u64; 2],
 }
 
 /// The sizes a record's header declares: for statistics and checking.
@@ -111,6 +118,7 @@ impl DiskPostings {
             off_loaded: false,
             off_buf: Vec::new(),
             occ_start: [0; BLOCK_LEN + 1],
+            unread_page: [0; 2],
         };
         if p.skips.blocks() > 0 {
             p.load_block(0);
@@ -182,6 +190,7 @@ impl DiskPostings {
     fn load_group(&mut self, shape: FilterShape) -> bool {
         let start = self.cur.bloom_start;
         let Some(bytes) = self.read_or_fail(start..self.cur.bloom_end) else { return false };
+        self.note_read(Part::Filters, start..self.cur.bloom_end);
         let bitmap_len = self.len.div_ceil(8);
         let mut cursor = 2 * bitmap_len;
         for side in 0..2 {
@@ -218,13 +227,28 @@ impl DiskPostings {
         self.group.bytes.as_ref()?.get(at..at + len)
     }
 
+    /// The file pages `range` of the record lies on, first and last.
+    fn pages(&self, range: &std::ops::Range<usize>) -> (u64, u64) {
+        let (_, start) = self.data.position(range.start);
+        (start / PAGE, (start + range.len() as u64).saturating_sub(1) / PAGE)
+    }
+
+    /// Remembers that `part` was read up to the end of `range`.
+    fn note_read(&mut self, part: Part, range: std::ops::Range<usize>) {
+        if !range.is_empty() {
+            self.unread_page[part as usize] = self.pages(&range).1 + 1;
+        }
+    }
+
     /// Reads the block's position stream for chunk-by-chunk decoding; false
     /// (the list ended) when the read fails.
     fn load_positions(&mut self) -> bool {
-        self.pos_bytes = self.read_or_fail(self.cur.pos_start..self.cur.pos_end);
+        let range = self.cur.pos_start..self.cur.pos_end;
+        self.pos_bytes = self.read_or_fail(range.clone());
         if self.pos_bytes.is_none() {
             return false;
         }
+        self.note_read(Part::Positions, range);
         let total = self.occ_start[self.len] as usize;
         self.pos_buf.resize(total, 0);
         self.pos_chunk_at.clear();
@@ -409,6 +433,21 @@ impl Postings for DiskPostings {
         self.total_term_freq
     }
 
+    fn read_cost(&self, part: Part) -> u32 {
+        let (range, in_memory) = match part {
+            Part::Positions => (self.cur.pos_start..self.cur.pos_end, self.pos_bytes.is_some()),
+            Part::Filters => (self.cur.bloom_start..self.cur.bloom_end, self.group.bytes.is_some()),
+        };
+        if in_memory || range.is_empty() || self.doc == TERMINATED {
+            return 0;
+        }
+        let (first, last) = self.pages(&range);
+        let first = first.max(self.unread_page[part as usize]);
+        let (doc_first, doc_last) = self.pages(&(self.cur.doc_start..self.cur.doc_end));
+        let on_doc_pages = last.min(doc_last).saturating_add(1).saturating_sub(first.max(doc_first));
+        (last + 1).saturating_sub(first).saturating_sub(on_doc_pages) as u32
+    }
+
     fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool> {
         let hashes = self.bloom?.hashes(self.freq());
         let filter = self.filter(side)?;
@@ -455,7 +494,8 @@ fn read_layout(data: &FileSlice, offset: u64) -> Result<(RecordHeader, Option<Fi
     let bytes = data.read(start..(start + MAX_HEADER).min(data.len()))?;
     let mut r = ByteReader::new(name, &bytes);
     let flags = r.u8()?;
-    if flags & !(FLAG_POSITIONS | FLAG_OFFSETS | FLAG_BLOOM | FLAG_SKIP_INDEX) != 0 {
+    let known = FLAG_POSITIONS | FLAG_OFFSETS | FLAG_BLOOM | FLAG_SKIP_INDEX | FLAG_FILTERS_FIRST;
+    if flags & !known != 0 {
         return Err(r.corrupt("unknown record flags"));
     }
     let doc_freq = r.vint_u32()?;
@@ -496,9 +536,13 @@ fn read_layout(data: &FileSlice, offset: u64) -> Result<(RecordHeader, Option<Fi
     }
     let doc_base = start + header_and_skip;
     let lens = [docs_len, pos_len, off_len, bloom_len];
+    // Sections in file order, named by their index in `lens`.
+    let order = if flags & FLAG_FILTERS_FIRST != 0 { [0, 3, 1, 2] } else { [0, 1, 2, 3] };
     let mut starts = [doc_base; 4];
-    for s in 1..4 {
-        starts[s] = starts[s - 1] + lens[s - 1];
+    let mut at = doc_base;
+    for s in order {
+        starts[s] = at;
+        at += lens[s];
     }
     let layout = SkipLayout {
         sections: Sections { flags },

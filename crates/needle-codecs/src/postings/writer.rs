@@ -1,8 +1,8 @@
 //! Writes one grouped record (format: see the module above).
 
 use super::{
-    BlockImpact, BloomPostings, TermPostings, FLAG_BLOOM, FLAG_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX,
-    PAGE_BLOCKS,
+    BlockImpact, BloomPostings, TermPostings, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_OFFSETS, FLAG_POSITIONS,
+    FLAG_SKIP_INDEX, PAGE_BLOCKS,
 };
 use crate::bitpack::{encode_block, encode_stream};
 use crate::bytes::write_vint;
@@ -97,7 +97,7 @@ pub fn write_record(
     let start = out.len();
     let flags = (u8::from(with_positions) * FLAG_POSITIONS)
         | (u8::from(with_offsets) * FLAG_OFFSETS)
-        | (u8::from(p.bloom.is_some()) * FLAG_BLOOM)
+        | (u8::from(p.bloom.is_some()) * (FLAG_BLOOM | FLAG_FILTERS_FIRST))
         | (u8::from(!index.is_empty()) * FLAG_SKIP_INDEX);
     out.push(flags);
     let ttf: u64 = p.freqs.iter().map(|&f| u64::from(f)).sum();
@@ -117,10 +117,11 @@ pub fn write_record(
     out.extend_from_slice(&index);
     out.extend_from_slice(&skip);
     let header_and_skip = (out.len() - start) as u64;
-    out.extend_from_slice(&docs);
-    out.extend_from_slice(&pos);
-    out.extend_from_slice(&off);
-    out.extend_from_slice(&bloom);
+    // A phrase reads a block's filters before (and mostly instead of) its
+    // positions: next to the doc ids they share pages.
+    for section in [&docs, &bloom, &pos, &off] {
+        out.extend_from_slice(section);
+    }
     RecordSizes {
         header_and_skip,
         docs: docs.len() as u64,

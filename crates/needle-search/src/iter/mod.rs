@@ -7,6 +7,7 @@ mod conjunction;
 mod disjunction;
 mod exclude;
 mod phrase;
+mod phrase_filters;
 mod req_opt;
 mod term;
 
@@ -15,6 +16,7 @@ pub use conjunction::Conjunction;
 pub use disjunction::Disjunction;
 pub use exclude::Exclude;
 pub use phrase::{exact_matches as phrase_exact_matches, PhraseScorer, PhraseTerm};
+pub use phrase_filters::FilterPlan;
 pub use req_opt::ReqOpt;
 pub use term::TermScorer;
 

@@ -7,10 +7,10 @@
 
 use std::sync::Arc;
 
-use needle_codecs::bloom::Side;
 use needle_codecs::{BlockImpact, Postings};
 use needle_core::{DocId, DocSet, TERMINATED};
 
+use super::phrase_filters::FilterPlan;
 use super::term::NO_NORM;
 use needle_storage::counters::{self, DataKind};
 
@@ -21,13 +21,15 @@ pub struct PhraseTerm {
     pub postings: Box<dyn Postings>,
     /// The term's position in the phrase.
     pub offset: u32,
-    /// Bloom tests to run on this term's filters before reading positions:
-    /// (which filter, hash of the neighbouring phrase term).
-    pub bloom_tests: Vec<(Side, u64)>,
 }
 
 pub struct PhraseScorer<'a> {
+    /// In the query's order.
     terms: Vec<PhraseTerm>,
+    /// Indexes of `terms`, rarest first: the order documents are sought in.
+    order: Vec<usize>,
+    /// Bloom tests for exact phrases in segments with filters.
+    filters: Option<FilterPlan>,
     bm25: Arc<Bm25>,
     norms: Option<&'a [u8]>,
     slop: u32,
@@ -37,12 +39,20 @@ pub struct PhraseScorer<'a> {
 }
 
 impl<'a> PhraseScorer<'a> {
-    pub fn new(mut terms: Vec<PhraseTerm>, bm25: Arc<Bm25>, norms: Option<&'a [u8]>, slop: u32) -> Self {
-        terms.sort_by_key(|t| t.postings.cost());
+    pub fn new(
+        terms: Vec<PhraseTerm>,
+        filters: Option<FilterPlan>,
+        bm25: Arc<Bm25>,
+        norms: Option<&'a [u8]>,
+        slop: u32,
+    ) -> Self {
         let n = terms.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&i| terms[i].postings.cost());
         let start = terms.iter().map(|t| t.postings.doc()).max().unwrap_or(TERMINATED);
-        let mut s =
-            PhraseScorer { terms, bm25, norms, slop, doc: 0, freq: 0.0, positions: vec![Vec::new(); n] };
+        let filters = filters.filter(|_| slop == 0);
+        let positions = vec![Vec::new(); n];
+        let mut s = PhraseScorer { terms, order, filters, bm25, norms, slop, doc: 0, freq: 0.0, positions };
         s.doc = s.next_match(start);
         s
     }
@@ -58,11 +68,17 @@ impl<'a> PhraseScorer<'a> {
             if target == TERMINATED {
                 return TERMINATED;
             }
-            if self.slop == 0 && self.bloom_rules_out() {
-                target += 1;
-                continue;
+            if let Some(plan) = &mut self.filters {
+                if plan.rules_out(&mut self.terms) {
+                    plan.observe(false);
+                    target += 1;
+                    continue;
+                }
             }
             self.freq = self.phrase_freq();
+            if let Some(plan) = &mut self.filters {
+                plan.observe(self.freq > 0.0);
+            }
             if self.freq > 0.0 {
                 return target;
             }
@@ -75,8 +91,8 @@ impl<'a> PhraseScorer<'a> {
             if target == TERMINATED {
                 return TERMINATED;
             }
-            for t in &mut self.terms {
-                let d = t.postings.seek(target);
+            for &i in &self.order {
+                let d = self.terms[i].postings.seek(target);
                 if d > target {
                     target = d;
                     continue 'outer;
@@ -84,15 +100,6 @@ impl<'a> PhraseScorer<'a> {
             }
             return target;
         }
-    }
-
-    /// Whether a negative Bloom test proves the phrase absent from the current
-    /// document, so its positions need not be read.
-    fn bloom_rules_out(&mut self) -> bool {
-        self.terms.iter_mut().any(|t| {
-            let PhraseTerm { postings, bloom_tests, .. } = t;
-            bloom_tests.iter().any(|&(side, hash)| postings.bloom_test(side, hash) == Some(false))
-        })
     }
 
     fn phrase_freq(&mut self) -> f32 {
@@ -212,7 +219,7 @@ impl DocSet for PhraseScorer<'_> {
     }
 
     fn cost(&self) -> u64 {
-        self.terms.first().map_or(0, |t| t.postings.cost())
+        self.order.first().map_or(0, |&i| self.terms[i].postings.cost())
     }
 }
 

@@ -1,0 +1,258 @@
+//! The cost model of two-way Bloom filters (WiSER): whether a phrase
+//! candidate is tested with a filter before its positions are read, and with
+//! which one.
+//!
+//! Every pair of adjacent phrase terms `a b` may be tested two ways: `b` in
+//! `after(a)` with a's filters, or `a` in `before(b)` with b's (a stop word is
+//! never inserted, so never tested). Filters are read a block's group at a
+//! time, positions a block at a time, both from storage in 4 KiB pages; what a
+//! read costs depends on what the lists have read already: a rare term's
+//! whole record is on the page its doc ids came from, a common term's next
+//! group is often on the page of the last one. So the choice is made per
+//! candidate, when the costs are known: the cheaper test, counted in new
+//! pages and shared among the candidates expected in the owner's group, runs
+//! when it costs nothing or less than a negative answer would save, that is
+//! the positions pages the candidate would read times the chance the phrase is
+//! absent (estimated from the candidates seen so far in this segment, from a
+//! prior of one in four present: a positive test must still read positions).
+
+use needle_codecs::bloom::{term_hash, BloomParams, Side};
+use needle_codecs::{Part, BLOCK_LEN};
+
+use super::PhraseTerm;
+use crate::PhraseQuery;
+
+/// One way to test a pair: `hash` in the `side` filter of term `owner`.
+struct FilterTest {
+    owner: usize,
+    side: Side,
+    hash: u64,
+    /// Candidates expected among one group's postings: what shares its read.
+    per_group: f32,
+}
+
+pub struct FilterPlan {
+    /// The tests of each testable pair, the rarer owner first.
+    pairs: Vec<Vec<FilterTest>>,
+    candidates: u32,
+    matches: u32,
+}
+
+impl FilterPlan {
+    /// The tests `params` allow for the exact phrase `p` over `terms` (its
+    /// terms' lists, in the query's order) in a segment of `max_doc`
+    /// documents; `None` when no pair can be tested.
+    pub fn new(p: &PhraseQuery, terms: &[PhraseTerm], params: &BloomParams, max_doc: u32) -> Option<Self> {
+        let df = |i: usize| terms[i].postings.doc_freq();
+        let per_group = |owner: usize| {
+            let others: f64 = (0..terms.len())
+                .filter(|&i| i != owner)
+                .map(|i| (f64::from(df(i)) / f64::from(max_doc.max(1))).min(1.0))
+                .product();
+            (BLOCK_LEN as f64 * others).clamp(1.0, BLOCK_LEN as f64) as f32
+        };
+        let mut pairs = Vec::new();
+        for i in 0..p.terms.len().saturating_sub(1) {
+            if p.terms[i + 1].0 != p.terms[i].0 + 1 {
+                continue;
+            }
+            let (a, b) = (&p.terms[i].1, &p.terms[i + 1].1);
+            let mut tests: Vec<FilterTest> = [(i, Side::After, b), (i + 1, Side::Before, a)]
+                .into_iter()
+                .filter(|(_, _, tested)| !params.is_stop_word(tested))
+                .map(|(owner, side, tested)| FilterTest {
+                    owner,
+                    side,
+                    hash: term_hash(tested),
+                    per_group: per_group(owner),
+                })
+                .collect();
+            tests.sort_by_key(|t| df(t.owner));
+            if !tests.is_empty() {
+                pairs.push(tests);
+            }
+        }
+        (!pairs.is_empty()).then_some(FilterPlan { pairs, candidates: 0, matches: 0 })
+    }
+
+    /// Whether a filter proves the phrase absent from the document all
+    /// `terms` are on, testing only where the model expects a test to pay.
+    pub fn rules_out(&mut self, terms: &mut [PhraseTerm]) -> bool {
+        let positions: u32 = terms.iter().map(|t| t.postings.read_cost(Part::Positions)).sum();
+        let absent = 1.0 - (self.matches as f32 + 1.0) / (self.candidates as f32 + 4.0);
+        let saving = absent * positions as f32;
+        for pair in &self.pairs {
+            let cost = |t: &FilterTest| terms[t.owner].postings.read_cost(Part::Filters) as f32 / t.per_group;
+            let Some(test) = pair.iter().min_by(|x, y| cost(x).total_cmp(&cost(y))) else { continue };
+            let c = cost(test);
+            if c > 0.0 && c >= saving {
+                continue;
+            }
+            if terms[test.owner].postings.bloom_test(test.side, test.hash) == Some(false) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Records whether a candidate held the phrase.
+    pub fn observe(&mut self, matched: bool) {
+        self.candidates += 1;
+        self.matches += u32::from(matched);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+
+    use needle_codecs::bloom::FilterShape;
+    use needle_codecs::{BlockImpact, Postings};
+    use needle_core::{DocId, DocSet};
+
+    use super::*;
+
+    /// A list on one document whose reads cost what the test says, and whose
+    /// filters answer `present`, counting the tests made of them.
+    struct Fake {
+        doc_freq: u32,
+        positions_pages: u32,
+        filter_pages: u32,
+        present: bool,
+        tests: Arc<AtomicU32>,
+    }
+
+    impl DocSet for Fake {
+        fn doc(&self) -> DocId {
+            0
+        }
+        fn advance(&mut self) -> DocId {
+            0
+        }
+        fn seek(&mut self, _: DocId) -> DocId {
+            0
+        }
+        fn cost(&self) -> u64 {
+            u64::from(self.doc_freq)
+        }
+    }
+
+    impl Postings for Fake {
+        fn doc_freq(&self) -> u32 {
+            self.doc_freq
+        }
+        fn freq(&self) -> u32 {
+            1
+        }
+        fn positions(&mut self, _: &mut Vec<u32>) {}
+        fn offsets(&mut self, _: &mut Vec<(u32, u32)>) {}
+        fn block_end(&mut self, _: DocId) -> DocId {
+            0
+        }
+        fn impact(&mut self, _: DocId, _: DocId) -> BlockImpact {
+            BlockImpact::NONE
+        }
+        fn max_impact(&self) -> BlockImpact {
+            BlockImpact::NONE
+        }
+        fn total_term_freq(&self) -> u64 {
+            u64::from(self.doc_freq)
+        }
+        fn read_cost(&self, part: Part) -> u32 {
+            match part {
+                Part::Positions => self.positions_pages,
+                Part::Filters => self.filter_pages,
+            }
+        }
+        fn bloom_test(&mut self, _: Side, _: u64) -> Option<bool> {
+            self.tests.fetch_add(1, Ordering::Relaxed);
+            Some(self.present)
+        }
+        fn filters_into(&mut self, _: &mut Vec<u8>, _: &mut Vec<u8>) -> Option<FilterShape> {
+            None
+        }
+    }
+
+    /// The phrase `words`, each term's list as (doc freq, positions pages, filter pages).
+    fn setup(
+        words: [&str; 2],
+        lists: [(u32, u32, u32); 2],
+    ) -> (Option<FilterPlan>, Vec<PhraseTerm>, Vec<Arc<AtomicU32>>) {
+        let query = PhraseQuery {
+            field: 0,
+            terms: words.iter().enumerate().map(|(i, w)| (i as u32, w.as_bytes().to_vec())).collect(),
+            slop: 0,
+        };
+        let tests: Vec<Arc<AtomicU32>> = (0..2).map(|_| Arc::default()).collect();
+        let terms: Vec<PhraseTerm> = lists
+            .iter()
+            .zip(&tests)
+            .enumerate()
+            .map(|(i, (&(doc_freq, positions_pages, filter_pages), tests))| PhraseTerm {
+                postings: Box::new(Fake {
+                    doc_freq,
+                    positions_pages,
+                    filter_pages,
+                    present: false,
+                    tests: tests.clone(),
+                }),
+                offset: i as u32,
+            })
+            .collect();
+        let params = BloomParams::for_rate(5, 0.0009, vec!["the".to_string()]);
+        (FilterPlan::new(&query, &terms, &params, 1_000_000), terms, tests)
+    }
+
+    fn tested(tests: &[Arc<AtomicU32>]) -> [u32; 2] {
+        [tests[0].load(Ordering::Relaxed), tests[1].load(Ordering::Relaxed)]
+    }
+
+    #[test]
+    fn a_free_filter_is_tested_and_rules_out() {
+        let (plan, mut terms, tests) = setup(["cheese", "curd"], [(50_000, 2, 0), (900, 1, 0)]);
+        assert!(plan.unwrap().rules_out(&mut terms));
+        assert_eq!(tested(&tests), [0, 1], "the rarer term's filters, both being free");
+    }
+
+    #[test]
+    fn the_cheaper_direction_is_chosen() {
+        let (plan, mut terms, tests) = setup(["cheese", "curd"], [(50_000, 3, 0), (900, 3, 1)]);
+        assert!(plan.unwrap().rules_out(&mut terms));
+        assert_eq!(tested(&tests), [1, 0], "the common term's filters are on a page already read");
+    }
+
+    #[test]
+    fn a_group_shared_by_many_candidates_costs_each_a_share() {
+        let (plan, mut terms, tests) = setup(["cheese", "curd"], [(50_000, 0, 3), (900, 1, 2)]);
+        assert!(plan.unwrap().rules_out(&mut terms), "2 pages shared by 6.4 candidates of curd's group");
+        assert_eq!(tested(&tests), [0, 1]);
+    }
+
+    #[test]
+    fn a_filter_dearer_than_the_positions_is_not_read() {
+        let (plan, mut terms, tests) = setup(["cheese", "curd"], [(5_000, 0, 3), (900, 1, 2)]);
+        assert!(!plan.unwrap().rules_out(&mut terms));
+        assert_eq!(tested(&tests), [0, 0]);
+    }
+
+    #[test]
+    fn phrases_seen_present_make_a_filter_worth_less() {
+        let (plan, mut terms, tests) = setup(["cheese", "curd"], [(5_000, 1, 5), (900, 1, 1)]);
+        let mut plan = plan.unwrap();
+        assert!(plan.rules_out(&mut terms), "1 page against 2 when the phrase is likely absent");
+        for _ in 0..20 {
+            plan.observe(true);
+        }
+        assert!(!plan.rules_out(&mut terms), "not when it has been present in most candidates");
+        assert_eq!(tested(&tests), [0, 1]);
+    }
+
+    #[test]
+    fn stop_words_are_never_tested() {
+        let (plan, mut terms, tests) = setup(["the", "curd"], [(900_000, 2, 0), (900, 2, 0)]);
+        assert!(plan.unwrap().rules_out(&mut terms));
+        assert_eq!(tested(&tests), [1, 0], "curd in after(the): the is in no filter");
+        assert!(setup(["the", "the"], [(900_000, 2, 0), (900_000, 2, 0)]).0.is_none());
+    }
+}
