@@ -110,8 +110,9 @@ impl Served {
 struct Shared {
     index: Served,
     options: ServeOptions,
-    /// Bytes needed by data kind, summed over the queries answered.
+    /// Bytes needed, and pages touched, by data kind, summed over the queries answered.
     needed: Mutex<std::collections::BTreeMap<String, u64>>,
+    pages: Mutex<std::collections::BTreeMap<String, u64>>,
     out: Mutex<std::io::Stdout>,
     /// Requests accepted and not yet answered; STATS waits for zero.
     inflight: Mutex<u64>,
@@ -196,9 +197,12 @@ fn handle(shared: &Shared, line: &str) -> Answer {
     request.stats = shared.options.read_stats;
     let response = shared.index.search(&request).map_err(|e| (id.clone(), e.to_string()))?;
     if let Some(stats) = &response.stats {
-        let mut needed = shared.needed.lock().unwrap();
-        for (kind, bytes) in &stats.needed_bytes {
-            *needed.entry((*kind).to_string()).or_default() += bytes;
+        for (sums, figures) in [(&shared.needed, &stats.needed_bytes), (&shared.pages, &stats.pages_by_kind)]
+        {
+            let mut sums = sums.lock().unwrap();
+            for (kind, n) in figures {
+                *sums.entry((*kind).to_string()).or_default() += n;
+            }
         }
     }
     let mut s = format!("{id}\t{}\t", response.total);
@@ -242,6 +246,7 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
         index,
         options,
         needed: Mutex::new(Default::default()),
+        pages: Mutex::new(Default::default()),
         out: Mutex::new(std::io::stdout()),
         inflight: Mutex::new(0),
         idle: Condvar::new(),
@@ -300,6 +305,7 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
                 "queries": shared.queries.load(Ordering::Relaxed),
                 "errors": shared.errors.load(Ordering::Relaxed),
                 "needed_bytes": *shared.needed.lock().unwrap(),
+                "pages_by_kind": *shared.pages.lock().unwrap(),
                 "result_cache": shared.index.result_cache_stats(),
                 "page_cache": shared.index.page_cache_stats(),
             });

@@ -52,6 +52,8 @@ pub struct QueryStats {
     pub needed_bytes: BTreeMap<&'static str, u64>,
     pub needed_total: u64,
     pub pages_touched: usize,
+    /// Pages touched by the kind of data first used from each.
+    pub pages_by_kind: BTreeMap<&'static str, u64>,
     /// Bytes prefetched (adaptive prefetch of long records' zones).
     pub prefetched_bytes: u64,
     /// Requests the `pread` and `direct` backends sent to the files, and the bytes asked for.
@@ -75,10 +77,13 @@ impl QueryStats {
         let needed_bytes =
             DataKind::ALL.iter().map(|k| (k.name(), read.needed(*k))).filter(|(_, n)| *n > 0).collect();
         let needed_total = read.total_needed();
+        let pages_by_kind =
+            DataKind::ALL.iter().map(|k| (k.name(), read.pages_of(*k))).filter(|(_, n)| *n > 0).collect();
         QueryStats {
             needed_bytes,
             needed_total,
             pages_touched: read.pages.len(),
+            pages_by_kind,
             prefetched_bytes: read.prefetched,
             storage_requests: read.storage_reads,
             requested_bytes: read.storage_bytes,

@@ -8,7 +8,7 @@
 //! actually read (`/proc/self/io`), see [`process_read_bytes`].
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use crate::FileSlice;
 
@@ -59,8 +59,9 @@ impl DataKind {
 pub struct ReadStats {
     /// Bytes needed, by [`DataKind`] (in `DataKind::ALL` order).
     pub needed: [u64; 9],
-    /// Distinct 4 KiB pages touched (file, page).
-    pub pages: HashSet<(usize, u64)>,
+    /// Distinct 4 KiB pages touched (file, page), each with the kind of data
+    /// first used from it.
+    pub pages: HashMap<(usize, u64), DataKind>,
     /// Bytes asked for ahead of use ([`crate::prefetch`]).
     pub prefetched: u64,
     /// Requests the `pread` and `direct` backends sent to the file, and the bytes they asked for.
@@ -78,6 +79,11 @@ impl ReadStats {
 
     pub fn total_needed(&self) -> u64 {
         self.needed.iter().sum()
+    }
+
+    /// Pages first touched for `kind`: which kinds of data cost the pages.
+    pub fn pages_of(&self, kind: DataKind) -> u64 {
+        self.pages.values().filter(|&&k| k == kind).count() as u64
     }
 }
 
@@ -115,7 +121,7 @@ pub fn record(kind: DataKind, file: &FileSlice, offset: usize, len: usize) {
         let mut s = s.borrow_mut();
         s.needed[kind as usize] += len as u64;
         for page in start / 4096..=(start + len as u64 - 1) / 4096 {
-            s.pages.insert((id, page));
+            s.pages.entry((id, page)).or_insert(kind);
         }
     });
 }
@@ -194,6 +200,7 @@ mod tests {
         assert_eq!(s.needed(DataKind::DocIds), 10);
         assert_eq!(s.needed(DataKind::Positions), 5);
         assert_eq!(s.pages.len(), 3, "pages 0, 1 and 2");
+        assert_eq!((s.pages_of(DataKind::DocIds), s.pages_of(DataKind::Positions)), (2, 1));
         assert_eq!(s.total_needed(), 15);
     }
 }

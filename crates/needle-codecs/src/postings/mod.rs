@@ -172,6 +172,12 @@ pub trait Postings: DocSet + Send {
         0
     }
 
+    /// Bytes of the current block's `part` (its positions, or its filter
+    /// group) in storage; 0 for lists held in memory.
+    fn block_bytes(&self, _part: Part) -> usize {
+        0
+    }
+
     /// Whether the current document's `side` filter may hold the term with
     /// `hash` (`false`: certainly not); `None` when the list has no filters.
     fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool>;

@@ -189,8 +189,9 @@ impl DiskPostings {
     /// the bitmaps as needed; false (the list ended) when the read fails.
     fn load_group(&mut self, shape: FilterShape) -> bool {
         let start = self.cur.bloom_start;
-        let Some(bytes) = self.read_or_fail(start..self.cur.bloom_end) else { return false };
-        self.note_read(Part::Filters, start..self.cur.bloom_end);
+        let range = self.part_range(Part::Filters);
+        let Some(bytes) = self.read_or_fail(range.clone()) else { return false };
+        self.note_read(Part::Filters, range);
         let bitmap_len = self.len.div_ceil(8);
         let mut cursor = 2 * bitmap_len;
         for side in 0..2 {
@@ -233,6 +234,14 @@ impl DiskPostings {
         (start / PAGE, (start + range.len() as u64).saturating_sub(1) / PAGE)
     }
 
+    /// Where the current block's `part` is in the file.
+    fn part_range(&self, part: Part) -> std::ops::Range<usize> {
+        match part {
+            Part::Positions => self.cur.pos_start..self.cur.pos_end,
+            Part::Filters => self.cur.bloom_start..self.cur.bloom_end,
+        }
+    }
+
     /// Remembers that `part` was read up to the end of `range`.
     fn note_read(&mut self, part: Part, range: std::ops::Range<usize>) {
         if !range.is_empty() {
@@ -243,7 +252,7 @@ impl DiskPostings {
     /// Reads the block's position stream for chunk-by-chunk decoding; false
     /// (the list ended) when the read fails.
     fn load_positions(&mut self) -> bool {
-        let range = self.cur.pos_start..self.cur.pos_end;
+        let range = self.part_range(Part::Positions);
         self.pos_bytes = self.read_or_fail(range.clone());
         if self.pos_bytes.is_none() {
             return false;
@@ -434,9 +443,10 @@ impl Postings for DiskPostings {
     }
 
     fn read_cost(&self, part: Part) -> u32 {
-        let (range, in_memory) = match part {
-            Part::Positions => (self.cur.pos_start..self.cur.pos_end, self.pos_bytes.is_some()),
-            Part::Filters => (self.cur.bloom_start..self.cur.bloom_end, self.group.bytes.is_some()),
+        let range = self.part_range(part);
+        let in_memory = match part {
+            Part::Positions => self.pos_bytes.is_some(),
+            Part::Filters => self.group.bytes.is_some(),
         };
         if in_memory || range.is_empty() || self.doc == TERMINATED {
             return 0;
@@ -446,6 +456,10 @@ impl Postings for DiskPostings {
         let (doc_first, doc_last) = self.pages(&(self.cur.doc_start..self.cur.doc_end));
         let on_doc_pages = last.min(doc_last).saturating_add(1).saturating_sub(first.max(doc_first));
         (last + 1).saturating_sub(first).saturating_sub(on_doc_pages) as u32
+    }
+
+    fn block_bytes(&self, part: Part) -> usize {
+        self.part_range(part).len()
     }
 
     fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool> {

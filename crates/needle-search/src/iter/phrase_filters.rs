@@ -5,19 +5,27 @@
 //! Every pair of adjacent phrase terms `a b` may be tested two ways: `b` in
 //! `after(a)` with a's filters, or `a` in `before(b)` with b's (a stop word is
 //! never inserted, so never tested). Filters are read a block's group at a
-//! time, positions a block at a time, both from storage in 4 KiB pages; what a
-//! read costs depends on what the lists have read already: a rare term's
-//! whole record is on the page its doc ids came from, a common term's next
-//! group is often on the page of the last one. So the choice is made per
-//! candidate, when the costs are known: the cheaper test, counted in new
-//! pages and shared among the candidates expected in the owner's group, runs
-//! when it costs nothing or less than a negative answer would save, that is
-//! the positions pages the candidate would read times the chance the phrase is
-//! absent (estimated from the candidates seen so far in this segment, from a
-//! prior of one in four present: a positive test must still read positions).
+//! time, positions a block at a time, from storage in 4 KiB pages, so what a
+//! test costs and saves is counted in pages, per candidate, when the lists
+//! can say what a read would add (`Postings::read_cost`): a rare term's whole
+//! record is on the page its doc ids came from, a common term's next group is
+//! often on the page of the last one.
+//!
+//! A page is shared by the candidates whose data lies on it: about `k` per
+//! block of a term (its block's postings times the chance that a document
+//! holds the other terms, taken as independent), so `k * 4096 / block bytes`
+//! per page. A filter page costs each candidate its share. A positions page is
+//! spared only when every candidate on it tests negative: with `m`
+//! candidates on it and the phrase present in a fraction `p` of candidates,
+//! `(1 - p)^m` of the page, `(1 - p)^m / m` for each candidate. (This is why
+//! filters save little between two common terms: one positions page holds
+//! many of their candidates, and one positive among them reads it.) The
+//! cheaper of a pair's tests runs when it costs nothing or less than it
+//! spares; `p` is estimated from the candidates seen so far in the segment,
+//! from a prior of one in four.
 
 use needle_codecs::bloom::{term_hash, BloomParams, Side};
-use needle_codecs::{Part, BLOCK_LEN};
+use needle_codecs::{Part, Postings, BLOCK_LEN};
 
 use super::PhraseTerm;
 use crate::PhraseQuery;
@@ -27,13 +35,13 @@ struct FilterTest {
     owner: usize,
     side: Side,
     hash: u64,
-    /// Candidates expected among one group's postings: what shares its read.
-    per_group: f32,
 }
 
 pub struct FilterPlan {
     /// The tests of each testable pair, the rarer owner first.
     pairs: Vec<Vec<FilterTest>>,
+    /// Candidates expected per block of each term.
+    per_block: Vec<f32>,
     candidates: u32,
     matches: u32,
 }
@@ -44,13 +52,15 @@ impl FilterPlan {
     /// documents; `None` when no pair can be tested.
     pub fn new(p: &PhraseQuery, terms: &[PhraseTerm], params: &BloomParams, max_doc: u32) -> Option<Self> {
         let df = |i: usize| terms[i].postings.doc_freq();
-        let per_group = |owner: usize| {
-            let others: f64 = (0..terms.len())
-                .filter(|&i| i != owner)
-                .map(|i| (f64::from(df(i)) / f64::from(max_doc.max(1))).min(1.0))
-                .product();
-            (BLOCK_LEN as f64 * others).clamp(1.0, BLOCK_LEN as f64) as f32
-        };
+        let per_block = (0..terms.len())
+            .map(|t| {
+                let others: f64 = (0..terms.len())
+                    .filter(|&i| i != t)
+                    .map(|i| (f64::from(df(i)) / f64::from(max_doc.max(1))).min(1.0))
+                    .product();
+                (BLOCK_LEN as f64 * others) as f32
+            })
+            .collect();
         let mut pairs = Vec::new();
         for i in 0..p.terms.len().saturating_sub(1) {
             if p.terms[i + 1].0 != p.terms[i].0 + 1 {
@@ -60,32 +70,36 @@ impl FilterPlan {
             let mut tests: Vec<FilterTest> = [(i, Side::After, b), (i + 1, Side::Before, a)]
                 .into_iter()
                 .filter(|(_, _, tested)| !params.is_stop_word(tested))
-                .map(|(owner, side, tested)| FilterTest {
-                    owner,
-                    side,
-                    hash: term_hash(tested),
-                    per_group: per_group(owner),
-                })
+                .map(|(owner, side, tested)| FilterTest { owner, side, hash: term_hash(tested) })
                 .collect();
             tests.sort_by_key(|t| df(t.owner));
             if !tests.is_empty() {
                 pairs.push(tests);
             }
         }
-        (!pairs.is_empty()).then_some(FilterPlan { pairs, candidates: 0, matches: 0 })
+        (!pairs.is_empty()).then_some(FilterPlan { pairs, per_block, candidates: 0, matches: 0 })
     }
 
     /// Whether a filter proves the phrase absent from the document all
     /// `terms` are on, testing only where the model expects a test to pay.
     pub fn rules_out(&mut self, terms: &mut [PhraseTerm]) -> bool {
-        let positions: u32 = terms.iter().map(|t| t.postings.read_cost(Part::Positions)).sum();
         let absent = 1.0 - (self.matches as f32 + 1.0) / (self.candidates as f32 + 4.0);
-        let saving = absent * positions as f32;
+        let spared: f32 = terms
+            .iter()
+            .zip(&self.per_block)
+            .map(|(t, &k)| {
+                let m = sharing(t.postings.as_ref(), Part::Positions, k);
+                t.postings.read_cost(Part::Positions) as f32 * absent.powf(m) / m
+            })
+            .sum();
         for pair in &self.pairs {
-            let cost = |t: &FilterTest| terms[t.owner].postings.read_cost(Part::Filters) as f32 / t.per_group;
+            let cost = |t: &FilterTest| {
+                let owner = terms[t.owner].postings.as_ref();
+                owner.read_cost(Part::Filters) as f32 / sharing(owner, Part::Filters, self.per_block[t.owner])
+            };
             let Some(test) = pair.iter().min_by(|x, y| cost(x).total_cmp(&cost(y))) else { continue };
             let c = cost(test);
-            if c > 0.0 && c >= saving {
+            if c > 0.0 && c >= spared {
                 continue;
             }
             if terms[test.owner].postings.bloom_test(test.side, test.hash) == Some(false) {
@@ -100,6 +114,12 @@ impl FilterPlan {
         self.candidates += 1;
         self.matches += u32::from(matched);
     }
+}
+
+/// Candidates sharing a page of `part` of `list`, `per_block` being expected per block.
+fn sharing(list: &dyn Postings, part: Part, per_block: f32) -> f32 {
+    let bytes = list.block_bytes(part).max(1) as f32;
+    (per_block * 4096.0 / bytes).max(1.0)
 }
 
 #[cfg(test)]
@@ -119,6 +139,7 @@ mod tests {
         doc_freq: u32,
         positions_pages: u32,
         filter_pages: u32,
+        block_bytes: usize,
         present: bool,
         tests: Arc<AtomicU32>,
     }
@@ -165,6 +186,9 @@ mod tests {
                 Part::Filters => self.filter_pages,
             }
         }
+        fn block_bytes(&self, _: Part) -> usize {
+            self.block_bytes
+        }
         fn bloom_test(&mut self, _: Side, _: u64) -> Option<bool> {
             self.tests.fetch_add(1, Ordering::Relaxed);
             Some(self.present)
@@ -178,6 +202,15 @@ mod tests {
     fn setup(
         words: [&str; 2],
         lists: [(u32, u32, u32); 2],
+    ) -> (Option<FilterPlan>, Vec<PhraseTerm>, Vec<Arc<AtomicU32>>) {
+        setup_with(words, lists, 4096)
+    }
+
+    /// The same with each block's positions and filters `block_bytes` long.
+    fn setup_with(
+        words: [&str; 2],
+        lists: [(u32, u32, u32); 2],
+        block_bytes: usize,
     ) -> (Option<FilterPlan>, Vec<PhraseTerm>, Vec<Arc<AtomicU32>>) {
         let query = PhraseQuery {
             field: 0,
@@ -194,6 +227,7 @@ mod tests {
                     doc_freq,
                     positions_pages,
                     filter_pages,
+                    block_bytes,
                     present: false,
                     tests: tests.clone(),
                 }),
@@ -224,7 +258,7 @@ mod tests {
 
     #[test]
     fn a_group_shared_by_many_candidates_costs_each_a_share() {
-        let (plan, mut terms, tests) = setup(["cheese", "curd"], [(50_000, 0, 3), (900, 1, 2)]);
+        let (plan, mut terms, tests) = setup(["cheese", "curd"], [(50_000, 1, 3), (900, 1, 2)]);
         assert!(plan.unwrap().rules_out(&mut terms), "2 pages shared by 6.4 candidates of curd's group");
         assert_eq!(tested(&tests), [0, 1]);
     }
@@ -246,6 +280,24 @@ mod tests {
         }
         assert!(!plan.rules_out(&mut terms), "not when it has been present in most candidates");
         assert_eq!(tested(&tests), [0, 1]);
+    }
+
+    #[test]
+    fn filters_do_not_spare_positions_pages_shared_by_many_candidates() {
+        // 38 and 51 of a block's 128 postings are candidates; one in 200 holds the phrase.
+        let common = [(400_000, 1, 1), (300_000, 1, 1)];
+        let mut tested_with = Vec::new();
+        for block_bytes in [4096, 300] {
+            let (plan, mut terms, tests) = setup_with(["about", "another"], common, block_bytes);
+            let mut plan = plan.unwrap();
+            for i in 0..200 {
+                plan.observe(i == 0);
+            }
+            plan.rules_out(&mut terms);
+            tested_with.push(tested(&tests));
+        }
+        assert_eq!(tested_with[0], [0, 1], "a page a block: a block of 38 candidates is often all negative");
+        assert_eq!(tested_with[1], [0, 0], "13 blocks a page: one positive among 500 candidates reads it");
     }
 
     #[test]
