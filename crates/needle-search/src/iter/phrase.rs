@@ -86,15 +86,22 @@ impl<'a> PhraseScorer<'a> {
         }
     }
 
+    /// The first document `>= target` holding every term, all lists on it.
+    /// The rarest term's filters may rule a document out before the other
+    /// lists move to it (see `FilterPlan::rules_out_early`).
     fn align(&mut self, mut target: DocId) -> DocId {
         'outer: loop {
             if target == TERMINATED {
                 return TERMINATED;
             }
-            for &i in &self.order {
+            for (n, &i) in self.order.iter().enumerate() {
                 let d = self.terms[i].postings.seek(target);
                 if d > target {
                     target = d;
+                    continue 'outer;
+                }
+                if n == 0 && self.filters.as_mut().is_some_and(|f| f.rules_out_early(&mut self.terms, i)) {
+                    target += 1;
                     continue 'outer;
                 }
             }

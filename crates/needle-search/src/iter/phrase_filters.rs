@@ -23,6 +23,14 @@
 //! cheaper of a pair's tests runs when it costs nothing or less than it
 //! spares; `p` is estimated from the candidates seen so far in the segment,
 //! from a prior of one in four.
+//!
+//! The rarest term's own filters can do more: `a` in `before(b)` is false
+//! whenever `a` is not in the document at all, so testing b's documents
+//! before the other lists seek to them spares those seeks (doc-id blocks of
+//! common terms, a page each) as well as the positions. That early test runs
+//! when b's filter group is on pages already read, or when b is so much
+//! rarer than the others ([`EARLY_RATIO`]) that its filter section is small
+//! beside the blocks of theirs it would make the query visit.
 
 use needle_codecs::bloom::{term_hash, BloomParams, Side};
 use needle_codecs::{Part, Postings, BLOCK_LEN};
@@ -37,9 +45,15 @@ struct FilterTest {
     hash: u64,
 }
 
+/// How much rarer than every other phrase term the rarest must be for its
+/// filters to be read ahead of the other lists' doc ids when not yet in memory.
+pub const EARLY_RATIO: u32 = 16;
+
 pub struct FilterPlan {
     /// The tests of each testable pair, the rarer owner first.
     pairs: Vec<Vec<FilterTest>>,
+    /// Whether the rarest term's filters are worth reading before the others seek.
+    early: bool,
     /// Candidates expected per block of each term.
     per_block: Vec<f32>,
     candidates: u32,
@@ -77,7 +91,11 @@ impl FilterPlan {
                 pairs.push(tests);
             }
         }
-        (!pairs.is_empty()).then_some(FilterPlan { pairs, per_block, candidates: 0, matches: 0 })
+        let rarest = (0..terms.len()).min_by_key(|&i| df(i));
+        let early = rarest.is_some_and(|r| {
+            (0..terms.len()).all(|i| i == r || u64::from(df(r)) * u64::from(EARLY_RATIO) <= u64::from(df(i)))
+        });
+        (!pairs.is_empty()).then_some(FilterPlan { pairs, early, per_block, candidates: 0, matches: 0 })
     }
 
     /// Whether a filter proves the phrase absent from the document all
@@ -107,6 +125,17 @@ impl FilterPlan {
             }
         }
         false
+    }
+
+    /// Whether the filters of `lead`, the rarest term, rule out its current
+    /// document before the other lists seek to it.
+    pub fn rules_out_early(&mut self, terms: &mut [PhraseTerm], lead: usize) -> bool {
+        let list = &mut terms[lead].postings;
+        if !self.early && list.read_cost(Part::Filters) > 0 {
+            return false;
+        }
+        let mut tests = self.pairs.iter().flatten().filter(|t| t.owner == lead);
+        tests.any(|t| list.bloom_test(t.side, t.hash) == Some(false))
     }
 
     /// Records whether a candidate held the phrase.
@@ -298,6 +327,20 @@ mod tests {
         }
         assert_eq!(tested_with[0], [0, 1], "a page a block: a block of 38 candidates is often all negative");
         assert_eq!(tested_with[1], [0, 0], "13 blocks a page: one positive among 500 candidates reads it");
+    }
+
+    #[test]
+    fn a_much_rarer_term_tests_its_documents_before_the_others_seek() {
+        let (plan, mut terms, tests) = setup(["cheese", "curd"], [(50_000, 1, 1), (900, 1, 1)]);
+        assert!(plan.unwrap().rules_out_early(&mut terms, 1));
+        assert_eq!(tested(&tests), [0, 1]);
+        let (plan, mut terms, tests) = setup(["cheese", "curd"], [(5_000, 1, 1), (900, 1, 1)]);
+        assert!(!plan.unwrap().rules_out_early(&mut terms, 1), "not rare enough to read its filters ahead");
+        let (plan, mut terms, _) = setup(["cheese", "curd"], [(5_000, 1, 1), (900, 1, 0)]);
+        assert!(plan.unwrap().rules_out_early(&mut terms, 1), "unless they are on pages already read");
+        let (plan, mut terms, _) = setup(["the", "curd"], [(900_000, 1, 1), (900, 1, 0)]);
+        assert!(!plan.unwrap().rules_out_early(&mut terms, 1), "curd holds no test of a stop word");
+        assert_eq!(tested(&tests), [0, 0]);
     }
 
     #[test]
