@@ -5,6 +5,7 @@
 mod cgroup;
 mod corpus;
 mod engine;
+mod filter_stats;
 mod load;
 mod needle_side;
 mod procstat;
@@ -169,6 +170,14 @@ enum Command {
         #[arg(long)]
         tail: PathBuf,
     },
+    /// How full a Needle index's phrase filters are, by posting frequency, and the false-positive rate that implies.
+    FilterStats {
+        #[arg(long)]
+        index: PathBuf,
+        /// Look at every Nth term only.
+        #[arg(long, default_value_t = 1)]
+        every: usize,
+    },
     /// Write a Markdown report with SVG plots from result JSON files.
     Report {
         /// Folder of result JSON files (searched recursively).
@@ -289,5 +298,6 @@ fn run_command(c: Command) -> Result<()> {
         Command::Realtime(a) => realtime::realtime(&a).map(|_| ()),
         Command::Split { corpus, fraction, head, tail } => corpus::split(&corpus, fraction, &head, &tail),
         Command::Report { results, out } => report::write(&results, &out),
+        Command::FilterStats { index, every } => filter_stats::filter_stats(&index, every),
     }
 }

@@ -27,5 +27,5 @@ pub use needle_codecs::Verify;
 pub use needle_storage::cache::CacheStats;
 pub use needle_storage::{Backend, ReadOptions};
 pub use result_cache::ResultCache;
-pub use schema::{Dynamic, FieldDef, FieldKind, Schema};
+pub use schema::{Dynamic, FieldDef, FieldKind, Schema, ID_FIELD};
 pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};
