@@ -6,12 +6,12 @@ pub mod bm25;
 mod collect;
 pub mod highlight;
 pub mod iter;
+mod maxscore;
 mod parser;
 mod query;
 mod scorer;
 mod searcher;
 mod stats;
-mod wand;
 mod weight;
 
 pub use parser::{parse_query, QueryFields};

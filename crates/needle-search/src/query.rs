@@ -84,7 +84,7 @@ impl Query {
 
     /// Rewrites to the form that is executed, as Lucene's rewrite does:
     /// nested pure disjunctions under a `should` are flattened (which matters
-    /// both for block-max WAND and for scores being summed in one pass),
+    /// both for MaxScore and for scores being summed in one pass),
     /// single-clause disjunctions collapse, a boolean with nothing but
     /// `must_not` matches all documents except those (as Elasticsearch does).
     pub fn rewrite(self) -> Query {

@@ -6,8 +6,8 @@ use needle_core::{Deletes, Result, TERMINATED};
 pub use crate::collect::ScoredDoc;
 use crate::collect::TopCollector;
 use crate::iter::{BoxScorer, Disjunction};
+use crate::maxscore::max_score;
 use crate::stats::IndexStats;
-use crate::wand::block_max_wand;
 use crate::weight::{all_some, scorer};
 use crate::{Query, Scorer};
 
@@ -93,7 +93,7 @@ fn search_segment(
                 _ => Some(Box::new(Disjunction::new(excluded, 1))),
             };
             if !clauses.is_empty() {
-                block_max_wand(clauses, excluded, deletes, seg, base, top);
+                max_score(clauses, excluded, deletes, seg, base, top);
             }
             return Ok(());
         }

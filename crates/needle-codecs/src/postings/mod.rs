@@ -39,7 +39,7 @@
 //!   ascending by frequency (and so by norm), frequencies delta-coded. BM25
 //!   grows with frequency and shrinks with length, so the best score of the
 //!   block is the best score of these pairs, for any collection statistics:
-//!   the bound block-max WAND needs (a stored float would go stale as segments
+//!   the bound block-max pruning needs (a stored float would go stale as segments
 //!   are added).
 //! - Skip index: one entry per page of 32 skip entries (the last page may
 //!   be shorter): the page's last doc id minus the previous page's (the first
