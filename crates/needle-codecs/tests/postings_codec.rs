@@ -59,6 +59,11 @@ fn list_of(len: std::ops::Range<usize>) -> impl Strategy<Value = List> {
 }
 
 fn encode(l: &List, offsets: bool) -> FileSlice {
+    FileSlice::from_vec("t.post", record_bytes(l, offsets))
+}
+
+/// Three bytes of padding, then `l`'s record (at offset 3).
+fn record_bytes(l: &List, offsets: bool) -> Vec<u8> {
     let p = TermPostings {
         docs: &l.docs,
         freqs: &l.freqs,
@@ -68,7 +73,7 @@ fn encode(l: &List, offsets: bool) -> FileSlice {
     };
     let mut bytes = vec![0xAA; 3];
     write_record(&p, true, offsets, &l.norms, &mut bytes);
-    FileSlice::from_vec("t.post", bytes)
+    bytes
 }
 
 /// Seeks `p` to `t` (targets ascend) and checks it lands where a scan of `l`
@@ -383,4 +388,57 @@ fn read_cost_counts_the_pages_a_read_would_add() {
     assert_eq!(p.read_cost(Part::Filters), 0, "read now");
     p.seek(docs[128 * 100]);
     assert!(p.read_cost(Part::Positions) >= 1, "a later block's positions are on pages not read");
+}
+
+/// A list read to its end through a file asks for its blocks ahead, in a few
+/// batches (the device is waited for a few times, not once a page); seeks far
+/// apart read only the pages they land on.
+#[test]
+fn a_list_read_in_order_is_read_ahead_and_far_seeks_are_not() {
+    use needle_storage::{counters, Backend, Directory, ReadOptions};
+    let n = 100_000u32;
+    let l = List {
+        // Gaps up to 1,000: some 40 pages of doc ids and frequencies.
+        docs: (0..n)
+            .scan(0, |doc, i| {
+                *doc += 1 + i * 7919 % 1000;
+                Some(*doc)
+            })
+            .collect(),
+        freqs: (0..n).map(|i| 1 + i % 5).collect(),
+        positions: (0..n).flat_map(|i| 0..1 + i % 5).collect(),
+        offsets: vec![],
+        norms: vec![1; 1001 * n as usize],
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let bytes = record_bytes(&l, false);
+    std::fs::write(tmp.path().join("t.post"), &bytes).unwrap();
+    let header = needle_codecs::postings::read_header(&FileSlice::from_vec("t.post", bytes), 3).unwrap();
+    let doc_pages = header.docs / 4096;
+    assert!(doc_pages >= 40, "a list of {doc_pages} pages of docs");
+    let file = || {
+        let reads = ReadOptions::new(Backend::Pread, 64 << 20).unwrap();
+        Directory::open(tmp.path(), false).unwrap().with_reads(reads).open_read("t.post").unwrap()
+    };
+
+    let file_in_order = file();
+    counters::start();
+    let mut p = DiskPostings::open(&file_in_order, 3).unwrap();
+    let mut seen = 0;
+    while p.doc() != TERMINATED {
+        seen += 1;
+        p.advance();
+    }
+    let in_order = counters::finish();
+    assert_eq!(seen, n);
+    assert!(in_order.storage_waits <= 8, "{} waits for {doc_pages} pages", in_order.storage_waits);
+
+    let file_far = file();
+    counters::start();
+    let mut p = DiskPostings::open(&file_far, 3).unwrap();
+    for target in [l.docs[30_000], l.docs[60_000], l.docs[90_000]] {
+        assert_eq!(p.seek(target), target);
+    }
+    let far = counters::finish();
+    assert!(far.storage_bytes <= 8 * 4096, "far seeks read {} bytes: {far:?}", far.storage_bytes);
 }

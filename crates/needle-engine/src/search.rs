@@ -59,6 +59,8 @@ pub struct QueryStats {
     /// Requests the `pread` and `direct` backends sent to the files, and the bytes asked for.
     pub storage_requests: u64,
     pub requested_bytes: u64,
+    /// Batches of those requests, each waited for in turn: the device round trips on the query's path.
+    pub storage_waits: u64,
     /// Pages found in, and missing from, the application cache.
     pub cache_hits: u64,
     pub cache_misses: u64,
@@ -87,6 +89,7 @@ impl QueryStats {
             prefetched_bytes: read.prefetched,
             storage_requests: read.storage_reads,
             requested_bytes: read.storage_bytes,
+            storage_waits: read.storage_waits,
             cache_hits: read.cache_hits,
             cache_misses: read.cache_misses,
             storage_read_bytes: storage,

@@ -67,6 +67,9 @@ pub struct ReadStats {
     /// Requests the `pread` and `direct` backends sent to the file, and the bytes they asked for.
     pub storage_reads: u64,
     pub storage_bytes: u64,
+    /// Times the query waited for the device: each batch of requests sent
+    /// together counts once, so reads made one after another count each.
+    pub storage_waits: u64,
     /// Pages the application cache had, and did not have, when asked.
     pub cache_hits: u64,
     pub cache_misses: u64,
@@ -140,10 +143,11 @@ pub fn record_prefetch(len: usize) {
     add(|s| s.prefetched += len as u64);
 }
 
-/// Records `reads` requests for `bytes` sent to a file by a backend.
+/// Records one batch of `reads` requests for `bytes`, sent to a file together by a backend.
 #[inline]
 pub fn record_storage(reads: usize, bytes: usize) {
     add(|s| {
+        s.storage_waits += 1;
         s.storage_reads += reads as u64;
         s.storage_bytes += bytes as u64;
     });

@@ -71,7 +71,20 @@ pub struct DiskPostings {
     /// The first page of the file past those read for positions and for
     /// filters (blocks are read in order): what a next read would add.
     unread_page: [u64; 2],
+    /// Where the doc and frequency bytes asked of storage so far end (read
+    /// ahead, or read with the record's first page): a block past it waits
+    /// for the device.
+    ahead_end: usize,
+    /// How much the next read-ahead asks for.
+    ahead_window: usize,
 }
+
+/// Read-ahead of a list read in order: the first window and the largest.
+/// The first covers the whole zone of a list of some 20k documents, so a
+/// query on a term of middling popularity waits for the device twice: for
+/// the record's first page, with the query's other terms, then for the rest.
+const AHEAD_FIRST: usize = 64 << 10;
+const AHEAD_MAX: usize = 1 << 20;
 
 /// The sizes a record's header declares: for statistics and checking.
 #[derive(Debug, Clone, Copy)]
@@ -119,6 +132,8 @@ impl DiskPostings {
             off_buf: Vec::new(),
             occ_start: [0; BLOCK_LEN + 1],
             unread_page: [0; 2],
+            ahead_end: page_end(data, offset as usize),
+            ahead_window: AHEAD_FIRST,
         };
         if p.skips.blocks() > 0 {
             p.load_block(0);
@@ -156,6 +171,9 @@ impl DiskPostings {
             Ok(skip) => self.cur = skip,
             Err(e) => return self.fail(e),
         }
+        if self.cur.doc_end > self.ahead_end {
+            self.read_ahead(b);
+        }
         self.block = b;
         self.len =
             if b + 1 == self.skips.blocks() { self.doc_freq as usize - b * BLOCK_LEN } else { BLOCK_LEN };
@@ -183,6 +201,28 @@ impl DiskPostings {
         self.off_loaded = false;
         self.group.bytes = None;
         self.doc
+    }
+
+    /// Before block `b` (the current skip entry) is read from past what was
+    /// asked of storage: a list read in order (moving on from a block to one
+    /// that starts at most a page past that) asks for its next blocks and
+    /// their skip entries in one batch, a window that doubles each time, so a
+    /// long list waits for the device a few times instead of once a page.
+    /// The first block, and a block after a jump (a seek far ahead), is read
+    /// alone: a list only sought to a few documents reads only their pages.
+    fn read_ahead(&mut self, b: usize) {
+        let start = self.cur.doc_start;
+        let moving_on = self.len > 0;
+        if !moving_on || start > self.ahead_end + PAGE as usize {
+            self.ahead_end = page_end(&self.data, self.cur.doc_end.saturating_sub(1));
+            self.ahead_window = AHEAD_FIRST;
+            return;
+        }
+        let mut ranges = Vec::new();
+        let end = self.skips.ahead(b, start, self.ahead_window, &mut ranges);
+        self.data.will_need_all(&ranges);
+        self.ahead_end = end.max(self.cur.doc_end);
+        self.ahead_window = (self.ahead_window * 2).min(AHEAD_MAX);
     }
 
     /// Reads the current block's filters and locates each posting's, counting
@@ -497,6 +537,12 @@ const NO_SKIP: Skip = Skip {
 
 /// The longest a record's header can be: flags and at most eleven vints.
 const MAX_HEADER: usize = 1 + 11 * 10;
+
+/// The end (in `data`) of the file page that byte `at` of `data` lies on.
+fn page_end(data: &FileSlice, at: usize) -> usize {
+    let (_, absolute) = data.position(at);
+    at + (PAGE - absolute % PAGE) as usize
+}
 
 /// Reads and checks a record's header: its sizes, filter shape and where its skip list is.
 fn read_layout(data: &FileSlice, offset: u64) -> Result<(RecordHeader, Option<FilterShape>, SkipLayout)> {

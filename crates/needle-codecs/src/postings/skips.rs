@@ -145,6 +145,27 @@ impl SkipList {
         Ok(self.page(p)?.skips[b - first])
     }
 
+    /// What a reader going through the list in order from block `b` (whose
+    /// docs start at `start`) should ask for next: the docs of the blocks
+    /// within `window` bytes, and the skip entries of their pages not read yet,
+    /// appended to `out`. Returns where the docs asked for end.
+    pub fn ahead(&self, b: usize, start: usize, window: usize, out: &mut Vec<Range<usize>>) -> usize {
+        let limit = start.saturating_add(window);
+        let mut end = start;
+        for page in &self.pages[b / self.page_blocks..] {
+            if page.decoded.is_none() {
+                out.push(page.bytes.clone());
+            }
+            let docs_end = page.starts[0] + page.lens[0];
+            end = docs_end.min(limit);
+            if docs_end >= limit {
+                break;
+            }
+        }
+        out.push(start..end);
+        end
+    }
+
     /// The first block at or after `from` whose last doc is `>= target`.
     pub fn block_for(&mut self, from: usize, target: DocId) -> Result<Option<usize>> {
         if from >= self.blocks {
