@@ -172,6 +172,7 @@ proptest! {
     }
 }
 
+/// A long list iterates to its end, telling on each document the ones after it in its block.
 #[test]
 fn long_lists_iterate_to_the_end() {
     use proptest::strategy::ValueTree;
@@ -181,6 +182,8 @@ fn long_lists_iterate_to_the_end() {
     let mut p = DiskPostings::open(&file, 3).unwrap();
     for (i, &d) in l.docs.iter().enumerate() {
         assert_eq!((p.doc(), p.freq()), (d, l.freqs[i]));
+        let block_end = (i / 128 * 128 + 128).min(l.docs.len());
+        assert_eq!(p.block_ahead(), &l.docs[i + 1..block_end], "the rest of the block after doc {i}");
         p.advance();
     }
     assert_eq!(p.doc(), TERMINATED);

@@ -164,6 +164,12 @@ pub trait Postings: DocSet + Send {
     /// Occurrences of the term in all documents.
     fn total_term_freq(&self) -> u64;
 
+    /// The documents after the current one in its block, ascending: what a
+    /// scorer may look up ahead of moving there (none by default).
+    fn block_ahead(&self) -> &[DocId] {
+        &[]
+    }
+
     /// Storage pages that reading the current document's `part` would add to
     /// those this list has read: 0 once the block's part is in memory or lies
     /// on pages already read. What the phrase cost model weighs; lists held

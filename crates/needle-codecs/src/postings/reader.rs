@@ -482,6 +482,10 @@ impl Postings for DiskPostings {
         self.total_term_freq
     }
 
+    fn block_ahead(&self) -> &[DocId] {
+        self.docs[..self.len].get(self.idx + 1..).unwrap_or(&[])
+    }
+
     fn read_cost(&self, part: Part) -> u32 {
         let range = self.part_range(part);
         let in_memory = match part {

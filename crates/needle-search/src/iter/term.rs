@@ -24,11 +24,28 @@ pub struct TermScorer<'a> {
     /// Bound over the whole list.
     max_score: f32,
     impacts: Vec<(u32, u8)>,
+    /// The last document whose norm was asked of memory ahead of scoring.
+    norms_asked: Option<DocId>,
 }
+
+/// How many documents ahead a scorer asks for norms. A norm is a byte per
+/// document of the segment, so the norms of a list's documents lie on as
+/// many cache lines, each a miss when scored one after another; asked for
+/// together, the memory serves them in parallel. Enough to cover a miss's
+/// latency, few enough not to waste lines on a list scored only here and there.
+const NORMS_AHEAD: usize = 16;
 
 impl<'a> TermScorer<'a> {
     pub fn new(postings: Box<dyn Postings>, bm25: Arc<Bm25>, norms: Option<&'a [u8]>) -> Self {
-        let mut s = TermScorer { postings, bm25, norms, block: None, max_score: 0.0, impacts: Vec::new() };
+        let mut s = TermScorer {
+            postings,
+            bm25,
+            norms,
+            block: None,
+            max_score: 0.0,
+            impacts: Vec::new(),
+            norms_asked: None,
+        };
         s.max_score = s.bound_over(0, TERMINATED - 1);
         s
     }
@@ -43,6 +60,34 @@ impl<'a> TermScorer<'a> {
             .map(|&(freq, norm)| self.bm25.score(freq as f32, if has_norms { norm } else { NO_NORM }))
             .fold(0.0, f32::max)
     }
+
+    /// Asks memory for the norms of the block's next documents, scoring
+    /// `doc` past those asked for already.
+    fn ask_norms_ahead(&mut self, norms: &[u8], doc: DocId) {
+        if self.norms_asked.is_some_and(|last| doc < last) {
+            return;
+        }
+        let ahead = self.postings.block_ahead();
+        let ahead = &ahead[..ahead.len().min(NORMS_AHEAD)];
+        for &d in ahead {
+            prefetch(norms, d as usize);
+        }
+        self.norms_asked = Some(ahead.last().copied().unwrap_or(doc));
+    }
+}
+
+/// A hint to bring `bytes[i]` into the cache; nothing if out of bounds.
+#[inline]
+fn prefetch(bytes: &[u8], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(b) = bytes.get(i) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is a hint that never faults and changes no
+        // memory; SSE, which it needs, is part of every x86-64 processor.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((b as *const u8).cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (bytes, i);
 }
 
 impl DocSet for TermScorer<'_> {
@@ -62,9 +107,15 @@ impl DocSet for TermScorer<'_> {
 
 impl Scorer for TermScorer<'_> {
     fn score(&mut self) -> f32 {
-        let doc = self.postings.doc() as usize;
+        let doc = self.postings.doc();
         counters::record_memory(DataKind::Norms, usize::from(self.norms.is_some()));
-        let norm = self.norms.map_or(NO_NORM, |n| n[doc]);
+        let norm = match self.norms {
+            Some(norms) => {
+                self.ask_norms_ahead(norms, doc);
+                norms[doc as usize]
+            }
+            None => NO_NORM,
+        };
         self.bm25.score(self.postings.freq() as f32, norm)
     }
 
