@@ -61,3 +61,27 @@ fn direct_reads_are_counted_and_cached() {
     let cache = b.page_cache.expect("the page cache is reported");
     assert!(cache.bytes > 0 && cache.bytes <= cache.budget, "{cache:?}");
 }
+
+/// A rare term's record fits a page and lies on one: its query asks storage
+/// for that one page, once (the goal: one 4 KiB read for a rare term's
+/// postings, plus one per document shown).
+#[test]
+fn a_rare_term_reads_one_page_of_postings() {
+    use needle_engine::{Backend, ReadOptions, Verify};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut index = Index::open_or_create(tmp.path(), None).unwrap();
+    let lines: Vec<String> = (0..3000)
+        .map(|i| format!(r#"{{"id":"d{i}","body":"rare{i} and common words of document {i}"}}"#))
+        .collect();
+    common::import_lines(&mut index, &lines, 64 << 20).unwrap();
+    drop(index);
+    let reads = ReadOptions::new(Backend::Pread, 4 << 20).unwrap();
+    let index = Index::open_with_reads(tmp.path(), Verify::Footers, reads).unwrap();
+    for i in (0..3000).step_by(150) {
+        let request = SearchRequest { stats: true, top_k: 0, ..SearchRequest::new(&format!("rare{i}")) };
+        let response = index.search(&request).unwrap();
+        assert_eq!(response.total, 1);
+        let stats = response.stats.unwrap();
+        assert!(stats.requested_bytes <= 4096 && stats.storage_waits <= 1, "rare{i}: {stats:?}");
+    }
+}
