@@ -9,31 +9,40 @@ use crate::Scorer;
 
 pub struct Disjunction<'a> {
     children: Vec<BoxScorer<'a>>,
+    /// Each child's current document, kept beside it: asking a child is a
+    /// call through two vtables (scorer, then postings), and every step asks all of them.
+    docs: Vec<DocId>,
     min_match: usize,
     doc: DocId,
 }
 
 impl<'a> Disjunction<'a> {
     pub fn new(children: Vec<BoxScorer<'a>>, min_match: usize) -> Self {
-        let mut d = Disjunction { children, min_match: min_match.max(1), doc: 0 };
+        let docs = children.iter().map(|c| c.doc()).collect();
+        let mut d = Disjunction { children, docs, min_match: min_match.max(1), doc: 0 };
         d.doc = d.min_doc();
         d.ensure_min_match();
         d
     }
 
     fn min_doc(&self) -> DocId {
-        self.children.iter().map(|c| c.doc()).min().unwrap_or(TERMINATED)
+        self.docs.iter().copied().min().unwrap_or(TERMINATED)
+    }
+
+    /// Moves every child on `doc` to its next document.
+    fn advance_those_on(&mut self, doc: DocId) {
+        for (c, d) in self.children.iter_mut().zip(self.docs.iter_mut()).filter(|(_, d)| **d == doc) {
+            *d = c.advance();
+        }
     }
 
     fn ensure_min_match(&mut self) {
         while self.doc != TERMINATED && self.min_match > 1 {
             let doc = self.doc;
-            if self.children.iter().filter(|c| c.doc() == doc).count() >= self.min_match {
+            if self.docs.iter().filter(|&&d| d == doc).count() >= self.min_match {
                 return;
             }
-            self.children.iter_mut().filter(|c| c.doc() == doc).for_each(|c| {
-                c.advance();
-            });
+            self.advance_those_on(doc);
             self.doc = self.min_doc();
         }
     }
@@ -49,9 +58,7 @@ impl DocSet for Disjunction<'_> {
         if doc == TERMINATED {
             return doc;
         }
-        for c in self.children.iter_mut().filter(|c| c.doc() == doc) {
-            c.advance();
-        }
+        self.advance_those_on(doc);
         self.doc = self.min_doc();
         self.ensure_min_match();
         self.doc
@@ -61,8 +68,8 @@ impl DocSet for Disjunction<'_> {
         if target <= self.doc {
             return self.doc;
         }
-        for c in self.children.iter_mut().filter(|c| c.doc() < target) {
-            c.seek(target);
+        for (c, d) in self.children.iter_mut().zip(self.docs.iter_mut()).filter(|(_, d)| **d < target) {
+            *d = c.seek(target);
         }
         self.doc = self.min_doc();
         self.ensure_min_match();
@@ -77,7 +84,8 @@ impl DocSet for Disjunction<'_> {
 impl Scorer for Disjunction<'_> {
     fn score(&mut self) -> f32 {
         let doc = self.doc;
-        sum_scores(self.children.iter_mut().filter(|c| c.doc() == doc).map(|c| c.score()))
+        let on_doc = self.children.iter_mut().zip(&self.docs).filter(|(_, &d)| d == doc);
+        sum_scores(on_doc.map(|(c, _)| c.score()))
     }
 
     fn max_score(&self) -> f32 {
@@ -89,6 +97,7 @@ impl Scorer for Disjunction<'_> {
     }
 
     fn block_max_score(&mut self, from: DocId, to: DocId) -> f32 {
-        sum_scores(self.children.iter_mut().filter(|c| c.doc() <= to).map(|c| c.block_max_score(from, to)))
+        let within = self.children.iter_mut().zip(&self.docs).filter(|(_, &d)| d <= to);
+        sum_scores(within.map(|(c, _)| c.block_max_score(from, to)))
     }
 }
