@@ -121,6 +121,9 @@ impl FileSource {
         // A read once (a checksum pass) goes around the cache, counted in none of its figures.
         let missing: Vec<u64> = match self.cache.as_ref().filter(|_| keep) {
             Some(cache) => {
+                if self.paged && uring::wait_for(self.id, page_span(&range)) {
+                    counters::record_wait();
+                }
                 let missing = cache.copy_cached(self.id, &range, &mut out);
                 let pages = page_span(&range).count();
                 counters::record_cache(pages - missing.len(), missing.len());
@@ -137,14 +140,46 @@ impl FileSource {
         Ok(out)
     }
 
-    /// Reads the pages of `ranges` that are not cached into the cache, in one
-    /// batch. False when there is no cache to read into.
+    /// Asks for the pages of `ranges` that are not cached to be read into
+    /// the cache: sent ahead without waiting (`direct`, in runs of at most
+    /// [`AHEAD_RUN_PAGES`], so a reader waits only for the run it is in), or
+    /// read now in one batch (`pread`, or where io_uring is unavailable).
+    /// False when there is no cache to read into.
     pub fn prefetch(&self, ranges: &[Range<usize>]) -> bool {
         let Some(cache) = &self.cache else { return false };
-        let missing = cache.absent(self.id, &pages_of(ranges));
+        let mut missing = cache.absent(self.id, &pages_of(ranges));
+        missing.retain(|&p| !uring::in_flight(self.id, p));
+        let runs: Vec<Range<u64>> =
+            runs(&missing).into_iter().flat_map(|r| split(r, AHEAD_RUN_PAGES)).collect();
+        let left = match self.paged {
+            true => {
+                let ahead = runs.iter().map(|r| (r.clone(), self.landing(r.clone()))).collect();
+                uring::submit_ahead(self.file.as_raw_fd(), self.id, ahead)
+            }
+            false => runs.clone(),
+        };
+        let sent = &runs[..runs.len() - left.len()]; // what was not sent is the tail
+        counters::record_storage_ahead(sent.len(), sent.iter().map(|r| self.page_bytes(r.clone())).sum());
         // A hint: a failed read is left for the query's own read to report.
-        let _ = self.read_pages(&runs(&missing), true, |_, _| {});
+        let _ = self.read_pages(&left, true, |_, _| {});
         true
+    }
+
+    /// Where the bytes of `pages` go once a read sent ahead brings them:
+    /// into the cache, each page that came whole.
+    fn landing(&self, pages: Range<u64>) -> uring::Landed {
+        let cache = self.cache.clone();
+        let (id, len) = (self.id, self.len);
+        Box::new(move |bytes: &[u8]| {
+            let Some(cache) = cache else { return };
+            for page in pages.clone() {
+                let at = (page - pages.start) as usize * PAGE;
+                let want = (len.saturating_sub(page as usize * PAGE)).min(PAGE);
+                if want > 0 && at + want <= bytes.len() {
+                    cache.insert(id, page, &bytes[at..at + want]);
+                }
+            }
+        })
     }
 
     /// Pins the pages of `ranges` in the cache's static part, reading those
@@ -235,6 +270,15 @@ fn open_direct(path: &Path) -> Result<File> {
     }
 }
 
+/// Pages a read sent ahead asks for at most: a reader waits for the whole
+/// run its block is in, so a long window goes as several runs, all at once.
+const AHEAD_RUN_PAGES: u64 = 16;
+
+/// `run` cut into runs of at most `most` pages.
+fn split(run: Range<u64>, most: u64) -> impl Iterator<Item = Range<u64>> {
+    (run.start..run.end).step_by(most as usize).map(move |s| s..(s + most).min(run.end))
+}
+
 /// The pages `ranges` lie on, sorted, each once.
 fn pages_of(ranges: &[Range<usize>]) -> Vec<u64> {
     let mut pages: Vec<u64> = ranges.iter().flat_map(page_span).collect();
@@ -246,6 +290,12 @@ fn pages_of(ranges: &[Range<usize>]) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_runs_are_split() {
+        assert_eq!(split(3..40, 16).collect::<Vec<_>>(), vec![3..19, 19..35, 35..40]);
+        assert_eq!(split(5..6, 16).collect::<Vec<_>>(), vec![5..6]);
+    }
 
     #[test]
     fn backends_parse_by_name() {

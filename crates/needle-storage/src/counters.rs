@@ -153,6 +153,23 @@ pub fn record_storage(reads: usize, bytes: usize) {
     });
 }
 
+/// Records `reads` requests for `bytes` sent ahead, not waited for when sent.
+#[inline]
+pub fn record_storage_ahead(reads: usize, bytes: usize) {
+    if reads > 0 {
+        add(|s| {
+            s.storage_reads += reads as u64;
+            s.storage_bytes += bytes as u64;
+        });
+    }
+}
+
+/// Records a wait for reads sent ahead that had not arrived when wanted.
+#[inline]
+pub fn record_wait() {
+    add(|s| s.storage_waits += 1);
+}
+
 /// Records pages found in, and missing from, the application cache.
 #[inline]
 pub fn record_cache(hits: usize, misses: usize) {

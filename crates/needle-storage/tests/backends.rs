@@ -44,6 +44,10 @@ proptest! {
             let sub = file.slice(100..LEN - 50);
             for &(start, len) in &ranges {
                 let end = (start + len).min(LEN);
+                // Asked for ahead first (direct: sent ahead, the read then waits for it) or not.
+                if len % 2 == 0 {
+                    file.will_need(start / 2..end + 4096);
+                }
                 prop_assert_eq!(&*file.read(start..end).unwrap(), &want[start..end], "{}", label);
                 if end <= LEN - 150 {
                     let got = sub.read(start.min(end)..end).unwrap();

@@ -77,6 +77,9 @@ pub struct DiskPostings {
     ahead_end: usize,
     /// How much the next read-ahead asks for.
     ahead_window: usize,
+    /// A block in order that starts here or past it asks for the next
+    /// window before it is needed, so the device reads it while this one is scored.
+    ahead_mark: usize,
 }
 
 /// Read-ahead of a list read in order: the first window and the largest.
@@ -134,6 +137,7 @@ impl DiskPostings {
             unread_page: [0; 2],
             ahead_end: page_end(data, offset as usize),
             ahead_window: AHEAD_FIRST,
+            ahead_mark: usize::MAX,
         };
         if p.skips.blocks() > 0 {
             p.load_block(0);
@@ -171,7 +175,7 @@ impl DiskPostings {
             Ok(skip) => self.cur = skip,
             Err(e) => return self.fail(e),
         }
-        if self.cur.doc_end > self.ahead_end {
+        if self.cur.doc_end > self.ahead_end || self.cur.doc_start >= self.ahead_mark {
             self.read_ahead(b);
         }
         self.block = b;
@@ -203,24 +207,37 @@ impl DiskPostings {
         self.doc
     }
 
-    /// Before block `b` (the current skip entry) is read from past what was
-    /// asked of storage: a list read in order (moving on from a block to one
-    /// that starts at most a page past that) asks for its next blocks and
-    /// their skip entries in one batch, a window that doubles each time, so a
-    /// long list waits for the device a few times instead of once a page.
-    /// The first block, and a block after a jump (a seek far ahead), is read
-    /// alone: a list only sought to a few documents reads only their pages.
+    /// Before block `b` (the current skip entry) is read, when it lies past
+    /// what was asked of storage or past the mark: a list read in order
+    /// (moving on from a block to one that starts at most a page past what
+    /// was asked) asks for its next blocks and their skip entries in one
+    /// batch, a window that doubles each time, so a long list waits for the
+    /// device a few times instead of once a page. The window that holds
+    /// block `b` is waited for; from its middle on, the next window is asked
+    /// for, and each later one as soon as the reader enters the one before
+    /// it (the kernel's asynchronous readahead, by the same marks): where
+    /// reads can be sent ahead (`direct`, or a mapping), the device reads
+    /// one window while the reader scores the last. The first block, and a
+    /// block after a jump (a seek far ahead), is read alone: a list only
+    /// sought to a few documents reads only their pages.
     fn read_ahead(&mut self, b: usize) {
         let start = self.cur.doc_start;
         let moving_on = self.len > 0;
         if !moving_on || start > self.ahead_end + PAGE as usize {
             self.ahead_end = page_end(&self.data, self.cur.doc_end.saturating_sub(1));
             self.ahead_window = AHEAD_FIRST;
+            self.ahead_mark = usize::MAX;
             return;
         }
+        let waited_for = self.cur.doc_end > self.ahead_end;
+        let from = self.ahead_end.max(start);
         let mut ranges = Vec::new();
-        let end = self.skips.ahead(b, start, self.ahead_window, &mut ranges);
+        let end = self.skips.ahead(b, from, self.ahead_window, &mut ranges);
         self.data.will_need_all(&ranges);
+        self.ahead_mark = match waited_for {
+            true => from + (end.saturating_sub(from)) / 2,
+            false => from,
+        };
         self.ahead_end = end.max(self.cur.doc_end);
         self.ahead_window = (self.ahead_window * 2).min(AHEAD_MAX);
     }

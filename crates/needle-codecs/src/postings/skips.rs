@@ -145,18 +145,22 @@ impl SkipList {
         Ok(self.page(p)?.skips[b - first])
     }
 
-    /// What a reader going through the list in order from block `b` (whose
-    /// docs start at `start`) should ask for next: the docs of the blocks
-    /// within `window` bytes, and the skip entries of their pages not read yet,
+    /// What a reader going through the list in order, at block `b`, should
+    /// ask for next from byte `start` of the docs (block `b`'s start, or
+    /// further on, where what was asked before ends): the docs within
+    /// `window` bytes, and the skip entries of their pages not read yet,
     /// appended to `out`. Returns where the docs asked for end.
     pub fn ahead(&self, b: usize, start: usize, window: usize, out: &mut Vec<Range<usize>>) -> usize {
         let limit = start.saturating_add(window);
         let mut end = start;
         for page in &self.pages[b / self.page_blocks..] {
+            let docs_end = page.starts[0] + page.lens[0];
+            if docs_end <= start {
+                continue; // asked for with the docs before `start`
+            }
             if page.decoded.is_none() {
                 out.push(page.bytes.clone());
             }
-            let docs_end = page.starts[0] + page.lens[0];
             end = docs_end.min(limit);
             if docs_end >= limit {
                 break;
