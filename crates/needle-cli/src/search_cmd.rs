@@ -37,12 +37,17 @@ pub struct SearchArgs {
     /// An application cache for the pread and direct backends, e.g. 256MB.
     #[arg(long, value_parser = parse_size)]
     cache: Option<u64>,
+    /// Adaptive prefetch: a term whose record's prefetch zone is at least this size (e.g.
+    /// 64KB) has the whole zone asked for before the query reads it (off by default).
+    #[arg(long, value_parser = parse_size)]
+    prefetch_min: Option<u64>,
     /// `a b` (either), `+a +b` (both), `-a` (not), `"a b"` (phrase), `field:term`.
     query: String,
 }
 
 pub fn run(args: SearchArgs) -> needle_core::Result<ExitCode> {
     let reads = ReadOptions::new(args.backend, args.cache.unwrap_or(0) as usize)?;
+    needle_engine::set_prefetch_min(args.prefetch_min.map(|n| n as usize));
     let index = Index::open_with_reads(&args.index, Verify::Checksums, reads)?;
     let request = SearchRequest {
         query: args.query.clone(),

@@ -71,6 +71,39 @@ fn index_search_get_merge_check() {
     assert_eq!(report["ok"], true);
 }
 
+/// Every record's first page is asked for before a query reads it; with
+/// adaptive prefetch on, the whole zone of a record at least that long.
+#[test]
+fn adaptive_prefetch_asks_for_a_long_records_zone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = tmp.path().join("idx");
+    let index = index.to_str().unwrap();
+    // "common" in two documents of three, 1 to 13 times: some 15 KB of doc ids and frequencies.
+    let body = |i: usize| match i {
+        0 | 29_997 => "rare".to_string(),
+        _ if i.is_multiple_of(3) => "other".to_string(),
+        _ => "common ".repeat(i % 13 + 1),
+    };
+    let docs: Vec<String> = (0..30_000).map(|i| format!(r#"{{"id":"{i}","body":"{}"}}"#, body(i))).collect();
+    let docs: Vec<&str> = docs.iter().map(String::as_str).collect();
+    let input = write_docs(tmp.path(), "docs.jsonl", &docs);
+    assert!(needle(&["index", "--index", index, "--input", &input]).status.success());
+    let prefetched = |extra: &[&str]| {
+        let mut args = vec!["search", "--index", index, "--json", "--stats"];
+        args.extend_from_slice(extra);
+        // Matches nothing: `common` is sought to two documents far apart, not read on.
+        args.push("+common +rare");
+        let o = needle(&args);
+        assert!(o.status.success(), "{o:?}");
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["stats"]["prefetched_bytes"].as_u64().unwrap()
+    };
+    let (without, with) = (prefetched(&[]), prefetched(&["--prefetch-min", "8KB"]));
+    assert!(without > 0 && without <= 2 * 4096, "the records' first pages: {without} bytes");
+    assert!(with > 8192, "the zone: {with} bytes");
+    assert_eq!(prefetched(&["--prefetch-min", "100MB"]), without, "a zone below the threshold");
+}
+
 #[test]
 fn errors_are_clear_and_exit_nonzero() {
     let tmp = tempfile::tempdir().unwrap();

@@ -25,6 +25,7 @@ pub use index::Index;
 pub use live::{Durability, LiveIndex, LiveOptions};
 pub use needle_codecs::Verify;
 pub use needle_storage::cache::CacheStats;
+pub use needle_storage::prefetch::set_min_bytes as set_prefetch_min;
 pub use needle_storage::{Backend, ReadOptions};
 pub use result_cache::ResultCache;
 pub use schema::{Dynamic, FieldDef, FieldKind, Schema, ID_FIELD};
