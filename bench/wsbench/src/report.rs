@@ -315,7 +315,15 @@ fn needed_by_kind_section(md: &mut String, out: &Path, runs: &[&RunResult]) -> R
             }
             prev_queries = queries;
             if per_query.values().any(|v| *v > 0.0) {
-                rows.push((r.label.clone(), r.workload.clone(), mem_mb(r), c.category.clone(), per_query));
+                let read = c.load.read_bytes_per_query;
+                rows.push((
+                    r.label.clone(),
+                    r.workload.clone(),
+                    mem_mb(r),
+                    c.category.clone(),
+                    per_query,
+                    read,
+                ));
             }
         }
     }
@@ -323,15 +331,25 @@ fn needed_by_kind_section(md: &mut String, out: &Path, runs: &[&RunResult]) -> R
         return Ok(());
     }
     writeln!(md, "## Bytes needed per query by data kind\n")?;
+    writeln!(md, "Read amplification: storage bytes read per query (the timed phase) over bytes needed.\n")?;
     let kinds: Vec<String> = kinds.into_iter().collect();
-    writeln!(md, "| engine | workload | memory MB | category | {} | total |", kinds.join(" | "))?;
-    writeln!(md, "|---|---|---:|---|{}---:|", "---:|".repeat(kinds.len()))?;
+    writeln!(
+        md,
+        "| engine | workload | memory MB | category | {} | total | storage read | read amplification |",
+        kinds.join(" | ")
+    )?;
+    writeln!(md, "|---|---|---:|---|{}---:|---:|---:|", "---:|".repeat(kinds.len()))?;
     let mut bars: BTreeMap<String, Vec<(String, Vec<f64>)>> = BTreeMap::new();
-    for (label, workload, mem, cat, per_query) in rows {
+    for (label, workload, mem, cat, per_query, read) in rows {
         let values: Vec<f64> = kinds.iter().map(|k| per_query.get(k).copied().unwrap_or(0.0)).collect();
         let cells: Vec<String> = values.iter().map(|v| format!("{v:.0}")).collect();
         let total: f64 = values.iter().sum();
-        writeln!(md, "| {label} | {workload} | {mem} | {cat} | {} | {total:.0} |", cells.join(" | "))?;
+        let amplification = read / total.max(1.0);
+        writeln!(
+            md,
+            "| {label} | {workload} | {mem} | {cat} | {} | {total:.0} | {read:.0} | {amplification:.2} |",
+            cells.join(" | ")
+        )?;
         bars.entry(workload).or_default().push((format!("{label} {mem} MB {cat}"), values));
     }
     writeln!(md)?;
