@@ -117,6 +117,16 @@ impl Postings for MemPostings {
         self.buf.freqs[..self.len].iter().map(|&f| u64::from(f)).sum()
     }
 
+    fn block_rest(&self) -> (&[DocId], &[u32]) {
+        let at = self.idx.min(self.len);
+        (&self.buf.docs[at..self.len], &self.buf.freqs[at..self.len])
+    }
+
+    fn advance_by(&mut self, n: usize) -> DocId {
+        self.idx = (self.idx + n).min(self.len);
+        self.doc()
+    }
+
     fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool> {
         let shape = self.bloom?;
         let freq = self.freq();

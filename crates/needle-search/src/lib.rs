@@ -16,5 +16,5 @@ mod weight;
 
 pub use parser::{parse_query, QueryFields};
 pub use query::{BoolQuery, PhraseQuery, Query, TermQuery};
-pub use scorer::Scorer;
+pub use scorer::{ScoreWindow, Scorer};
 pub use searcher::{ScoredDoc, SearchOptions, Searcher, TopDocs};

@@ -20,7 +20,7 @@ use needle_core::{Deletes, DocId, DocSet, TERMINATED};
 
 use crate::collect::{ScoredDoc, TopCollector};
 use crate::iter::BoxScorer;
-use crate::Scorer;
+use crate::{ScoreWindow, Scorer};
 
 /// The fewest documents a window spans: shorter ones cost more in bounds and
 /// sorting than they save (Lucene's inner window is 4,096 documents).
@@ -44,6 +44,7 @@ pub(crate) fn max_score(
         base,
     };
     let mut order: Vec<usize> = (0..run.scorers.len()).collect();
+    let mut sums = ScoreWindow::default();
     let mut weak = 0;
     loop {
         let first = run.docs.iter().copied().min().unwrap_or(TERMINATED);
@@ -66,7 +67,7 @@ pub(crate) fn max_score(
             .count();
         if weak < order.len() {
             let (non_essential, essential) = order.split_at(weak);
-            run.score_window(essential, non_essential, last, top);
+            run.score_window(essential, non_essential, last, &mut sums, top);
         }
         if last == TERMINATED {
             return;
@@ -107,48 +108,60 @@ impl Run<'_, '_> {
     /// Scores the window's candidates: the documents of the `essential`
     /// clauses up to `last`, completed by the `non_essential` ones (ascending
     /// by bound) while they can still lift the score past the threshold.
+    /// The essential clauses are summed [`ScoreWindow::LEN`] documents at a
+    /// time, each clause over the stretch in one pass.
     fn score_window(
         &mut self,
         essential: &[usize],
         non_essential: &[usize],
         last: DocId,
+        sums: &mut ScoreWindow,
         top: &mut TopCollector,
     ) {
         let weak_total: f64 = non_essential.iter().map(|&i| f64::from(self.bounds[i])).sum();
         loop {
-            let doc = essential.iter().map(|&i| self.docs[i]).min().unwrap_or(TERMINATED);
-            if doc > last {
+            let first = essential.iter().map(|&i| self.docs[i]).min().unwrap_or(TERMINATED);
+            if first > last {
                 return;
             }
-            let mut score: f64 = essential
-                .iter()
-                .filter(|&&i| self.docs[i] == doc)
-                .map(|&i| f64::from(self.scorers[i].score()))
-                .sum();
-            let threshold = top.threshold().unwrap_or(f32::NEG_INFINITY);
-            let mut remaining = weak_total;
-            let mut competitive = true;
-            for &i in non_essential.iter().rev() {
-                if ((score + remaining) as f32) <= threshold {
-                    competitive = false;
-                    break;
-                }
-                if self.docs[i] < doc {
-                    self.docs[i] = self.scorers[i].seek(doc);
-                }
-                if self.docs[i] == doc {
-                    score += f64::from(self.scorers[i].score());
-                }
-                remaining -= f64::from(self.bounds[i]);
-            }
-            if competitive && !self.is_excluded(doc) {
-                top.collect(self.hit(doc, score as f32));
-            }
+            sums.reset(first);
+            let stretch_last = sums.last().min(last);
             for &i in essential {
-                if self.docs[i] == doc {
-                    self.docs[i] = self.scorers[i].advance();
-                }
+                self.docs[i] = self.scorers[i].score_into(stretch_last, sums);
             }
+            for (doc, score) in sums.matches() {
+                self.complete(doc, score, non_essential, weak_total, top);
+            }
+        }
+    }
+
+    /// Adds the `non_essential` clauses (ascending by bound, taken strongest
+    /// first) to `doc`'s `score` from the essential ones while they can still
+    /// lift it past the threshold, and collects it if they do.
+    fn complete(
+        &mut self,
+        doc: DocId,
+        mut score: f64,
+        non_essential: &[usize],
+        weak_total: f64,
+        top: &mut TopCollector,
+    ) {
+        let threshold = top.threshold().unwrap_or(f32::NEG_INFINITY);
+        let mut remaining = weak_total;
+        for &i in non_essential.iter().rev() {
+            if ((score + remaining) as f32) <= threshold {
+                return;
+            }
+            if self.docs[i] < doc {
+                self.docs[i] = self.scorers[i].seek(doc);
+            }
+            if self.docs[i] == doc {
+                score += f64::from(self.scorers[i].score());
+            }
+            remaining -= f64::from(self.bounds[i]);
+        }
+        if !self.is_excluded(doc) {
+            top.collect(self.hit(doc, score as f32));
         }
     }
 

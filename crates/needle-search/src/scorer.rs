@@ -20,6 +20,82 @@ pub trait Scorer: DocSet {
 
     /// A bound on the scores of documents in `from..=to`.
     fn block_max_score(&mut self, from: DocId, to: DocId) -> f32;
+
+    /// Adds the score of every document from the current one to `last`
+    /// into `window` and moves past `last`; returns the document it is then
+    /// on. Scorers over blocks of postings score a block in one pass.
+    fn score_into(&mut self, last: DocId, window: &mut ScoreWindow) -> DocId {
+        let mut doc = self.doc();
+        while doc <= last {
+            window.add(doc, self.score());
+            doc = self.advance();
+        }
+        doc
+    }
+}
+
+/// Scores summed per document over a window of at most [`ScoreWindow::LEN`]
+/// documents from `base`, clause by clause (Lucene's MaxScoreBulkScorer
+/// keeps the same): each clause runs through its documents of the window on
+/// its own, instead of every clause being asked at every document.
+pub struct ScoreWindow {
+    base: DocId,
+    /// Sums in double, as Lucene's boolean scorers sum.
+    scores: Box<[f64]>,
+    /// A bit per document of the window that some clause matched.
+    matched: Box<[u64]>,
+}
+
+impl Default for ScoreWindow {
+    fn default() -> Self {
+        ScoreWindow {
+            base: 0,
+            scores: vec![0.0; Self::LEN].into_boxed_slice(),
+            matched: vec![0; Self::LEN / 64].into_boxed_slice(),
+        }
+    }
+}
+
+impl ScoreWindow {
+    pub const LEN: usize = 4096;
+
+    /// Empties the window and moves it to start at `base`.
+    pub fn reset(&mut self, base: DocId) {
+        for (w, word) in self.matched.iter_mut().enumerate() {
+            while *word != 0 {
+                self.scores[w * 64 + word.trailing_zeros() as usize] = 0.0;
+                *word &= *word - 1;
+            }
+        }
+        self.base = base;
+    }
+
+    /// The last document the window holds.
+    pub fn last(&self) -> DocId {
+        self.base.saturating_add(Self::LEN as DocId - 1)
+    }
+
+    /// Adds `score` to `doc`'s sum (`doc` within the window).
+    #[inline]
+    pub fn add(&mut self, doc: DocId, score: f32) {
+        let i = (doc - self.base) as usize;
+        self.scores[i] += f64::from(score);
+        self.matched[i / 64] |= 1 << (i % 64);
+    }
+
+    /// Each matched document with its sum, in document order.
+    pub fn matches(&self) -> impl Iterator<Item = (DocId, f64)> + '_ {
+        self.matched.iter().enumerate().flat_map(move |(w, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let i = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    (self.base + i as DocId, self.scores[i])
+                })
+            })
+        })
+    }
 }
 
 impl<S: Scorer + ?Sized> Scorer for Box<S> {
@@ -34,5 +110,28 @@ impl<S: Scorer + ?Sized> Scorer for Box<S> {
     }
     fn block_max_score(&mut self, from: DocId, to: DocId) -> f32 {
         (**self).block_max_score(from, to)
+    }
+    fn score_into(&mut self, last: DocId, window: &mut ScoreWindow) -> DocId {
+        (**self).score_into(last, window)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_sums_per_document_and_lists_matches_in_order() {
+        let mut w = ScoreWindow::default();
+        w.reset(1000);
+        assert_eq!(w.last(), 1000 + ScoreWindow::LEN as DocId - 1);
+        for (doc, score) in [(1070, 1.5f32), (1003, 0.25), (1070, 2.0), (5095, 1.0)] {
+            w.add(doc, score);
+        }
+        let got: Vec<(DocId, f64)> = w.matches().collect();
+        assert_eq!(got, vec![(1003, 0.25), (1070, 3.5), (5095, 1.0)]);
+        w.reset(9000);
+        w.add(9000, 4.0);
+        assert_eq!(w.matches().collect::<Vec<_>>(), vec![(9000, 4.0)], "sums of the last stretch are gone");
     }
 }

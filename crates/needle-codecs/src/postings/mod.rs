@@ -170,6 +170,24 @@ pub trait Postings: DocSet + Send {
         &[]
     }
 
+    /// The current document and the rest of its block, with their
+    /// frequencies: what a scorer may score in one pass, then move past with
+    /// [`advance_by`](Self::advance_by). Empty (the default) for a list not
+    /// held in blocks, which is then scored a document at a time; empty too
+    /// once the list has ended.
+    fn block_rest(&self) -> (&[DocId], &[u32]) {
+        (&[], &[])
+    }
+
+    /// Moves `n` documents on, at most past the end of the current block
+    /// (`n <= block_rest().0.len()`); returns the document it is then on.
+    fn advance_by(&mut self, n: usize) -> DocId {
+        for _ in 0..n {
+            self.advance();
+        }
+        self.doc()
+    }
+
     /// Storage pages that reading the current document's `part` would add to
     /// those this list has read: 0 once the block's part is in memory or lies
     /// on pages already read. What the phrase cost model weighs; lists held

@@ -503,6 +503,21 @@ impl Postings for DiskPostings {
         self.docs[..self.len].get(self.idx + 1..).unwrap_or(&[])
     }
 
+    fn block_rest(&self) -> (&[DocId], &[u32]) {
+        match self.doc {
+            TERMINATED => (&[], &[]),
+            _ => (&self.docs[self.idx..self.len], &self.freqs[self.idx..self.len]),
+        }
+    }
+
+    fn advance_by(&mut self, n: usize) -> DocId {
+        if n == 0 || self.doc == TERMINATED {
+            return self.doc;
+        }
+        self.idx += n - 1;
+        self.advance()
+    }
+
     fn read_cost(&self, part: Part) -> u32 {
         let range = self.part_range(part);
         let in_memory = match part {

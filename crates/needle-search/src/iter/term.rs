@@ -8,7 +8,7 @@ use needle_core::{DocId, DocSet, TERMINATED};
 use needle_storage::counters::{self, DataKind};
 
 use crate::bm25::Bm25;
-use crate::Scorer;
+use crate::{ScoreWindow, Scorer};
 
 /// Norm byte of every document of a field without norms (keyword fields), as Lucene.
 pub const NO_NORM: u8 = 1;
@@ -140,5 +140,38 @@ impl Scorer for TermScorer<'_> {
             Some((lo, end, bound)) if lo <= from && to <= end => bound,
             _ => self.bound_over(from, to),
         }
+    }
+
+    /// A block at a time: its documents up to `last` scored in one loop,
+    /// with no call per document through the postings.
+    fn score_into(&mut self, last: DocId, window: &mut ScoreWindow) -> DocId {
+        let mut doc = self.postings.doc();
+        while doc <= last {
+            let (docs, freqs) = self.postings.block_rest();
+            if docs.is_empty() {
+                window.add(doc, self.score());
+                doc = self.postings.advance();
+                continue;
+            }
+            let n = docs.partition_point(|&d| d <= last);
+            match self.norms {
+                Some(norms) => {
+                    for (i, (&d, &f)) in docs[..n].iter().zip(&freqs[..n]).enumerate() {
+                        if let Some(&ahead) = docs.get(i + NORMS_AHEAD) {
+                            prefetch(norms, ahead as usize);
+                        }
+                        window.add(d, self.bm25.score(f as f32, norms[d as usize]));
+                    }
+                    counters::record_memory(DataKind::Norms, n);
+                }
+                None => {
+                    for (&d, &f) in docs[..n].iter().zip(&freqs[..n]) {
+                        window.add(d, self.bm25.score(f as f32, NO_NORM));
+                    }
+                }
+            }
+            doc = self.postings.advance_by(n);
+        }
+        doc
     }
 }
