@@ -141,27 +141,27 @@ impl FileSource {
     }
 
     /// Asks for the pages of `ranges` that are not cached to be read into
-    /// the cache: sent ahead without waiting (`direct`, in runs of at most
-    /// [`AHEAD_RUN_PAGES`], so a reader waits only for the run it is in), or
-    /// read now in one batch (`pread`, or where io_uring is unavailable).
-    /// False when there is no cache to read into.
-    pub fn prefetch(&self, ranges: &[Range<usize>]) -> bool {
+    /// the cache: now, in one batch waited for at once, or `in_background`:
+    /// sent ahead without waiting (`direct`, in runs of at most
+    /// [`AHEAD_RUN_PAGES`], so a reader waits only for the run it is in;
+    /// `pread`, or where io_uring is unavailable, reads them now all the
+    /// same). False when there is no cache to read into.
+    pub fn prefetch(&self, ranges: &[Range<usize>], in_background: bool) -> bool {
         let Some(cache) = &self.cache else { return false };
         let mut missing = cache.absent(self.id, &pages_of(ranges));
-        missing.retain(|&p| !uring::in_flight(self.id, p));
-        let runs: Vec<Range<u64>> =
-            runs(&missing).into_iter().flat_map(|r| split(r, AHEAD_RUN_PAGES)).collect();
-        let left = match self.paged {
-            true => {
-                let ahead = runs.iter().map(|r| (r.clone(), self.landing(r.clone()))).collect();
-                uring::submit_ahead(self.file.as_raw_fd(), self.id, ahead)
-            }
-            false => runs.clone(),
-        };
-        let sent = &runs[..runs.len() - left.len()]; // what was not sent is the tail
-        counters::record_storage_ahead(sent.len(), sent.iter().map(|r| self.page_bytes(r.clone())).sum());
+        if self.paged {
+            missing.retain(|&p| !uring::in_flight(self.id, p));
+        }
+        let mut runs = runs(&missing);
+        if in_background && self.paged {
+            let split: Vec<Range<u64>> = runs.into_iter().flat_map(|r| split(r, AHEAD_RUN_PAGES)).collect();
+            let ahead = split.iter().map(|r| (r.clone(), self.landing(r.clone()))).collect();
+            runs = uring::submit_ahead(self.file.as_raw_fd(), self.id, ahead);
+            let sent = &split[..split.len() - runs.len()]; // what was not sent is the tail
+            counters::record_storage_ahead(sent.len(), sent.iter().map(|r| self.page_bytes(r.clone())).sum());
+        }
         // A hint: a failed read is left for the query's own read to report.
-        let _ = self.read_pages(&left, true, |_, _| {});
+        let _ = self.read_pages(&runs, true, |_, _| {});
         true
     }
 

@@ -170,12 +170,26 @@ impl FileSlice {
     }
 
     /// Asks for all of `ranges` (relative to this slice, clamped to it) to
-    /// be read ahead at once, so the device serves them together rather than
+    /// be read now, at once, so the device serves them together rather than
     /// one after another as readers reach them: the kernel reads a mapping's
     /// pages asynchronously (MADV_WILLNEED); a file read through the
-    /// application cache has its missing pages read into it now, in one
-    /// batch. A hint, so failures are ignored. Counted as prefetched bytes.
+    /// application cache has its missing pages read into it in one batch,
+    /// waited for with one wake-up (for what a query needs next: its terms'
+    /// first pages, its hits' documents). A hint, so failures are ignored.
+    /// Counted as prefetched bytes.
     pub fn will_need_all(&self, ranges: &[Range<usize>]) {
+        self.ask_ahead(ranges, false);
+    }
+
+    /// [`FileSlice::will_need_all`] for what a reader will want a little
+    /// later (the next blocks of a list read in order): the `direct` backend
+    /// sends the reads and goes on, and a later read waits only for the
+    /// part it needs.
+    pub fn read_ahead_all(&self, ranges: &[Range<usize>]) {
+        self.ask_ahead(ranges, true);
+    }
+
+    fn ask_ahead(&self, ranges: &[Range<usize>], in_background: bool) {
         let absolute = self.clamped_in_file(ranges);
         let asked = match &self.source {
             Source::Memory(memory) => match memory.as_ref() {
@@ -187,7 +201,7 @@ impl FileSlice {
                 }
                 Memory::Heap(_) => false,
             },
-            Source::File(file) => file.prefetch(&absolute),
+            Source::File(file) => file.prefetch(&absolute, in_background),
         };
         if asked {
             crate::counters::record_prefetch(absolute.iter().map(|r| r.len()).sum());

@@ -44,9 +44,12 @@ proptest! {
             let sub = file.slice(100..LEN - 50);
             for &(start, len) in &ranges {
                 let end = (start + len).min(LEN);
-                // Asked for ahead first (direct: sent ahead, the read then waits for it) or not.
-                if len % 2 == 0 {
-                    file.will_need(start / 2..end + 4096);
+                // Asked for first, in a batch or in the background (direct:
+                // sent ahead, the read then waits for it), or not at all.
+                match len % 3 {
+                    0 => file.will_need(start / 2..end + 4096),
+                    1 => file.read_ahead_all(std::slice::from_ref(&(start / 2..end + 4096))),
+                    _ => {}
                 }
                 prop_assert_eq!(&*file.read(start..end).unwrap(), &want[start..end], "{}", label);
                 if end <= LEN - 150 {

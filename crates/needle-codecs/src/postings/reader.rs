@@ -233,7 +233,7 @@ impl DiskPostings {
         let from = self.ahead_end.max(start);
         let mut ranges = Vec::new();
         let end = self.skips.ahead(b, from, self.ahead_window, &mut ranges);
-        self.data.will_need_all(&ranges);
+        self.data.read_ahead_all(&ranges);
         self.ahead_mark = match waited_for {
             true => from + (end.saturating_sub(from)) / 2,
             false => from,
