@@ -73,9 +73,11 @@ impl Uring {
     fn complete(&mut self, c: cqueue::Entry, got: &mut [usize], failed: &mut Option<io::Error>) -> bool {
         let data = c.user_data();
         if data & AHEAD_TAG == 0 {
-            match c.result() {
-                r if r < 0 => *failed = failed.take().or(Some(io::Error::from_raw_os_error(-r))),
-                r => got[data as usize] = r as usize,
+            match (c.result(), got.get_mut(data as usize)) {
+                (r, _) if r < 0 => *failed = failed.take().or(Some(io::Error::from_raw_os_error(-r))),
+                (r, Some(n)) => *n = r as usize,
+                // Not of a batch waited for here (none is left unwaited): nothing to note.
+                (_, None) => {}
             }
             return true;
         }
@@ -274,8 +276,8 @@ fn submit_round(
 /// Sends reads of `runs` of pages of `fd` (the file `file`) ahead, all in one
 /// submission, not waiting for them; each run's `landed` gets its bytes when
 /// it is reaped. Returns the runs it did not send, the tail of `runs` (this
-/// thread has no ring, or the ring failed): the caller reads those itself. When too much is in
-/// flight, waits for earlier reads to land first.
+/// thread has no ring, or the ring failed): the caller reads those itself.
+/// When too much is in flight, waits for earlier reads to land first.
 pub fn submit_ahead(fd: RawFd, file: u64, runs: Vec<(Range<u64>, Landed)>) -> Vec<Range<u64>> {
     URING.with(|uring| {
         let mut uring = uring.borrow_mut();
