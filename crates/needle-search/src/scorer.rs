@@ -133,5 +133,8 @@ mod tests {
         w.reset(9000);
         w.add(9000, 4.0);
         assert_eq!(w.matches().collect::<Vec<_>>(), vec![(9000, 4.0)], "sums of the last stretch are gone");
+        w.reset(1000);
+        w.add(1070, 1.0);
+        assert_eq!(w.matches().collect::<Vec<_>>(), vec![(1070, 1.0)], "a sum starts from zero again");
     }
 }

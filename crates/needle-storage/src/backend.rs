@@ -150,12 +150,12 @@ impl FileSource {
         let Some(cache) = &self.cache else { return false };
         let mut missing = cache.absent(self.id, &pages_of(ranges));
         if self.paged {
-            missing.retain(|&p| !uring::in_flight(self.id, p));
+            uring::drop_in_flight(self.id, &mut missing);
         }
         let mut runs = runs(&missing);
         if in_background && self.paged {
             let split: Vec<Range<u64>> = runs.into_iter().flat_map(|r| split(r, AHEAD_RUN_PAGES)).collect();
-            let ahead = split.iter().map(|r| (r.clone(), self.landing(r.clone()))).collect();
+            let ahead = split.iter().map(|r| (r.clone(), self.landing(cache, r.clone()))).collect();
             runs = uring::submit_ahead(self.file.as_raw_fd(), self.id, ahead);
             let sent = &split[..split.len() - runs.len()]; // what was not sent is the tail
             counters::record_storage_ahead(sent.len(), sent.iter().map(|r| self.page_bytes(r.clone())).sum());
@@ -166,15 +166,13 @@ impl FileSource {
     }
 
     /// Where the bytes of `pages` go once a read sent ahead brings them:
-    /// into the cache, each page that came whole.
-    fn landing(&self, pages: Range<u64>) -> uring::Landed {
-        let cache = self.cache.clone();
-        let (id, len) = (self.id, self.len);
+    /// into `cache`, each page that came whole.
+    fn landing(&self, cache: &Arc<PageCache>, pages: Range<u64>) -> uring::Landed {
+        let (cache, id, len) = (Arc::clone(cache), self.id, self.len);
         Box::new(move |bytes: &[u8]| {
-            let Some(cache) = cache else { return };
             for page in pages.clone() {
                 let at = (page - pages.start) as usize * PAGE;
-                let want = (len.saturating_sub(page as usize * PAGE)).min(PAGE);
+                let want = bytes_on(len, page..page + 1);
                 if want > 0 && at + want <= bytes.len() {
                     cache.insert(id, page, &bytes[at..at + want]);
                 }
@@ -251,8 +249,7 @@ impl FileSource {
 
     /// Bytes of the file on `pages` (the last page may be partial).
     fn page_bytes(&self, pages: Range<u64>) -> usize {
-        let end = (pages.end as usize * PAGE).min(self.len);
-        end.saturating_sub(pages.start as usize * PAGE)
+        bytes_on(self.len, pages)
     }
 
     fn error(&self, e: std::io::Error) -> Error {
@@ -268,6 +265,12 @@ fn open_direct(path: &Path) -> Result<File> {
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => File::open(path).map_err(|e| Error::io(path, e)),
         Err(e) => Err(Error::io(path, e)),
     }
+}
+
+/// Bytes of a file of `len` bytes on `pages` (the last page may be partial).
+fn bytes_on(len: usize, pages: Range<u64>) -> usize {
+    let end = (pages.end as usize * PAGE).min(len);
+    end.saturating_sub(pages.start as usize * PAGE)
 }
 
 /// Pages a read sent ahead asks for at most: a reader waits for the whole

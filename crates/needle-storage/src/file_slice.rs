@@ -13,7 +13,7 @@ use memmap2::{Advice, Mmap};
 use needle_core::{Error, Result};
 
 use crate::backend::FileSource;
-use crate::page_cache::PAGE;
+use crate::page_cache::{runs, PAGE};
 
 /// Bytes in memory: a mapping or a heap buffer.
 pub(crate) enum Memory {
@@ -262,18 +262,13 @@ fn will_need_absent(map: &Mmap, range: Range<usize>) {
                 resident.as_mut_ptr(),
             )
         };
-        let absent = |i: usize| rc != 0 || resident[i] & 1 == 0;
-        let mut i = 0;
-        while i < pages {
-            if !absent(i) {
-                i += 1;
-                continue;
-            }
-            let run = (i..pages).take_while(|&j| absent(j)).count();
+        let absent: Vec<u64> =
+            (0..pages).filter(|&i| rc != 0 || resident[i] & 1 == 0).map(|i| (chunk + i) as u64).collect();
+        for run in runs(&absent) {
             // A hint: a kernel that refuses it still serves correct reads.
-            let at = (chunk + i) * PAGE;
-            let _ = map.advise_range(Advice::WillNeed, at, (run * PAGE).min(map.len() - at));
-            i += run;
+            let at = run.start as usize * PAGE;
+            let len = (run.end - run.start) as usize * PAGE;
+            let _ = map.advise_range(Advice::WillNeed, at, len.min(map.len() - at));
         }
     }
 }

@@ -298,9 +298,13 @@ pub fn submit_ahead(fd: RawFd, file: u64, runs: Vec<(Range<u64>, Landed)>) -> Ve
     })
 }
 
-/// Whether a read sent ahead by this thread covers page `page` of `file`.
-pub fn in_flight(file: u64, page: u64) -> bool {
-    URING.with(|uring| uring.borrow().as_ref().is_some_and(|u| u.overlaps(file, &(page..page + 1))))
+/// Drops from `pages` (of `file`) those a read sent ahead by this thread covers.
+pub fn drop_in_flight(file: u64, pages: &mut Vec<u64>) {
+    URING.with(|uring| {
+        if let Some(u) = uring.borrow().as_ref().filter(|u| u.in_flight() > 0) {
+            pages.retain(|&p| !u.overlaps(file, &(p..p + 1)));
+        }
+    })
 }
 
 /// Waits until no read this thread sent ahead covers any of `pages` of
@@ -387,6 +391,11 @@ mod tests {
             return; // no io_uring here: callers read the pages themselves
         }
         let sent = [0u64..8, 8..16, 16..24, 38..41];
+        let in_flight = |file: u64, page: u64| {
+            let mut pages = vec![page];
+            drop_in_flight(file, &mut pages);
+            pages.is_empty()
+        };
         assert!(in_flight(9, 17) || landed.borrow().iter().any(|(p, _)| *p == 16));
         assert!(!in_flight(10, 17), "another file's page");
         // A batch read meanwhile gets its own bytes.

@@ -154,22 +154,19 @@ impl Scorer for TermScorer<'_> {
                 continue;
             }
             let n = docs.partition_point(|&d| d <= last);
-            match self.norms {
-                Some(norms) => {
-                    for (i, (&d, &f)) in docs[..n].iter().zip(&freqs[..n]).enumerate() {
+            for (i, (&d, &f)) in docs[..n].iter().zip(&freqs[..n]).enumerate() {
+                let norm = match self.norms {
+                    Some(norms) => {
                         if let Some(&ahead) = docs.get(i + NORMS_AHEAD) {
                             prefetch(norms, ahead as usize);
                         }
-                        window.add(d, self.bm25.score(f as f32, norms[d as usize]));
+                        norms[d as usize]
                     }
-                    counters::record_memory(DataKind::Norms, n);
-                }
-                None => {
-                    for (&d, &f) in docs[..n].iter().zip(&freqs[..n]) {
-                        window.add(d, self.bm25.score(f as f32, NO_NORM));
-                    }
-                }
+                    None => NO_NORM,
+                };
+                window.add(d, self.bm25.score(f as f32, norm));
             }
+            counters::record_memory(DataKind::Norms, n * usize::from(self.norms.is_some()));
             doc = self.postings.advance_by(n);
         }
         doc
