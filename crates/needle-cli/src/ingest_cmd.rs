@@ -59,10 +59,7 @@ fn stream(
                             on_ack(&id);
                         }
                         Err(e) => {
-                            let e = match e {
-                                Error::Input { reason, .. } => Error::Input { line: line_no, reason },
-                                other => other,
-                            };
+                            let e = e.at_line(line_no);
                             first_error.lock().unwrap().get_or_insert(e);
                         }
                     }
@@ -75,10 +72,7 @@ fn stream(
             let line = match line {
                 Ok(l) => l,
                 Err(e) => {
-                    first_error
-                        .lock()
-                        .unwrap()
-                        .get_or_insert(Error::Input { line: line_no, reason: e.to_string() });
+                    first_error.lock().unwrap().get_or_insert(Error::invalid(e.to_string()).at_line(line_no));
                     break;
                 }
             };

@@ -33,11 +33,18 @@ pub struct ByteReader<'a> {
     file: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// Where `bytes` starts in the file, for error messages.
+    base: u64,
 }
 
 impl<'a> ByteReader<'a> {
     pub fn new(file: &'a str, bytes: &'a [u8]) -> Self {
-        ByteReader { file, bytes, pos: 0 }
+        ByteReader { file, bytes, pos: 0, base: 0 }
+    }
+
+    /// A reader of `bytes`, which start at byte `base` of `file`.
+    pub fn at(file: &'a str, bytes: &'a [u8], base: u64) -> Self {
+        ByteReader { file, bytes, pos: 0, base }
     }
 
     pub fn position(&self) -> usize {
@@ -49,7 +56,7 @@ impl<'a> ByteReader<'a> {
     }
 
     pub fn corrupt(&self, what: &str) -> Error {
-        Error::corrupt(self.file, format!("{what} (at byte {})", self.pos))
+        Error::corrupt_at(self.file, self.base + self.pos as u64, what)
     }
 
     pub fn vint(&mut self) -> Result<u64> {

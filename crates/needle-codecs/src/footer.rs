@@ -92,8 +92,8 @@ fn check(
         return Err(Error::corrupt(file, "no footer (bad magic): truncated or not a Needle file"));
     }
     if &tail[0..4] != kind {
-        let found = String::from_utf8_lossy(&tail[0..4]);
-        let want = String::from_utf8_lossy(kind);
+        let found = needle_core::printable_bytes(&tail[0..4]);
+        let want = needle_core::printable_bytes(kind);
         return Err(Error::corrupt(file, format!("file kind is {found}, expected {want}")));
     }
     let body_len = u64::from_le_bytes(tail[8..16].try_into().unwrap());

@@ -81,8 +81,10 @@ impl SegmentWriter {
 
     /// Writes one term's record. Terms must come in (field, term bytes) order.
     pub fn add_term(&mut self, field: FieldId, term: &[u8], p: &TermPostings) -> Result<()> {
-        let state =
-            self.fields.get_mut(&field).ok_or_else(|| Error::Index(format!("field {field} not declared")))?;
+        let state = self
+            .fields
+            .get_mut(&field)
+            .ok_or_else(|| Error::invalid(format!("field {field} not declared")))?;
         self.record.clear();
         let norms = state.norms.as_deref().unwrap_or(&[]);
         let sizes = write_record(p, state.meta.positions, state.meta.offsets, norms, &mut self.record);
@@ -94,7 +96,7 @@ impl SegmentWriter {
         let key = termmap::key(field, term);
         self.terms
             .insert(&key, termmap::pack_entry(at, sizes.zone()))
-            .map_err(|e| Error::Index(format!("term map: {e} (terms out of order?)")))?;
+            .map_err(|e| Error::invalid(format!("term map: {e} (terms out of order?)")))?;
         let stats = &mut state.meta.stats;
         stats.sum_doc_freq += p.docs.len() as u64;
         stats.sum_total_term_freq += p.freqs.iter().map(|&f| u64::from(f)).sum::<u64>();
@@ -119,7 +121,7 @@ impl SegmentWriter {
     pub fn finish(self) -> Result<(SegmentMeta, RecordSizes)> {
         let [_, terms_name, norms_name, _, meta_name] = segment_files(&self.name);
         self.postings.finish(postings::KIND, postings::VERSION)?;
-        let mut terms = self.terms.into_inner().map_err(|e| Error::Index(format!("term map: {e}")))?;
+        let mut terms = self.terms.into_inner().map_err(|e| Error::invalid(format!("term map: {e}")))?;
         footer::append(&mut terms, b"TERM", 1);
         write_file(&self.dir, &terms_name, &terms)?;
         let mut norms = Vec::new();

@@ -6,7 +6,7 @@ mod error;
 mod size;
 
 pub use docset::{DocSet, TERMINATED};
-pub use error::{Error, Result};
+pub use error::{printable, printable_bytes, Error, Result};
 pub use size::parse_size;
 
 /// A document's number inside one segment, dense from 0.

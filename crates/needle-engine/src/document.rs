@@ -23,15 +23,22 @@ pub(crate) struct ParsedDoc {
 
 /// Parses and checks one JSON line; the error says what is wrong with it
 /// (the caller adds the line number). Dynamic fields are added to `schema`.
-pub(crate) fn parse_document(line: &str, schema: &RwLock<Schema>) -> Result<ParsedDoc, String> {
-    let value: Value = serde_json::from_str(line).map_err(|e| format!("malformed JSON: {e}"))?;
-    let Value::Object(mut object) = value else { return Err("a document must be a JSON object".into()) };
+pub(crate) fn parse_document(line: &str, schema: &RwLock<Schema>) -> Result<ParsedDoc> {
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| Error::invalid(format!("malformed JSON: {e}")))?;
+    let Value::Object(mut object) = value else {
+        return Err(Error::invalid("a document must be a JSON object"));
+    };
     let id = match object.remove("id") {
         None | Some(Value::Null) => auto_id(),
         Some(Value::String(s)) if !s.is_empty() && s.len() <= 512 => s,
         Some(Value::Number(n)) => n.to_string(),
         Some(other) => {
-            return Err(format!("`id` must be a non-empty string of at most 512 bytes, not {other}"))
+            let shown = needle_core::printable(&other.to_string(), 64);
+            return Err(Error::invalid_field(
+                "id",
+                format!("`id` must be a non-empty string of at most 512 bytes, not {shown}"),
+            ));
         }
     };
     let mut named: Vec<(String, Vec<&Value>)> = Vec::new();
@@ -55,9 +62,9 @@ pub(crate) fn parse_document(line: &str, schema: &RwLock<Schema>) -> Result<Pars
 }
 
 /// The field's id when it is to be indexed; adds it when the schema is dynamic.
-fn resolve_field(schema: &RwLock<Schema>, name: &str, values: &[&Value]) -> Result<Option<FieldId>, String> {
+fn resolve_field(schema: &RwLock<Schema>, name: &str, values: &[&Value]) -> Result<Option<FieldId>> {
     if name == "_id" {
-        return Err("`_id` is reserved; give the document id as `id`".into());
+        return Err(Error::invalid_field("_id", "`_id` is reserved; give the document id as `id`"));
     }
     let known = schema.read().unwrap().field_id(name);
     let id = match known {
@@ -67,7 +74,7 @@ fn resolve_field(schema: &RwLock<Schema>, name: &str, values: &[&Value]) -> Resu
             let mut s = schema.write().unwrap();
             match s.field_id(name) {
                 Some(id) => Some(id),
-                None => s.add_dynamic(name, sample).map_err(|e| e.to_string())?,
+                None => s.add_dynamic(name, sample)?,
             }
         }
     };
@@ -91,8 +98,14 @@ fn flatten<'v>(name: &str, v: &'v Value, out: &mut Vec<(String, Vec<&'v Value>)>
 }
 
 /// The indexed form of one value, or why it does not fit the field's type.
-pub(crate) fn field_value(name: &str, kind: FieldKind, v: &Value) -> Result<String, String> {
-    let wrong = || format!("field `{name}` is {} in the mapping; the value {v} is not", article(kind));
+pub(crate) fn field_value(name: &str, kind: FieldKind, v: &Value) -> Result<String> {
+    let wrong = || {
+        let shown = needle_core::printable(&v.to_string(), 64);
+        Error::invalid_field(
+            name,
+            format!("field `{name}` is {} in the mapping; the value {shown} is not", article(kind)),
+        )
+    };
     match (kind, v) {
         (FieldKind::Text | FieldKind::Keyword, Value::String(s)) => Ok(s.clone()),
         (FieldKind::Text | FieldKind::Keyword, Value::Number(_) | Value::Bool(_)) => Ok(v.to_string()),
@@ -216,9 +229,11 @@ mod tests {
         let schema = RwLock::new(Schema::default());
         parse_document(r#"{"year":1790}"#, &schema).unwrap();
         let err = parse_document(r#"{"year":"soon"}"#, &schema).err().unwrap();
-        assert!(err.contains("field `year` is a long"), "{err}");
-        assert!(parse_document("[1]", &schema).err().unwrap().contains("JSON object"));
-        assert!(parse_document("{", &schema).err().unwrap().contains("malformed JSON"));
+        assert!(matches!(&err, Error::InvalidInput { field: Some(f), .. } if f == "year"), "{err}");
+        assert!(err.to_string().contains("field `year` is a long"), "{err}");
+        let message = |line: &str| parse_document(line, &schema).err().unwrap().to_string();
+        assert!(message("[1]").contains("JSON object"));
+        assert!(message("{").contains("malformed JSON"));
     }
 
     #[test]

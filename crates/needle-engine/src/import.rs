@@ -145,10 +145,11 @@ pub(crate) fn run_import(
 /// reports the same line however threads were scheduled).
 fn earliest(a: Option<Error>, b: Error) -> Error {
     match (a, &b) {
-        (Some(Error::Input { line: la, reason }), Error::Input { line: lb, .. }) if la < *lb => {
-            Error::Input { line: la, reason }
-        }
-        (Some(a), _) if !matches!(a, Error::Input { .. }) => a,
+        (
+            Some(a @ Error::InvalidInput { line: Some(la), .. }),
+            Error::InvalidInput { line: Some(lb), .. },
+        ) if la < *lb => a,
+        (Some(a), _) if !matches!(a, Error::InvalidInput { .. }) => a,
         _ => b,
     }
 }
@@ -169,14 +170,14 @@ fn read_chunks(
         buf.clear();
         let n = input
             .read_until(b'\n', &mut buf)
-            .map_err(|e| Error::Input { line: line_no + 1, reason: format!("read failed: {e}") })?;
+            .map_err(|e| Error::invalid(format!("read failed: {e}")).at_line(line_no + 1))?;
         if n == 0 || abort.load(Ordering::Relaxed) {
             break;
         }
         line_no += 1;
         progress.bytes.fetch_add(n as u64, Ordering::Relaxed);
         let line = String::from_utf8(std::mem::take(&mut buf))
-            .map_err(|_| Error::Input { line: line_no, reason: "not valid UTF-8".into() })?;
+            .map_err(|_| Error::invalid("not valid UTF-8").at_line(line_no))?;
         size += line.len();
         chunk.lines.push(line);
         if size >= chunk_bytes {
@@ -214,8 +215,8 @@ fn index_chunk(
                 builder.add(analyzed);
                 progress.docs.fetch_add(1, Ordering::Relaxed);
             }
-            Err(reason) if skip_bad => skipped.push((line_no, reason)),
-            Err(reason) => return Err(Error::Input { line: line_no, reason }),
+            Err(e) if skip_bad => skipped.push((line_no, e.to_string())),
+            Err(e) => return Err(e.at_line(line_no)),
         }
     }
     let docs = u64::from(builder.max_doc());

@@ -49,7 +49,7 @@ impl Index {
         let index = Index::open(path)?;
         if let Some(m) = mapping {
             if m != index.manifest.schema {
-                return Err(Error::Schema(format!("{} already has a different mapping", path.display())));
+                return Err(Error::invalid(format!("{} already has a different mapping", path.display())));
             }
         }
         Ok(index)
@@ -71,8 +71,8 @@ impl Index {
     pub fn open_with_reads(path: &Path, verify: Verify, reads: ReadOptions) -> Result<Index> {
         let dir = Directory::open(path, false)?.with_reads(reads);
         if !dir.exists(manifest::FILE) {
-            return Err(Error::Index(format!(
-                "{} is not a Needle index (no {})",
+            return Err(Error::not_found(format!(
+                "Needle index at {} (no {})",
                 path.display(),
                 manifest::FILE
             )));

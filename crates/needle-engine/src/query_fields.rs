@@ -21,7 +21,7 @@ impl QueryFields for Schema {
         let def = self.field(field);
         let single = |t: Option<String>| {
             t.map(|t| vec![(0, t)]).ok_or_else(|| {
-                Error::Query(format!(
+                Error::query(format!(
                     "field `{}` holds {} values; `{text}` is not one",
                     def.name,
                     def.kind.name()

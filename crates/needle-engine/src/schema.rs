@@ -173,19 +173,19 @@ impl Schema {
 
     fn push(&mut self, f: FieldDef) -> Result<FieldId> {
         if self.by_name.contains_key(&f.name) {
-            return Err(Error::Schema(format!("field `{}` is defined twice", f.name)));
+            return Err(Error::invalid_field(&f.name, "defined twice"));
         }
         let id = FieldId::try_from(self.fields.len())
-            .map_err(|_| Error::Schema("too many fields (65,536)".into()))?;
+            .map_err(|_| Error::invalid_field(&f.name, "too many fields (65,536)"))?;
         let analyzer = match (f.kind, f.index) {
             (FieldKind::Text, true) => {
                 let name = f.analyzer.as_deref().unwrap_or("standard");
                 let kind =
                     AnalyzerKind::parse(name).filter(|k| *k != AnalyzerKind::Keyword).ok_or_else(|| {
-                        Error::Schema(format!(
-                            "field `{}`: unknown analyzer `{name}` (standard, english)",
-                            f.name
-                        ))
+                        Error::invalid_field(
+                            &f.name,
+                            format!("unknown analyzer `{name}` (standard, english)"),
+                        )
                     })?;
                 Some(Arc::new(Analyzer::new(kind, f.stopwords.as_deref())))
             }
@@ -200,12 +200,12 @@ impl Schema {
     /// Reads an Elasticsearch-style mapping (see the module docs).
     pub fn from_mapping(json: &str) -> Result<Self> {
         let mut v: Value = serde_json::from_str(json)
-            .map_err(|e| Error::Schema(format!("mapping is not valid JSON: {e}")))?;
+            .map_err(|e| Error::invalid(format!("mapping is not valid JSON: {e}")))?;
         if let Some(inner) = v.get_mut("mappings") {
             v = inner.take();
         }
         let Value::Object(mut top) = v else {
-            return Err(Error::Schema("mapping must be a JSON object".into()));
+            return Err(Error::invalid("mapping must be a JSON object"));
         };
         let dynamic = match top.remove("dynamic") {
             None | Some(Value::Bool(true)) => Dynamic::True,
@@ -214,7 +214,7 @@ impl Schema {
             Some(Value::String(s)) if s == "false" => Dynamic::False,
             Some(Value::String(s)) if s == "strict" => Dynamic::Strict,
             Some(other) => {
-                return Err(Error::Schema(format!(
+                return Err(Error::invalid(format!(
                     "mapping: `dynamic` must be true, false or \"strict\", not {other}"
                 )))
             }
@@ -222,16 +222,16 @@ impl Schema {
         let bloom = match top.remove("bloom") {
             None => BloomSettings::default(),
             Some(v) => {
-                serde_json::from_value(v).map_err(|e| Error::Schema(format!("mapping: bad `bloom`: {e}")))?
+                serde_json::from_value(v).map_err(|e| Error::invalid(format!("mapping: bad `bloom`: {e}")))?
             }
         };
         let properties = match top.remove("properties") {
             None => serde_json::Map::new(),
             Some(Value::Object(p)) => p,
-            Some(_) => return Err(Error::Schema("mapping: `properties` must be an object".into())),
+            Some(_) => return Err(Error::invalid("mapping: `properties` must be an object")),
         };
         if let Some(key) = top.keys().next() {
-            return Err(Error::Schema(format!(
+            return Err(Error::invalid(format!(
                 "mapping: unknown key `{key}` (expected dynamic, properties, bloom)"
             )));
         }
@@ -275,7 +275,10 @@ impl Schema {
             Dynamic::True => {}
             Dynamic::False => return Ok(None),
             Dynamic::Strict => {
-                return Err(Error::Schema(format!("field `{name}` is not in the mapping, which is strict")));
+                return Err(Error::invalid_field(
+                    name,
+                    format!("field `{name}` is not in the mapping, which is strict"),
+                ));
             }
         }
         let def = FieldDef { name: name.to_string(), kind, index: true, analyzer: None, stopwords: None };
@@ -285,9 +288,9 @@ impl Schema {
 
 fn parse_field(name: &str, def: Value) -> Result<FieldDef> {
     let Value::Object(mut m) = def else {
-        return Err(Error::Schema(format!("mapping for `{name}` must be an object")));
+        return Err(Error::invalid_field(name, "its mapping must be an object"));
     };
-    let bad = |what: &str| Error::Schema(format!("mapping for `{name}`: {what}"));
+    let bad = |what: &str| Error::invalid_field(name, format!("mapping: {what}"));
     let kind = match m.remove("type") {
         Some(Value::String(t)) => FieldKind::parse(&t)
             .ok_or_else(|| bad(&format!("unknown type `{t}` (text, keyword, long, double, boolean)")))?,

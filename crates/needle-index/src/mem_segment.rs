@@ -283,6 +283,6 @@ impl SegmentRead for MemSegment {
         self.stored
             .get(doc as usize)
             .cloned()
-            .ok_or_else(|| Error::Index(format!("document {doc} is not in {}", self.name)))
+            .ok_or_else(|| Error::not_found(format!("document {doc} in {}", self.name)))
     }
 }

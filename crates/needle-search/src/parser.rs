@@ -47,13 +47,13 @@ struct Clause {
 pub fn parse_query(input: &str, fields: &dyn QueryFields) -> Result<Query> {
     let clauses = lex(input)?;
     if clauses.is_empty() {
-        return Err(Error::Query("empty query".into()));
+        return Err(Error::query("empty query"));
     }
     let mut b = BoolQuery::default();
     for c in clauses {
         let targets = match &c.field {
             Some(name) => {
-                vec![fields.field_id(name).ok_or_else(|| Error::Query(format!("unknown field `{name}`")))?]
+                vec![fields.field_id(name).ok_or_else(|| Error::query(format!("unknown field `{name}`")))?]
             }
             None => fields.default_fields(),
         };
@@ -137,7 +137,7 @@ fn lex(input: &str) -> Result<Vec<Clause>> {
         }
         if clause.phrase.is_none() {
             if word.is_empty() {
-                return Err(Error::Query(match clause.field {
+                return Err(Error::query(match clause.field {
                     Some(f) => format!("nothing after `{f}:`"),
                     None => "a `+` or `-` must be followed by a term".into(),
                 }));
@@ -152,7 +152,7 @@ fn read_phrase(chars: &mut std::iter::Peekable<std::str::Chars>) -> Result<Strin
     let mut text = String::new();
     loop {
         match chars.next() {
-            None => return Err(Error::Query("unterminated phrase: missing closing `\"`".into())),
+            None => return Err(Error::query("unterminated phrase: missing closing `\"`")),
             Some('"') => return Ok(text),
             Some('\\') => text.extend(chars.next()),
             Some(c) => text.push(c),
@@ -168,7 +168,7 @@ fn read_slop(chars: &mut std::iter::Peekable<std::str::Chars>) -> Result<u32> {
     while let Some(d) = chars.next_if(char::is_ascii_digit) {
         digits.push(d);
     }
-    digits.parse().map_err(|_| Error::Query("`~` after a phrase must be followed by a number".into()))
+    digits.parse().map_err(|_| Error::query("`~` after a phrase must be followed by a number"))
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ impl Directory {
         if create {
             fs::create_dir_all(path).map_err(|e| Error::io(path, e))?;
         } else if !path.is_dir() {
-            return Err(Error::Index(format!("{} is not an index folder", path.display())));
+            return Err(Error::not_found(format!("index folder {}", path.display())));
         }
         Ok(Directory { path: path.to_path_buf(), reads: ReadOptions::default() })
     }
@@ -137,24 +137,39 @@ impl Directory {
         Ok(names)
     }
 
-    /// Takes the index's writer lock; it is released when the returned file is dropped.
+    /// Takes the index's writer lock (an advisory `flock`, so it is released
+    /// when the process dies) and writes who holds it into the lock file; it
+    /// is released when the returned file is dropped. A second taker, in this
+    /// process or another, gets [`Error::Locked`] naming the holder.
     pub fn lock(&self, name: &str) -> Result<File> {
         let path = self.file_path(name);
-        let file = OpenOptions::new()
+        let mut file = OpenOptions::new()
             .create(true)
             .truncate(false)
+            .read(true)
             .write(true)
             .open(&path)
             .map_err(|e| Error::io(&path, e))?;
-        match file.try_lock() {
-            Ok(()) => Ok(file),
-            Err(_) => Err(Error::Index(format!(
-                "{} is locked by another writer (lock file {})",
-                self.path.display(),
-                path.display()
-            ))),
+        if file.try_lock().is_err() {
+            let mut holder = String::new();
+            let _ = std::io::Read::read_to_string(&mut file, &mut holder);
+            let holder = match holder.trim() {
+                "" => format!("lock file {}", path.display()),
+                h => needle_core::printable(h, 200),
+            };
+            return Err(Error::Locked { path: self.path.clone(), holder });
         }
+        let me = format!("process {} ({})", std::process::id(), command_line());
+        // Naming the holder is for messages only: a failure here leaves the lock held and valid.
+        let _ = file.set_len(0).and_then(|()| (&file).write_all(me.as_bytes()));
+        Ok(file)
     }
+}
+
+/// This process's command line, cut short, for naming a lock's holder.
+fn command_line() -> String {
+    let args: Vec<String> = std::env::args().collect();
+    needle_core::printable(&args.join(" "), 120)
 }
 
 /// A buffered writer for a new file that knows how many bytes it has written.
@@ -215,6 +230,8 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = Directory::open(tmp.path(), true).unwrap();
         let _held = dir.lock("write.lock").unwrap();
-        assert!(dir.lock("write.lock").is_err());
+        let err = dir.lock("write.lock").unwrap_err();
+        assert!(matches!(&err, Error::Locked { .. }), "{err}");
+        assert!(err.to_string().contains(&format!("process {}", std::process::id())), "{err}");
     }
 }

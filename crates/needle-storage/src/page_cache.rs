@@ -69,8 +69,8 @@ impl PageCache {
     /// A cache of `budget_bytes`; an error when the address space cannot be reserved.
     pub fn new(budget_bytes: usize) -> Result<Self> {
         let frames = budget_bytes / (PAGE + PAGE_OVERHEAD);
-        let memory = MmapMut::map_anon(frames.max(1) * PAGE).map_err(|e| {
-            Error::Index(format!("cannot reserve {budget_bytes} bytes for the page cache: {e}"))
+        let memory = MmapMut::map_anon(frames.max(1) * PAGE).map_err(|e| Error::Resources {
+            what: format!("cannot reserve {budget_bytes} bytes for the page cache: {e}"),
         })?;
         let pool = Pool {
             pages: S3Fifo::new(frames * (PAGE + PAGE_OVERHEAD)),

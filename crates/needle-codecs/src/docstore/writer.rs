@@ -21,11 +21,11 @@ pub fn write_doc_store(
     let dict = train_dictionary(count, doc)?;
     out.write(&dict)?;
     let mut compressor = zstd::bulk::Compressor::with_dictionary(LEVEL, &dict)
-        .map_err(|e| Error::Index(format!("zstd: {e}")))?;
+        .map_err(|e| Error::Resources { what: format!("zstd: {e}") })?;
     let mut index = Vec::with_capacity(count as usize * super::INDEX_ENTRY_LEN);
     for i in 0..count {
         let raw = doc(i)?;
-        let frame = compressor.compress(&raw).map_err(|e| Error::Index(format!("zstd: {e}")))?;
+        let frame = compressor.compress(&raw).map_err(|e| Error::Resources { what: format!("zstd: {e}") })?;
         let start = aligned_start(out.position(), frame.len() as u64);
         out.write(&vec![0; (start - out.position()) as usize])?;
         out.write(&frame)?;

@@ -588,7 +588,7 @@ fn read_layout(data: &FileSlice, offset: u64) -> Result<(RecordHeader, Option<Fi
         return Err(needle_core::Error::corrupt(name, format!("term record offset {offset} out of bounds")));
     };
     let bytes = data.read(start..(start + MAX_HEADER).min(data.len()))?;
-    let mut r = ByteReader::new(name, &bytes);
+    let mut r = ByteReader::at(name, &bytes, data.position(start).1);
     let flags = r.u8()?;
     let known = FLAG_POSITIONS | FLAG_OFFSETS | FLAG_BLOOM | FLAG_SKIP_INDEX | FLAG_FILTERS_FIRST;
     if flags & !known != 0 {

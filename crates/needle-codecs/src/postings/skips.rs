@@ -252,7 +252,7 @@ impl SkipList {
     }
 
     fn corrupt(&self, page: &Page, what: &str) -> Error {
-        Error::corrupt(self.data.name(), format!("{what} (skip page at byte {})", page.bytes.start))
+        Error::corrupt_at(self.data.name(), self.data.position(page.bytes.start).1, what)
     }
 
     /// Reads and checks a page's entries.
@@ -260,7 +260,7 @@ impl SkipList {
         counters::record(DataKind::Skip, &self.data, page.bytes.start, page.bytes.len());
         let name = self.data.name();
         let bytes = self.data.read(page.bytes.clone())?;
-        let mut r = ByteReader::new(name, &bytes);
+        let mut r = ByteReader::at(name, &bytes, self.data.position(page.bytes.start).1);
         let present = self.sections.present();
         let mut at = page.starts;
         let mut prev = page.prev_last_doc;
@@ -328,7 +328,7 @@ fn read_impacts(r: &mut ByteReader, out: &mut Vec<(u32, u8)>) -> Result<BlockImp
 /// Reads the skip index into pages, checking that they add up to the record.
 fn read_index(data: &FileSlice, layout: &SkipLayout) -> Result<Vec<Page>> {
     let bytes = data.read(layout.index.clone())?;
-    let mut r = ByteReader::new(data.name(), &bytes);
+    let mut r = ByteReader::at(data.name(), &bytes, data.position(layout.index.start).1);
     counters::record(DataKind::Skip, data, layout.index.start, layout.index.len());
     let present = layout.sections.present();
     let pages = layout.blocks.div_ceil(PAGE_BLOCKS);

@@ -155,7 +155,7 @@ impl LiveIndex {
         let background = std::thread::Builder::new()
             .name("needle-flush".into())
             .spawn(move || worker.background())
-            .map_err(|e| Error::Index(format!("cannot start the flush thread: {e}")))?;
+            .map_err(|e| Error::Resources { what: format!("cannot start the flush thread: {e}") })?;
         Ok(LiveIndex { inner, background: Some(background) })
     }
 
@@ -174,8 +174,7 @@ impl LiveIndex {
     /// can so keep adding while earlier adds wait for one shared fsync (group
     /// commit). Returns the `_id` and the sequence number.
     pub fn add_deferred(&self, json: &str) -> Result<(String, u64)> {
-        let doc =
-            parse_document(json, &self.inner.schema).map_err(|reason| Error::Input { line: 0, reason })?;
+        let doc = parse_document(json, &self.inner.schema)?;
         let id = doc.id.clone();
         let mut analyzed = analyze(doc, &self.inner.schema.read().unwrap());
         // The segment's share of the work, done before the lock that searches wait for.
@@ -316,7 +315,7 @@ impl Drop for LiveIndex {
 impl Inner {
     fn check_writable(&self) -> Result<()> {
         if let Some(e) = self.failed.lock().unwrap().as_ref() {
-            return Err(Error::Index(format!("the index refuses writes after a failed write to disk: {e}")));
+            return Err(Error::Poisoned { cause: e.clone() });
         }
         Ok(())
     }

@@ -100,8 +100,7 @@ impl State {
             st.next_lsn = lsn;
             match record {
                 Record::Add(json) => {
-                    let doc = parse_document(&json, &schema)
-                        .map_err(|reason| Error::Input { line: lsn, reason })?;
+                    let doc = parse_document(&json, &schema).map_err(|e| e.at_line(lsn))?;
                     let id = doc.id.clone();
                     st.add(&id, analyze(doc, &schema.read().unwrap()), 2048);
                 }
@@ -355,7 +354,7 @@ impl State {
             .segments
             .iter()
             .position(|s| matches!(&s.data, Data::Disk(r) if Arc::ptr_eq(r, first)))
-            .ok_or_else(|| Error::Index("merged segments vanished".into()))?;
+            .ok_or_else(|| Error::invalid("merged segments vanished"))?;
         let n = plan.sources.len();
         let max_doc = merged.meta().max_doc;
         // Deletions made while the merge ran: all of them stay in memory; those

@@ -113,9 +113,7 @@ impl Wal {
         let mut st = self.state.lock().unwrap();
         loop {
             if let Some(e) = &st.failed {
-                return Err(Error::Index(format!(
-                    "the write-ahead log failed earlier and refuses writes: {e}"
-                )));
+                return Err(Error::Poisoned { cause: format!("the write-ahead log failed earlier: {e}") });
             }
             if st.synced >= lsn {
                 return Ok(());
