@@ -17,6 +17,7 @@ mod query_fields;
 mod result_cache;
 mod schema;
 mod search;
+mod wal;
 
 pub use check::CheckReport;
 pub use hot_terms::PinSummary;

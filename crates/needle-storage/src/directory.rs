@@ -9,7 +9,7 @@ use needle_core::{Error, Result};
 
 use crate::backend::{FileSource, ReadOptions};
 use crate::faults::{self, Op};
-use crate::{Backend, FileSlice};
+use crate::{powerloss, Backend, FileSlice};
 
 #[derive(Clone)]
 pub struct Directory {
@@ -87,6 +87,7 @@ impl Directory {
         let path = self.file_path(name);
         let file =
             OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| Error::io(&path, e))?;
+        powerloss::note_create(&path);
         Ok(FileWriter { path, out: BufWriter::with_capacity(1 << 20, file), written: 0 })
     }
 
@@ -94,7 +95,7 @@ impl Directory {
     /// over `name`, fsync the folder. A crash leaves the old or the new file.
     pub fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<()> {
         let tmp = format!("{name}.tmp");
-        let _ = fs::remove_file(self.file_path(&tmp));
+        self.delete(&tmp)?;
         let mut writer = self.create(&tmp)?;
         writer.write_all(bytes)?;
         writer.finish()?;
@@ -103,6 +104,7 @@ impl Directory {
         faults::check(Op::Rename, &to)
             .and_then(|()| fs::rename(&from, &to))
             .map_err(|e| Error::io(&to, e))?;
+        powerloss::note_rename(&from, &to);
         self.sync()
     }
 
@@ -111,13 +113,18 @@ impl Directory {
         let dir = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
         faults::check(Op::Fsync, &self.path)
             .and_then(|()| dir.sync_all())
-            .map_err(|e| Error::io(&self.path, e))
+            .map_err(|e| Error::io(&self.path, e))?;
+        powerloss::note_fsync(&self.path);
+        Ok(())
     }
 
     pub fn delete(&self, name: &str) -> Result<()> {
         let path = self.file_path(name);
         match fs::remove_file(&path) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                powerloss::note_delete(&path);
+                Ok(())
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(Error::io(path, e)),
         }
@@ -199,6 +206,7 @@ impl FileWriter {
         faults::check(Op::Fsync, &self.path)
             .and_then(|()| file.sync_all())
             .map_err(|e| Error::io(&self.path, e))?;
+        powerloss::note_fsync(&self.path);
         Ok(self.written)
     }
 }

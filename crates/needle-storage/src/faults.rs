@@ -41,8 +41,10 @@ pub fn clear() {
     ARMED.store(false, Ordering::SeqCst);
 }
 
-/// Fails when an armed fault matches this call.
+/// Fails when an armed fault matches this call, or once a simulated power
+/// loss ([`crate::powerloss`]) has cut the folder's power.
 pub fn check(op: Op, path: &Path) -> io::Result<()> {
+    crate::powerloss::check(path)?;
     if !ARMED.load(Ordering::Relaxed) {
         return Ok(());
     }

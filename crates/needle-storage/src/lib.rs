@@ -14,11 +14,14 @@ pub mod counters;
 mod directory;
 pub mod faults;
 mod file_slice;
+mod log_file;
 pub mod page_cache;
+pub mod powerloss;
 pub mod prefetch;
 mod uring;
 
 pub use backend::{Backend, ReadOptions};
 pub use directory::{Directory, FileWriter};
 pub use file_slice::{FileSlice, ReadBytes};
+pub use log_file::LogFile;
 pub use page_cache::PageCache;

@@ -26,7 +26,6 @@
 //! stays readable.
 
 mod state;
-pub mod wal;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,11 +38,11 @@ use needle_storage::cache::CacheStats;
 use needle_storage::Directory;
 
 use self::state::State;
-use self::wal::{Record, Wal};
 use crate::document::{analyze, parse_document};
 use crate::result_cache::ResultCache;
 use crate::schema::Schema;
 use crate::search::{run_search, SearchRequest, SearchResponse};
+use crate::wal::{self, Record, Wal};
 
 /// What survives a crash or a close.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,6 @@ use needle_index::{merge_segments_paced, AnalyzedDoc, DocMaps, MemSegment};
 use needle_search::{parse_query, SearchOptions, Searcher};
 use needle_storage::Directory;
 
-use super::wal::{self, Record};
 use crate::deletes::DeleteBits;
 use crate::document::{analyze, parse_document};
 use crate::import::open_segments;
@@ -18,6 +17,7 @@ use crate::index::{read_deletes, remove_unreferenced_files};
 use crate::manifest::{self, Manifest, SegmentEntry};
 use crate::schema::Schema;
 use crate::search::{find_id, stored_document, View};
+use crate::wal::{self, Record};
 
 enum Data {
     Disk(Arc<SegmentReader>),
@@ -96,7 +96,7 @@ impl State {
             generation: 0,
         };
         let checkpoint = st.manifest.checkpoint_lsn;
-        let last = wal::replay(dir, checkpoint, &mut |lsn, record| {
+        let replayed = wal::replay(dir, checkpoint, wal::OnDamage::Fail, &mut |lsn, record| {
             st.next_lsn = lsn;
             match record {
                 Record::Add(json) => {
@@ -110,8 +110,11 @@ impl State {
             }
             Ok(())
         })?;
-        st.next_lsn = last + 1;
-        Ok((st, schema.into_inner().unwrap(), last + 1))
+        if let Some((file, intact)) = &replayed.torn {
+            dir.truncate(file, *intact)?;
+        }
+        st.next_lsn = replayed.next_lsn;
+        Ok((st, schema.into_inner().unwrap(), replayed.next_lsn))
     }
 
     pub fn bloom(&self) -> Option<&needle_codecs::bloom::BloomParams> {
