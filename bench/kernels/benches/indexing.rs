@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use needle_engine::{ImportOptions, ImportProgress, Index};
-use needle_kernel_benches::{corpus_path, read_lines};
+use needle_kernel_benches::{corpus_path, graceful, read_lines};
 
 fn indexing(c: &mut Criterion) {
     let lines = read_lines(&corpus_path(), 20_000);
@@ -14,9 +14,12 @@ fn indexing(c: &mut Criterion) {
     g.bench_function("import_20k_docs_2_threads", |b| {
         b.iter(|| {
             let tmp = tempfile::tempdir().unwrap();
-            let mut index = Index::open_or_create(tmp.path(), None).unwrap();
+            let writer = Index::open_or_create(tmp.path(), None).unwrap().writer(graceful()).unwrap();
             let options = ImportOptions { threads: 2, memory_bytes: 1 << 30, skip_bad: false, bloom: None };
-            index.import(&mut std::io::Cursor::new(&text), &options, &ImportProgress::default()).unwrap().docs
+            writer
+                .import(&mut std::io::Cursor::new(&text), &options, &ImportProgress::default())
+                .unwrap()
+                .docs
         })
     });
     g.finish();

@@ -21,7 +21,7 @@ fn queries(c: &mut Criterion) {
         ("phrase_three_terms", "\"of the united\""),
     ] {
         let request = SearchRequest::new(q);
-        g.bench_function(name, |b| b.iter(|| index.search(&request).unwrap().total));
+        g.bench_function(name, |b| b.iter(|| index.searcher().search(&request).unwrap().total));
     }
     g.finish();
 }

@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use needle_engine::{ImportOptions, ImportProgress, Index};
+use needle_engine::{Durability, ImportOptions, ImportProgress, Index, WriterOptions};
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -31,12 +31,19 @@ pub fn read_lines(path: &Path, limit: usize) -> Vec<String> {
 
 /// Indexes `lines` into a fresh index in `dir`, merged to one segment.
 pub fn build_index(dir: &Path, lines: &[String]) -> Index {
-    let mut index = Index::open_or_create(dir, None).expect("index opens");
+    let index = Index::open_or_create(dir, None).expect("index opens");
+    let writer = index.writer(graceful()).expect("writer");
     let text = lines.join("\n");
     let options = ImportOptions { threads: 2, memory_bytes: 1 << 30, skip_bad: false, bloom: None };
-    index
+    writer
         .import(&mut std::io::Cursor::new(text.into_bytes()), &options, &ImportProgress::default())
         .expect("import");
-    index.merge(1).expect("merge");
+    writer.merge(1).expect("merge");
+    writer.close().expect("close");
     index
+}
+
+/// A writer for a one-off import: no write-ahead log, everything committed at close.
+pub fn graceful() -> WriterOptions {
+    WriterOptions { durability: Durability::Graceful, ..WriterOptions::default() }
 }

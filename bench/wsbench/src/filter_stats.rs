@@ -31,7 +31,7 @@ pub fn filter_stats(path: &Path, every: usize) -> Result<()> {
     let mut buckets = [Bucket::default(); BUCKETS.len()];
     let (mut terms, mut positions_bytes, mut bloom_bytes) = (0u64, 0u64, 0u64);
     let (mut before, mut after) = (Vec::new(), Vec::new());
-    for segment in index.segments() {
+    for segment in index.segment_readers() {
         let mut stream = segment.term_map().into_stream();
         let mut n = 0usize;
         while let Some((key, entry)) = stream.next() {

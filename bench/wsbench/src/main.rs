@@ -238,7 +238,7 @@ fn run_command(c: Command) -> Result<()> {
                 let durability = needle_engine::Durability::parse(&durability).ok_or_else(|| {
                     format!("--durability: `{durability}` is not volatile, graceful or durable")
                 })?;
-                Some(needle_engine::LiveOptions { durability, result_cache_bytes, ..Default::default() })
+                Some(needle_engine::WriterOptions { durability, ..Default::default() })
             } else {
                 None
             };

@@ -1,10 +1,10 @@
 //! Needle's side of WSBench: `index-needle` builds an index with the same fields
 //! as the peers (title and body as text, `id` as the document id, everything else
 //! ignored, one segment), and `serve-needle` serves bench/PROTOCOL.md with the
-//! library, T worker threads answering searches concurrently: `Index::search`
-//! on a read-only index, or, with `--live`, a `LiveIndex` that also takes the
-//! real-time requests (`add` on dedicated ingest threads, `id` probes answered
-//! by the input thread so they never queue behind a search).
+//! library, T worker threads answering searches concurrently on searcher
+//! snapshots; with `--live`, the index's writer also takes the real-time
+//! requests (`add` on dedicated ingest threads, `id` probes answered by the
+//! input thread so they never queue behind a search).
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 use needle_engine::{
-    ImportOptions, ImportProgress, Index, LiveIndex, LiveOptions, Schema, SearchRequest, SearchResponse,
+    Durability, ImportOptions, ImportProgress, Index, IndexWriter, Schema, SearchRequest, WriterOptions,
 };
 
 use crate::util::{open_input, Result};
@@ -25,18 +25,20 @@ pub const MAPPING: &str =
 pub fn index(corpus: &Path, dir: &Path, threads: usize, memory_bytes: u64) -> Result<()> {
     let started = Instant::now();
     let schema = Schema::from_mapping(MAPPING)?;
-    let mut index = Index::open_or_create(dir, Some(schema))?;
+    let index = Index::open_or_create(dir, Some(schema))?;
+    let writer = index.writer(WriterOptions { durability: Durability::Graceful, ..Default::default() })?;
     let mut input = open_input(corpus)?;
     let options = ImportOptions { threads, memory_bytes, ..Default::default() };
-    let summary = index.import(&mut input, &options, &ImportProgress::default())?;
-    let segments = index.segments().len();
-    index.merge(1)?;
+    let summary = writer.import(&mut input, &options, &ImportProgress::default())?;
+    let segments = index.segment_counts().0;
+    writer.merge(1)?;
+    writer.close()?;
     eprintln!(
         "indexed {} documents ({:.1} MB) in {:.1} s into {segments} segment(s), merged to {} in {:.1} s total",
         summary.docs,
         summary.input_bytes as f64 / 1e6,
         summary.elapsed.as_secs_f64(),
-        index.segments().len(),
+        index.segment_counts().0,
         started.elapsed().as_secs_f64()
     );
     Ok(())
@@ -49,8 +51,8 @@ pub struct ServeOptions {
     pub bloom: bool,
     /// Count each query's reads by data kind (see `needle search --stats`).
     pub read_stats: bool,
-    /// Open the index live (real-time requests allowed) with these options.
-    pub live: Option<LiveOptions>,
+    /// Open the index live (real-time requests allowed) with a writer of these options.
+    pub live: Option<WriterOptions>,
     /// Live: threads applying `add` requests.
     pub ingest_threads: usize,
     /// What opening a read-only index checks.
@@ -64,46 +66,15 @@ pub struct ServeOptions {
     pub pin_bytes: usize,
 }
 
-/// The index being served.
-enum Served {
-    ReadOnly(Box<Index>),
-    Live(LiveIndex),
+/// The index being served, and its writer when started `--live`.
+struct Served {
+    index: Index,
+    writer: Option<IndexWriter>,
 }
 
 impl Served {
-    fn result_cache_stats(&self) -> Option<needle_engine::CacheStats> {
-        match self {
-            Served::ReadOnly(i) => i.result_cache_stats(),
-            Served::Live(i) => i.result_cache_stats(),
-        }
-    }
-
-    fn page_cache_stats(&self) -> Option<needle_engine::CacheStats> {
-        match self {
-            Served::ReadOnly(i) => i.page_cache_stats(),
-            Served::Live(_) => None,
-        }
-    }
-
-    fn search(&self, request: &SearchRequest) -> needle_core::Result<SearchResponse> {
-        match self {
-            Served::ReadOnly(i) => i.search(request),
-            Served::Live(i) => i.search(request),
-        }
-    }
-
-    fn live(&self) -> Result<&LiveIndex> {
-        match self {
-            Served::Live(i) => Ok(i),
-            Served::ReadOnly(_) => Err("this engine was started without --live".into()),
-        }
-    }
-
-    fn num_docs(&self) -> u64 {
-        match self {
-            Served::ReadOnly(i) => i.num_docs(),
-            Served::Live(i) => i.num_docs(),
-        }
+    fn live(&self) -> Result<&IndexWriter> {
+        self.writer.as_ref().ok_or_else(|| "this engine was started without --live".into())
     }
 }
 
@@ -183,8 +154,8 @@ fn handle(shared: &Shared, line: &str) -> Answer {
             return Ok(None);
         }
         "id" => {
-            let found =
-                shared.index.live().map_err(|e| failed(&e))?.contains(query).map_err(|e| failed(&e))?;
+            shared.index.live().map_err(|e| failed(&e))?;
+            let found = shared.index.index.searcher().contains(query).map_err(|e| failed(&e))?;
             return Ok(Some(if found { format!("{id}\t1\t{query}\n") } else { format!("{id}\t0\t\n") }));
         }
         other => return Err((id, format!("unknown mode `{other}`"))),
@@ -195,7 +166,7 @@ fn handle(shared: &Shared, line: &str) -> Answer {
     request.track_total_hits = track_total_hits;
     request.bloom = shared.options.bloom;
     request.stats = shared.options.read_stats;
-    let response = shared.index.search(&request).map_err(|e| (id.clone(), e.to_string()))?;
+    let response = shared.index.index.searcher().search(&request).map_err(|e| (id.clone(), e.to_string()))?;
     if let Some(stats) = &response.stats {
         for (sums, figures) in [(&shared.needed, &stats.needed_bytes), (&shared.pages, &stats.pages_by_kind)]
         {
@@ -217,22 +188,21 @@ fn handle(shared: &Shared, line: &str) -> Answer {
 }
 
 pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
-    let index = match &options.live {
-        Some(live) => Served::Live(LiveIndex::open(dir, live.clone())?),
-        None => {
-            let mut index = Index::open_with_reads(dir, options.verify, options.reads.clone())?;
-            index.set_result_cache(options.result_cache_bytes);
-            if let Some(log) = &options.pin_log {
-                let text = std::fs::read_to_string(log).map_err(|e| format!("{}: {e}", log.display()))?;
-                let queries =
-                    text.lines().filter(|l| !l.starts_with('#')).map(|l| l.rsplit('\t').next().unwrap_or(l));
-                let summary = index.pin_hot_terms(queries, options.pin_bytes)?;
-                eprintln!("pinned: {}", serde_json::to_string(&summary)?);
-            }
-            Served::ReadOnly(Box::new(index))
-        }
-    };
-    let docs = index.num_docs();
+    let opened = Index::options()
+        .verify(options.verify)
+        .reads(options.reads.clone())
+        .result_cache(options.result_cache_bytes)
+        .open(dir)?;
+    let writer = options.live.clone().map(|live| opened.writer(live)).transpose()?;
+    if let Some(log) = &options.pin_log {
+        let text = std::fs::read_to_string(log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let queries =
+            text.lines().filter(|l| !l.starts_with('#')).map(|l| l.rsplit('\t').next().unwrap_or(l));
+        let summary = opened.pin_hot_terms(queries, options.pin_bytes)?;
+        eprintln!("pinned: {}", serde_json::to_string(&summary)?);
+    }
+    let index = Served { index: opened, writer };
+    let docs = index.index.num_docs();
     let ingest_threads = if options.live.is_some() { options.ingest_threads.max(1) } else { 0 };
     let durable = options.live.as_ref().is_some_and(|l| l.durability == needle_engine::Durability::Durable);
     let (durable_acks, acks_rx) = match durable {
@@ -306,8 +276,8 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
                 "errors": shared.errors.load(Ordering::Relaxed),
                 "needed_bytes": *shared.needed.lock().unwrap(),
                 "pages_by_kind": *shared.pages.lock().unwrap(),
-                "result_cache": shared.index.result_cache_stats(),
-                "page_cache": shared.index.page_cache_stats(),
+                "result_cache": shared.index.index.result_cache_stats(),
+                "page_cache": shared.index.index.page_cache_stats(),
             });
             let mut out = shared.out.lock().unwrap();
             writeln!(out, "STATS\t{stats}")?;

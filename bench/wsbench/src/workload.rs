@@ -131,7 +131,7 @@ fn count(index: &Index, q: &str) -> u64 {
     let mut r = SearchRequest::new(q);
     r.top_k = 1;
     r.track_total_hits = u64::MAX;
-    index.search(&r).map(|r| r.total).unwrap_or(0)
+    index.searcher().search(&r).map(|r| r.total).unwrap_or(0)
 }
 
 fn write_workload(path: &Path, header: &str, lines: &[(String, String)]) -> Result<()> {

@@ -9,6 +9,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use needle_engine::{ImportOptions, ImportProgress, Index, Schema};
 
+use crate::one_off_writer;
+
 use crate::input;
 
 #[derive(Args)]
@@ -22,7 +24,7 @@ pub struct IndexArgs {
     #[arg(long)]
     mapping: Option<PathBuf>,
     /// Indexing threads.
-    #[arg(long, default_value_t = std::thread::available_parallelism().map_or(2, |n| n.get()))]
+    #[arg(long, default_value_t = std::thread::available_parallelism().map_or(2, |n| n.get()), value_parser = crate::parse_threads)]
     threads: usize,
     /// Memory for in-memory segments (e.g. 512MB); sets the segment size.
     #[arg(long, default_value = "512MB", value_parser = needle_core::parse_size)]
@@ -43,8 +45,10 @@ pub fn run(args: IndexArgs) -> needle_core::Result<ExitCode> {
         }
         None => None,
     };
-    let mut index = Index::open_or_create(&args.index, mapping)?;
+    // The input first: a missing file must not leave an empty index behind.
     let mut reader = input::open(&args.input)?;
+    let index = Index::open_or_create(&args.index, mapping)?;
+    let writer = one_off_writer(&index, false)?;
     let bloom = args.bloom.map(|b| b == "on");
     let options =
         ImportOptions { threads: args.threads, memory_bytes: args.memory, skip_bad: args.skip_bad, bloom };
@@ -68,12 +72,13 @@ pub fn run(args: IndexArgs) -> needle_core::Result<ExitCode> {
                 std::thread::sleep(Duration::from_millis(100));
             }
         });
-        let r = index.import(&mut reader, &options, &progress);
+        let r = writer.import(&mut reader, &options, &progress);
         done.store(true, Ordering::Relaxed);
         r
     });
     bar.finish_and_clear();
     let summary = result?;
+    writer.close()?;
     let secs = summary.elapsed.as_secs_f64().max(1e-6);
     println!(
         "indexed {} documents ({:.1} MB) in {:.2} s: {:.0} docs/s, {:.1} MB/s",
@@ -88,7 +93,7 @@ pub fn run(args: IndexArgs) -> needle_core::Result<ExitCode> {
         summary.segments,
         summary.terms,
         index.num_docs(),
-        index.segments().len()
+        index.segment_counts().0
     );
     print_file_sizes(&index)?;
     for (line, reason) in &summary.skipped {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use needle_core::Error;
-use needle_engine::{Durability, LiveIndex, LiveOptions, SearchRequest};
+use needle_engine::{Durability, Index, IndexWriter, SearchRequest, WriterOptions};
 
 use crate::input;
 
@@ -26,7 +26,7 @@ pub struct IngestArgs {
     #[arg(long)]
     ack: bool,
     /// Writer threads (more threads share each fsync: group commit).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = crate::parse_threads)]
     threads: usize,
     /// Memory for in-memory segments before they are flushed to disk (e.g. 256MB).
     #[arg(long, default_value = "256MB", value_parser = needle_core::parse_size)]
@@ -39,7 +39,7 @@ fn parse_durability(s: &str) -> Result<Durability, String> {
 
 /// Streams lines through `threads` writers; `on_ack(id)` runs after each acknowledgement.
 fn stream(
-    index: &LiveIndex,
+    index: &IndexWriter,
     lines: &mut dyn BufRead,
     threads: usize,
     on_ack: &(dyn Fn(&str) + Sync),
@@ -91,16 +91,28 @@ fn stream(
     }
 }
 
+/// Opens (or creates) the index and its writer, saying what recovery replayed.
+fn open_writer(path: &std::path::Path, options: WriterOptions) -> needle_core::Result<IndexWriter> {
+    let writer = Index::open_or_create(path, None)?.writer(options)?;
+    let replayed = writer.replayed();
+    if replayed.records > 0 {
+        eprintln!(
+            "recovered {} write-ahead log records in {:.2} s",
+            replayed.records,
+            replayed.elapsed.as_secs_f64()
+        );
+    }
+    Ok(writer)
+}
+
 pub fn ingest(args: IngestArgs) -> needle_core::Result<ExitCode> {
-    let index = LiveIndex::open(
-        &args.index,
-        LiveOptions {
-            durability: args.durability,
-            memory_bytes: args.memory as usize,
-            ..LiveOptions::default()
-        },
-    )?;
     let mut lines = input::open(&args.input)?;
+    let options = WriterOptions {
+        durability: args.durability,
+        memory_bytes: args.memory as usize,
+        ..WriterOptions::default()
+    };
+    let index = open_writer(&args.index, options)?;
     let stdout = Mutex::new(std::io::stdout());
     let started = Instant::now();
     let ack = |id: &str| {
@@ -127,16 +139,16 @@ pub struct LiveArgs {
     /// JSON lines (plain or gzip), or - for stdin.
     #[arg(long)]
     input: String,
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::parse_threads)]
     threads: usize,
 }
 
 /// Ingests while a query thread looks for each acknowledged document by id,
 /// and reports how long after its acknowledgement each was first found.
 pub fn live(args: LiveArgs) -> needle_core::Result<ExitCode> {
-    let index =
-        LiveIndex::open(&args.index, LiveOptions { durability: args.durability, ..LiveOptions::default() })?;
     let mut lines = input::open(&args.input)?;
+    let index =
+        open_writer(&args.index, WriterOptions { durability: args.durability, ..WriterOptions::default() })?;
     let (tx, rx) = crossbeam_channel::unbounded::<(String, Instant)>();
     let started = Instant::now();
     let (docs, mut visibility) = std::thread::scope(|s| {
@@ -145,7 +157,7 @@ pub fn live(args: LiveArgs) -> needle_core::Result<ExitCode> {
             for (id, acked_at) in rx {
                 let request = SearchRequest::new(&format!("id:{}", quote(&id)));
                 loop {
-                    match index.search(&request) {
+                    match index.searcher().search(&request) {
                         Ok(r) if r.total > 0 => break,
                         Ok(_) if acked_at.elapsed() < Duration::from_secs(10) => continue,
                         _ => break,

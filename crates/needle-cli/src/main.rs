@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use needle_engine::Index;
+use needle_core::Error;
+use needle_engine::{Durability, Index, WriterOptions};
 
 #[derive(Parser)]
 #[command(
@@ -58,6 +59,15 @@ enum Command {
         index: PathBuf,
         id: String,
     },
+    /// Recover the write-ahead log now: replay it, commit, and report what it held.
+    Recover {
+        #[arg(long)]
+        index: PathBuf,
+        /// Accept the loss of a damaged log's records from the damage on
+        /// (without it, a damaged log is reported and nothing is changed).
+        #[arg(long)]
+        truncate_log: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -67,9 +77,38 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
+            if let Error::Corrupt { file, .. } = &e {
+                if file.starts_with("wal-") {
+                    eprintln!(
+                        "hint: `needle recover --index DIR --truncate-log` keeps the log's records before \
+                         the damage and drops the rest"
+                    );
+                }
+            }
             ExitCode::from(2)
         }
     }
+}
+
+/// A thread count from the command line: 1 to 256.
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=256).contains(&n) => Ok(n),
+        _ => Err(format!("`{s}`: give a number of threads from 1 to 256")),
+    }
+}
+
+/// A writer for a one-off change (an import, a merge, a recovery): it
+/// recovers the write-ahead log first and commits everything when closed.
+fn one_off_writer(
+    index: &Index,
+    truncate_damaged_log: bool,
+) -> needle_core::Result<needle_engine::IndexWriter> {
+    index.writer(WriterOptions {
+        durability: Durability::Graceful,
+        truncate_damaged_log,
+        ..WriterOptions::default()
+    })
 }
 
 fn run(command: Command) -> needle_core::Result<ExitCode> {
@@ -78,10 +117,12 @@ fn run(command: Command) -> needle_core::Result<ExitCode> {
         Command::Ingest(args) => ingest_cmd::ingest(args),
         Command::Live(args) => ingest_cmd::live(args),
         Command::Merge { index, max_segments } => {
-            let mut idx = Index::open(&index)?;
-            let before = idx.segments().len();
-            let rewritten = idx.merge(max_segments)?;
-            println!("merged {rewritten} of {before} segments; {} segment(s) now", idx.segments().len());
+            let idx = Index::open(&index)?;
+            let writer = one_off_writer(&idx, false)?;
+            let before = idx.segment_counts().0;
+            let rewritten = writer.merge(max_segments)?;
+            writer.close()?;
+            println!("merged {rewritten} of {before} segments; {} segment(s) now", idx.segment_counts().0);
             Ok(ExitCode::SUCCESS)
         }
         Command::Search(args) => search_cmd::run(args),
@@ -91,25 +132,49 @@ fn run(command: Command) -> needle_core::Result<ExitCode> {
             Index::open(&index)?.dump_terms(&mut std::io::BufWriter::new(stdout.lock()))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Get { index, id } => match Index::open(&index)?.get(&id)? {
+        Command::Get { index, id } => match Index::open(&index)?.searcher().get(&id)? {
             Some(source) => {
                 println!("{source}");
                 Ok(ExitCode::SUCCESS)
             }
             None => {
-                eprintln!("no document with id `{id}`");
+                eprintln!("no document with id `{}`", needle_core::printable(&id, 100));
                 Ok(ExitCode::from(1))
             }
         },
+        Command::Recover { index, truncate_log } => recover(&index, truncate_log),
     }
+}
+
+fn recover(path: &std::path::Path, truncate_log: bool) -> needle_core::Result<ExitCode> {
+    let index = Index::options().truncate_damaged_log(truncate_log).open(path)?;
+    let writer = one_off_writer(&index, truncate_log)?;
+    let replayed = writer.replayed();
+    writer.close()?;
+    println!(
+        "replayed {} write-ahead log records in {:.2} s; {} documents now, all committed",
+        replayed.records,
+        replayed.elapsed.as_secs_f64(),
+        index.num_docs()
+    );
+    if let Some((file, at)) = &replayed.torn {
+        println!("cut off a torn record at byte {at} of {file} (written when the process died; never acknowledged)");
+    }
+    if let Some(dropped) = &replayed.dropped {
+        println!("dropped, as asked: {dropped}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn check(path: &std::path::Path, json: bool) -> needle_core::Result<ExitCode> {
     let report = match Index::open(path) {
         Ok(index) => index.check(),
-        Err(e) => {
+        // A file that does not follow its format is what `check` reports; a
+        // missing index or a failed read is an error like any other.
+        Err(e @ (Error::Corrupt { .. } | Error::Format { .. })) => {
             needle_engine::CheckReport { ok: false, problems: vec![e.to_string()], ..Default::default() }
         }
+        Err(e) => return Err(e),
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report).expect("report serializes"));

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use needle_core::parse_size;
-use needle_engine::{Backend, Index, ReadOptions, SearchRequest, SearchResponse, Verify};
+use needle_engine::{Backend, Index, ReadOptions, SearchRequest, SearchResponse};
 
 #[derive(Args)]
 pub struct SearchArgs {
@@ -41,23 +41,33 @@ pub struct SearchArgs {
     /// 64KB) has the whole zone asked for before the query reads it (off by default).
     #[arg(long, value_parser = parse_size)]
     prefetch_min: Option<u64>,
-    /// `a b` (either), `+a +b` (both), `-a` (not), `"a b"` (phrase), `field:term`.
+    /// `a b` (either), `+a +b` (both), `-a` (not), `"a b"` (phrase), `field:term`,
+    /// `AND`/`OR`/`NOT`, `( )`; `-` reads the query from stdin (a long one).
     query: String,
 }
 
 pub fn run(args: SearchArgs) -> needle_core::Result<ExitCode> {
     let reads = ReadOptions::new(args.backend, args.cache.unwrap_or(0) as usize)?;
     needle_engine::set_prefetch_min(args.prefetch_min.map(|n| n as usize));
-    let index = Index::open_with_reads(&args.index, Verify::Checksums, reads)?;
+    let index = Index::options().reads(reads).open(&args.index)?;
+    let query = match args.query.as_str() {
+        "-" => {
+            let mut q = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut q)
+                .map_err(|e| needle_core::Error::io("<stdin>", e))?;
+            q
+        }
+        q => q.to_string(),
+    };
     let request = SearchRequest {
-        query: args.query.clone(),
+        query,
         top_k: args.top,
         highlight: args.highlight,
         track_total_hits: if args.count { u64::MAX } else { 10_000 },
         stats: args.stats,
         bloom: !args.no_bloom,
     };
-    let response = index.search(&request)?;
+    let response = index.searcher().search(&request)?;
     if args.json {
         println!("{}", serde_json::to_string(&response).expect("response serializes"));
     } else {

@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use needle_engine::{Durability, LiveIndex, LiveOptions, SearchRequest};
+use needle_engine::{Index, SearchRequest, WriterOptions};
 use rand::{Rng, SeedableRng};
 
 fn write_round(path: &std::path::Path, round: usize) {
@@ -22,9 +22,13 @@ fn write_round(path: &std::path::Path, round: usize) {
     }
 }
 
-fn count(index: &LiveIndex, id: &str) -> u64 {
+fn count(index: &Index, id: &str) -> u64 {
     let q = format!("id:{id}");
-    index.search(&SearchRequest { track_total_hits: u64::MAX, ..SearchRequest::new(&q) }).unwrap().total
+    index
+        .searcher()
+        .search(&SearchRequest { track_total_hits: u64::MAX, ..SearchRequest::new(&q) })
+        .unwrap()
+        .total
 }
 
 #[test]
@@ -66,11 +70,8 @@ fn sigkill_during_durable_ingest_loses_no_acknowledged_document() {
         child.kill().unwrap();
         child.wait().unwrap();
         let acked = reader.join().unwrap();
-        let index = LiveIndex::open(
-            &index_dir,
-            LiveOptions { durability: Durability::Volatile, ..LiveOptions::default() },
-        )
-        .unwrap();
+        // A reader, before any recovery step: it applies the log's acknowledged tail in memory.
+        let index = Index::open(&index_dir).unwrap();
         let sample: Vec<&String> = acked_before.iter().filter(|_| rng.gen_ratio(1, 20)).collect();
         for id in acked.iter().chain(sample) {
             assert_eq!(
@@ -84,7 +85,7 @@ fn sigkill_during_durable_ingest_loses_no_acknowledged_document() {
         acked_before.extend(acked);
         if round % 10 == 9 {
             // A clean durable close commits, so the log does not grow without end.
-            LiveIndex::open(&index_dir, LiveOptions::default()).unwrap().close().unwrap();
+            Index::open(&index_dir).unwrap().writer(WriterOptions::default()).unwrap().close().unwrap();
         }
     }
     println!("{} distinct acknowledged documents over 50 kills", acked_before.len());

@@ -31,7 +31,7 @@ pub mod termmap;
 pub use meta::{FieldMeta, FieldStats, SegmentMeta};
 pub use postings::{BlockImpact, Part, Postings, TermPostings};
 pub use segment::SegmentRead;
-pub use segment_reader::{SegmentReader, TermEntry, Verify};
+pub use segment_reader::{segment_files, SegmentReader, TermEntry, Verify};
 pub use segment_writer::SegmentWriter;
 
 /// Documents per block of doc ids, frequencies and skip entries.

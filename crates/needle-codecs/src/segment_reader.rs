@@ -24,13 +24,14 @@ pub struct TermEntry {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Verify {
     /// Every file's checksum: the whole segment is read once.
-    #[default]
     Checksums,
     /// The checksums of the meta and norms files (queries read them whole
     /// anyway), and of the term map, postings and document store only the
-    /// footer (kind, version, length): opening reads a few pages of even a large
-    /// index, which is what Lucene checks at open too. For serving an index
-    /// much larger than memory; `needle check` verifies everything.
+    /// footer (kind, version, length): opening reads a few pages of even a
+    /// large index, which is what Lucene checks at open too. Readers check
+    /// what they decode, so corrupt bytes are errors, never a crash; `needle
+    /// check` verifies everything.
+    #[default]
     Footers,
 }
 

@@ -1,12 +1,15 @@
-//! Checking an index, as Lucene's CheckIndex does: every file's checksum,
-//! then every structural invariant of every segment, walking every posting.
+//! Checking an index, as Lucene's CheckIndex does: every file's checksum
+//! (whatever opening checked), then every structural invariant of every
+//! segment, walking every posting. Opening the index has already read the
+//! write-ahead log strictly: a damaged log fails the open, and the report of
+//! that failure is the check's.
 
 use std::collections::BTreeMap;
 
 use fst::Streamer;
 use needle_codecs::page::PAGE;
 use needle_codecs::postings::read_header;
-use needle_codecs::{termmap, Postings, SegmentRead, SegmentReader};
+use needle_codecs::{termmap, Postings, SegmentRead, SegmentReader, Verify};
 use needle_core::{DocSet, Result, TERMINATED};
 use serde::Serialize;
 
@@ -28,10 +31,13 @@ pub struct CheckReport {
 impl Index {
     /// Verifies the whole index; problems are listed, not raised.
     pub fn check(&self) -> CheckReport {
-        let mut report = CheckReport { segments: self.segments().len(), ..Default::default() };
+        let segments = self.segment_readers();
+        let mut report = CheckReport { segments: segments.len(), ..Default::default() };
         report.docs = self.num_docs();
-        for seg in self.segments() {
-            if let Err(e) = check_segment(seg, &mut report) {
+        for seg in &segments {
+            let checked = SegmentReader::open_with(self.directory(), seg.name(), Verify::Checksums)
+                .and_then(|_| check_segment(seg, &mut report));
+            if let Err(e) = checked {
                 report.problems.push(format!("segment {}: {e}", seg.name()));
             }
         }

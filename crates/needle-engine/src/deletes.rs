@@ -14,7 +14,7 @@ use needle_core::{Deletes, DocId, Error, Result};
 const KIND: &[u8; 4] = b"DELS";
 const VERSION: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DeleteBits {
     words: Vec<u64>,
     count: u32,

@@ -5,14 +5,17 @@
 //! its JSON source exactly as it came in.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::RwLock;
+use std::sync::Arc;
 
 use needle_codecs::bytes::{write_vint, ByteReader};
 use needle_core::{Error, FieldId, Result};
 use needle_index::AnalyzedDoc;
 use serde_json::Value;
 
-use crate::schema::{FieldKind, Schema, ID_FIELD};
+use crate::schema::{FieldDef, FieldKind, Schema, SharedSchema, ID_FIELD};
+
+/// The longest `_id`, in bytes (Elasticsearch's limit).
+pub const MAX_ID_BYTES: usize = 512;
 
 /// A document ready for a segment builder.
 pub(crate) struct ParsedDoc {
@@ -22,22 +25,31 @@ pub(crate) struct ParsedDoc {
 }
 
 /// Parses and checks one JSON line; the error says what is wrong with it
-/// (the caller adds the line number). Dynamic fields are added to `schema`.
-pub(crate) fn parse_document(line: &str, schema: &RwLock<Schema>) -> Result<ParsedDoc> {
+/// (the caller adds the line number). Fields the document brings are added
+/// to `schema` (when it is dynamic) only once the whole document is found
+/// valid, so a refused document changes nothing. `given_id` is the `_id` a
+/// replayed log record names (the JSON's own, or one generated then). Returns
+/// the document and the schema its field ids belong to.
+pub(crate) fn parse_document(
+    line: &str,
+    schema: &SharedSchema,
+    given_id: Option<&str>,
+) -> Result<(ParsedDoc, Arc<Schema>)> {
     let value: Value =
         serde_json::from_str(line).map_err(|e| Error::invalid(format!("malformed JSON: {e}")))?;
     let Value::Object(mut object) = value else {
         return Err(Error::invalid("a document must be a JSON object"));
     };
-    let id = match object.remove("id") {
-        None | Some(Value::Null) => auto_id(),
-        Some(Value::String(s)) if !s.is_empty() && s.len() <= 512 => s,
-        Some(Value::Number(n)) => n.to_string(),
-        Some(other) => {
+    let id = match (given_id, object.remove("id")) {
+        (Some(id), _) => id.to_string(),
+        (None, None | Some(Value::Null)) => auto_id(),
+        (None, Some(Value::String(s))) if !s.is_empty() && s.len() <= MAX_ID_BYTES => s,
+        (None, Some(Value::Number(n))) => n.to_string(),
+        (None, Some(other)) => {
             let shown = needle_core::printable(&other.to_string(), 64);
             return Err(Error::invalid_field(
                 "id",
-                format!("`id` must be a non-empty string of at most 512 bytes, not {shown}"),
+                format!("`id` must be a non-empty string of at most {MAX_ID_BYTES} bytes, not {shown}"),
             ));
         }
     };
@@ -45,40 +57,47 @@ pub(crate) fn parse_document(line: &str, schema: &RwLock<Schema>) -> Result<Pars
     for (key, v) in &object {
         flatten(key, v, &mut named);
     }
+    let current = schema.current();
     let mut fields = Vec::with_capacity(named.len());
+    let mut new_fields: Vec<(FieldDef, Vec<String>)> = Vec::new();
     for (name, values) in named {
-        let Some(field) = resolve_field(schema, &name, &values)? else { continue };
-        let kind = schema.read().unwrap().field(field).kind;
-        let strings = values
-            .iter()
-            .filter(|v| !v.is_null())
-            .map(|v| field_value(&name, kind, v))
-            .collect::<Result<Vec<_>, _>>()?;
-        if !strings.is_empty() {
-            fields.push((field, strings));
+        if name == "_id" {
+            return Err(Error::invalid_field("_id", "`_id` is reserved; give the document id as `id`"));
         }
-    }
-    Ok(ParsedDoc { stored: encode_stored(&id, line.trim()), id, fields })
-}
-
-/// The field's id when it is to be indexed; adds it when the schema is dynamic.
-fn resolve_field(schema: &RwLock<Schema>, name: &str, values: &[&Value]) -> Result<Option<FieldId>> {
-    if name == "_id" {
-        return Err(Error::invalid_field("_id", "`_id` is reserved; give the document id as `id`"));
-    }
-    let known = schema.read().unwrap().field_id(name);
-    let id = match known {
-        Some(id) => Some(id),
-        None => {
-            let Some(sample) = values.iter().find(|v| !v.is_null()) else { return Ok(None) };
-            let mut s = schema.write().unwrap();
-            match s.field_id(name) {
-                Some(id) => Some(id),
-                None => s.add_dynamic(name, sample)?,
+        let def = match current.field_id(&name) {
+            Some(id) => current.field(id),
+            None => {
+                let Some(sample) = values.iter().find(|v| !v.is_null()) else { continue };
+                let Some(def) = current.dynamic_def(&name, sample)? else { continue };
+                let strings = indexed_values(&def, &values)?;
+                new_fields.push((def, strings));
+                continue;
+            }
+        };
+        if def.index {
+            let strings = indexed_values(def, &values)?;
+            if !strings.is_empty() {
+                fields.push((current.field_id(&name).expect("known"), strings));
             }
         }
+    }
+    let current = match new_fields.is_empty() {
+        true => current,
+        false => {
+            let defs: Vec<FieldDef> = new_fields.iter().map(|(d, _)| d.clone()).collect();
+            schema.add_fields(&defs)?
+        }
     };
-    Ok(id.filter(|&id| schema.read().unwrap().field(id).index))
+    for (def, strings) in new_fields {
+        fields.push((current.field_id(&def.name).expect("just added"), strings));
+    }
+    fields.sort_by_key(|(f, _)| *f);
+    Ok((ParsedDoc { stored: encode_stored(&id, line.trim()), id, fields }, current))
+}
+
+/// The indexed forms of a field's values (nulls left out), or why one does not fit its type.
+fn indexed_values(def: &FieldDef, values: &[&Value]) -> Result<Vec<String>> {
+    values.iter().filter(|v| !v.is_null()).map(|v| field_value(&def.name, def.kind, v)).collect()
 }
 
 /// Objects become dotted names (`{"a":{"b":1}}` is field `a.b`); arrays are multiple values.
@@ -208,12 +227,15 @@ mod tests {
 
     #[test]
     fn dynamic_fields_are_typed_from_values() {
-        let schema = RwLock::new(Schema::default());
-        let doc =
-            parse_document(r#"{"id":"d1","title":"Hi","n":3,"x":1.5,"o":{"k":"v"},"t":["a","b"]}"#, &schema)
-                .unwrap();
+        let schema = SharedSchema::new(Schema::default());
+        let (doc, _) = parse_document(
+            r#"{"id":"d1","title":"Hi","n":3,"x":1.5,"o":{"k":"v"},"t":["a","b"]}"#,
+            &schema,
+            None,
+        )
+        .unwrap();
         assert_eq!(doc.id, "d1");
-        let s = schema.read().unwrap();
+        let s = schema.current();
         let kinds: Vec<_> =
             ["title", "n", "x", "o.k", "t"].iter().map(|n| s.field(s.field_id(n).unwrap()).kind).collect();
         assert_eq!(
@@ -225,13 +247,23 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_document_adds_no_field() {
+        let schema = SharedSchema::new(Schema::default());
+        let err = parse_document(r#"{"id":"1","f":42,"g":[1,"x"]}"#, &schema, None).err().unwrap();
+        assert!(err.to_string().contains("field `g` is a long"), "{err}");
+        assert_eq!(schema.current().fields.len(), 1, "neither f nor g was added");
+        let (doc, s) = parse_document(r#"{"id":"2","f":"hello"}"#, &schema, None).unwrap();
+        assert_eq!(s.field(doc.fields[0].0).kind, FieldKind::Text);
+    }
+
+    #[test]
     fn values_that_break_the_schema_are_refused() {
-        let schema = RwLock::new(Schema::default());
-        parse_document(r#"{"year":1790}"#, &schema).unwrap();
-        let err = parse_document(r#"{"year":"soon"}"#, &schema).err().unwrap();
+        let schema = SharedSchema::new(Schema::default());
+        parse_document(r#"{"year":1790}"#, &schema, None).unwrap();
+        let err = parse_document(r#"{"year":"soon"}"#, &schema, None).err().unwrap();
         assert!(matches!(&err, Error::InvalidInput { field: Some(f), .. } if f == "year"), "{err}");
         assert!(err.to_string().contains("field `year` is a long"), "{err}");
-        let message = |line: &str| parse_document(line, &schema).err().unwrap().to_string();
+        let message = |line: &str| parse_document(line, &schema, None).err().unwrap().to_string();
         assert!(message("[1]").contains("JSON object"));
         assert!(message("{").contains("malformed JSON"));
     }

@@ -16,14 +16,16 @@ impl Index {
     /// by field name then term bytes.
     pub fn dump_terms(&self, out: &mut dyn Write) -> Result<()> {
         let io = |e| Error::io("<output>", e);
-        let mut fields: Vec<(String, u16)> = (0..self.schema().fields.len() as u16)
+        let segments = self.segment_readers();
+        let schema = self.schema();
+        let mut fields: Vec<(String, u16)> = (0..schema.fields.len() as u16)
             .filter(|&f| f != crate::schema::ID_FIELD)
-            .map(|f| (self.schema().field(f).name.clone(), f))
+            .map(|f| (schema.field(f).name.clone(), f))
             .collect();
         fields.sort();
         for (name, id) in &fields {
             let mut s = FieldStats::default();
-            for seg in self.segments() {
+            for seg in &segments {
                 if let Some(m) = seg.meta().field(*id) {
                     s.add(&m.stats);
                 }
@@ -38,7 +40,7 @@ impl Index {
             }
         }
         let mut union = fst::map::OpBuilder::new();
-        for seg in self.segments() {
+        for seg in &segments {
             union = union.add(seg.term_map());
         }
         let mut rows: Vec<(String, Vec<u8>, u64, u64)> = Vec::new();
@@ -50,12 +52,11 @@ impl Index {
             }
             let (mut df, mut ttf) = (0, 0);
             for s in sources {
-                let h =
-                    read_header(self.segments()[s.index].postings_file(), termmap::unpack_entry(s.value).0)?;
+                let h = read_header(segments[s.index].postings_file(), termmap::unpack_entry(s.value).0)?;
                 df += u64::from(h.doc_freq);
                 ttf += h.total_term_freq;
             }
-            rows.push((self.schema().field(field).name.clone(), term.to_vec(), df, ttf));
+            rows.push((schema.field(field).name.clone(), term.to_vec(), df, ttf));
         }
         rows.sort();
         for (field, term, df, ttf) in rows {

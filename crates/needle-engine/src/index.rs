@@ -1,75 +1,78 @@
-//! An index: a folder holding a manifest and the segments it names.
+//! An index: a folder holding a manifest, the segments it names and the
+//! write-ahead log, opened as one [`Index`] that owns one segment set
+//! ([`crate::segments`]) behind one lock. Searches take [`Searcher`]
+//! snapshots of it; one [`IndexWriter`] at a time (in any process: the
+//! folder's writer lock) changes it.
+//!
+//! Opening reads the write-ahead log too: the documents acknowledged since
+//! the last commit are applied in memory, so a reader right after a crash
+//! sees every acknowledged document without changing a file (the writer
+//! that opens next recovers the log for good). A log that is damaged
+//! beyond its torn tail fails the open, naming what would be lost.
 
-use std::collections::HashSet;
-use std::io::BufRead;
 use std::path::Path;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
-use needle_codecs::{SegmentRead, SegmentReader, Verify};
-use needle_core::{Deletes, Error, Result};
-use needle_index::merge_segments;
-use needle_search::{parse_query, Query, SearchOptions, Searcher, TopDocs};
+use needle_codecs::{SegmentReader, Verify};
+use needle_core::{Error, Result};
 use needle_storage::cache::CacheStats;
 use needle_storage::{Directory, ReadOptions};
+use parking_lot::Mutex;
 
-use crate::deletes::DeleteBits;
-use crate::import::{
-    delete_segment, open_segments, open_segments_with, run_import, ImportOptions, ImportProgress,
-    ImportSummary,
-};
-use crate::manifest::{self, Manifest, SegmentEntry};
+use crate::manifest::{self, Manifest};
 use crate::result_cache::ResultCache;
-use crate::schema::Schema;
-use crate::search::{find_id, run_search, stored_document, SearchRequest, SearchResponse};
+use crate::schema::{Schema, SharedSchema};
+use crate::searcher::Searcher;
+use crate::segments::SegmentSet;
+use crate::wal::{OnDamage, Replayed};
+use crate::writer::{IndexWriter, WriterOptions};
 
-const LOCK_FILE: &str = "write.lock";
+/// The file a writer holds locked for its whole life.
+pub(crate) const LOCK_FILE: &str = "write.lock";
 
-pub struct Index {
-    dir: Directory,
-    manifest: Manifest,
-    segments: Vec<Arc<SegmentReader>>,
-    /// Deletions of each segment (by position), when it has any.
-    deletes: Vec<Option<DeleteBits>>,
-    /// Moves on with every import and merge: the result cache's key (see [`ResultCache`]).
-    generation: u64,
-    results: Option<ResultCache>,
+/// How an index is opened: how its files are read and checked, and its caches.
+#[derive(Debug, Clone, Default)]
+pub struct IndexOptions {
+    /// What opening checks: [`Verify::Footers`] (the default: every file's
+    /// footer, and the checksums of the small files) or [`Verify::Checksums`]
+    /// (every byte). `Index::check` verifies everything either way.
+    pub verify: Verify,
+    /// How files are read: a memory map (the default), `pread`, or direct I/O,
+    /// with an application cache.
+    pub reads: ReadOptions,
+    /// Bytes of search responses kept (0, the default: none); see [`ResultCache`].
+    pub result_cache_bytes: usize,
+    /// Read a damaged write-ahead log up to the damage and no further (what
+    /// was dropped is in [`Index::replayed`]), instead of failing the open.
+    /// Nothing is changed on disk: a writer opened with
+    /// [`crate::WriterOptions::truncate_damaged_log`] makes the loss final.
+    pub truncate_damaged_log: bool,
 }
 
-impl Index {
-    /// Opens the index at `path`, creating it when it does not exist. A
-    /// mapping given for an existing index must equal the index's.
-    pub fn open_or_create(path: &Path, mapping: Option<Schema>) -> Result<Index> {
-        let dir = Directory::open(path, true)?;
-        if !dir.exists(manifest::FILE) {
-            let _lock = dir.lock(LOCK_FILE)?;
-            let mut m = Manifest::new(mapping.unwrap_or_default());
-            m.commit(&dir)?;
-            return Ok(Index::new(dir, m, Vec::new(), Vec::new()));
-        }
-        let index = Index::open(path)?;
-        if let Some(m) = mapping {
-            if m != index.manifest.schema {
-                return Err(Error::invalid(format!("{} already has a different mapping", path.display())));
-            }
-        }
-        Ok(index)
+impl IndexOptions {
+    pub fn verify(mut self, verify: Verify) -> Self {
+        self.verify = verify;
+        self
     }
 
-    /// Opens an existing index; every file of every segment is verified.
-    pub fn open(path: &Path) -> Result<Index> {
-        Index::open_with(path, Verify::Checksums)
+    pub fn reads(mut self, reads: ReadOptions) -> Self {
+        self.reads = reads;
+        self
     }
 
-    /// Opens an existing index, checking its segments as much as `verify` says
-    /// ([`Verify::Footers`] for an index much larger than memory).
-    pub fn open_with(path: &Path, verify: Verify) -> Result<Index> {
-        Index::open_with_reads(path, verify, ReadOptions::default())
+    pub fn result_cache(mut self, bytes: usize) -> Self {
+        self.result_cache_bytes = bytes;
+        self
     }
 
-    /// [`Index::open_with`], its files read as `reads` says (a storage
-    /// backend and an application cache); segments merged later are read the same way.
-    pub fn open_with_reads(path: &Path, verify: Verify, reads: ReadOptions) -> Result<Index> {
-        let dir = Directory::open(path, false)?.with_reads(reads);
+    pub fn truncate_damaged_log(mut self, yes: bool) -> Self {
+        self.truncate_damaged_log = yes;
+        self
+    }
+
+    /// Opens the existing index at `path`.
+    pub fn open(self, path: &Path) -> Result<Index> {
+        let dir = Directory::open(path, false)?.with_reads(self.reads.clone());
         if !dir.exists(manifest::FILE) {
             return Err(Error::not_found(format!(
                 "Needle index at {} (no {})",
@@ -77,25 +80,126 @@ impl Index {
                 manifest::FILE
             )));
         }
-        let manifest = Manifest::read(&dir)?;
-        let names: Vec<String> = manifest.segments.iter().map(|s| s.name.clone()).collect();
-        let segments = open_segments_with(&dir, &names, verify)?;
-        let deletes = read_deletes(&dir, &manifest.segments)?;
-        Ok(Index::new(dir, manifest, segments, deletes))
+        Index::load(dir, self)
     }
 
-    fn new(
-        dir: Directory,
-        manifest: Manifest,
-        segments: Vec<Arc<SegmentReader>>,
-        deletes: Vec<Option<DeleteBits>>,
-    ) -> Index {
-        Index { dir, manifest, segments, deletes, generation: 0, results: None }
+    /// Opens the index at `path`, creating it (with `mapping`, or a dynamic
+    /// schema) when there is none. A mapping given for an existing index must
+    /// equal the index's.
+    pub fn open_or_create(self, path: &Path, mapping: Option<Schema>) -> Result<Index> {
+        let dir = Directory::open(path, true)?.with_reads(self.reads.clone());
+        if !dir.exists(manifest::FILE) {
+            let _lock = dir.lock(LOCK_FILE)?;
+            if !dir.exists(manifest::FILE) {
+                Manifest::new(mapping.clone().unwrap_or_default()).commit(&dir)?;
+            }
+        }
+        let index = Index::load(dir, self)?;
+        if let Some(m) = mapping {
+            if m != *index.schema() {
+                return Err(Error::invalid(format!("{} already has a different mapping", path.display())));
+            }
+        }
+        Ok(index)
+    }
+}
+
+/// An open index; cheap to clone (clones share everything).
+#[derive(Clone)]
+pub struct Index {
+    pub(crate) shared: Arc<Shared>,
+}
+
+/// What an index's handles, searchers and writer share.
+pub(crate) struct Shared {
+    pub dir: Directory,
+    pub options: IndexOptions,
+    /// The one segment set; held only for short steps, never for a search.
+    pub set: Mutex<SegmentSet>,
+    pub schema: SharedSchema,
+    pub results: Option<ResultCache>,
+    /// What the last load read from the write-ahead log.
+    pub replayed: Mutex<Replayed>,
+}
+
+impl Index {
+    /// Opens the existing index at `path` with default options.
+    pub fn open(path: &Path) -> Result<Index> {
+        IndexOptions::default().open(path)
     }
 
-    /// Keeps up to `budget_bytes` of search responses (0: none); see [`ResultCache`].
-    pub fn set_result_cache(&mut self, budget_bytes: usize) {
-        self.results = (budget_bytes > 0).then(|| ResultCache::new(budget_bytes));
+    /// Opens the index at `path`, creating it when there is none.
+    pub fn open_or_create(path: &Path, mapping: Option<Schema>) -> Result<Index> {
+        IndexOptions::default().open_or_create(path, mapping)
+    }
+
+    pub fn options() -> IndexOptions {
+        IndexOptions::default()
+    }
+
+    fn load(dir: Directory, options: IndexOptions) -> Result<Index> {
+        let schema = SharedSchema::new(Schema::default());
+        let on_damage = if options.truncate_damaged_log { OnDamage::Truncate } else { OnDamage::Fail };
+        let (set, replayed) = load_set(&dir, &options, &Default::default(), &schema, on_damage)?;
+        let results = (options.result_cache_bytes > 0).then(|| ResultCache::new(options.result_cache_bytes));
+        let shared =
+            Shared { dir, options, set: Mutex::new(set), schema, results, replayed: Mutex::new(replayed) };
+        Ok(Index { shared: Arc::new(shared) })
+    }
+
+    /// A snapshot of everything the index holds now, for searching: later
+    /// changes are not seen, and searching it holds no lock.
+    pub fn searcher(&self) -> Searcher {
+        let snapshot = {
+            let set = self.shared.set.lock();
+            // Read after the segments: a document is added after its fields are.
+            set.snapshot(self.shared.schema.current())
+        };
+        Searcher::new(snapshot, self.shared.clone())
+    }
+
+    /// The index's writer: takes the folder's writer lock (a second writer,
+    /// in this process or another, gets [`Error::Locked`]), reloads the
+    /// index as it is on disk, recovers the write-ahead log, and starts the
+    /// background flushes and merges.
+    pub fn writer(&self, options: WriterOptions) -> Result<IndexWriter> {
+        IndexWriter::open(self.clone(), options)
+    }
+
+    /// The schema, as of now.
+    pub fn schema(&self) -> Arc<Schema> {
+        self.shared.schema.current()
+    }
+
+    pub fn directory(&self) -> &Directory {
+        &self.shared.dir
+    }
+
+    /// Live documents.
+    pub fn num_docs(&self) -> u64 {
+        self.shared.set.lock().num_docs()
+    }
+
+    /// The on-disk segments' readers, in index order.
+    pub fn segment_readers(&self) -> Vec<Arc<SegmentReader>> {
+        let set = self.shared.set.lock();
+        set.segments
+            .iter()
+            .filter_map(|s| match &s.data {
+                crate::segments::SegmentData::Disk(r) => Some(r.clone()),
+                crate::segments::SegmentData::Mem(_) => None,
+            })
+            .collect()
+    }
+
+    /// (on-disk segments, all segments including the in-memory tail).
+    pub fn segment_counts(&self) -> (usize, usize) {
+        self.shared.set.lock().segment_counts()
+    }
+
+    /// What opening (or the writer's recovery) read from the write-ahead log.
+    pub fn replayed(&self) -> Replayed {
+        self.shared.replayed.lock().clone()
     }
 
     /// Pins in the application cache's static part the term records that
@@ -107,248 +211,71 @@ impl Index {
         queries: impl IntoIterator<Item = &'a str>,
         budget_bytes: usize,
     ) -> Result<crate::PinSummary> {
-        let segments: Vec<&SegmentReader> = self.segments.iter().map(|s| s.as_ref()).collect();
-        crate::hot_terms::pin_hot_terms(&segments, self.schema(), queries, budget_bytes)
+        let readers = self.segment_readers();
+        let segments: Vec<&SegmentReader> = readers.iter().map(|s| s.as_ref()).collect();
+        crate::hot_terms::pin_hot_terms(&segments, &self.schema(), queries, budget_bytes)
     }
 
     /// The application cache's counters, when the index is read through one.
     pub fn page_cache_stats(&self) -> Option<CacheStats> {
-        self.dir.reads().cache.as_ref().map(|c| c.stats())
+        self.shared.page_cache_stats()
     }
 
     /// The result cache's counters, when there is one.
     pub fn result_cache_stats(&self) -> Option<CacheStats> {
-        self.results.as_ref().map(ResultCache::stats)
+        self.shared.results.as_ref().map(ResultCache::stats)
     }
 
-    pub fn schema(&self) -> &Schema {
-        &self.manifest.schema
-    }
-
-    pub fn segments(&self) -> &[Arc<SegmentReader>] {
-        &self.segments
-    }
-
-    /// Live documents: all documents minus the deleted ones.
-    pub fn num_docs(&self) -> u64 {
-        let all: u64 = self.segments.iter().map(|s| u64::from(s.meta().max_doc)).sum();
-        all - self.deletes.iter().flatten().map(|d| u64::from(d.count())).sum::<u64>()
-    }
-
-    pub fn directory(&self) -> &Directory {
-        &self.dir
-    }
-
-    /// Adds the documents of `input` (JSON lines) as new segments, committed
-    /// together when all are written.
-    pub fn import(
-        &mut self,
-        input: &mut dyn BufRead,
-        options: &ImportOptions,
-        progress: &ImportProgress,
-    ) -> Result<ImportSummary> {
-        let _lock = self.dir.lock(LOCK_FILE)?;
-        self.manifest = Manifest::read(&self.dir)?;
-        self.remove_unreferenced_files()?;
-        let mut schema = self.manifest.schema.clone();
-        if let Some(on) = options.bloom {
-            schema.bloom.enabled = on;
-        }
-        let schema = RwLock::new(schema);
-        let mut next = self.manifest.clone();
-        let (created, summary) =
-            run_import(&self.dir, &schema, input, &mut || next.new_segment_name(), options, progress)?;
-        let opened = match open_segments(&self.dir, &created) {
-            Ok(o) => o,
-            Err(e) => {
-                created.iter().for_each(|n| delete_segment(&self.dir, n));
-                return Err(e);
-            }
+    /// Re-reads the index from disk (another process's commits, or a fresh
+    /// start after a writer in this process closed), keeping open segment readers.
+    pub(crate) fn reload(&self, on_damage: OnDamage) -> Result<()> {
+        let (open, generation) = {
+            let set = self.shared.set.lock();
+            (set.open_readers(), set.generation)
         };
-        next.schema = schema.into_inner().unwrap();
-        for (name, seg) in created.iter().zip(&opened) {
-            next.segments.push(SegmentEntry {
-                name: name.clone(),
-                max_doc: seg.meta().max_doc,
-                deletes: None,
-            });
-        }
-        if let Err(e) = next.commit(&self.dir) {
-            created.iter().for_each(|n| delete_segment(&self.dir, n));
-            return Err(e);
-        }
-        self.manifest = next;
-        self.generation += 1;
-        self.deletes.extend(opened.iter().map(|_| None));
-        self.segments.extend(opened);
-        Ok(summary)
+        let (mut set, replayed) =
+            load_set(&self.shared.dir, &self.shared.options, &open, &self.shared.schema, on_damage)?;
+        // Generations only move on: the result cache keys on them.
+        set.generation = generation + 1;
+        *self.shared.set.lock() = set;
+        *self.shared.replayed.lock() = replayed;
+        Ok(())
     }
+}
 
-    /// Merges adjacent segments until at most `max_segments` remain. Returns
-    /// how many segments were rewritten.
-    pub fn merge(&mut self, max_segments: usize) -> Result<usize> {
-        let _lock = self.dir.lock(LOCK_FILE)?;
-        let groups = plan_merge(&self.manifest.segments, max_segments.max(1));
-        if groups.iter().all(|g| g.len() < 2) {
-            return Ok(0);
-        }
-        let mut next = self.manifest.clone();
-        next.segments.clear();
-        let mut replaced = Vec::new();
-        let mut created = Vec::new();
-        for group in groups {
-            if group.len() == 1 {
-                next.segments.push(self.manifest.segments[group[0]].clone());
-                continue;
-            }
-            let name = next.new_segment_name();
-            created.push(name.clone());
-            let readers: Vec<(&SegmentReader, Option<&dyn Deletes>)> = group
-                .iter()
-                .map(|&i| (self.segments[i].as_ref(), self.deletes[i].as_ref().map(|d| d as &dyn Deletes)))
-                .collect();
-            let meta = match merge_segments(&self.dir, &name, &readers) {
-                Ok(m) => m,
-                Err(e) => {
-                    created.iter().for_each(|n| delete_segment(&self.dir, n));
+impl Shared {
+    pub fn page_cache_stats(&self) -> Option<CacheStats> {
+        self.dir.reads().cache.as_ref().map(|c| c.stats())
+    }
+}
+
+/// Loads the segment set the manifest names, with the log after it applied.
+/// A writer in another process may commit meanwhile (deleting files this
+/// load was about to read): a load that fails on a missing file, or on a log
+/// that no longer continues the manifest it read, is retried while the
+/// manifest keeps changing under it.
+fn load_set(
+    dir: &Directory,
+    options: &IndexOptions,
+    open: &std::collections::HashMap<String, Arc<SegmentReader>>,
+    schema: &SharedSchema,
+    on_damage: OnDamage,
+) -> Result<(SegmentSet, Replayed)> {
+    const ATTEMPTS: usize = 10;
+    let mut manifest = Manifest::read(dir)?;
+    for attempt in 1.. {
+        schema.replace(manifest.schema.clone());
+        let generation = manifest.generation;
+        match SegmentSet::load(dir, manifest, options.verify, open, schema, on_damage) {
+            Ok(loaded) => return Ok(loaded),
+            Err(e) if attempt < ATTEMPTS && (e.is_missing_file() || matches!(e, Error::Corrupt { .. })) => {
+                manifest = Manifest::read(dir)?;
+                if manifest.generation == generation {
                     return Err(e);
                 }
-            };
-            next.segments.push(SegmentEntry { name, max_doc: meta.max_doc, deletes: None });
-            replaced.extend(group.iter().map(|&i| self.manifest.segments[i].clone()));
-        }
-        next.commit(&self.dir)?;
-        let names: Vec<String> = next.segments.iter().map(|s| s.name.clone()).collect();
-        self.segments = open_segments(&self.dir, &names)?;
-        self.deletes = read_deletes(&self.dir, &next.segments)?;
-        self.manifest = next;
-        self.generation += 1;
-        for old in &replaced {
-            delete_segment(&self.dir, &old.name);
-            if let Some(d) = &old.deletes {
-                self.dir.delete(d)?;
             }
-        }
-        Ok(replaced.len())
-    }
-
-    /// Deletes segment files no commit refers to (left by an interrupted import or merge).
-    fn remove_unreferenced_files(&self) -> Result<()> {
-        remove_unreferenced_files(&self.dir, &self.manifest)
-    }
-
-    /// Parses a query string against this index's schema.
-    pub fn parse(&self, query: &str) -> Result<Query> {
-        parse_query(query, &self.manifest.schema)
-    }
-
-    /// Runs a parsed query: hits as (segment, document, score).
-    pub fn top_docs(&self, query: &Query, options: SearchOptions) -> Result<TopDocs> {
-        Searcher::with_deletes(self.views()).search(query, options)
-    }
-
-    /// Each segment with its deletions, in index order.
-    fn views(&self) -> Vec<(&dyn SegmentRead, Option<&dyn Deletes>)> {
-        self.segments
-            .iter()
-            .zip(&self.deletes)
-            .map(|(s, d)| (s.as_ref() as &dyn SegmentRead, d.as_ref().map(|d| d as &dyn Deletes)))
-            .collect()
-    }
-
-    pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
-        let cache = self.results.as_ref().map(|c| (c, self.generation));
-        let mut response = run_search(&self.views(), self.schema(), request, cache)?;
-        if let Some(stats) = &mut response.stats {
-            stats.page_cache = self.page_cache_stats();
-        }
-        Ok(response)
-    }
-
-    /// The stored JSON source of the live document with `_id` `id`.
-    pub fn get(&self, id: &str) -> Result<Option<String>> {
-        let views = self.views();
-        match find_id(&views, id)? {
-            Some((i, doc)) => Ok(Some(stored_document(views[i].0, doc)?.1)),
-            None => Ok(None),
+            Err(e) => return Err(e),
         }
     }
-}
-
-/// Deletes segment and deletion files no commit refers to (left by an
-/// interrupted import, merge or commit, or replaced by a newer generation).
-pub(crate) fn remove_unreferenced_files(dir: &Directory, manifest: &Manifest) -> Result<()> {
-    let live: HashSet<&str> = manifest.segments.iter().map(|s| s.name.as_str()).collect();
-    let live_deletes: HashSet<&str> = manifest.segments.iter().filter_map(|s| s.deletes.as_deref()).collect();
-    for file in dir.list()? {
-        let Some((stem, rest)) = file.split_once('.') else { continue };
-        let stale_segment = stem.starts_with("seg_") && !live.contains(stem);
-        let stale_deletes = rest.starts_with("del.") && !live_deletes.contains(file.as_str());
-        if stale_segment || stale_deletes {
-            dir.delete(&file)?;
-        }
-    }
-    Ok(())
-}
-
-/// Reads the deletions the manifest names, in segment order.
-pub(crate) fn read_deletes(dir: &Directory, entries: &[SegmentEntry]) -> Result<Vec<Option<DeleteBits>>> {
-    entries
-        .iter()
-        .map(|e| match &e.deletes {
-            Some(file) => DeleteBits::decode(file, &dir.read_all(file)?, e.max_doc).map(Some),
-            None => Ok(None),
-        })
-        .collect()
-}
-
-/// Splits consecutive segments into at most `max` groups of similar document counts.
-fn plan_merge(segments: &[SegmentEntry], max: usize) -> Vec<Vec<usize>> {
-    if segments.len() <= max {
-        return (0..segments.len()).map(|i| vec![i]).collect();
-    }
-    let total: u64 = segments.iter().map(|s| u64::from(s.max_doc)).sum();
-    let target = total.div_ceil(max as u64).max(1);
-    let mut groups: Vec<Vec<usize>> = vec![Vec::new()];
-    let mut size = 0;
-    for (i, s) in segments.iter().enumerate() {
-        let groups_left = max - groups.len();
-        let current = groups.last_mut().unwrap();
-        if !current.is_empty() && size + u64::from(s.max_doc) > target && groups_left > 0 {
-            groups.push(vec![i]);
-            size = u64::from(s.max_doc);
-        } else {
-            current.push(i);
-            size += u64::from(s.max_doc);
-        }
-    }
-    groups
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entries(sizes: &[u32]) -> Vec<SegmentEntry> {
-        sizes
-            .iter()
-            .enumerate()
-            .map(|(i, &m)| SegmentEntry { name: format!("s{i}"), max_doc: m, deletes: None })
-            .collect()
-    }
-
-    #[test]
-    fn merge_plan_keeps_order_and_respects_the_maximum() {
-        for (sizes, max) in [
-            (vec![10, 10, 10, 10], 1),
-            (vec![10, 10, 10, 10], 2),
-            (vec![1, 100, 1, 1, 50], 3),
-            (vec![5; 9], 4),
-        ] {
-            let groups = plan_merge(&entries(&sizes), max);
-            assert!(groups.len() <= max, "{sizes:?} {max}: {groups:?}");
-            let flat: Vec<usize> = groups.concat();
-            assert_eq!(flat, (0..sizes.len()).collect::<Vec<_>>());
-        }
-    }
+    unreachable!("the loop returns")
 }

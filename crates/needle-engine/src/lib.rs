@@ -1,33 +1,50 @@
-//! The engine: an [`Index`] is a folder of segments plus a manifest that
-//! names them and holds the schema. Imports write new segments and commit a
-//! new manifest only when they complete; merges replace adjacent segments by
-//! one; searches run over the segments the manifest names, with statistics
-//! summed across them.
+//! The engine: an [`Index`] is a folder of segments, a manifest that names
+//! them and holds the schema, and a write-ahead log. One [`IndexWriter`] at a
+//! time changes it (adds, deletes, imports, commits, merges); searches run on
+//! [`Searcher`] snapshots that never hold a lock a writer waits for.
+//!
+//! ```no_run
+//! # fn main() -> needle_engine::Result<()> {
+//! use needle_engine::{Index, SearchRequest, WriterOptions};
+//! let index = Index::open_or_create(std::path::Path::new("my-index"), None)?;
+//! let writer = index.writer(WriterOptions::default())?;
+//! writer.add(r#"{"id": "1", "title": "Hello"}"#)?; // searchable (and durable) now
+//! let hits = index.searcher().search(&SearchRequest::new("hello"))?;
+//! assert_eq!(hits.total, 1);
+//! writer.close()?; // commits
+//! # Ok(()) }
+//! ```
 
 mod check;
 mod deletes;
 mod document;
+mod document_builder;
 mod dump;
 mod hot_terms;
-mod import;
 mod index;
-mod live;
 mod manifest;
 mod query_fields;
 mod result_cache;
 mod schema;
 mod search;
+mod searcher;
+mod segments;
 mod wal;
+mod writer;
 
 pub use check::CheckReport;
+pub use document_builder::Document;
 pub use hot_terms::PinSummary;
-pub use import::{ImportOptions, ImportProgress, ImportSummary};
-pub use index::Index;
-pub use live::{Durability, LiveIndex, LiveOptions};
+pub use index::{Index, IndexOptions};
 pub use needle_codecs::Verify;
+pub use needle_core::{Error, Result};
+pub use needle_search::{Query, SearchOptions, TopDocs};
 pub use needle_storage::cache::CacheStats;
 pub use needle_storage::prefetch::set_min_bytes as set_prefetch_min;
 pub use needle_storage::{Backend, ReadOptions};
 pub use result_cache::ResultCache;
 pub use schema::{Dynamic, FieldDef, FieldKind, Schema, ID_FIELD};
 pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};
+pub use searcher::Searcher;
+pub use wal::Replayed;
+pub use writer::{Durability, ImportOptions, ImportProgress, ImportSummary, IndexWriter, WriterOptions};

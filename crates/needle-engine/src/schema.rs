@@ -25,6 +25,7 @@ use std::sync::Arc;
 use needle_analysis::{Analyzer, AnalyzerKind, ENGLISH_STOP_WORDS};
 use needle_codecs::bloom::BloomParams;
 use needle_core::{Error, FieldId, Result};
+use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -261,9 +262,10 @@ impl Schema {
             .collect()
     }
 
-    /// Adds a field found in a document, typed from its value, when the
-    /// schema is dynamic. `Ok(None)`: the field is to be left unindexed.
-    pub(crate) fn add_dynamic(&mut self, name: &str, sample: &Value) -> Result<Option<FieldId>> {
+    /// The definition a field found in a document gets, typed from its
+    /// value, when the schema is dynamic. `Ok(None)`: the field is to be left
+    /// unindexed. The schema is not changed (see [`SharedSchema::add_fields`]).
+    pub(crate) fn dynamic_def(&self, name: &str, sample: &Value) -> Result<Option<FieldDef>> {
         let kind = match sample {
             Value::String(_) => FieldKind::Text,
             Value::Number(n) if n.is_i64() || n.is_u64() => FieldKind::Long,
@@ -281,8 +283,63 @@ impl Schema {
                 ));
             }
         }
-        let def = FieldDef { name: name.to_string(), kind, index: true, analyzer: None, stopwords: None };
-        self.push(def).map(Some)
+        Ok(Some(FieldDef { name: name.to_string(), kind, index: true, analyzer: None, stopwords: None }))
+    }
+}
+
+/// The current schema of an index, shared by its writer and its searches:
+/// replaced whole (copy on write) when a document brings a new field, so a
+/// search keeps the schema it started with, and a document that is refused
+/// changes nothing.
+pub(crate) struct SharedSchema(RwLock<Arc<Schema>>);
+
+impl SharedSchema {
+    pub fn new(schema: Schema) -> Self {
+        SharedSchema(RwLock::new(Arc::new(schema)))
+    }
+
+    pub fn current(&self) -> Arc<Schema> {
+        self.0.read().clone()
+    }
+
+    pub fn replace(&self, schema: Schema) {
+        *self.0.write() = Arc::new(schema);
+    }
+
+    /// Changes the schema with `f` (on a copy, then swapped in).
+    pub fn update(&self, f: impl FnOnce(&mut Schema)) -> Arc<Schema> {
+        let mut current = self.0.write();
+        let mut next = Schema::clone(&current);
+        f(&mut next);
+        *current = Arc::new(next);
+        current.clone()
+    }
+
+    /// Adds the fields of `defs` not yet in the schema; one added meanwhile
+    /// with another type is an error naming it. Returns the schema holding them all.
+    pub fn add_fields(&self, defs: &[FieldDef]) -> Result<Arc<Schema>> {
+        let mut current = self.0.write();
+        let mut next: Option<Schema> = None;
+        for def in defs {
+            let schema = next.as_ref().unwrap_or(&current);
+            match schema.field_id(&def.name) {
+                Some(id) if schema.field(id).kind == def.kind => {}
+                Some(id) => {
+                    let other = schema.field(id).kind.name();
+                    return Err(Error::invalid_field(
+                        &def.name,
+                        format!("field `{}` became a {other} meanwhile", def.name),
+                    ));
+                }
+                None => {
+                    next.get_or_insert_with(|| Schema::clone(&current)).push(def.clone())?;
+                }
+            }
+        }
+        if let Some(next) = next {
+            *current = Arc::new(next);
+        }
+        Ok(current.clone())
     }
 }
 

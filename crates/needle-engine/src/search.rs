@@ -220,21 +220,26 @@ fn highlight(
     Ok(out)
 }
 
-/// The live document with `_id` `id`, newest segment first: (view index, doc).
-pub(crate) fn find_id(views: &[View<'_>], id: &str) -> Result<Option<(usize, DocId)>> {
+/// Every live document with `_id` `id` (one, unless something went wrong):
+/// (view index, doc), newest first. A failed read is an error, never "none".
+pub(crate) fn find_ids(views: &[View<'_>], id: &str) -> Result<Vec<(usize, DocId)>> {
+    let mut found = Vec::new();
     for (i, (segment, deletes)) in views.iter().enumerate().rev() {
         let Some(mut p) = segment.postings(ID_FIELD, id.as_bytes())? else { continue };
-        let mut found = None;
+        let mut in_segment = Vec::new();
         let mut doc = p.doc();
         while doc != TERMINATED {
             if !deletes.is_some_and(|d| d.is_deleted(doc)) {
-                found = Some(doc);
+                in_segment.push((i, doc));
             }
             doc = p.advance();
         }
-        if let Some(doc) = found {
-            return Ok(Some((i, doc)));
-        }
+        found.extend(in_segment.into_iter().rev());
     }
-    Ok(None)
+    Ok(found)
+}
+
+/// The live document with `_id` `id` (the newest, should there be several).
+pub(crate) fn find_id(views: &[View<'_>], id: &str) -> Result<Option<(usize, DocId)>> {
+    Ok(find_ids(views, id)?.into_iter().next())
 }

@@ -8,20 +8,19 @@ use needle_engine::{ImportOptions, Index, SearchRequest};
 
 fn positions_read(index: &Index, query: &str, bloom: bool) -> (u64, u64) {
     let r = SearchRequest { stats: true, bloom, track_total_hits: u64::MAX, ..SearchRequest::new(query) };
-    let response = index.search(&r).unwrap();
+    let response = index.searcher().search(&r).unwrap();
     (response.total, response.stats.unwrap().needed_bytes.get("positions").copied().unwrap_or(0))
 }
 
 fn build(bloom: Option<bool>) -> (tempfile::TempDir, Index) {
     let tmp = tempfile::tempdir().unwrap();
-    let mut index = Index::open_or_create(tmp.path(), None).unwrap();
+    let index = Index::open_or_create(tmp.path(), None).unwrap();
     // "fox" and "quick" share every document, several times, but only ever as "fox ... quick".
     let lines: Vec<String> = (0..300)
         .map(|i| format!(r#"{{"id":"d{i}","body":"the fox was quick; a fox is quick, foxes quick {i} fox then quick and brown dogs"}}"#))
         .collect();
-    let text = lines.join("\n");
     let options = ImportOptions { threads: 1, memory_bytes: 1 << 30, skip_bad: false, bloom };
-    index.import(&mut std::io::Cursor::new(text), &options, &Default::default()).unwrap();
+    common::import_with(&index, &lines, &options).unwrap();
     (tmp, index)
 }
 
@@ -51,12 +50,12 @@ fn an_index_without_filters_answers_the_same() {
 
 #[test]
 fn filters_survive_a_merge() {
-    let (_tmp, mut index) = build(None);
+    let (_tmp, index) = build(None);
     let more: Vec<String> = (300..400)
         .map(|i| format!(r#"{{"id":"d{i}","body":"fox and quick fox quick quick fox {i}"}}"#))
         .collect();
-    common::import_lines(&mut index, &more, 1 << 20).unwrap();
-    index.merge(1).unwrap();
+    common::import_lines(&index, &more, 1 << 20).unwrap();
+    common::merge(&index, 1);
     assert!(index.check().sizes["bloom"] > 0, "the merged segment keeps its filters");
     let (with, read_with) = positions_read(&index, "\"quick fox\"", true);
     let (without, read_without) = positions_read(&index, "\"quick fox\"", false);

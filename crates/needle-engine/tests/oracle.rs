@@ -35,25 +35,25 @@ fn run_case(seed: u64) {
     let n_docs = if seed.is_multiple_of(2) { rng.gen_range(300..1500) } else { rng.gen_range(10..300) };
     let docs: Vec<serde_json::Value> = (0..n_docs).map(|i| random::document(&mut rng, i)).collect();
     let tmp = tempfile::tempdir().unwrap();
-    let mut index = common::new_index(tmp.path());
+    let index = common::new_index(tmp.path());
     let lines: Vec<String> = docs.iter().map(|d| d.to_string()).collect();
     let cut = rng.gen_range(0..=lines.len());
-    common::import_lines(&mut index, &lines[..cut], 64 << 10).unwrap();
-    common::import_lines(&mut index, &lines[cut..], 256 << 10).unwrap();
+    common::import_lines(&index, &lines[..cut], 64 << 10).unwrap();
+    common::import_lines(&index, &lines[cut..], 256 << 10).unwrap();
     let schema = index.schema();
     let [title, body, tag] = ["title", "body", "tag"].map(|f| schema.field_id(f).unwrap());
     let oracle = build_oracle(&docs, title, body, tag);
     let queries: Vec<Query> = (0..80).map(|_| random::query(&mut rng, &[title, body], tag, 2)).collect();
-    let segments = index.segments().len();
+    let segments = index.segment_counts().0;
     check_all(&index, &oracle, &queries, seed, &format!("{segments} segments"));
     // Every storage backend reads the same bytes (a 64 KiB cache keeps evicting).
     for (backend, cache) in [(Backend::Pread, 0), (Backend::Direct, 0), (Backend::Direct, 64 << 10)] {
         let reads = ReadOptions::new(backend, cache).unwrap();
-        let reopened = Index::open_with_reads(tmp.path(), Verify::Checksums, reads).unwrap();
+        let reopened = Index::options().verify(Verify::Checksums).reads(reads).open(tmp.path()).unwrap();
         check_all(&reopened, &oracle, &queries[..20], seed, &format!("{backend:?}, cache {cache}"));
     }
-    index.merge(1).unwrap();
-    assert_eq!(index.segments().len(), 1);
+    common::merge(&index, 1);
+    assert_eq!(index.segment_counts().0, 1);
     check_all(&index, &oracle, &queries, seed, "after merge");
 }
 
@@ -66,10 +66,10 @@ fn pruned_disjunctions_over_many_windows_match_the_oracle() {
     let mut rng = random::rng(seed);
     let docs: Vec<serde_json::Value> = (0..14_000).map(|i| random::document(&mut rng, i)).collect();
     let tmp = tempfile::tempdir().unwrap();
-    let mut index = common::new_index(tmp.path());
+    let index = common::new_index(tmp.path());
     let lines: Vec<String> = docs.iter().map(|d| d.to_string()).collect();
-    common::import_lines(&mut index, &lines, 8 << 20).unwrap();
-    index.merge(1).unwrap();
+    common::import_lines(&index, &lines, 8 << 20).unwrap();
+    common::merge(&index, 1);
     let schema = index.schema();
     let [title, body, tag] = ["title", "body", "tag"].map(|f| schema.field_id(f).unwrap());
     let oracle = build_oracle(&docs, title, body, tag);
@@ -80,8 +80,10 @@ fn pruned_disjunctions_over_many_windows_match_the_oracle() {
         let q = Query::Bool(needle_search::BoolQuery { should: words, ..Default::default() });
         let expected = oracle.search(&q);
         for k in [1, 10, 50] {
-            let top =
-                index.top_docs(&q, SearchOptions { top_k: k, track_total_hits: 0, bloom: true }).unwrap();
+            let top = index
+                .searcher()
+                .top_docs(&q, SearchOptions { top_k: k, track_total_hits: 0, bloom: true })
+                .unwrap();
             compare(&top, &expected, k, &format!("seed {seed}, query #{i} (k={k}): {q:?}"));
         }
     }
@@ -110,15 +112,19 @@ fn check_all(index: &Index, oracle: &Oracle, queries: &[Query], seed: u64, stage
     for (i, q) in queries.iter().enumerate() {
         let expected = oracle.search(q);
         for (k, track) in [(10, u64::MAX), (3, 0), (25, 0)] {
-            let top =
-                index.top_docs(q, SearchOptions { top_k: k, track_total_hits: track, bloom: true }).unwrap();
+            let top = index
+                .searcher()
+                .top_docs(q, SearchOptions { top_k: k, track_total_hits: track, bloom: true })
+                .unwrap();
             let ctx = format!("seed {seed}, {stage}, query #{i} (k={k}, track={track}): {q:?}");
             compare(&top, &expected, k, &ctx);
             if track == u64::MAX {
                 assert_eq!(top.total, expected.len() as u64, "total hits differ; {ctx}");
             }
-            let no_bloom =
-                index.top_docs(q, SearchOptions { top_k: k, track_total_hits: track, bloom: false }).unwrap();
+            let no_bloom = index
+                .searcher()
+                .top_docs(q, SearchOptions { top_k: k, track_total_hits: track, bloom: false })
+                .unwrap();
             let key = |t: &TopDocs| (t.total, t.hits.iter().map(|h| (h.global, h.score)).collect::<Vec<_>>());
             assert_eq!(key(&top), key(&no_bloom), "Bloom filters changed the result; {ctx}");
         }

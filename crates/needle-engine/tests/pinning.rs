@@ -8,23 +8,24 @@ use needle_engine::{Backend, Index, ReadOptions, SearchRequest, Verify};
 
 fn storage_requests(index: &Index, query: &str) -> (u64, Vec<String>) {
     let request = SearchRequest { stats: true, top_k: 0, ..SearchRequest::new(query) };
-    let response = index.search(&request).unwrap();
-    let ids = index.search(&SearchRequest::new(query)).unwrap().hits.into_iter().map(|h| h.id).collect();
+    let response = index.searcher().search(&request).unwrap();
+    let ids =
+        index.searcher().search(&SearchRequest::new(query)).unwrap().hits.into_iter().map(|h| h.id).collect();
     (response.stats.unwrap().storage_requests, ids)
 }
 
 #[test]
 fn pinned_records_survive_a_flood_of_other_queries() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut index = Index::open_or_create(tmp.path(), None).unwrap();
+    let index = Index::open_or_create(tmp.path(), None).unwrap();
     let lines: Vec<String> =
         (0..4000).map(|i| format!(r#"{{"id":"d{i}","body":"hot{} rare{i} filler words"}}"#, i % 5)).collect();
-    common::import_lines(&mut index, &lines, 8 << 20).unwrap();
-    index.merge(1).unwrap();
+    common::import_lines(&index, &lines, 8 << 20).unwrap();
+    common::merge(&index, 1);
     drop(index);
     let open = || {
         let reads = ReadOptions::new(Backend::Direct, 256 << 10).unwrap();
-        Index::open_with_reads(tmp.path(), Verify::Footers, reads).unwrap()
+        Index::options().verify(Verify::Footers).reads(reads).open(tmp.path()).unwrap()
     };
     let (pinned, plain) = (open(), open());
     let summary = pinned.pin_hot_terms(["hot1", "hot1 hot2", "rare7"], 64 << 10).unwrap();

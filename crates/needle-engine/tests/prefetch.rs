@@ -10,14 +10,14 @@ use needle_storage::prefetch;
 
 fn search(index: &Index, query: &str) -> (Vec<String>, u64) {
     let r = SearchRequest { stats: true, ..SearchRequest::new(query) };
-    let response = index.search(&r).unwrap();
+    let response = index.searcher().search(&r).unwrap();
     (response.hits.into_iter().map(|h| h.id).collect(), response.stats.unwrap().prefetched_bytes)
 }
 
 #[test]
 fn long_records_are_prefetched_and_short_ones_are_not() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut index = Index::open_or_create(tmp.path(), None).unwrap();
+    let index = Index::open_or_create(tmp.path(), None).unwrap();
     // "common" is in every document, 1 to 8 times (a record of several pages), "rare" in one.
     let lines: Vec<String> = (0..50_000)
         .map(|i| {
@@ -26,8 +26,8 @@ fn long_records_are_prefetched_and_short_ones_are_not() {
             format!(r#"{{"id":"d{i}","body":"{common}words of document {i}{rare}"}}"#)
         })
         .collect();
-    common::import_lines(&mut index, &lines, 64 << 20).unwrap();
-    index.merge(1).unwrap();
+    common::import_lines(&index, &lines, 64 << 20).unwrap();
+    common::merge(&index, 1);
     prefetch::set_min_bytes(None);
     let (common_hits, off) = search(&index, "common");
     let rare_off = search(&index, "rare").1;

@@ -8,19 +8,19 @@ use needle_engine::{Index, SearchRequest};
 
 fn needed(index: &Index, query: &str, highlight: bool) -> std::collections::BTreeMap<&'static str, u64> {
     let r = SearchRequest { stats: true, highlight, ..SearchRequest::new(query) };
-    index.search(&r).unwrap().stats.unwrap().needed_bytes
+    index.searcher().search(&r).unwrap().stats.unwrap().needed_bytes
 }
 
 #[test]
 fn each_query_reports_what_it_read_by_kind() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut index = Index::open_or_create(tmp.path(), None).unwrap();
+    let index = Index::open_or_create(tmp.path(), None).unwrap();
     let lines: Vec<String> = (0..500)
         .map(|i| {
             format!(r#"{{"id":"d{i}","body":"the quick brown fox number {i} jumps over the lazy dog"}}"#)
         })
         .collect();
-    common::import_lines(&mut index, &lines, 1 << 20).unwrap();
+    common::import_lines(&index, &lines, 1 << 20).unwrap();
     let term = needed(&index, "fox", false);
     assert!(term["doc_ids"] > 0 && term["freqs"] > 0 && term["doc_store"] > 0, "{term:?}");
     assert!(!term.contains_key("positions") && !term.contains_key("offsets"), "{term:?}");
@@ -29,7 +29,7 @@ fn each_query_reports_what_it_read_by_kind() {
     let highlighted = needed(&index, "fox", true);
     assert!(highlighted["offsets"] > 0, "{highlighted:?}");
     let none = SearchRequest::new("fox");
-    assert!(index.search(&none).unwrap().stats.is_none());
+    assert!(index.searcher().search(&none).unwrap().stats.is_none());
 }
 
 /// Read through the direct backend and an application cache, a query's
@@ -39,15 +39,17 @@ fn each_query_reports_what_it_read_by_kind() {
 fn direct_reads_are_counted_and_cached() {
     use needle_engine::{Backend, ReadOptions, Verify};
     let tmp = tempfile::tempdir().unwrap();
-    let mut index = Index::open_or_create(tmp.path(), None).unwrap();
+    let index = Index::open_or_create(tmp.path(), None).unwrap();
     let lines: Vec<String> = (0..3000)
         .map(|i| format!(r#"{{"id":"d{i}","body":"word{} common text of document {i}"}}"#, i % 97))
         .collect();
-    common::import_lines(&mut index, &lines, 1 << 20).unwrap();
+    common::import_lines(&index, &lines, 1 << 20).unwrap();
     drop(index);
     let reads = ReadOptions::new(Backend::Direct, 4 << 20).unwrap();
-    let index = Index::open_with_reads(tmp.path(), Verify::Footers, reads).unwrap();
-    let ask = || index.search(&SearchRequest { stats: true, ..SearchRequest::new("word7 common") }).unwrap();
+    let index = Index::options().verify(Verify::Footers).reads(reads).open(tmp.path()).unwrap();
+    let ask = || {
+        index.searcher().search(&SearchRequest { stats: true, ..SearchRequest::new("word7 common") }).unwrap()
+    };
     let (first, second) = (ask(), ask());
     assert_eq!(
         first.hits.iter().map(|h| &h.id).collect::<Vec<_>>(),
@@ -69,17 +71,17 @@ fn direct_reads_are_counted_and_cached() {
 fn a_rare_term_reads_one_page_of_postings() {
     use needle_engine::{Backend, ReadOptions, Verify};
     let tmp = tempfile::tempdir().unwrap();
-    let mut index = Index::open_or_create(tmp.path(), None).unwrap();
+    let index = Index::open_or_create(tmp.path(), None).unwrap();
     let lines: Vec<String> = (0..3000)
         .map(|i| format!(r#"{{"id":"d{i}","body":"rare{i} and common words of document {i}"}}"#))
         .collect();
-    common::import_lines(&mut index, &lines, 64 << 20).unwrap();
+    common::import_lines(&index, &lines, 64 << 20).unwrap();
     drop(index);
     let reads = ReadOptions::new(Backend::Pread, 4 << 20).unwrap();
-    let index = Index::open_with_reads(tmp.path(), Verify::Footers, reads).unwrap();
+    let index = Index::options().verify(Verify::Footers).reads(reads).open(tmp.path()).unwrap();
     for i in (0..3000).step_by(150) {
         let request = SearchRequest { stats: true, top_k: 0, ..SearchRequest::new(&format!("rare{i}")) };
-        let response = index.search(&request).unwrap();
+        let response = index.searcher().search(&request).unwrap();
         assert_eq!(response.total, 1);
         let stats = response.stats.unwrap();
         assert!(stats.requested_bytes <= 4096 && stats.storage_waits <= 1, "rare{i}: {stats:?}");

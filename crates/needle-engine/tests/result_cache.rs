@@ -4,7 +4,7 @@
 
 mod common;
 
-use needle_engine::{Durability, Index, LiveIndex, LiveOptions, SearchRequest, SearchResponse};
+use needle_engine::{Durability, Index, SearchRequest, SearchResponse, WriterOptions};
 
 const WORDS: [&str; 12] =
     ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta", "zeta", "iota", "rho", "tau"];
@@ -40,39 +40,39 @@ fn answer(r: &SearchResponse) -> (u64, Vec<(String, u32)>, Vec<String>) {
 #[test]
 fn cached_answers_equal_fresh_ones_and_spellings_share_an_entry() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut index = common::new_index(tmp.path());
-    common::import_lines(&mut index, &lines(0, 3000), 64 << 20).unwrap();
+    let index = common::new_index(tmp.path());
+    common::import_lines(&index, &lines(0, 3000), 64 << 20).unwrap();
     let fresh = Index::open(tmp.path()).unwrap();
-    index.set_result_cache(1 << 20);
+    let index = Index::options().result_cache(1 << 20).open(tmp.path()).unwrap();
     let queries = queries();
     for round in 0..2 {
         for q in &queries {
-            let want = answer(&fresh.search(&request(q)).unwrap());
-            assert_eq!(answer(&index.search(&request(q)).unwrap()), want, "round {round}: {q}");
+            let want = answer(&fresh.searcher().search(&request(q)).unwrap());
+            assert_eq!(answer(&index.searcher().search(&request(q)).unwrap()), want, "round {round}: {q}");
         }
     }
     let stats = index.result_cache_stats().unwrap();
     let n = queries.len() as u64;
     assert_eq!((stats.misses, stats.hits, stats.entries as u64), (n, n, n));
     // The parsed query is the key: other spacing finds the same entry.
-    index.search(&request("  beta   gamma ")).unwrap();
+    index.searcher().search(&request("  beta   gamma ")).unwrap();
     assert_eq!(index.result_cache_stats().unwrap().hits, n + 1);
     // Another page size is another answer.
     let top3 = SearchRequest { top_k: 3, ..request("beta gamma") };
-    assert_eq!(index.search(&top3).unwrap().hits.len(), 3);
+    assert_eq!(index.searcher().search(&top3).unwrap().hits.len(), 3);
     assert_eq!(index.result_cache_stats().unwrap().misses, n + 1);
 }
 
 #[test]
 fn a_tiny_budget_is_kept_by_evicting() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut index = common::new_index(tmp.path());
-    common::import_lines(&mut index, &lines(0, 500), 64 << 20).unwrap();
+    let index = common::new_index(tmp.path());
+    common::import_lines(&index, &lines(0, 500), 64 << 20).unwrap();
     let fresh = Index::open(tmp.path()).unwrap();
-    index.set_result_cache(4096);
+    let index = Index::options().result_cache(4096).open(tmp.path()).unwrap();
     for q in queries().iter().chain(queries().iter()) {
-        let want = answer(&fresh.search(&request(q)).unwrap());
-        assert_eq!(answer(&index.search(&request(q)).unwrap()), want, "{q}");
+        let want = answer(&fresh.searcher().search(&request(q)).unwrap());
+        assert_eq!(answer(&index.searcher().search(&request(q)).unwrap()), want, "{q}");
         assert!(index.result_cache_stats().unwrap().bytes <= 4096);
     }
     let stats = index.result_cache_stats().unwrap();
@@ -82,15 +82,15 @@ fn a_tiny_budget_is_kept_by_evicting() {
 #[test]
 fn an_import_or_a_merge_is_seen_through_the_cache() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut index = common::new_index(tmp.path());
-    common::import_lines(&mut index, &lines(0, 400), 64 << 20).unwrap();
-    index.set_result_cache(1 << 20);
-    let before = index.search(&request("alpha")).unwrap().total;
-    common::import_lines(&mut index, &lines(400, 800), 64 << 20).unwrap();
-    let after = index.search(&request("alpha")).unwrap();
+    drop(common::new_index(tmp.path()));
+    let index = Index::options().result_cache(1 << 20).open(tmp.path()).unwrap();
+    common::import_lines(&index, &lines(0, 400), 64 << 20).unwrap();
+    let before = index.searcher().search(&request("alpha")).unwrap().total;
+    common::import_lines(&index, &lines(400, 800), 64 << 20).unwrap();
+    let after = index.searcher().search(&request("alpha")).unwrap();
     assert!(after.total > before);
-    index.merge(1).unwrap();
-    let merged = index.search(&request("alpha")).unwrap();
+    common::merge(&index, 1);
+    let merged = index.searcher().search(&request("alpha")).unwrap();
     assert_eq!(merged.total, after.total);
     assert_eq!(index.result_cache_stats().unwrap().hits, 0);
 }
@@ -98,15 +98,19 @@ fn an_import_or_a_merge_is_seen_through_the_cache() {
 #[test]
 fn live_adds_and_deletes_are_never_hidden_by_a_cached_answer() {
     let tmp = tempfile::tempdir().unwrap();
-    let options = LiveOptions {
+    let options = WriterOptions {
         durability: Durability::Volatile,
         tail_docs: 20,
         memory_bytes: 16 << 10,
-        result_cache_bytes: 1 << 20,
-        ..LiveOptions::default()
+        ..WriterOptions::default()
     };
-    let index = LiveIndex::open(tmp.path(), options).unwrap();
-    let total = |q: &str| index.search(&request(q)).unwrap().total;
+    let index = Index::options()
+        .result_cache(1 << 20)
+        .open_or_create(tmp.path(), None)
+        .unwrap()
+        .writer(options)
+        .unwrap();
+    let total = |q: &str| index.searcher().search(&request(q)).unwrap().total;
     let mut fresh = 0;
     for (i, line) in lines(0, 100).iter().enumerate() {
         index.add(line).unwrap();
@@ -118,9 +122,9 @@ fn live_adds_and_deletes_are_never_hidden_by_a_cached_answer() {
         }
     }
     assert_eq!(total("fresh"), 10);
-    let hits_before = index.result_cache_stats().unwrap().hits;
+    let hits_before = index.index().result_cache_stats().unwrap().hits;
     assert_eq!(total("fresh"), 10);
-    assert_eq!(index.result_cache_stats().unwrap().hits, hits_before + 1, "unchanged index: a hit");
+    assert_eq!(index.index().result_cache_stats().unwrap().hits, hits_before + 1, "unchanged index: a hit");
     index.delete("f50").unwrap();
     assert_eq!(total("fresh"), 9);
     index.add(r#"{"id":"f60","body":"stale no more"}"#).unwrap();

@@ -10,7 +10,7 @@ mod mem_segment;
 mod merge;
 
 pub use analyzed::AnalyzedDoc;
-pub use mem_segment::MemSegment;
+pub use mem_segment::{MemSegment, MemView};
 pub use merge::{merge_segments, merge_segments_paced, DocMaps};
 
 /// Positions between two values of a multi-valued text field, as

@@ -1,130 +1,302 @@
-//! Posting lists of an in-memory segment: plain vectors, shared with the
-//! segment by `Arc`. The whole list is one block for block-max pruning, its
-//! bound computed when the list is opened.
+//! Posting lists of an in-memory segment, in chunks of [`BLOCK_LEN`] postings.
+//!
+//! A chunk is what the writer appends to and a reader may be holding at the
+//! same time: the writer appends through `Arc::make_mut`, so a chunk a reader
+//! holds is copied before it changes, never changed under it, and that copy
+//! is at most one chunk (a whole list would be megabytes for a common term,
+//! copied at every add while a query on it runs). Full chunks are never
+//! copied. A chunk also keeps its block bound, so in-memory lists prune by
+//! blocks as on-disk ones do. A reader sees a prefix: the documents below
+//! the segment's size when its view was taken.
 
 use std::sync::Arc;
 
 use needle_codecs::bloom::{self, FilterShape, Side};
-use needle_codecs::{BlockImpact, Postings};
+use needle_codecs::{BlockImpact, Postings, BLOCK_LEN};
 use needle_core::{DocId, DocSet, TERMINATED};
 
-/// One term's postings in memory. `occ_start[i]` is where document `i`'s
-/// positions and offsets start.
-#[derive(Default, Clone)]
-pub(crate) struct TermBuf {
+/// Up to [`BLOCK_LEN`] postings of one term. `occ_start[i]` is where posting
+/// `i`'s positions and offsets start in this chunk.
+#[derive(Clone)]
+pub(crate) struct Chunk {
     pub docs: Vec<DocId>,
     pub freqs: Vec<u32>,
     pub occ_start: Vec<u32>,
     pub positions: Vec<u32>,
     pub offsets: Vec<(u32, u32)>,
-    /// Each posting's Bloom filters, `bytes` apiece (empty without filters).
+    /// Each posting's Bloom filters, one slot of the shape's `max_bytes` apiece (empty without filters).
+    pub before: Vec<u8>,
+    pub after: Vec<u8>,
+    pub impact: BlockImpact,
+}
+
+impl Default for Chunk {
+    fn default() -> Self {
+        Chunk {
+            docs: Vec::new(),
+            freqs: Vec::new(),
+            occ_start: Vec::new(),
+            positions: Vec::new(),
+            offsets: Vec::new(),
+            before: Vec::new(),
+            after: Vec::new(),
+            impact: BlockImpact::NONE,
+        }
+    }
+}
+
+impl Chunk {
+    fn occurrences(&self, i: usize) -> std::ops::Range<usize> {
+        let start = self.occ_start[i] as usize;
+        let end = self.occ_start.get(i + 1).map_or(self.positions.len(), |&e| e as usize);
+        start..end
+    }
+}
+
+/// One term's postings.
+#[derive(Default, Clone)]
+pub(crate) struct TermBuf {
+    pub chunks: Vec<Arc<Chunk>>,
+}
+
+impl TermBuf {
+    pub fn last_doc(&self) -> Option<DocId> {
+        self.chunks.last().and_then(|c| c.docs.last().copied())
+    }
+
+    /// Starts a posting for `doc` (after every document already here):
+    /// the chunk to write it in, copied first if a reader holds it.
+    pub fn push(&mut self, doc: DocId, freq: u32, norm: u8) -> &mut Chunk {
+        if self.chunks.last().is_none_or(|c| c.docs.len() >= BLOCK_LEN) {
+            self.chunks.push(Arc::default());
+        }
+        let chunk = Arc::make_mut(self.chunks.last_mut().expect("a chunk was pushed"));
+        chunk.docs.push(doc);
+        chunk.freqs.push(freq);
+        chunk.occ_start.push(chunk.positions.len() as u32);
+        chunk.impact = chunk.impact.merge(BlockImpact { max_freq: freq, min_norm: norm });
+        chunk
+    }
+
+    /// One more occurrence in the last posting (a keyword value repeated in a document).
+    pub fn bump_last(&mut self) {
+        if let Some(chunk) = self.chunks.last_mut().map(Arc::make_mut) {
+            if let Some(f) = chunk.freqs.last_mut() {
+                *f += 1;
+                chunk.impact.max_freq = chunk.impact.max_freq.max(*f);
+            }
+        }
+    }
+
+    /// Every chunk's postings, concatenated: the layout the segment writer takes.
+    pub fn flat(&self) -> FlatPostings {
+        let mut out = FlatPostings::default();
+        for c in &self.chunks {
+            out.docs.extend_from_slice(&c.docs);
+            out.freqs.extend_from_slice(&c.freqs);
+            out.positions.extend_from_slice(&c.positions);
+            out.offsets.extend_from_slice(&c.offsets);
+            out.before.extend_from_slice(&c.before);
+            out.after.extend_from_slice(&c.after);
+        }
+        out
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct FlatPostings {
+    pub docs: Vec<DocId>,
+    pub freqs: Vec<u32>,
+    pub positions: Vec<u32>,
+    pub offsets: Vec<(u32, u32)>,
     pub before: Vec<u8>,
     pub after: Vec<u8>,
 }
 
 pub(crate) struct MemPostings {
-    buf: Arc<TermBuf>,
-    len: usize,
+    term: Arc<TermBuf>,
+    /// Postings visible in each chunk (a prefix of the list: full chunks, then a part).
+    visible: Vec<usize>,
+    chunk: usize,
     idx: usize,
+    doc: DocId,
+    doc_freq: u32,
+    max_impact: BlockImpact,
     positions: bool,
-    impact: BlockImpact,
     /// The filters' shape, when the field has them.
     bloom: Option<FilterShape>,
 }
 
 impl MemPostings {
-    pub fn new(buf: Arc<TermBuf>, positions: bool, norms: Option<&[u8]>, bloom: Option<FilterShape>) -> Self {
-        let len = buf.docs.len();
-        let max_freq = buf.freqs.iter().copied().max().unwrap_or(0);
-        let min_norm = norms.map_or(0, |n| {
-            buf.docs.iter().map(|&d| n.get(d as usize).copied().unwrap_or(0)).min().unwrap_or(0)
-        });
-        MemPostings { buf, len, idx: 0, positions, impact: BlockImpact { max_freq, min_norm }, bloom }
+    /// The postings of `term` for documents below `max_doc`.
+    pub fn new(term: Arc<TermBuf>, max_doc: DocId, positions: bool, bloom: Option<FilterShape>) -> Self {
+        let mut visible = Vec::with_capacity(term.chunks.len());
+        for c in &term.chunks {
+            let n = c.docs.partition_point(|&d| d < max_doc);
+            if n == 0 {
+                break;
+            }
+            visible.push(n);
+        }
+        let doc_freq = visible.iter().sum::<usize>() as u32;
+        let max_impact =
+            term.chunks[..visible.len()].iter().fold(BlockImpact::NONE, |a, c| a.merge(c.impact));
+        let doc = if visible.is_empty() { TERMINATED } else { term.chunks[0].docs[0] };
+        MemPostings { term, visible, chunk: 0, idx: 0, doc, doc_freq, max_impact, positions, bloom }
+    }
+
+    fn current(&self) -> &Chunk {
+        &self.term.chunks[self.chunk]
+    }
+
+    /// The last visible document of chunk `c`.
+    fn last_of(&self, c: usize) -> DocId {
+        self.term.chunks[c].docs[self.visible[c] - 1]
+    }
+
+    /// The first chunk at or after the current one holding a document `>= target`.
+    fn chunk_for(&self, target: DocId) -> Option<usize> {
+        (self.chunk..self.visible.len()).find(|&c| self.last_of(c) >= target)
+    }
+
+    fn enter(&mut self, c: usize, idx: usize) -> DocId {
+        self.chunk = c;
+        self.idx = idx;
+        self.doc = self.term.chunks[c].docs[idx];
+        self.doc
+    }
+
+    fn end(&mut self) -> DocId {
+        self.doc = TERMINATED;
+        TERMINATED
     }
 
     fn occurrences(&self) -> std::ops::Range<usize> {
-        let start = self.buf.occ_start[self.idx] as usize;
-        let end = self.buf.occ_start.get(self.idx + 1).map_or(self.buf.positions.len(), |&e| e as usize);
-        start..end
+        self.current().occurrences(self.idx)
+    }
+
+    /// The current document's filter on `side` (its slot, cut to its size).
+    fn filter(&self, side: Side, shape: FilterShape) -> Option<&[u8]> {
+        let chunk = self.current();
+        let all = match side {
+            Side::Before => &chunk.before,
+            Side::After => &chunk.after,
+        };
+        let at = self.idx * shape.max_bytes();
+        all.get(at..at + shape.bytes(self.freq()))
     }
 }
 
 impl DocSet for MemPostings {
     fn doc(&self) -> DocId {
-        if self.idx < self.len {
-            self.buf.docs[self.idx]
-        } else {
-            TERMINATED
-        }
+        self.doc
     }
 
     fn advance(&mut self) -> DocId {
-        self.idx = (self.idx + 1).min(self.len);
-        self.doc()
+        if self.doc == TERMINATED {
+            return TERMINATED;
+        }
+        if self.idx + 1 < self.visible[self.chunk] {
+            return self.enter(self.chunk, self.idx + 1);
+        }
+        if self.chunk + 1 < self.visible.len() {
+            return self.enter(self.chunk + 1, 0);
+        }
+        self.end()
     }
 
     fn seek(&mut self, target: DocId) -> DocId {
-        if self.doc() < target {
-            self.idx += self.buf.docs[self.idx..self.len].partition_point(|&d| d < target);
+        if target <= self.doc {
+            return self.doc;
         }
-        self.doc()
+        let Some(c) = self.chunk_for(target) else { return self.end() };
+        let from = if c == self.chunk { self.idx } else { 0 };
+        let docs = &self.term.chunks[c].docs[from..self.visible[c]];
+        let idx = from + docs.partition_point(|&d| d < target);
+        self.enter(c, idx)
     }
 
     fn cost(&self) -> u64 {
-        self.len as u64
+        u64::from(self.doc_freq)
     }
 }
 
 impl Postings for MemPostings {
     fn doc_freq(&self) -> u32 {
-        self.len as u32
+        self.doc_freq
     }
 
     fn freq(&self) -> u32 {
-        self.buf.freqs.get(self.idx).copied().unwrap_or(0)
+        match self.doc {
+            TERMINATED => 0,
+            _ => self.current().freqs[self.idx],
+        }
     }
 
     fn positions(&mut self, out: &mut Vec<u32>) {
         out.clear();
-        if self.positions && self.idx < self.len {
-            out.extend_from_slice(&self.buf.positions[self.occurrences()]);
+        if self.positions && self.doc != TERMINATED {
+            out.extend_from_slice(&self.current().positions[self.occurrences()]);
         }
     }
 
     fn offsets(&mut self, out: &mut Vec<(u32, u32)>) {
         out.clear();
-        if self.positions && self.idx < self.len {
-            out.extend_from_slice(&self.buf.offsets[self.occurrences()]);
+        if self.positions && self.doc != TERMINATED {
+            out.extend_from_slice(&self.current().offsets[self.occurrences()]);
         }
     }
 
     fn block_end(&mut self, target: DocId) -> DocId {
-        match self.buf.docs[..self.len].last() {
-            Some(&last) if last >= target => last,
-            _ => TERMINATED,
-        }
+        self.chunk_for(target).map_or(TERMINATED, |c| self.last_of(c))
     }
 
-    fn impact(&mut self, _from: DocId, _to: DocId) -> BlockImpact {
-        self.impact
+    fn impact(&mut self, from: DocId, to: DocId) -> BlockImpact {
+        let Some(first) = self.chunk_for(from) else { return BlockImpact::NONE };
+        let mut bound = BlockImpact::NONE;
+        for c in first..self.visible.len() {
+            bound = bound.merge(self.term.chunks[c].impact);
+            if self.last_of(c) >= to {
+                break;
+            }
+        }
+        bound
     }
 
     fn max_impact(&self) -> BlockImpact {
-        self.impact
+        self.max_impact
     }
 
     fn total_term_freq(&self) -> u64 {
-        self.buf.freqs[..self.len].iter().map(|&f| u64::from(f)).sum()
+        self.term
+            .chunks
+            .iter()
+            .zip(&self.visible)
+            .map(|(c, &n)| c.freqs[..n].iter().map(|&f| u64::from(f)).sum::<u64>())
+            .sum()
+    }
+
+    fn block_ahead(&self) -> &[DocId] {
+        match self.doc {
+            TERMINATED => &[],
+            _ => &self.current().docs[self.idx + 1..self.visible[self.chunk]],
+        }
     }
 
     fn block_rest(&self) -> (&[DocId], &[u32]) {
-        let at = self.idx.min(self.len);
-        (&self.buf.docs[at..self.len], &self.buf.freqs[at..self.len])
+        if self.doc == TERMINATED {
+            return (&[], &[]);
+        }
+        let (chunk, end) = (self.current(), self.visible[self.chunk]);
+        (&chunk.docs[self.idx..end], &chunk.freqs[self.idx..end])
     }
 
     fn advance_by(&mut self, n: usize) -> DocId {
-        self.idx = (self.idx + n).min(self.len);
-        self.doc()
+        if n == 0 || self.doc == TERMINATED {
+            return self.doc;
+        }
+        self.idx += n - 1;
+        self.advance()
     }
 
     fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool> {
@@ -146,14 +318,50 @@ impl Postings for MemPostings {
     }
 }
 
-impl MemPostings {
-    /// The current document's filter on `side` (its slot, cut to its size).
-    fn filter(&self, side: Side, shape: FilterShape) -> Option<&[u8]> {
-        let all = match side {
-            Side::Before => &self.buf.before,
-            Side::After => &self.buf.after,
-        };
-        let at = self.idx * shape.max_bytes();
-        all.get(at..at + shape.bytes(self.freq()))
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Docs 0, 2, 4, ... (n of them), doc d with frequency 1 + d % 3 and norm d % 7.
+    fn list(n: u32) -> TermBuf {
+        let mut t = TermBuf::default();
+        for i in 0..n {
+            let d = 2 * i;
+            let chunk = t.push(d, 1 + d % 3, (d % 7) as u8);
+            chunk.positions.extend(0..1 + d % 3);
+            chunk.offsets.extend((0..1 + d % 3).map(|p| (p, p + 1)));
+        }
+        t
+    }
+
+    #[test]
+    fn walks_seeks_and_bounds_across_chunks_and_sees_only_its_prefix() {
+        let term = Arc::new(list(300));
+        let mut p = MemPostings::new(term.clone(), 401, true, None);
+        assert_eq!(p.doc_freq(), 201, "docs 0..=400");
+        let mut all = vec![p.doc()];
+        while p.advance() != TERMINATED {
+            all.push(p.doc());
+        }
+        assert_eq!(all, (0..=200).map(|i| 2 * i).collect::<Vec<_>>());
+        let mut p = MemPostings::new(term.clone(), 401, true, None);
+        assert_eq!(p.seek(255), 256);
+        assert_eq!(p.block_end(257), 400, "the second chunk, as far as the view sees it");
+        let mut pos = Vec::new();
+        p.positions(&mut pos);
+        assert_eq!(pos.len() as u32, 1 + 256 % 3);
+        assert_eq!(p.impact(0, 10), BlockImpact { max_freq: 3, min_norm: 0 });
+        assert_eq!(p.seek(1000), TERMINATED);
+        assert_eq!(MemPostings::new(term, 0, true, None).doc(), TERMINATED);
+    }
+
+    #[test]
+    fn a_chunk_a_reader_holds_is_copied_before_it_changes() {
+        let mut t = list(130);
+        let (full, held) = (t.chunks[0].clone(), t.chunks[1].clone());
+        t.push(1000, 1, 0);
+        assert_eq!(held.docs.len(), 2, "the reader's chunk did not grow");
+        assert_eq!(t.chunks[1].docs.len(), 3);
+        assert!(Arc::ptr_eq(&full, &t.chunks[0]), "a full chunk is shared, not copied");
     }
 }

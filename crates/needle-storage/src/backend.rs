@@ -70,6 +70,13 @@ pub struct ReadOptions {
     pub cache: Option<Arc<PageCache>>,
 }
 
+impl std::fmt::Debug for ReadOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cache = if self.cache.is_some() { "with" } else { "without" };
+        write!(f, "ReadOptions({}, {cache} an application cache)", self.backend.name())
+    }
+}
+
 impl ReadOptions {
     /// `backend` with an application cache of `cache_bytes` (0: none).
     pub fn new(backend: Backend, cache_bytes: usize) -> Result<Self> {

@@ -3,7 +3,7 @@
 use needle_core::{DocId, Error, Result};
 use needle_storage::counters::{self, DataKind};
 use needle_storage::FileSlice;
-use zstd::dict::DecoderDictionary;
+use zstd::zstd_safe::DDict;
 
 use super::index::DocIndex;
 use super::{INDEX_ENTRY_LEN, TRAILER_LEN};
@@ -15,7 +15,7 @@ thread_local! {
 
 pub struct DocStoreReader {
     body: FileSlice,
-    dict: DecoderDictionary<'static>,
+    dict: DDict<'static>,
     dict_len: usize,
     index_start: usize,
     count: u32,
@@ -38,7 +38,8 @@ impl DocStoreReader {
         if dict_len > index_start || index_end != Some(body.len() - TRAILER_LEN) {
             return Err(Error::corrupt(&name, "document store trailer does not match the file's size"));
         }
-        let dict = DecoderDictionary::copy(&body.read(0..dict_len)?);
+        let dict = DDict::try_create(&body.read(0..dict_len)?)
+            .ok_or_else(|| Error::corrupt_at(&name, 0, "the compression dictionary does not load"))?;
         let index = DocIndex::build(&body, index_start, count)?;
         Ok(DocStoreReader { body, dict, dict_len, index_start, count, index })
     }
@@ -68,8 +69,7 @@ impl DocStoreReader {
         counters::record(DataKind::DocStore, &self.body, start, len);
         let mut out = Vec::with_capacity(raw_len);
         // One decompression context per thread: creating one costs more than decompressing a small document.
-        let result =
-            DCTX.with(|d| d.borrow_mut().decompress_using_ddict(&mut out, &frame[..], self.dict.as_ddict()));
+        let result = DCTX.with(|d| d.borrow_mut().decompress_using_ddict(&mut out, &frame[..], &self.dict));
         result.map_err(|code| {
             Error::corrupt(name, format!("document {doc}: {}", zstd::zstd_safe::get_error_name(code)))
         })?;

@@ -7,9 +7,11 @@
 //! Record := Len:u32 Crc32:u32 Lsn:u64 Kind:u8 Payload[Len - 9]
 //! ```
 //!
-//! `Crc32` covers `Lsn Kind Payload`. `Kind` 1 = add or replace (payload: the
-//! document's JSON line), 2 = delete (payload: the `_id`). Integers are
-//! little-endian. Example: deleting `_id` "a" as record 7 is
+//! `Crc32` covers `Lsn Kind Payload`. `Kind` 3 = add or replace (payload:
+//! `IdLen:vint Id Json`, the document's `_id` and its JSON line, so a
+//! generated id replays as the same id), 2 = delete (payload: the `_id`);
+//! version 1 files may hold kind 1 = add (payload: the JSON line alone).
+//! Integers are little-endian. Example: deleting `_id` "a" as record 7 is
 //! `0A 00 00 00 | crc | 07 00 00 00 00 00 00 00 | 02 | 61`.
 //!
 //! The files form one chain: a file's records are numbered consecutively from
@@ -27,11 +29,14 @@
 mod replay;
 mod writer;
 
+use needle_codecs::bytes::{write_vint, ByteReader};
+
 pub use replay::{remove_all, remove_through, replay, OnDamage, Replayed};
 pub use writer::Wal;
 
 const MAGIC: &[u8; 4] = b"NDLW";
-const VERSION: u32 = 1;
+/// Version 2 added record kind 3; version 1 files are still read.
+const VERSION: u32 = 2;
 const HEADER_LEN: usize = 16;
 /// Bytes of a record before its payload: length, checksum, sequence number, kind.
 const RECORD_HEAD: usize = 17;
@@ -41,21 +46,49 @@ const MAX_RECORD: usize = 256 << 20;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Record {
-    Add(String),
+    /// A document's `_id` (absent in version 1 records: the JSON has it, or
+    /// it was generated) and JSON line.
+    Add {
+        id: Option<String>,
+        json: String,
+    },
     Delete(String),
 }
 
 impl Record {
     fn kind(&self) -> u8 {
         match self {
-            Record::Add(_) => 1,
+            Record::Add { id: Some(_), .. } => 3,
+            Record::Add { id: None, .. } => 1,
             Record::Delete(_) => 2,
         }
     }
 
-    fn payload(&self) -> &str {
+    fn payload(&self, out: &mut Vec<u8>) {
         match self {
-            Record::Add(s) | Record::Delete(s) => s,
+            Record::Add { id, json } => {
+                if let Some(id) = id {
+                    write_vint(out, id.len() as u64);
+                    out.extend_from_slice(id.as_bytes());
+                }
+                out.extend_from_slice(json.as_bytes());
+            }
+            Record::Delete(id) => out.extend_from_slice(id.as_bytes()),
+        }
+    }
+
+    fn decode(kind: u8, payload: &[u8]) -> Option<Record> {
+        let text = |b: &[u8]| String::from_utf8(b.to_vec()).ok();
+        match kind {
+            1 => Some(Record::Add { id: None, json: text(payload)? }),
+            2 => Some(Record::Delete(text(payload)?)),
+            3 => {
+                let mut r = ByteReader::new("", payload);
+                let len = usize::try_from(r.vint().ok()?).ok()?;
+                let id = text(r.take(len).ok()?)?;
+                Some(Record::Add { id: Some(id), json: text(r.take(r.remaining()).ok()?)? })
+            }
+            _ => None,
         }
     }
 }
@@ -79,11 +112,10 @@ fn header(start_lsn: u64) -> Vec<u8> {
 
 /// Appends record `lsn` to `out`.
 fn encode(lsn: u64, record: &Record, out: &mut Vec<u8>) {
-    let payload = record.payload().as_bytes();
-    let mut body = Vec::with_capacity(9 + payload.len());
+    let mut body = Vec::with_capacity(64);
     body.extend_from_slice(&lsn.to_le_bytes());
     body.push(record.kind());
-    body.extend_from_slice(payload);
+    record.payload(&mut body);
     out.extend_from_slice(&(body.len() as u32).to_le_bytes());
     out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
     out.extend_from_slice(&body);
@@ -97,16 +129,14 @@ fn decode(bytes: &[u8], pos: usize, plausible: impl Fn(u64) -> bool) -> Option<(
     let len = u32::from_le_bytes(head[0..4].try_into().ok()?) as usize;
     let crc = u32::from_le_bytes(head[4..8].try_into().ok()?);
     let lsn = u64::from_le_bytes(head[8..16].try_into().ok()?);
-    if !(9..=MAX_RECORD).contains(&len) || !plausible(lsn) || !matches!(head[16], 1 | 2) {
+    if !(9..=MAX_RECORD).contains(&len) || !plausible(lsn) || !matches!(head[16], 1..=3) {
         return None;
     }
     let body = bytes.get(pos + 8..pos + 8 + len)?;
     if crc32fast::hash(body) != crc {
         return None;
     }
-    let payload = String::from_utf8(body[9..].to_vec()).ok()?;
-    let record = if body[8] == 1 { Record::Add(payload) } else { Record::Delete(payload) };
-    Some((lsn, record, pos + 8 + len))
+    Some((lsn, Record::decode(body[8], &body[9..])?, pos + 8 + len))
 }
 
 #[cfg(test)]
@@ -122,6 +152,11 @@ mod tests {
         assert_eq!(decode(&out, 0, |_| true), Some((7, Record::Delete("a".into()), out.len())));
         assert_eq!(decode(&out, 0, |lsn| lsn != 7), None, "an implausible sequence number is no record");
         assert_eq!(start_of(&file_name(42)), Some(42));
+        let add = Record::Add { id: Some("x".into()), json: "{}".into() };
+        let mut out = Vec::new();
+        encode(8, &add, &mut out);
+        assert_eq!(&out[16..], &[3, 1, b'x', b'{', b'}']);
+        assert_eq!(decode(&out, 0, |_| true).map(|r| r.1), Some(add));
         assert_eq!(start_of("wal-x.log"), None);
     }
 }

@@ -99,6 +99,11 @@ impl Reader<'_> {
         let newest = i + 1 == self.files.len();
         let bytes = self.dir.read_all(name)?;
         let damage = |offset: usize, what: String| Damage { file: name.clone(), offset: offset as u64, what };
+        let version = bytes.get(4..8).map_or(0, |v| u32::from_le_bytes(v.try_into().expect("4 bytes")));
+        if bytes.starts_with(MAGIC) && version > VERSION {
+            let reason = format!("log version {version}; this build reads 1..={VERSION}");
+            return Err(Error::Format { file: name.clone(), reason });
+        }
         if let Err(what) = self.check_header(&bytes, *start, name) {
             // A crash while the newest file was being created leaves it short or zeroed.
             let never_written = bytes.len() < HEADER_LEN || bytes[..HEADER_LEN].iter().all(|&b| b == 0);
@@ -159,11 +164,10 @@ impl Reader<'_> {
                 bytes.len()
             ));
         }
-        let version = u32::from_le_bytes(bytes[4..8].try_into().unwrap());
-        let in_header = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
-        if version != VERSION {
-            return Err(format!("log version {version}; this build reads {VERSION}"));
+        if bytes[4..8] == [0; 4] {
+            return Err("bad header (version 0)".into());
         }
+        let in_header = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
         if in_header != start {
             return Err(format!(
                 "header says the file starts at record {in_header}, its name {name} says {start}"
@@ -241,7 +245,7 @@ mod tests {
     fn write_log(dir: &Directory, n: u64, per_file: u64) -> Vec<String> {
         let wal = Wal::create(dir, 1).unwrap();
         for lsn in 1..=n {
-            wal.append(lsn, &Record::Add(format!("{{\"id\":\"{lsn}\"}}")));
+            wal.append(lsn, &Record::Add { id: Some(lsn.to_string()), json: "{}".into() });
             if lsn % per_file == 0 && lsn < n {
                 wal.rotate(lsn + 1).unwrap();
             }

@@ -149,11 +149,11 @@ mod tests {
         let dir = Directory::open(tmp.path(), true).unwrap();
         let wal = Wal::create(&dir, 1).unwrap();
         faults::inject(Op::Fsync, &tmp.path().to_string_lossy(), 0, false, std::io::ErrorKind::Other);
-        wal.append(1, &Record::Add("{}".into()));
+        wal.append(1, &Record::Delete("a".into()));
         let first = wal.sync_to(1);
         faults::clear();
         assert!(first.is_err());
-        wal.append(2, &Record::Add("{}".into()));
+        wal.append(2, &Record::Delete("a".into()));
         let later = wal.sync_to(2).unwrap_err();
         assert!(matches!(later, Error::Poisoned { .. }), "{later}");
         assert!(!wal.lock().syncing, "the turn was handed back");

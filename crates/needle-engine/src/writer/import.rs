@@ -1,21 +1,25 @@
-//! Importing JSON lines: one thread reads the input and cuts it into chunks of
-//! consecutive lines; worker threads each turn a chunk into one segment. The
-//! segments keep the input's order (chunk order), so document ids follow the
-//! input. Nothing is visible until every chunk is written and the manifest is
-//! committed; on failure the new segments are deleted and the index is as it was.
+//! Importing JSON lines, a writer's bulk path: one thread reads the input and
+//! cuts it into chunks of consecutive lines; worker threads each turn a chunk
+//! into one segment. The segments keep the input's order (chunk order), so
+//! document ids follow the input. Nothing is visible until every chunk is
+//! written and the writer commits them (each `_id` then replacing older
+//! copies); on failure the new segments are deleted and the index is as it was.
 
 use std::io::BufRead;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use needle_codecs::{SegmentMeta, SegmentReader, Verify};
+use needle_codecs::bloom::BloomParams;
+use needle_codecs::SegmentMeta;
 use needle_core::{Error, Result};
 use needle_index::MemSegment;
 use needle_storage::Directory;
 
 use crate::document::{analyze, parse_document};
-use crate::schema::Schema;
+use crate::schema::SharedSchema;
+
+/// The most import threads: more than the machine has cores only adds memory.
+const MAX_THREADS: usize = 256;
 
 #[derive(Debug, Clone)]
 pub struct ImportOptions {
@@ -70,39 +74,50 @@ struct ChunkResult {
 /// Runs the import pipeline and returns the new segments' names in input order.
 pub(crate) fn run_import(
     dir: &Directory,
-    schema: &RwLock<Schema>,
+    schema: &SharedSchema,
     input: &mut dyn BufRead,
     names: &mut dyn FnMut() -> String,
     options: &ImportOptions,
     progress: &ImportProgress,
 ) -> Result<(Vec<String>, ImportSummary)> {
     let started = Instant::now();
-    let threads = options.threads.max(1);
+    let threads = options.threads.clamp(1, MAX_THREADS);
+    let bloom = schema.current().bloom_params();
     let chunk_bytes = (options.memory_bytes / (3 * (threads as u64 + 2))).max(64 << 10) as usize;
     let abort = AtomicBool::new(false);
     let (work_tx, work_rx) = crossbeam_channel::bounded::<(Chunk, String)>(1);
     let (done_tx, done_rx) = crossbeam_channel::unbounded::<Result<ChunkResult>>();
     let mut read_error = None;
     let mut issued = Vec::new();
+    let mut spawn_error = None;
+    let mut unreadable = Vec::new();
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let (rx, tx) = (work_rx.clone(), done_tx.clone());
-            let abort = &abort;
-            scope.spawn(move || {
-                for (chunk, name) in rx {
-                    if abort.load(Ordering::Relaxed) {
-                        continue;
+            let (abort, bloom) = (&abort, &bloom);
+            let worker =
+                std::thread::Builder::new().name("needle-import".into()).spawn_scoped(scope, move || {
+                    for (chunk, name) in rx {
+                        if abort.load(Ordering::Relaxed) {
+                            continue;
+                        }
+                        let result =
+                            index_chunk(dir, schema, bloom, chunk, &name, options.skip_bad, progress);
+                        if result.is_err() {
+                            abort.store(true, Ordering::Relaxed);
+                        }
+                        let _ = tx.send(result);
                     }
-                    let result = index_chunk(dir, schema, chunk, &name, options.skip_bad, progress);
-                    if result.is_err() {
-                        abort.store(true, Ordering::Relaxed);
-                    }
-                    let _ = tx.send(result);
-                }
-            });
+                });
+            if let Err(e) = worker {
+                spawn_error = Some(Error::Resources { what: format!("cannot start an import thread: {e}") });
+                abort.store(true, Ordering::Relaxed);
+                break;
+            }
         }
         drop(done_tx);
-        read_error = read_chunks(input, chunk_bytes, &abort, progress, |chunk| {
+        let reading = Reading { chunk_bytes, skip_bad: options.skip_bad, abort: &abort, progress };
+        read_error = read_chunks(input, &reading, &mut unreadable, |chunk| {
             let name = names();
             issued.push(name.clone());
             work_tx.send((chunk, name)).is_ok()
@@ -111,7 +126,7 @@ pub(crate) fn run_import(
         drop(work_tx);
     });
     let mut results = Vec::new();
-    let mut first_error: Option<Error> = read_error;
+    let mut first_error: Option<Error> = spawn_error.or(read_error);
     for r in done_rx {
         match r {
             Ok(r) => results.push(r),
@@ -128,6 +143,7 @@ pub(crate) fn run_import(
     let mut summary =
         ImportSummary { input_bytes: progress.bytes.load(Ordering::Relaxed), ..Default::default() };
     let mut created = Vec::new();
+    summary.skipped = unreadable;
     for r in results {
         summary.docs += r.docs;
         summary.skipped.extend(r.skipped);
@@ -136,6 +152,7 @@ pub(crate) fn run_import(
             created.push(name);
         }
     }
+    summary.skipped.sort_by_key(|(line, _)| *line);
     summary.segments = created.len();
     summary.elapsed = started.elapsed();
     Ok((created, summary))
@@ -154,14 +171,24 @@ fn earliest(a: Option<Error>, b: Error) -> Error {
     }
 }
 
-/// Reads lines into chunks of about `chunk_bytes`; `send` returns false to stop.
+/// How [`read_chunks`] reads.
+struct Reading<'a> {
+    chunk_bytes: usize,
+    /// Lines that are not UTF-8 are skipped (and listed) rather than fatal.
+    skip_bad: bool,
+    abort: &'a AtomicBool,
+    progress: &'a ImportProgress,
+}
+
+/// Reads lines into chunks of about `chunk_bytes`; `send` returns false to
+/// stop. A skipped line stays in its chunk as an empty line, so line numbers hold.
 fn read_chunks(
     input: &mut dyn BufRead,
-    chunk_bytes: usize,
-    abort: &AtomicBool,
-    progress: &ImportProgress,
+    how: &Reading<'_>,
+    skipped: &mut Vec<(u64, String)>,
     mut send: impl FnMut(Chunk) -> bool,
 ) -> Result<()> {
+    let Reading { chunk_bytes, skip_bad, abort, progress } = *how;
     let mut chunk = Chunk { seq: 0, first_line: 1, lines: Vec::new() };
     let mut size = 0;
     let mut line_no = 0u64;
@@ -176,8 +203,14 @@ fn read_chunks(
         }
         line_no += 1;
         progress.bytes.fetch_add(n as u64, Ordering::Relaxed);
-        let line = String::from_utf8(std::mem::take(&mut buf))
-            .map_err(|_| Error::invalid("not valid UTF-8").at_line(line_no))?;
+        let line = match String::from_utf8(std::mem::take(&mut buf)) {
+            Ok(line) => line,
+            Err(_) if skip_bad => {
+                skipped.push((line_no, "not valid UTF-8".to_string()));
+                String::new()
+            }
+            Err(_) => return Err(Error::invalid("not valid UTF-8").at_line(line_no)),
+        };
         size += line.len();
         chunk.lines.push(line);
         if size >= chunk_bytes {
@@ -196,23 +229,23 @@ fn read_chunks(
 
 fn index_chunk(
     dir: &Directory,
-    schema: &RwLock<Schema>,
+    schema: &SharedSchema,
+    bloom: &Option<BloomParams>,
     chunk: Chunk,
     name: &str,
     skip_bad: bool,
     progress: &ImportProgress,
 ) -> Result<ChunkResult> {
-    let mut builder = MemSegment::new(name).with_bloom(schema.read().unwrap().bloom_params());
+    let mut builder = MemSegment::new(name).with_bloom(bloom.clone());
     let mut skipped = Vec::new();
     for (i, line) in chunk.lines.iter().enumerate() {
         let line_no = chunk.first_line + i as u64;
         if line.trim().is_empty() {
             continue;
         }
-        match parse_document(line, schema) {
-            Ok(doc) => {
-                let analyzed = analyze(doc, &schema.read().unwrap());
-                builder.add(analyzed);
+        match parse_document(line, schema, None) {
+            Ok((doc, current)) => {
+                builder.add(analyze(doc, &current));
                 progress.docs.fetch_add(1, Ordering::Relaxed);
             }
             Err(e) if skip_bad => skipped.push((line_no, e.to_string())),
@@ -227,21 +260,7 @@ fn index_chunk(
 
 /// Removes a segment's files (those that exist).
 pub(crate) fn delete_segment(dir: &Directory, name: &str) {
-    for ext in ["post", "terms", "norms", "docs", "meta"] {
-        let _ = dir.delete(&format!("{name}.{ext}"));
+    for file in needle_codecs::segment_files(name) {
+        let _ = dir.delete(&file);
     }
-}
-
-/// Opens segments by name, in order, verifying every checksum.
-pub(crate) fn open_segments(dir: &Directory, names: &[String]) -> Result<Vec<Arc<SegmentReader>>> {
-    open_segments_with(dir, names, Verify::Checksums)
-}
-
-/// Opens segments by name, in order, checking as much as `verify` says.
-pub(crate) fn open_segments_with(
-    dir: &Directory,
-    names: &[String],
-    verify: Verify,
-) -> Result<Vec<Arc<SegmentReader>>> {
-    names.iter().map(|n| SegmentReader::open_with(dir, n, verify).map(Arc::new)).collect()
 }

@@ -1,0 +1,91 @@
+//! A searcher: the index at one moment. Taking one holds the index's lock
+//! only to copy a few pointers; searching, fetching and highlighting hold
+//! none, so a writer never waits for a search and a search never sees half
+//! of a change (an update is its delete and its add, seen both or neither).
+
+use std::sync::Arc;
+
+use needle_core::Result;
+use needle_search::{parse_query, Query, SearchOptions, TopDocs};
+
+use crate::index::Shared;
+use crate::schema::Schema;
+use crate::search::{find_id, run_search, stored_document, SearchRequest, SearchResponse};
+use crate::segments::Snapshot;
+
+pub struct Searcher {
+    snapshot: Snapshot,
+    shared: Arc<Shared>,
+}
+
+impl Searcher {
+    pub(crate) fn new(snapshot: Snapshot, shared: Arc<Shared>) -> Self {
+        Searcher { snapshot, shared }
+    }
+
+    pub fn schema(&self) -> &Schema {
+        &self.snapshot.schema
+    }
+
+    /// Moves on with every change to the index: two searchers with the same
+    /// generation see the same documents.
+    pub fn generation(&self) -> u64 {
+        self.snapshot.generation
+    }
+
+    /// Segments, in memory ones included.
+    pub fn segment_count(&self) -> usize {
+        self.snapshot.segments.len()
+    }
+
+    /// Parses a query string against the schema.
+    pub fn parse(&self, query: &str) -> Result<Query> {
+        parse_query(query, self.schema())
+    }
+
+    pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
+        let cache = self.shared.results.as_ref().map(|c| (c, self.snapshot.generation));
+        let mut response = run_search(&self.snapshot.views(), self.schema(), request, cache)?;
+        if let Some(stats) = &mut response.stats {
+            stats.page_cache = self.shared.page_cache_stats();
+        }
+        Ok(response)
+    }
+
+    /// Runs a parsed query: hits as (segment, document, score).
+    pub fn top_docs(&self, query: &Query, options: SearchOptions) -> Result<TopDocs> {
+        needle_search::Searcher::with_deletes(self.snapshot.views()).search(query, options)
+    }
+
+    /// The stored JSON source of the live document with `_id` `id`.
+    pub fn get(&self, id: &str) -> Result<Option<String>> {
+        let views = self.snapshot.views();
+        match find_id(&views, id)? {
+            Some((i, doc)) => Ok(Some(stored_document(views[i].0, doc)?.1)),
+            None => Ok(None),
+        }
+    }
+
+    /// Whether a live document has `_id` `id` (a lookup in the id field, no stored fields read).
+    pub fn contains(&self, id: &str) -> Result<bool> {
+        Ok(find_id(&self.snapshot.views(), id)?.is_some())
+    }
+
+    /// Live documents.
+    pub fn num_docs(&self) -> u64 {
+        self.snapshot
+            .segments
+            .iter()
+            .map(|s| u64::from(s.data.meta().max_doc) - u64::from(s.deletes.count()))
+            .sum()
+    }
+
+    /// The `_id`s of every live document matching `query`.
+    pub fn matching_ids(&self, query: &Query) -> Result<Vec<String>> {
+        let views = self.snapshot.views();
+        let all = usize::try_from(self.num_docs()).unwrap_or(usize::MAX);
+        let options = SearchOptions { top_k: all, track_total_hits: u64::MAX, bloom: true };
+        let top = needle_search::Searcher::with_deletes(views.clone()).search(query, options)?;
+        top.hits.iter().map(|h| stored_document(views[h.segment].0, h.doc).map(|(id, _)| id)).collect()
+    }
+}

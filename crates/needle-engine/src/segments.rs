@@ -1,0 +1,319 @@
+//! The segment set: the one owner of an index's segments, their deletions,
+//! the in-memory tail and the last commit. An [`crate::Index`] keeps it
+//! behind one lock; the writer changes it (one document, one commit step at
+//! a time), and a search takes a [`Snapshot`] of it and lets go of the lock.
+//!
+//! In document order: committed on-disk segments, then frozen in-memory
+//! segments (former tails waiting to be flushed), then the *tail*, the
+//! in-memory segment adds go to. A segment's deletions are an `Arc`'d bitset
+//! a snapshot shares; the writer copies one before changing it while a
+//! snapshot holds it, so a snapshot never sees a later change.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use needle_codecs::bloom::BloomParams;
+use needle_codecs::{SegmentRead, SegmentReader, Verify};
+use needle_core::{DocId, Error, Result};
+use needle_index::{AnalyzedDoc, MemSegment, MemView};
+use needle_storage::Directory;
+
+use crate::deletes::DeleteBits;
+use crate::document::{analyze, parse_document};
+use crate::manifest::{Manifest, SegmentEntry};
+use crate::schema::{Schema, SharedSchema};
+use crate::search::{find_ids, View};
+use crate::wal::{self, OnDamage, Record, Replayed};
+
+/// Documents in the tail before it is frozen, when the writer does not say.
+pub(crate) const TAIL_DOCS: u32 = 2048;
+
+pub(crate) enum SegmentData {
+    Disk(Arc<SegmentReader>),
+    Mem(Arc<MemView>),
+}
+
+impl SegmentData {
+    pub fn read(&self) -> &dyn SegmentRead {
+        match self {
+            SegmentData::Disk(s) => s.as_ref(),
+            SegmentData::Mem(s) => s.as_ref(),
+        }
+    }
+
+    fn shared(&self) -> Arc<dyn SegmentRead> {
+        match self {
+            SegmentData::Disk(s) => s.clone(),
+            SegmentData::Mem(s) => s.clone(),
+        }
+    }
+}
+
+pub(crate) struct Segment {
+    pub data: SegmentData,
+    pub deletes: Arc<DeleteBits>,
+    /// The manifest entry, once the segment is committed.
+    pub entry: Option<SegmentEntry>,
+    /// The deletions the committed deletion file holds.
+    pub persisted: DeleteBits,
+}
+
+impl Segment {
+    pub fn committed(reader: Arc<SegmentReader>, entry: SegmentEntry, deletes: DeleteBits) -> Self {
+        Segment {
+            data: SegmentData::Disk(reader),
+            persisted: deletes.clone(),
+            deletes: Arc::new(deletes),
+            entry: Some(entry),
+        }
+    }
+
+    pub fn max_doc(&self) -> DocId {
+        self.data.read().meta().max_doc
+    }
+}
+
+pub(crate) struct SegmentSet {
+    /// The last commit.
+    pub manifest: Manifest,
+    pub segments: Vec<Segment>,
+    pub tail: MemSegment,
+    pub tail_deletes: Arc<DeleteBits>,
+    pub next_lsn: u64,
+    /// Moves on with every change to what a search sees, or to how it is
+    /// split into segments (the result cache's key).
+    pub generation: u64,
+    /// The phrase filters' parameters of the segments built here.
+    pub bloom: Option<BloomParams>,
+}
+
+/// A search's view of the segment set at one moment.
+pub(crate) struct Snapshot {
+    pub segments: Vec<SnapshotSegment>,
+    pub schema: Arc<Schema>,
+    pub generation: u64,
+}
+
+pub(crate) struct SnapshotSegment {
+    pub data: Arc<dyn SegmentRead>,
+    pub deletes: Arc<DeleteBits>,
+}
+
+impl Snapshot {
+    pub fn views(&self) -> Vec<View<'_>> {
+        self.segments
+            .iter()
+            .map(|s| (s.data.as_ref(), Some(&*s.deletes as &dyn needle_core::Deletes)))
+            .collect()
+    }
+}
+
+/// Opens the segments `manifest` names, reusing the readers in `open` (by
+/// name), and their deletions.
+fn open_committed(
+    dir: &Directory,
+    manifest: &Manifest,
+    verify: Verify,
+    open: &HashMap<String, Arc<SegmentReader>>,
+) -> Result<Vec<Segment>> {
+    manifest
+        .segments
+        .iter()
+        .map(|e| {
+            let reader = match open.get(&e.name) {
+                Some(r) => r.clone(),
+                None => Arc::new(SegmentReader::open_with(dir, &e.name, verify)?),
+            };
+            let deletes = match &e.deletes {
+                Some(file) => DeleteBits::decode(file, &dir.read_all(file)?, e.max_doc)?,
+                None => DeleteBits::new(e.max_doc),
+            };
+            Ok(Segment::committed(reader, e.clone(), deletes))
+        })
+        .collect()
+}
+
+impl SegmentSet {
+    /// The committed state `manifest` describes, with the write-ahead log
+    /// after its checkpoint applied in memory; `open` holds segment readers
+    /// already open (by name). `schema` starts as the manifest's and gains
+    /// the fields the log's documents add.
+    pub fn load(
+        dir: &Directory,
+        manifest: Manifest,
+        verify: Verify,
+        open: &HashMap<String, Arc<SegmentReader>>,
+        schema: &SharedSchema,
+        on_damage: OnDamage,
+    ) -> Result<(SegmentSet, Replayed)> {
+        let segments = open_committed(dir, &manifest, verify, open)?;
+        let bloom = manifest.schema.bloom_params();
+        let mut set = SegmentSet {
+            tail: MemSegment::new("memory segment").with_bloom(bloom.clone()),
+            tail_deletes: Arc::default(),
+            next_lsn: manifest.checkpoint_lsn + 1,
+            generation: 0,
+            segments,
+            bloom,
+            manifest,
+        };
+        let replayed = wal::replay(dir, set.manifest.checkpoint_lsn, on_damage, &mut |lsn, record| {
+            set.next_lsn = lsn;
+            set.apply(record, schema, TAIL_DOCS).map_err(|e| {
+                Error::corrupt("write-ahead log", format!("record {lsn} cannot be applied: {e}"))
+            })
+        })?;
+        set.next_lsn = replayed.next_lsn;
+        Ok((set, replayed))
+    }
+
+    /// Applies a logged change (recovery).
+    fn apply(&mut self, record: Record, schema: &SharedSchema, tail_docs: u32) -> Result<()> {
+        match record {
+            Record::Add { id, json } => {
+                let (doc, current) = parse_document(&json, schema, id.as_deref())?;
+                let id = doc.id.clone();
+                self.add(&id, analyze(doc, &current), tail_docs)?;
+            }
+            Record::Delete(id) => {
+                self.delete(&id)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The readers of the on-disk segments, by name.
+    pub fn open_readers(&self) -> HashMap<String, Arc<SegmentReader>> {
+        self.segments
+            .iter()
+            .filter_map(|s| match (&s.data, &s.entry) {
+                (SegmentData::Disk(r), Some(e)) => Some((e.name.clone(), r.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn snapshot(&self, schema: Arc<Schema>) -> Snapshot {
+        let mut segments: Vec<_> = self
+            .segments
+            .iter()
+            .map(|s| SnapshotSegment { data: s.data.shared(), deletes: s.deletes.clone() })
+            .collect();
+        if self.tail.max_doc() > 0 {
+            segments.push(SnapshotSegment {
+                data: Arc::new(self.tail.view()),
+                deletes: self.tail_deletes.clone(),
+            });
+        }
+        Snapshot { segments, schema, generation: self.generation }
+    }
+
+    /// Every segment with its deletions, the tail last (under the lock).
+    fn views(&self) -> (Vec<View<'_>>, MemView) {
+        let tail = self.tail.view();
+        let views = self
+            .segments
+            .iter()
+            .map(|s| (s.data.read(), Some(&*s.deletes as &dyn needle_core::Deletes)))
+            .collect();
+        (views, tail)
+    }
+
+    /// Applies an add (replacing any live document with the same `_id`); returns its sequence number.
+    pub fn add(&mut self, id: &str, doc: AnalyzedDoc, tail_docs: u32) -> Result<u64> {
+        self.delete_id(id)?;
+        let lsn = self.take_lsn();
+        self.tail.add(doc);
+        if self.tail.max_doc() >= tail_docs {
+            self.freeze();
+        }
+        Ok(lsn)
+    }
+
+    /// Applies a delete; returns its sequence number and whether a document was deleted.
+    pub fn delete(&mut self, id: &str) -> Result<(u64, bool)> {
+        let found = self.delete_id(id)?;
+        Ok((self.take_lsn(), found))
+    }
+
+    fn take_lsn(&mut self) -> u64 {
+        self.generation += 1;
+        self.next_lsn += 1;
+        self.next_lsn - 1
+    }
+
+    /// Deletes every live document with `_id` `id`; a failed read is an
+    /// error (the document might exist), and nothing is changed then.
+    fn delete_id(&mut self, id: &str) -> Result<bool> {
+        let found = self.find_all(id)?;
+        for &(i, doc) in &found {
+            let bits = match self.segments.get_mut(i) {
+                Some(s) => &mut s.deletes,
+                None => &mut self.tail_deletes,
+            };
+            Arc::make_mut(bits).delete(doc);
+        }
+        Ok(!found.is_empty())
+    }
+
+    /// Every live document with `_id` `id`: (segment, doc), the tail's segment being `segments.len()`.
+    fn find_all(&self, id: &str) -> Result<Vec<(usize, DocId)>> {
+        let (mut views, tail) = self.views();
+        views.push((&tail, Some(&*self.tail_deletes)));
+        find_ids(&views, id)
+    }
+
+    /// Moves the tail to the frozen segments and starts a new one.
+    pub fn freeze(&mut self) {
+        if self.tail.max_doc() == 0 {
+            return;
+        }
+        self.generation += 1;
+        let tail = std::mem::replace(
+            &mut self.tail,
+            MemSegment::new("memory segment").with_bloom(self.bloom.clone()),
+        );
+        let deletes = std::mem::take(&mut self.tail_deletes);
+        self.segments.push(Segment {
+            data: SegmentData::Mem(Arc::new(tail.view())),
+            deletes,
+            entry: None,
+            persisted: DeleteBits::new(0),
+        });
+    }
+
+    /// Live documents.
+    pub fn num_docs(&self) -> u64 {
+        let all: u64 = self.segments.iter().map(|s| u64::from(s.max_doc())).sum::<u64>()
+            + u64::from(self.tail.max_doc());
+        let deleted: u64 = self.segments.iter().map(|s| u64::from(s.deletes.count())).sum::<u64>()
+            + u64::from(self.tail_deletes.count());
+        all - deleted
+    }
+
+    /// Bytes held by frozen in-memory segments and the tail.
+    pub fn memory_bytes(&self) -> usize {
+        let frozen: usize = self.segments.iter().map(|s| mem_bytes(&s.data)).sum();
+        frozen + self.tail.memory()
+    }
+
+    /// Whether anything happened since the last commit that a commit would persist.
+    pub fn has_changes(&self) -> bool {
+        self.next_lsn - 1 > self.manifest.checkpoint_lsn
+            || self.tail.max_doc() > 0
+            || self.segments.iter().any(|s| s.entry.is_none() || s.deletes.count() != s.persisted.count())
+    }
+
+    /// (on-disk segments, all segments including the tail), for tests and statistics.
+    pub fn segment_counts(&self) -> (usize, usize) {
+        let disk = self.segments.iter().filter(|s| matches!(s.data, SegmentData::Disk(_))).count();
+        (disk, self.segments.len() + 1)
+    }
+}
+
+fn mem_bytes(data: &SegmentData) -> usize {
+    match data {
+        SegmentData::Mem(m) => m.memory(),
+        SegmentData::Disk(_) => 0,
+    }
+}

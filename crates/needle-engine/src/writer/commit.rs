@@ -1,0 +1,209 @@
+//! Commits: what the segment set persists, in three steps so that searches
+//! and writes go on while files are written. Under the lock, [`SegmentSet::begin_commit`]
+//! freezes the tail and decides what to flush; without it, [`flush`] writes
+//! the in-memory segments; under it again, [`SegmentSet::finish_commit`]
+//! swaps them for their on-disk copies and decides the deletion files and the
+//! manifest, which [`PendingCommit::write`] writes without the lock; last,
+//! [`SegmentSet::complete`] records what was persisted.
+
+use std::sync::Arc;
+
+use fst::{IntoStreamer, Streamer};
+use needle_codecs::{termmap, SegmentRead, SegmentReader, Verify};
+use needle_core::{Deletes, DocId, DocSet, Result, TERMINATED};
+use needle_index::MemView;
+use needle_storage::Directory;
+
+use crate::deletes::DeleteBits;
+use crate::manifest::{Manifest, SegmentEntry};
+use crate::schema::{Schema, ID_FIELD};
+use crate::search::find_ids;
+use crate::segments::{Segment, SegmentData, SegmentSet};
+
+/// What a commit persists, decided under the lock.
+pub(crate) struct CommitPlan {
+    pub checkpoint_lsn: u64,
+    schema: Schema,
+    to_flush: Vec<(usize, Arc<MemView>, String)>,
+    /// The deletions of every segment the commit covers (all of them when it began), by position.
+    deletes: Vec<Arc<DeleteBits>>,
+}
+
+/// A deletion file a commit writes.
+struct PendingDeletes {
+    segment: String,
+    file: String,
+    bits: DeleteBits,
+    max_doc: u32,
+}
+
+/// What a commit or a merge writes after the lock is released: deletion files, then the manifest.
+pub(crate) struct PendingCommit {
+    pub(super) manifest: Manifest,
+    deletes: Vec<PendingDeletes>,
+    /// Files the commit makes obsolete besides replaced deletion files.
+    pub(super) obsolete: Vec<String>,
+    /// Segments replaced: freeing a large in-memory segment takes long enough
+    /// that it must not happen under the lock.
+    pub(super) retired: Vec<SegmentData>,
+}
+
+impl PendingCommit {
+    pub(super) fn new(manifest: Manifest, obsolete: Vec<String>, retired: Vec<SegmentData>) -> Self {
+        PendingCommit { manifest, deletes: Vec::new(), obsolete, retired }
+    }
+
+    /// A deletion file for segment `entry` holding `bits`, named for the manifest's next generation.
+    pub(super) fn persist_deletes(&mut self, entry: &mut SegmentEntry, bits: DeleteBits) {
+        let file = format!("{}.del.{}", entry.name, self.manifest.generation + 1);
+        entry.deletes = Some(file.clone());
+        self.deletes.push(PendingDeletes { segment: entry.name.clone(), file, bits, max_doc: entry.max_doc });
+    }
+
+    /// Writes the deletion files and commits the manifest (write, fsync, rename, fsync the folder).
+    pub fn write(&mut self, dir: &Directory) -> Result<()> {
+        for d in &self.deletes {
+            let mut w = dir.create(&d.file)?;
+            w.write_all(&d.bits.encode(d.max_doc))?;
+            w.finish()?;
+        }
+        dir.sync()?;
+        self.manifest.commit(dir)
+    }
+
+    pub fn checkpoint_lsn(&self) -> u64 {
+        self.manifest.checkpoint_lsn
+    }
+
+    /// Frees the replaced segments (call without the lock).
+    pub fn free_retired(&mut self) {
+        self.retired.clear();
+    }
+}
+
+/// Writes the plan's in-memory segments to disk (without the lock).
+pub(crate) fn flush(dir: &Directory, plan: &CommitPlan, verify: Verify) -> Result<Vec<Arc<SegmentReader>>> {
+    let mut out = Vec::with_capacity(plan.to_flush.len());
+    for (_, mem, name) in &plan.to_flush {
+        mem.flush(dir, name)?;
+        out.push(Arc::new(SegmentReader::open_with(dir, name, verify)?));
+    }
+    Ok(out)
+}
+
+impl SegmentSet {
+    /// Freezes the tail, appends `imported` (segments an import wrote, in
+    /// input order, as newer than everything here) and decides what the commit persists.
+    pub fn begin_commit(
+        &mut self,
+        schema: &Schema,
+        imported: Vec<Arc<SegmentReader>>,
+        names: Vec<String>,
+    ) -> Result<CommitPlan> {
+        self.freeze();
+        for (reader, name) in imported.into_iter().zip(names) {
+            self.add_imported(reader, name)?;
+        }
+        let mut to_flush = Vec::new();
+        for (i, s) in self.segments.iter().enumerate() {
+            if let SegmentData::Mem(m) = &s.data {
+                to_flush.push((i, m.clone(), self.manifest.new_segment_name()));
+            }
+        }
+        Ok(CommitPlan {
+            checkpoint_lsn: self.next_lsn - 1,
+            schema: schema.clone(),
+            to_flush,
+            deletes: self.segments.iter().map(|s| s.deletes.clone()).collect(),
+        })
+    }
+
+    /// Appends an imported segment; each of its `_id`s replaces the live
+    /// documents with that id before it (in older segments, and earlier in the
+    /// segment itself), as if its documents had been added one by one.
+    fn add_imported(&mut self, reader: Arc<SegmentReader>, name: String) -> Result<()> {
+        let max_doc = reader.meta().max_doc;
+        let mut own = DeleteBits::new(max_doc);
+        let prefix = (termmap::key(ID_FIELD, b""), termmap::key(ID_FIELD + 1, b""));
+        let mut stream = reader.term_map().range().ge(&prefix.0).lt(&prefix.1).into_stream();
+        let views: Vec<_> =
+            self.segments.iter().map(|s| (s.data.read(), Some(&*s.deletes as &dyn Deletes))).collect();
+        let mut replaced: Vec<(usize, DocId)> = Vec::new();
+        while let Some((key, _)) = stream.next() {
+            let term = &key[2..];
+            let mut docs = Vec::new();
+            if let Some(mut p) = reader.postings(ID_FIELD, term)? {
+                let mut doc = p.doc();
+                while doc != TERMINATED {
+                    docs.push(doc);
+                    doc = p.advance();
+                }
+            }
+            // The last copy in input order wins.
+            for &d in docs.iter().rev().skip(1) {
+                own.delete(d);
+            }
+            replaced.extend(find_ids(&views, std::str::from_utf8(term).unwrap_or_default())?);
+        }
+        drop(views);
+        for (i, doc) in replaced {
+            Arc::make_mut(&mut self.segments[i].deletes).delete(doc);
+        }
+        self.generation += 1;
+        let entry = SegmentEntry { name, max_doc, deletes: None };
+        self.segments.push(Segment {
+            data: SegmentData::Disk(reader),
+            deletes: Arc::new(own),
+            entry: Some(entry),
+            persisted: DeleteBits::new(max_doc),
+        });
+        Ok(())
+    }
+
+    /// Puts the flushed segments in place of the in-memory ones and decides
+    /// the deletion files and the manifest to write; the writing happens
+    /// without the lock ([`PendingCommit::write`]), then [`SegmentSet::complete`].
+    pub fn finish_commit(&mut self, plan: CommitPlan, flushed: Vec<Arc<SegmentReader>>) -> PendingCommit {
+        self.generation += 1;
+        let mut retired = Vec::new();
+        for ((i, mem, name), reader) in plan.to_flush.into_iter().zip(flushed) {
+            let max_doc = reader.meta().max_doc;
+            retired.push(std::mem::replace(&mut self.segments[i].data, SegmentData::Disk(reader)));
+            retired.push(SegmentData::Mem(mem));
+            self.segments[i].entry = Some(SegmentEntry { name, max_doc, deletes: None });
+        }
+        let mut next = self.manifest.clone();
+        next.schema = plan.schema;
+        next.checkpoint_lsn = plan.checkpoint_lsn;
+        next.segments.clear();
+        let mut pending = PendingCommit::new(next, Vec::new(), retired);
+        for (i, bits) in plan.deletes.into_iter().enumerate() {
+            let mut entry = self.segments[i].entry.clone().expect("every segment is on disk now");
+            if bits.count() != self.segments[i].persisted.count() {
+                pending.persist_deletes(&mut entry, DeleteBits::clone(&bits));
+            }
+            pending.manifest.segments.push(entry);
+        }
+        pending
+    }
+
+    /// Records what a written commit persisted; returns the files it made obsolete.
+    pub fn complete(&mut self, done: PendingCommit) -> Vec<String> {
+        let mut obsolete = done.obsolete;
+        for d in done.deletes {
+            let Some(s) =
+                self.segments.iter_mut().find(|s| s.entry.as_ref().is_some_and(|e| e.name == d.segment))
+            else {
+                continue;
+            };
+            let entry = s.entry.as_mut().expect("found by its entry");
+            // A merged segment's entry already names its file.
+            obsolete.extend(entry.deletes.replace(d.file.clone()).filter(|old| *old != d.file));
+            s.persisted = d.bits;
+        }
+        // A merge planned meanwhile may have taken a segment name.
+        let next_segment = self.manifest.next_segment.max(done.manifest.next_segment);
+        self.manifest = Manifest { next_segment, ..done.manifest };
+        obsolete
+    }
+}

@@ -1,0 +1,196 @@
+//! Merges: committed on-disk segments rewritten as one, deleted documents
+//! dropped. Which segments is a policy ([`MergePolicy`]): the background
+//! thread's tiered one (a few small adjacent segments once there are many),
+//! or an explicit target (`needle merge --max-segments N`). Either way a
+//! merge is planned under the lock, written without it (searches and writes
+//! go on), and swapped in under it again, carrying over deletions made while
+//! it ran ([`SegmentSet::finish_merge`]).
+
+use std::sync::Arc;
+
+use needle_codecs::{SegmentRead, SegmentReader, Verify};
+use needle_core::{Deletes, Error, Result};
+use needle_index::{merge_segments_paced, DocMaps};
+use needle_storage::Directory;
+
+use super::commit::PendingCommit;
+use crate::deletes::DeleteBits;
+use crate::manifest::SegmentEntry;
+use crate::segments::{Segment, SegmentData, SegmentSet};
+
+/// Which committed segments to merge next.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum MergePolicy {
+    /// Once at least `trigger` segments are committed, the `factor` adjacent
+    /// ones with the fewest documents.
+    Tiered { factor: usize, trigger: usize },
+    /// Until at most this many segments remain, groups of adjacent segments of similar sizes.
+    AtMost(usize),
+}
+
+/// A merge decided under the lock: its sources (with their committed deletions) and the new name.
+pub(crate) struct MergePlan {
+    sources: Vec<(Arc<SegmentReader>, DeleteBits)>,
+    name: String,
+}
+
+impl MergePolicy {
+    /// The run of adjacent segments to merge, among `sizes` (the committed
+    /// segments' document counts), or `None`.
+    fn pick(self, sizes: &[u64]) -> Option<std::ops::Range<usize>> {
+        match self {
+            MergePolicy::Tiered { factor, trigger } => {
+                if sizes.len() < trigger.max(factor) || factor < 2 {
+                    return None;
+                }
+                let start =
+                    (0..=sizes.len() - factor).min_by_key(|&i| sizes[i..i + factor].iter().sum::<u64>())?;
+                Some(start..start + factor)
+            }
+            MergePolicy::AtMost(max) => group_by_size(sizes, max.max(1)).into_iter().find(|g| g.len() >= 2),
+        }
+    }
+}
+
+/// Splits consecutive segments into at most `max` runs of similar document counts.
+fn group_by_size(sizes: &[u64], max: usize) -> Vec<std::ops::Range<usize>> {
+    if sizes.len() <= max {
+        return (0..sizes.len()).map(|i| i..i + 1).collect();
+    }
+    let total: u64 = sizes.iter().sum();
+    let target = total.div_ceil(max as u64).max(1);
+    let mut groups = Vec::with_capacity(max);
+    groups.push(0..0);
+    let mut size = 0;
+    for (i, &s) in sizes.iter().enumerate() {
+        let groups_left = max - groups.len();
+        let current = groups.last_mut().expect("one group at least");
+        if current.end > current.start && size + s > target && groups_left > 0 {
+            groups.push(i..i + 1);
+            size = s;
+        } else {
+            current.end = i + 1;
+            size += s;
+        }
+    }
+    groups
+}
+
+/// Writes the merged segment (without the lock), dropping the documents
+/// whose deletion was committed; returns it and where each document went.
+pub(crate) fn run_merge(
+    dir: &Directory,
+    plan: &MergePlan,
+    verify: Verify,
+    pace: &mut dyn FnMut(u64),
+) -> Result<(Arc<SegmentReader>, DocMaps)> {
+    let sources: Vec<(&SegmentReader, Option<&dyn Deletes>)> =
+        plan.sources.iter().map(|(r, d)| (r.as_ref(), Some(d as &dyn Deletes))).collect();
+    let (_, maps) = merge_segments_paced(dir, &plan.name, &sources, pace)?;
+    Ok((Arc::new(SegmentReader::open_with(dir, &plan.name, verify)?), maps))
+}
+
+impl SegmentSet {
+    /// The next merge `policy` asks for among the committed segments.
+    pub fn plan_merge(&mut self, policy: MergePolicy) -> Option<MergePlan> {
+        let committed = self.segments.iter().take_while(|s| s.entry.is_some()).count();
+        let sizes: Vec<u64> = self.segments[..committed].iter().map(|s| u64::from(s.max_doc())).collect();
+        let run = policy.pick(&sizes)?;
+        let sources = self.segments[run]
+            .iter()
+            .map(|s| match &s.data {
+                SegmentData::Disk(r) => (r.clone(), s.persisted.clone()),
+                SegmentData::Mem(_) => unreachable!("committed segments are on disk"),
+            })
+            .collect();
+        Some(MergePlan { sources, name: self.manifest.new_segment_name() })
+    }
+
+    /// Puts the merged segment in place of its sources, carrying over the
+    /// deletions made since the merge began, and decides the manifest naming
+    /// it, written without the lock ([`PendingCommit::write`]), then [`SegmentSet::complete`].
+    pub fn finish_merge(
+        &mut self,
+        plan: MergePlan,
+        merged: Arc<SegmentReader>,
+        maps: DocMaps,
+    ) -> Result<PendingCommit> {
+        self.generation += 1;
+        let first = &plan.sources[0].0;
+        let start = self
+            .segments
+            .iter()
+            .position(|s| matches!(&s.data, SegmentData::Disk(r) if Arc::ptr_eq(r, first)))
+            .ok_or_else(|| Error::invalid("the segments being merged left the index"))?;
+        let n = plan.sources.len();
+        let max_doc = merged.meta().max_doc;
+        // Deletions made while the merge ran: all of them stay in memory; those
+        // a commit persisted meanwhile must stay persisted for the merged segment.
+        let (mut deletes, mut persisted) = (DeleteBits::new(max_doc), DeleteBits::new(max_doc));
+        for (seg, map) in self.segments[start..start + n].iter().zip(&maps) {
+            for (old, new) in map.iter().enumerate() {
+                let Some(new) = *new else { continue };
+                if seg.deletes.is_deleted(old as u32) {
+                    deletes.delete(new);
+                }
+                if seg.persisted.is_deleted(old as u32) {
+                    persisted.delete(new);
+                }
+            }
+        }
+        let mut pending = PendingCommit::new(self.manifest.clone(), Vec::new(), Vec::new());
+        let at = pending
+            .manifest
+            .segments
+            .iter()
+            .position(|e| Some(e) == self.segments[start].entry.as_ref())
+            .ok_or_else(|| Error::invalid("the segments being merged are not committed"))?;
+        let mut entry = SegmentEntry { name: plan.name.clone(), max_doc, deletes: None };
+        if persisted.count() > 0 {
+            pending.persist_deletes(&mut entry, persisted.clone());
+        }
+        pending.manifest.segments.splice(at..at + n, [entry.clone()]);
+        let merged_segment = Segment {
+            data: SegmentData::Disk(merged),
+            deletes: Arc::new(deletes),
+            entry: Some(entry),
+            persisted,
+        };
+        let old: Vec<Segment> = self.segments.splice(start..start + n, [merged_segment]).collect();
+        for s in old {
+            let e = s.entry.expect("committed");
+            pending.obsolete.extend(needle_codecs::segment_files(&e.name));
+            pending.obsolete.extend(e.deletes);
+            pending.retired.push(s.data);
+        }
+        Ok(pending)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_groups_keep_order_and_respect_the_maximum() {
+        for (sizes, max) in [
+            (vec![10, 10, 10, 10], 1),
+            (vec![10, 10, 10, 10], 2),
+            (vec![1, 100, 1, 1, 50], 3),
+            (vec![5; 9], 4),
+        ] {
+            let groups = group_by_size(&sizes, max);
+            assert!(groups.len() <= max, "{sizes:?} {max}: {groups:?}");
+            let flat: Vec<usize> = groups.into_iter().flatten().collect();
+            assert_eq!(flat, (0..sizes.len()).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn tiered_picks_the_smallest_adjacent_run_once_there_are_enough() {
+        let policy = MergePolicy::Tiered { factor: 2, trigger: 3 };
+        assert_eq!(policy.pick(&[5, 5]), None);
+        assert_eq!(policy.pick(&[9, 1, 2, 8]), Some(1..3));
+        assert_eq!(MergePolicy::AtMost(4).pick(&[1, 2, 3]), None);
+    }
+}

@@ -1,0 +1,484 @@
+//! The writer: the one thing that changes an index (SPIRIT's pipeline).
+//! It holds the folder's writer lock for its whole life, so a second writer
+//! in any process fails at once with [`Error::Locked`]. Opening one reloads
+//! the index as it is on disk and recovers the write-ahead log (replays it
+//! into memory, cuts off a torn tail), before anything else may write.
+//!
+//! A document is searchable the moment `add` returns (it is in the
+//! in-memory tail that every new [`crate::Searcher`] sees); durable too in
+//! `durable` mode, once its log record is fsynced (group commit). A
+//! background thread commits (flushes in-memory segments, writes deletions
+//! and a manifest whose `checkpoint_lsn` says which log records it covers)
+//! when memory, the log's size or the time since the last commit says so,
+//! and merges committed segments at a bounded write rate. After a failed
+//! write or fsync the index refuses writes ([`Error::Poisoned`]) and stays
+//! readable.
+
+mod background;
+mod commit;
+mod import;
+mod merge;
+
+use std::fs::File;
+use std::io::BufRead;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use needle_codecs::SegmentReader;
+use needle_core::{Error, Result};
+use needle_storage::Directory;
+
+use self::import::{delete_segment, run_import};
+pub use self::import::{ImportOptions, ImportProgress, ImportSummary};
+use self::merge::{run_merge, MergePolicy};
+use crate::document::{analyze, parse_document};
+use crate::index::{Index, LOCK_FILE};
+use crate::manifest::Manifest;
+use crate::schema::{Schema, SharedSchema};
+use crate::searcher::Searcher;
+use crate::wal::{self, OnDamage, Record, Replayed, Wal};
+
+/// What survives a crash or a close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Nothing is persisted unless `commit` is called.
+    Volatile,
+    /// Everything is persisted by a clean `close`.
+    Graceful,
+    /// Every acknowledged change is in the fsynced write-ahead log.
+    Durable,
+}
+
+impl Durability {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "volatile" => Some(Self::Volatile),
+            "graceful" => Some(Self::Graceful),
+            "durable" => Some(Self::Durable),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct WriterOptions {
+    pub durability: Durability,
+    /// Documents in the tail before it is frozen.
+    pub tail_docs: u32,
+    /// Bytes of in-memory segments before the background thread commits them;
+    /// writers wait when twice this much is waiting (backpressure).
+    pub memory_bytes: usize,
+    /// Committed on-disk segments that trigger a background merge...
+    pub merge_trigger: usize,
+    /// ... of this many adjacent ones (those with the fewest documents).
+    pub merge_factor: usize,
+    /// Write rate a background merge keeps under, so queries keep their latency.
+    pub merge_bytes_per_sec: u64,
+    /// The background thread's nice value (0..=19): commits and merges get the
+    /// CPU only after searches and writes, which matters on a machine with few cores.
+    pub background_nice: i32,
+    /// A commit once the write-ahead log holds this many bytes since the last
+    /// one, so that recovery replays at most this much.
+    pub checkpoint_bytes: u64,
+    /// A commit at least this often while there are changes.
+    pub checkpoint_interval: Duration,
+    /// Recovery drops a damaged write-ahead log's records from the damage
+    /// on (reported in [`IndexWriter::replayed`]), instead of failing.
+    pub truncate_damaged_log: bool,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions {
+            durability: Durability::Durable,
+            tail_docs: crate::segments::TAIL_DOCS,
+            memory_bytes: 256 << 20,
+            merge_trigger: 8,
+            merge_factor: 4,
+            merge_bytes_per_sec: 64 << 20,
+            background_nice: 10,
+            checkpoint_bytes: 32 << 20,
+            checkpoint_interval: Duration::from_secs(30),
+            truncate_damaged_log: false,
+        }
+    }
+}
+
+/// An index's writer; see the module documentation.
+pub struct IndexWriter {
+    core: Arc<Core>,
+    background: Option<JoinHandle<()>>,
+}
+
+pub(crate) struct Core {
+    index: Index,
+    /// The folder's writer lock, released when the last holder of the core drops.
+    _lock: File,
+    options: WriterOptions,
+    wal: Option<Wal>,
+    /// One commit, or one merge swap, at a time.
+    committing: Mutex<()>,
+    /// Set after a failed persist: writes are refused.
+    failed: Mutex<Option<String>>,
+    wake: (Mutex<bool>, Condvar),
+    stop: AtomicBool,
+    last_commit: Mutex<Instant>,
+}
+
+impl IndexWriter {
+    pub(crate) fn open(index: Index, options: WriterOptions) -> Result<IndexWriter> {
+        let dir = index.shared.dir.clone();
+        let lock = dir.lock(LOCK_FILE)?;
+        let on_damage = if options.truncate_damaged_log { OnDamage::Truncate } else { OnDamage::Fail };
+        index.reload(on_damage)?;
+        let replayed = index.replayed();
+        if let Some((file, intact)) = &replayed.torn {
+            dir.truncate(file, *intact)?;
+        }
+        let core = Core {
+            _lock: lock,
+            wal: None,
+            committing: Mutex::new(()),
+            failed: Mutex::new(None),
+            wake: (Mutex::new(false), Condvar::new()),
+            stop: AtomicBool::new(false),
+            last_commit: Mutex::new(Instant::now()),
+            options,
+            index,
+        };
+        if replayed.dropped.is_some() {
+            // The records after the damage are given up: commit what came
+            // before it, then no log file may be read again.
+            core.commit()?;
+            wal::remove_all(&dir)?;
+        }
+        remove_unreferenced_files(&dir, &core.index.shared.set.lock().manifest)?;
+        let next_lsn = core.index.shared.set.lock().next_lsn;
+        let wal = match core.options.durability {
+            Durability::Durable => Some(Wal::create(&dir, next_lsn)?),
+            _ => None,
+        };
+        let core = Arc::new(Core { wal, ..core });
+        let worker = core.clone();
+        let background = std::thread::Builder::new()
+            .name("needle-flush".into())
+            .spawn(move || worker.background())
+            .map_err(|e| Error::Resources { what: format!("cannot start the flush thread: {e}") })?;
+        Ok(IndexWriter { core, background: Some(background) })
+    }
+
+    /// What recovery read from the write-ahead log when this writer opened.
+    pub fn replayed(&self) -> Replayed {
+        self.core.index.replayed()
+    }
+
+    pub fn index(&self) -> &Index {
+        &self.core.index
+    }
+
+    /// A snapshot of everything added so far.
+    pub fn searcher(&self) -> Searcher {
+        self.core.index.searcher()
+    }
+
+    /// Adds a document (a JSON object with an optional `id`), replacing any
+    /// document with the same `_id`. It is searchable when this returns, and
+    /// durable too in `durable` mode. Returns its `_id`.
+    pub fn add(&self, json: &str) -> Result<String> {
+        let (id, lsn) = self.add_deferred(json)?;
+        self.durable_through(lsn)?;
+        Ok(id)
+    }
+
+    /// [`IndexWriter::add`] of a document given as a JSON value.
+    pub fn add_value(&self, doc: &serde_json::Value) -> Result<String> {
+        self.add(&doc.to_string())
+    }
+
+    /// [`IndexWriter::add`] of a document built with [`crate::Document`].
+    pub fn add_document(&self, doc: &crate::Document) -> Result<String> {
+        self.add(&doc.to_json())
+    }
+
+    /// [`IndexWriter::add`] without waiting for the write-ahead log: the
+    /// document is searchable when this returns; it is durable once
+    /// [`IndexWriter::durable_through`] its sequence number returns. One
+    /// writer thread can so keep adding while earlier adds wait for one shared
+    /// fsync (group commit). Returns the `_id` and the sequence number.
+    pub fn add_deferred(&self, json: &str) -> Result<(String, u64)> {
+        let core = &self.core;
+        core.check_writable()?;
+        let json = json.trim();
+        let shared = &core.index.shared;
+        let (doc, schema) = parse_document(json, &shared.schema, None)?;
+        let id = doc.id.clone();
+        let mut analyzed = analyze(doc, &schema);
+        // The segment's share of the work, done before the lock that searches wait for.
+        analyzed.prepare(schema.bloom_params().as_ref());
+        core.wait_for_memory()?;
+        let lsn = {
+            let mut set = shared.set.lock();
+            core.check_writable()?;
+            let lsn = set.add(&id, analyzed, core.options.tail_docs)?;
+            if let Some(wal) = &core.wal {
+                wal.append(lsn, &Record::Add { id: Some(id.clone()), json: json.to_string() });
+            }
+            lsn
+        };
+        core.nudge();
+        Ok((id, lsn))
+    }
+
+    /// Returns once every change up to sequence number `lsn` is durable (at
+    /// once outside `durable` mode); a failed fsync poisons the index.
+    pub fn durable_through(&self, lsn: u64) -> Result<()> {
+        self.core.durable(lsn)
+    }
+
+    /// Deletes the document with `_id` `id`; returns whether there was one.
+    pub fn delete(&self, id: &str) -> Result<bool> {
+        let core = &self.core;
+        core.check_writable()?;
+        let (lsn, found) = {
+            let mut set = core.index.shared.set.lock();
+            core.check_writable()?;
+            let (lsn, found) = set.delete(id)?;
+            if let Some(wal) = &core.wal {
+                wal.append(lsn, &Record::Delete(id.to_string()));
+            }
+            (lsn, found)
+        };
+        core.durable(lsn)?;
+        Ok(found)
+    }
+
+    /// Deletes every document matching `query` in a snapshot taken now (an
+    /// `_id` added again meanwhile is deleted too); returns how many.
+    pub fn delete_by_query(&self, query: &str) -> Result<u64> {
+        let searcher = self.searcher();
+        let ids = searcher.matching_ids(&searcher.parse(query)?)?;
+        for id in &ids {
+            self.delete(id)?;
+        }
+        Ok(ids.len() as u64)
+    }
+
+    /// Persists everything added so far and commits it.
+    pub fn commit(&self) -> Result<()> {
+        self.core.commit()
+    }
+
+    /// Adds the documents of `input` (JSON lines) as new segments, built on
+    /// several threads and committed together when all are written; each
+    /// replaces the documents with its `_id` (a later line replaces an
+    /// earlier one). A bad line fails the import and changes nothing, unless
+    /// `options.skip_bad` skips it.
+    pub fn import(
+        &self,
+        input: &mut dyn BufRead,
+        options: &ImportOptions,
+        progress: &ImportProgress,
+    ) -> Result<ImportSummary> {
+        let core = &self.core;
+        core.check_writable()?;
+        let shared = &core.index.shared;
+        // The import types new fields in a schema of its own: a failed import changes nothing.
+        let mut schema = Schema::clone(&shared.schema.current());
+        let known = schema.fields.len();
+        if let Some(on) = options.bloom {
+            schema.bloom.enabled = on;
+        }
+        let schema = SharedSchema::new(schema);
+        let mut names = || shared.set.lock().manifest.new_segment_name();
+        let (created, summary) = run_import(&shared.dir, &schema, input, &mut names, options, progress)?;
+        let committed = self.adopt_schema(&schema.current(), known).and_then(|()| {
+            let opened = created
+                .iter()
+                .map(|n| SegmentReader::open_with(&shared.dir, n, shared.options.verify).map(Arc::new))
+                .collect::<Result<Vec<_>>>()?;
+            core.commit_with(opened, created.clone())
+        });
+        if let Err(e) = committed {
+            created.iter().for_each(|n| delete_segment(&shared.dir, n));
+            return Err(e);
+        }
+        Ok(summary)
+    }
+
+    /// Makes the fields an import added (those of `imported` from number
+    /// `known` on) and its filter setting the index's. The import's segments
+    /// number fields as its schema did: fields added meanwhile by other writes
+    /// that took those numbers fail the import.
+    fn adopt_schema(&self, imported: &Schema, known: usize) -> Result<()> {
+        let shared = &self.core.index.shared;
+        let merged = shared.schema.add_fields(&imported.fields[known..])?;
+        for (i, def) in imported.fields.iter().enumerate().skip(known) {
+            if merged.field_id(&def.name) != Some(i as needle_core::FieldId) {
+                return Err(Error::invalid_field(
+                    &def.name,
+                    "other writes added fields while the import ran; import again",
+                ));
+            }
+        }
+        if merged.bloom != imported.bloom {
+            let bloom = imported.bloom.clone();
+            let schema = shared.schema.update(|s| s.bloom = bloom);
+            shared.set.lock().bloom = schema.bloom_params();
+        }
+        Ok(())
+    }
+
+    /// Commits, then merges committed segments until at most `max_segments`
+    /// remain. Returns how many segments were rewritten.
+    pub fn merge(&self, max_segments: usize) -> Result<usize> {
+        self.commit()?;
+        let mut rewritten = 0;
+        while let Some(n) = self.core.merge_once(MergePolicy::AtMost(max_segments), &mut |_| {})? {
+            rewritten += n;
+        }
+        Ok(rewritten)
+    }
+
+    /// Stops the background thread; in `graceful` and `durable` modes, commits first.
+    pub fn close(mut self) -> Result<()> {
+        let result = match self.core.options.durability {
+            Durability::Volatile => Ok(()),
+            _ => self.core.commit(),
+        };
+        self.stop_background();
+        result
+    }
+
+    fn stop_background(&mut self) {
+        self.core.stop.store(true, Ordering::SeqCst);
+        self.core.nudge();
+        if let Some(handle) = self.background.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Drop for IndexWriter {
+    fn drop(&mut self) {
+        self.stop_background();
+    }
+}
+
+impl Core {
+    fn dir(&self) -> &Directory {
+        &self.index.shared.dir
+    }
+
+    fn check_writable(&self) -> Result<()> {
+        match self.failed.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            Some(cause) => Err(Error::Poisoned { cause: cause.clone() }),
+            None => Ok(()),
+        }
+    }
+
+    /// In durable mode, waits until the log holds `lsn`; a failure poisons the index.
+    fn durable(&self, lsn: u64) -> Result<()> {
+        let Some(wal) = &self.wal else { return Ok(()) };
+        wal.sync_to(lsn).inspect_err(|e| self.poison(e))
+    }
+
+    fn poison(&self, e: &Error) {
+        self.failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(|| e.to_string());
+    }
+
+    fn nudge(&self) {
+        let (lock, cv) = &self.wake;
+        *lock.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        cv.notify_all();
+    }
+
+    /// Backpressure: writers wait while in-memory segments exceed twice the
+    /// budget, and give up if the background thread can no longer persist them.
+    fn wait_for_memory(&self) -> Result<()> {
+        while self.index.shared.set.lock().memory_bytes() > 2 * self.options.memory_bytes {
+            self.check_writable()?;
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            self.nudge();
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Ok(())
+    }
+
+    fn commit(&self) -> Result<()> {
+        self.commit_with(Vec::new(), Vec::new())
+    }
+
+    /// Commits everything in memory, with `imported` segments (named `names`) added after it.
+    fn commit_with(&self, imported: Vec<Arc<SegmentReader>>, names: Vec<String>) -> Result<()> {
+        let _one = self.committing.lock().unwrap_or_else(|p| p.into_inner());
+        self.check_writable()?;
+        let shared = &self.index.shared;
+        let plan = {
+            let mut set = shared.set.lock();
+            if imported.is_empty() && !set.has_changes() {
+                return Ok(());
+            }
+            let plan = set.begin_commit(&shared.schema.current(), imported, names)?;
+            if let Some(wal) = &self.wal {
+                wal.rotate(plan.checkpoint_lsn + 1).inspect_err(|e| self.poison(e))?;
+            }
+            plan
+        };
+        let flushed =
+            commit::flush(self.dir(), &plan, shared.options.verify).inspect_err(|e| self.poison(e))?;
+        let mut pending = shared.set.lock().finish_commit(plan, flushed);
+        // Searches and writes go on while the files are written and fsynced.
+        pending.free_retired();
+        pending.write(self.dir()).inspect_err(|e| self.poison(e))?;
+        let checkpoint = pending.checkpoint_lsn();
+        let obsolete = shared.set.lock().complete(pending);
+        *self.last_commit.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        wal::remove_through(self.dir(), checkpoint)?;
+        self.remove(&obsolete)
+    }
+
+    /// Deletes files no commit refers to any more.
+    fn remove(&self, files: &[String]) -> Result<()> {
+        files.iter().try_for_each(|f| self.dir().delete(f))
+    }
+
+    /// Runs the next merge `policy` asks for, `pace` called with the bytes
+    /// written so far; returns how many segments it rewrote, or `None`.
+    fn merge_once(&self, policy: MergePolicy, pace: &mut dyn FnMut(u64)) -> Result<Option<usize>> {
+        let shared = &self.index.shared;
+        let Some(plan) = shared.set.lock().plan_merge(policy) else { return Ok(None) };
+        let (merged, maps) =
+            run_merge(self.dir(), &plan, shared.options.verify, pace).inspect_err(|e| self.poison(e))?;
+        let _one = self.committing.lock().unwrap_or_else(|p| p.into_inner());
+        let finished = shared.set.lock().finish_merge(plan, merged, maps);
+        let mut pending = finished.inspect_err(|e| self.poison(e))?;
+        let rewritten = pending.retired.len();
+        pending.free_retired();
+        pending.write(self.dir()).inspect_err(|e| self.poison(e))?;
+        let obsolete = shared.set.lock().complete(pending);
+        self.remove(&obsolete)?;
+        Ok(Some(rewritten))
+    }
+}
+
+/// Deletes segment, deletion and temporary files no commit refers to (left by
+/// an interrupted import, merge or commit, or replaced by a newer
+/// generation). Only a writer, holding the lock, may.
+fn remove_unreferenced_files(dir: &Directory, manifest: &Manifest) -> Result<()> {
+    let live: std::collections::HashSet<&str> = manifest.segments.iter().map(|s| s.name.as_str()).collect();
+    let live_deletes: std::collections::HashSet<&str> =
+        manifest.segments.iter().filter_map(|s| s.deletes.as_deref()).collect();
+    for file in dir.list()? {
+        let Some((stem, rest)) = file.split_once('.') else { continue };
+        let stale_segment = stem.starts_with("seg_") && !live.contains(stem);
+        let stale_deletes = rest.starts_with("del.") && !live_deletes.contains(file.as_str());
+        if stale_segment || stale_deletes || file.ends_with(".tmp") {
+            dir.delete(&file)?;
+        }
+    }
+    Ok(())
+}
