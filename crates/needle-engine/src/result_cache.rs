@@ -1,11 +1,11 @@
 //! The query-result cache (SPIRIT): whole responses, kept within a byte
 //! budget by S3-FIFO ([`needle_storage::cache`]).
 //!
-//! A response is keyed by the query as parsed (so spacing, field order in
-//! the parser's input and other spellings of one query share an entry), what
-//! the request asks to be returned (page size, total-hits bound, highlights)
-//! and the index's generation, a number that every change to what a search
-//! sees (an add, a delete, a flush, a merge) moves on. An entry made before a
+//! A response is keyed by the whole request, its query string replaced by the
+//! query as parsed (so spacing and other spellings of one query share an
+//! entry, and any field a request gains is part of the key without a word
+//! here), and the index's generation, a number that every change to what a
+//! search sees (an add, a delete, a flush, a merge) moves on. An entry made before a
 //! change can so never be found after it: a stale answer is impossible, and
 //! old entries age out of the budget as they stop being read. Requests that
 //! count their reads (`stats`) bypass the cache: they measure the engine.
@@ -22,10 +22,7 @@ use crate::search::{SearchRequest, SearchResponse};
 #[derive(Debug, Hash, PartialEq, Eq)]
 struct Key {
     generation: u64,
-    query: String,
-    top_k: usize,
-    track_total_hits: u64,
-    highlight: bool,
+    request: SearchRequest,
 }
 
 /// A cache of search responses; shared by the searches of one index.
@@ -48,20 +45,15 @@ impl ResultCache {
         run: impl FnOnce() -> Result<SearchResponse>,
     ) -> Result<SearchResponse> {
         let started = Instant::now();
-        let key = Key {
-            generation,
-            query: format!("{query:?}"),
-            top_k: request.top_k,
-            track_total_hits: request.track_total_hits,
-            highlight: request.highlight,
-        };
+        let key =
+            Key { generation, request: SearchRequest { query: format!("{query:?}"), ..request.clone() } };
         if let Some(hit) = self.cache.lock().unwrap().get(&key).cloned() {
             let mut response = SearchResponse::clone(&hit);
             response.took_ms = started.elapsed().as_secs_f64() * 1e3;
             return Ok(response);
         }
         let response = run()?;
-        let bytes = key.query.len() + response_bytes(&response);
+        let bytes = key.request.query.len() + response_bytes(&response);
         self.cache.lock().unwrap().insert(key, Arc::new(response.clone()), bytes);
         Ok(response)
     }

@@ -19,8 +19,9 @@ use crate::schema::{Schema, ID_FIELD};
 /// A segment as a search sees it: its data and the documents deleted from it since.
 pub(crate) type View<'a> = (&'a dyn SegmentRead, Option<&'a dyn Deletes>);
 
-/// What to search for and what to return.
-#[derive(Debug, Clone)]
+/// What to search for and what to return. (Every field is part of the
+/// result cache's key: a field added here must be `Hash` and `Eq`.)
+#[derive(Debug, Clone, Hash, PartialEq, Eq)]
 pub struct SearchRequest {
     pub query: String,
     pub top_k: usize,

@@ -83,3 +83,27 @@ fn failed_segment_write_during_commit() {
 fn failed_manifest_rename_during_commit() {
     check_failure(Op::Rename, "needle.manifest", ErrorKind::Other, true);
 }
+
+#[test]
+fn writers_waiting_for_memory_get_an_error_once_flushes_fail() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_string_lossy().to_string();
+    let options = WriterOptions {
+        durability: Durability::Volatile,
+        tail_docs: 20,
+        memory_bytes: 16 << 10,
+        ..WriterOptions::default()
+    };
+    let writer = Index::open_or_create(tmp.path(), None).unwrap().writer(options).unwrap();
+    faults::inject(Op::Write, &format!("{dir}/seg_"), 0, true, ErrorKind::StorageFull);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let failed = (0..1_000_000).find_map(|i| writer.add(&doc(i)).err());
+        let _ = tx.send(failed);
+    });
+    let outcome = rx.recv_timeout(std::time::Duration::from_secs(60));
+    faults::clear();
+    let err = outcome.expect("writers hung waiting for memory the failed flush never frees");
+    assert!(matches!(err, Some(Error::Poisoned { .. })), "{err:?}");
+}

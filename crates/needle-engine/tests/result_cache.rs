@@ -133,3 +133,17 @@ fn live_adds_and_deletes_are_never_hidden_by_a_cached_answer() {
     index.commit().unwrap();
     assert_eq!((total("fresh"), total("stale")), (8, 1));
 }
+
+#[test]
+fn every_field_of_a_request_is_part_of_the_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    drop(common::new_index(tmp.path()));
+    let index = Index::options().result_cache(1 << 20).open(tmp.path()).unwrap();
+    common::import_lines(&index, &lines(0, 300), 64 << 20).unwrap();
+    let with_filters = request("\"alpha beta\"");
+    let without = SearchRequest { bloom: false, ..request("\"alpha beta\"") };
+    index.searcher().search(&with_filters).unwrap();
+    index.searcher().search(&without).unwrap();
+    let stats = index.result_cache_stats().unwrap();
+    assert_eq!((stats.misses, stats.hits), (2, 0), "requests that differ in one field are two answers");
+}
