@@ -49,6 +49,21 @@ fn index_search_get_merge_check() {
     let ids: Vec<&str> = v["hits"].as_array().unwrap().iter().map(|h| h["_id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["a"]);
 
+    for (query, want) in [
+        ("NOT fox", vec!["c"]),
+        ("fox AND title:lazy", vec!["b"]),
+        ("(fox OR line) AND NOT dog", vec!["c", "d"]),
+    ] {
+        let o = needle(&["search", "--index", index, "--json", query]);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        let ids: Vec<&str> =
+            v["hits"].as_array().unwrap().iter().map(|h| h["_id"].as_str().unwrap()).collect();
+        assert_eq!(ids, want, "{query}");
+    }
+    let o = needle(&["search", "--index", index, "war~2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("fuzzy queries"), "{o:?}");
+
     let o = needle(&["search", "--index", index, "--top", "2", "fox"]);
     let text = stdout(&o);
     assert!(

@@ -26,13 +26,14 @@ pub struct Bm25 {
 }
 
 impl Bm25 {
-    pub fn new(idf: f32, avgdl: f32) -> Self {
+    /// `weight`: the idf times the query's boost (Lucene's `boost * idf`).
+    pub fn new(weight: f32, avgdl: f32) -> Self {
         let mut cache = [0f32; 256];
         for (i, c) in cache.iter_mut().enumerate() {
             let len = decode_length(i as u8) as f32;
             *c = 1.0 / (K1 * ((1.0 - B) + B * len / avgdl));
         }
-        Bm25 { weight: idf, cache }
+        Bm25 { weight, cache }
     }
 
     #[inline]

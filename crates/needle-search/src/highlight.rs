@@ -23,6 +23,7 @@ fn targets(q: &Query, out: &mut Vec<Target>) {
         Query::Phrase(p) => out.push(Target::Phrase(p.field, p.terms.clone(), p.slop)),
         Query::Bool(b) => b.must.iter().chain(&b.should).chain(&b.filter).for_each(|c| targets(c, out)),
         Query::MatchAll | Query::MatchNone => {}
+        Query::Boost(q, _) => targets(q, out),
     }
 }
 

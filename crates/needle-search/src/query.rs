@@ -11,6 +11,9 @@ pub enum Query {
     MatchAll,
     /// No document.
     MatchNone,
+    /// The inner query's scores multiplied by a factor (Lucene's BoostQuery:
+    /// the factor goes into each term's BM25 weight).
+    Boost(Box<Query>, f32),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -67,7 +70,31 @@ impl Query {
                 }
             }
             Query::MatchAll | Query::MatchNone => {}
+            Query::Boost(q, _) => q.terms(out),
         }
+    }
+
+    /// Terms and phrase terms: what Lucene counts against its `maxClauseCount`.
+    pub fn leaf_count(&self) -> usize {
+        match self {
+            Query::Term(_) => 1,
+            Query::Phrase(p) => p.terms.len(),
+            Query::Bool(b) => b
+                .must
+                .iter()
+                .chain(&b.should)
+                .chain(&b.filter)
+                .chain(&b.must_not)
+                .map(Query::leaf_count)
+                .sum(),
+            Query::MatchAll | Query::MatchNone => 0,
+            Query::Boost(q, _) => q.leaf_count(),
+        }
+    }
+
+    /// `query` with its scores multiplied by `boost`.
+    pub fn boosted(query: Query, boost: f32) -> Query {
+        Query::Boost(Box::new(query), boost)
     }
 
     pub fn term(field: FieldId, term: &str) -> Query {
@@ -90,6 +117,13 @@ impl Query {
     pub fn rewrite(self) -> Query {
         match self {
             Query::Bool(b) => rewrite_bool(b),
+            Query::Boost(q, boost) => match (q.rewrite(), boost) {
+                (q, 1.0) => q,
+                (Query::MatchNone, _) => Query::MatchNone,
+                // Nested boosts multiply, outer first, as Lucene passes them down.
+                (Query::Boost(inner, b), outer) => Query::Boost(inner, outer * b),
+                (q, b) => Query::Boost(Box::new(q), b),
+            },
             other => other,
         }
     }

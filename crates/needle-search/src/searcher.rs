@@ -60,6 +60,7 @@ impl<'a> Searcher<'a> {
     }
 
     pub fn search(&self, query: &Query, options: SearchOptions) -> Result<TopDocs> {
+        crate::parser::check_size(query)?;
         let query = query.clone().rewrite();
         let mut stats = IndexStats::collect(&self.segments, &query, options.bloom)?;
         let mut top = TopCollector::new(options.top_k, options.track_total_hits);
@@ -83,10 +84,14 @@ fn search_segment(
     base: u64,
     top: &mut TopCollector,
 ) -> Result<()> {
+    let (query, boost) = match query {
+        Query::Boost(inner, boost) => (inner.as_ref(), *boost),
+        other => (other, 1.0),
+    };
     if let Query::Bool(b) = query {
         if b.must.is_empty() && b.filter.is_empty() && b.minimum_should_match <= 1 && b.should.len() > 1 {
-            let clauses = all_some(&b.should, stats, seg, segment)?;
-            let excluded = all_some(&b.must_not, stats, seg, segment)?;
+            let clauses = all_some(&b.should, stats, seg, segment, boost)?;
+            let excluded = all_some(&b.must_not, stats, seg, segment, boost)?;
             let excluded: Option<BoxScorer<'_>> = match excluded.len() {
                 0 => None,
                 1 => excluded.into_iter().next(),
@@ -98,7 +103,7 @@ fn search_segment(
             return Ok(());
         }
     }
-    if let Some(s) = scorer(query, stats, seg, segment)? {
+    if let Some(s) = scorer(query, stats, seg, segment, boost)? {
         collect_with_block_max(s, deletes, seg, base, top);
     }
     Ok(())

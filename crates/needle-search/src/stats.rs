@@ -66,10 +66,10 @@ impl<'a> IndexStats<'a> {
         }
     }
 
-    /// BM25 for a term, or for a phrase with the summed idf of its terms.
-    pub fn bm25(&self, field: FieldId, terms: &[&[u8]]) -> Arc<Bm25> {
+    /// BM25 for a term, or for a phrase with the summed idf of its terms, boosted.
+    pub fn bm25(&self, field: FieldId, terms: &[&[u8]], boost: f32) -> Arc<Bm25> {
         let f = self.fields.get(&field).copied().unwrap_or_default();
         let idf_sum: f64 = terms.iter().map(|t| f64::from(idf(self.doc_freq(field, t), f.doc_count))).sum();
-        Arc::new(Bm25::new(idf_sum as f32, avg_field_length(f.sum_total_term_freq, f.doc_count)))
+        Arc::new(Bm25::new(boost * idf_sum as f32, avg_field_length(f.sum_total_term_freq, f.doc_count)))
     }
 }

@@ -12,22 +12,26 @@ use crate::iter::{
 use crate::stats::IndexStats;
 use crate::{BoolQuery, PhraseQuery, Query};
 
-/// The scorer of `query` in segment `seg`, or `None` when nothing there can match.
+/// The scorer of `query` in segment `seg`, or `None` when nothing there can
+/// match. `boost` is the product of the boosts around `query` (1 at the top):
+/// as in Lucene, it goes into each term's BM25 weight, not onto a sum.
 pub(crate) fn scorer<'a>(
     query: &Query,
     stats: &mut IndexStats<'_>,
     seg: usize,
     segment: &'a dyn SegmentRead,
+    boost: f32,
 ) -> Result<Option<BoxScorer<'a>>> {
     Ok(match query {
         Query::Term(t) => stats.postings(seg, t.field, &t.term)?.map(|p| {
-            let bm25 = stats.bm25(t.field, &[&t.term]);
+            let bm25 = stats.bm25(t.field, &[&t.term], boost);
             Box::new(TermScorer::new(p, bm25, segment.norms(t.field))) as BoxScorer<'a>
         }),
-        Query::Phrase(p) => phrase(p, stats, seg, segment)?,
-        Query::Bool(b) => boolean(b, stats, seg, segment)?,
-        Query::MatchAll => Some(Box::new(AllScorer::new(segment.meta().max_doc))),
+        Query::Phrase(p) => phrase(p, stats, seg, segment, boost)?,
+        Query::Bool(b) => boolean(b, stats, seg, segment, boost)?,
+        Query::MatchAll => Some(Box::new(AllScorer::new(segment.meta().max_doc, boost))),
         Query::MatchNone => None,
+        Query::Boost(q, b) => scorer(q, stats, seg, segment, boost * b)?,
     })
 }
 
@@ -36,6 +40,7 @@ fn phrase<'a>(
     stats: &mut IndexStats<'_>,
     seg: usize,
     segment: &'a dyn SegmentRead,
+    boost: f32,
 ) -> Result<Option<BoxScorer<'a>>> {
     let mut terms = Vec::with_capacity(p.terms.len());
     for (offset, term) in &p.terms {
@@ -50,7 +55,7 @@ fn phrase<'a>(
         _ => None,
     };
     let refs: Vec<&[u8]> = p.terms.iter().map(|(_, t)| t.as_slice()).collect();
-    let bm25 = stats.bm25(p.field, &refs);
+    let bm25 = stats.bm25(p.field, &refs, boost);
     Ok(Some(Box::new(PhraseScorer::new(terms, filters, bm25, segment.norms(p.field), p.slop))))
 }
 
@@ -59,15 +64,16 @@ fn boolean<'a>(
     stats: &mut IndexStats<'_>,
     seg: usize,
     segment: &'a dyn SegmentRead,
+    boost: f32,
 ) -> Result<Option<BoxScorer<'a>>> {
     let mut required = Vec::new();
     for (q, scoring) in b.must.iter().map(|q| (q, true)).chain(b.filter.iter().map(|q| (q, false))) {
-        match scorer(q, stats, seg, segment)? {
+        match scorer(q, stats, seg, segment, boost)? {
             Some(s) => required.push((s, scoring)),
             None => return Ok(None),
         }
     }
-    let should = all_some(&b.should, stats, seg, segment)?;
+    let should = all_some(&b.should, stats, seg, segment, boost)?;
     let msm = b.minimum_should_match as usize;
     if should.len() < msm {
         return Ok(None);
@@ -91,7 +97,7 @@ fn boolean<'a>(
             }
         }
     };
-    let excluded = all_some(&b.must_not, stats, seg, segment)?;
+    let excluded = all_some(&b.must_not, stats, seg, segment, boost)?;
     Ok(Some(match excluded.len() {
         0 => positive,
         1 => Box::new(Exclude::new(positive, excluded.into_iter().next().unwrap())),
@@ -112,10 +118,11 @@ pub(crate) fn all_some<'a>(
     stats: &mut IndexStats<'_>,
     seg: usize,
     segment: &'a dyn SegmentRead,
+    boost: f32,
 ) -> Result<Vec<BoxScorer<'a>>> {
     let mut out = Vec::with_capacity(clauses.len());
     for q in clauses {
-        if let Some(s) = scorer(q, stats, seg, segment)? {
+        if let Some(s) = scorer(q, stats, seg, segment, boost)? {
             out.push(s);
         }
     }

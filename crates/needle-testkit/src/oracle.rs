@@ -87,11 +87,16 @@ impl Oracle {
 
     /// The score of `doc` for `query`, or `None` when it does not match.
     pub fn score(&self, query: &Query, doc: usize) -> Option<f32> {
+        self.boosted_score(query, doc, 1.0)
+    }
+
+    /// [`Oracle::score`] under boosts whose product is `boost` (Lucene puts it in each term's weight).
+    fn boosted_score(&self, query: &Query, doc: usize, boost: f32) -> Option<f32> {
         match query {
             Query::Term(t) => {
                 let term = String::from_utf8_lossy(&t.term);
                 let freq = self.freq(doc, t.field, &term);
-                (freq > 0).then(|| self.bm25(t.field, &[term.as_ref()], freq as f32, doc))
+                (freq > 0).then(|| self.bm25(t.field, &[term.as_ref()], freq as f32, doc, boost))
             }
             Query::Phrase(p) => {
                 let terms: Vec<String> =
@@ -104,29 +109,30 @@ impl Oracle {
                     &terms,
                 );
                 let refs: Vec<&str> = terms.iter().map(String::as_str).collect();
-                (freq > 0).then(|| self.bm25(p.field, &refs, freq as f32, doc))
+                (freq > 0).then(|| self.bm25(p.field, &refs, freq as f32, doc, boost))
             }
-            Query::Bool(b) => self.score_bool(b, doc),
-            Query::MatchAll => Some(1.0),
+            Query::Bool(b) => self.score_bool(b, doc, boost),
+            Query::MatchAll => Some(boost),
             Query::MatchNone => None,
+            Query::Boost(q, b) => self.boosted_score(q, doc, boost * b),
         }
     }
 
-    fn score_bool(&self, b: &BoolQuery, doc: usize) -> Option<f32> {
+    fn score_bool(&self, b: &BoolQuery, doc: usize, boost: f32) -> Option<f32> {
         if b.must_not.iter().any(|q| self.score(q, doc).is_some()) {
             return None;
         }
         let mut sum = 0f64;
         for q in &b.must {
-            sum += f64::from(self.score(q, doc)?);
+            sum += f64::from(self.boosted_score(q, doc, boost)?);
         }
         for q in &b.filter {
             self.score(q, doc)?;
         }
-        let should: Vec<f32> = b.should.iter().filter_map(|q| self.score(q, doc)).collect();
+        let should: Vec<f32> = b.should.iter().filter_map(|q| self.boosted_score(q, doc, boost)).collect();
         let positive = b.must.len() + b.should.len() + b.filter.len();
         if positive == 0 {
-            return Some(1.0);
+            return Some(boost);
         }
         let min = if b.must.is_empty() && b.filter.is_empty() {
             b.minimum_should_match.max(1)
@@ -163,7 +169,7 @@ impl Oracle {
     }
 
     /// Lucene's BM25 with statistics over all documents.
-    fn bm25(&self, field: FieldId, terms: &[&str], freq: f32, doc: usize) -> f32 {
+    fn bm25(&self, field: FieldId, terms: &[&str], freq: f32, doc: usize, boost: f32) -> f32 {
         let (doc_count, sum_len) = *self.field_stats.borrow_mut().entry(field).or_insert_with(|| {
             let with_field: Vec<usize> =
                 (0..self.docs.len()).filter(|&d| !self.tokens(d, field).is_empty()).collect();
@@ -176,7 +182,7 @@ impl Oracle {
             });
             idf += f64::from((1.0 + (doc_count - df + 0.5) / (df + 0.5)).ln() as f32);
         }
-        let weight = idf as f32;
+        let weight = boost * idf as f32;
         let avgdl = (sum_len as f64 / doc_count) as f32;
         let norm = match self.fields[&field] {
             OracleField::Text => encode_length(self.tokens(doc, field).len() as u32),

@@ -60,8 +60,16 @@ pub fn document(rng: &mut StdRng, id: usize) -> serde_json::Value {
     doc
 }
 
-/// A random query over the given text and keyword fields.
+/// A random query over the given text and keyword fields; one in six boosted.
 pub fn query(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth: u32) -> Query {
+    let q = unboosted(rng, text_fields, keyword, depth);
+    match rng.gen_ratio(1, 6) {
+        true => Query::boosted(q, [0.5, 2.0, 3.7][rng.gen_range(0..3)]),
+        false => q,
+    }
+}
+
+fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth: u32) -> Query {
     let field = text_fields[rng.gen_range(0..text_fields.len())];
     match rng.gen_range(0..if depth == 0 { 3 } else { 5 }) {
         0 => Query::Term(TermQuery { field, term: word(rng).as_bytes().to_vec() }),

@@ -7,11 +7,13 @@ use crate::Scorer;
 pub struct AllScorer {
     doc: DocId,
     max_doc: DocId,
+    /// Every document's score: 1, times the boosts around the query.
+    score: f32,
 }
 
 impl AllScorer {
-    pub fn new(max_doc: DocId) -> Self {
-        AllScorer { doc: if max_doc == 0 { TERMINATED } else { 0 }, max_doc }
+    pub fn new(max_doc: DocId, score: f32) -> Self {
+        AllScorer { doc: if max_doc == 0 { TERMINATED } else { 0 }, max_doc, score }
     }
 }
 
@@ -35,15 +37,15 @@ impl DocSet for AllScorer {
 
 impl Scorer for AllScorer {
     fn score(&mut self) -> f32 {
-        1.0
+        self.score
     }
     fn max_score(&self) -> f32 {
-        1.0
+        self.score
     }
     fn block_end(&mut self, _target: DocId) -> DocId {
         TERMINATED
     }
     fn block_max_score(&mut self, _from: DocId, _to: DocId) -> f32 {
-        1.0
+        self.score
     }
 }

@@ -1,0 +1,456 @@
+//! The query-string syntax: Lucene's classic query parser, with Lucene's
+//! precedence rules (as its `QueryParser.jj` and `QueryParserBase.addClause`):
+//!
+//! | input                 | meaning                                                      |
+//! |-----------------------|--------------------------------------------------------------|
+//! | `a b`                 | documents with `a` or `b` (more of them rank higher)         |
+//! | `+a +b`, `a AND b`    | documents with both (`&&` too)                               |
+//! | `-a`, `NOT a`, `!a`   | documents without `a` (alone: every document but those)      |
+//! | `a OR b`              | either (`\|\|` too)                                          |
+//! | `(a b) c`             | grouping; `f:(a b)` searches the group in field `f`          |
+//! | `"a b"`, `"a b"~2`    | the phrase; with up to two moves (`~1.5` is `~1`, as Lucene) |
+//! | `a^2`, `(a b)^0.5`    | boosts: the clause's score multiplied                        |
+//! | `f:a`, `f:"a b"`      | the term or phrase in field `f` only                         |
+//! | `*:*`                 | every document                                               |
+//!
+//! `AND` makes the clause before it and the one after it required; `OR`
+//! leaves both optional; `NOT` and `-` exclude (as Lucene's default `OR`
+//! operator has it: `a AND b OR c` is `+a +b c`). A term without a field is
+//! searched in the default fields (by default every text field), expanded per
+//! term as Lucene's MultiFieldQueryParser does: `a b` over fields `title,
+//! body` is `(title:a body:a) (title:b body:b)`. Each term is analyzed with
+//! its field's analyzer; a term that analyzes to several tokens becomes their
+//! disjunction; one that analyzes to none (a stop word) drops out. `\`
+//! escapes the next character. Fuzzy terms (`war~2`), wildcards (`te?t`,
+//! `te*`), ranges (`[a TO b]`) and regular expressions (`/x/`) are refused
+//! with an error that says so, rather than searched as something else.
+
+mod lexer;
+
+use needle_core::{Error, FieldId, Result};
+
+use self::lexer::Token;
+use crate::{BoolQuery, PhraseQuery, Query, TermQuery};
+
+/// The most leaf clauses (terms, phrase terms) a query may have, as Lucene's
+/// `IndexSearcher.maxClauseCount`.
+pub const MAX_CLAUSES: usize = 1024;
+
+/// The deepest nesting of parentheses.
+const MAX_DEPTH: usize = 64;
+
+/// What the parser needs to know of an index's schema.
+pub trait QueryFields {
+    fn field_id(&self, name: &str) -> Option<FieldId>;
+    /// The fields a term without a field prefix searches.
+    fn default_fields(&self) -> Vec<FieldId>;
+    /// `text` analyzed for `field`: (position, term) pairs. Fails for text
+    /// the field cannot hold (a word for a numeric field).
+    fn analyze(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>>;
+}
+
+pub fn parse_query(input: &str, fields: &dyn QueryFields) -> Result<Query> {
+    let tokens = lexer::tokens(input)?;
+    if tokens.is_empty() {
+        return Err(Error::query("empty query"));
+    }
+    let mut p = Parser { tokens, at: 0, fields };
+    let query = p.query(None, 0)?;
+    if let Some(t) = p.peek() {
+        return Err(Error::query(format!("unexpected {} (a `)` without its `(`?)", describe(t))));
+    }
+    let query = query.unwrap_or(Query::MatchNone);
+    check_size(&query)?;
+    Ok(query)
+}
+
+/// Refuses a query with more than [`MAX_CLAUSES`] leaf clauses.
+pub fn check_size(query: &Query) -> Result<()> {
+    let leaves = query.leaf_count();
+    if leaves > MAX_CLAUSES {
+        return Err(Error::query(format!(
+            "too many clauses: {leaves} terms (after expanding over the default fields), at most {MAX_CLAUSES}"
+        )));
+    }
+    Ok(())
+}
+
+/// How a clause was introduced: Lucene's `CONJ_*`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Conj {
+    None,
+    And,
+    Or,
+}
+
+/// A clause's prefix: Lucene's `MOD_*`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Modifier {
+    None,
+    Required,
+    Prohibited,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Occur {
+    Must,
+    Should,
+    MustNot,
+}
+
+struct Parser<'a> {
+    tokens: Vec<Token>,
+    at: usize,
+    fields: &'a dyn QueryFields,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<&Token> {
+        self.tokens.get(self.at)
+    }
+
+    fn next(&mut self) -> Option<Token> {
+        let t = self.tokens.get(self.at).cloned();
+        self.at += 1;
+        t
+    }
+
+    fn eat(&mut self, token: &Token) -> bool {
+        let matches = self.peek() == Some(token);
+        self.at += usize::from(matches);
+        matches
+    }
+
+    /// `Query := Modifiers Clause (Conjunction Modifiers Clause)*`, up to a `)` or the end.
+    fn query(&mut self, field: Option<&str>, depth: usize) -> Result<Option<Query>> {
+        if depth > MAX_DEPTH {
+            return Err(Error::query(format!("parentheses nested deeper than {MAX_DEPTH}")));
+        }
+        let mut clauses: Vec<(Occur, Query)> = Vec::new();
+        let mut first_plain = None;
+        let mut count = 0;
+        while self.peek().is_some_and(|t| *t != Token::RParen) {
+            let conj = match self.peek() {
+                Some(Token::And) if count > 0 => Conj::And,
+                Some(Token::Or) if count > 0 => Conj::Or,
+                Some(Token::And | Token::Or) => {
+                    return Err(Error::query("`AND` or `OR` with nothing before it"))
+                }
+                _ => Conj::None,
+            };
+            if conj != Conj::None {
+                self.at += 1;
+            }
+            let modifier = match self.peek() {
+                Some(Token::Plus) => Modifier::Required,
+                Some(Token::Minus | Token::Not) => Modifier::Prohibited,
+                _ => Modifier::None,
+            };
+            if modifier != Modifier::None {
+                self.at += 1;
+            }
+            let q = self.clause(field, depth)?;
+            if count == 0 && modifier == Modifier::None {
+                first_plain = Some(q.clone());
+            }
+            count += 1;
+            add_clause(&mut clauses, conj, modifier, q);
+        }
+        if count == 1 {
+            if let Some(q) = first_plain {
+                return Ok(q);
+            }
+        }
+        if clauses.is_empty() {
+            return Ok(None);
+        }
+        let mut b = BoolQuery::default();
+        for (occur, q) in clauses {
+            match occur {
+                Occur::Must => b.must.push(q),
+                Occur::Should => b.should.push(q),
+                Occur::MustNot => b.must_not.push(q),
+            }
+        }
+        Ok(Some(Query::Bool(b)))
+    }
+
+    /// `Clause := [field ':'] (Term | '(' Query ')' ['^' boost])`.
+    fn clause(&mut self, field: Option<&str>, depth: usize) -> Result<Option<Query>> {
+        let named = match (self.peek(), self.tokens.get(self.at + 1)) {
+            (Some(Token::Term(name)), Some(Token::Colon)) => Some(name.clone()),
+            (Some(Token::Star), Some(Token::Colon)) => Some("*".to_string()),
+            _ => None,
+        };
+        let field_name;
+        let field = match named {
+            Some(name) => {
+                self.at += 2;
+                field_name = name;
+                Some(field_name.as_str())
+            }
+            None => field,
+        };
+        if self.eat(&Token::LParen) {
+            let q = self.query(field, depth + 1)?;
+            if !self.eat(&Token::RParen) {
+                return Err(Error::query("missing `)`"));
+            }
+            return Ok(self.boosted(q));
+        }
+        self.term(field)
+    }
+
+    /// A term or a phrase, with its `~` and `^` suffixes.
+    fn term(&mut self, field: Option<&str>) -> Result<Option<Query>> {
+        let token = self.next().ok_or_else(|| Error::query("the query ends where a term was expected"))?;
+        let q = match token {
+            Token::Term(text) => {
+                if let Some(Token::Tilde(_)) = self.peek() {
+                    return Err(Error::query(format!("fuzzy queries (`{text}~`) are not supported yet")));
+                }
+                self.field_query(field, &text, None)?
+            }
+            Token::Quoted(text) => {
+                let slop = match self.peek() {
+                    Some(Token::Tilde(n)) => {
+                        let slop = n.map_or(0, |n| n as u32);
+                        self.at += 1;
+                        slop
+                    }
+                    _ => 0,
+                };
+                self.field_query(field, &text, Some(slop))?
+            }
+            Token::Star if field == Some("*") => Some(Query::MatchAll),
+            Token::Star | Token::Wildcard(_) => {
+                return Err(Error::query("wildcard and prefix queries (`*`, `?`) are not supported yet"))
+            }
+            Token::Range(_) => return Err(Error::query("range queries (`[a TO b]`) are not supported yet")),
+            Token::Regex => return Err(Error::query("regular expressions (`/x/`) are not supported yet")),
+            other => {
+                return Err(Error::query(format!(
+                    "unexpected {} where a term was expected",
+                    describe(&other)
+                )))
+            }
+        };
+        Ok(self.boosted(q))
+    }
+
+    /// `q` with the `^` boost that follows it, if any.
+    fn boosted(&mut self, q: Option<Query>) -> Option<Query> {
+        let Some(Token::Boost(boost)) = self.peek() else { return q };
+        let boost = *boost;
+        self.at += 1;
+        q.map(|q| Query::boosted(q, boost))
+    }
+
+    /// The query for `text` in `field` (or in every default field), a phrase when `phrase_slop` is given.
+    fn field_query(
+        &self,
+        field: Option<&str>,
+        text: &str,
+        phrase_slop: Option<u32>,
+    ) -> Result<Option<Query>> {
+        let targets = match field {
+            Some("*") => return Err(Error::query("`*:` is only supported as `*:*`")),
+            Some(name) => {
+                let id = self
+                    .fields
+                    .field_id(name)
+                    .ok_or_else(|| Error::query(format!("unknown field `{name}`")))?;
+                vec![id]
+            }
+            None => self.fields.default_fields(),
+        };
+        let mut per_field = Vec::new();
+        for field in targets {
+            let tokens = self.fields.analyze(field, text)?;
+            per_field.extend(analyzed_query(field, tokens, phrase_slop));
+        }
+        Ok(match per_field.len() {
+            0 => None,
+            1 => per_field.pop(),
+            _ => Some(Query::or(per_field)),
+        })
+    }
+}
+
+/// Lucene's `QueryParserBase.addClause` for the default `OR` operator: `AND`
+/// makes the clause before it required (unless prohibited) and the new one
+/// too; `+` requires, `-`/`NOT` prohibits. A clause that analyzed to nothing
+/// still changes the clause before it.
+fn add_clause(clauses: &mut Vec<(Occur, Query)>, conj: Conj, modifier: Modifier, q: Option<Query>) {
+    if let Some(last) = clauses.last_mut().filter(|_| conj == Conj::And) {
+        if last.0 != Occur::MustNot {
+            last.0 = Occur::Must;
+        }
+    }
+    let Some(q) = q else { return };
+    let prohibited = modifier == Modifier::Prohibited;
+    let required = modifier == Modifier::Required || (conj == Conj::And && !prohibited);
+    let occur = match (required, prohibited) {
+        (_, true) => Occur::MustNot,
+        (true, false) => Occur::Must,
+        (false, false) => Occur::Should,
+    };
+    clauses.push((occur, q));
+}
+
+fn analyzed_query(field: FieldId, tokens: Vec<(u32, String)>, phrase_slop: Option<u32>) -> Option<Query> {
+    let term = |t: String| Query::Term(TermQuery { field, term: t.into_bytes() });
+    match (tokens.len(), phrase_slop) {
+        (0, _) => None,
+        (1, _) => Some(term(tokens.into_iter().next().unwrap().1)),
+        (_, Some(slop)) => {
+            let first = tokens[0].0;
+            let terms = tokens.into_iter().map(|(p, t)| (p - first, t.into_bytes())).collect();
+            Some(Query::Phrase(PhraseQuery { field, terms, slop }))
+        }
+        (_, None) => Some(Query::or(tokens.into_iter().map(|(_, t)| term(t)).collect())),
+    }
+}
+
+fn describe(t: &Token) -> String {
+    match t {
+        Token::Term(s) | Token::Wildcard(s) => format!("`{s}`"),
+        Token::RParen => "`)`".into(),
+        Token::Colon => "`:`".into(),
+        Token::Boost(_) => "`^`".into(),
+        Token::Tilde(_) => "`~`".into(),
+        other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct TwoFields;
+
+    impl QueryFields for TwoFields {
+        fn field_id(&self, name: &str) -> Option<FieldId> {
+            ["title", "body"].iter().position(|f| *f == name).map(|i| i as FieldId)
+        }
+        fn default_fields(&self) -> Vec<FieldId> {
+            vec![0, 1]
+        }
+        fn analyze(&self, _field: FieldId, text: &str) -> Result<Vec<(u32, String)>> {
+            let a = needle_analysis::Analyzer::new(needle_analysis::AnalyzerKind::English, None);
+            Ok(a.tokens(text).into_iter().map(|t| (t.position, t.term)).collect())
+        }
+    }
+
+    fn parse(s: &str) -> Query {
+        parse_query(s, &TwoFields).unwrap()
+    }
+
+    fn title(t: &str) -> Query {
+        Query::term(0, t)
+    }
+
+    fn boolean(must: Vec<Query>, should: Vec<Query>, must_not: Vec<Query>) -> Query {
+        Query::Bool(BoolQuery { must, should, must_not, ..BoolQuery::default() })
+    }
+
+    #[test]
+    fn terms_expand_over_default_fields() {
+        let Query::Bool(b) = parse("X y") else { panic!() };
+        assert_eq!(b.should.len(), 2);
+        assert_eq!(b.should[0], Query::or(vec![Query::term(0, "x"), Query::term(1, "x")]));
+        assert_eq!(parse("title:x"), title("x"), "one plain clause is the clause itself");
+    }
+
+    #[test]
+    fn prefixes_fields_and_phrases() {
+        let Query::Bool(b) = parse("+title:x -y \"New  York\"~2") else { panic!() };
+        assert_eq!(b.must, vec![title("x")]);
+        assert_eq!(b.must_not.len(), 1);
+        let Query::Bool(per_field) = &b.should[0] else { panic!() };
+        let Query::Phrase(p) = &per_field.should[1] else { panic!() };
+        assert_eq!((p.field, p.slop, p.terms.len()), (1, 2, 2));
+    }
+
+    #[test]
+    fn boolean_operators_follow_lucene_precedence() {
+        let (a, b, c) = (title("x"), title("y"), title("z"));
+        assert_eq!(parse("title:x AND title:y"), boolean(vec![a.clone(), b.clone()], vec![], vec![]));
+        assert_eq!(
+            parse("title:x && title:y OR title:z"),
+            boolean(vec![a.clone(), b.clone()], vec![c.clone()], vec![])
+        );
+        assert_eq!(parse("title:x OR title:y"), boolean(vec![], vec![a.clone(), b.clone()], vec![]));
+        assert_eq!(parse("title:x NOT title:y"), boolean(vec![], vec![a.clone()], vec![b.clone()]));
+        assert_eq!(parse("title:x AND NOT title:y"), boolean(vec![a.clone()], vec![], vec![b.clone()]));
+        assert_eq!(parse("NOT title:x"), boolean(vec![], vec![], vec![a.clone()]));
+        assert_eq!(parse("!title:x || title:y"), boolean(vec![], vec![b.clone()], vec![a.clone()]));
+        // A stop word drops out, but its AND still makes the clause before it required.
+        assert_eq!(parse("title:x AND title:the"), boolean(vec![a], vec![], vec![]));
+    }
+
+    #[test]
+    fn grouping_field_groups_and_boosts() {
+        let (a, b, c) = (title("x"), title("y"), title("z"));
+        let group = boolean(vec![], vec![a.clone(), b.clone()], vec![]);
+        assert_eq!(
+            parse("(title:x title:y) AND title:z"),
+            boolean(vec![group.clone(), c.clone()], vec![], vec![])
+        );
+        assert_eq!(parse("title:(x y)"), group);
+        assert_eq!(parse("title:(x y)^2"), Query::boosted(group, 2.0));
+        assert_eq!(parse("title:x^0.5 title:y"), boolean(vec![], vec![Query::boosted(a, 0.5), b], vec![]));
+        assert_eq!(parse("((title:z))"), c);
+        assert_eq!(parse("*:*"), Query::MatchAll);
+    }
+
+    #[test]
+    fn phrase_slop_is_its_whole_part_as_in_lucene() {
+        let Query::Phrase(p) = parse("title:\"war peace\"~1.5") else { panic!() };
+        assert_eq!((p.slop, p.terms.len()), (1, 2));
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        for (q, want) in [
+            ("\"open", "unterminated"),
+            ("nope:x", "unknown field `nope`"),
+            ("+", "ends where a term was expected"),
+            ("", "empty"),
+            ("war~2", "fuzzy queries"),
+            ("war~", "fuzzy queries"),
+            ("te?t", "wildcard"),
+            ("te*", "wildcard"),
+            ("title:[a TO b]", "range queries"),
+            ("/ab+c/", "regular expressions"),
+            ("(a b", "missing `)`"),
+            ("a b)", "unexpected `)`"),
+            ("AND a", "nothing before it"),
+            ("a^", "followed by a number"),
+        ] {
+            let err = parse_query(q, &TwoFields).unwrap_err().to_string();
+            assert!(err.contains(want), "{q}: {err}");
+        }
+    }
+
+    #[test]
+    fn clause_and_nesting_limits_hold() {
+        let many = (0..600).map(|i| format!("w{i}")).collect::<Vec<_>>().join(" ");
+        let err = parse_query(&many, &TwoFields).unwrap_err().to_string();
+        assert!(err.contains("too many clauses: 1200"), "{err}");
+        let phrase =
+            format!("title:\"{}\"", (0..1100).map(|i| format!("w{i}")).collect::<Vec<_>>().join(" "));
+        assert!(parse_query(&phrase, &TwoFields).unwrap_err().to_string().contains("too many clauses"));
+        let deep = format!("{}a{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert!(parse_query(&deep, &TwoFields).unwrap_err().to_string().contains("nested deeper"));
+        assert!(
+            parse_query(&(0..500).map(|i| format!("w{i}")).collect::<Vec<_>>().join(" "), &TwoFields).is_ok()
+        );
+    }
+
+    #[test]
+    fn punctuation_only_matches_nothing() {
+        assert_eq!(parse("..."), Query::MatchNone);
+        assert_eq!(parse("x - y").leaf_count(), 4, "a bare `-` is a term that analyzes to nothing");
+    }
+}
