@@ -34,7 +34,7 @@ fn blocks(c: &mut Criterion) {
     g.throughput(Throughput::Elements(docs.len() as u64));
     g.bench_function("iterate_1M_docs_and_freqs", |b| {
         b.iter(|| {
-            let mut p = DiskPostings::open(&file, 0).unwrap();
+            let mut p = DiskPostings::open(&file, 0, u32::MAX).unwrap();
             let mut sum = 0u64;
             while p.doc() != TERMINATED {
                 sum += u64::from(needle_codecs::Postings::freq(&p));
@@ -45,7 +45,7 @@ fn blocks(c: &mut Criterion) {
     });
     g.bench_function("seek_every_1000th_doc", |b| {
         b.iter(|| {
-            let mut p = DiskPostings::open(&file, 0).unwrap();
+            let mut p = DiskPostings::open(&file, 0, u32::MAX).unwrap();
             let mut t = 0;
             while p.seek(t) != TERMINATED {
                 t += 3000;

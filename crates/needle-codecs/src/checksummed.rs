@@ -4,6 +4,7 @@ use needle_core::Result;
 use needle_storage::FileWriter;
 
 use crate::footer;
+use crate::meta::FileStamp;
 
 pub struct ChecksummedWriter {
     out: FileWriter,
@@ -24,11 +25,12 @@ impl ChecksummedWriter {
         self.out.position()
     }
 
-    /// Appends the footer, fsyncs, and returns the file's total length.
-    pub fn finish(mut self, kind: &[u8; 4], version: u32) -> Result<u64> {
+    /// Appends the footer, fsyncs, and returns the file's length and checksum.
+    pub fn finish(mut self, kind: &[u8; 4], version: u32) -> Result<FileStamp> {
         let body_len = self.out.position();
         let tail = footer::footer_for(self.hasher.clone(), body_len, kind, version);
         self.out.write_all(&tail)?;
-        self.out.finish()
+        let len = self.out.finish()?;
+        Ok(FileStamp { len, crc: footer::stored_crc(&tail) })
     }
 }

@@ -70,6 +70,12 @@ pub fn verify_file(
     check(file.name(), len, tail.as_deref(), crc, kind, max_version)
 }
 
+/// The CRC-32 a whole file's footer holds (the file must have passed [`verify`]).
+pub fn stored_crc(bytes: &[u8]) -> u32 {
+    let at = bytes.len() - 8;
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+}
+
 fn tail_of(bytes: &[u8]) -> Option<&[u8]> {
     bytes.len().checked_sub(FOOTER_LEN).map(|at| &bytes[at..])
 }

@@ -6,10 +6,16 @@
 //! ```
 //!
 //! The JSON holds `max_doc`, the per-field options and statistics (BM25 needs
-//! `doc_count` and `sum_total_term_freq` summed over segments) and each
-//! field's place in the norms file. Example:
+//! `doc_count` and `sum_total_term_freq` summed over segments), each
+//! field's place in the norms file, and the length and footer checksum of each
+//! other file of the segment (`files`, by extension; absent in segments
+//! written before it was added): a file from another segment put in one's
+//! place is caught at open by its footer alone. Example:
 //! `{"max_doc":2,"fields":[{"field":0,"positions":true,"offsets":true,"norms_index":0,
-//!   "doc_count":2,"sum_total_term_freq":9,"sum_doc_freq":7,"terms":7}]}`
+//!   "doc_count":2,"sum_total_term_freq":9,"sum_doc_freq":7,"terms":7}],
+//!   "files":{"post":{"len":4120,"crc":3735928559}, ...}}`
+
+use std::collections::BTreeMap;
 
 use needle_core::{Error, FieldId, Result};
 use serde::{Deserialize, Serialize};
@@ -56,6 +62,16 @@ pub struct SegmentMeta {
     /// The Bloom filter parameters of the segment's text fields, when it has filters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bloom: Option<BloomParams>,
+    /// Each other file of the segment by extension: what its footer must say.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub files: BTreeMap<String, FileStamp>,
+}
+
+/// A file's length and the checksum its footer holds: which file it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    pub len: u64,
+    pub crc: u32,
 }
 
 impl SegmentMeta {

@@ -61,17 +61,19 @@ impl SegmentReader {
         let [post, terms, norms_name, docs, meta_name] = segment_files(name);
         let meta = SegmentMeta::decode(&meta_name, &dir.read_all(&meta_name)?)?;
         let large = verify == Verify::Checksums;
-        let postings = open_verified(dir, &post, postings::KIND, postings::VERSION, large)?;
-        let term_bytes = open_verified(dir, &terms, b"TERM", 1, large)?;
+        let opened =
+            |file: &str, kind, version, checksum| open_verified(dir, file, kind, version, checksum, &meta);
+        let postings = opened(&post, postings::KIND, postings::VERSION, large)?;
+        // The term map is read whole and kept (the `fst` crate trusts its bytes): always verified.
+        let term_bytes = opened(&terms, b"TERM", 1, true)?;
         let terms =
             fst::Map::new(term_bytes.read_all()?).map_err(|e| Error::corrupt(&terms, e.to_string()))?;
-        let norms = open_verified(dir, &norms_name, b"NORM", 1, true)?.read_all()?;
+        let norms = opened(&norms_name, b"NORM", 1, true)?.read_all()?;
         let normed = meta.fields.iter().filter(|f| f.norms_index.is_some()).count();
         if norms.len() != normed * meta.max_doc as usize {
             return Err(Error::corrupt(&norms_name, "size does not match the meta's fields and documents"));
         }
-        let docs =
-            DocStoreReader::open(open_verified(dir, &docs, docstore::KIND, docstore::VERSION, large)?)?;
+        let docs = DocStoreReader::open(opened(&docs, docstore::KIND, docstore::VERSION, large)?)?;
         if docs.count() != meta.max_doc {
             return Err(Error::corrupt(docs_name(name), "document count does not match the meta"));
         }
@@ -117,7 +119,7 @@ impl SegmentReader {
 
     /// The posting list at a term map entry (for code that walks the term map).
     pub fn postings_at(&self, entry: u64) -> Result<DiskPostings> {
-        DiskPostings::open(&self.postings, termmap::unpack_entry(entry).0)
+        DiskPostings::open(&self.postings, termmap::unpack_entry(entry).0, self.meta.max_doc)
     }
 }
 
@@ -125,16 +127,33 @@ fn docs_name(segment: &str) -> String {
     format!("{segment}.docs")
 }
 
-/// Maps a file, checks its footer (and its checksum when asked) and returns its body.
+/// Opens a file, checks its footer (and its checksum when asked) and that it
+/// is the file `meta` names (its length and footer checksum), and returns its body.
 fn open_verified(
     dir: &Directory,
     name: &str,
     kind: &[u8; 4],
     version: u32,
     checksum: bool,
+    meta: &SegmentMeta,
 ) -> Result<FileSlice> {
     let file = dir.open_read(name)?;
     let (body_len, _) = footer::verify_file(&file, kind, version, checksum)?;
+    let ext = name.rsplit('.').next().unwrap_or_default();
+    if let Some(stamp) = meta.files.get(ext) {
+        let crc = footer::stored_crc(&file.read(file.len() - 8..file.len())?[..]);
+        if stamp.len != file.len() as u64 || stamp.crc != crc {
+            return Err(Error::corrupt(
+                name,
+                format!(
+                    "not this segment's file: {} bytes with checksum {crc:08x}, its meta says {} bytes with {:08x}",
+                    file.len(),
+                    stamp.len,
+                    stamp.crc
+                ),
+            ));
+        }
+    }
     Ok(file.slice(0..body_len))
 }
 
@@ -149,7 +168,7 @@ impl SegmentRead for SegmentReader {
 
     fn postings(&self, field: FieldId, term: &[u8]) -> Result<Option<Box<dyn Postings>>> {
         let Some(e) = self.term_entry(field, term) else { return Ok(None) };
-        Ok(Some(Box::new(DiskPostings::open(&self.postings, e.offset)?)))
+        Ok(Some(Box::new(DiskPostings::open(&self.postings, e.offset, self.meta.max_doc)?)))
     }
 
     /// Asks for each record's first page, or its whole prefetch zone when
@@ -178,7 +197,8 @@ impl SegmentRead for SegmentReader {
             .collect();
         self.postings.will_need_all(&ranges);
         let open = |e: &TermEntry| {
-            DiskPostings::open(&self.postings, e.offset).map(|p| Box::new(p) as Box<dyn Postings>)
+            DiskPostings::open(&self.postings, e.offset, self.meta.max_doc)
+                .map(|p| Box::new(p) as Box<dyn Postings>)
         };
         entries.iter().map(|e| e.as_ref().map(open).transpose()).collect()
     }

@@ -7,7 +7,7 @@ use needle_storage::Directory;
 
 use crate::bloom::BloomParams;
 use crate::checksummed::ChecksummedWriter;
-use crate::meta::{FieldMeta, FieldStats, SegmentMeta};
+use crate::meta::{FieldMeta, FieldStats, FileStamp, SegmentMeta};
 use crate::page::aligned_start;
 use crate::postings::{write_record, RecordSizes, TermPostings};
 use crate::segment_reader::segment_files;
@@ -28,6 +28,8 @@ pub struct SegmentWriter {
     record: Vec<u8>,
     sizes: RecordSizes,
     bloom: Option<BloomParams>,
+    /// What each file written so far is (the meta records it).
+    files: BTreeMap<String, FileStamp>,
 }
 
 impl SegmentWriter {
@@ -43,6 +45,7 @@ impl SegmentWriter {
             record: Vec::new(),
             sizes: RecordSizes::default(),
             bloom: None,
+            files: BTreeMap::new(),
         })
     }
 
@@ -113,17 +116,18 @@ impl SegmentWriter {
     /// Writes the stored documents, fetched by `doc(i)` for `i` in `0..max_doc`.
     pub fn write_docs(&mut self, doc: &mut dyn FnMut(u32) -> Result<Vec<u8>>) -> Result<()> {
         let out = ChecksummedWriter::new(self.dir.create(&segment_files(&self.name)[3])?);
-        docstore::write_doc_store(out, self.max_doc, doc)?;
+        let stamp = docstore::write_doc_store(out, self.max_doc, doc)?;
+        self.files.insert("docs".into(), stamp);
         Ok(())
     }
 
     /// Writes the term map, norms and meta; the segment is complete when this returns.
-    pub fn finish(self) -> Result<(SegmentMeta, RecordSizes)> {
+    pub fn finish(mut self) -> Result<(SegmentMeta, RecordSizes)> {
         let [_, terms_name, norms_name, _, meta_name] = segment_files(&self.name);
-        self.postings.finish(postings::KIND, postings::VERSION)?;
+        self.files.insert("post".into(), self.postings.finish(postings::KIND, postings::VERSION)?);
         let mut terms = self.terms.into_inner().map_err(|e| Error::invalid(format!("term map: {e}")))?;
         footer::append(&mut terms, b"TERM", 1);
-        write_file(&self.dir, &terms_name, &terms)?;
+        self.files.insert("terms".into(), write_file(&self.dir, &terms_name, &terms)?);
         let mut norms = Vec::new();
         let mut fields = Vec::new();
         let mut next_norms = 0;
@@ -137,17 +141,18 @@ impl SegmentWriter {
             fields.push(state.meta);
         }
         footer::append(&mut norms, b"NORM", 1);
-        write_file(&self.dir, &norms_name, &norms)?;
-        let meta = SegmentMeta { max_doc: self.max_doc, fields, bloom: self.bloom };
+        self.files.insert("norms".into(), write_file(&self.dir, &norms_name, &norms)?);
+        let meta = SegmentMeta { max_doc: self.max_doc, fields, bloom: self.bloom, files: self.files };
         write_file(&self.dir, &meta_name, &meta.encode())?;
         self.dir.sync()?;
         Ok((meta, self.sizes))
     }
 }
 
-fn write_file(dir: &Directory, name: &str, bytes: &[u8]) -> Result<()> {
+/// Writes a whole file (ending in its footer); returns its stamp.
+fn write_file(dir: &Directory, name: &str, bytes: &[u8]) -> Result<FileStamp> {
     let mut w = dir.create(name)?;
     w.write_all(bytes)?;
-    w.finish()?;
-    Ok(())
+    let len = w.finish()?;
+    Ok(FileStamp { len, crc: footer::stored_crc(bytes) })
 }

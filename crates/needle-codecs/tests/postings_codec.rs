@@ -9,6 +9,9 @@ use needle_core::{DocSet, TERMINATED};
 use needle_storage::FileSlice;
 use proptest::prelude::*;
 
+/// A document count no test list reaches: these records are written without a segment.
+const ANY_DOC: u32 = u32::MAX;
+
 #[derive(Debug, Clone)]
 struct List {
     docs: Vec<u32>,
@@ -100,7 +103,7 @@ proptest! {
     #[test]
     fn records_round_trip(l in list(), offsets in any::<bool>()) {
         let file = encode(&l, offsets);
-        let mut p = DiskPostings::open(&file, 3).unwrap();
+        let mut p = DiskPostings::open(&file, 3, ANY_DOC).unwrap();
         prop_assert_eq!(p.doc_freq() as usize, l.docs.len());
         let (mut pos, mut off) = (Vec::new(), Vec::new());
         let mut occ = 0;
@@ -129,7 +132,7 @@ proptest! {
     #[test]
     fn seeks_land_where_a_scan_does(l in list(), targets in proptest::collection::vec(any::<u32>(), 1..40)) {
         let file = encode(&l, true);
-        let mut p = DiskPostings::open(&file, 3).unwrap();
+        let mut p = DiskPostings::open(&file, 3, ANY_DOC).unwrap();
         let max = *l.docs.last().unwrap() + 3;
         let mut targets: Vec<u32> = targets.into_iter().map(|t| t % max).collect();
         targets.sort_unstable();
@@ -148,7 +151,7 @@ proptest! {
         picks in proptest::collection::vec((any::<u32>(), 0u32..5000), 1..30),
     ) {
         let file = encode(&l, false);
-        let mut p = DiskPostings::open(&file, 3).unwrap();
+        let mut p = DiskPostings::open(&file, 3, ANY_DOC).unwrap();
         let max = *l.docs.last().unwrap() + 3;
         let mut picks: Vec<(u32, u32)> = picks.into_iter().map(|(t, span)| (t % max, span)).collect();
         picks.sort_unstable();
@@ -168,7 +171,7 @@ proptest! {
         }
         let whole = p.max_impact();
         prop_assert_eq!(whole.max_freq, *l.freqs.iter().max().unwrap());
-        prop_assert!(p.error().is_none());
+        prop_assert!(needle_core::read_error::check().is_ok());
     }
 }
 
@@ -179,7 +182,7 @@ fn long_lists_iterate_to_the_end() {
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let l = list_of(20_000..20_001).new_tree(&mut runner).unwrap().current();
     let file = encode(&l, true);
-    let mut p = DiskPostings::open(&file, 3).unwrap();
+    let mut p = DiskPostings::open(&file, 3, ANY_DOC).unwrap();
     for (i, &d) in l.docs.iter().enumerate() {
         assert_eq!((p.doc(), p.freq()), (d, l.freqs[i]));
         let block_end = (i / 128 * 128 + 128).min(l.docs.len());
@@ -205,7 +208,7 @@ fn a_seek_in_a_long_list_reads_one_page_of_its_skip_list() {
     let file = encode(&l, false);
     let header = needle_codecs::postings::read_header(&file, 3).unwrap();
     counters::start();
-    let mut p = DiskPostings::open(&file, 3).unwrap();
+    let mut p = DiskPostings::open(&file, 3, ANY_DOC).unwrap();
     assert_eq!(p.seek(150_000), 150_000);
     let read = counters::finish().needed(DataKind::Skip);
     // 782 blocks: the index has 25 entries, a page 32 of the 782 skip entries.
@@ -230,14 +233,14 @@ fn a_corrupt_skip_page_ends_the_list_with_an_error() {
     // The last bytes of the skip zone are the last page's entries.
     let end = 3 + header.header_and_skip;
     bytes[end - 24..end].fill(0xFF);
-    let mut p = DiskPostings::open(&FileSlice::from_vec("t.post", bytes), 3).unwrap();
+    let mut p = DiskPostings::open(&FileSlice::from_vec("t.post", bytes), 3, ANY_DOC).unwrap();
     let mut seen = 0;
     while p.doc() != TERMINATED {
         seen += 1;
         p.advance();
     }
     assert!(seen < n && seen >= 64 * 128, "iterated {seen} documents");
-    let error = p.error().expect("the corrupt page is reported").to_string();
+    let error = needle_core::read_error::check().expect_err("the corrupt page is reported").to_string();
     assert!(error.contains("t.post"), "{error}");
 }
 
@@ -246,11 +249,11 @@ fn a_header_pointing_outside_the_file_is_an_error_naming_it() {
     let l =
         List { docs: vec![5], freqs: vec![1], positions: vec![0], offsets: vec![(0, 3)], norms: vec![1; 6] };
     let file = encode(&l, true);
-    assert!(DiskPostings::open(&file, 3).is_ok());
-    assert!(DiskPostings::open(&file, 10_000).err().unwrap().to_string().contains("t.post"));
+    assert!(DiskPostings::open(&file, 3, ANY_DOC).is_ok());
+    assert!(DiskPostings::open(&file, 10_000, ANY_DOC).err().unwrap().to_string().contains("t.post"));
     let mut cut = file.read_all().unwrap().to_vec();
     cut.truncate(cut.len() - 2);
-    assert!(DiskPostings::open(&FileSlice::from_vec("t.post", cut), 3).is_err());
+    assert!(DiskPostings::open(&FileSlice::from_vec("t.post", cut), 3, ANY_DOC).is_err());
 }
 
 /// A record of `n` postings with filters: (its bytes, the doc ids, the before and after filters).
@@ -297,7 +300,7 @@ fn bloom_record(n: u32) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
 /// Reads the record of [`bloom_record`] at `offset` of `file` and tests every filter.
 fn check_bloom_record(file: &FileSlice, offset: u64, docs: &[u32], before: &[u8], after: &[u8]) {
     use needle_codecs::bloom::{term_hash, Side};
-    let mut postings = DiskPostings::open(file, offset).unwrap();
+    let mut postings = DiskPostings::open(file, offset, ANY_DOC).unwrap();
     let (mut b, mut a) = (Vec::new(), Vec::new());
     for (i, &doc) in docs.iter().enumerate() {
         assert_eq!(postings.doc(), doc);
@@ -354,7 +357,7 @@ fn a_version_2_record_with_filters_last_reads_the_same() {
     assert_eq!(v2.len(), bytes.len());
     let file = FileSlice::from_vec("t.post", v2);
     check_bloom_record(&file, 0, &docs, &before, &after);
-    let mut postings = DiskPostings::open(&file, 0).unwrap();
+    let mut postings = DiskPostings::open(&file, 0, ANY_DOC).unwrap();
     let mut positions = Vec::new();
     for i in 0..docs.len() as u32 {
         postings.positions(&mut positions);
@@ -371,14 +374,14 @@ fn read_cost_counts_the_pages_a_read_would_add() {
     use needle_codecs::Part;
     let (small, ..) = bloom_record(20);
     assert!(small.len() < 4096);
-    let mut p = DiskPostings::open(&FileSlice::from_vec("t.post", small), 0).unwrap();
+    let mut p = DiskPostings::open(&FileSlice::from_vec("t.post", small), 0, ANY_DOC).unwrap();
     assert_eq!((p.read_cost(Part::Positions), p.read_cost(Part::Filters)), (0, 0));
     p.seek(30);
     assert_eq!((p.read_cost(Part::Positions), p.read_cost(Part::Filters)), (0, 0));
 
     let (long, docs, ..) = bloom_record(20_000);
     let file = FileSlice::from_vec("t.post", long);
-    let mut p = DiskPostings::open(&file, 0).unwrap();
+    let mut p = DiskPostings::open(&file, 0, ANY_DOC).unwrap();
     p.seek(docs[128 * 40]);
     assert!(p.read_cost(Part::Positions) >= 1, "block 40's positions lie pages past its doc ids");
     let mut buf = Vec::new();
@@ -427,7 +430,7 @@ fn a_list_read_in_order_is_read_ahead_and_far_seeks_are_not() {
 
         let file_in_order = file();
         counters::start();
-        let mut p = DiskPostings::open(&file_in_order, 3).unwrap();
+        let mut p = DiskPostings::open(&file_in_order, 3, ANY_DOC).unwrap();
         let mut seen = 0;
         while p.doc() != TERMINATED {
             assert_eq!(p.doc(), l.docs[seen]);
@@ -449,7 +452,7 @@ fn a_list_read_in_order_is_read_ahead_and_far_seeks_are_not() {
 
         let file_far = file();
         counters::start();
-        let mut p = DiskPostings::open(&file_far, 3).unwrap();
+        let mut p = DiskPostings::open(&file_far, 3, ANY_DOC).unwrap();
         for target in [l.docs[30_000], l.docs[60_000], l.docs[90_000]] {
             assert_eq!(p.seek(target), target);
         }

@@ -9,7 +9,10 @@
 //! - `advance()` moves to the next document and returns it;
 //! - `seek(target)` moves to the first document `>= target` and returns it; a
 //!   target at or before the current document leaves the set where it is;
-//! - once `TERMINATED` is reached, `advance` and `seek` return `TERMINATED`.
+//! - once `TERMINATED` is reached, `advance` and `seek` return `TERMINATED`;
+//! - a set whose read fails records the error in [`crate::read_error`] and
+//!   ends (returns `TERMINATED`): its driver checks the slot, so the failure
+//!   fails the query instead of shortening its answer.
 
 use crate::DocId;
 

@@ -3,6 +3,7 @@
 
 mod docset;
 mod error;
+pub mod read_error;
 mod size;
 
 pub use docset::{DocSet, TERMINATED};

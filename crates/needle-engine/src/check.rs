@@ -124,7 +124,7 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
             prev = Some(doc);
             doc = p.advance();
         }
-        if let Some(e) = p.error() {
+        if let Err(e) = needle_core::read_error::check() {
             problem(format!("{label}: {e}"));
         }
         if df != u64::from(p.doc_freq()) || ttf != header.total_term_freq {

@@ -175,6 +175,7 @@ fn search_and_fetch(
             Some(query) => highlight(segment, h.doc, &source, query, schema)?,
             None => BTreeMap::new(),
         };
+        needle_core::read_error::check()?;
         hits.push(Hit { id, score: h.score, highlight });
     }
     Ok(SearchResponse {
@@ -224,6 +225,7 @@ fn highlight(
 /// Every live document with `_id` `id` (one, unless something went wrong):
 /// (view index, doc), newest first. A failed read is an error, never "none".
 pub(crate) fn find_ids(views: &[View<'_>], id: &str) -> Result<Vec<(usize, DocId)>> {
+    needle_core::read_error::clear();
     let mut found = Vec::new();
     for (i, (segment, deletes)) in views.iter().enumerate().rev() {
         let Some(mut p) = segment.postings(ID_FIELD, id.as_bytes())? else { continue };
@@ -235,6 +237,7 @@ pub(crate) fn find_ids(views: &[View<'_>], id: &str) -> Result<Vec<(usize, DocId
             }
             doc = p.advance();
         }
+        needle_core::read_error::check()?;
         found.extend(in_segment.into_iter().rev());
     }
     Ok(found)

@@ -107,3 +107,70 @@ fn writers_waiting_for_memory_get_an_error_once_flushes_fail() {
     let err = outcome.expect("writers hung waiting for memory the failed flush never frees");
     assert!(matches!(err, Some(Error::Poisoned { .. })), "{err:?}");
 }
+
+/// (total, ids) of a response: what must not change when a read did not fail.
+fn answer(r: &needle_engine::SearchResponse) -> (u64, Vec<String>) {
+    (r.total, r.hits.iter().map(|h| h.id.clone()).collect())
+}
+
+#[test]
+fn a_failed_or_short_read_fails_the_query_naming_the_file_on_every_backend() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let mut rng = needle_testkit::random::rng(5);
+    let lines: Vec<String> =
+        (0..1500).map(|i| needle_testkit::random::document(&mut rng, i).to_string()).collect();
+    let index = Index::open_or_create(tmp.path(), None).unwrap();
+    let writer =
+        index.writer(WriterOptions { durability: Durability::Graceful, ..WriterOptions::default() }).unwrap();
+    let options =
+        needle_engine::ImportOptions { threads: 2, memory_bytes: 64 << 10, skip_bad: false, bloom: None };
+    writer.import(&mut std::io::Cursor::new(lines.join("\n")), &options, &Default::default()).unwrap();
+    writer.close().unwrap();
+    let words = needle_testkit::random::WORDS;
+    let queries: Vec<String> = (0..12)
+        .map(|i| match i % 4 {
+            0 => words[i].to_string(),
+            1 => format!("{} {}", words[i], words[i + 1]),
+            2 => format!("+{} +{}", words[i], words[i + 2]),
+            _ => format!("\"{} {}\"", words[i], words[i + 1]),
+        })
+        .collect();
+    let request =
+        |q: &str| SearchRequest { highlight: true, track_total_hits: u64::MAX, ..SearchRequest::new(q) };
+    let mut failures = 0;
+    for backend in
+        [needle_engine::Backend::Mmap, needle_engine::Backend::Pread, needle_engine::Backend::Direct]
+    {
+        let reads = needle_engine::ReadOptions::new(backend, 0).unwrap();
+        let index = Index::options().reads(reads).open(tmp.path()).unwrap();
+        let baseline: Vec<_> =
+            queries.iter().map(|q| answer(&index.searcher().search(&request(q)).unwrap())).collect();
+        for (file, kind) in
+            [(".post", ErrorKind::Other), (".post", ErrorKind::UnexpectedEof), (".docs", ErrorKind::Other)]
+        {
+            // The first reads open lists; later ones are blocks, positions and documents read mid-walk.
+            for nth in [0, 1, 2, 5, 9, 14, 22, 35, 60, 100] {
+                faults::inject(Op::Read, file, nth, false, kind);
+                for (q, want) in queries.iter().zip(&baseline) {
+                    match index.searcher().search(&request(q)) {
+                        Ok(r) => assert_eq!(
+                            &answer(&r),
+                            want,
+                            "{backend:?} {file} read {nth}: {q} answered wrongly"
+                        ),
+                        Err(e) => {
+                            assert!(
+                                e.to_string().contains(file),
+                                "{backend:?}: {q}: the error names no file: {e}"
+                            );
+                            failures += 1;
+                        }
+                    }
+                }
+                faults::clear();
+            }
+        }
+    }
+    assert!(failures >= 3 * 3 * 10 / 2, "the injected faults were rarely hit: {failures}");
+}

@@ -124,7 +124,7 @@ impl MemSegment {
             name: name.to_string(),
             bloom: None,
             data: Arc::default(),
-            meta: SegmentMeta { max_doc: 0, fields: Vec::new(), bloom: None },
+            meta: SegmentMeta { max_doc: 0, fields: Vec::new(), bloom: None, files: Default::default() },
             memory: 0,
         }
     }

@@ -81,6 +81,8 @@ pub fn merge_segments_paced(
         for src in sources {
             let mut postings = segments[src.index].0.postings_at(src.value)?;
             buf.append(&mut postings, &map.maps[src.index]);
+            // A list cut short by a failed read must fail the merge, not lose documents.
+            needle_core::read_error::check()?;
         }
         if buf.docs.is_empty() {
             continue;

@@ -1,7 +1,7 @@
 //! Runs a query over an index's segments and returns the top k.
 
 use needle_codecs::SegmentRead;
-use needle_core::{Deletes, Result, TERMINATED};
+use needle_core::{read_error, Deletes, Result, TERMINATED};
 
 pub use crate::collect::ScoredDoc;
 use crate::collect::TopCollector;
@@ -62,11 +62,14 @@ impl<'a> Searcher<'a> {
     pub fn search(&self, query: &Query, options: SearchOptions) -> Result<TopDocs> {
         crate::parser::check_size(query)?;
         let query = query.clone().rewrite();
+        // A list that fails mid-walk records its error and ends: checked after each segment.
+        read_error::clear();
         let mut stats = IndexStats::collect(&self.segments, &query, options.bloom)?;
         let mut top = TopCollector::new(options.top_k, options.track_total_hits);
         let mut base = 0u64;
         for (i, &segment) in self.segments.iter().enumerate() {
             search_segment(&query, &mut stats, i, segment, self.deletes[i], base, &mut top)?;
+            read_error::check()?;
             base += u64::from(segment.meta().max_doc);
         }
         let total = top.count;

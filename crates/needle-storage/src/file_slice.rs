@@ -147,6 +147,8 @@ impl FileSlice {
             ));
         }
         let absolute = self.range.start + range.start..self.range.start + range.end;
+        crate::faults::check(crate::faults::Op::Read, std::path::Path::new(self.name()))
+            .map_err(|e| Error::io(self.name(), e))?;
         match &self.source {
             Source::Memory(memory) => Ok(ReadBytes { memory: memory.clone(), range: absolute }),
             Source::File(file) => file.read(absolute, keep).map(ReadBytes::from_vec),

@@ -67,6 +67,12 @@ impl DocStoreReader {
         let frame = self.body.read(range)?;
         counters::record_memory(DataKind::DocStore, INDEX_ENTRY_LEN);
         counters::record(DataKind::DocStore, &self.body, start, len);
+        // The frame's header says its size too: a damaged length must not size an allocation.
+        if !matches!(zstd::zstd_safe::get_frame_content_size(&frame[..]), Ok(Some(n)) if n == raw_len as u64)
+        {
+            let what = format!("document {doc}: its frame does not hold the {raw_len} bytes the index says");
+            return Err(Error::corrupt_at(name, self.body.position(start).1, what));
+        }
         let mut out = Vec::with_capacity(raw_len);
         // One decompression context per thread: creating one costs more than decompressing a small document.
         let result = DCTX.with(|d| d.borrow_mut().decompress_using_ddict(&mut out, &frame[..], &self.dict));

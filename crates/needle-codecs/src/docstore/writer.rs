@@ -12,12 +12,12 @@ const MAX_SAMPLE_BYTES: usize = 4 << 20;
 const MIN_SAMPLE_BYTES: usize = 32 * 1024;
 
 /// Writes `count` documents, fetched by `doc(i)` (called twice per document:
-/// once to sample for the dictionary, once to compress). Returns bytes written.
+/// once to sample for the dictionary, once to compress). Returns the file's length and checksum.
 pub fn write_doc_store(
     mut out: ChecksummedWriter,
     count: u32,
     doc: &mut dyn FnMut(u32) -> Result<Vec<u8>>,
-) -> Result<u64> {
+) -> Result<crate::meta::FileStamp> {
     let dict = train_dictionary(count, doc)?;
     out.write(&dict)?;
     let mut compressor = zstd::bulk::Compressor::with_dictionary(LEVEL, &dict)

@@ -45,9 +45,8 @@ pub struct DiskPostings {
     skips: SkipList,
     /// The current block's skip entry.
     cur: Skip,
-    /// Set when a skip page turns out corrupt during iteration (possible only
-    /// when the file's checksum was not verified at open); the list then ends.
-    error: Option<Error>,
+    /// The segment's document count: every doc id decoded must be below it.
+    max_doc: DocId,
     block: usize,
     len: usize,
     idx: usize,
@@ -102,10 +101,11 @@ pub struct RecordHeader {
 }
 
 impl DiskPostings {
-    /// Opens the record at `offset` of `data` (the postings file's body). The
-    /// header and skip list are checked against the file's bounds here, so
-    /// iteration cannot leave the record.
-    pub fn open(data: &FileSlice, offset: u64) -> Result<Self> {
+    /// Opens the record at `offset` of `data` (the postings file's body) of a
+    /// segment of `max_doc` documents. The header and skip list are checked
+    /// against the file's bounds here, so iteration cannot leave the record;
+    /// each block is checked as it is decoded (see [`DiskPostings::load_block`]).
+    pub fn open(data: &FileSlice, offset: u64, max_doc: DocId) -> Result<Self> {
         let (header, bloom, layout) = read_layout(data, offset)?;
         counters::record(DataKind::Skip, data, offset as usize, layout.index.start - offset as usize);
         let flags = layout.sections.flags;
@@ -120,7 +120,7 @@ impl DiskPostings {
             group: BloomGroup::default(),
             skips,
             cur: NO_SKIP,
-            error: None,
+            max_doc,
             block: 0,
             len: 0,
             idx: 0,
@@ -140,22 +140,15 @@ impl DiskPostings {
             ahead_mark: usize::MAX,
         };
         if p.skips.blocks() > 0 {
-            p.load_block(0);
-            if let Some(e) = p.error.take() {
-                return Err(e);
-            }
+            p.try_load_block(0)?;
         }
         Ok(p)
     }
 
-    /// The error that ended iteration early, if a skip page was corrupt.
-    pub fn error(&self) -> Option<&Error> {
-        self.error.as_ref()
-    }
-
-    /// Ends the list on a corrupt skip page, keeping the error.
+    /// Ends the list on a failed read or corrupt bytes, recording the error
+    /// for whoever drives the walk (see `needle_core::read_error`).
     fn fail(&mut self, e: Error) -> DocId {
-        self.error = Some(e);
+        needle_core::read_error::record(e);
         self.doc = TERMINATED;
         TERMINATED
     }
@@ -169,12 +162,21 @@ impl DiskPostings {
         self.data.read(range).map_err(|e| self.fail(e)).ok()
     }
 
-    /// Moves to block `b`; on a corrupt skip page or a failed read, ends the list.
+    /// Moves to block `b`; on a corrupt block or a failed read, ends the list.
     fn load_block(&mut self, b: usize) -> DocId {
-        match self.skips.get(b) {
-            Ok(skip) => self.cur = skip,
-            Err(e) => return self.fail(e),
+        match self.try_load_block(b) {
+            Ok(()) => self.doc,
+            Err(e) => self.fail(e),
         }
+    }
+
+    /// Reads and decodes block `b`, checking what it decodes: doc ids
+    /// ascending, below the segment's document count, the last one equal to
+    /// the skip entry's; occurrences no more than its positions can hold. (An
+    /// index opened with `Verify::Footers` has not had these bytes' checksum
+    /// verified; corrupt bytes must be an error, never a panic or a wrong answer.)
+    fn try_load_block(&mut self, b: usize) -> Result<()> {
+        self.cur = self.skips.get(b)?;
         if self.cur.doc_end > self.ahead_end || self.cur.doc_start >= self.ahead_mark {
             self.read_ahead(b);
         }
@@ -182,7 +184,7 @@ impl DiskPostings {
         self.len =
             if b + 1 == self.skips.blocks() { self.doc_freq as usize - b * BLOCK_LEN } else { BLOCK_LEN };
         let start = self.cur.doc_start;
-        let Some(bytes) = self.read_or_fail(start..self.cur.doc_end) else { return TERMINATED };
+        let bytes = self.data.read(start..self.cur.doc_end)?;
         let mut pos = 0;
         decode_block(&bytes, &mut pos, &mut self.docs[..self.len]);
         let mid = pos;
@@ -190,21 +192,44 @@ impl DiskPostings {
         counters::record(DataKind::DocIds, &self.data, start, mid);
         counters::record(DataKind::Freqs, &self.data, start + mid, pos - mid);
         let mut prev = self.cur.prev_last_doc;
-        let mut occ = 0u32;
+        let mut occ = 0u64;
         for i in 0..self.len {
             prev += i64::from(self.docs[i]) + 1;
+            if prev >= i64::from(self.max_doc) {
+                return Err(self.corrupt_block(
+                    start,
+                    format!("doc id {prev} past the segment's {} documents", self.max_doc),
+                ));
+            }
             self.docs[i] = prev as u32;
-            self.freqs[i] += 1;
-            self.occ_start[i] = occ;
-            occ = occ.wrapping_add(self.freqs[i]);
+            self.freqs[i] = self.freqs[i].wrapping_add(1);
+            self.occ_start[i] = occ as u32;
+            occ += u64::from(self.freqs[i]);
         }
-        self.occ_start[self.len] = occ;
+        if prev != i64::from(self.cur.last_doc) {
+            return Err(self.corrupt_block(
+                start,
+                format!("last doc {prev}, the skip entry says {}", self.cur.last_doc),
+            ));
+        }
+        if self.has_positions && occ > 128 * (self.cur.pos_end - self.cur.pos_start) as u64 + 128 {
+            return Err(self.corrupt_block(start, format!("{occ} occurrences, more than its positions hold")));
+        }
+        self.occ_start[self.len] = occ as u32;
         self.idx = 0;
         self.doc = self.docs[0];
         self.pos_bytes = None;
         self.off_loaded = false;
         self.group.bytes = None;
-        self.doc
+        Ok(())
+    }
+
+    fn corrupt_block(&self, start: usize, what: String) -> Error {
+        Error::corrupt_at(
+            self.data.name(),
+            self.data.position(start).1,
+            format!("block {}: {what}", self.block),
+        )
     }
 
     /// Before block `b` (the current skip entry) is read, when it lies past
@@ -346,6 +371,12 @@ impl DiskPostings {
     /// Reads and decodes the block's offsets; false (the list ended) when the read fails.
     fn load_offsets(&mut self) -> bool {
         let start = self.cur.off_start;
+        // An offset is two varints, two bytes at least.
+        if u64::from(self.occ_start[self.len]) > (self.cur.off_end - start) as u64 / 2 {
+            let e = self.corrupt_block(start, "more occurrences than its offsets hold".into());
+            self.fail(e);
+            return false;
+        }
         let Some(bytes) = self.read_or_fail(start..self.cur.off_end) else { return false };
         let mut pos = 0;
         self.off_buf.clear();
