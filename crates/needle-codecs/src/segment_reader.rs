@@ -64,10 +64,9 @@ impl SegmentReader {
         let opened =
             |file: &str, kind, version, checksum| open_verified(dir, file, kind, version, checksum, &meta);
         let postings = opened(&post, postings::KIND, postings::VERSION, large)?;
-        // The term map is read whole and kept (the `fst` crate trusts its bytes): always verified.
+        // The term map is read whole and kept: always verified (see `termmap::open`).
         let term_bytes = opened(&terms, b"TERM", 1, true)?;
-        let terms =
-            fst::Map::new(term_bytes.read_all()?).map_err(|e| Error::corrupt(&terms, e.to_string()))?;
+        let terms = termmap::open(&terms, term_bytes.read_all()?)?;
         let norms = opened(&norms_name, b"NORM", 1, true)?.read_all()?;
         let normed = meta.fields.iter().filter(|f| f.norms_index.is_some()).count();
         if norms.len() != normed * meta.max_doc as usize {
@@ -111,9 +110,21 @@ impl SegmentReader {
     }
 
     /// [`SegmentReader::term_entry`] without counting it (a prefetch hint).
+    /// The map was walked whole at open; should a lookup still meet a node
+    /// the `fst` crate cannot decode, the panic is caught and recorded as the
+    /// query's read error (see `needle_core::read_error`).
     fn lookup(&self, field: FieldId, term: &[u8]) -> Option<TermEntry> {
-        let entry = self.terms.get(termmap::key(field, term))?;
-        let (offset, zone_pages) = termmap::unpack_entry(entry);
+        let key = termmap::key(field, term);
+        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.terms.get(&key)));
+        let Ok(entry) = found else {
+            let file = format!("{}.terms", self.name);
+            needle_core::read_error::record(Error::corrupt(
+                file,
+                "malformed term map (a node decodes out of bounds)",
+            ));
+            return None;
+        };
+        let (offset, zone_pages) = termmap::unpack_entry(entry?);
         Some(TermEntry { offset, zone_pages })
     }
 

@@ -13,10 +13,31 @@
 //! read before it reads it. Example: a record at offset 8,192 whose zone is
 //! 5,000 bytes has entry `0x0002_0000_0000_2000`.
 
-use needle_core::FieldId;
+use fst::Streamer;
+use needle_core::{Error, FieldId, Result};
 
 pub use crate::page::PAGE;
 const OFFSET_BITS: u32 = 48;
+
+/// Opens a term map's bytes (checksum verified), walking it whole once: the
+/// `fst` crate trusts its bytes and may panic on a malformed node, so every
+/// node a lookup can reach is decoded here, where a panic is caught and
+/// becomes [`Error::Corrupt`] (a checksum-valid malformed map is a bug or a
+/// crafted file, never a torn write). Every key must start with a field.
+pub fn open<D: AsRef<[u8]>>(file: &str, bytes: D) -> Result<fst::Map<D>> {
+    let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let map = fst::Map::new(bytes).map_err(|e| Error::corrupt(file, e.to_string()))?;
+        let mut stream = map.stream();
+        while let Some((key, _)) = stream.next() {
+            if key.len() < 2 {
+                return Err(Error::corrupt(file, "a term map key without a field"));
+            }
+        }
+        drop(stream);
+        Ok(map)
+    }));
+    walked.unwrap_or_else(|_| Err(Error::corrupt(file, "malformed term map (a node decodes out of bounds)")))
+}
 
 pub fn key(field: FieldId, term: &[u8]) -> Vec<u8> {
     let mut k = Vec::with_capacity(2 + term.len());

@@ -20,6 +20,8 @@ mod deletes;
 mod document;
 mod document_builder;
 mod dump;
+#[doc(hidden)]
+pub mod fuzzing;
 mod hot_terms;
 mod index;
 mod manifest;

@@ -47,11 +47,25 @@ impl Manifest {
     }
 
     pub fn read(dir: &Directory) -> Result<Self> {
-        let bytes = dir.read_all(FILE)?;
-        let (len, _) = footer::verify(FILE, &bytes, KIND, VERSION)?;
+        Manifest::decode(&dir.read_all(FILE)?)
+    }
+
+    /// A manifest from its file's bytes, checked: footer, JSON, schema, and
+    /// file names that stay inside the index folder.
+    pub fn decode(bytes: &[u8]) -> Result<Self> {
+        let (len, _) = footer::verify(FILE, bytes, KIND, VERSION)?;
         let m: Manifest = serde_json::from_slice(&bytes[..len])
             .map_err(|e| Error::corrupt(FILE, format!("bad JSON: {e}")))?;
         let schema = m.schema.prepared().map_err(|e| Error::corrupt(FILE, e.to_string()))?;
+        for s in &m.segments {
+            let deletes_ok = s.deletes.as_deref().is_none_or(|d| {
+                d.strip_prefix(&s.name).and_then(|rest| rest.strip_prefix(".del.")).is_some_and(is_number)
+            });
+            if !s.name.strip_prefix("seg_").is_some_and(is_number) || !deletes_ok {
+                let shown = needle_core::printable(&s.name, 64);
+                return Err(Error::corrupt(FILE, format!("segment `{shown}`: not a segment's file name")));
+            }
+        }
         Ok(Manifest { schema, ..m })
     }
 
@@ -69,4 +83,8 @@ impl Manifest {
         self.next_segment += 1;
         name
     }
+}
+
+fn is_number(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }

@@ -1,0 +1,351 @@
+//! Entry points for fuzzing (the `fuzz/` folder, `cargo fuzz`) and for
+//! replaying its corpus in `cargo test`: each feeds arbitrary bytes to one
+//! reader the way the engine would, and ignores the errors it returns. A
+//! panic, a hang or an allocation out of all proportion is the failure.
+//!
+//! A file that is checksummed whole gets a correct footer around the fuzzed
+//! body, so the fuzzer explores the decoder behind the checksum, not the
+//! checksum. Folders are made under `/dev/shm` (memory) when it exists.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use needle_codecs::bloom::Side;
+use needle_codecs::docstore::DocStoreReader;
+use needle_codecs::postings::DiskPostings;
+use needle_codecs::{footer, Part, Postings};
+use needle_core::{DocSet, TERMINATED};
+use needle_search::{parse_query, Query, SearchOptions};
+use needle_storage::{Directory, FileSlice};
+
+use crate::deletes::DeleteBits;
+use crate::document::parse_document;
+use crate::manifest::Manifest;
+use crate::schema::{Schema, SharedSchema};
+use crate::wal::{self, OnDamage};
+use crate::{Index, IndexOptions, SearchRequest, Verify};
+
+/// A query string, parsed against a schema with text, keyword and numeric fields.
+pub fn query(data: &[u8]) {
+    static SCHEMA: OnceLock<Schema> = OnceLock::new();
+    let schema = SCHEMA.get_or_init(|| {
+        let mapping = r#"{"properties": {"title": {"type": "text"}, "body": {"type": "text", "analyzer": "english"},
+            "tag": {"type": "keyword"}, "year": {"type": "long"}, "score": {"type": "double"}, "ok": {"type": "boolean"}}}"#;
+        Schema::from_mapping(mapping).expect("the fuzzing mapping is valid")
+    });
+    if let Ok(text) = std::str::from_utf8(data) {
+        if let Ok(q) = parse_query(text, schema) {
+            let _ = q.rewrite();
+        }
+    }
+}
+
+/// A document line into a dynamic schema, then the same bytes as a mapping.
+pub fn document(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let schema = SharedSchema::new(Schema::default());
+    if let Ok((doc, current)) = parse_document(text, &schema, None) {
+        let _ = crate::document::analyze(doc, &current);
+    }
+    let _ = Schema::from_mapping(text);
+}
+
+/// A manifest's JSON (with a correct footer).
+pub fn manifest(data: &[u8]) {
+    let _ = Manifest::decode(&with_footer(data, b"MANI", 1));
+}
+
+/// A deletion file's body (with a correct footer) for a segment of as many
+/// documents as the first two bytes say.
+pub fn deletes(data: &[u8]) {
+    let Some((size, body)) = data.split_first_chunk::<2>() else { return };
+    let max_doc = u32::from(u16::from_le_bytes(*size));
+    let _ = DeleteBits::decode("fuzz.del.1", &with_footer(body, b"DELS", 1), max_doc);
+}
+
+/// Write-ahead log files: the input cut at each `\n--\n` into up to four
+/// files, each named by the start sequence number its first 8 bytes give,
+/// replayed strictly and with truncation.
+pub fn wal(data: &[u8]) {
+    let dir = scratch("wal");
+    for file in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let _ = std::fs::remove_file(file.path());
+    }
+    for part in split(data, b"\n--\n").take(4) {
+        let start = part.get(8..16).map_or(0, |b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+        let _ = std::fs::write(dir.join(wal::file_name(start % 1000)), part);
+    }
+    let Ok(directory) = Directory::open(&dir, false) else { return };
+    for on_damage in [OnDamage::Fail, OnDamage::Truncate] {
+        let _ = wal::replay(&directory, 0, on_damage, &mut |_, _| Ok(()));
+    }
+}
+
+/// A postings file's body, read as a query would: `n:u8`, then `n` record
+/// offsets (`u32`), the segment's document count (`u32`), then the body.
+/// Each record is opened, walked with its positions, offsets, bounds and
+/// filters, and opened again to be sought.
+pub fn postings(data: &[u8]) {
+    let Some((&n, rest)) = data.split_first() else { return };
+    let n = usize::from(n % 9);
+    let Some(head) = rest.get(..4 * n + 4) else { return };
+    let word = |i: usize| u32::from_le_bytes(head[4 * i..4 * i + 4].try_into().expect("4 bytes"));
+    let max_doc = word(n);
+    let file = FileSlice::from_vec("fuzz.post", rest[4 * n + 4..].to_vec());
+    for offset in (0..n).map(word) {
+        if let Ok(mut p) = DiskPostings::open(&file, u64::from(offset), max_doc) {
+            walk(&mut p);
+        }
+        if let Ok(mut p) = DiskPostings::open(&file, u64::from(offset), max_doc) {
+            let mut target = 0;
+            while p.seek(target) != TERMINATED && target < max_doc {
+                let _ = p.block_end(target);
+                let _ = p.impact(target, target.saturating_add(300));
+                target = p.doc().saturating_add(1 + target % 97);
+            }
+        }
+    }
+    needle_core::read_error::clear();
+}
+
+/// Everything a query may ask of a list, document by document.
+fn walk(p: &mut DiskPostings) {
+    let (mut positions, mut offsets, mut impacts) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    let mut doc = p.doc();
+    while doc != TERMINATED {
+        let _ = (p.freq(), p.block_ahead().len(), p.block_rest().0.len());
+        p.positions(&mut positions);
+        p.offsets(&mut offsets);
+        impacts.clear();
+        p.impacts(doc, doc.saturating_add(200), &mut impacts);
+        let _ = (p.read_cost(Part::Positions), p.read_cost(Part::Filters), p.block_bytes(Part::Filters));
+        let _ = p.bloom_test(Side::Before, u64::from(doc).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        before.clear();
+        after.clear();
+        let _ = p.filters_into(&mut before, &mut after);
+        doc = p.advance();
+    }
+    let _ = (p.max_impact(), p.total_term_freq());
+}
+
+/// A document store's body: opened, every document (up to 256) read.
+pub fn docstore(data: &[u8]) {
+    let Ok(store) = DocStoreReader::open(FileSlice::from_vec("fuzz.docs", data.to_vec())) else { return };
+    let docs: Vec<u32> = (0..store.count().min(256)).collect();
+    store.prefetch(&docs);
+    for doc in docs {
+        let _ = store.get(doc);
+    }
+}
+
+/// A term map's body: opened (walked whole), then looked up and streamed by field.
+pub fn termmap(data: &[u8]) {
+    use fst::{IntoStreamer, Streamer};
+    let Ok(map) = needle_codecs::termmap::open("fuzz.terms", data.to_vec()) else { return };
+    for (field, term) in [(0u16, &b"doc-1"[..]), (1, b"the"), (2, b"needle"), (3, b""), (u16::MAX, b"x")] {
+        let _ = map.get(needle_codecs::termmap::key(field, term));
+    }
+    let (from, to) = (needle_codecs::termmap::key(0, b""), needle_codecs::termmap::key(1, b""));
+    let mut ids = map.range().ge(&from).lt(&to).into_stream();
+    while let Some((key, entry)) = ids.next() {
+        let _ = (needle_codecs::termmap::split_key(key), needle_codecs::termmap::unpack_entry(entry));
+    }
+}
+
+/// One file of a small valid index replaced: the first byte picks which
+/// (postings, term map, norms, documents, segment meta), the rest is its
+/// body. The index is opened (footers verified), checked, searched and
+/// fetched from, as a user would.
+pub fn segment(data: &[u8]) {
+    let _ = segment_report(data);
+}
+
+/// [`segment`], returning the check report when the index opened (how the
+/// corpus test knows its seeds reach the readers).
+pub fn segment_report(data: &[u8]) -> Option<crate::CheckReport> {
+    const KINDS: [(&str, &[u8; 4], u32); 5] = [
+        ("post", b"POST", 3),
+        ("terms", b"TERM", 1),
+        ("norms", b"NORM", 1),
+        ("docs", b"DOCS", 1),
+        ("meta", b"META", 1),
+    ];
+    let (&pick, body) = data.split_first()?;
+    let (ext, kind, version) = KINDS[usize::from(pick) % KINDS.len()];
+    let dir = scratch("segment");
+    for (name, bytes) in base_index() {
+        let bytes =
+            if name.ends_with(&format!(".{ext}")) { with_footer(body, kind, version) } else { bytes.clone() };
+        std::fs::write(dir.join(name), bytes).ok()?;
+    }
+    let index = IndexOptions::default().verify(Verify::Footers).open(&dir).ok()?;
+    let report = index.check();
+    let searcher = index.searcher();
+    for (q, highlight) in
+        [("needle hay -fox", true), ("\"the needle\" \"quick brown\"~2", false), ("tag:the", false)]
+    {
+        let request = SearchRequest { highlight, ..SearchRequest::new(q) };
+        let _ = searcher.search(&request);
+    }
+    for doc in ["doc-0", "doc-7", "doc-39"] {
+        let _ = searcher.get(doc);
+    }
+    if let Ok(Query::Bool(mut b)) = searcher.parse("\"the hay\"~1 fast disk") {
+        b.minimum_should_match = 2;
+        let options = SearchOptions { top_k: 5, track_total_hits: u64::MAX, bloom: true };
+        let _ = searcher.top_docs(&Query::Bool(b), options);
+    }
+    Some(report)
+}
+
+/// Removes this thread's scratch folders.
+pub fn clean_up() {
+    for what in ["segment", "wal"] {
+        let _ = std::fs::remove_dir_all(scratch(what));
+    }
+}
+
+/// Seeds for the in-memory targets from the base index: (target, name, input).
+pub fn file_seeds() -> Vec<(&'static str, String, Vec<u8>)> {
+    let body = |ext: &str| {
+        let (_, bytes) =
+            base_index().iter().find(|(n, _)| n.ends_with(ext)).expect("the base index has the file");
+        bytes[..bytes.len() - footer::FOOTER_LEN].to_vec()
+    };
+    let terms = needle_codecs::termmap::open("seed.terms", body(".terms")).expect("the base term map opens");
+    let offsets = {
+        use fst::Streamer;
+        let mut all = Vec::new();
+        let mut stream = terms.stream();
+        while let Some((_, entry)) = stream.next() {
+            all.push(needle_codecs::termmap::unpack_entry(entry).0 as u32);
+        }
+        all
+    };
+    let mut seeds = vec![
+        ("docstore", "seed-base".to_string(), body(".docs")),
+        ("termmap", "seed-base".into(), body(".terms")),
+    ];
+    // Postings seeds: eight records each, from the start, the middle and the end of the file.
+    for (i, at) in [0, offsets.len() / 2, offsets.len().saturating_sub(8)].into_iter().enumerate() {
+        let chosen = &offsets[at..(at + 8).min(offsets.len())];
+        let mut seed = vec![chosen.len() as u8];
+        chosen.iter().chain(&[40]).for_each(|w| seed.extend_from_slice(&w.to_le_bytes()));
+        seed.extend_from_slice(&body(".post"));
+        seeds.push(("postings", format!("seed-{i}"), seed));
+    }
+    seeds
+}
+
+/// The seed files of the `segment` target: each file of the base index, as
+/// that target reads it (the pick byte, then the body without its footer).
+pub fn segment_seeds() -> Vec<(String, Vec<u8>)> {
+    let kinds = ["post", "terms", "norms", "docs", "meta"];
+    base_index()
+        .iter()
+        .filter_map(|(name, bytes)| {
+            let pick = kinds.iter().position(|k| name.ends_with(&format!(".{k}")))? as u8;
+            let mut seed = vec![pick];
+            seed.extend_from_slice(&bytes[..bytes.len() - footer::FOOTER_LEN]);
+            Some((name.clone(), seed))
+        })
+        .collect()
+}
+
+/// A small index of one segment, built once: its files by name, the
+/// segment meta without the files' stamps (so a fuzzed file is read, not
+/// refused for not being the segment's own).
+fn base_index() -> &'static Vec<(String, Vec<u8>)> {
+    static BASE: OnceLock<Vec<(String, Vec<u8>)>> = OnceLock::new();
+    BASE.get_or_init(|| {
+        let dir = scratch("base");
+        let index = Index::open_or_create(&dir, None).expect("the base index is created");
+        let writer = index
+            .writer(crate::WriterOptions { durability: crate::Durability::Graceful, ..Default::default() });
+        let writer = writer.expect("the base index's writer opens");
+        let mut rng = Lcg(7);
+        let lines: Vec<String> = (0..40).map(|i| base_document(&mut rng, i)).collect();
+        let options =
+            crate::ImportOptions { threads: 1, memory_bytes: 1 << 30, skip_bad: false, bloom: None };
+        writer
+            .import(&mut std::io::Cursor::new(lines.join("\n")), &options, &Default::default())
+            .expect("import");
+        writer.close().expect("close");
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(&dir).expect("the base folder lists") {
+            let path = entry.expect("an entry").path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+            if name == "write.lock" {
+                continue;
+            }
+            let mut bytes = std::fs::read(&path).expect("a base file reads");
+            if name.ends_with(".meta") {
+                let (len, _) = footer::verify(&name, &bytes, b"META", 1).expect("a valid meta");
+                let mut meta: serde_json::Value = serde_json::from_slice(&bytes[..len]).expect("meta JSON");
+                meta.as_object_mut().expect("an object").remove("files");
+                bytes = with_footer(meta.to_string().as_bytes(), b"META", 1);
+            }
+            files.push((name, bytes));
+        }
+        files.sort();
+        drop(index);
+        let _ = std::fs::remove_dir_all(&dir);
+        files
+    })
+}
+
+/// A deterministic word picker (the testkit is a test-only crate).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n
+    }
+}
+
+fn base_document(rng: &mut Lcg, i: usize) -> String {
+    const WORDS: [&str; 14] = [
+        "the", "of", "and", "needle", "hay", "stack", "search", "fast", "disk", "quick", "brown", "fox",
+        "block", "merge",
+    ];
+    let mut sentence = |n: usize| (0..n).map(|_| WORDS[rng.next(WORDS.len())]).collect::<Vec<_>>().join(" ");
+    let (title, body) = (sentence(4), sentence(150));
+    let tag = ["the", "of", "and"][i % 3];
+    format!(r#"{{"id":"doc-{i}","title":"{title}","body":"{body}","tag":"{tag}","year":{}}}"#, 1990 + i)
+}
+
+fn with_footer(body: &[u8], kind: &[u8; 4], version: u32) -> Vec<u8> {
+    let mut bytes = body.to_vec();
+    footer::append(&mut bytes, kind, version);
+    bytes
+}
+
+/// A folder for this thread's fuzzing of `what` (threads of one test
+/// process must not rewrite files another has mapped), in memory when possible.
+fn scratch(what: &str) -> PathBuf {
+    let root = if Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
+    let thread: String =
+        format!("{:?}", std::thread::current().id()).chars().filter(char::is_ascii_digit).collect();
+    let dir = root.join(format!("needle-fuzz-{}-{thread}-{what}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+fn split<'a>(data: &'a [u8], separator: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
+    let mut rest = Some(data);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        match current.windows(separator.len()).position(|w| w == separator) {
+            Some(at) => {
+                rest = Some(&current[at + separator.len()..]);
+                Some(&current[..at])
+            }
+            None => {
+                rest = None;
+                Some(current)
+            }
+        }
+    })
+}
