@@ -70,6 +70,11 @@ impl ScoreWindow {
         self.base = base;
     }
 
+    /// The first document the window holds.
+    pub fn base(&self) -> DocId {
+        self.base
+    }
+
     /// The last document the window holds.
     pub fn last(&self) -> DocId {
         self.base.saturating_add(Self::LEN as DocId - 1)

@@ -5,7 +5,7 @@ use needle_core::{read_error, Deletes, Result, TERMINATED};
 
 pub use crate::collect::ScoredDoc;
 use crate::collect::TopCollector;
-use crate::iter::{BoxScorer, Disjunction};
+use crate::iter::{checked, BoxScorer, Disjunction};
 use crate::maxscore::max_score;
 use crate::stats::IndexStats;
 use crate::weight::{all_some, scorer};
@@ -98,7 +98,7 @@ fn search_segment(
             let excluded: Option<BoxScorer<'_>> = match excluded.len() {
                 0 => None,
                 1 => excluded.into_iter().next(),
-                _ => Some(Box::new(Disjunction::new(excluded, 1))),
+                _ => Some(checked(Box::new(Disjunction::new(excluded, 1)), "disjunction")),
             };
             if !clauses.is_empty() {
                 max_score(clauses, excluded, deletes, seg, base, top);

@@ -6,8 +6,8 @@ use needle_codecs::SegmentRead;
 use needle_core::Result;
 
 use crate::iter::{
-    AllScorer, BoxScorer, Conjunction, Disjunction, Exclude, FilterPlan, PhraseScorer, PhraseTerm, ReqOpt,
-    TermScorer,
+    checked, AllScorer, BoxScorer, Conjunction, Disjunction, Exclude, FilterPlan, PhraseScorer, PhraseTerm,
+    ReqOpt, TermScorer,
 };
 use crate::stats::IndexStats;
 use crate::{BoolQuery, PhraseQuery, Query};
@@ -25,11 +25,13 @@ pub(crate) fn scorer<'a>(
     Ok(match query {
         Query::Term(t) => stats.postings(seg, t.field, &t.term)?.map(|p| {
             let bm25 = stats.bm25(t.field, &[&t.term], boost);
-            Box::new(TermScorer::new(p, bm25, segment.norms(t.field))) as BoxScorer<'a>
+            checked(Box::new(TermScorer::new(p, bm25, segment.norms(t.field))), "term")
         }),
         Query::Phrase(p) => phrase(p, stats, seg, segment, boost)?,
         Query::Bool(b) => boolean(b, stats, seg, segment, boost)?,
-        Query::MatchAll => Some(Box::new(AllScorer::new(segment.meta().max_doc, boost))),
+        Query::MatchAll => {
+            Some(checked(Box::new(AllScorer::new(segment.meta().max_doc, boost)), "match-all"))
+        }
         Query::MatchNone => None,
         Query::Boost(q, b) => scorer(q, stats, seg, segment, boost * b)?,
     })
@@ -56,7 +58,10 @@ fn phrase<'a>(
     };
     let refs: Vec<&[u8]> = p.terms.iter().map(|(_, t)| t.as_slice()).collect();
     let bm25 = stats.bm25(p.field, &refs, boost);
-    Ok(Some(Box::new(PhraseScorer::new(terms, filters, bm25, segment.norms(p.field), p.slop))))
+    Ok(Some(checked(
+        Box::new(PhraseScorer::new(terms, filters, bm25, segment.norms(p.field), p.slop)),
+        "phrase",
+    )))
 }
 
 fn boolean<'a>(
@@ -82,26 +87,26 @@ fn boolean<'a>(
         match should.len() {
             0 => return Ok(None),
             1 => should.into_iter().next().unwrap(),
-            _ => Box::new(Disjunction::new(should, msm)),
+            _ => disjunction(should, msm),
         }
     } else {
         if msm > 0 {
-            required.push((Box::new(Disjunction::new(should, msm)), true));
+            required.push((disjunction(should, msm), true));
             conjunction(required)
         } else {
             let req = conjunction(required);
             match should.len() {
                 0 => req,
-                1 => Box::new(ReqOpt::new(req, should.into_iter().next().unwrap())),
-                _ => Box::new(ReqOpt::new(req, Box::new(Disjunction::new(should, 1)))),
+                1 => checked(Box::new(ReqOpt::new(req, should.into_iter().next().unwrap())), "req-opt"),
+                _ => checked(Box::new(ReqOpt::new(req, disjunction(should, 1))), "req-opt"),
             }
         }
     };
     let excluded = all_some(&b.must_not, stats, seg, segment, boost)?;
     Ok(Some(match excluded.len() {
         0 => positive,
-        1 => Box::new(Exclude::new(positive, excluded.into_iter().next().unwrap())),
-        _ => Box::new(Exclude::new(positive, Box::new(Disjunction::new(excluded, 1)))),
+        1 => checked(Box::new(Exclude::new(positive, excluded.into_iter().next().unwrap())), "exclusion"),
+        _ => checked(Box::new(Exclude::new(positive, disjunction(excluded, 1))), "exclusion"),
     }))
 }
 
@@ -109,7 +114,11 @@ fn conjunction<'a>(mut required: Vec<(BoxScorer<'a>, bool)>) -> BoxScorer<'a> {
     if required.len() == 1 && required[0].1 {
         return required.pop().unwrap().0;
     }
-    Box::new(Conjunction::new(required))
+    checked(Box::new(Conjunction::new(required)), "conjunction")
+}
+
+fn disjunction(clauses: Vec<BoxScorer<'_>>, min_match: usize) -> BoxScorer<'_> {
+    checked(Box::new(Disjunction::new(clauses, min_match)), "disjunction")
 }
 
 /// Scorers of the clauses that can match in this segment.

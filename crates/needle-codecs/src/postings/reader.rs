@@ -172,7 +172,8 @@ impl DiskPostings {
 
     /// Reads and decodes block `b`, checking what it decodes: doc ids
     /// ascending, below the segment's document count, the last one equal to
-    /// the skip entry's; occurrences no more than its positions can hold. (An
+    /// the skip entry's; frequencies within the entry's bound (which pruning
+    /// trusts); occurrences no more than its positions can hold. (An
     /// index opened with `Verify::Footers` has not had these bytes' checksum
     /// verified; corrupt bytes must be an error, never a panic or a wrong answer.)
     fn try_load_block(&mut self, b: usize) -> Result<()> {
@@ -203,6 +204,10 @@ impl DiskPostings {
             }
             self.docs[i] = prev as u32;
             self.freqs[i] = self.freqs[i].wrapping_add(1);
+            if self.freqs[i] == 0 || self.freqs[i] > self.cur.impact.max_freq {
+                let what = format!("doc {prev} has frequency {}, past its block's bound", self.freqs[i]);
+                return Err(self.corrupt_block(start, what));
+            }
             self.occ_start[i] = occ as u32;
             occ += u64::from(self.freqs[i]);
         }

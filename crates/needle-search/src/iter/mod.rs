@@ -3,6 +3,8 @@
 //! Lucene's boolean query does.
 
 mod all;
+#[cfg(any(test, feature = "asserting-scorers"))]
+mod asserting;
 mod conjunction;
 mod disjunction;
 mod exclude;
@@ -22,3 +24,15 @@ pub use term::TermScorer;
 
 /// A boxed scorer borrowing its segment.
 pub type BoxScorer<'a> = Box<dyn crate::Scorer + Send + 'a>;
+
+/// `scorer`, wrapped in a contract-checking scorer in test builds (the
+/// `asserting-scorers` feature); `what` names the iterator in its messages.
+pub(crate) fn checked<'a>(scorer: BoxScorer<'a>, what: &'static str) -> BoxScorer<'a> {
+    #[cfg(any(test, feature = "asserting-scorers"))]
+    return asserting::AssertingScorer::wrap(scorer, what);
+    #[cfg(not(any(test, feature = "asserting-scorers")))]
+    {
+        let _ = what;
+        scorer
+    }
+}
