@@ -5,6 +5,7 @@ mod ingest_cmd;
 mod input;
 mod search_cmd;
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -53,11 +54,12 @@ enum Command {
         #[arg(long)]
         index: PathBuf,
     },
-    /// Print a stored document as JSON (exit status 1 when there is none).
+    /// Print stored documents as JSON lines, in the order asked (exit status 1 when one is missing).
     Get {
         #[arg(long)]
         index: PathBuf,
-        id: String,
+        #[arg(required = true)]
+        ids: Vec<String>,
     },
     /// Recover the write-ahead log now: replay it, commit, and report what it held.
     Recover {
@@ -132,18 +134,25 @@ fn run(command: Command) -> needle_core::Result<ExitCode> {
             Index::open(&index)?.dump_terms(&mut std::io::BufWriter::new(stdout.lock()))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Get { index, id } => match Index::open(&index)?.searcher().get(&id)? {
-            Some(source) => {
-                println!("{source}");
-                Ok(ExitCode::SUCCESS)
-            }
-            None => {
-                eprintln!("no document with id `{}`", needle_core::printable(&id, 100));
-                Ok(ExitCode::from(1))
-            }
-        },
+        Command::Get { index, ids } => get(&index, &ids),
         Command::Recover { index, truncate_log } => recover(&index, truncate_log),
     }
+}
+
+fn get(path: &std::path::Path, ids: &[String]) -> needle_core::Result<ExitCode> {
+    let searcher = Index::open(path)?.searcher();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut missing = 0;
+    for id in ids {
+        match searcher.get(id)? {
+            Some(source) => writeln!(out, "{source}").map_err(|e| Error::io("<stdout>", e))?,
+            None => {
+                missing += 1;
+                eprintln!("no document with id `{}`", needle_core::printable(id, 100));
+            }
+        }
+    }
+    Ok(if missing == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 fn recover(path: &std::path::Path, truncate_log: bool) -> needle_core::Result<ExitCode> {
