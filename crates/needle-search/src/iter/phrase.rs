@@ -124,17 +124,25 @@ impl<'a> PhraseScorer<'a> {
         }
     }
 
+    /// A bound on the phrase's score from its terms' bounds. An exact match
+    /// takes an occurrence of every term, so the phrase's frequency is at most
+    /// the rarest term's; a sloppy one counts each match (at most 1) with
+    /// every position able to head one, so it is at most the sum of the
+    /// terms' frequencies (Lucene's `SloppyPhraseMatcher.maxFreq`). A document
+    /// holding every term is no shorter than the longest of their shortest.
     fn bound(&self, impacts: impl Iterator<Item = BlockImpact>) -> f32 {
-        let (mut freq, mut norm) = (u32::MAX, 0u8);
+        let (mut min_freq, mut sum_freq, mut norm) = (u32::MAX, 0u64, 0u8);
         for i in impacts {
-            freq = freq.min(i.max_freq);
+            min_freq = min_freq.min(i.max_freq);
+            sum_freq += u64::from(i.max_freq);
             norm = norm.max(i.min_norm);
         }
-        if freq == 0 {
+        if min_freq == 0 {
             return 0.0;
         }
+        let freq = if self.slop == 0 { min_freq as f32 } else { sum_freq as f32 };
         let norm = if self.norms.is_some() { norm } else { NO_NORM };
-        self.bm25.score(freq as f32, norm)
+        self.bm25.score(freq, norm)
     }
 }
 
