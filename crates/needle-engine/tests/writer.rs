@@ -95,3 +95,34 @@ fn documents_as_values_and_built_documents_are_added_like_json_text() {
     assert_eq!(count(&index, "year:2001"), 1);
     writer.close().unwrap();
 }
+
+#[test]
+fn readers_opening_while_a_writer_merges_and_deletes_files_always_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = Index::open_or_create(tmp.path(), None).unwrap();
+    for round in 0..4 {
+        common::import_lines(&index, &docs(&format!("r{round}-"), 300), 64 << 10).unwrap();
+    }
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let reader = s.spawn(|| {
+            let mut opened = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                // Each open reads a manifest whose segments a merge may be deleting meanwhile.
+                let index = Index::open(tmp.path()).unwrap_or_else(|e| panic!("open {opened}: {e}"));
+                assert!(count(&index, "written") >= 1200, "open {opened}");
+                opened += 1;
+            }
+            opened
+        });
+        let writer = common::writer(&index);
+        for round in 0..20 {
+            let more = docs(&format!("m{round}-"), 50).join("\n");
+            writer.import(&mut std::io::Cursor::new(more), &Default::default(), &Default::default()).unwrap();
+            writer.merge(1).unwrap();
+        }
+        writer.close().unwrap();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(reader.join().unwrap() > 5, "the reader hardly opened while merges ran");
+    });
+}
