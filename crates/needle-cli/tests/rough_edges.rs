@@ -136,4 +136,27 @@ fn absurd_arguments_and_missing_things_are_clear_errors() {
     let o = needle(&["get", "--index", index, &long_id]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stderr).len() < 500, "{}", text(&o.stderr));
+
+    // A long query (here 1,100 phrase terms) read from stdin is refused for its size.
+    let long_phrase = format!("\"{}\"", (0..1100).map(|i| format!("w{i}")).collect::<Vec<_>>().join(" "));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_needle"))
+        .args(["search", "--index", index, "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(long_phrase.as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(text(&o.stderr).contains("too many clauses"), "{}", text(&o.stderr));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_needle"))
+        .args(["search", "--index", index, "--json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"line AND 3").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(text(&o.stdout).contains("\"_id\":\"d3\""), "{o:?}");
 }

@@ -150,6 +150,14 @@ mod tests {
     }
 
     #[test]
+    fn a_damaged_kind_is_shown_escaped() {
+        let mut file = b"x".to_vec();
+        append(&mut file, b"\x01\x1b[J", 1);
+        let err = verify("f", &file, b"TEST", 1).unwrap_err().to_string();
+        assert!(err.contains("\\x01\\x1b[J") && !err.contains('\x1b'), "{err}");
+    }
+
+    #[test]
     fn newer_version_is_refused() {
         let mut file = b"x".to_vec();
         append(&mut file, b"TEST", 2);

@@ -174,3 +174,23 @@ fn a_failed_or_short_read_fails_the_query_naming_the_file_on_every_backend() {
     }
     assert!(failures >= 3 * 3 * 10 / 2, "the injected faults were rarely hit: {failures}");
 }
+
+#[test]
+fn an_update_whose_lookup_fails_adds_no_second_copy() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let writer = open(tmp.path());
+    for i in 0..50 {
+        writer.add(&doc(i)).unwrap();
+    }
+    writer.commit().unwrap();
+    // The update's lookup of the old copy reads the id field's postings on disk: make that read fail.
+    faults::inject(Op::Read, ".post", 0, false, ErrorKind::Other);
+    let failed = writer.add(&doc(7));
+    faults::clear();
+    assert!(failed.is_err(), "an update whose lookup failed must not be acknowledged");
+    let q = SearchRequest { track_total_hits: u64::MAX, ..SearchRequest::new("id:f7") };
+    assert_eq!(writer.searcher().search(&q).unwrap().total, 1, "never two copies");
+    writer.add(&doc(7)).unwrap();
+    assert_eq!(writer.searcher().search(&q).unwrap().total, 1);
+}
