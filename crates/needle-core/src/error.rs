@@ -41,6 +41,10 @@ pub enum Error {
     /// Something named does not exist: an index folder, a field.
     #[error("{what} not found")]
     NotFound { what: String },
+    /// A write whose condition on the document's current version failed
+    /// (Elasticsearch's optimistic concurrency); nothing was changed.
+    #[error("[{id}]: version conflict, {reason}")]
+    Conflict { id: String, reason: String },
     /// The operating system refused a resource (a thread, memory).
     #[error("out of resources: {what}")]
     Resources { what: String },

@@ -1,8 +1,17 @@
 //! JSON lines -> documents: the `_id`, the values of each field checked
 //! against the schema, and the stored record.
 //!
-//! A stored record is `IdLen:vint Id SourceJson`: the document's `_id`, then
-//! its JSON source exactly as it came in.
+//! ```text
+//! StoredRecord := IdLen:vint Id [0x00 Version:vint SeqNo:vint] SourceJson
+//! ```
+//!
+//! The document's `_id`, its version (1 when first written, one more at each
+//! replacement) and sequence number (the write's, in the index's order of
+//! changes), then its JSON source exactly as it came in. The bracketed part is
+//! absent from records written before versions were kept (and from bulk
+//! imports', whose documents are all version 1, sequence number 0); a source
+//! never starts with a zero byte, so its presence is unambiguous. Example: `_id`
+//! "a", version 2, sequence number 7, source `{}` is `01 61 00 02 07 7B 7D`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -42,7 +51,7 @@ pub(crate) fn parse_document(
     };
     let id = match (given_id, object.remove("id")) {
         (Some(id), _) => id.to_string(),
-        (None, None | Some(Value::Null)) => auto_id(),
+        (None, None | Some(Value::Null)) => generated_id(),
         (None, Some(Value::String(s))) if !s.is_empty() && s.len() <= MAX_ID_BYTES => s,
         (None, Some(Value::Number(n))) => n.to_string(),
         (None, Some(other)) => {
@@ -176,11 +185,12 @@ pub(crate) fn analyze(doc: ParsedDoc, schema: &Schema) -> AnalyzedDoc {
     out
 }
 
-fn auto_id() -> String {
+/// A new `_id`: 20 characters, unique in this process and (by the clock) across runs.
+pub(crate) fn generated_id() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    format!("auto-{nanos:x}-{:x}", NEXT.fetch_add(1, Ordering::Relaxed))
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    format!("{nanos:016x}{:04x}", NEXT.fetch_add(1, Ordering::Relaxed) & 0xffff)
 }
 
 pub(crate) fn encode_stored(id: &str, source: &str) -> Vec<u8> {
@@ -191,14 +201,48 @@ pub(crate) fn encode_stored(id: &str, source: &str) -> Vec<u8> {
     out
 }
 
-/// `(id, source)` of a stored record; `file` names the document store in errors.
-pub(crate) fn decode_stored<'a>(file: &'a str, record: &'a [u8]) -> Result<(&'a str, &'a str)> {
+/// A document's version and sequence number (Elasticsearch's `_version` and `_seq_no`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DocVersion {
+    pub version: u64,
+    pub seq_no: u64,
+}
+
+/// `record` (made by [`encode_stored`]) with `at` written into it.
+pub(crate) fn with_version(record: &[u8], at: DocVersion) -> Vec<u8> {
+    let mut pos = 0;
+    let id_len = needle_codecs::bytes::read_vint_lenient(record, &mut pos) as usize;
+    let split = (pos + id_len).min(record.len());
+    let mut out = Vec::with_capacity(record.len() + 12);
+    out.extend_from_slice(&record[..split]);
+    out.push(0);
+    write_vint(&mut out, at.version);
+    write_vint(&mut out, at.seq_no);
+    out.extend_from_slice(&record[split..]);
+    out
+}
+
+/// A stored record, decoded.
+pub(crate) struct StoredRecord<'a> {
+    pub id: &'a str,
+    pub version: DocVersion,
+    pub source: &'a str,
+}
+
+/// A stored record's parts; `file` names the document store in errors.
+/// A record without a version is version 1, sequence number 0.
+pub(crate) fn decode_stored<'a>(file: &'a str, record: &'a [u8]) -> Result<StoredRecord<'a>> {
     let mut r = ByteReader::new(file, record);
     let len = r.vint()? as usize;
     let id = r.take(len)?;
+    let mut version = DocVersion { version: 1, seq_no: 0 };
+    if record.get(r.position()) == Some(&0) {
+        r.u8()?;
+        version = DocVersion { version: r.vint()?, seq_no: r.vint()? };
+    }
     let rest = r.take(r.remaining())?;
     let utf8 = |b| std::str::from_utf8(b).map_err(|_| Error::corrupt(file, "stored document is not UTF-8"));
-    Ok((utf8(id)?, utf8(rest)?))
+    Ok(StoredRecord { id: utf8(id)?, version, source: utf8(rest)? })
 }
 
 /// The text of `field` in a JSON source, values joined by one space (as their
@@ -271,6 +315,19 @@ mod tests {
     #[test]
     fn stored_records_round_trip() {
         let rec = encode_stored("abc", r#"{"a":1}"#);
-        assert_eq!(decode_stored("f", &rec).unwrap(), ("abc", r#"{"a":1}"#));
+        let d = decode_stored("f", &rec).unwrap();
+        assert_eq!((d.id, d.version, d.source), ("abc", DocVersion { version: 1, seq_no: 0 }, r#"{"a":1}"#));
+        let versioned = with_version(&rec, DocVersion { version: 3, seq_no: 300 });
+        let d = decode_stored("f", &versioned).unwrap();
+        assert_eq!(
+            (d.id, d.version, d.source),
+            ("abc", DocVersion { version: 3, seq_no: 300 }, r#"{"a":1}"#)
+        );
+    }
+
+    #[test]
+    fn example_from_the_docs() {
+        let rec = with_version(&encode_stored("a", "{}"), DocVersion { version: 2, seq_no: 7 });
+        assert_eq!(rec, [0x01, 0x61, 0x00, 0x02, 0x07, 0x7B, 0x7D]);
     }
 }

@@ -47,6 +47,9 @@ pub use needle_storage::{Backend, ReadOptions};
 pub use result_cache::ResultCache;
 pub use schema::{Dynamic, FieldDef, FieldKind, Schema, ID_FIELD};
 pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};
-pub use searcher::Searcher;
+pub use searcher::{Searcher, StoredDocument};
 pub use wal::Replayed;
-pub use writer::{Durability, ImportOptions, ImportProgress, ImportSummary, IndexWriter, WriterOptions};
+pub use writer::{
+    Durability, IfCurrent, ImportOptions, ImportProgress, ImportSummary, IndexWriter, WriteOutcome,
+    WriterOptions,
+};

@@ -12,7 +12,7 @@ use needle_storage::cache::CacheStats;
 use needle_storage::counters::{self, DataKind};
 use serde::Serialize;
 
-use crate::document::{decode_stored, field_text};
+use crate::document::{decode_stored, field_text, DocVersion};
 use crate::result_cache::ResultCache;
 use crate::schema::{Schema, ID_FIELD};
 
@@ -189,10 +189,19 @@ fn search_and_fetch(
 
 /// `(_id, JSON source)` of a stored document.
 pub(crate) fn stored_document(segment: &dyn SegmentRead, doc: DocId) -> Result<(String, String)> {
+    let (id, _, source) = stored_document_versioned(segment, doc)?;
+    Ok((id, source))
+}
+
+/// `(_id, version, JSON source)` of a stored document.
+pub(crate) fn stored_document_versioned(
+    segment: &dyn SegmentRead,
+    doc: DocId,
+) -> Result<(String, DocVersion, String)> {
     let record = segment.stored(doc)?;
     let file = format!("{}.docs", segment.name());
-    let (id, source) = decode_stored(&file, &record)?;
-    Ok((id.to_string(), source.to_string()))
+    let r = decode_stored(&file, &record)?;
+    Ok((r.id.to_string(), r.version, r.source.to_string()))
 }
 
 fn highlight(

@@ -10,8 +10,19 @@ use needle_search::{parse_query, Query, SearchOptions, TopDocs};
 
 use crate::index::Shared;
 use crate::schema::Schema;
-use crate::search::{find_id, run_search, stored_document, SearchRequest, SearchResponse};
+use crate::search::{
+    find_id, run_search, stored_document, stored_document_versioned, SearchRequest, SearchResponse,
+};
 use crate::segments::Snapshot;
+
+/// A stored document with its version (Elasticsearch's `_version`, `_seq_no`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredDocument {
+    pub id: String,
+    pub source: String,
+    pub version: u64,
+    pub seq_no: u64,
+}
 
 pub struct Searcher {
     snapshot: Snapshot,
@@ -64,6 +75,14 @@ impl Searcher {
             Some((i, doc)) => Ok(Some(stored_document(views[i].0, doc)?.1)),
             None => Ok(None),
         }
+    }
+
+    /// The live document with `_id` `id`: its source, version and sequence number.
+    pub fn get_document(&self, id: &str) -> Result<Option<StoredDocument>> {
+        let views = self.snapshot.views();
+        let Some((i, doc)) = find_id(&views, id)? else { return Ok(None) };
+        let (id, at, source) = stored_document_versioned(views[i].0, doc)?;
+        Ok(Some(StoredDocument { id, source, version: at.version, seq_no: at.seq_no }))
     }
 
     /// Whether a live document has `_id` `id` (a lookup in the id field, no stored fields read).

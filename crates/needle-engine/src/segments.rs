@@ -19,14 +19,59 @@ use needle_index::{AnalyzedDoc, MemSegment, MemView};
 use needle_storage::Directory;
 
 use crate::deletes::DeleteBits;
-use crate::document::{analyze, parse_document};
+use crate::document::{analyze, parse_document, with_version, DocVersion};
 use crate::manifest::{Manifest, SegmentEntry};
 use crate::schema::{Schema, SharedSchema};
-use crate::search::{find_ids, View};
+use crate::search::{find_ids, stored_document_versioned, View};
 use crate::wal::{self, OnDamage, Record, Replayed};
 
 /// Documents in the tail before it is frozen, when the writer does not say.
 pub(crate) const TAIL_DOCS: u32 = 2048;
+
+/// A condition a write puts on the current copy of its document
+/// (Elasticsearch's `op_type=create` and `if_seq_no`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IfCurrent {
+    /// Whatever there is (or is not).
+    #[default]
+    Any,
+    /// Only if there is no live document with the `_id`.
+    Absent,
+    /// Only if the live document's sequence number is this one.
+    SeqNo(u64),
+}
+
+impl IfCurrent {
+    fn check(self, id: &str, current: Option<DocVersion>) -> Result<()> {
+        let conflict = |reason: String| Err(Error::Conflict { id: needle_core::printable(id, 100), reason });
+        match (self, current) {
+            (IfCurrent::Absent, Some(c)) => {
+                conflict(format!("document already exists (current version [{}])", c.version))
+            }
+            (IfCurrent::SeqNo(want), Some(c)) if c.seq_no != want => conflict(format!(
+                "required seqNo [{want}], primary term [1]. current document has seqNo [{}] and primary term [1]",
+                c.seq_no
+            )),
+            (IfCurrent::SeqNo(want), None) => {
+                conflict(format!("required seqNo [{want}], primary term [1] but no document was found"))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Where a document is: (segment, doc), the tail's segment being `segments.len()`.
+type DocAt = (usize, DocId);
+
+/// What a write did.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Written {
+    pub lsn: u64,
+    /// The version of the document it replaced or deleted.
+    pub previous: Option<DocVersion>,
+    /// The written document's (or for a delete, the deletion's) version and sequence number.
+    pub version: DocVersion,
+}
 
 pub(crate) enum SegmentData {
     Disk(Arc<SegmentReader>),
@@ -167,16 +212,17 @@ impl SegmentSet {
         Ok((set, replayed))
     }
 
-    /// Applies a logged change (recovery).
+    /// Applies a logged change (recovery): the same writes in the same
+    /// order, so versions come out as they did.
     fn apply(&mut self, record: Record, schema: &SharedSchema, tail_docs: u32) -> Result<()> {
         match record {
             Record::Add { id, json } => {
                 let (doc, current) = parse_document(&json, schema, id.as_deref())?;
                 let id = doc.id.clone();
-                self.add(&id, analyze(doc, &current), tail_docs)?;
+                self.write(&id, Some(analyze(doc, &current)), IfCurrent::Any, tail_docs)?;
             }
             Record::Delete(id) => {
-                self.delete(&id)?;
+                self.write(&id, None, IfCurrent::Any, tail_docs)?;
             }
         }
         Ok(())
@@ -219,21 +265,36 @@ impl SegmentSet {
         (views, tail)
     }
 
-    /// Applies an add (replacing any live document with the same `_id`); returns its sequence number.
-    pub fn add(&mut self, id: &str, doc: AnalyzedDoc, tail_docs: u32) -> Result<u64> {
-        self.delete_id(id)?;
+    /// Writes `doc` as `_id` `id` (with `None`, deletes `id`), replacing any
+    /// live document with that `_id`, if `condition` holds for the current
+    /// one (else [`Error::Conflict`], and nothing changes). A failed read of
+    /// the current copy is an error too, never a second copy.
+    pub fn write(
+        &mut self,
+        id: &str,
+        doc: Option<AnalyzedDoc>,
+        condition: IfCurrent,
+        tail_docs: u32,
+    ) -> Result<Written> {
+        let (found, previous) = self.lookup(id)?;
+        condition.check(id, previous)?;
         let lsn = self.take_lsn();
-        self.tail.add(doc);
-        if self.tail.max_doc() >= tail_docs {
-            self.freeze();
+        for &(i, doc) in &found {
+            let bits = match self.segments.get_mut(i) {
+                Some(s) => &mut s.deletes,
+                None => &mut self.tail_deletes,
+            };
+            Arc::make_mut(bits).delete(doc);
         }
-        Ok(lsn)
-    }
-
-    /// Applies a delete; returns its sequence number and whether a document was deleted.
-    pub fn delete(&mut self, id: &str) -> Result<(u64, bool)> {
-        let found = self.delete_id(id)?;
-        Ok((self.take_lsn(), found))
+        let version = DocVersion { version: previous.map_or(1, |p| p.version + 1), seq_no: lsn };
+        if let Some(mut doc) = doc {
+            doc.set_stored(with_version(doc.stored(), version));
+            self.tail.add(doc);
+            if self.tail.max_doc() >= tail_docs {
+                self.freeze();
+            }
+        }
+        Ok(Written { lsn, previous, version })
     }
 
     fn take_lsn(&mut self) -> u64 {
@@ -242,25 +303,17 @@ impl SegmentSet {
         self.next_lsn - 1
     }
 
-    /// Deletes every live document with `_id` `id`; a failed read is an
-    /// error (the document might exist), and nothing is changed then.
-    fn delete_id(&mut self, id: &str) -> Result<bool> {
-        let found = self.find_all(id)?;
-        for &(i, doc) in &found {
-            let bits = match self.segments.get_mut(i) {
-                Some(s) => &mut s.deletes,
-                None => &mut self.tail_deletes,
-            };
-            Arc::make_mut(bits).delete(doc);
-        }
-        Ok(!found.is_empty())
-    }
-
-    /// Every live document with `_id` `id`: (segment, doc), the tail's segment being `segments.len()`.
-    fn find_all(&self, id: &str) -> Result<Vec<(usize, DocId)>> {
+    /// Every live document with `_id` `id` (segment, doc; the tail's segment
+    /// being `segments.len()`), and the version of the newest.
+    fn lookup(&self, id: &str) -> Result<(Vec<DocAt>, Option<DocVersion>)> {
         let (mut views, tail) = self.views();
         views.push((&tail, Some(&*self.tail_deletes)));
-        find_ids(&views, id)
+        let found = find_ids(&views, id)?;
+        let newest = match found.first() {
+            Some(&(i, doc)) => Some(stored_document_versioned(views[i].0, doc)?.1),
+            None => None,
+        };
+        Ok((found, newest))
     }
 
     /// Moves the tail to the frozen segments and starts a new one.

@@ -73,6 +73,17 @@ impl AnalyzedDoc {
         self.fields.push((field, FieldTokens::Keyword(values.iter().map(|v| (*v).to_string()).collect())));
     }
 
+    /// The record the document store will keep.
+    pub fn stored(&self) -> &[u8] {
+        &self.stored
+    }
+
+    /// Replaces the record the document store will keep (a writer adds what
+    /// it knows only at the moment of the write: the document's version).
+    pub fn set_stored(&mut self, stored: Vec<u8>) {
+        self.stored = stored;
+    }
+
     /// Approximate bytes this document adds to a segment.
     pub fn size(&self) -> usize {
         self.stored.len() + self.terms.len() * 3

@@ -38,6 +38,8 @@ use crate::index::{Index, LOCK_FILE};
 use crate::manifest::Manifest;
 use crate::schema::{Schema, SharedSchema};
 use crate::searcher::Searcher;
+pub use crate::segments::IfCurrent;
+use crate::segments::Written;
 use crate::wal::{self, OnDamage, Record, Replayed, Wal};
 
 /// What survives a crash or a close.
@@ -102,6 +104,30 @@ impl Default for WriterOptions {
             checkpoint_bytes: 32 << 20,
             checkpoint_interval: Duration::from_secs(30),
             truncate_damaged_log: false,
+        }
+    }
+}
+
+/// What a write of one document did: Elasticsearch's `result`, `_version` and `_seq_no`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteOutcome {
+    pub id: String,
+    /// 1 for a new document, one more than the replaced one's for a replacement;
+    /// for a delete, one more than the deleted document's.
+    pub version: u64,
+    /// The write's place in the index's order of changes.
+    pub seq_no: u64,
+    /// Whether the `_id` was new (no live document had it).
+    pub created: bool,
+}
+
+impl WriteOutcome {
+    fn of(id: String, written: Written) -> Self {
+        WriteOutcome {
+            id,
+            version: written.version.version,
+            seq_no: written.version.seq_no,
+            created: written.previous.is_none(),
         }
     }
 }
@@ -208,27 +234,31 @@ impl IndexWriter {
     /// writer thread can so keep adding while earlier adds wait for one shared
     /// fsync (group commit). Returns the `_id` and the sequence number.
     pub fn add_deferred(&self, json: &str) -> Result<(String, u64)> {
-        let core = &self.core;
-        core.check_writable()?;
-        let json = json.trim();
-        let shared = &core.index.shared;
-        let (doc, schema) = parse_document(json, &shared.schema, None)?;
-        let id = doc.id.clone();
-        let mut analyzed = analyze(doc, &schema);
-        // The segment's share of the work, done before the lock that searches wait for.
-        analyzed.prepare(schema.bloom_params().as_ref());
-        core.wait_for_memory()?;
-        let lsn = {
-            let mut set = shared.set.lock();
-            core.check_writable()?;
-            let lsn = set.add(&id, analyzed, core.options.tail_docs)?;
-            if let Some(wal) = &core.wal {
-                wal.append(lsn, &Record::Add { id: Some(id.clone()), json: json.to_string() });
-            }
-            lsn
+        let (id, written) = self.core.write_doc(None, json, IfCurrent::Any)?;
+        Ok((id, written.lsn))
+    }
+
+    /// Indexes `source` (a JSON object) as `_id` `id` (a generated one when
+    /// `None`; a field `id` of the source is then stored, not indexed),
+    /// replacing the current document with that `_id` if `condition` holds
+    /// for it (else [`Error::Conflict`], and nothing changes). Searchable and,
+    /// in `durable` mode, durable when this returns.
+    pub fn put(&self, id: Option<&str>, source: &str, condition: IfCurrent) -> Result<WriteOutcome> {
+        let id = match id {
+            Some(id) => id.to_string(),
+            None => crate::document::generated_id(),
         };
-        core.nudge();
-        Ok((id, lsn))
+        let (id, written) = self.core.write_doc(Some(&id), source, condition)?;
+        self.core.durable(written.lsn)?;
+        Ok(WriteOutcome::of(id, written))
+    }
+
+    /// Deletes the document with `_id` `id` if `condition` holds for it;
+    /// `None` when there was none (nothing is written then).
+    pub fn remove(&self, id: &str, condition: IfCurrent) -> Result<Option<WriteOutcome>> {
+        let written = self.core.delete(id, condition)?;
+        self.core.durable(written.lsn)?;
+        Ok(written.previous.map(|_| WriteOutcome::of(id.to_string(), written)))
     }
 
     /// Returns once every change up to sequence number `lsn` is durable (at
@@ -239,19 +269,7 @@ impl IndexWriter {
 
     /// Deletes the document with `_id` `id`; returns whether there was one.
     pub fn delete(&self, id: &str) -> Result<bool> {
-        let core = &self.core;
-        core.check_writable()?;
-        let (lsn, found) = {
-            let mut set = core.index.shared.set.lock();
-            core.check_writable()?;
-            let (lsn, found) = set.delete(id)?;
-            if let Some(wal) = &core.wal {
-                wal.append(lsn, &Record::Delete(id.to_string()));
-            }
-            (lsn, found)
-        };
-        core.durable(lsn)?;
-        Ok(found)
+        Ok(self.remove(id, IfCurrent::Any)?.is_some())
     }
 
     /// Deletes every document matching `query` in a snapshot taken now (an
@@ -369,6 +387,43 @@ impl Drop for IndexWriter {
 impl Core {
     fn dir(&self) -> &Directory {
         &self.index.shared.dir
+    }
+
+    /// Parses and analyzes a document, then writes it under the lock and
+    /// logs it (not waiting for the log): returns its `_id` and what the write did.
+    fn write_doc(&self, id: Option<&str>, json: &str, condition: IfCurrent) -> Result<(String, Written)> {
+        self.check_writable()?;
+        let json = json.trim();
+        let shared = &self.index.shared;
+        let (doc, schema) = parse_document(json, &shared.schema, id)?;
+        let id = doc.id.clone();
+        let mut analyzed = analyze(doc, &schema);
+        // The segment's share of the work, done before the lock that searches wait for.
+        analyzed.prepare(schema.bloom_params().as_ref());
+        self.wait_for_memory()?;
+        let written = {
+            let mut set = shared.set.lock();
+            self.check_writable()?;
+            let written = set.write(&id, Some(analyzed), condition, self.options.tail_docs)?;
+            if let Some(wal) = &self.wal {
+                wal.append(written.lsn, &Record::Add { id: Some(id.clone()), json: json.to_string() });
+            }
+            written
+        };
+        self.nudge();
+        Ok((id, written))
+    }
+
+    /// Deletes `id` under the lock if `condition` holds, and logs it when there was a document.
+    fn delete(&self, id: &str, condition: IfCurrent) -> Result<Written> {
+        self.check_writable()?;
+        let mut set = self.index.shared.set.lock();
+        self.check_writable()?;
+        let written = set.write(id, None, condition, self.options.tail_docs)?;
+        if let Some(wal) = &self.wal {
+            wal.append(written.lsn, &Record::Delete(id.to_string()));
+        }
+        Ok(written)
     }
 
     fn check_writable(&self) -> Result<()> {
