@@ -66,6 +66,7 @@ pub fn run(args: SearchArgs) -> needle_core::Result<ExitCode> {
         track_total_hits: if args.count { u64::MAX } else { 10_000 },
         stats: args.stats,
         bloom: !args.no_bloom,
+        ..SearchRequest::new("")
     };
     let response = index.searcher().search(&request)?;
     if args.json {

@@ -7,7 +7,7 @@ use std::time::Instant;
 use needle_codecs::SegmentRead;
 use needle_core::{Deletes, DocId, DocSet, Error, Result, TERMINATED};
 use needle_search::highlight::{fragments, match_spans, FragmentOptions};
-use needle_search::{parse_query, Query, SearchOptions, Searcher};
+use needle_search::{Query, SearchOptions, Searcher};
 use needle_storage::cache::CacheStats;
 use needle_storage::counters::{self, DataKind};
 use serde::Serialize;
@@ -31,6 +31,10 @@ pub struct SearchRequest {
     pub stats: bool,
     /// Let phrases use Bloom filters (off for ablation).
     pub bloom: bool,
+    /// Return each hit's JSON source ([`Hit::source`]).
+    pub source: bool,
+    /// Return each hit's version and sequence number ([`Hit::version`]).
+    pub versions: bool,
 }
 
 impl SearchRequest {
@@ -42,6 +46,8 @@ impl SearchRequest {
             track_total_hits: 10_000,
             stats: false,
             bloom: true,
+            source: false,
+            versions: false,
         }
     }
 }
@@ -109,6 +115,12 @@ pub struct Hit {
     pub score: f32,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub highlight: BTreeMap<String, Vec<String>>,
+    /// The stored JSON source, when the request asked for it.
+    #[serde(rename = "_source", skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// (version, sequence number), when the request asked for them.
+    #[serde(skip)]
+    pub version: Option<(u64, u64)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -122,14 +134,16 @@ pub struct SearchResponse {
     pub stats: Option<QueryStats>,
 }
 
-/// Runs `request`, from `cache` (with the index's generation) when one is given.
+/// Runs `query` (`request.query` parsed, or built otherwise) as `request`
+/// says, from `cache` (with the index's generation) when one is given.
 pub(crate) fn run_search(
     views: &[View<'_>],
     schema: &Schema,
+    query: &Query,
     request: &SearchRequest,
     cache: Option<(&ResultCache, u64)>,
 ) -> Result<SearchResponse> {
-    let query = parse_query(&request.query, schema)?;
+    let query = query.clone();
     if !request.stats {
         return match cache {
             Some((cache, generation)) => cache
@@ -170,13 +184,14 @@ fn search_and_fetch(
     let mut hits = Vec::with_capacity(top.hits.len());
     for h in &top.hits {
         let segment = views[h.segment].0;
-        let (id, source) = stored_document(segment, h.doc)?;
+        let (id, at, source) = stored_document_versioned(segment, h.doc)?;
         let highlight = match &rewritten {
             Some(query) => highlight(segment, h.doc, &source, query, schema)?,
             None => BTreeMap::new(),
         };
         needle_core::read_error::check()?;
-        hits.push(Hit { id, score: h.score, highlight });
+        let version = request.versions.then_some((at.version, at.seq_no));
+        hits.push(Hit { id, score: h.score, highlight, source: request.source.then_some(source), version });
     }
     Ok(SearchResponse {
         took_ms: started.elapsed().as_secs_f64() * 1e3,

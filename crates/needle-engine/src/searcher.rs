@@ -54,9 +54,15 @@ impl Searcher {
         parse_query(query, self.schema())
     }
 
+    /// Runs `request` (its query string parsed against the schema).
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
+        self.search_query(&self.parse(&request.query)?, request)
+    }
+
+    /// Runs `query` (built by the caller: `request.query` is not read) as `request` says.
+    pub fn search_query(&self, query: &Query, request: &SearchRequest) -> Result<SearchResponse> {
         let cache = self.shared.results.as_ref().map(|c| (c, self.snapshot.generation));
-        let mut response = run_search(&self.snapshot.views(), self.schema(), request, cache)?;
+        let mut response = run_search(&self.snapshot.views(), self.schema(), query, request, cache)?;
         if let Some(stats) = &mut response.stats {
             stats.page_cache = self.shared.page_cache_stats();
         }

@@ -23,7 +23,8 @@ fn targets(q: &Query, out: &mut Vec<Target>) {
         Query::Phrase(p) => out.push(Target::Phrase(p.field, p.terms.clone(), p.slop)),
         Query::Bool(b) => b.must.iter().chain(&b.should).chain(&b.filter).for_each(|c| targets(c, out)),
         Query::MatchAll | Query::MatchNone => {}
-        Query::Boost(q, _) => targets(q, out),
+        Query::Boost(q, _) | Query::Constant(q) => targets(q, out),
+        Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| targets(c, out)),
     }
 }
 

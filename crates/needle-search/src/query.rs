@@ -14,6 +14,15 @@ pub enum Query {
     /// The inner query's scores multiplied by a factor (Lucene's BoostQuery:
     /// the factor goes into each term's BM25 weight).
     Boost(Box<Query>, f32),
+    /// The documents the inner query matches, each scoring 1 (times the
+    /// boosts around it: Lucene's ConstantScoreQuery).
+    Constant(Box<Query>),
+    /// The documents any clause matches, scored by the best clause plus
+    /// `tie_breaker` times the others (Lucene's DisjunctionMaxQuery).
+    DisMax {
+        clauses: Vec<Query>,
+        tie_breaker: f32,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -70,7 +79,8 @@ impl Query {
                 }
             }
             Query::MatchAll | Query::MatchNone => {}
-            Query::Boost(q, _) => q.terms(out),
+            Query::Boost(q, _) | Query::Constant(q) => q.terms(out),
+            Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| c.terms(out)),
         }
     }
 
@@ -88,7 +98,8 @@ impl Query {
                 .map(Query::leaf_count)
                 .sum(),
             Query::MatchAll | Query::MatchNone => 0,
-            Query::Boost(q, _) => q.leaf_count(),
+            Query::Boost(q, _) | Query::Constant(q) => q.leaf_count(),
+            Query::DisMax { clauses, .. } => clauses.iter().map(Query::leaf_count).sum(),
         }
     }
 
@@ -124,6 +135,19 @@ impl Query {
                 (Query::Boost(inner, b), outer) => Query::Boost(inner, outer * b),
                 (q, b) => Query::Boost(Box::new(q), b),
             },
+            Query::Constant(q) => match q.rewrite() {
+                Query::MatchNone => Query::MatchNone,
+                q => Query::Constant(Box::new(q)),
+            },
+            Query::DisMax { clauses, tie_breaker } => {
+                let mut clauses: Vec<Query> =
+                    clauses.into_iter().map(Query::rewrite).filter(|q| *q != Query::MatchNone).collect();
+                match clauses.len() {
+                    0 => Query::MatchNone,
+                    1 => clauses.pop().expect("one clause"),
+                    _ => Query::DisMax { clauses, tie_breaker },
+                }
+            }
             other => other,
         }
     }

@@ -6,8 +6,8 @@ use needle_codecs::SegmentRead;
 use needle_core::Result;
 
 use crate::iter::{
-    checked, AllScorer, BoxScorer, Conjunction, Disjunction, Exclude, FilterPlan, PhraseScorer, PhraseTerm,
-    ReqOpt, TermScorer,
+    checked, AllScorer, BoxScorer, Combine, Conjunction, ConstantScorer, Disjunction, Exclude, FilterPlan,
+    PhraseScorer, PhraseTerm, ReqOpt, TermScorer,
 };
 use crate::stats::IndexStats;
 use crate::{BoolQuery, PhraseQuery, Query};
@@ -34,6 +34,18 @@ pub(crate) fn scorer<'a>(
         }
         Query::MatchNone => None,
         Query::Boost(q, b) => scorer(q, stats, seg, segment, boost * b)?,
+        Query::Constant(q) => scorer(q, stats, seg, segment, 1.0)?
+            .map(|inner| checked(Box::new(ConstantScorer::new(inner, boost)), "constant")),
+        Query::DisMax { clauses, tie_breaker } => {
+            let children = all_some(clauses, stats, seg, segment, boost)?;
+            match children.len() {
+                0 => None,
+                _ => Some(checked(
+                    Box::new(Disjunction::combining(children, 1, Combine::Max { tie_breaker: *tie_breaker })),
+                    "dis-max",
+                )),
+            }
+        }
     })
 }
 

@@ -115,6 +115,15 @@ impl Oracle {
             Query::MatchAll => Some(boost),
             Query::MatchNone => None,
             Query::Boost(q, b) => self.boosted_score(q, doc, boost * b),
+            Query::Constant(q) => self.score(q, doc).map(|_| boost),
+            Query::DisMax { clauses, tie_breaker } => {
+                let scores: Vec<f32> =
+                    clauses.iter().filter_map(|c| self.boosted_score(c, doc, boost)).collect();
+                let best =
+                    scores.iter().copied().fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))))?;
+                let others: f64 = scores.iter().map(|&s| f64::from(s)).sum::<f64>() - f64::from(best);
+                Some((f64::from(best) + others * f64::from(*tie_breaker)) as f32)
+            }
         }
     }
 

@@ -71,7 +71,7 @@ pub fn query(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth:
 
 fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth: u32) -> Query {
     let field = text_fields[rng.gen_range(0..text_fields.len())];
-    match rng.gen_range(0..if depth == 0 { 3 } else { 5 }) {
+    match rng.gen_range(0..if depth == 0 { 3 } else { 7 }) {
         0 => Query::Term(TermQuery { field, term: word(rng).as_bytes().to_vec() }),
         1 => {
             let n = rng.gen_range(2..=3);
@@ -79,6 +79,12 @@ fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth:
             Query::Phrase(PhraseQuery { field, terms, slop: 0 })
         }
         2 => Query::Term(TermQuery { field: keyword, term: WORDS[rng.gen_range(0..6)].as_bytes().to_vec() }),
+        5 => {
+            let clauses =
+                (0..rng.gen_range(2..=3)).map(|_| query(rng, text_fields, keyword, depth - 1)).collect();
+            Query::DisMax { clauses, tie_breaker: [0.0, 0.3][rng.gen_range(0..2)] }
+        }
+        6 => Query::Constant(Box::new(query(rng, text_fields, keyword, depth - 1))),
         _ => {
             let mut b = BoolQuery::default();
             for _ in 0..rng.gen_range(1..=4) {

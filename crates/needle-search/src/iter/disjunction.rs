@@ -1,5 +1,7 @@
 //! The documents that match at least `min_match` of several scorers, scored
-//! by the sum of the matching ones (in double, cast to float, as Lucene).
+//! by the sum of the matching ones (in double, cast to float, as Lucene's
+//! boolean scorers), or by the best of them plus a tie breaker times the
+//! others (Lucene's DisjunctionMaxQuery).
 
 use needle_core::{DocId, DocSet, TERMINATED};
 
@@ -7,8 +9,40 @@ use super::BoxScorer;
 use crate::bm25::sum_scores;
 use crate::Scorer;
 
+/// How the matching children's scores make the document's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Combine {
+    Sum,
+    /// The best score, plus `tie_breaker` times the sum of the others.
+    Max {
+        tie_breaker: f32,
+    },
+}
+
+impl Combine {
+    /// The combined score of `scores` (bounds combine the same way, so a bound of bounds is a bound).
+    fn apply(self, scores: impl Iterator<Item = f32>) -> f32 {
+        match self {
+            Combine::Sum => sum_scores(scores),
+            Combine::Max { tie_breaker } => {
+                let (mut best, mut others) = (0f32, 0f64);
+                for s in scores {
+                    if s >= best {
+                        others += f64::from(best);
+                        best = s;
+                    } else {
+                        others += f64::from(s);
+                    }
+                }
+                (f64::from(best) + others * f64::from(tie_breaker)) as f32
+            }
+        }
+    }
+}
+
 pub struct Disjunction<'a> {
     children: Vec<BoxScorer<'a>>,
+    combine: Combine,
     /// Each child's current document, kept beside it: asking a child is a
     /// call through two vtables (scorer, then postings), and every step asks all of them.
     docs: Vec<DocId>,
@@ -18,8 +52,12 @@ pub struct Disjunction<'a> {
 
 impl<'a> Disjunction<'a> {
     pub fn new(children: Vec<BoxScorer<'a>>, min_match: usize) -> Self {
+        Disjunction::combining(children, min_match, Combine::Sum)
+    }
+
+    pub fn combining(children: Vec<BoxScorer<'a>>, min_match: usize, combine: Combine) -> Self {
         let docs = children.iter().map(|c| c.doc()).collect();
-        let mut d = Disjunction { children, docs, min_match: min_match.max(1), doc: 0 };
+        let mut d = Disjunction { children, combine, docs, min_match: min_match.max(1), doc: 0 };
         d.doc = d.min_doc();
         d.ensure_min_match();
         d
@@ -85,11 +123,11 @@ impl Scorer for Disjunction<'_> {
     fn score(&mut self) -> f32 {
         let doc = self.doc;
         let on_doc = self.children.iter_mut().zip(&self.docs).filter(|(_, &d)| d == doc);
-        sum_scores(on_doc.map(|(c, _)| c.score()))
+        self.combine.apply(on_doc.map(|(c, _)| c.score()))
     }
 
     fn max_score(&self) -> f32 {
-        sum_scores(self.children.iter().map(|c| c.max_score()))
+        self.combine.apply(self.children.iter().map(|c| c.max_score()))
     }
 
     fn block_end(&mut self, target: DocId) -> DocId {
@@ -98,6 +136,6 @@ impl Scorer for Disjunction<'_> {
 
     fn block_max_score(&mut self, from: DocId, to: DocId) -> f32 {
         let within = self.children.iter_mut().zip(&self.docs).filter(|(_, &d)| d <= to);
-        sum_scores(within.map(|(c, _)| c.block_max_score(from, to)))
+        self.combine.apply(within.map(|(c, _)| c.block_max_score(from, to)))
     }
 }

@@ -6,6 +6,7 @@ mod all;
 #[cfg(any(test, feature = "asserting-scorers"))]
 mod asserting;
 mod conjunction;
+mod constant;
 mod disjunction;
 mod exclude;
 mod phrase;
@@ -15,7 +16,8 @@ mod term;
 
 pub use all::AllScorer;
 pub use conjunction::Conjunction;
-pub use disjunction::Disjunction;
+pub use constant::ConstantScorer;
+pub use disjunction::{Combine, Disjunction};
 pub use exclude::Exclude;
 pub use phrase::{exact_matches as phrase_exact_matches, PhraseScorer, PhraseTerm};
 pub use phrase_filters::FilterPlan;
