@@ -237,10 +237,49 @@ impl Schema {
             )));
         }
         let mut schema = Schema { dynamic, bloom, ..Schema::default() };
-        for (name, def) in properties {
-            schema.push(parse_field(&name, def)?)?;
+        for def in parse_properties("", properties)? {
+            schema.push(def)?;
         }
         Ok(schema)
+    }
+
+    /// The mapping as Elasticsearch shows it: dotted names nested as objects'
+    /// `properties`; `dynamic` when it is not the default.
+    pub fn to_mapping(&self) -> Value {
+        let mut properties = serde_json::Map::new();
+        for f in self.fields.iter().filter(|f| f.name != "_id") {
+            let mut def = serde_json::Map::new();
+            def.insert("type".into(), Value::String(f.kind.name().into()));
+            if !f.index {
+                def.insert("index".into(), Value::Bool(false));
+            }
+            if let Some(a) = &f.analyzer {
+                def.insert("analyzer".into(), Value::String(a.clone()));
+            }
+            if let Some(words) = &f.stopwords {
+                def.insert("stopwords".into(), serde_json::json!(words));
+            }
+            let mut parts: Vec<&str> = f.name.split('.').collect();
+            let leaf = parts.pop().unwrap_or_default();
+            let mut at = &mut properties;
+            for part in parts {
+                let object = at.entry(part).or_insert_with(|| serde_json::json!({"properties": {}}));
+                at = object["properties"].as_object_mut().expect("an object's properties");
+            }
+            at.insert(leaf.to_string(), Value::Object(def));
+        }
+        let mut mapping = serde_json::Map::new();
+        match self.dynamic {
+            Dynamic::True => {}
+            Dynamic::False => {
+                mapping.insert("dynamic".into(), Value::String("false".into()));
+            }
+            Dynamic::Strict => {
+                mapping.insert("dynamic".into(), Value::String("strict".into()));
+            }
+        }
+        mapping.insert("properties".into(), Value::Object(properties));
+        Value::Object(mapping)
     }
 
     pub fn field_id(&self, name: &str) -> Option<FieldId> {
@@ -343,6 +382,35 @@ impl SharedSchema {
     }
 }
 
+/// The fields of `properties`, an object's (`prefix` its dotted name and a dot)
+/// or the mapping's: an entry with its own `properties` and no type (or type
+/// `object`) is an object whose fields are named `object.field`.
+fn parse_properties(prefix: &str, properties: serde_json::Map<String, Value>) -> Result<Vec<FieldDef>> {
+    let mut out = Vec::new();
+    for (name, def) in properties {
+        let full = format!("{prefix}{name}");
+        let is_object =
+            def.get("properties").is_some() && def.get("type").is_none_or(|t| t.as_str() == Some("object"));
+        match def {
+            Value::Object(mut m) if is_object => {
+                m.remove("type");
+                let Some(Value::Object(inner)) = m.remove("properties") else {
+                    return Err(Error::invalid_field(&full, "mapping: `properties` must be an object"));
+                };
+                if let Some(key) = m.keys().next() {
+                    return Err(Error::invalid_field(
+                        &full,
+                        format!("mapping: unknown option `{key}` on an object"),
+                    ));
+                }
+                out.extend(parse_properties(&format!("{full}."), inner)?);
+            }
+            def => out.push(parse_field(&full, def)?),
+        }
+    }
+    Ok(out)
+}
+
 fn parse_field(name: &str, def: Value) -> Result<FieldDef> {
     let Value::Object(mut m) = def else {
         return Err(Error::invalid_field(name, "its mapping must be an object"));
@@ -398,6 +466,17 @@ mod tests {
         assert_eq!(s.text_fields(), vec![title]);
         assert_eq!(s.analyzer(title).unwrap().kind(), AnalyzerKind::English);
         assert_eq!(s.field(s.field_id("n").unwrap()).kind, FieldKind::Long);
+    }
+
+    #[test]
+    fn object_properties_flatten_and_show_nested() {
+        let m = r#"{"properties":{"user":{"properties":{"name":{"type":"keyword"},"age":{"type":"long"}}},"t":{"type":"text","index":false}}}"#;
+        let s = Schema::from_mapping(m).unwrap();
+        assert_eq!(s.field(s.field_id("user.name").unwrap()).kind, FieldKind::Keyword);
+        let shown = s.to_mapping();
+        assert_eq!(shown["properties"]["user"]["properties"]["age"]["type"], "long");
+        assert_eq!(shown["properties"]["t"], serde_json::json!({"type": "text", "index": false}));
+        assert_eq!(Schema::from_mapping(&shown.to_string()).unwrap(), s, "what is shown reads back");
     }
 
     #[test]

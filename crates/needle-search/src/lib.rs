@@ -14,7 +14,7 @@ mod searcher;
 mod stats;
 mod weight;
 
-pub use parser::{parse_query, QueryFields};
+pub use parser::{parse_query, parse_query_with, QueryFields, MAX_CLAUSES};
 pub use query::{BoolQuery, PhraseQuery, Query, TermQuery};
 pub use scorer::{ScoreWindow, Scorer};
 pub use searcher::{ScoredDoc, SearchOptions, Searcher, TopDocs};

@@ -244,21 +244,36 @@ impl IndexWriter {
     /// for it (else [`Error::Conflict`], and nothing changes). Searchable and,
     /// in `durable` mode, durable when this returns.
     pub fn put(&self, id: Option<&str>, source: &str, condition: IfCurrent) -> Result<WriteOutcome> {
+        let outcome = self.put_deferred(id, source, condition)?;
+        self.durable_through(outcome.seq_no)?;
+        Ok(outcome)
+    }
+
+    /// [`IndexWriter::put`] without waiting for the write-ahead log: durable
+    /// once [`IndexWriter::durable_through`] its `seq_no` returns (many writes
+    /// of a bulk request then share one fsync).
+    pub fn put_deferred(&self, id: Option<&str>, source: &str, condition: IfCurrent) -> Result<WriteOutcome> {
         let id = match id {
             Some(id) => id.to_string(),
             None => crate::document::generated_id(),
         };
         let (id, written) = self.core.write_doc(Some(&id), source, condition)?;
-        self.core.durable(written.lsn)?;
         Ok(WriteOutcome::of(id, written))
     }
 
     /// Deletes the document with `_id` `id` if `condition` holds for it;
-    /// `None` when there was none (nothing is written then).
+    /// `None` when there was none.
     pub fn remove(&self, id: &str, condition: IfCurrent) -> Result<Option<WriteOutcome>> {
+        let (outcome, lsn) = self.remove_deferred(id, condition)?;
+        self.durable_through(lsn)?;
+        Ok(outcome)
+    }
+
+    /// [`IndexWriter::remove`] without waiting for the write-ahead log;
+    /// also returns the sequence number to wait for.
+    pub fn remove_deferred(&self, id: &str, condition: IfCurrent) -> Result<(Option<WriteOutcome>, u64)> {
         let written = self.core.delete(id, condition)?;
-        self.core.durable(written.lsn)?;
-        Ok(written.previous.map(|_| WriteOutcome::of(id.to_string(), written)))
+        Ok((written.previous.map(|_| WriteOutcome::of(id.to_string(), written)), written.lsn))
     }
 
     /// Returns once every change up to sequence number `lsn` is durable (at
@@ -346,6 +361,31 @@ impl IndexWriter {
             shared.set.lock().bloom = schema.bloom_params();
         }
         Ok(())
+    }
+
+    /// Adds the fields of `mapping` the index does not have (one it has with
+    /// another type is an error naming it, and nothing changes), and commits
+    /// so they stay. Returns the schema now.
+    pub fn add_mapping(&self, mapping: &Schema) -> Result<Arc<Schema>> {
+        let shared = &self.core.index.shared;
+        let current = shared.schema.current();
+        for def in &mapping.fields {
+            if let Some(id) = current.field_id(&def.name) {
+                let have = current.field(id);
+                if have.kind != def.kind || have.analyzer != def.analyzer {
+                    let reason = format!(
+                        "mapper [{}] cannot be changed from type [{}] to [{}]",
+                        def.name,
+                        have.kind.name(),
+                        def.kind.name()
+                    );
+                    return Err(Error::invalid_field(&def.name, reason));
+                }
+            }
+        }
+        let schema = shared.schema.add_fields(&mapping.fields)?;
+        self.core.commit()?;
+        Ok(schema)
     }
 
     /// Commits, then merges committed segments until at most `max_segments`
@@ -474,10 +514,11 @@ impl Core {
         let shared = &self.index.shared;
         let plan = {
             let mut set = shared.set.lock();
-            if imported.is_empty() && !set.has_changes() {
+            let schema = shared.schema.current();
+            if imported.is_empty() && !set.has_changes() && *schema == set.manifest.schema {
                 return Ok(());
             }
-            let plan = set.begin_commit(&shared.schema.current(), imported, names)?;
+            let plan = set.begin_commit(&schema, imported, names)?;
             if let Some(wal) = &self.wal {
                 wal.rotate(plan.checkpoint_lsn + 1).inspect_err(|e| self.poison(e))?;
             }

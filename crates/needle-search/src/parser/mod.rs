@@ -50,11 +50,18 @@ pub trait QueryFields {
 }
 
 pub fn parse_query(input: &str, fields: &dyn QueryFields) -> Result<Query> {
+    parse_query_with(input, fields, false)
+}
+
+/// [`parse_query`] with Lucene's default operator AND when `default_and`:
+/// clauses without `+`, `-` or `OR` are required (Elasticsearch's
+/// `default_operator: AND`).
+pub fn parse_query_with(input: &str, fields: &dyn QueryFields, default_and: bool) -> Result<Query> {
     let tokens = lexer::tokens(input)?;
     if tokens.is_empty() {
         return Err(Error::query("empty query"));
     }
-    let mut p = Parser { tokens, at: 0, fields };
+    let mut p = Parser { tokens, at: 0, fields, default_and };
     let query = p.query(None, 0)?;
     if let Some(t) = p.peek() {
         return Err(Error::query(format!("unexpected {} (a `)` without its `(`?)", describe(t))));
@@ -102,6 +109,7 @@ struct Parser<'a> {
     tokens: Vec<Token>,
     at: usize,
     fields: &'a dyn QueryFields,
+    default_and: bool,
 }
 
 impl Parser<'_> {
@@ -154,7 +162,7 @@ impl Parser<'_> {
                 first_plain = Some(q.clone());
             }
             count += 1;
-            add_clause(&mut clauses, conj, modifier, q);
+            add_clause(&mut clauses, conj, modifier, q, self.default_and);
         }
         if count == 1 {
             if let Some(q) = first_plain {
@@ -277,19 +285,33 @@ impl Parser<'_> {
     }
 }
 
-/// Lucene's `QueryParserBase.addClause` for the default `OR` operator: `AND`
-/// makes the clause before it required (unless prohibited) and the new one
-/// too; `+` requires, `-`/`NOT` prohibits. A clause that analyzed to nothing
-/// still changes the clause before it.
-fn add_clause(clauses: &mut Vec<(Occur, Query)>, conj: Conj, modifier: Modifier, q: Option<Query>) {
-    if let Some(last) = clauses.last_mut().filter(|_| conj == Conj::And) {
+/// Lucene's `QueryParserBase.addClause`: `AND` makes the clause before it
+/// required (unless prohibited) and the new one too; `+` requires, `-`/`NOT`
+/// prohibits; with the default operator AND (`default_and`) a clause is
+/// required unless `OR` introduces it, and `OR` makes the one before it
+/// optional. A clause that analyzed to nothing still changes the one before it.
+fn add_clause(
+    clauses: &mut Vec<(Occur, Query)>,
+    conj: Conj,
+    modifier: Modifier,
+    q: Option<Query>,
+    default_and: bool,
+) {
+    if let Some(last) = clauses.last_mut() {
         if last.0 != Occur::MustNot {
-            last.0 = Occur::Must;
+            match conj {
+                Conj::And => last.0 = Occur::Must,
+                Conj::Or if default_and => last.0 = Occur::Should,
+                _ => {}
+            }
         }
     }
     let Some(q) = q else { return };
     let prohibited = modifier == Modifier::Prohibited;
-    let required = modifier == Modifier::Required || (conj == Conj::And && !prohibited);
+    let required = match default_and {
+        false => modifier == Modifier::Required || (conj == Conj::And && !prohibited),
+        true => !prohibited && conj != Conj::Or,
+    };
     let occur = match (required, prohibited) {
         (_, true) => Occur::MustNot,
         (true, false) => Occur::Must,
@@ -387,6 +409,18 @@ mod tests {
         assert_eq!(parse("!title:x || title:y"), boolean(vec![], vec![b.clone()], vec![a.clone()]));
         // A stop word drops out, but its AND still makes the clause before it required.
         assert_eq!(parse("title:x AND title:the"), boolean(vec![a], vec![], vec![]));
+    }
+
+    #[test]
+    fn the_default_operator_and_requires_what_or_does_not_join() {
+        let (a, b, c) = (title("x"), title("y"), title("z"));
+        let and = |s: &str| parse_query_with(s, &TwoFields, true).unwrap();
+        assert_eq!(and("title:x title:y"), boolean(vec![a.clone(), b.clone()], vec![], vec![]));
+        assert_eq!(
+            and("title:x OR title:y title:z"),
+            boolean(vec![c.clone()], vec![a.clone(), b.clone()], vec![])
+        );
+        assert_eq!(and("title:x -title:y"), boolean(vec![a], vec![], vec![b]));
     }
 
     #[test]
