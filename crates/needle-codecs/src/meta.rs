@@ -87,6 +87,70 @@ impl SegmentMeta {
 
     pub fn decode(file: &str, bytes: &[u8]) -> Result<Self> {
         let (len, _) = footer::verify(file, bytes, KIND, VERSION)?;
-        serde_json::from_slice(&bytes[..len]).map_err(|e| Error::corrupt(file, format!("bad meta JSON: {e}")))
+        let meta: SegmentMeta = serde_json::from_slice(&bytes[..len])
+            .map_err(|e| Error::corrupt(file, format!("bad meta JSON: {e}")))?;
+        meta.validate().map_err(|what| Error::corrupt(file, what))?;
+        Ok(meta)
+    }
+
+    /// What readers index by must be in range: each field listed once, and
+    /// the norms columns numbered 0.. without gaps or repeats.
+    fn validate(&self) -> std::result::Result<(), String> {
+        let mut fields: Vec<FieldId> = self.fields.iter().map(|f| f.field).collect();
+        fields.sort_unstable();
+        if let Some(w) = fields.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!("field {} is listed twice", w[0]));
+        }
+        let mut columns: Vec<u32> = self.fields.iter().filter_map(|f| f.norms_index).collect();
+        columns.sort_unstable();
+        if let Some((i, &c)) = columns.iter().enumerate().find(|&(i, &c)| c as usize != i) {
+            return Err(format!("norms column {c} where column {i} was expected"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(field: FieldId, norms_index: Option<u32>) -> FieldMeta {
+        FieldMeta {
+            field,
+            positions: true,
+            offsets: false,
+            norms_index,
+            stats: FieldStats::default(),
+            terms: 1,
+        }
+    }
+
+    fn decoded(fields: Vec<FieldMeta>) -> Result<SegmentMeta> {
+        let meta = SegmentMeta { max_doc: 3, fields, bloom: None, files: BTreeMap::new() };
+        SegmentMeta::decode("s.meta", &meta.encode())
+    }
+
+    #[test]
+    fn a_meta_round_trips() {
+        let fields = vec![field(0, Some(1)), field(1, None), field(2, Some(0))];
+        assert_eq!(decoded(fields.clone()).unwrap().fields, fields);
+    }
+
+    #[test]
+    fn norms_columns_past_the_file_or_shared_are_refused() {
+        for columns in [[Some(0), Some(2)], [Some(1), Some(1)], [Some(1), None]] {
+            let fields = vec![field(0, columns[0]), field(1, columns[1])];
+            let err = decoded(fields).unwrap_err();
+            assert!(
+                matches!(err, Error::Corrupt { .. }) && err.to_string().contains("norms column"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_field_listed_twice_is_refused() {
+        let err = decoded(vec![field(3, None), field(3, None)]).unwrap_err();
+        assert!(err.to_string().contains("field 3 is listed twice"), "{err}");
     }
 }
