@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of Needle's readers and parsers (see README.md here).
 #
-#   fuzz/run.sh [--runs N | --seconds S] [--report FILE] [TARGET...]
+#   fuzz/run.sh [--runs N | --seconds S] [--report FILE] [--no-asan] [TARGET...]
 #
 # Runs each target (all of them by default) for N executions (default 10
 # million) or S seconds, starting from the committed corpus (fuzz/corpus/T,
 # read only: new inputs go to a scratch folder) and writes a report to
 # fuzz/report.md or FILE (the executions, time and result of each run). A crash
 # leaves its input in fuzz/artifacts/T/ and fails the script. Needs a nightly
-# toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
+# toolchain and cargo-fuzz (`cargo install cargo-fuzz`). --no-asan builds
+# without AddressSanitizer into its own target folder: the segment target runs
+# about nine times as many executions a second, and AddressSanitizer only
+# guards the few `unsafe` blocks.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 limit="-runs=10000000"
 report="report.md"
 targets=()
+build=(-O)
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs) limit="-runs=$2"; shift 2 ;;
     --seconds) limit="-max_total_time=$2"; shift 2 ;;
     --report) report="$2"; shift 2 ;;
+    --no-asan) build=(-O -s none --target-dir target/no-asan); shift ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -27,7 +32,7 @@ if [[ ${#targets[@]} -eq 0 ]]; then
   targets=(query document manifest deletes wal postings docstore termmap segment)
 fi
 
-cargo +nightly fuzz build -O
+cargo +nightly fuzz build "${build[@]}"
 # FUZZ_WORK keeps what the runs find (to minimize into the corpus: README.md).
 if [[ -n "${FUZZ_WORK:-}" ]]; then
   scratch="$FUZZ_WORK"
@@ -39,7 +44,7 @@ fi
 {
   echo "# Fuzzing report"
   echo
-  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(uname -m), \`fuzz/run.sh ${limit#-} ${targets[*]}\`"
+  echo "$(date -u +%Y-%m-%dT%H:%MZ), $(uname -m), \`fuzz/run.sh ${limit#-} ${build[*]} ${targets[*]}\`"
   echo
   echo "| target | executions | seconds | executions/s | corpus | result |"
   echo "|---|---:|---:|---:|---:|---|"
@@ -55,7 +60,7 @@ for t in "${targets[@]}"; do
   # The committed corpus is read; what the run finds goes to the scratch folder.
   # The term map's caught panics print a line each: kept out of the log.
   set +e
-  RUST_BACKTRACE=0 cargo +nightly fuzz run -O "$t" "$scratch/$t" "corpus/$t" -- \
+  RUST_BACKTRACE=0 cargo +nightly fuzz run "${build[@]}" "$t" "$scratch/$t" "corpus/$t" -- \
       "$limit" -rss_limit_mb=4096 -timeout=30 -print_final_stats=1 "${extra[@]}" 2>&1 \
     | grep -v -e "^thread '<unnamed>' .* panicked at .*fst" -e "^note: run with" > "$scratch/$t.log"
   status=${PIPESTATUS[0]}
