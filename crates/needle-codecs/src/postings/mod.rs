@@ -164,6 +164,14 @@ pub trait Postings: DocSet + Send {
     /// Occurrences of the term in all documents.
     fn total_term_freq(&self) -> u64;
 
+    /// Records, for whoever drives the walk (see `needle_core::read_error`),
+    /// that the current document contradicts the list's recorded impacts (it
+    /// scores above their bound): damaged bytes that a block's own checks
+    /// cannot see. The list does not move.
+    fn record_damage(&self, what: String) {
+        needle_core::read_error::record(needle_core::Error::corrupt("postings", what));
+    }
+
     /// The documents after the current one in its block, ascending: what a
     /// scorer may look up ahead of moving there (none by default).
     fn block_ahead(&self) -> &[DocId] {

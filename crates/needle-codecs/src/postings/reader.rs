@@ -535,6 +535,10 @@ impl Postings for DiskPostings {
         self.total_term_freq
     }
 
+    fn record_damage(&self, what: String) {
+        needle_core::read_error::record(self.corrupt_block(self.cur.doc_start, what));
+    }
+
     fn block_ahead(&self) -> &[DocId] {
         self.docs[..self.len].get(self.idx + 1..).unwrap_or(&[])
     }

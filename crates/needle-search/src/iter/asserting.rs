@@ -84,13 +84,15 @@ impl Scorer for AssertingScorer<'_> {
     fn score(&mut self) -> f32 {
         let doc = self.doc;
         assert_ne!(doc, TERMINATED, "{}: scored after the end", self.what);
+        // The bounds first (asking does not move): a scorer may check its
+        // score against them, as a term's does to catch damaged bytes.
+        let end = self.inner.block_end(doc);
+        assert!(end >= doc, "{}: block_end({doc}) = {end}", self.what);
+        let bound = self.inner.block_max_score(doc, end);
         let score = self.inner.score();
         assert!(score.is_finite() && score >= 0.0, "{}: doc {doc} scored {score}", self.what);
         let max = self.inner.max_score();
         assert!(score <= max, "{}: doc {doc} scored {score} above max_score {max}", self.what);
-        let end = self.inner.block_end(doc);
-        assert!(end >= doc, "{}: block_end({doc}) = {end}", self.what);
-        let bound = self.inner.block_max_score(doc, end);
         assert!(
             score <= bound,
             "{}: doc {doc} scored {score} above its block's bound {bound} (to {end})",

@@ -116,7 +116,19 @@ impl Scorer for TermScorer<'_> {
             }
             None => NO_NORM,
         };
-        self.bm25.score(self.postings.freq() as f32, norm)
+        let score = self.bm25.score(self.postings.freq() as f32, norm);
+        // Pruning trusts the recorded bounds; a score above them means damaged
+        // bytes (of an index opened without verifying every checksum).
+        let bound = match self.block {
+            Some((lo, end, bound)) if lo <= doc && doc <= end => bound,
+            _ => self.max_score,
+        };
+        if score > bound {
+            self.postings
+                .record_damage(format!("doc {doc} scores {score}, above the bound {bound} of its impacts"));
+            return bound;
+        }
+        score
     }
 
     fn max_score(&self) -> f32 {
