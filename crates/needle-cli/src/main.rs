@@ -4,6 +4,7 @@ mod index_cmd;
 mod ingest_cmd;
 mod input;
 mod search_cmd;
+mod serve_cmd;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -41,6 +42,8 @@ enum Command {
     },
     /// Search an index with a query string.
     Search(search_cmd::SearchArgs),
+    /// Serve the indexes of a data folder over HTTP with Elasticsearch's REST API.
+    Serve(serve_cmd::ServeArgs),
     /// Verify every checksum and structural invariant of an index.
     Check {
         #[arg(long)]
@@ -128,6 +131,7 @@ fn run(command: Command) -> needle_core::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Search(args) => search_cmd::run(args),
+        Command::Serve(args) => Ok(serve_cmd::run(args)),
         Command::Check { index, json } => check(&index, json),
         Command::Dump { index } => {
             let stdout = std::io::stdout();

@@ -40,6 +40,7 @@ pub use hot_terms::PinSummary;
 pub use index::{Index, IndexOptions};
 pub use needle_codecs::Verify;
 pub use needle_core::{Error, Result};
+pub use needle_search::highlight::FragmentOptions;
 pub use needle_search::{Query, SearchOptions, TopDocs};
 pub use needle_storage::cache::CacheStats;
 pub use needle_storage::prefetch::set_min_bytes as set_prefetch_min;

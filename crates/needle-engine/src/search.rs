@@ -25,7 +25,12 @@ pub(crate) type View<'a> = (&'a dyn SegmentRead, Option<&'a dyn Deletes>);
 pub struct SearchRequest {
     pub query: String,
     pub top_k: usize,
+    /// Hits ranked before `from` are counted but not returned (nor fetched):
+    /// the response holds the hits ranked `from..top_k`.
+    pub from: usize,
     pub highlight: bool,
+    /// How highlighted fragments are cut and marked.
+    pub fragments: FragmentOptions,
     pub track_total_hits: u64,
     /// Count what the query read (see [`QueryStats`]).
     pub stats: bool,
@@ -42,7 +47,9 @@ impl SearchRequest {
         SearchRequest {
             query: query.to_string(),
             top_k: 10,
+            from: 0,
             highlight: false,
+            fragments: FragmentOptions::default(),
             track_total_hits: 10_000,
             stats: false,
             bloom: true,
@@ -129,6 +136,8 @@ pub struct SearchResponse {
     pub total: u64,
     /// "eq", or "gte" when `total` is a lower bound.
     pub total_relation: &'static str,
+    /// The best score of every hit (those before `from` included).
+    pub max_score: Option<f32>,
     pub hits: Vec<Hit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stats: Option<QueryStats>,
@@ -175,18 +184,19 @@ fn search_and_fetch(
     };
     let top = Searcher::with_deletes(views.to_vec()).search(query, options)?;
     let rewritten = request.highlight.then(|| query.clone().rewrite());
+    let wanted = top.hits.get(request.from..).unwrap_or_default();
     for (i, (segment, _)) in views.iter().enumerate() {
-        let docs: Vec<DocId> = top.hits.iter().filter(|h| h.segment == i).map(|h| h.doc).collect();
+        let docs: Vec<DocId> = wanted.iter().filter(|h| h.segment == i).map(|h| h.doc).collect();
         if !docs.is_empty() {
             segment.prefetch_stored(&docs);
         }
     }
-    let mut hits = Vec::with_capacity(top.hits.len());
-    for h in &top.hits {
+    let mut hits = Vec::with_capacity(wanted.len());
+    for h in wanted {
         let segment = views[h.segment].0;
         let (id, at, source) = stored_document_versioned(segment, h.doc)?;
         let highlight = match &rewritten {
-            Some(query) => highlight(segment, h.doc, &source, query, schema)?,
+            Some(query) => highlight(segment, h.doc, &source, query, schema, &request.fragments)?,
             None => BTreeMap::new(),
         };
         needle_core::read_error::check()?;
@@ -197,6 +207,7 @@ fn search_and_fetch(
         took_ms: started.elapsed().as_secs_f64() * 1e3,
         total: top.total,
         total_relation: if top.total_is_exact { "eq" } else { "gte" },
+        max_score: top.hits.iter().map(|h| h.score).reduce(f32::max),
         hits,
         stats: None,
     })
@@ -225,6 +236,7 @@ fn highlight(
     source: &str,
     query: &Query,
     schema: &Schema,
+    options: &FragmentOptions,
 ) -> Result<BTreeMap<String, Vec<String>>> {
     let spans = match_spans(segment, doc, query)?;
     let mut out = BTreeMap::new();
@@ -237,7 +249,7 @@ fn highlight(
     for (field, field_spans) in spans {
         let name = &schema.field(field).name;
         if let Some(text) = field_text(&json, name) {
-            let f = fragments(&text, &field_spans, &FragmentOptions::default());
+            let f = fragments(&text, &field_spans, options);
             if !f.is_empty() {
                 out.insert(name.clone(), f);
             }

@@ -105,6 +105,11 @@ impl Searcher {
             .sum()
     }
 
+    /// Deleted documents still taking space in segments (until a merge drops them).
+    pub fn deleted_docs(&self) -> u64 {
+        self.snapshot.segments.iter().map(|s| u64::from(s.deletes.count())).sum()
+    }
+
     /// The `_id`s of every live document matching `query`.
     pub fn matching_ids(&self, query: &Query) -> Result<Vec<String>> {
         let views = self.snapshot.views();

@@ -103,7 +103,7 @@ fn phrase_spans(
 }
 
 /// How fragments are cut and marked.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash, PartialEq, Eq)]
 pub struct FragmentOptions {
     pub pre_tag: String,
     pub post_tag: String,

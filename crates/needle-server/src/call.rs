@@ -1,0 +1,85 @@
+//! One request as a handler sees it: its path, its query parameters and its
+//! body, read whole up to the server's limit.
+
+use axum::body::{Body, Bytes};
+use axum::extract::FromRequest;
+use axum::http::{Request, StatusCode};
+use serde_json::Value;
+
+use crate::error::{ApiError, ApiResult};
+use crate::params::Params;
+use crate::server::Shared;
+
+/// Bodies above this are refused with 413, unless configured otherwise
+/// (Elasticsearch's `http.max_content_length`).
+pub const MAX_BODY: usize = 100 << 20;
+
+pub struct Call {
+    pub path: String,
+    pub params: Params,
+    pub body: Bytes,
+}
+
+impl FromRequest<Shared> for Call {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request<Body>, app: &Shared) -> Result<Self, Self::Rejection> {
+        let path = request.uri().path().to_string();
+        let params = Params::parse(request.uri().query())?;
+        let limit = app.max_body;
+        let body =
+            axum::body::to_bytes(request.into_body(), limit).await.map_err(|e| too_large(&e, limit))?;
+        Ok(Call { path, params, body })
+    }
+}
+
+fn too_large(e: &axum::Error, limit: usize) -> ApiError {
+    // to_bytes fails on the limit or on a broken connection; either way the body is not whole.
+    let reason = match std::error::Error::source(e).map(|s| s.to_string()) {
+        Some(s) if s.contains("length limit") => {
+            format!("request body is larger than the limit of [{limit}] bytes")
+        }
+        _ => format!("request body is larger than the limit of [{limit}] bytes or was cut off: {e}"),
+    };
+    ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "content_too_long_exception", reason)
+}
+
+impl Call {
+    /// The body as JSON (`None` when empty); malformed JSON is a 400 naming where.
+    pub fn json(&self) -> ApiResult<Option<Value>> {
+        if self.body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        parse_json(&self.body).map(Some)
+    }
+
+    /// The body as a JSON object; an empty body is an error.
+    pub fn json_object(&self) -> ApiResult<serde_json::Map<String, Value>> {
+        match self.json()? {
+            Some(Value::Object(m)) => Ok(m),
+            Some(other) => Err(ApiError::parsing(format!(
+                "request body must be a JSON object, not {}",
+                needle_core::printable(&other.to_string(), 60)
+            ))),
+            None => Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "action_request_validation_exception",
+                "Validation Failed: 1: request body is required;",
+            )),
+        }
+    }
+
+    /// The body as UTF-8 text.
+    pub fn text(&self) -> ApiResult<&str> {
+        std::str::from_utf8(&self.body).map_err(|e| {
+            ApiError::bad_request("not_x_content_exception", format!("request body is not UTF-8: {e}"))
+        })
+    }
+}
+
+/// Parses JSON, reporting an error the way Elasticsearch does: `[line:column] reason`.
+pub fn parse_json(bytes: &[u8]) -> ApiResult<Value> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        ApiError::bad_request("x_content_parse_exception", format!("[{}:{}] {e}", e.line(), e.column()))
+    })
+}

@@ -1,0 +1,370 @@
+//! The indexes a server holds: one folder each under `DATA/indices/`, each a
+//! Needle index with its writer (so writes go through the index's one writer,
+//! and searches take its snapshots) and a settings file beside its manifest.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use needle_engine::{Durability, Index, IndexWriter, Schema, WriterOptions};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::error::{ApiError, ApiResult};
+
+const SETTINGS_FILE: &str = "needle-settings.json";
+
+/// The settings of an index that the server keeps (Elasticsearch's names).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Settings {
+    pub uuid: String,
+    /// Milliseconds since the epoch.
+    pub creation_date: u64,
+    pub number_of_shards: u32,
+    pub number_of_replicas: u32,
+    /// Accepted and shown: every acknowledged document is searchable at once.
+    pub refresh_interval: String,
+    /// `durable` (Elasticsearch's `index.translog.durability: request`),
+    /// `graceful` (`async`), or `volatile`.
+    pub durability: String,
+    pub max_result_window: usize,
+}
+
+impl Settings {
+    fn new() -> Self {
+        Settings {
+            uuid: uuid(),
+            creation_date: now_ms(),
+            number_of_shards: 1,
+            number_of_replicas: 0,
+            refresh_interval: "1s".into(),
+            durability: "durable".into(),
+            max_result_window: 10_000,
+        }
+    }
+
+    /// Applies an Elasticsearch `settings` object (nested or with dotted
+    /// keys, with or without the `index.` prefix); an unknown setting is an error.
+    pub fn apply(&mut self, settings: &Value) -> ApiResult<()> {
+        let mut flat = Vec::new();
+        flatten("", settings, &mut flat);
+        for (key, value) in flat {
+            let name = key.strip_prefix("index.").unwrap_or(&key);
+            let text = match &value {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let number = || {
+                text.parse::<u64>().map_err(|_| {
+                    ApiError::illegal_argument(format!(
+                        "failed to parse value [{text}] for setting [index.{name}]"
+                    ))
+                })
+            };
+            match name {
+                "number_of_shards" => self.number_of_shards = number()?.clamp(1, 1024) as u32,
+                "number_of_replicas" => self.number_of_replicas = number()? as u32,
+                "refresh_interval" => self.refresh_interval = text,
+                "max_result_window" => self.max_result_window = number()? as usize,
+                "translog.durability" => {
+                    self.durability = match text.as_str() {
+                        "request" => "durable".into(),
+                        "async" => "graceful".into(),
+                        _ => {
+                            return Err(ApiError::illegal_argument(format!(
+                                "unknown value [{text}] for [index.translog.durability]: request or async"
+                            )))
+                        }
+                    }
+                }
+                "needle.durability" => {
+                    Durability::parse(&text).ok_or_else(|| {
+                        ApiError::illegal_argument(format!("unknown value [{text}] for [index.needle.durability]: durable, graceful or volatile"))
+                    })?;
+                    self.durability = text;
+                }
+                _ => return Err(ApiError::illegal_argument(format!("unknown setting [index.{name}]"))),
+            }
+        }
+        Ok(())
+    }
+
+    pub fn to_json(&self, name: &str) -> Value {
+        let durability = match self.durability.as_str() {
+            "durable" => "request",
+            _ => "async",
+        };
+        json!({"index": {
+            "number_of_shards": self.number_of_shards.to_string(),
+            "number_of_replicas": self.number_of_replicas.to_string(),
+            "refresh_interval": self.refresh_interval,
+            "max_result_window": self.max_result_window.to_string(),
+            "translog": {"durability": durability},
+            "needle": {"durability": self.durability},
+            "uuid": self.uuid,
+            "creation_date": self.creation_date.to_string(),
+            "provided_name": name,
+            "version": {"created": "9000000"},
+        }})
+    }
+}
+
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
+    match v {
+        Value::Object(m) => {
+            for (k, inner) in m {
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                flatten(&key, inner, out);
+            }
+        }
+        other => out.push((prefix.to_string(), other.clone())),
+    }
+}
+
+/// One index: its handle for searching and its writer.
+pub struct Handle {
+    pub name: String,
+    pub settings: Settings,
+    pub index: Index,
+    pub writer: IndexWriter,
+}
+
+impl Handle {
+    fn open(dir: &Path, name: &str, settings: Settings, mapping: Option<Schema>) -> ApiResult<Handle> {
+        let index = Index::open_or_create(dir, mapping)?;
+        let durability = Durability::parse(&settings.durability).unwrap_or(Durability::Durable);
+        let writer = index.writer(WriterOptions { durability, ..WriterOptions::default() })?;
+        Ok(Handle { name: name.to_string(), settings, index, writer })
+    }
+}
+
+pub struct Catalog {
+    root: PathBuf,
+    indexes: RwLock<BTreeMap<String, Arc<Handle>>>,
+}
+
+impl Catalog {
+    /// Opens every index under `data/indices`. One that cannot be opened is
+    /// reported on stderr and left out (the others are served).
+    pub fn open(data: &Path) -> std::io::Result<Catalog> {
+        let root = data.join("indices");
+        std::fs::create_dir_all(&root)?;
+        let mut indexes = BTreeMap::new();
+        for entry in std::fs::read_dir(&root)? {
+            let dir = entry?.path();
+            let Some(name) = dir.file_name().and_then(|n| n.to_str()).map(str::to_string) else { continue };
+            let settings = match std::fs::read(dir.join(SETTINGS_FILE))
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok())
+            {
+                Some(s) => s,
+                None => continue, // not an index the server made (or being deleted)
+            };
+            match Handle::open(&dir, &name, settings, None) {
+                Ok(handle) => {
+                    indexes.insert(name, Arc::new(handle));
+                }
+                Err(e) => eprintln!("needle serve: index [{name}] not opened: {}", e.reason),
+            }
+        }
+        Ok(Catalog { root, indexes: RwLock::new(indexes) })
+    }
+
+    pub fn get(&self, name: &str) -> ApiResult<Arc<Handle>> {
+        self.indexes
+            .read()
+            .expect("catalog lock")
+            .get(name)
+            .cloned()
+            .ok_or_else(|| ApiError::index_not_found(name))
+    }
+
+    pub fn exists(&self, name: &str) -> bool {
+        self.indexes.read().expect("catalog lock").contains_key(name)
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.indexes.read().expect("catalog lock").keys().cloned().collect()
+    }
+
+    /// The indexes an expression names: comma-separated names, `*` wildcards,
+    /// `_all`. A plain name that does not exist is an error.
+    pub fn resolve(&self, expression: &str) -> ApiResult<Vec<Arc<Handle>>> {
+        let all = self.indexes.read().expect("catalog lock");
+        let mut out: Vec<Arc<Handle>> = Vec::new();
+        for part in expression.split(',').filter(|p| !p.is_empty()) {
+            if part == "_all" || part.contains('*') {
+                for (name, h) in all.iter() {
+                    if (part == "_all" || crate::pattern::matches(part, name))
+                        && !out.iter().any(|o| o.name == *name)
+                    {
+                        out.push(h.clone());
+                    }
+                }
+            } else {
+                let h = all.get(part).cloned().ok_or_else(|| ApiError::index_not_found(part))?;
+                if !out.iter().any(|o| o.name == part) {
+                    out.push(h);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Creates index `name` with `mapping` and `settings`.
+    pub fn create(&self, name: &str, mapping: Option<Schema>, settings: &Value) -> ApiResult<Arc<Handle>> {
+        check_name(name)?;
+        let mut s = Settings::new();
+        s.apply(settings)?;
+        let mut all = self.indexes.write().expect("catalog lock");
+        if all.contains_key(name) {
+            let mut e = ApiError::bad_request(
+                "resource_already_exists_exception",
+                format!("index [{name}/{}] already exists", all[name].settings.uuid),
+            );
+            e.extra.insert("index".into(), json!(name));
+            return Err(e);
+        }
+        let dir = self.root.join(name);
+        let _ = std::fs::remove_dir_all(&dir); // a folder left by a failed create or delete
+        let handle = Handle::open(&dir, name, s, mapping.or_else(|| Some(Schema::default())))?;
+        let written = write_settings(&dir, &handle.settings);
+        if let Err(e) = written {
+            drop(handle);
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(ApiError::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "exception",
+                format!("cannot write the settings of [{name}]: {e}"),
+            ));
+        }
+        let handle = Arc::new(handle);
+        all.insert(name.to_string(), handle.clone());
+        Ok(handle)
+    }
+
+    /// Index `name`, created with dynamic mappings and default settings when
+    /// it does not exist (as a write to a new index creates it in Elasticsearch).
+    pub fn get_or_create(&self, name: &str) -> ApiResult<Arc<Handle>> {
+        if let Ok(h) = self.get(name) {
+            return Ok(h);
+        }
+        match self.create(name, None, &json!({})) {
+            Err(e) if e.kind == "resource_already_exists_exception" => self.get(name),
+            created => created,
+        }
+    }
+
+    /// Deletes index `name`: it stops being served at once; its folder goes.
+    pub fn delete(&self, name: &str) -> ApiResult<()> {
+        let handle = self
+            .indexes
+            .write()
+            .expect("catalog lock")
+            .remove(name)
+            .ok_or_else(|| ApiError::index_not_found(name))?;
+        let dir = self.root.join(name);
+        // The settings file first: a crash from here on leaves a folder the next start skips.
+        let _ = std::fs::remove_file(dir.join(SETTINGS_FILE));
+        drop(handle);
+        std::fs::remove_dir_all(&dir).map_err(|e| {
+            ApiError::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "exception",
+                format!("cannot delete [{name}]: {e}"),
+            )
+        })
+    }
+
+    /// Commits every index whose durability asks for it (a clean shutdown).
+    pub fn close(&self) {
+        for (name, h) in self.indexes.read().expect("catalog lock").iter() {
+            if h.settings.durability != "volatile" {
+                if let Err(e) = h.writer.commit() {
+                    eprintln!("needle serve: index [{name}] not committed at shutdown: {e}");
+                }
+            }
+        }
+    }
+}
+
+fn write_settings(dir: &Path, settings: &Settings) -> std::io::Result<()> {
+    let tmp = dir.join(format!("{SETTINGS_FILE}.tmp"));
+    std::fs::write(&tmp, serde_json::to_vec_pretty(settings).expect("settings serialize"))?;
+    std::fs::File::open(&tmp)?.sync_all()?;
+    std::fs::rename(&tmp, dir.join(SETTINGS_FILE))?;
+    std::fs::File::open(dir)?.sync_all()
+}
+
+/// Elasticsearch's rules for index names.
+fn check_name(name: &str) -> ApiResult<()> {
+    let bad = |why: &str| {
+        let mut e = ApiError::bad_request(
+            "invalid_index_name_exception",
+            format!("Invalid index name [{}], {why}", needle_core::printable(name, 100)),
+        );
+        e.extra.insert("index".into(), json!(name));
+        Err(e)
+    };
+    if name.is_empty() || name == "." || name == ".." {
+        return bad("must not be empty, '.' or '..'");
+    }
+    if name.len() > 255 {
+        return bad("index name is too long, (> 255)");
+    }
+    if name.to_lowercase() != name {
+        return bad("must be lowercase");
+    }
+    if name.starts_with(['-', '_', '+']) {
+        return bad("must not start with '_', '-', or '+'");
+    }
+    if name.chars().any(|c| "\\/*?\"<>| ,#:".contains(c) || c.is_control()) {
+        return bad("must not contain the following characters [ , \", *, \\, <, |, ,, >, /, ?, #, :]");
+    }
+    Ok(())
+}
+
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// A random identifier in Elasticsearch's style (22 URL-safe characters).
+pub fn uuid() -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut seed =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+            ^ (u64::from(std::process::id()) << 32);
+    (0..22)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ALPHABET[(seed % 64) as usize] as char
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_names() {
+        assert!(check_name("logs-2026").is_ok());
+        for bad in ["", "Logs", "_x", "a b", "a/b", "a*", ".."] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn settings_nested_or_dotted_and_unknown_ones_refused() {
+        let mut s = Settings::new();
+        s.apply(&json!({"index": {"number_of_shards": 3, "translog": {"durability": "async"}}, "refresh_interval": "5s"})).unwrap();
+        assert_eq!(
+            (s.number_of_shards, s.durability.as_str(), s.refresh_interval.as_str()),
+            (3, "graceful", "5s")
+        );
+        let err = s.apply(&json!({"index.analysis": {"x": 1}})).unwrap_err();
+        assert!(err.reason.contains("unknown setting [index.analysis.x]"), "{}", err.reason);
+    }
+}

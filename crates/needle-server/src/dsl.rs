@@ -1,0 +1,583 @@
+//! The query DSL: Elasticsearch's JSON queries as Needle queries, scored as
+//! Elasticsearch scores them (its `match` is Lucene's boolean of the text's
+//! terms, `multi_match` a dis-max over the fields, `terms` constant-scoring...).
+//!
+//! Supported: `match`, `match_phrase`, `multi_match` (`best_fields`,
+//! `most_fields`, `phrase`), `match_all`, `match_none`, `term`, `terms`,
+//! `ids`, `bool`, `constant_score`, `dis_max`, `query_string`, and `boost`
+//! on each. Others are refused with an error that names them.
+
+use needle_core::FieldId;
+use needle_engine::{FieldKind, Query, Schema};
+use needle_search::{parse_query_with, BoolQuery, PhraseQuery, QueryFields, TermQuery};
+use serde_json::{Map, Value};
+
+use crate::error::{ApiError, ApiResult};
+
+/// The query of a JSON query object.
+pub fn query(v: &Value, schema: &Schema) -> ApiResult<Query> {
+    let (kind, body) = single_key(v, "query")?;
+    let mut body = body.clone();
+    let q = match kind {
+        "match_all" => Ok(Query::MatchAll),
+        "match_none" => Ok(Query::MatchNone),
+        "match" => field_query(kind, &mut body, schema, |field, text, opts, schema| {
+            match_query(field, text, opts, schema)
+        }),
+        "match_phrase" => field_query(kind, &mut body, schema, phrase_query),
+        "term" => field_query(kind, &mut body, schema, term_query),
+        "multi_match" => multi_match(&mut body, schema),
+        "terms" => terms_query(&mut body, schema),
+        "ids" => ids_query(&mut body),
+        "bool" => bool_query(&mut body, schema),
+        "constant_score" => {
+            let filter = take(&mut body, "filter")
+                .ok_or_else(|| malformed("constant_score", "[filter] is missing"))?;
+            Ok(Query::Constant(Box::new(query(&filter, schema)?)))
+        }
+        "dis_max" => {
+            let Some(Value::Array(queries)) = take(&mut body, "queries") else {
+                return Err(malformed("dis_max", "[queries] must be an array of queries"));
+            };
+            let clauses = queries.iter().map(|q| query(q, schema)).collect::<ApiResult<_>>()?;
+            let tie_breaker = take_f32(&mut body, "dis_max", "tie_breaker")?.unwrap_or(0.0);
+            Ok(Query::DisMax { clauses, tie_breaker })
+        }
+        "query_string" => query_string(&mut body, schema),
+        "range"
+        | "prefix"
+        | "wildcard"
+        | "fuzzy"
+        | "regexp"
+        | "exists"
+        | "simple_query_string"
+        | "boosting"
+        | "function_score"
+        | "nested"
+        | "geo_distance"
+        | "script" => Err(ApiError::parsing(format!("[{kind}] queries are not supported yet by Needle"))),
+        other => Err(ApiError::parsing(format!("unknown query [{other}]"))),
+    }?;
+    boosted(q, &mut body, kind)
+}
+
+/// The one key of a query object and its value.
+fn single_key<'a>(v: &'a Value, what: &str) -> ApiResult<(&'a str, &'a Value)> {
+    let Value::Object(m) = v else {
+        return Err(ApiError::parsing(format!("[{what}] must be an object, not {}", short(v))));
+    };
+    let mut keys = m.iter();
+    match (keys.next(), keys.next()) {
+        (Some((k, v)), None) => Ok((k.as_str(), v)),
+        (None, _) => Err(ApiError::parsing(format!("[{what}] is an empty object: expected a query"))),
+        (Some((first, _)), Some((second, _))) => Err(ApiError::parsing(format!(
+            "[{first}] malformed query, expected [END_OBJECT] but found [FIELD_NAME] [{second}]"
+        ))),
+    }
+}
+
+/// `q` with the `boost` left in `body` (an object) applied, after checking nothing else is left.
+fn boosted(q: Query, body: &mut Value, kind: &str) -> ApiResult<Query> {
+    let boost = take_f32(body, kind, "boost")?;
+    for key in ["_name", "adjust_pure_negative", "auto_generate_synonyms_phrase_query", "lenient"] {
+        take(body, key);
+    }
+    if let Some(key) = body.as_object().and_then(|m| m.keys().next()) {
+        return Err(ApiError::parsing(format!("[{kind}] query does not support [{key}]")));
+    }
+    Ok(match boost {
+        Some(b) if b != 1.0 => Query::boosted(q, b),
+        _ => q,
+    })
+}
+
+fn take(body: &mut Value, key: &str) -> Option<Value> {
+    body.as_object_mut().and_then(|m| m.remove(key))
+}
+
+fn take_f32(body: &mut Value, kind: &str, key: &str) -> ApiResult<Option<f32>> {
+    match take(body, key) {
+        None => Ok(None),
+        Some(Value::Number(n)) => Ok(n.as_f64().map(|f| f as f32)),
+        Some(Value::String(s)) => {
+            s.parse().map(Some).map_err(|_| malformed(kind, &format!("[{key}] must be a number")))
+        }
+        Some(other) => Err(malformed(kind, &format!("[{key}] must be a number, not {}", short(&other)))),
+    }
+}
+
+fn take_string(body: &mut Value, kind: &str, key: &str) -> ApiResult<Option<String>> {
+    match take(body, key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => text_of(&v).map(Some).ok_or_else(|| malformed(kind, &format!("[{key}] must be a string"))),
+    }
+}
+
+fn malformed(kind: &str, what: &str) -> ApiError {
+    ApiError::parsing(format!("[{kind}] malformed query: {what}"))
+}
+
+fn short(v: &Value) -> String {
+    needle_core::printable(&v.to_string(), 60)
+}
+
+/// A scalar's text (numbers and booleans as JSON writes them).
+fn text_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(_) | Value::Bool(_) => Some(v.to_string()),
+        _ => None,
+    }
+}
+
+/// Options of a field query given in its long form (`{"field": {"query": ..., "operator": ...}}`).
+struct FieldOptions {
+    body: Value,
+}
+
+impl FieldOptions {
+    fn string(&mut self, kind: &str, key: &str) -> ApiResult<Option<String>> {
+        take_string(&mut self.body, kind, key)
+    }
+}
+
+/// A query on one field: `{"field": value}` or `{"field": {"query"/"value": value, options...}}`.
+fn field_query(
+    kind: &str,
+    body: &mut Value,
+    schema: &Schema,
+    build: impl Fn(&str, &str, &mut FieldOptions, &Schema) -> ApiResult<Query>,
+) -> ApiResult<Query> {
+    let (field, spec) = single_key(body, kind)?;
+    let (field, spec) = (field.to_string(), spec.clone());
+    let value_key = if kind == "term" { "value" } else { "query" };
+    let (text, mut options) = match spec {
+        Value::Object(mut m) => {
+            let v = m
+                .remove(value_key)
+                .ok_or_else(|| malformed(kind, &format!("[{value_key}] is missing for [{field}]")))?;
+            (v, FieldOptions { body: Value::Object(m) })
+        }
+        v => (v, FieldOptions { body: Value::Object(Map::new()) }),
+    };
+    let text = text_of(&text)
+        .ok_or_else(|| malformed(kind, &format!("[{field}] must be a string, a number or a boolean")))?;
+    let q = build(&field, &text, &mut options, schema)?;
+    let q = boosted(q, &mut options.body, kind)?;
+    *body = Value::Object(Map::new());
+    Ok(q)
+}
+
+/// The field's id, or `None` for a field the index does not have (Elasticsearch matches nothing there).
+fn field_id(schema: &Schema, name: &str) -> Option<FieldId> {
+    QueryFields::field_id(schema, name)
+}
+
+/// `text` analyzed for `field`: (position, term).
+fn tokens(schema: &Schema, field: FieldId, text: &str) -> ApiResult<Vec<(u32, String)>> {
+    QueryFields::analyze(schema, field, text).map_err(|e| {
+        let mut err = ApiError::bad_request("query_shard_exception", format!("failed to create query: {e}"));
+        err.extra.insert("index_uuid".into(), Value::String("_na_".into()));
+        err
+    })
+}
+
+fn term(field: FieldId, t: String) -> Query {
+    Query::Term(TermQuery { field, term: t.into_bytes() })
+}
+
+fn match_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
+    let operator = o.string("match", "operator")?.unwrap_or_else(|| "or".into()).to_ascii_lowercase();
+    let msm = o.string("match", "minimum_should_match")?;
+    let zero_terms = o.string("match", "zero_terms_query")?.unwrap_or_else(|| "none".into());
+    for unsupported in ["fuzziness", "analyzer"] {
+        if o.string("match", unsupported)?.is_some() {
+            return Err(ApiError::parsing(format!(
+                "[match] option [{unsupported}] is not supported yet by Needle"
+            )));
+        }
+    }
+    let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
+    let terms: Vec<Query> = tokens(schema, id, text)?.into_iter().map(|(_, t)| term(id, t)).collect();
+    Ok(match terms.len() {
+        0 if zero_terms == "all" => Query::MatchAll,
+        0 => Query::MatchNone,
+        1 => terms.into_iter().next().expect("one term"),
+        n => {
+            let mut b = BoolQuery::default();
+            match operator.as_str() {
+                "and" => b.must = terms,
+                "or" => {
+                    b.minimum_should_match =
+                        msm.map(|spec| min_should_match(&spec, n)).transpose()?.unwrap_or(0);
+                    b.should = terms;
+                }
+                other => {
+                    return Err(ApiError::parsing(format!("[match] unknown operator [{other}]: and or or")))
+                }
+            }
+            Query::Bool(b)
+        }
+    })
+}
+
+fn phrase_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
+    let slop = take_f32(&mut o.body, "match_phrase", "slop")?.unwrap_or(0.0).max(0.0) as u32;
+    let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
+    Ok(phrase(id, tokens(schema, id, text)?, slop))
+}
+
+fn phrase(field: FieldId, tokens: Vec<(u32, String)>, slop: u32) -> Query {
+    match tokens.len() {
+        0 => Query::MatchNone,
+        1 => term(field, tokens.into_iter().next().expect("one token").1),
+        _ => {
+            let first = tokens[0].0;
+            let terms = tokens.into_iter().map(|(p, t)| (p - first, t.into_bytes())).collect();
+            Query::Phrase(PhraseQuery { field, terms, slop })
+        }
+    }
+}
+
+/// A term as the field holds it: text fields take the value as is (not
+/// analyzed), the others their canonical form (`5.0` in a long field is `5`).
+fn exact_term(schema: &Schema, field: FieldId, value: &str) -> ApiResult<Query> {
+    if schema.field(field).kind == FieldKind::Text {
+        return Ok(term(field, value.to_string()));
+    }
+    let t = tokens(schema, field, value)?;
+    Ok(t.into_iter().next().map_or(Query::MatchNone, |(_, t)| term(field, t)))
+}
+
+fn term_query(field: &str, value: &str, _o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
+    match field_id(schema, field) {
+        Some(id) => exact_term(schema, id, value),
+        None => Ok(Query::MatchNone),
+    }
+}
+
+fn terms_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
+    let boost = take_f32(body, "terms", "boost")?;
+    let (field, values) = single_key(body, "terms")?;
+    let Value::Array(values) = values else {
+        return Err(ApiError::parsing(format!(
+            "[terms] query does not support [{field}]: its value must be an array"
+        )));
+    };
+    let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
+    let mut should = Vec::with_capacity(values.len());
+    for v in values {
+        let text =
+            text_of(v).ok_or_else(|| malformed("terms", "values must be strings, numbers or booleans"))?;
+        should.push(exact_term(schema, id, &text)?);
+    }
+    *body = Value::Object(Map::new());
+    let q = Query::Constant(Box::new(Query::or(should)));
+    Ok(match boost {
+        Some(b) => Query::boosted(q, b),
+        None => q,
+    })
+}
+
+fn ids_query(body: &mut Value) -> ApiResult<Query> {
+    let Some(Value::Array(values)) = take(body, "values") else {
+        return Err(malformed("ids", "[values] must be an array"));
+    };
+    let should = values
+        .iter()
+        .map(|v| text_of(v).map(|id| term(needle_engine::ID_FIELD, id)))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| malformed("ids", "ids must be strings"))?;
+    Ok(Query::Constant(Box::new(Query::or(should))))
+}
+
+fn bool_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
+    let mut b = BoolQuery::default();
+    for (key, into) in [
+        ("must", &mut b.must),
+        ("should", &mut b.should),
+        ("must_not", &mut b.must_not),
+        ("filter", &mut b.filter),
+    ] {
+        match take(body, key) {
+            None => {}
+            Some(Value::Array(clauses)) => {
+                for c in &clauses {
+                    into.push(query(c, schema)?);
+                }
+            }
+            Some(one) => into.push(query(&one, schema)?),
+        }
+    }
+    if let Some(spec) = take(body, "minimum_should_match") {
+        let spec = text_of(&spec)
+            .ok_or_else(|| malformed("bool", "[minimum_should_match] must be a number or a string"))?;
+        b.minimum_should_match = min_should_match(&spec, b.should.len())?;
+    }
+    Ok(Query::Bool(b))
+}
+
+fn multi_match(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
+    let text = take(body, "query")
+        .and_then(|v| text_of(&v))
+        .ok_or_else(|| malformed("multi_match", "[query] is missing"))?;
+    let kind = take_string(body, "multi_match", "type")?.unwrap_or_else(|| "best_fields".into());
+    let tie_breaker = take_f32(body, "multi_match", "tie_breaker")?.unwrap_or(0.0);
+    let slop = take_f32(body, "multi_match", "slop")?.unwrap_or(0.0).max(0.0) as u32;
+    let mut options = FieldOptions { body: Value::Object(Map::new()) };
+    for key in ["operator", "minimum_should_match", "zero_terms_query"] {
+        if let Some(v) = take(body, key) {
+            options.body[key] = v;
+        }
+    }
+    let fields = match take(body, "fields") {
+        None => vec![("*".to_string(), 1.0)],
+        Some(Value::Array(f)) => f
+            .iter()
+            .map(|f| text_of(f).map(|f| field_boost(&f)))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| malformed("multi_match", "[fields] must be strings"))?,
+        Some(Value::String(f)) => vec![field_boost(&f)],
+        Some(_) => return Err(malformed("multi_match", "[fields] must be an array of strings")),
+    };
+    let mut per_field = Vec::new();
+    for (pattern, boost) in fields {
+        for name in field_names(schema, &pattern) {
+            let mut o = FieldOptions { body: options.body.clone() };
+            let q = match kind.as_str() {
+                "best_fields" | "most_fields" => match_query(&name, &text, &mut o, schema)?,
+                "phrase" => {
+                    let id = field_id(schema, &name).expect("resolved from the schema");
+                    phrase(id, tokens(schema, id, &text)?, slop)
+                }
+                other => {
+                    return Err(ApiError::parsing(format!(
+                        "[multi_match] type [{other}] is not supported yet by Needle"
+                    )))
+                }
+            };
+            per_field.push(if boost == 1.0 { q } else { Query::boosted(q, boost) });
+        }
+    }
+    Ok(match kind.as_str() {
+        "most_fields" => Query::or(per_field),
+        _ => Query::DisMax { clauses: per_field, tie_breaker },
+    })
+}
+
+/// `title^2` as ("title", 2.0).
+fn field_boost(spec: &str) -> (String, f32) {
+    match spec.rsplit_once('^') {
+        Some((name, boost)) => (name.to_string(), boost.parse().unwrap_or(1.0)),
+        None => (spec.to_string(), 1.0),
+    }
+}
+
+/// The indexed fields a name or `*` pattern names (`*` alone: every text field).
+fn field_names(schema: &Schema, pattern: &str) -> Vec<String> {
+    if pattern == "*" {
+        return schema.text_fields().into_iter().map(|f| schema.field(f).name.clone()).collect();
+    }
+    schema
+        .fields
+        .iter()
+        .filter(|f| f.index && f.name != "_id" && crate::pattern::matches(pattern, &f.name))
+        .map(|f| f.name.clone())
+        .collect()
+}
+
+/// The query string's fields as the parser's default fields.
+struct DefaultFields<'a> {
+    schema: &'a Schema,
+    fields: Vec<FieldId>,
+}
+
+impl QueryFields for DefaultFields<'_> {
+    fn field_id(&self, name: &str) -> Option<FieldId> {
+        QueryFields::field_id(self.schema, name)
+    }
+    fn default_fields(&self) -> Vec<FieldId> {
+        self.fields.clone()
+    }
+    fn analyze(&self, field: FieldId, text: &str) -> needle_core::Result<Vec<(u32, String)>> {
+        QueryFields::analyze(self.schema, field, text)
+    }
+}
+
+fn query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
+    let text = take_string(body, "query_string", "query")?
+        .ok_or_else(|| malformed("query_string", "[query] is missing"))?;
+    let operator = take_string(body, "query_string", "default_operator")?.unwrap_or_else(|| "or".into());
+    let mut patterns: Vec<String> = Vec::new();
+    if let Some(f) = take_string(body, "query_string", "default_field")? {
+        patterns.push(f);
+    }
+    match take(body, "fields") {
+        None => {}
+        Some(Value::Array(f)) => patterns.extend(f.iter().filter_map(text_of)),
+        Some(_) => return Err(malformed("query_string", "[fields] must be an array of strings")),
+    }
+    if patterns.iter().any(|p| p.contains('^')) {
+        return Err(ApiError::parsing(
+            "[query_string] per-field boosts in [fields] are not supported yet by Needle",
+        ));
+    }
+    let fields = match patterns.is_empty() {
+        true => schema.text_fields(),
+        false => patterns
+            .iter()
+            .flat_map(|p| field_names(schema, p))
+            .filter_map(|n| field_id(schema, &n))
+            .collect(),
+    };
+    let default_and = match operator.to_ascii_lowercase().as_str() {
+        "or" => false,
+        "and" => true,
+        other => return Err(ApiError::parsing(format!("[query_string] unknown default_operator [{other}]"))),
+    };
+    parse_query_with(&text, &DefaultFields { schema, fields }, default_and).map_err(|e| {
+        let mut err = ApiError::bad_request(
+            "query_shard_exception",
+            format!("Failed to parse query [{}]: {e}", needle_core::printable(&text, 200)),
+        );
+        err.extra.insert("index_uuid".into(), Value::String("_na_".into()));
+        err
+    })
+}
+
+/// Elasticsearch's `minimum_should_match` of `count` optional clauses:
+/// `3`, `-1`, `75%`, `-25%`, or `2<75%` (all of them up to 2, else 75%).
+pub fn min_should_match(spec: &str, count: usize) -> ApiResult<u32> {
+    let bad = || ApiError::illegal_argument(format!("bad minimum_should_match [{spec}]"));
+    let spec = spec.trim();
+    if let Some((limit, rest)) = spec.split_once('<') {
+        let limit: usize = limit.trim().parse().map_err(|_| bad())?;
+        return if count <= limit { Ok(count as u32) } else { min_should_match(rest, count) };
+    }
+    let n = count as i64;
+    let value = match spec.strip_suffix('%') {
+        Some(p) => {
+            let p: f64 = p.parse().map_err(|_| bad())?;
+            let part = (n as f64 * p.abs() / 100.0).floor() as i64;
+            if p < 0.0 {
+                n - part
+            } else {
+                part
+            }
+        }
+        None => {
+            let v: i64 = spec.parse().map_err(|_| bad())?;
+            if v < 0 {
+                n + v
+            } else {
+                v
+            }
+        }
+    };
+    Ok(value.clamp(0, n) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn schema() -> Schema {
+        Schema::from_mapping(r#"{"properties":{"title":{"type":"text"},"body":{"type":"text","analyzer":"english"},"tag":{"type":"keyword"},"year":{"type":"long"}}}"#).unwrap()
+    }
+
+    fn q(v: Value) -> ApiResult<Query> {
+        query(&v, &schema())
+    }
+
+    #[test]
+    fn match_is_a_boolean_of_the_analyzed_terms() {
+        let s = schema();
+        let title = s.field_id("title").unwrap();
+        assert_eq!(q(json!({"match": {"title": "Quick"}})).unwrap(), Query::term(title, "quick"));
+        let Query::Bool(b) =
+            q(json!({"match": {"title": {"query": "quick brown fox", "minimum_should_match": "75%"}}}))
+                .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!((b.should.len(), b.minimum_should_match), (3, 2));
+        let Query::Bool(b) =
+            q(json!({"match": {"title": {"query": "quick brown", "operator": "and"}}})).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(b.must.len(), 2);
+        assert_eq!(q(json!({"match": {"nope": "x"}})).unwrap(), Query::MatchNone, "unmapped field");
+        assert_eq!(
+            q(json!({"match": {"year": 1999}})).unwrap(),
+            Query::term(s.field_id("year").unwrap(), "1999")
+        );
+    }
+
+    #[test]
+    fn the_other_queries() {
+        let s = schema();
+        let (title, tag) = (s.field_id("title").unwrap(), s.field_id("tag").unwrap());
+        let Query::Phrase(p) =
+            q(json!({"match_phrase": {"title": {"query": "quick brown", "slop": 2}}})).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!((p.slop, p.terms.len()), (2, 2));
+        assert_eq!(
+            q(json!({"term": {"tag": {"value": "A B", "boost": 2}}})).unwrap(),
+            Query::boosted(Query::term(tag, "A B"), 2.0)
+        );
+        assert!(matches!(q(json!({"terms": {"tag": ["a", "b"]}})).unwrap(), Query::Constant(_)));
+        let Query::DisMax { clauses, tie_breaker } =
+            q(json!({"multi_match": {"query": "fox", "fields": ["title^2", "body"], "tie_breaker": 0.3}}))
+                .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!((clauses.len(), tie_breaker), (2, 0.3));
+        assert_eq!(clauses[0], Query::boosted(Query::term(title, "fox"), 2.0));
+        let Query::Bool(b) = q(json!({"bool": {"must": {"match": {"title": "fox"}}, "filter": [{"term": {"tag": "a"}}], "must_not": [{"match_all": {}}]}})).unwrap() else { panic!() };
+        assert_eq!((b.must.len(), b.filter.len(), b.must_not.len()), (1, 1, 1));
+        let Query::Bool(b) =
+            q(json!({"query_string": {"query": "fox AND dog", "default_field": "title"}})).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(b.must, vec![Query::term(title, "fox"), Query::term(title, "dog")]);
+    }
+
+    #[test]
+    fn errors_name_the_query_and_the_key() {
+        for (v, want) in [
+            (json!({"matchh": {}}), "unknown query [matchh]"),
+            (json!({"match": {"title": "x"}, "term": {}}), "expected [END_OBJECT]"),
+            (json!({"range": {"year": {"gte": 1}}}), "[range] queries are not supported yet"),
+            (json!({"match": {"title": {"query": "x", "bogus": 1}}}), "does not support [bogus]"),
+            (json!({"bool": {"must": [{"nope": {}}]}}), "unknown query [nope]"),
+            (json!("text"), "must be an object"),
+        ] {
+            let err = q(v.clone()).unwrap_err();
+            assert!(err.reason.contains(want), "{v}: {}", err.reason);
+            assert_eq!(err.status, axum::http::StatusCode::BAD_REQUEST);
+        }
+    }
+
+    #[test]
+    fn minimum_should_match_forms() {
+        for (spec, count, want) in [
+            ("2", 3, 2),
+            ("-1", 3, 2),
+            ("75%", 3, 2),
+            ("-25%", 4, 3),
+            ("2<75%", 2, 2),
+            ("2<75%", 8, 6),
+            ("9", 3, 3),
+        ] {
+            assert_eq!(min_should_match(spec, count).unwrap(), want, "{spec} of {count}");
+        }
+        assert!(min_should_match("lots", 3).is_err());
+    }
+}

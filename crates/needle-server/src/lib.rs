@@ -1,0 +1,25 @@
+//! Needle's server: Elasticsearch's REST API over HTTP, so that its clients,
+//! tools and `curl` habits work unchanged.
+//!
+//! A request goes through [`middleware`] (API key, the headers clients check,
+//! `pretty` and `filter_path`) to a handler of [`routes`], which reads its
+//! [`call::Call`] (path, parameters, body), does its work on the blocking pool
+//! through the [`catalog::Catalog`]'s index handles (one writer each,
+//! snapshots for reads), and answers with Elasticsearch's shapes and errors.
+
+mod call;
+mod catalog;
+mod demo;
+mod dsl;
+mod error;
+mod filter_path;
+mod middleware;
+mod params;
+mod pattern;
+mod respond;
+mod routes;
+mod server;
+mod source_filter;
+
+pub use demo::load_demo;
+pub use server::{Server, ServerConfig};

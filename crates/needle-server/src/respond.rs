@@ -1,0 +1,26 @@
+//! Responses: JSON bodies and the headers every answer carries.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+/// A JSON response.
+pub fn json(status: StatusCode, value: &Value) -> Response {
+    let body = serde_json::to_vec(value).expect("JSON values serialize");
+    (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
+}
+
+pub fn ok(value: &Value) -> Response {
+    json(StatusCode::OK, value)
+}
+
+/// A plain-text response (the `_cat` APIs).
+pub fn text(body: String) -> Response {
+    (StatusCode::OK, [(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=UTF-8"))], body)
+        .into_response()
+}
+
+/// A status with no body (HEAD answers).
+pub fn status(status: StatusCode) -> Response {
+    status.into_response()
+}

@@ -1,0 +1,274 @@
+//! The node and the cluster: `GET /`, `HEAD /`, `_cluster/health`, `_cat/indices`.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::{json, Map, Value};
+
+use crate::call::Call;
+use crate::catalog::Handle;
+use crate::error::{ApiError, ApiResult};
+use crate::respond;
+use crate::server::{blocking, Shared};
+
+/// The Elasticsearch version the answers follow.
+pub const ES_VERSION: &str = "9.0.0";
+
+pub async fn info(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || {
+        call.params.finish(&call.path)?;
+        Ok(respond::ok(&json!({
+            "name": app.node_name,
+            "cluster_name": "needle",
+            "cluster_uuid": app.cluster_uuid,
+            "version": {
+                "number": ES_VERSION,
+                "build_flavor": "default",
+                "build_type": "needle",
+                "build_hash": env!("CARGO_PKG_VERSION"),
+                "build_date": "2026-01-01T00:00:00.000Z",
+                "build_snapshot": false,
+                "lucene_version": "10.1.0",
+                "minimum_wire_compatibility_version": "8.18.0",
+                "minimum_index_compatibility_version": "8.0.0",
+            },
+            "tagline": "You Know, for Search",
+        })))
+    })
+    .await
+}
+
+pub async fn ping() -> Response {
+    respond::status(StatusCode::OK)
+}
+
+pub async fn health(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || health_answer(&app, None, &call)).await
+}
+
+pub async fn health_of(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    blocking(move || health_answer(&app, Some(&index), &call)).await
+}
+
+fn health_answer(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Response> {
+    call.params.ignore(&[
+        "wait_for_status",
+        "timeout",
+        "master_timeout",
+        "wait_for_no_relocating_shards",
+        "wait_for_no_initializing_shards",
+        "wait_for_active_shards",
+        "wait_for_nodes",
+        "wait_for_events",
+        "local",
+        "level",
+        "expand_wildcards",
+    ]);
+    call.params.finish(&call.path)?;
+    let shards = match index {
+        Some(expr) => app.catalog.resolve(expr)?.len(),
+        None => app.catalog.names().len(),
+    };
+    Ok(respond::ok(&json!({
+        "cluster_name": "needle",
+        "status": "green",
+        "timed_out": false,
+        "number_of_nodes": 1,
+        "number_of_data_nodes": 1,
+        "active_primary_shards": shards,
+        "active_shards": shards,
+        "relocating_shards": 0,
+        "initializing_shards": 0,
+        "unassigned_shards": 0,
+        "unassigned_primary_shards": 0,
+        "delayed_unassigned_shards": 0,
+        "number_of_pending_tasks": 0,
+        "number_of_in_flight_fetch": 0,
+        "task_max_waiting_in_queue_millis": 0,
+        "active_shards_percent_as_number": 100.0,
+    })))
+}
+
+pub async fn cat_indices(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || cat(&app, "*", &call)).await
+}
+
+pub async fn cat_indices_of(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    blocking(move || cat(&app, &index, &call)).await
+}
+
+const CAT_COLUMNS: [&str; 10] = [
+    "health",
+    "status",
+    "index",
+    "uuid",
+    "pri",
+    "rep",
+    "docs.count",
+    "docs.deleted",
+    "store.size",
+    "pri.store.size",
+];
+
+/// `_cat/indices`: a text table (`v` for headers, `h` to pick columns, `s`
+/// to sort, `bytes` for the unit) or, with `format=json`, a list of objects.
+fn cat(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
+    let p = &call.params;
+    let json_format = match p.get("format") {
+        None | Some("text" | "txt") => false,
+        Some("json") => true,
+        Some(other) => {
+            return Err(ApiError::illegal_argument(format!("[format] must be text or json, not [{other}]")))
+        }
+    };
+    let headers = p.flag("v", false)?;
+    let unit = p.get("bytes").map(str::to_string);
+    let columns: Vec<String> = match p.get("h") {
+        Some(h) => h.split(',').map(str::to_string).collect(),
+        None => CAT_COLUMNS.iter().map(|c| c.to_string()).collect(),
+    };
+    if let Some(bad) = columns.iter().find(|c| !CAT_COLUMNS.contains(&c.as_str())) {
+        return Err(ApiError::illegal_argument(format!("[_cat/indices] has no column [{bad}]")));
+    }
+    let sort = p.get("s").map(str::to_string);
+    p.ignore(&[
+        "expand_wildcards",
+        "health",
+        "pri",
+        "local",
+        "master_timeout",
+        "time",
+        "include_unloaded_segments",
+    ]);
+    p.finish(&call.path)?;
+
+    let mut rows: Vec<Map<String, Value>> =
+        app.catalog.resolve(expression)?.iter().map(|h| cat_row(h, unit.as_deref())).collect();
+    if let Some(spec) = sort {
+        let (column, desc) = match spec.split_once(':') {
+            Some((c, order)) => (c.to_string(), order == "desc"),
+            None => (spec, false),
+        };
+        rows.sort_by(|a, b| {
+            let (x, y) = (&a[&column], &b[&column]);
+            let order = match (
+                x.as_str().and_then(|s| s.parse::<f64>().ok()),
+                y.as_str().and_then(|s| s.parse::<f64>().ok()),
+            ) {
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                _ => x.to_string().cmp(&y.to_string()),
+            };
+            if desc {
+                order.reverse()
+            } else {
+                order
+            }
+        });
+    }
+    if json_format {
+        let rows: Vec<Value> = rows
+            .into_iter()
+            .map(|r| Value::Object(columns.iter().map(|c| (c.clone(), r[c].clone())).collect()))
+            .collect();
+        return Ok(respond::ok(&Value::Array(rows)));
+    }
+    let mut table: Vec<Vec<String>> = Vec::new();
+    if headers {
+        table.push(columns.clone());
+    }
+    for r in &rows {
+        table.push(columns.iter().map(|c| r[c].as_str().unwrap_or_default().to_string()).collect());
+    }
+    Ok(respond::text(text_table(&table)))
+}
+
+fn cat_row(h: &Handle, unit: Option<&str>) -> Map<String, Value> {
+    let searcher = h.index.searcher();
+    let size = store_bytes(h);
+    let size = match unit {
+        Some(u) => bytes_in(size, u),
+        None => human_bytes(size),
+    };
+    let values = [
+        "green".to_string(),
+        "open".into(),
+        h.name.clone(),
+        h.settings.uuid.clone(),
+        h.settings.number_of_shards.to_string(),
+        h.settings.number_of_replicas.to_string(),
+        searcher.num_docs().to_string(),
+        searcher.deleted_docs().to_string(),
+        size.clone(),
+        size,
+    ];
+    CAT_COLUMNS.iter().zip(values).map(|(c, v)| (c.to_string(), Value::String(v))).collect()
+}
+
+/// Bytes of the index's files.
+pub fn store_bytes(h: &Handle) -> u64 {
+    fn walk(dir: &std::path::Path) -> u64 {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| match e.metadata() {
+                Ok(m) if m.is_dir() => walk(&e.path()),
+                Ok(m) => m.len(),
+                Err(_) => 0,
+            })
+            .sum()
+    }
+    walk(h.index.directory().path())
+}
+
+fn bytes_in(bytes: u64, unit: &str) -> String {
+    let shift = match unit {
+        "kb" => 10,
+        "mb" => 20,
+        "gb" => 30,
+        "tb" => 40,
+        _ => 0,
+    };
+    (bytes >> shift).to_string()
+}
+
+/// Elasticsearch's short sizes: `225b`, `4.5kb`, `12.3mb`.
+fn human_bytes(bytes: u64) -> String {
+    let units = [("tb", 40), ("gb", 30), ("mb", 20), ("kb", 10)];
+    for (name, shift) in units {
+        if bytes >= 1 << shift {
+            let v = bytes as f64 / (1u64 << shift) as f64;
+            let text = format!("{v:.1}");
+            return format!("{}{name}", text.strip_suffix(".0").unwrap_or(&text));
+        }
+    }
+    format!("{bytes}b")
+}
+
+/// Columns padded to their widest cell, as `_cat` prints them.
+fn text_table(rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..rows.first().map_or(0, Vec::len))
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let cells: Vec<String> = r.iter().zip(&widths).map(|(cell, w)| format!("{cell:<w$}")).collect();
+        out.push_str(cells.join(" ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_tables() {
+        assert_eq!(human_bytes(225), "225b");
+        assert_eq!(human_bytes(4608), "4.5kb");
+        assert_eq!(human_bytes(3 << 20), "3mb");
+        let t = text_table(&[vec!["index".into(), "docs".into()], vec!["a".into(), "12".into()]]);
+        assert_eq!(t, "index docs\na     12\n");
+    }
+}

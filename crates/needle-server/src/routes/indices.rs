@@ -1,0 +1,198 @@
+//! Index administration: create, delete, get, mappings, settings, refresh,
+//! flush and force-merge.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use needle_engine::Schema;
+use serde_json::{json, Map, Value};
+
+use crate::call::Call;
+use crate::catalog::Handle;
+use crate::error::{ApiError, ApiResult};
+use crate::respond;
+use crate::server::{blocking, Shared};
+
+/// Parameters of index administration that change nothing on one node.
+const ADMIN_PARAMS: [&str; 6] = [
+    "timeout",
+    "master_timeout",
+    "wait_for_active_shards",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+];
+
+/// `PUT /{index}` with `settings` and `mappings`.
+pub async fn create(State(app): State<Shared>, Path(name): Path<String>, call: Call) -> Response {
+    blocking(move || {
+        call.params.ignore(&ADMIN_PARAMS);
+        call.params.finish(&call.path)?;
+        let body = call.json()?.unwrap_or_else(|| json!({}));
+        let Value::Object(body) = body else {
+            return Err(ApiError::parsing("the body of an index creation must be an object"));
+        };
+        let mut settings = json!({});
+        let mut mapping = None;
+        for (key, value) in &body {
+            match key.as_str() {
+                "settings" => settings = value.clone(),
+                "mappings" => mapping = Some(parse_mapping(value)?),
+                "aliases" if value.as_object().is_some_and(Map::is_empty) => {}
+                "aliases" => {
+                    return Err(ApiError::illegal_argument("aliases are not supported yet by Needle"))
+                }
+                other => return Err(ApiError::parsing(format!("unknown key [{other}] for create index"))),
+            }
+        }
+        app.catalog.create(&name, mapping, &settings)?;
+        Ok(respond::ok(&json!({"acknowledged": true, "shards_acknowledged": true, "index": name})))
+    })
+    .await
+}
+
+/// A `mappings` object as a schema; what Needle cannot map is a `mapper_parsing_exception`.
+fn parse_mapping(value: &Value) -> ApiResult<Schema> {
+    Schema::from_mapping(&value.to_string()).map_err(|e| {
+        ApiError::bad_request("mapper_parsing_exception", format!("Failed to parse mapping: {}", e))
+    })
+}
+
+pub async fn delete(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
+    blocking(move || {
+        call.params.ignore(&ADMIN_PARAMS);
+        call.params.finish(&call.path)?;
+        for h in app.catalog.resolve(&expression)? {
+            app.catalog.delete(&h.name)?;
+        }
+        Ok(respond::ok(&json!({"acknowledged": true})))
+    })
+    .await
+}
+
+/// `GET /{index}`: aliases, mappings and settings of each index named.
+pub async fn get(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
+    blocking(move || {
+        call.params.ignore(&ADMIN_PARAMS);
+        call.params.ignore(&["flat_settings", "include_defaults", "local", "features"]);
+        call.params.finish(&call.path)?;
+        let mut out = Map::new();
+        for h in app.catalog.resolve(&expression)? {
+            let about =
+                json!({"aliases": {}, "mappings": mapping_of(&h), "settings": h.settings.to_json(&h.name)});
+            out.insert(h.name.clone(), about);
+        }
+        Ok(respond::ok(&Value::Object(out)))
+    })
+    .await
+}
+
+pub async fn exists(State(app): State<Shared>, Path(expression): Path<String>) -> Response {
+    let found = app.catalog.resolve(&expression).is_ok_and(|v| !v.is_empty());
+    respond::status(if found { StatusCode::OK } else { StatusCode::NOT_FOUND })
+}
+
+fn mapping_of(h: &Handle) -> Value {
+    h.index.schema().to_mapping()
+}
+
+pub async fn mapping(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
+    blocking(move || mappings(&app, &expression, &call)).await
+}
+
+pub async fn mapping_all(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || mappings(&app, "_all", &call)).await
+}
+
+fn mappings(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
+    call.params.ignore(&ADMIN_PARAMS);
+    call.params.ignore(&["local"]);
+    call.params.finish(&call.path)?;
+    let out: Map<String, Value> = app
+        .catalog
+        .resolve(expression)?
+        .iter()
+        .map(|h| (h.name.clone(), json!({"mappings": mapping_of(h)})))
+        .collect();
+    Ok(respond::ok(&Value::Object(out)))
+}
+
+/// `PUT /{index}/_mapping`: adds fields; changing one's type is refused.
+pub async fn put_mapping(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
+    blocking(move || {
+        call.params.ignore(&ADMIN_PARAMS);
+        call.params.ignore(&["write_index_only"]);
+        call.params.finish(&call.path)?;
+        let mapping = parse_mapping(&Value::Object(call.json_object()?))?;
+        for h in app.catalog.resolve(&expression)? {
+            h.writer.add_mapping(&mapping).map_err(|e| match e {
+                needle_core::Error::InvalidInput { .. } => ApiError::illegal_argument(e.to_string()),
+                other => other.into(),
+            })?;
+        }
+        Ok(respond::ok(&json!({"acknowledged": true})))
+    })
+    .await
+}
+
+pub async fn settings(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
+    blocking(move || {
+        call.params.ignore(&ADMIN_PARAMS);
+        call.params.ignore(&["flat_settings", "include_defaults", "local"]);
+        call.params.finish(&call.path)?;
+        let out: Map<String, Value> = app
+            .catalog
+            .resolve(&expression)?
+            .iter()
+            .map(|h| (h.name.clone(), json!({"settings": h.settings.to_json(&h.name)})))
+            .collect();
+        Ok(respond::ok(&Value::Object(out)))
+    })
+    .await
+}
+
+/// `_refresh`: every acknowledged write is searchable already; answers as Elasticsearch does.
+pub async fn refresh(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
+    blocking(move || each_index(&app, &expression, &call, |_| Ok(()))).await
+}
+
+pub async fn refresh_all(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || each_index(&app, "_all", &call, |_| Ok(()))).await
+}
+
+/// `_flush`: commits, so recovery has no log to replay.
+pub async fn flush(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
+    blocking(move || each_index(&app, &expression, &call, |h| Ok(h.writer.commit()?))).await
+}
+
+pub async fn flush_all(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || each_index(&app, "_all", &call, |h| Ok(h.writer.commit()?))).await
+}
+
+/// `_forcemerge?max_num_segments=N`: merges down to N segments (1 by default).
+pub async fn forcemerge(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
+    blocking(move || {
+        let max = call.params.number::<usize>("max_num_segments")?.unwrap_or(1).max(1);
+        call.params.ignore(&["only_expunge_deletes", "flush", "wait_for_completion"]);
+        each_index(&app, &expression, &call, |h| h.writer.merge(max).map(drop).map_err(ApiError::from))
+    })
+    .await
+}
+
+/// Runs `work` on each index `expression` names; answers with the shard count.
+fn each_index(
+    app: &Shared,
+    expression: &str,
+    call: &Call,
+    work: impl Fn(&Handle) -> ApiResult<()>,
+) -> ApiResult<Response> {
+    call.params.ignore(&ADMIN_PARAMS);
+    call.params.ignore(&["force", "wait_if_ongoing"]);
+    call.params.finish(&call.path)?;
+    let handles = app.catalog.resolve(expression)?;
+    for h in &handles {
+        work(h)?;
+    }
+    let n = handles.len();
+    Ok(respond::ok(&json!({"_shards": {"total": n, "successful": n, "failed": 0}})))
+}

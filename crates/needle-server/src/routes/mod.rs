@@ -1,0 +1,84 @@
+//! The REST API: which handler answers which method and path.
+
+mod bulk;
+mod cluster;
+mod documents;
+mod indices;
+mod search;
+mod write;
+
+use axum::extract::Request;
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::{get, post, put};
+use axum::Router;
+use serde_json::{json, Value};
+
+use crate::respond;
+use crate::server::Shared;
+
+pub fn router(app: Shared) -> Router {
+    Router::new()
+        .route("/", get(cluster::info).head(cluster::ping))
+        .route("/_cluster/health", get(cluster::health))
+        .route("/_cluster/health/{index}", get(cluster::health_of))
+        .route("/_cat/indices", get(cluster::cat_indices))
+        .route("/_cat/indices/{index}", get(cluster::cat_indices_of))
+        .route("/_bulk", post(bulk::bulk).put(bulk::bulk))
+        .route("/_search", get(search::search_all).post(search::search_all))
+        .route("/_count", get(search::count_all).post(search::count_all))
+        .route("/_mget", get(documents::mget_any).post(documents::mget_any))
+        .route("/_refresh", get(indices::refresh_all).post(indices::refresh_all))
+        .route("/_flush", get(indices::flush_all).post(indices::flush_all))
+        .route("/_mapping", get(indices::mapping_all))
+        .route(
+            "/{index}",
+            put(indices::create).delete(indices::delete).get(indices::get).head(indices::exists),
+        )
+        .route(
+            "/{index}/_mapping",
+            get(indices::mapping).put(indices::put_mapping).post(indices::put_mapping),
+        )
+        .route("/{index}/_settings", get(indices::settings))
+        .route("/{index}/_refresh", get(indices::refresh).post(indices::refresh))
+        .route("/{index}/_flush", get(indices::flush).post(indices::flush))
+        .route("/{index}/_forcemerge", post(indices::forcemerge))
+        .route("/{index}/_doc", post(documents::index_new))
+        .route(
+            "/{index}/_doc/{id}",
+            put(documents::index)
+                .post(documents::index)
+                .get(documents::get)
+                .head(documents::exists)
+                .delete(documents::delete),
+        )
+        .route("/{index}/_create/{id}", put(documents::create).post(documents::create))
+        .route("/{index}/_source/{id}", get(documents::source).head(documents::exists))
+        .route("/{index}/_update/{id}", post(documents::update))
+        .route("/{index}/_mget", get(documents::mget).post(documents::mget))
+        .route("/{index}/_bulk", post(bulk::bulk_into).put(bulk::bulk_into))
+        .route("/{index}/_search", get(search::search).post(search::search))
+        .route("/{index}/_count", get(search::count).post(search::count))
+        .route("/{index}/_delete_by_query", post(search::delete_by_query))
+        .fallback(no_handler)
+        .method_not_allowed_fallback(wrong_method)
+        .layer(axum::middleware::from_fn_with_state(app.clone(), crate::middleware::around))
+        .with_state(app)
+}
+
+/// Elasticsearch's answer to a path it has no handler for.
+async fn no_handler(request: Request) -> Response {
+    let reason = format!("no handler found for uri [{}] and method [{}]", request.uri(), request.method());
+    respond::json(StatusCode::BAD_REQUEST, &json!({"error": reason, "status": 400}))
+}
+
+async fn wrong_method(request: Request) -> Response {
+    let reason =
+        format!("Incorrect HTTP method for uri [{}] and method [{}]", request.uri(), request.method());
+    respond::json(StatusCode::METHOD_NOT_ALLOWED, &json!({"error": reason, "status": 405}))
+}
+
+/// `_shards` of an answer: one shard, always there.
+pub fn shards() -> Value {
+    json!({"total": 1, "successful": 1, "failed": 0})
+}

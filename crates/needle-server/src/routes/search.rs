@@ -1,0 +1,548 @@
+//! `_search`, `_count` and `_delete_by_query`, on one index or several
+//! (hits merged by score, as Elasticsearch merges its shards' hits).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use needle_engine::{FragmentOptions, IfCurrent, Query, SearchRequest, Searcher};
+use serde_json::{json, Map, Value};
+
+use crate::call::Call;
+use crate::catalog::Handle;
+use crate::dsl;
+use crate::error::{ApiError, ApiResult};
+use crate::params::Params;
+use crate::pattern;
+use crate::respond;
+use crate::routes::documents::parse_source;
+use crate::routes::write::{PRIMARY_TERM, WRITE_PARAMS};
+use crate::server::{blocking, Shared};
+use crate::source_filter::SourceFilter;
+
+/// Parameters of a search that change nothing on one node.
+const SEARCH_PARAMS: [&str; 14] = [
+    "timeout",
+    "search_type",
+    "allow_no_indices",
+    "ignore_unavailable",
+    "expand_wildcards",
+    "typed_keys",
+    "request_cache",
+    "preference",
+    "routing",
+    "batched_reduce_size",
+    "ccs_minimize_roundtrips",
+    "pre_filter_shard_size",
+    "max_concurrent_shard_requests",
+    "allow_partial_search_results",
+];
+
+pub async fn search(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    blocking(move || run_search(&app, &index, &call)).await
+}
+
+pub async fn search_all(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || run_search(&app, "_all", &call)).await
+}
+
+/// A search request's body and parameters, parsed.
+struct Request {
+    query: Option<Value>,
+    from: usize,
+    size: usize,
+    /// `None` when `track_total_hits` is false (no total in the answer).
+    track: Option<u64>,
+    source: SourceFilter,
+    highlight: Option<Highlight>,
+    /// Whether a sort (by `_score`, the only one there is yet) was asked for.
+    sorted: bool,
+    version: bool,
+    seq_no: bool,
+    total_as_int: bool,
+}
+
+struct Highlight {
+    fields: Vec<String>,
+    options: FragmentOptions,
+}
+
+fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
+    let started = Instant::now();
+    let request = parse_request(call)?;
+    let handles = app.catalog.resolve(expression)?;
+    let window = request.from + request.size;
+    for h in &handles {
+        if window > h.settings.max_result_window {
+            return Err(ApiError::illegal_argument(format!(
+                "Result window is too large, from + size must be less than or equal to: [{}] but was [{window}]. \
+                 See the scroll api for a more efficient way to request large data sets. This limit can be set by \
+                 changing the [index.max_result_window] index level setting.",
+                h.settings.max_result_window
+            )));
+        }
+    }
+    // Each index returns its top `from + size`; the merge keeps `from..from + size`.
+    let one = handles.len() == 1;
+    let mut total = 0;
+    let mut exact = true;
+    let mut max_score: Option<f32> = None;
+    let mut hits: Vec<(f32, usize, Value)> = Vec::new();
+    for (n, h) in handles.iter().enumerate() {
+        let searcher = h.index.searcher();
+        let query = query_of(&request.query, &searcher)?;
+        let engine_request = SearchRequest {
+            top_k: window,
+            from: if one { request.from } else { 0 },
+            highlight: request.highlight.is_some(),
+            fragments: request.highlight.as_ref().map(|h| h.options.clone()).unwrap_or_default(),
+            track_total_hits: request.track.unwrap_or(0).max(window as u64),
+            source: request.source.fetch,
+            versions: request.version || request.seq_no,
+            ..SearchRequest::new("")
+        };
+        let response = searcher.search_query(&query, &engine_request)?;
+        total += response.total;
+        exact &= response.total_relation == "eq";
+        max_score = match (max_score, response.max_score) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        for (rank, hit) in response.hits.into_iter().enumerate() {
+            hits.push((hit.score, n * window + rank, hit_json(h, hit, &request)?));
+        }
+    }
+    if !one {
+        hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        hits = hits.into_iter().skip(request.from).collect();
+    }
+    hits.truncate(request.size);
+    let mut hits_json = Map::new();
+    if let Some(track) = request.track {
+        let (value, relation) = match exact && total <= track {
+            true => (total, "eq"),
+            false => (total.min(track), "gte"),
+        };
+        let total = match request.total_as_int {
+            true => json!(value),
+            false => json!({"value": value, "relation": relation}),
+        };
+        hits_json.insert("total".into(), total);
+    }
+    hits_json.insert("max_score".into(), max_score.map_or(Value::Null, score));
+    hits_json.insert("hits".into(), Value::Array(hits.into_iter().map(|(_, _, v)| v).collect()));
+    let n = handles.len();
+    Ok(respond::ok(&json!({
+        "took": started.elapsed().as_millis() as u64,
+        "timed_out": false,
+        "_shards": {"total": n, "successful": n, "skipped": 0, "failed": 0},
+        "hits": hits_json,
+    })))
+}
+
+fn hit_json(h: &Handle, hit: needle_engine::Hit, request: &Request) -> ApiResult<Value> {
+    let mut out = Map::new();
+    out.insert("_index".into(), json!(h.name));
+    out.insert("_id".into(), json!(hit.id));
+    if let Some((version, seq_no)) = hit.version {
+        if request.version {
+            out.insert("_version".into(), json!(version));
+        }
+        if request.seq_no {
+            out.insert("_seq_no".into(), json!(seq_no));
+            out.insert("_primary_term".into(), json!(PRIMARY_TERM));
+        }
+    }
+    out.insert("_score".into(), score(hit.score));
+    if let Some(source) = &hit.source {
+        out.insert("_source".into(), request.source.apply(parse_source(source)?));
+    }
+    if let Some(wanted) = &request.highlight {
+        let fields: Map<String, Value> = hit
+            .highlight
+            .into_iter()
+            .filter(|(field, _)| wanted.fields.iter().any(|p| pattern::matches(p, field)))
+            .map(|(field, fragments)| (field, json!(fragments)))
+            .collect();
+        if !fields.is_empty() {
+            out.insert("highlight".into(), Value::Object(fields));
+        }
+    }
+    if request.sorted {
+        out.insert("sort".into(), json!([score(hit.score)]));
+    }
+    Ok(Value::Object(out))
+}
+
+/// A score as Elasticsearch prints it: the shortest decimal that reads back
+/// as the same `f32` (`0.2876821`, not the `f64` widening `0.28768208622932434`).
+fn score(s: f32) -> Value {
+    s.to_string()
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map_or(Value::Null, Value::Number)
+}
+
+/// The query of a request: its DSL query, the `q` parameter's query string, or all documents.
+fn query_of(query: &Option<Value>, searcher: &Searcher) -> ApiResult<Query> {
+    match query {
+        Some(q) => dsl::query(q, searcher.schema()),
+        None => Ok(Query::MatchAll),
+    }
+}
+
+fn parse_request(call: &Call) -> ApiResult<Request> {
+    let p = &call.params;
+    let mut r = Request {
+        query: url_query(p)?,
+        from: 0,
+        size: 10,
+        track: Some(10_000),
+        source: SourceFilter::all(),
+        highlight: None,
+        sorted: false,
+        version: p.flag("version", false)?,
+        seq_no: p.flag("seq_no_primary_term", false)?,
+        total_as_int: p.flag("rest_total_hits_as_int", false)?,
+    };
+    if let Some(body) = call.json()? {
+        let Value::Object(body) = body else {
+            return Err(ApiError::parsing("the search body must be an object"));
+        };
+        for (key, value) in body {
+            apply_body_key(&mut r, &key, value)?;
+        }
+    }
+    if let Some(from) = p.get("from") {
+        r.from = count_value("from", &json!(from))?;
+    }
+    if let Some(size) = p.get("size") {
+        r.size = count_value("size", &json!(size))?;
+    }
+    if let Some(sort) = p.get("sort") {
+        r.sorted = sort_by_score(&json!(sort.split(',').collect::<Vec<_>>()))?;
+    }
+    if let Some(track) = p.get("track_total_hits") {
+        r.track = track_value(&json!(track))?;
+    }
+    r.source = SourceFilter::from_params(p, r.source)?;
+    if p.get("scroll").is_some() {
+        return Err(ApiError::illegal_argument(
+            "scroll is not supported yet by Needle: page with from and size",
+        ));
+    }
+    p.ignore(&SEARCH_PARAMS);
+    p.finish(&call.path)?;
+    Ok(r)
+}
+
+/// `q`, `df`, `default_operator`: a `query_string` query.
+fn url_query(p: &Params) -> ApiResult<Option<Value>> {
+    let df = p.get("df");
+    let operator = p.get("default_operator");
+    p.ignore(&["lenient", "analyze_wildcard"]);
+    if p.get("analyzer").is_some() {
+        return Err(ApiError::illegal_argument("[analyzer] is not supported yet by Needle"));
+    }
+    let Some(q) = p.get("q") else { return Ok(None) };
+    let mut body = json!({"query": q});
+    if let Some(df) = df {
+        body["default_field"] = json!(df);
+    }
+    if let Some(op) = operator {
+        body["default_operator"] = json!(op);
+    }
+    Ok(Some(json!({"query_string": body})))
+}
+
+fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
+    match key {
+        "query" => r.query = Some(value),
+        "from" => r.from = count_value(key, &value)?,
+        "size" => r.size = count_value(key, &value)?,
+        "track_total_hits" => r.track = track_value(&value)?,
+        "_source" => r.source = SourceFilter::from_json(&value)?,
+        "highlight" => r.highlight = Some(highlight(&value)?),
+        "sort" => r.sorted = sort_by_score(&value)?,
+        "version" => r.version = bool_value(key, &value)?,
+        "seq_no_primary_term" => r.seq_no = bool_value(key, &value)?,
+        "timeout" | "stats" | "profile" => {}
+        "explain" if value == json!(false) => {}
+        "stored_fields" if value == json!("_none_") => r.source.fetch = false,
+        "aggs" | "aggregations" | "search_after" | "post_filter" | "rescore" | "collapse" | "suggest"
+        | "script_fields" | "docvalue_fields" | "stored_fields" | "explain" | "min_score"
+        | "indices_boost" | "knn" | "pit" | "runtime_mappings" | "slice" | "terminate_after" | "fields" => {
+            return Err(ApiError::illegal_argument(format!("[{key}] is not supported yet by Needle")));
+        }
+        other => {
+            return Err(ApiError::parsing(format!("Unknown key for a {} in [{other}].", start_of(&value))));
+        }
+    }
+    Ok(())
+}
+
+fn start_of(v: &Value) -> &'static str {
+    match v {
+        Value::Object(_) => "START_OBJECT",
+        Value::Array(_) => "START_ARRAY",
+        _ => "VALUE",
+    }
+}
+
+fn count_value(key: &str, v: &Value) -> ApiResult<usize> {
+    let n = match v {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.parse::<i64>().ok(),
+        _ => None,
+    };
+    match n {
+        Some(n) if n >= 0 => Ok(n as usize),
+        Some(_) => Err(ApiError::illegal_argument(format!("[{key}] parameter cannot be negative"))),
+        None => Err(ApiError::parsing(format!("[{key}] must be a number, not {v}"))),
+    }
+}
+
+fn bool_value(key: &str, v: &Value) -> ApiResult<bool> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::String(s) if s == "true" || s == "false" => Ok(s == "true"),
+        other => Err(ApiError::parsing(format!("[{key}] must be true or false, not {other}"))),
+    }
+}
+
+/// `track_total_hits`: true (exact), false (no total), or a number to count up to.
+fn track_value(v: &Value) -> ApiResult<Option<u64>> {
+    match v {
+        Value::Bool(true) => Ok(Some(u64::MAX)),
+        Value::Bool(false) => Ok(None),
+        Value::String(s) if s == "true" => Ok(Some(u64::MAX)),
+        Value::String(s) if s == "false" => Ok(None),
+        other => Ok(Some(count_value("track_total_hits", other)? as u64)),
+    }
+}
+
+/// `sort`: only by `_score` (descending) until Needle has doc values; a
+/// field sort is refused rather than silently ignored.
+fn sort_by_score(v: &Value) -> ApiResult<bool> {
+    let specs = match v {
+        Value::Array(a) => a.clone(),
+        other => vec![other.clone()],
+    };
+    for spec in &specs {
+        let (field, order) = match spec {
+            Value::String(s) => match s.split_once(':') {
+                Some((f, o)) => (f.to_string(), Some(o.to_string())),
+                None => (s.clone(), None),
+            },
+            Value::Object(m) if m.len() == 1 => {
+                let (f, o) = m.iter().next().expect("one key");
+                let order = match o {
+                    Value::String(s) => Some(s.clone()),
+                    Value::Object(inner) => inner.get("order").and_then(Value::as_str).map(str::to_string),
+                    _ => None,
+                };
+                (f.clone(), order)
+            }
+            other => return Err(ApiError::parsing(format!("[sort] malformed: {other}"))),
+        };
+        if field != "_score" {
+            return Err(ApiError::illegal_argument(format!(
+                "sorting by [{field}] needs doc values, which Needle does not have yet: only [_score] sorts"
+            )));
+        }
+        if order.as_deref().is_some_and(|o| o != "desc") {
+            return Err(ApiError::illegal_argument("[_score] sorts in descending order only"));
+        }
+    }
+    Ok(!specs.is_empty())
+}
+
+/// `highlight`: `fields` (an object or a list of one-key objects), tags,
+/// `fragment_size`, `number_of_fragments`. Options given in a field apply
+/// to every field (Needle cuts each hit's fragments one way).
+fn highlight(v: &Value) -> ApiResult<Highlight> {
+    let Value::Object(m) = v else { return Err(ApiError::parsing("[highlight] must be an object")) };
+    let mut h = Highlight { fields: Vec::new(), options: FragmentOptions::default() };
+    h.options.max_fragments = 5;
+    h.options.fragment_size = 100;
+    let mut per_field: Vec<&Map<String, Value>> = Vec::new();
+    for (key, value) in m {
+        match (key.as_str(), value) {
+            ("fields", Value::Object(fields)) => {
+                for (name, opts) in fields {
+                    h.fields.push(name.clone());
+                    per_field.extend(opts.as_object());
+                }
+            }
+            ("fields", Value::Array(list)) => {
+                for entry in list {
+                    let Some(one) = entry.as_object() else {
+                        return Err(ApiError::parsing("[highlight] [fields] entries must be objects"));
+                    };
+                    for (name, opts) in one {
+                        h.fields.push(name.clone());
+                        per_field.extend(opts.as_object());
+                    }
+                }
+            }
+            _ => highlight_option(&mut h.options, key, value)?,
+        }
+    }
+    for opts in per_field {
+        for (key, value) in opts {
+            highlight_option(&mut h.options, key, value)?;
+        }
+    }
+    Ok(h)
+}
+
+fn highlight_option(o: &mut FragmentOptions, key: &str, value: &Value) -> ApiResult<()> {
+    let first_tag = |v: &Value| match v {
+        Value::Array(a) => a.first().and_then(Value::as_str).map(str::to_string),
+        Value::String(s) => Some(s.clone()),
+        _ => None,
+    };
+    match key {
+        "pre_tags" => {
+            o.pre_tag = first_tag(value).ok_or_else(|| ApiError::parsing("[pre_tags] must be strings"))?
+        }
+        "post_tags" => {
+            o.post_tag = first_tag(value).ok_or_else(|| ApiError::parsing("[post_tags] must be strings"))?
+        }
+        "fragment_size" => o.fragment_size = count_value(key, value)?.max(1),
+        "number_of_fragments" => match count_value(key, value)? {
+            // 0: the whole field as one fragment.
+            0 => (o.max_fragments, o.fragment_size) = (1, usize::MAX / 2),
+            n => o.max_fragments = n,
+        },
+        "type"
+        | "require_field_match"
+        | "order"
+        | "encoder"
+        | "no_match_size"
+        | "boundary_scanner"
+        | "tags_schema"
+        | "fragmenter"
+        | "phrase_limit"
+        | "boundary_chars"
+        | "boundary_max_scan"
+        | "max_analyzed_offset"
+        | "highlight_query"
+        | "matched_fields"
+        | "fragment_offset"
+        | "force_source" => {}
+        other => return Err(ApiError::parsing(format!("[highlight] unknown field [{other}]"))),
+    }
+    Ok(())
+}
+
+pub async fn count(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    blocking(move || run_count(&app, &index, &call)).await
+}
+
+pub async fn count_all(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || run_count(&app, "_all", &call)).await
+}
+
+fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
+    let p = &call.params;
+    let mut query = url_query(p)?;
+    p.ignore(&SEARCH_PARAMS);
+    p.ignore(&["min_score", "terminate_after", "ignore_throttled"]);
+    p.finish(&call.path)?;
+    if let Some(body) = call.json()? {
+        query = query_only(body, "count")?;
+    }
+    let handles = app.catalog.resolve(expression)?;
+    let mut count = 0;
+    for h in &handles {
+        let (searcher, q) = searcher_and_query(h, &query)?;
+        let request = SearchRequest { top_k: 0, track_total_hits: u64::MAX, ..SearchRequest::new("") };
+        count += searcher.search_query(&q, &request)?.total;
+    }
+    let n = handles.len();
+    Ok(respond::ok(
+        &json!({"count": count, "_shards": {"total": n, "successful": n, "skipped": 0, "failed": 0}}),
+    ))
+}
+
+/// The `query` of a body that may hold nothing else.
+fn query_only(body: Value, what: &str) -> ApiResult<Option<Value>> {
+    let Value::Object(m) = body else {
+        return Err(ApiError::parsing(format!("the {what} body must be an object")));
+    };
+    let mut query = None;
+    for (key, value) in m {
+        match key.as_str() {
+            "query" => query = Some(value),
+            other => return Err(ApiError::parsing(format!("request does not support [{other}]"))),
+        }
+    }
+    Ok(query)
+}
+
+/// A snapshot of `h` and the request's query against its mapping.
+fn searcher_and_query(h: &Arc<Handle>, query: &Option<Value>) -> ApiResult<(Searcher, Query)> {
+    let searcher = h.index.searcher();
+    let query = query_of(query, &searcher)?;
+    Ok((searcher, query))
+}
+
+/// `POST /{index}/_delete_by_query`: deletes what the query matches in a snapshot taken now.
+pub async fn delete_by_query(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    blocking(move || {
+        let started = Instant::now();
+        let p = &call.params;
+        let mut query = url_query(p)?;
+        p.refresh()?;
+        p.ignore(&SEARCH_PARAMS);
+        p.ignore(&WRITE_PARAMS);
+        p.ignore(&[
+            "conflicts",
+            "wait_for_completion",
+            "requests_per_second",
+            "scroll_size",
+            "slices",
+            "max_docs",
+        ]);
+        p.finish(&call.path)?;
+        query = match call.json()? {
+            Some(body) => query_only(body, "delete by query")?,
+            None => query,
+        };
+        if query.is_none() {
+            return Err(crate::routes::write::validation("query is missing"));
+        }
+        let mut deleted = 0u64;
+        let mut total = 0u64;
+        for h in app.catalog.resolve(&index)? {
+            let (searcher, q) = searcher_and_query(&h, &query)?;
+            let ids = searcher.matching_ids(&q)?;
+            total += ids.len() as u64;
+            let mut last = 0;
+            for id in &ids {
+                let (outcome, seq_no) = h.writer.remove_deferred(id, IfCurrent::Any)?;
+                deleted += u64::from(outcome.is_some());
+                last = seq_no;
+            }
+            h.writer.durable_through(last)?;
+        }
+        Ok(respond::ok(&json!({
+            "took": started.elapsed().as_millis() as u64,
+            "timed_out": false,
+            "total": total,
+            "deleted": deleted,
+            "batches": 1,
+            "version_conflicts": 0,
+            "noops": 0,
+            "retries": {"bulk": 0, "search": 0},
+            "throttled_millis": 0,
+            "requests_per_second": -1.0,
+            "throttled_until_millis": 0,
+            "failures": [],
+        })))
+    })
+    .await
+}

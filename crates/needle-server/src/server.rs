@@ -1,0 +1,140 @@
+//! The server: its configuration, its state, and the loop that serves
+//! until SIGTERM or Ctrl-C, after which every index is persisted as its
+//! durability asks.
+
+use std::future::IntoFuture;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::response::Response;
+use tokio::net::TcpListener;
+
+use crate::catalog::Catalog;
+use crate::error::{ApiError, ApiResult};
+
+pub struct ServerConfig {
+    /// Where indexes live (`DATA/indices/NAME`).
+    pub data: PathBuf,
+    pub bind: SocketAddr,
+    /// When set, every request must carry `Authorization: ApiKey KEY`.
+    pub api_key: Option<String>,
+    /// Request bodies above this many bytes are refused with 413.
+    pub max_body: usize,
+}
+
+impl ServerConfig {
+    /// A server of the indexes in `data` on `bind`, with no API key and the default body limit.
+    pub fn new(data: PathBuf, bind: SocketAddr) -> Self {
+        ServerConfig { data, bind, api_key: None, max_body: crate::call::MAX_BODY }
+    }
+}
+
+/// What every handler shares.
+pub struct App {
+    pub catalog: Catalog,
+    pub api_key: Option<String>,
+    pub max_body: usize,
+    pub node_name: String,
+    pub cluster_uuid: String,
+}
+
+pub type Shared = Arc<App>;
+
+/// A bound server, not yet serving (so a caller can learn its address and
+/// load data first).
+pub struct Server {
+    listener: TcpListener,
+    app: Shared,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl Server {
+    /// Opens the data folder's indexes and binds the address.
+    pub fn bind(config: ServerConfig) -> std::io::Result<Server> {
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+        let listener = runtime.block_on(TcpListener::bind(config.bind))?;
+        let catalog = Catalog::open(&config.data)?;
+        let app = Arc::new(App {
+            catalog,
+            api_key: config.api_key,
+            max_body: config.max_body,
+            node_name: hostname(),
+            cluster_uuid: crate::catalog::uuid(),
+        });
+        Ok(Server { listener, app, runtime })
+    }
+
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.app.catalog
+    }
+
+    /// Serves until `stop` resolves, or SIGTERM, or Ctrl-C; then persists
+    /// every index as its durability asks.
+    pub fn serve_until(
+        self,
+        stop: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let Server { listener, app, runtime } = self;
+        let router = crate::routes::router(app.clone());
+        let served = runtime.block_on(async move {
+            let shutdown = async move {
+                tokio::select! {
+                    _ = stop => {}
+                    _ = terminated() => {}
+                }
+            };
+            axum::serve(listener, router).with_graceful_shutdown(shutdown).into_future().await
+        });
+        // Handlers still running finish before the runtime goes; then the indexes are persisted.
+        drop(runtime);
+        app.catalog.close();
+        served
+    }
+
+    pub fn serve(self) -> std::io::Result<()> {
+        self.serve_until(std::future::pending())
+    }
+}
+
+async fn terminated() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => return std::future::pending().await,
+        };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "needle".into())
+}
+
+/// Runs `work` (engine calls block: fsyncs, reads, scoring) on the blocking pool.
+pub async fn blocking(work: impl FnOnce() -> ApiResult<Response> + Send + 'static) -> Response {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(response)) => response,
+        Ok(Err(e)) => axum::response::IntoResponse::into_response(e),
+        Err(e) => axum::response::IntoResponse::into_response(ApiError::new(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "exception",
+            format!("the request's handler failed: {e}"),
+        )),
+    }
+}

@@ -1,0 +1,128 @@
+//! The node and index administration: headers, authentication, limits,
+//! errors, `_cat`, mappings, and indexes surviving a restart.
+
+use serde_json::json;
+
+use crate::harness::{send, TestServer};
+
+#[test]
+fn every_answer_names_the_product_and_errors_have_their_shape() {
+    let s = TestServer::start();
+    let (status, info) = s.json("GET", "/", None);
+    assert_eq!(status, 200);
+    assert!(info["version"]["number"].as_str().unwrap().starts_with('9'));
+    assert_eq!(info["tagline"], json!("You Know, for Search"));
+    for (method, path) in
+        [("GET", "/"), ("HEAD", "/"), ("GET", "/nope/_doc/1"), ("GET", "/a/b/c/d"), ("DELETE", "/_search")]
+    {
+        let reply = s.call(method, path, None);
+        assert_eq!(reply.header("x-elastic-product"), Some("Elasticsearch"), "{method} {path}");
+    }
+    assert_eq!(s.call("GET", "/a/b/c/d", None).status, 400);
+    assert_eq!(s.call("DELETE", "/_search", None).status, 405);
+    let (status, err) = s.json("GET", "/nope/_doc/1", None);
+    assert_eq!(status, 404);
+    assert_eq!(err["error"]["root_cause"][0]["type"], json!("index_not_found_exception"));
+    assert_eq!(err["status"], json!(404));
+
+    // Clients of 8.x and 9.x ask for a compatible media type and get it back.
+    let media = "application/vnd.elasticsearch+json; compatible-with=8";
+    let reply = s.call_with("GET", "/", None, &[("accept", media)]);
+    assert_eq!(reply.header("content-type"), Some("application/vnd.elasticsearch+json;compatible-with=8"));
+    let reply =
+        s.call_with("GET", "/", None, &[("accept", "application/vnd.elasticsearch+json; compatible-with=5")]);
+    assert_eq!(reply.status, 400);
+}
+
+#[test]
+fn an_api_key_when_set_is_required() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start_with(
+        |c| needle_server::ServerConfig { api_key: Some("s3cret".into()), ..c },
+        dir.path(),
+    );
+    let reply = s.call("GET", "/", None);
+    assert_eq!(reply.status, 401);
+    assert_eq!(reply.json()["error"]["type"], json!("security_exception"));
+    assert_eq!(s.call_with("GET", "/", None, &[("authorization", "ApiKey wrong")]).status, 401);
+    assert_eq!(s.call_with("GET", "/", None, &[("authorization", "ApiKey s3cret")]).status, 200);
+    assert_eq!(s.call_with("PUT", "/x", None, &[("authorization", "Basic czNjcmV0")]).status, 401);
+    assert_eq!(
+        s.call_with("GET", "/x", None, &[("authorization", "ApiKey s3cret")]).status,
+        404,
+        "nothing was created"
+    );
+}
+
+#[test]
+fn oversized_bodies_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start_with(|c| needle_server::ServerConfig { max_body: 64 << 10, ..c }, dir.path());
+    let big = format!("{{\"t\": \"{}\"}}", "x".repeat(100 << 10));
+    let reply = send(s.addr, "PUT", "/i/_doc/1", Some(big.as_bytes()), &[]);
+    assert_eq!(reply.status, 413);
+    assert_eq!(reply.json()["error"]["type"], json!("content_too_long_exception"));
+    assert_eq!(s.call("GET", "/i", None).status, 404, "nothing was created");
+}
+
+#[test]
+fn indexes_are_administered_and_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = TestServer::start_with(|c| c, dir.path());
+    let mapping = json!({"properties": {"title": {"type": "text"}, "user": {"properties": {"name": {"type": "keyword"}}}}});
+    let (status, created) =
+        s.json("PUT", "/notes", Some(json!({"mappings": mapping, "settings": {"number_of_shards": 1}})));
+    assert_eq!((status, &created["acknowledged"]), (200, &json!(true)), "{created}");
+    let (status, again) = s.json("PUT", "/notes", None);
+    assert_eq!((status, again["error"]["type"].as_str()), (400, Some("resource_already_exists_exception")));
+    assert_eq!(s.json("PUT", "/Bad", None).1["error"]["type"], json!("invalid_index_name_exception"));
+    let (status, bad) =
+        s.json("PUT", "/other", Some(json!({"mappings": {"properties": {"x": {"type": "hologram"}}}})));
+    assert_eq!((status, bad["error"]["type"].as_str()), (400, Some("mapper_parsing_exception")), "{bad}");
+    assert_eq!(s.call("HEAD", "/notes", None).status, 200);
+    assert_eq!(s.call("HEAD", "/other", None).status, 404);
+
+    // Mappings: nested back as objects; new fields added; a type change refused.
+    let (_, got) = s.json("GET", "/notes/_mapping", None);
+    assert_eq!(
+        got["notes"]["mappings"]["properties"]["user"]["properties"]["name"]["type"],
+        json!("keyword")
+    );
+    assert_eq!(s.json("PUT", "/notes/_mapping", Some(json!({"properties": {"n": {"type": "long"}}}))).0, 200);
+    let (status, err) =
+        s.json("PUT", "/notes/_mapping", Some(json!({"properties": {"title": {"type": "keyword"}}})));
+    assert_eq!((status, err["error"]["type"].as_str()), (400, Some("illegal_argument_exception")), "{err}");
+
+    s.json(
+        "PUT",
+        "/notes/_doc/1",
+        Some(json!({"title": "kept across restarts", "user": {"name": "ann"}, "n": 3})),
+    );
+    let (_, cat) = s.json("GET", "/_cat/indices?format=json", None);
+    assert_eq!(cat[0]["index"], json!("notes"));
+    assert_eq!(cat[0]["docs.count"], json!("1"));
+    assert!(s.call("GET", "/_cat/indices?v", None).text().starts_with("health status index"));
+    assert_eq!(s.json("GET", "/_cluster/health", None).1["status"], json!("green"));
+    assert_eq!(s.json("POST", "/notes/_flush", None).0, 200);
+    assert_eq!(s.json("POST", "/notes/_forcemerge?max_num_segments=1", None).0, 200);
+
+    s.stop();
+    let s = TestServer::start_with(|c| c, dir.path());
+    let (status, doc) = s.json("GET", "/notes/_doc/1", None);
+    assert_eq!((status, &doc["_source"]["user"]["name"]), (200, &json!("ann")));
+    let (_, got) = s.json("GET", "/notes", None);
+    assert_eq!(got["notes"]["mappings"]["properties"]["n"]["type"], json!("long"));
+    assert_eq!(s.json("GET", "/notes/_search?q=title:restarts", None).1["hits"]["total"]["value"], json!(1));
+    assert_eq!(s.json("DELETE", "/notes", None).0, 200);
+    assert_eq!(s.call("HEAD", "/notes", None).status, 404);
+    assert!(!dir.path().join("indices/notes").exists());
+}
+
+#[test]
+fn pretty_and_filter_path() {
+    let s = TestServer::start();
+    s.json("PUT", "/i/_doc/1", Some(json!({"t": "x"})));
+    let reply = s.call("GET", "/i/_search?filter_path=hits.hits._id,hits.total.value&pretty", None);
+    assert!(reply.text().contains("\n  "), "pretty printed: {}", reply.text());
+    assert_eq!(reply.json(), json!({"hits": {"total": {"value": 1}, "hits": [{"_id": "1"}]}}));
+}

@@ -1,0 +1,141 @@
+//! `_search`, `_count`, `_delete_by_query`: options, paging, several indexes.
+
+use serde_json::{json, Value};
+
+use crate::harness::TestServer;
+
+fn with_docs() -> TestServer {
+    let s = TestServer::start();
+    let mapping = json!({"properties": {"title": {"type": "text"}, "tag": {"type": "keyword"}}});
+    s.json("PUT", "/a", Some(json!({"mappings": mapping.clone()})));
+    s.json("PUT", "/b", Some(json!({"mappings": mapping})));
+    let titles = ["red fox", "red red fox", "blue fox", "red dog", "green frog", "red fox jumps"];
+    let mut lines = Vec::new();
+    for (i, t) in titles.iter().enumerate() {
+        let index = if i % 2 == 0 { "a" } else { "b" };
+        lines.push(json!({"index": {"_index": index, "_id": format!("{index}{i}")}}));
+        lines.push(json!({"title": t, "tag": if i < 3 { "x" } else { "y" }, "i": i}));
+    }
+    assert_eq!(s.bulk("/_bulk", &lines).1["errors"], json!(false));
+    s
+}
+
+fn ids(answer: &Value) -> Vec<String> {
+    answer["hits"]["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| format!("{}/{}", h["_index"].as_str().unwrap(), h["_id"].as_str().unwrap()))
+        .collect()
+}
+
+#[test]
+fn several_indexes_merge_by_score_and_page() {
+    let s = with_docs();
+    let query = json!({"query": {"match": {"title": "red"}}, "size": 10});
+    let (status, all) = s.json("POST", "/a,b/_search", Some(query.clone()));
+    assert_eq!(status, 200, "{all}");
+    assert_eq!(all["hits"]["total"], json!({"value": 4, "relation": "eq"}));
+    assert_eq!(all["_shards"]["total"], json!(2));
+    let scores: Vec<f64> =
+        all["hits"]["hits"].as_array().unwrap().iter().map(|h| h["_score"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    assert_eq!(all["hits"]["max_score"].as_f64(), Some(scores[0]));
+    assert_eq!(
+        ids(&s.json("POST", "/_search", Some(query.clone())).1),
+        ids(&all),
+        "no index named: all of them"
+    );
+    assert_eq!(ids(&s.json("POST", "/*/_search", Some(query)).1), ids(&all));
+    // Pages, asked for one by one, are the whole list in order.
+    let mut paged = Vec::new();
+    for from in 0..4 {
+        let page = s
+            .json(
+                "POST",
+                "/a,b/_search",
+                Some(json!({"query": {"match": {"title": "red"}}, "from": from, "size": 1})),
+            )
+            .1;
+        paged.extend(ids(&page));
+    }
+    assert_eq!(paged, ids(&all));
+    let one_index = s.json("GET", "/b/_search?q=title:red&from=1&size=1", None).1;
+    let whole = s.json("GET", "/b/_search?q=title:red", None).1;
+    assert_eq!(ids(&one_index), ids(&whole)[1..2].to_vec());
+    assert_eq!(
+        one_index["hits"]["max_score"], whole["hits"]["max_score"],
+        "the best hit counts though skipped"
+    );
+}
+
+#[test]
+fn options_shape_the_hits() {
+    let s = with_docs();
+    let body = json!({
+        "query": {"bool": {"must": {"match": {"title": "fox"}}, "filter": {"term": {"tag": "x"}}}},
+        "_source": ["title"],
+        "highlight": {"fields": {"title": {}}, "pre_tags": ["<b>"], "post_tags": ["</b>"]},
+        "version": true,
+        "seq_no_primary_term": true,
+        "sort": ["_score"],
+    });
+    let (status, answer) = s.json("POST", "/a,b/_search", Some(body));
+    assert_eq!(status, 200, "{answer}");
+    let hits = answer["hits"]["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 3);
+    for h in hits {
+        assert_eq!(h["_source"].as_object().unwrap().keys().collect::<Vec<_>>(), ["title"]);
+        assert!(h["highlight"]["title"][0].as_str().unwrap().contains("<b>fox</b>"), "{h}");
+        assert_eq!(h["_version"], json!(1));
+        assert_eq!(h["_primary_term"], json!(1));
+        assert_eq!(h["sort"][0], h["_score"]);
+    }
+    let no_total = s.json("POST", "/a/_search", Some(json!({"track_total_hits": false}))).1;
+    assert!(no_total["hits"].get("total").is_none(), "{no_total}");
+    let capped = s.json("POST", "/a,b/_search", Some(json!({"track_total_hits": 2, "size": 0}))).1;
+    assert_eq!(capped["hits"]["total"], json!({"value": 2, "relation": "gte"}));
+    let as_int = s.json("GET", "/a,b/_search?rest_total_hits_as_int=true", None).1;
+    assert_eq!(as_int["hits"]["total"], json!(6));
+}
+
+#[test]
+fn what_cannot_be_answered_is_refused_clearly() {
+    let s = with_docs();
+    for (body, status, kind, words) in [
+        (json!({"query": {"matchh": {}}}), 400, "parsing_exception", "unknown query [matchh]"),
+        (json!({"sort": [{"i": "asc"}]}), 400, "illegal_argument_exception", "sorting by [i]"),
+        (
+            json!({"aggs": {"t": {"terms": {"field": "tag"}}}}),
+            400,
+            "illegal_argument_exception",
+            "[aggs] is not supported yet",
+        ),
+        (json!({"qurey": {}}), 400, "parsing_exception", "Unknown key for a START_OBJECT in [qurey]"),
+    ] {
+        let (got, answer) = s.json("POST", "/b/_search", Some(body.clone()));
+        assert_eq!((got, answer["error"]["type"].as_str()), (status, Some(kind)), "{body}: {answer}");
+        assert!(answer["error"]["reason"].as_str().unwrap().contains(words), "{body}: {answer}");
+    }
+    s.json("PUT", "/w", Some(json!({"settings": {"index": {"max_result_window": 5}}})));
+    let (status, answer) = s.json("POST", "/w/_search", Some(json!({"from": 3, "size": 3})));
+    assert_eq!((status, answer["error"]["type"].as_str()), (400, Some("illegal_argument_exception")));
+    assert!(answer["error"]["reason"].as_str().unwrap().contains("Result window is too large"), "{answer}");
+    assert_eq!(s.json("POST", "/w/_search", Some(json!({"from": 2, "size": 3}))).0, 200);
+    let (status, answer) = s.json("GET", "/nope/_search", None);
+    assert_eq!((status, answer["error"]["type"].as_str()), (404, Some("index_not_found_exception")));
+}
+
+#[test]
+fn count_and_delete_by_query() {
+    let s = with_docs();
+    assert_eq!(s.json("GET", "/a,b/_count", None).1["count"], json!(6));
+    let (status, c) = s.json("POST", "/_count", Some(json!({"query": {"term": {"tag": "y"}}})));
+    assert_eq!((status, &c["count"]), (200, &json!(3)));
+    assert_eq!(s.json("GET", "/a,b/_count?q=title:fox", None).1["count"], json!(4));
+    let (status, d) =
+        s.json("POST", "/a,b/_delete_by_query", Some(json!({"query": {"match": {"title": "fox"}}})));
+    assert_eq!((status, &d["deleted"]), (200, &json!(4)), "{d}");
+    assert_eq!(s.json("GET", "/a,b/_count", None).1["count"], json!(2));
+    assert_eq!(s.json("GET", "/a,b/_search?q=title:fox", None).1["hits"]["total"]["value"], json!(0));
+}
