@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs test_clients.py with each official client (elasticsearch 9.x and 8.x,
+# opensearch-py 3.x, pinned in requirements-*.txt), each in its own virtual
+# environment, against the `needle` binary that `cargo test` built.
+#
+#   tests/clients/run.sh [es9 es8 opensearch]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$here/../.."
+cd "$root"
+cargo build --quiet --profile test -p needle-cli
+binary="$root/target/debug/needle"
+venvs="${CLIENT_VENVS:-$root/target/client-venvs}"
+clients=("$@")
+[[ ${#clients[@]} -gt 0 ]] || clients=(es9 es8 opensearch)
+for c in "${clients[@]}"; do
+  if [[ ! -x "$venvs/$c/bin/python" ]]; then
+    python3 -m venv "$venvs/$c"
+    "$venvs/$c/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements-$c.txt"
+  fi
+  "$venvs/$c/bin/python" "$here/test_clients.py" "$binary" "$c"
+done

@@ -1,0 +1,206 @@
+"""The official Python clients, unchanged, against `needle serve`.
+
+    python test_clients.py NEEDLE_BINARY es9|es8|opensearch
+
+Starts the server on a free loopback port over a temporary data folder,
+creates an index with a mapping, bulk-loads 10,000 documents with the
+client's `helpers.bulk`, searches (match, bool, phrase, highlight, paging),
+updates, deletes, counts, checks that each error arrives as the client's
+exception class, and stops the server with SIGTERM (it must exit cleanly).
+Expected counts come from the documents themselves, computed here.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"]
+N = 10_000
+
+
+def document(i):
+    words = [WORDS[i % 7], WORDS[(i // 7) % 7], WORDS[(i // 49) % 7]]
+    return {"title": f"item {i}", "body": " ".join(words), "tag": "even" if i % 2 == 0 else "odd", "n": i}
+
+
+def expected(pred):
+    return sum(1 for i in range(N) if pred(document(i)))
+
+
+def start(binary, data, api_key=None):
+    args = [binary, "serve", "--data", data, "--bind", "127.0.0.1:0"]
+    env = dict(os.environ)
+    if api_key:
+        env["NEEDLE_API_KEY"] = api_key
+    proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True, env=env)
+    for line in proc.stderr:
+        m = re.search(r"on (http://[0-9.:]+)", line)
+        if m:
+            return proc, m.group(1)
+    raise SystemExit(f"needle serve did not start (exit {proc.wait()})")
+
+
+def stop(proc):
+    proc.send_signal(signal.SIGTERM)
+    code = proc.wait(timeout=60)
+    assert code == 0, f"needle serve exited {code} on SIGTERM"
+
+
+class Elastic:
+    """elasticsearch 8.x and 9.x: keyword arguments, `from_`."""
+
+    def __init__(self, url, api_key=None):
+        import elasticsearch
+
+        self.m = elasticsearch
+        self.c = elasticsearch.Elasticsearch(url, api_key=api_key, request_timeout=60)
+        self.bad_request = elasticsearch.BadRequestError
+        self.auth_error = elasticsearch.AuthenticationException
+
+    def create(self, index, mappings):
+        return self.c.indices.create(index=index, mappings=mappings, settings={"number_of_shards": 1})
+
+    def search(self, index, **body):
+        if "from" in body:
+            body["from_"] = body.pop("from")
+        return self.c.search(index=index, **body)
+
+    def count(self, index, query):
+        return self.c.count(index=index, query=query)["count"]
+
+    def update(self, index, id, doc):
+        return self.c.update(index=index, id=id, doc=doc)
+
+    def put(self, index, id, doc, **conditions):
+        return self.c.index(index=index, id=id, document=doc, **conditions)
+
+    def bulk(self, actions):
+        from elasticsearch import helpers
+
+        return helpers.bulk(self.c, actions)
+
+
+class OpenSearch:
+    """opensearch-py 3.x: request bodies as `body`."""
+
+    def __init__(self, url, api_key=None):
+        import opensearchpy
+
+        self.m = opensearchpy
+        headers = {"Authorization": f"ApiKey {api_key}"} if api_key else None
+        self.c = opensearchpy.OpenSearch(hosts=[url], headers=headers, timeout=60)
+        self.bad_request = opensearchpy.RequestError
+        self.auth_error = opensearchpy.AuthenticationException
+
+    def create(self, index, mappings):
+        return self.c.indices.create(index=index, body={"mappings": mappings, "settings": {"number_of_shards": 1}})
+
+    def search(self, index, **body):
+        return self.c.search(index=index, body=body)
+
+    def count(self, index, query):
+        return self.c.count(index=index, body={"query": query})["count"]
+
+    def update(self, index, id, doc):
+        return self.c.update(index=index, id=id, body={"doc": doc})
+
+    def put(self, index, id, doc, **conditions):
+        return self.c.index(index=index, id=id, body=doc, params=conditions)
+
+    def bulk(self, actions):
+        from opensearchpy import helpers
+
+        return helpers.bulk(self.c, actions)
+
+
+def raises(kind, call, words=None):
+    try:
+        call()
+    except kind as e:
+        if words:
+            assert words in str(e), f"{kind.__name__} without {words!r}: {e}"
+        return e
+    raise AssertionError(f"expected {kind.__name__}")
+
+
+def exercise(client):
+    c = client.c
+    assert c.info()["version"]["number"].startswith("9")
+    mappings = {"properties": {"title": {"type": "text"}, "body": {"type": "text"}, "tag": {"type": "keyword"}, "n": {"type": "long"}}}
+    assert client.create("docs", mappings)["acknowledged"]
+    assert c.indices.exists(index="docs")
+    ok, errors = client.bulk({"_index": "docs", "_id": str(i), "_source": document(i)} for i in range(N))
+    assert (ok, errors) == (N, []), (ok, errors)
+    c.indices.refresh(index="docs")
+    assert client.count("docs", {"match_all": {}}) == N
+
+    # Queries: counts against the documents themselves.
+    alpha = expected(lambda d: "alpha" in d["body"].split())
+    r = client.search("docs", query={"match": {"body": "alpha"}}, track_total_hits=True)
+    assert r["hits"]["total"]["value"] == alpha, (r["hits"]["total"], alpha)
+    both = expected(lambda d: {"alpha", "beta"} <= set(d["body"].split()) and d["tag"] == "even")
+    query = {"bool": {"must": [{"match": {"body": "alpha"}}, {"match": {"body": "beta"}}], "filter": [{"term": {"tag": "even"}}]}}
+    assert client.count("docs", query) == both
+    phrase = expected(lambda d: "gamma delta" in d["body"])
+    assert client.count("docs", {"match_phrase": {"body": "gamma delta"}}) == phrase
+    r = client.search("docs", query={"match_phrase": {"body": "gamma delta"}}, highlight={"fields": {"body": {}}}, size=3)
+    for hit in r["hits"]["hits"]:
+        fragment = hit["highlight"]["body"][0]
+        assert "<em>gamma" in fragment and "gamma delta" in re.sub("</?em>", "", fragment), hit
+
+    # Paging with from/size gives every hit once, in score order.
+    seen = []
+    for start_at in range(0, 40, 10):
+        page = client.search("docs", query={"match": {"body": "eta zeta"}}, **{"from": start_at}, size=10)
+        seen += [h["_id"] for h in page["hits"]["hits"]]
+    whole = client.search("docs", query={"match": {"body": "eta zeta"}}, size=40)
+    assert seen == [h["_id"] for h in whole["hits"]["hits"]]
+
+    # Update, conditional writes, delete.
+    r = client.update("docs", "7", {"n": -7, "extra": "yes"})
+    assert r["result"] == "updated"
+    got = c.get(index="docs", id="7")
+    assert got["_source"]["n"] == -7 and got["_source"]["extra"] == "yes" and got["_source"]["title"] == "item 7"
+    stale = got["_seq_no"] + 1000
+    raises(client.m.ConflictError, lambda: client.put("docs", "7", {"title": "x"}, if_seq_no=stale, if_primary_term=1))
+    r = client.put("docs", "7", {"title": "replaced"}, if_seq_no=got["_seq_no"], if_primary_term=got["_primary_term"])
+    assert r["result"] == "updated"
+    assert c.delete(index="docs", id="7")["result"] == "deleted"
+    raises(client.m.NotFoundError, lambda: c.get(index="docs", id="7"))
+    assert client.count("docs", {"match_all": {}}) == N - 1
+
+    # Errors arrive as the client's exception classes.
+    raises(client.m.NotFoundError, lambda: client.search("nope", query={"match_all": {}}), "index_not_found_exception")
+    raises(client.bad_request, lambda: client.search("docs", query={"bogus": {}}), "unknown query [bogus]")
+    raises(client.bad_request, lambda: client.search("docs", aggs={"t": {"terms": {"field": "tag"}}}), "not supported yet")
+    raises(client.bad_request, lambda: client.create("docs", mappings), "resource_already_exists_exception")
+    rows = c.cat.indices(format="json")
+    assert [(r["index"], r["docs.count"]) for r in rows] == [("docs", str(N - 1))], rows
+    assert c.cluster.health()["status"] == "green"
+    assert c.indices.delete(index="docs")["acknowledged"]
+
+
+def main():
+    binary, which = sys.argv[1], sys.argv[2]
+    kind = {"es9": Elastic, "es8": Elastic, "opensearch": OpenSearch}[which]
+    with tempfile.TemporaryDirectory() as data:
+        proc, url = start(binary, data)
+        try:
+            exercise(kind(url))
+        finally:
+            stop(proc)
+        # With an API key, a client without it is refused, one with it is served.
+        proc, url = start(binary, data, api_key="k3y")
+        try:
+            raises(kind(url).auth_error, lambda: kind(url).c.info())
+            assert kind(url, api_key="k3y").c.info()["tagline"] == "You Know, for Search"
+        finally:
+            stop(proc)
+    print(f"{which}: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
