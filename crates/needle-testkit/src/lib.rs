@@ -1,8 +1,9 @@
 //! Test support: [`Oracle`], a naive in-memory inverted index that scores
 //! every document by brute force with its own BM25, and [`random`], seeded
 //! generators of documents and queries. Engine tests compare the engine's
-//! results with the oracle's.
+//! results with the oracle's. [`http`] is a minimal client for the server's tests.
 
+pub mod http;
 mod oracle;
 pub mod random;
 
