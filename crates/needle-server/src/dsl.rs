@@ -258,20 +258,21 @@ fn term_query(field: &str, value: &str, _o: &mut FieldOptions, schema: &Schema) 
 
 fn terms_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     let boost = take_f32(body, "terms", "boost")?;
-    let (field, values) = single_key(body, "terms")?;
+    let (field, values) = single_key(body, "terms").map(|(f, v)| (f.to_string(), v.clone()))?;
+    // The field and its values are all the body holds: nothing is left for `boosted` to refuse.
+    *body = Value::Object(Map::new());
     let Value::Array(values) = values else {
         return Err(ApiError::parsing(format!(
             "[terms] query does not support [{field}]: its value must be an array"
         )));
     };
-    let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
+    let Some(id) = field_id(schema, &field) else { return Ok(Query::MatchNone) };
     let mut should = Vec::with_capacity(values.len());
     for v in values {
         let text =
-            text_of(v).ok_or_else(|| malformed("terms", "values must be strings, numbers or booleans"))?;
+            text_of(&v).ok_or_else(|| malformed("terms", "values must be strings, numbers or booleans"))?;
         should.push(exact_term(schema, id, &text)?);
     }
-    *body = Value::Object(Map::new());
     let q = Query::Constant(Box::new(Query::or(should)));
     Ok(match boost {
         Some(b) => Query::boosted(q, b),
@@ -579,5 +580,93 @@ mod tests {
             assert_eq!(min_should_match(spec, count).unwrap(), want, "{spec} of {count}");
         }
         assert!(min_should_match("lots", 3).is_err());
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+        use serde_json::{json, Value};
+
+        use super::*;
+
+        const KEYS: [&str; 16] = [
+            "match",
+            "term",
+            "terms",
+            "bool",
+            "must",
+            "should",
+            "filter",
+            "must_not",
+            "query",
+            "boost",
+            "title",
+            "tag",
+            "year",
+            "dis_max",
+            "queries",
+            "match_phrase",
+        ];
+
+        /// Any JSON, with keys mostly drawn from the DSL's own words so that it gets deep.
+        fn any_json() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i32>().prop_map(|n| json!(n)),
+                any::<f32>().prop_map(|f| json!(f)),
+                "[a-z %*~\"()^:+-]{0,12}".prop_map(Value::String),
+            ];
+            leaf.prop_recursive(5, 48, 4, |inner| {
+                let key = prop_oneof![
+                    proptest::sample::select(KEYS.to_vec()).prop_map(String::from),
+                    "[a-z_]{1,8}"
+                ];
+                prop_oneof![
+                    proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                    proptest::collection::vec((key, inner), 0..3)
+                        .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+                ]
+            })
+        }
+
+        /// Well-formed queries over the test schema's fields.
+        fn valid_query() -> impl Strategy<Value = Value> {
+            let word = "[a-z]{1,6}";
+            let field = proptest::sample::select(vec!["title", "body", "tag", "missing"]);
+            let leaf = prop_oneof![
+                (field.clone(), word).prop_map(|(f, w)| json!({"match": {f: w}})),
+                (field.clone(), word, word, 0u32..3).prop_map(|(f, a, b, slop)| json!({"match_phrase": {f: {"query": format!("{a} {b}"), "slop": slop}}})),
+                (field.clone(), word).prop_map(|(f, w)| json!({"term": {f: {"value": w, "boost": 2.0}}})),
+                (field.clone(), proptest::collection::vec(word, 1..4)).prop_map(|(f, ws)| json!({"terms": {f: ws}})),
+                (word, word).prop_map(|(a, b)| json!({"query_string": {"query": format!("{a} AND title:{b}")}})),
+                Just(json!({"match_all": {}})),
+            ];
+            leaf.prop_recursive(3, 24, 3, |inner| {
+                prop_oneof![
+                    (proptest::collection::vec(inner.clone(), 0..3), proptest::collection::vec(inner.clone(), 0..3))
+                        .prop_map(|(must, should)| json!({"bool": {"must": must, "should": should, "minimum_should_match": 0}})),
+                    proptest::collection::vec(inner.clone(), 1..3).prop_map(|qs| json!({"dis_max": {"queries": qs, "tie_breaker": 0.5}})),
+                    inner.prop_map(|q| json!({"constant_score": {"filter": q, "boost": 1.5}})),
+                ]
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+            #[test]
+            fn any_json_is_a_query_or_a_400_never_a_panic(v in any_json()) {
+                if let Err(e) = query(&v, &schema()) {
+                    prop_assert_eq!(e.status, axum::http::StatusCode::BAD_REQUEST, "{}", e.reason);
+                    prop_assert!(!e.reason.is_empty());
+                }
+            }
+
+            #[test]
+            fn well_formed_queries_parse(v in valid_query()) {
+                let parsed = query(&v, &schema());
+                prop_assert!(parsed.is_ok(), "{v}: {:?}", parsed.err().map(|e| e.reason));
+            }
+        }
     }
 }
