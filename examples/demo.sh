@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds Needle, indexes the bundled State of the Union addresses (233
-# speeches, 1790-2016, public domain) and runs a few searches with highlights.
+# speeches, 1790-2021, public domain) and runs a few searches with highlights.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

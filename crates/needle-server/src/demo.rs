@@ -1,5 +1,5 @@
 //! The bundled corpus: the State of the Union addresses (233 speeches,
-//! 1790-2016, public domain), loaded into index `sotu` so that a new user
+//! 1790-2021, public domain), loaded into index `sotu` so that a new user
 //! can search at once.
 
 use std::io::{BufRead, BufReader};
