@@ -38,6 +38,8 @@ pub use check::CheckReport;
 pub use document_builder::Document;
 pub use hot_terms::PinSummary;
 pub use index::{Index, IndexOptions};
+/// The name of an index's commit point: a folder holding it is an index.
+pub use manifest::FILE as MANIFEST_FILE;
 pub use needle_codecs::Verify;
 pub use needle_core::{Error, Result};
 pub use needle_search::highlight::FragmentOptions;

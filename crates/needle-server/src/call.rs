@@ -83,3 +83,15 @@ pub fn parse_json(bytes: &[u8]) -> ApiResult<Value> {
         ApiError::bad_request("x_content_parse_exception", format!("[{}:{}] {e}", e.line(), e.column()))
     })
 }
+
+/// The JSON token Elasticsearch's parser names for a value (`START_OBJECT`, `VALUE_STRING`...), for messages.
+pub fn token_name(v: &Value) -> &'static str {
+    match v {
+        Value::Object(_) => "START_OBJECT",
+        Value::Array(_) => "START_ARRAY",
+        Value::String(_) => "VALUE_STRING",
+        Value::Number(_) => "VALUE_NUMBER",
+        Value::Bool(_) => "VALUE_BOOLEAN",
+        Value::Null => "VALUE_NULL",
+    }
+}

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use needle_engine::{Durability, Index, IndexWriter, Schema, WriterOptions};
+use needle_engine::{Durability, Index, IndexWriter, Schema, WriterOptions, MANIFEST_FILE};
+use needle_storage::Directory;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -141,12 +142,20 @@ impl Handle {
 pub struct Catalog {
     root: PathBuf,
     indexes: RwLock<BTreeMap<String, Arc<Handle>>>,
+    /// The data folder's lock: one server per folder (released when dropped or the process dies).
+    _lock: std::fs::File,
 }
+
+/// The lock a server holds on its data folder.
+const LOCK_FILE: &str = "needle-server.lock";
 
 impl Catalog {
     /// Opens every index under `data/indices`. One that cannot be opened is
     /// reported on stderr and left out (the others are served).
+    /// A second server on the same folder is refused, naming the first.
     pub fn open(data: &Path) -> std::io::Result<Catalog> {
+        let locked = Directory::open(data, true).and_then(|d| d.lock(LOCK_FILE));
+        let lock = locked.map_err(|e| std::io::Error::other(e.to_string()))?;
         let root = data.join("indices");
         std::fs::create_dir_all(&root)?;
         let mut indexes = BTreeMap::new();
@@ -167,7 +176,7 @@ impl Catalog {
                 Err(e) => eprintln!("needle serve: index [{name}] not opened: {}", e.reason),
             }
         }
-        Ok(Catalog { root, indexes: RwLock::new(indexes) })
+        Ok(Catalog { root, indexes: RwLock::new(indexes), _lock: lock })
     }
 
     pub fn get(&self, name: &str) -> ApiResult<Arc<Handle>> {
@@ -226,7 +235,12 @@ impl Catalog {
             return Err(e);
         }
         let dir = self.root.join(name);
-        let _ = std::fs::remove_dir_all(&dir); // a folder left by a failed create or delete
+        if dir.join(MANIFEST_FILE).exists() {
+            // An index this server did not open (it failed to at start): never overwritten.
+            let reason = format!("the folder of [{name}] holds an index that is not served (see the server's log); move it away first");
+            return Err(ApiError::bad_request("resource_already_exists_exception", reason));
+        }
+        let _ = std::fs::remove_dir_all(&dir); // what a failed create left
         let handle = Handle::open(&dir, name, s, mapping.or_else(|| Some(Schema::default())))?;
         let written = write_settings(&dir, &handle.settings);
         if let Err(e) = written {

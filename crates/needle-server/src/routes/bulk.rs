@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{json, Map, Value};
 
-use crate::call::{parse_json, Call};
+use crate::call::{parse_json, token_name, Call};
 use crate::catalog::Handle;
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
@@ -88,9 +88,7 @@ fn run(app: &Shared, default_index: Option<&str>, call: &Call) -> ApiResult<Resp
             }
         };
         item.insert("status".into(), json!(status.as_u16()));
-        if refresh && status.is_success() {
-            item.insert("forced_refresh".into(), json!(true));
-        }
+        write::note_refresh(&mut item, refresh && status.is_success());
         items.push(json!({action.kind.name(): item}));
     }
     for (handle, seq_no) in waits.values() {
@@ -184,7 +182,7 @@ fn action_line<'a>(n: usize, line: &str, default_index: Option<&str>) -> ApiResu
         |what: String| ApiError::illegal_argument(format!("Malformed action/metadata line [{n}], {what}"));
     let value: Value = serde_json::from_str(line).map_err(|e| malformed(format!("not JSON: {e}")))?;
     let Value::Object(top) = value else {
-        return Err(malformed(format!("expected START_OBJECT but found [{}]", kind_of(&value))));
+        return Err(malformed(format!("expected START_OBJECT but found [{}]", token_name(&value))));
     };
     let mut entries = top.into_iter();
     let (Some((kind, meta)), None) = (entries.next(), entries.next()) else {
@@ -202,7 +200,7 @@ fn action_line<'a>(n: usize, line: &str, default_index: Option<&str>) -> ApiResu
         }
     };
     let Value::Object(meta) = meta else {
-        return Err(malformed(format!("expected START_OBJECT but found [{}]", kind_of(&meta))));
+        return Err(malformed(format!("expected START_OBJECT but found [{}]", token_name(&meta))));
     };
     let mut action = Action {
         kind,
@@ -248,17 +246,6 @@ fn action_line<'a>(n: usize, line: &str, default_index: Option<&str>) -> ApiResu
         return Err(write::validation(&format!("id is missing for the action on line [{n}]")));
     }
     Ok(action)
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Object(_) => "START_OBJECT",
-        Value::Array(_) => "START_ARRAY",
-        Value::String(_) => "VALUE_STRING",
-        Value::Number(_) => "VALUE_NUMBER",
-        Value::Bool(_) => "VALUE_BOOLEAN",
-        Value::Null => "VALUE_NULL",
-    }
 }
 
 #[cfg(test)]

@@ -55,9 +55,7 @@ fn put(app: &Shared, index: &str, id: Option<&str>, create: bool, call: &Call) -
     let h = app.catalog.get_or_create(index)?;
     let outcome = h.writer.put(id, source, condition).map_err(|e| write::about_index(e.into(), &h))?;
     let (status, mut body) = write::indexed(&h.name, &outcome);
-    if refresh {
-        body.insert("forced_refresh".into(), json!(true));
-    }
+    write::note_refresh(&mut body, refresh);
     Ok(respond::json(status, &Value::Object(body)))
 }
 
@@ -176,9 +174,7 @@ pub async fn delete(
         let h = app.catalog.get(&index)?;
         let (status, mut body, seq_no) = write::delete_deferred(&h, &id, condition)?;
         h.writer.durable_through(seq_no)?;
-        if refresh {
-            body.insert("forced_refresh".into(), json!(true));
-        }
+        write::note_refresh(&mut body, refresh);
         Ok(respond::json(status, &Value::Object(body)))
     })
     .await
@@ -225,9 +221,7 @@ pub fn update_answer(
     if done.result == "noop" {
         body.insert("_shards".into(), json!({"total": 0, "successful": 0, "failed": 0}));
     }
-    if refresh {
-        body.insert("forced_refresh".into(), json!(true));
-    }
+    write::note_refresh(&mut body, refresh);
     if filter.fetch {
         let source = filter.apply(Value::Object(done.source.clone()));
         let get =

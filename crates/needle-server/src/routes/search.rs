@@ -9,7 +9,7 @@ use axum::response::Response;
 use needle_engine::{FragmentOptions, IfCurrent, Query, SearchRequest, Searcher};
 use serde_json::{json, Map, Value};
 
-use crate::call::Call;
+use crate::call::{token_name, Call};
 use crate::catalog::Handle;
 use crate::dsl;
 use crate::error::{ApiError, ApiResult};
@@ -277,18 +277,10 @@ fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
             return Err(ApiError::illegal_argument(format!("[{key}] is not supported yet by Needle")));
         }
         other => {
-            return Err(ApiError::parsing(format!("Unknown key for a {} in [{other}].", start_of(&value))));
+            return Err(ApiError::parsing(format!("Unknown key for a {} in [{other}].", token_name(&value))));
         }
     }
     Ok(())
-}
-
-fn start_of(v: &Value) -> &'static str {
-    match v {
-        Value::Object(_) => "START_OBJECT",
-        Value::Array(_) => "START_ARRAY",
-        _ => "VALUE",
-    }
 }
 
 fn count_value(key: &str, v: &Value) -> ApiResult<usize> {

@@ -19,16 +19,22 @@ pub const WRITE_PARAMS: [&str; 5] =
 
 /// A write's answer: `_index`, `_id`, `_version`, `result`, `_shards`, `_seq_no`, `_primary_term`.
 pub fn written(index: &str, id: &str, version: u64, seq_no: u64, result: &str) -> Map<String, Value> {
-    let v = json!({
-        "_index": index,
-        "_id": id,
-        "_version": version,
-        "result": result,
-        "_shards": shards(),
-        "_seq_no": seq_no,
-        "_primary_term": PRIMARY_TERM,
-    });
-    v.as_object().cloned().expect("an object")
+    let mut m = Map::new();
+    m.insert("_index".into(), json!(index));
+    m.insert("_id".into(), json!(id));
+    m.insert("_version".into(), json!(version));
+    m.insert("result".into(), json!(result));
+    m.insert("_shards".into(), shards());
+    m.insert("_seq_no".into(), json!(seq_no));
+    m.insert("_primary_term".into(), json!(PRIMARY_TERM));
+    m
+}
+
+/// Marks a write's answer as refreshed when `refresh=true` asked for it.
+pub fn note_refresh(body: &mut Map<String, Value>, refresh: bool) {
+    if refresh {
+        body.insert("forced_refresh".into(), json!(true));
+    }
 }
 
 /// The answer to an index or create: 201 and `created`, or 200 and `updated`.

@@ -126,3 +126,29 @@ fn pretty_and_filter_path() {
     assert!(reply.text().contains("\n  "), "pretty printed: {}", reply.text());
     assert_eq!(reply.json(), json!({"hits": {"total": {"value": 1}, "hits": [{"_id": "1"}]}}));
 }
+
+#[test]
+fn a_second_server_on_the_folder_is_refused_and_unserved_indexes_are_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = TestServer::start_with(|c| c, dir.path());
+    s.json("PUT", "/kept/_doc/1", Some(json!({"t": "x"})));
+    let second = needle_server::Server::bind(needle_server::ServerConfig::new(
+        dir.path().to_path_buf(),
+        "127.0.0.1:0".parse().unwrap(),
+    ));
+    let err = second.err().expect("a second server on one folder is refused").to_string();
+    assert!(err.contains("locked by another writer"), "{err}");
+    s.stop();
+
+    // An index folder the server does not serve (here: its settings file gone) is left alone.
+    std::fs::remove_file(dir.path().join("indices/kept/needle-settings.json")).unwrap();
+    let s = TestServer::start_with(|c| c, dir.path());
+    assert_eq!(s.call("HEAD", "/kept", None).status, 404);
+    let (status, err) = s.json("PUT", "/kept", None);
+    assert_eq!(
+        (status, err["error"]["type"].as_str()),
+        (400, Some("resource_already_exists_exception")),
+        "{err}"
+    );
+    assert!(dir.path().join("indices/kept/needle.manifest").exists());
+}
