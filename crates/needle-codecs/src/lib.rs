@@ -1,4 +1,4 @@
-//! Immutable segment formats. A segment is five files, each specified at the
+//! Immutable segment formats. A segment is five or six files, each specified at the
 //! top of the module that writes and reads it, each ending in a checked
 //! [`footer`]:
 //!
@@ -8,6 +8,7 @@
 //! | `NAME.post`   | [`postings`]  | one grouped record per term: header, skips, doc/freq blocks, positions, offsets |
 //! | `NAME.norms`  | [`norms`]     | one byte per document per text field: Lucene's quantized length |
 //! | `NAME.docs`   | [`docstore`]  | each stored document compressed on its own (zstd + trained dictionary) |
+//! | `NAME.dv`     | [`doc_values`] | numeric fields' values by document, in blocks with min/max (only when there are such fields) |
 //! | `NAME.meta`   | [`meta`]      | document count, per-field statistics and options; written last |
 //!
 //! Search reads segments only through the [`SegmentRead`] and [`Postings`]
@@ -17,6 +18,7 @@ pub mod bitpack;
 pub mod bloom;
 pub mod bytes;
 mod checksummed;
+pub mod doc_values;
 pub mod docstore;
 pub mod footer;
 pub mod meta;

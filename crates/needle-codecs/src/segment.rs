@@ -2,6 +2,7 @@
 
 use needle_core::{DocId, FieldId, Result};
 
+use crate::doc_values::NumericValues;
 use crate::meta::SegmentMeta;
 use crate::postings::Postings;
 
@@ -31,4 +32,9 @@ pub trait SegmentRead: Send + Sync {
 
     /// A hint that the stored sources of `docs` are about to be read.
     fn prefetch_stored(&self, _docs: &[DocId]) {}
+
+    /// The numeric doc values of `field`, when the segment has a column of it.
+    fn numeric_values(&self, _field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
+        None
+    }
 }

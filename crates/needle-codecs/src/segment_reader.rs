@@ -1,13 +1,14 @@
-//! An on-disk segment: its five files, checked when opened.
+//! An on-disk segment: its files, checked when opened.
 
 use needle_core::{DocId, Error, FieldId, Result};
 use needle_storage::counters::{self, DataKind};
 use needle_storage::{prefetch, Directory, FileSlice, ReadBytes};
 
+use crate::doc_values::{DocValuesReader, NumericValues};
 use crate::docstore::DocStoreReader;
 use crate::meta::SegmentMeta;
 use crate::postings::{DiskPostings, Postings};
-use crate::{docstore, footer, postings, termmap, SegmentRead};
+use crate::{doc_values, docstore, footer, postings, termmap, SegmentRead};
 
 /// The term map's bytes, as the `fst` crate wants them: a view of the
 /// mapping, or (for the `pread` and `direct` backends) read into memory at open.
@@ -42,11 +43,13 @@ pub struct SegmentReader {
     postings: FileSlice,
     norms: ReadBytes,
     docs: DocStoreReader,
+    values: Option<DocValuesReader>,
 }
 
-/// File names of a segment, in the order they are written.
-pub fn segment_files(name: &str) -> [String; 5] {
-    ["post", "terms", "norms", "docs", "meta"].map(|ext| format!("{name}.{ext}"))
+/// File names of a segment, in the order they are written (the doc values
+/// file exists only in segments with numeric fields; its meta says so).
+pub fn segment_files(name: &str) -> [String; 6] {
+    ["post", "terms", "norms", "docs", "dv", "meta"].map(|ext| format!("{name}.{ext}"))
 }
 
 impl SegmentReader {
@@ -58,7 +61,7 @@ impl SegmentReader {
 
     /// Opens segment `name`, checking as much as `verify` says.
     pub fn open_with(dir: &Directory, name: &str, verify: Verify) -> Result<Self> {
-        let [post, terms, norms_name, docs, meta_name] = segment_files(name);
+        let [post, terms, norms_name, docs, values_name, meta_name] = segment_files(name);
         let meta = SegmentMeta::decode(&meta_name, &dir.read_all(&meta_name)?)?;
         let large = verify == Verify::Checksums;
         let opened =
@@ -76,7 +79,14 @@ impl SegmentReader {
         if docs.count() != meta.max_doc {
             return Err(Error::corrupt(docs_name(name), "document count does not match the meta"));
         }
-        Ok(SegmentReader { name: name.to_string(), meta, terms, postings, norms, docs })
+        let values = match meta.files.contains_key("dv") {
+            true => {
+                let body = opened(&values_name, doc_values::KIND, doc_values::VERSION, large)?;
+                Some(DocValuesReader::open(body, meta.max_doc)?)
+            }
+            false => None,
+        };
+        Ok(SegmentReader { name: name.to_string(), meta, terms, postings, norms, docs, values })
     }
 
     pub fn term_map(&self) -> &fst::Map<TermBytes> {
@@ -89,6 +99,11 @@ impl SegmentReader {
 
     pub fn doc_store(&self) -> &DocStoreReader {
         &self.docs
+    }
+
+    /// The doc values file, when the segment has numeric fields.
+    pub fn doc_values(&self) -> Option<&DocValuesReader> {
+        self.values.as_ref()
     }
 
     pub fn term_entry(&self, field: FieldId, term: &[u8]) -> Option<TermEntry> {
@@ -226,5 +241,9 @@ impl SegmentRead for SegmentReader {
 
     fn stored(&self, doc: DocId) -> Result<Vec<u8>> {
         self.docs.get(doc)
+    }
+
+    fn numeric_values(&self, field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
+        self.values.as_ref()?.values(field)
     }
 }

@@ -7,11 +7,12 @@ use needle_storage::Directory;
 
 use crate::bloom::BloomParams;
 use crate::checksummed::ChecksummedWriter;
+use crate::doc_values::ColumnBuf;
 use crate::meta::{FieldMeta, FieldStats, FileStamp, SegmentMeta};
 use crate::page::aligned_start;
 use crate::postings::{write_record, RecordSizes, TermPostings};
 use crate::segment_reader::segment_files;
-use crate::{docstore, footer, postings, termmap};
+use crate::{doc_values, docstore, footer, postings, termmap};
 
 struct FieldState {
     meta: FieldMeta,
@@ -30,6 +31,8 @@ pub struct SegmentWriter {
     bloom: Option<BloomParams>,
     /// What each file written so far is (the meta records it).
     files: BTreeMap<String, FileStamp>,
+    /// Numeric doc values by field.
+    columns: BTreeMap<FieldId, ColumnBuf>,
 }
 
 impl SegmentWriter {
@@ -46,6 +49,7 @@ impl SegmentWriter {
             sizes: RecordSizes::default(),
             bloom: None,
             files: BTreeMap::new(),
+            columns: BTreeMap::new(),
         })
     }
 
@@ -108,6 +112,11 @@ impl SegmentWriter {
         Ok(())
     }
 
+    /// Sets the numeric doc values of `field` (written by [`SegmentWriter::finish`]).
+    pub fn add_numeric(&mut self, field: FieldId, column: ColumnBuf) {
+        self.columns.insert(field, column);
+    }
+
     /// Bytes of postings written so far.
     pub fn bytes_written(&self) -> u64 {
         self.postings.position()
@@ -123,7 +132,7 @@ impl SegmentWriter {
 
     /// Writes the term map, norms and meta; the segment is complete when this returns.
     pub fn finish(mut self) -> Result<(SegmentMeta, RecordSizes)> {
-        let [_, terms_name, norms_name, _, meta_name] = segment_files(&self.name);
+        let [_, terms_name, norms_name, _, values_name, meta_name] = segment_files(&self.name);
         self.files.insert("post".into(), self.postings.finish(postings::KIND, postings::VERSION)?);
         let mut terms = self.terms.into_inner().map_err(|e| Error::invalid(format!("term map: {e}")))?;
         footer::append(&mut terms, b"TERM", 1);
@@ -142,6 +151,11 @@ impl SegmentWriter {
         }
         footer::append(&mut norms, b"NORM", 1);
         self.files.insert("norms".into(), write_file(&self.dir, &norms_name, &norms)?);
+        if !self.columns.is_empty() {
+            let columns: Vec<_> = self.columns.iter().map(|(&f, c)| (f, c)).collect();
+            let bytes = doc_values::encode_file(&columns, self.max_doc);
+            self.files.insert("dv".into(), write_file(&self.dir, &values_name, &bytes)?);
+        }
         let meta = SegmentMeta { max_doc: self.max_doc, fields, bloom: self.bloom, files: self.files };
         write_file(&self.dir, &meta_name, &meta.encode())?;
         self.dir.sync()?;

@@ -147,6 +147,10 @@ pub(crate) fn field_value(name: &str, kind: FieldKind, v: &Value) -> Result<Stri
         (FieldKind::Double, Value::String(s)) => {
             s.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double).ok_or_else(wrong)
         }
+        (FieldKind::Date, Value::Number(n)) => n.as_i64().map(|i| i.to_string()).ok_or_else(wrong),
+        (FieldKind::Date, Value::String(s)) => crate::values::parse_date(s, false)
+            .map(|ms| ms.to_string())
+            .ok_or_else(|| crate::values::date_error(name, s)),
         (FieldKind::Boolean, Value::Bool(b)) => Ok(b.to_string()),
         (FieldKind::Boolean, Value::String(s)) if s == "true" || s == "false" => Ok(s.clone()),
         _ => Err(wrong()),
@@ -164,10 +168,9 @@ pub(crate) fn canonical_long(s: &str) -> Option<String> {
     s.trim().parse::<i64>().ok().map(|i| i.to_string())
 }
 
+/// The shortest text that reads back as `f` (`-0` stays apart from `0`, as
+/// Lucene's double points keep them).
 pub(crate) fn canonical_double(f: f64) -> String {
-    if f == 0.0 {
-        return "0".into();
-    }
     format!("{f}")
 }
 
@@ -180,6 +183,10 @@ pub(crate) fn analyze(doc: ParsedDoc, schema: &Schema) -> AnalyzedDoc {
         match schema.analyzer(*field) {
             Some(analyzer) => out.text(*field, analyzer, &values),
             None => out.keyword(*field, &values),
+        }
+        let kind = schema.field(*field).kind;
+        if crate::values::has_doc_values(kind) {
+            out.numeric(*field, values.iter().filter_map(|v| crate::values::column_value(kind, v)).collect());
         }
     }
     out

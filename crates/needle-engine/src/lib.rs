@@ -31,6 +31,7 @@ mod schema;
 mod search;
 mod searcher;
 mod segments;
+mod values;
 mod wal;
 mod writer;
 
@@ -43,7 +44,7 @@ pub use manifest::FILE as MANIFEST_FILE;
 pub use needle_codecs::Verify;
 pub use needle_core::{Error, Result};
 pub use needle_search::highlight::FragmentOptions;
-pub use needle_search::{Query, SearchOptions, TopDocs};
+pub use needle_search::{Query, RangeQuery, SearchOptions, SortBy, SortKey, SortValue, TopDocs};
 pub use needle_storage::cache::CacheStats;
 pub use needle_storage::prefetch::set_min_bytes as set_prefetch_min;
 pub use needle_storage::{Backend, ReadOptions};
@@ -51,6 +52,9 @@ pub use result_cache::ResultCache;
 pub use schema::{Dynamic, FieldDef, FieldKind, Schema, ID_FIELD};
 pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};
 pub use searcher::{Searcher, StoredDocument};
+pub use values::{
+    column_json, has_doc_values, missing_value, parse_date, query_value, range_bounds, RangeBounds,
+};
 pub use wal::Replayed;
 pub use writer::{
     Durability, IfCurrent, ImportOptions, ImportProgress, ImportSummary, IndexWriter, WriteOutcome,

@@ -39,6 +39,7 @@ impl QueryFields for Schema {
                 single(text.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double))
             }
             FieldKind::Boolean => single((text == "true" || text == "false").then(|| text.to_string())),
+            FieldKind::Date => single(crate::values::parse_date(text, false).map(|ms| ms.to_string())),
         }
     }
 }

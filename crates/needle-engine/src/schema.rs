@@ -12,7 +12,8 @@
 //!
 //! Types: `text` (analyzed; options `analyzer`: standard | english, and
 //! `stopwords`: a list replacing the analyzer's), `keyword` (the whole value
-//! one term), `long`, `double`, `boolean`. `"index": false` keeps a field in
+//! one term), `long`, `double`, `boolean`, `date` (the last four also kept as
+//! doc values, for sorts and ranges: see `values.rs`). `"index": false` keeps a field in
 //! the stored source only. `dynamic`: `true` (the default) adds unknown fields
 //! (strings -> text, integers -> long, floats -> double, booleans -> boolean),
 //! `false` keeps them in the source unindexed, `"strict"` rejects them.
@@ -39,6 +40,8 @@ pub enum FieldKind {
     Long,
     Double,
     Boolean,
+    /// Milliseconds since 1970, read from dates (see `values.rs`).
+    Date,
 }
 
 impl FieldKind {
@@ -49,6 +52,7 @@ impl FieldKind {
             "long" | "integer" | "short" | "byte" => Self::Long,
             "double" | "float" => Self::Double,
             "boolean" => Self::Boolean,
+            "date" => Self::Date,
             _ => return None,
         })
     }
@@ -60,6 +64,7 @@ impl FieldKind {
             Self::Long => "long",
             Self::Double => "double",
             Self::Boolean => "boolean",
+            Self::Date => "date",
         }
     }
 }
@@ -417,8 +422,9 @@ fn parse_field(name: &str, def: Value) -> Result<FieldDef> {
     };
     let bad = |what: &str| Error::invalid_field(name, format!("mapping: {what}"));
     let kind = match m.remove("type") {
-        Some(Value::String(t)) => FieldKind::parse(&t)
-            .ok_or_else(|| bad(&format!("unknown type `{t}` (text, keyword, long, double, boolean)")))?,
+        Some(Value::String(t)) => FieldKind::parse(&t).ok_or_else(|| {
+            bad(&format!("unknown type `{t}` (text, keyword, long, double, boolean, date)"))
+        })?,
         Some(_) => return Err(bad("`type` must be a string")),
         None => return Err(bad("`type` is missing")),
     };

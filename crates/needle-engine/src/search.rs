@@ -7,7 +7,7 @@ use std::time::Instant;
 use needle_codecs::SegmentRead;
 use needle_core::{Deletes, DocId, DocSet, Error, Result, TERMINATED};
 use needle_search::highlight::{fragments, match_spans, FragmentOptions};
-use needle_search::{Query, SearchOptions, Searcher};
+use needle_search::{Query, ScoredDoc, SearchOptions, Searcher, SortKey, SortRequest, SortValue};
 use needle_storage::cache::CacheStats;
 use needle_storage::counters::{self, DataKind};
 use serde::Serialize;
@@ -40,6 +40,12 @@ pub struct SearchRequest {
     pub source: bool,
     /// Return each hit's version and sequence number ([`Hit::version`]).
     pub versions: bool,
+    /// Rank by these keys instead of the score (empty: by score).
+    pub sort: Vec<SortKey>,
+    /// With `sort`: only hits ranked after these values (one per key).
+    pub search_after: Option<Vec<SortValue>>,
+    /// With `sort`: compute scores even when no key is the score.
+    pub track_scores: bool,
 }
 
 impl SearchRequest {
@@ -55,6 +61,9 @@ impl SearchRequest {
             bloom: true,
             source: false,
             versions: false,
+            sort: Vec::new(),
+            search_after: None,
+            track_scores: false,
         }
     }
 }
@@ -128,6 +137,9 @@ pub struct Hit {
     /// (version, sequence number), when the request asked for them.
     #[serde(skip)]
     pub version: Option<(u64, u64)>,
+    /// The hit's value for each sort key, when the request sorted.
+    #[serde(skip)]
+    pub sort: Vec<SortValue>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -177,22 +189,42 @@ fn search_and_fetch(
     request: &SearchRequest,
 ) -> Result<SearchResponse> {
     let started = Instant::now();
-    let options = SearchOptions {
-        top_k: request.top_k,
-        track_total_hits: request.track_total_hits,
-        bloom: request.bloom,
+    let searcher = Searcher::with_deletes(views.to_vec());
+    let ranked = match request.sort.is_empty() {
+        true => {
+            let options = SearchOptions {
+                top_k: request.top_k,
+                track_total_hits: request.track_total_hits,
+                bloom: request.bloom,
+            };
+            let top = searcher.search(query, options)?;
+            let max_score = top.hits.iter().map(|h| h.score).reduce(f32::max);
+            let hits = top.hits.into_iter().map(|h| (h, Vec::new())).collect();
+            Ranked { hits, total: top.total, exact: top.total_is_exact, max_score }
+        }
+        false => {
+            let sort = SortRequest {
+                keys: &request.sort,
+                top_k: request.top_k,
+                after: request.search_after.as_deref(),
+                scores: request.track_scores,
+            };
+            let top = searcher.search_sorted(query, &sort, request.bloom)?;
+            let max_score = top.hits.iter().map(|h| h.hit.score).filter(|s| !s.is_nan()).reduce(f32::max);
+            let hits = top.hits.into_iter().map(|h| (h.hit, h.values)).collect();
+            Ranked { hits, total: top.total, exact: true, max_score }
+        }
     };
-    let top = Searcher::with_deletes(views.to_vec()).search(query, options)?;
     let rewritten = request.highlight.then(|| query.clone().rewrite());
-    let wanted = top.hits.get(request.from..).unwrap_or_default();
+    let wanted = ranked.hits.get(request.from..).unwrap_or_default();
     for (i, (segment, _)) in views.iter().enumerate() {
-        let docs: Vec<DocId> = wanted.iter().filter(|h| h.segment == i).map(|h| h.doc).collect();
+        let docs: Vec<DocId> = wanted.iter().filter(|(h, _)| h.segment == i).map(|(h, _)| h.doc).collect();
         if !docs.is_empty() {
             segment.prefetch_stored(&docs);
         }
     }
     let mut hits = Vec::with_capacity(wanted.len());
-    for h in wanted {
+    for (h, sort) in wanted {
         let segment = views[h.segment].0;
         let (id, at, source) = stored_document_versioned(segment, h.doc)?;
         let highlight = match &rewritten {
@@ -201,16 +233,25 @@ fn search_and_fetch(
         };
         needle_core::read_error::check()?;
         let version = request.versions.then_some((at.version, at.seq_no));
-        hits.push(Hit { id, score: h.score, highlight, source: request.source.then_some(source), version });
+        let source = request.source.then_some(source);
+        hits.push(Hit { id, score: h.score, highlight, source, version, sort: sort.clone() });
     }
     Ok(SearchResponse {
         took_ms: started.elapsed().as_secs_f64() * 1e3,
-        total: top.total,
-        total_relation: if top.total_is_exact { "eq" } else { "gte" },
-        max_score: top.hits.iter().map(|h| h.score).reduce(f32::max),
+        total: ranked.total,
+        total_relation: if ranked.exact { "eq" } else { "gte" },
+        max_score: ranked.max_score,
         hits,
         stats: None,
     })
+}
+
+/// The hits ranked, by score or by sort keys (with their sort values).
+struct Ranked {
+    hits: Vec<(ScoredDoc, Vec<SortValue>)>,
+    total: u64,
+    exact: bool,
+    max_score: Option<f32>,
 }
 
 /// `(_id, JSON source)` of a stored document.

@@ -34,12 +34,14 @@ pub struct AnalyzedDoc {
     /// The text fields' tokens grouped by term ([`AnalyzedDoc::prepare`]), in field order,
     /// and the filter shape they were grouped for.
     pub(crate) grouped: Option<(Option<FilterShape>, Vec<GroupedText>)>,
+    /// Numeric fields' values for their doc values columns.
+    pub(crate) numbers: Vec<(FieldId, Vec<i64>)>,
 }
 
 impl AnalyzedDoc {
     /// `stored`: the record the document store keeps for this document.
     pub fn new(stored: Vec<u8>) -> Self {
-        AnalyzedDoc { stored, fields: Vec::new(), terms: String::new(), grouped: None }
+        AnalyzedDoc { stored, fields: Vec::new(), terms: String::new(), grouped: None, numbers: Vec::new() }
     }
 
     /// Analyzes the values of a text field. Values after the first continue
@@ -71,6 +73,11 @@ impl AnalyzedDoc {
     /// A keyword field: each value is one term.
     pub fn keyword(&mut self, field: FieldId, values: &[&str]) {
         self.fields.push((field, FieldTokens::Keyword(values.iter().map(|v| (*v).to_string()).collect())));
+    }
+
+    /// A numeric field's values (as doc values: see `needle_codecs::doc_values`).
+    pub fn numeric(&mut self, field: FieldId, values: Vec<i64>) {
+        self.numbers.push((field, values));
     }
 
     /// The record the document store will keep.

@@ -1,6 +1,7 @@
 //! The in-memory segment: documents go in one at a time and are searchable at
 //! once. [`MemSegment`] is the writer's handle (a term hash per field, posting
-//! chunks per term, a norms column per text field, the stored records);
+//! chunks per term, a norms column per text field, a doc values column per
+//! numeric field, the stored records);
 //! [`MemSegment::view`] gives a [`MemView`], a reader's snapshot of the
 //! documents added so far, read through the same [`SegmentRead`] trait as
 //! on-disk segments while the writer goes on adding; [`MemSegment::flush`]
@@ -17,6 +18,7 @@
 use std::sync::Arc;
 
 use needle_codecs::bloom::BloomParams;
+use needle_codecs::doc_values::{self, ColumnBuf, NumericValues};
 use needle_codecs::norms::encode_length;
 use needle_codecs::postings::BloomPostings;
 use needle_codecs::{FieldMeta, FieldStats, Postings, SegmentMeta, SegmentRead, SegmentWriter, TermPostings};
@@ -100,6 +102,8 @@ impl FieldBuf {
 struct Data {
     fields: FxHashMap<FieldId, FieldBuf>,
     stored: Vec<Vec<u8>>,
+    /// Numeric doc values by field (blocks shared with views, copied on write).
+    columns: FxHashMap<FieldId, ColumnBuf>,
 }
 
 /// An in-memory segment being written; see the module documentation.
@@ -151,11 +155,13 @@ impl MemSegment {
         let data = self.data.read();
         let norms =
             data.fields.iter().filter(|(_, f)| f.positions).map(|(&id, f)| (id, f.norms.clone())).collect();
+        let columns = data.columns.iter().map(|(&id, c)| (id, c.clone())).collect();
         MemView {
             name: self.name.clone(),
             data: self.data.clone(),
             meta: self.meta.clone(),
             norms,
+            columns,
             memory: self.memory,
         }
     }
@@ -200,6 +206,10 @@ impl MemSegment {
                     meta.terms += new_terms;
                 }
             }
+        }
+        for (field, values) in &doc.numbers {
+            data.columns.entry(*field).or_default().set(id, values);
+            self.memory += 8 * values.len() + 8;
         }
         self.memory += doc.stored.len() + 24;
         data.stored.push(doc.stored);
@@ -300,6 +310,9 @@ fn flush(
             writer.add_term(id, term, &p)?;
         }
     }
+    for (&field, column) in &data.columns {
+        writer.add_numeric(field, column.clone());
+    }
     writer.write_docs(&mut |i| Ok(data.stored[i as usize].clone()))?;
     Ok(writer.finish()?.0)
 }
@@ -312,6 +325,8 @@ pub struct MemView {
     meta: SegmentMeta,
     /// Each text field's norms column as of the view (documents past it are not read).
     norms: Vec<(FieldId, Arc<Vec<u8>>)>,
+    /// Each numeric field's doc values as of the view.
+    columns: Vec<(FieldId, ColumnBuf)>,
     /// The segment's approximate size when the view was taken.
     memory: usize,
 }
@@ -349,6 +364,11 @@ impl SegmentRead for MemView {
 
     fn norms(&self, field: FieldId) -> Option<&[u8]> {
         self.norms.iter().find(|(f, _)| *f == field).map(|(_, n)| &n[..])
+    }
+
+    fn numeric_values(&self, field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
+        let (_, column) = self.columns.iter().find(|(f, _)| *f == field)?;
+        Some(doc_values::mem_values(column.clone(), self.meta.max_doc))
     }
 
     fn stored(&self, doc: DocId) -> Result<Vec<u8>> {

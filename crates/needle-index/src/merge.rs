@@ -5,6 +5,7 @@
 
 use fst::{IntoStreamer, Streamer};
 use needle_codecs::bloom::FilterShape;
+use needle_codecs::doc_values::ColumnBuf;
 use needle_codecs::postings::BloomPostings;
 use needle_codecs::{
     termmap, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter, TermPostings,
@@ -96,11 +97,39 @@ pub fn merge_segments_paced(
     for (field, seen) in with_field {
         writer.set_doc_count(field, seen.iter().filter(|&&s| s).count() as u64);
     }
+    for (field, column) in merged_columns(segments, &map)? {
+        writer.add_numeric(field, column);
+    }
     writer.write_docs(&mut |doc| {
         let (seg, old) = map.sources[doc as usize];
         segments[seg].0.stored(old)
     })?;
     Ok((writer.finish()?.0, map.maps))
+}
+
+/// Every numeric column any segment has, its live documents' values in their new order.
+fn merged_columns(
+    segments: &[(&SegmentReader, Option<&dyn Deletes>)],
+    map: &DocMap,
+) -> Result<Vec<(FieldId, ColumnBuf)>> {
+    let mut fields: Vec<FieldId> =
+        segments.iter().filter_map(|(s, _)| s.doc_values()).flat_map(|v| v.fields()).collect();
+    fields.sort_unstable();
+    fields.dedup();
+    let mut out = Vec::with_capacity(fields.len());
+    for field in fields {
+        let mut sources: Vec<_> = segments.iter().map(|(s, _)| s.numeric_values(field)).collect();
+        let mut column = ColumnBuf::default();
+        for (new, &(seg, old)) in map.sources.iter().enumerate() {
+            if let Some(values) = sources[seg].as_mut().map(|v| v.values(old)).filter(|v| !v.is_empty()) {
+                column.set(new as DocId, values);
+            }
+        }
+        // A block that failed to read must fail the merge, not drop values.
+        needle_core::read_error::check()?;
+        out.push((field, column));
+    }
+    Ok(out)
 }
 
 /// Declares every field any segment has, with norms of the live documents in

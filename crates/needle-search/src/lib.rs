@@ -11,10 +11,14 @@ mod parser;
 mod query;
 mod scorer;
 mod searcher;
+mod sort;
 mod stats;
 mod weight;
 
 pub use parser::{parse_query, parse_query_with, QueryFields, MAX_CLAUSES};
-pub use query::{BoolQuery, PhraseQuery, Query, TermQuery};
+pub use query::{BoolQuery, PhraseQuery, Query, RangeQuery, TermQuery};
 pub use scorer::{ScoreWindow, Scorer};
 pub use searcher::{ScoredDoc, SearchOptions, Searcher, TopDocs};
+pub use sort::{
+    compare as compare_sort_values, SortBy, SortKey, SortRequest, SortValue, SortedDocs, SortedHit,
+};

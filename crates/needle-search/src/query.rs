@@ -23,6 +23,18 @@ pub enum Query {
         clauses: Vec<Query>,
         tie_breaker: f32,
     },
+    /// Documents with a value of a numeric field in a range, each scoring 1.
+    Range(RangeQuery),
+}
+
+/// `lower..=upper` over a numeric field's doc values (as `i64`s: doubles in
+/// their sortable form, see `needle_codecs::doc_values`): exclusive bounds are
+/// made inclusive by whoever builds it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RangeQuery {
+    pub field: FieldId,
+    pub lower: i64,
+    pub upper: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -78,7 +90,7 @@ impl Query {
                     c.terms(out);
                 }
             }
-            Query::MatchAll | Query::MatchNone => {}
+            Query::MatchAll | Query::MatchNone | Query::Range(_) => {}
             Query::Boost(q, _) | Query::Constant(q) => q.terms(out),
             Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| c.terms(out)),
         }
@@ -98,6 +110,7 @@ impl Query {
                 .map(Query::leaf_count)
                 .sum(),
             Query::MatchAll | Query::MatchNone => 0,
+            Query::Range(_) => 1,
             Query::Boost(q, _) | Query::Constant(q) => q.leaf_count(),
             Query::DisMax { clauses, .. } => clauses.iter().map(Query::leaf_count).sum(),
         }
@@ -148,6 +161,7 @@ impl Query {
                     _ => Query::DisMax { clauses, tie_breaker },
                 }
             }
+            Query::Range(r) if r.lower > r.upper => Query::MatchNone,
             other => other,
         }
     }

@@ -7,6 +7,7 @@ pub use crate::collect::ScoredDoc;
 use crate::collect::TopCollector;
 use crate::iter::{checked, BoxScorer, Disjunction};
 use crate::maxscore::max_score;
+use crate::sort::{SortRequest, SortedDocs};
 use crate::stats::IndexStats;
 use crate::weight::{all_some, scorer};
 use crate::{Query, Scorer};
@@ -75,6 +76,14 @@ impl<'a> Searcher<'a> {
         let total = top.count;
         let total_is_exact = total < options.track_total_hits || options.track_total_hits == u64::MAX;
         Ok(TopDocs { hits: top.into_sorted(), total, total_is_exact })
+    }
+
+    /// The top hits by `request`'s keys (see `sort.rs`); every match counted.
+    pub fn search_sorted(&self, query: &Query, request: &SortRequest<'_>, bloom: bool) -> Result<SortedDocs> {
+        crate::parser::check_size(query)?;
+        let query = query.clone().rewrite();
+        read_error::clear();
+        crate::sort::search_sorted(&self.segments, &self.deletes, &query, request, bloom)
     }
 }
 

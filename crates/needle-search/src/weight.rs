@@ -7,7 +7,7 @@ use needle_core::Result;
 
 use crate::iter::{
     checked, AllScorer, BoxScorer, Combine, Conjunction, ConstantScorer, Disjunction, Exclude, FilterPlan,
-    PhraseScorer, PhraseTerm, ReqOpt, TermScorer,
+    PhraseScorer, PhraseTerm, RangeScorer, ReqOpt, TermScorer,
 };
 use crate::stats::IndexStats;
 use crate::{BoolQuery, PhraseQuery, Query};
@@ -33,6 +33,10 @@ pub(crate) fn scorer<'a>(
             Some(checked(Box::new(AllScorer::new(segment.meta().max_doc, boost)), "match-all"))
         }
         Query::MatchNone => None,
+        Query::Range(r) => segment.numeric_values(r.field).map(|values| {
+            let max_doc = segment.meta().max_doc;
+            checked(Box::new(RangeScorer::new(values, r.lower, r.upper, max_doc, boost)), "range")
+        }),
         Query::Boost(q, b) => scorer(q, stats, seg, segment, boost * b)?,
         Query::Constant(q) => scorer(q, stats, seg, segment, 1.0)?
             .map(|inner| checked(Box::new(ConstantScorer::new(inner, boost)), "constant")),

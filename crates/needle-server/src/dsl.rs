@@ -4,11 +4,12 @@
 //!
 //! Supported: `match`, `match_phrase`, `multi_match` (`best_fields`,
 //! `most_fields`, `phrase`), `match_all`, `match_none`, `term`, `terms`,
-//! `ids`, `bool`, `constant_score`, `dis_max`, `query_string`, and `boost`
-//! on each. Others are refused with an error that names them.
+//! `ids`, `bool`, `constant_score`, `dis_max`, `query_string`, `range` and
+//! `exists` (on numeric, date and boolean fields, through their doc values),
+//! and `boost` on each. Others are refused with an error that names them.
 
 use needle_core::FieldId;
-use needle_engine::{FieldKind, Query, Schema};
+use needle_engine::{has_doc_values, range_bounds, FieldKind, Query, RangeBounds, RangeQuery, Schema};
 use needle_search::{parse_query_with, BoolQuery, PhraseQuery, QueryFields, TermQuery};
 use serde_json::{Map, Value};
 
@@ -44,12 +45,12 @@ pub fn query(v: &Value, schema: &Schema) -> ApiResult<Query> {
             Ok(Query::DisMax { clauses, tie_breaker })
         }
         "query_string" => query_string(&mut body, schema),
-        "range"
-        | "prefix"
+        "range" => range_query(&mut body, schema),
+        "exists" => exists_query(&mut body, schema),
+        "prefix"
         | "wildcard"
         | "fuzzy"
         | "regexp"
-        | "exists"
         | "simple_query_string"
         | "boosting"
         | "function_score"
@@ -166,6 +167,81 @@ fn field_query(
     let q = boosted(q, &mut options.body, kind)?;
     *body = Value::Object(Map::new());
     Ok(q)
+}
+
+/// `range`: `gte`, `gt`, `lte`, `lt` (or the older `from`/`to` with
+/// `include_lower`/`include_upper`) on a numeric, date or boolean field.
+fn range_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
+    let (field, spec) = single_key(body, "range").map(|(f, v)| (f.to_string(), v.clone()))?;
+    let Value::Object(mut spec) = spec else {
+        return Err(malformed("range", &format!("[{field}] must be an object of bounds")));
+    };
+    let mut take_bound = |key: &str| spec.remove(key).filter(|v| !v.is_null());
+    let (mut gte, mut gt, mut lte, mut lt) =
+        (take_bound("gte"), take_bound("gt"), take_bound("lte"), take_bound("lt"));
+    let (from, to) = (take_bound("from"), take_bound("to"));
+    let include = |v: Option<Value>| match v {
+        None | Some(Value::Bool(true)) => Ok(true),
+        Some(Value::Bool(false)) => Ok(false),
+        Some(other) => Err(malformed(
+            "range",
+            &format!("[include_lower/upper] must be a boolean, not {}", short(&other)),
+        )),
+    };
+    let (include_lower, include_upper) =
+        (include(spec.remove("include_lower"))?, include(spec.remove("include_upper"))?);
+    if from.is_some() {
+        if include_lower {
+            gte = from
+        } else {
+            gt = from
+        }
+    }
+    if to.is_some() {
+        if include_upper {
+            lte = to
+        } else {
+            lt = to
+        }
+    }
+    let mut rest = Value::Object(spec);
+    let boost = take_f32(&mut rest, "range", "boost")?;
+    take(&mut rest, "relation");
+    for unsupported in ["format", "time_zone"] {
+        if take(&mut rest, unsupported).is_some() {
+            return Err(ApiError::parsing(format!(
+                "[range] option [{unsupported}] is not supported yet by Needle"
+            )));
+        }
+    }
+    if let Some(key) = rest.as_object().and_then(|m| m.keys().next()) {
+        return Err(ApiError::parsing(format!("[range] query does not support [{key}]")));
+    }
+    *body = Value::Object(Map::new());
+    let Some(id) = field_id(schema, &field) else { return Ok(Query::MatchNone) };
+    let bounds = RangeBounds { gte: gte.as_ref(), gt: gt.as_ref(), lte: lte.as_ref(), lt: lt.as_ref() };
+    let (lower, upper) = range_bounds(schema.field(id).kind, &field, bounds)
+        .map_err(|e| ApiError::illegal_argument(e.to_string()))?;
+    let q = Query::Range(RangeQuery { field: id, lower, upper });
+    Ok(match boost {
+        Some(b) if b != 1.0 => Query::boosted(q, b),
+        _ => q,
+    })
+}
+
+/// `exists`: documents with a value in the field (numeric, date and boolean fields).
+fn exists_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
+    let field =
+        take_string(body, "exists", "field")?.ok_or_else(|| malformed("exists", "[field] is missing"))?;
+    let Some(id) = field_id(schema, &field) else { return Ok(Query::MatchNone) };
+    let kind = schema.field(id).kind;
+    if !has_doc_values(kind) {
+        return Err(ApiError::illegal_argument(format!(
+            "[exists] on {} field [{field}] is not supported yet by Needle (numeric, date and boolean fields only)",
+            kind.name()
+        )));
+    }
+    Ok(Query::Range(RangeQuery { field: id, lower: i64::MIN, upper: i64::MAX }))
 }
 
 /// The field's id, or `None` for a field the index does not have (Elasticsearch matches nothing there).
@@ -555,7 +631,11 @@ mod tests {
         for (v, want) in [
             (json!({"matchh": {}}), "unknown query [matchh]"),
             (json!({"match": {"title": "x"}, "term": {}}), "expected [END_OBJECT]"),
-            (json!({"range": {"year": {"gte": 1}}}), "[range] queries are not supported yet"),
+            (json!({"prefix": {"title": "x"}}), "[prefix] queries are not supported yet"),
+            (
+                json!({"range": {"year": {"gte": 1, "format": "x"}}}),
+                "[range] option [format] is not supported yet",
+            ),
             (json!({"match": {"title": {"query": "x", "bogus": 1}}}), "does not support [bogus]"),
             (json!({"bool": {"must": [{"nope": {}}]}}), "unknown query [nope]"),
             (json!("text"), "must be an object"),

@@ -19,6 +19,7 @@ mod pattern;
 mod respond;
 mod routes;
 mod server;
+mod sort;
 mod source_filter;
 
 pub use demo::load_demo;

@@ -24,3 +24,13 @@ pub fn text(body: String) -> Response {
 pub fn status(status: StatusCode) -> Response {
     status.into_response()
 }
+
+/// A score as Elasticsearch prints it: the shortest decimal that reads back
+/// as the same `f32` (`0.2876821`, not the `f64` widening `0.28768208622932434`).
+pub fn score(s: f32) -> Value {
+    s.to_string()
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map_or(Value::Null, Value::Number)
+}

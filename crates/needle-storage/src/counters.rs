@@ -24,10 +24,11 @@ pub enum DataKind {
     Bloom,
     Norms,
     DocStore,
+    DocValues,
 }
 
 impl DataKind {
-    pub const ALL: [DataKind; 9] = [
+    pub const ALL: [DataKind; 10] = [
         DataKind::TermMap,
         DataKind::Skip,
         DataKind::DocIds,
@@ -37,6 +38,7 @@ impl DataKind {
         DataKind::Bloom,
         DataKind::Norms,
         DataKind::DocStore,
+        DataKind::DocValues,
     ];
 
     pub fn name(self) -> &'static str {
@@ -50,6 +52,7 @@ impl DataKind {
             DataKind::Bloom => "bloom",
             DataKind::Norms => "norms",
             DataKind::DocStore => "doc_store",
+            DataKind::DocValues => "doc_values",
         }
     }
 }
@@ -58,7 +61,7 @@ impl DataKind {
 #[derive(Debug, Clone, Default)]
 pub struct ReadStats {
     /// Bytes needed, by [`DataKind`] (in `DataKind::ALL` order).
-    pub needed: [u64; 9],
+    pub needed: [u64; 10],
     /// Distinct 4 KiB pages touched (file, page), each with the kind of data
     /// first used from it.
     pub pages: HashMap<(usize, u64), DataKind>,

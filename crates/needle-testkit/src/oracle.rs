@@ -114,6 +114,9 @@ impl Oracle {
             Query::Bool(b) => self.score_bool(b, doc, boost),
             Query::MatchAll => Some(boost),
             Query::MatchNone => None,
+            Query::Range(_) => {
+                panic!("the oracle keeps no numeric values: ranges are checked against a scan of the sources")
+            }
             Query::Boost(q, b) => self.boosted_score(q, doc, boost * b),
             Query::Constant(q) => self.score(q, doc).map(|_| boost),
             Query::DisMax { clauses, tie_breaker } => {

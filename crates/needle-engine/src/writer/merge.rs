@@ -123,6 +123,14 @@ impl SegmentSet {
             .position(|s| matches!(&s.data, SegmentData::Disk(r) if Arc::ptr_eq(r, first)))
             .ok_or_else(|| Error::invalid("the segments being merged left the index"))?;
         let n = plan.sources.len();
+        let in_place = self.segments.get(start..start + n).is_some_and(|run| {
+            run.iter()
+                .zip(&plan.sources)
+                .all(|(s, (r, _))| matches!(&s.data, SegmentData::Disk(d) if Arc::ptr_eq(d, r)))
+        });
+        if !in_place {
+            return Err(Error::invalid("the segments being merged changed while the merge ran"));
+        }
         let max_doc = merged.meta().max_doc;
         // Deletions made while the merge ran: all of them stay in memory; those
         // a commit persisted meanwhile must stay persisted for the merged segment.

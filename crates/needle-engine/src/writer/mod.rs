@@ -146,6 +146,10 @@ pub(crate) struct Core {
     wal: Option<Wal>,
     /// One commit, or one merge swap, at a time.
     committing: Mutex<()>,
+    /// One merge at a time, from plan to swap: two merges planned together
+    /// (the background's and `merge`'s) could pick the same segments, and
+    /// the second to finish would find its sources gone.
+    merging: Mutex<()>,
     /// Set after a failed persist: writes are refused.
     failed: Mutex<Option<String>>,
     wake: (Mutex<bool>, Condvar),
@@ -167,6 +171,7 @@ impl IndexWriter {
             _lock: lock,
             wal: None,
             committing: Mutex::new(()),
+            merging: Mutex::new(()),
             failed: Mutex::new(None),
             wake: (Mutex::new(false), Condvar::new()),
             stop: AtomicBool::new(false),
@@ -546,6 +551,7 @@ impl Core {
     /// written so far; returns how many segments it rewrote, or `None`.
     fn merge_once(&self, policy: MergePolicy, pace: &mut dyn FnMut(u64)) -> Result<Option<usize>> {
         let shared = &self.index.shared;
+        let _merging = self.merging.lock().unwrap_or_else(|p| p.into_inner());
         let Some(plan) = shared.set.lock().plan_merge(policy) else { return Ok(None) };
         let (merged, maps) =
             run_merge(self.dir(), &plan, shared.options.verify, pace).inspect_err(|e| self.poison(e))?;

@@ -1,5 +1,5 @@
 //! Scorers: one file per iterator. Leaves walk posting lists ([`TermScorer`],
-//! [`PhraseScorer`], [`AllScorer`]); the others combine scorers the way
+//! [`PhraseScorer`], [`AllScorer`], [`RangeScorer`] over doc values); the others combine scorers the way
 //! Lucene's boolean query does.
 
 mod all;
@@ -11,6 +11,7 @@ mod disjunction;
 mod exclude;
 mod phrase;
 mod phrase_filters;
+mod range;
 mod req_opt;
 mod term;
 
@@ -21,6 +22,7 @@ pub use disjunction::{Combine, Disjunction};
 pub use exclude::Exclude;
 pub use phrase::{exact_matches as phrase_exact_matches, PhraseScorer, PhraseTerm};
 pub use phrase_filters::FilterPlan;
+pub use range::RangeScorer;
 pub use req_opt::ReqOpt;
 pub use term::TermScorer;
 

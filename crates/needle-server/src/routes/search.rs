@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use needle_engine::{FragmentOptions, IfCurrent, Query, SearchRequest, Searcher};
+use needle_engine::{FragmentOptions, IfCurrent, Query, SearchRequest, Searcher, SortKey, SortValue};
 use serde_json::{json, Map, Value};
 
 use crate::call::{token_name, Call};
@@ -15,10 +15,11 @@ use crate::dsl;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::pattern;
-use crate::respond;
+use crate::respond::{self, score};
 use crate::routes::documents::parse_source;
 use crate::routes::write::{PRIMARY_TERM, WRITE_PARAMS};
 use crate::server::{blocking, Shared};
+use crate::sort::{self, SortSpec};
 use crate::source_filter::SourceFilter;
 
 /// Parameters of a search that change nothing on one node.
@@ -56,8 +57,10 @@ struct Request {
     track: Option<u64>,
     source: SourceFilter,
     highlight: Option<Highlight>,
-    /// Whether a sort (by `_score`, the only one there is yet) was asked for.
-    sorted: bool,
+    /// The `sort` keys (empty: by score, with no `sort` values in the hits).
+    sort: Vec<SortSpec>,
+    search_after: Option<Vec<Value>>,
+    track_scores: bool,
     version: bool,
     seq_no: bool,
     total_as_int: bool,
@@ -83,15 +86,34 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
             )));
         }
     }
+    if request.search_after.is_some() && request.from > 0 {
+        return Err(ApiError::illegal_argument(
+            "[from] parameter must be set to 0 when [search_after] is used",
+        ));
+    }
+    let by_fields = !sort::is_by_score(&request.sort);
+    if request.search_after.is_some() && !by_fields {
+        return Err(ApiError::illegal_argument("[search_after] needs a [sort] by fields"));
+    }
     // Each index returns its top `from + size`; the merge keeps `from..from + size`.
     let one = handles.len() == 1;
     let mut total = 0;
     let mut exact = true;
     let mut max_score: Option<f32> = None;
-    let mut hits: Vec<(f32, usize, Value)> = Vec::new();
+    let mut hits: Vec<Ranked> = Vec::new();
+    let mut keys: Vec<SortKey> = Vec::new();
     for (n, h) in handles.iter().enumerate() {
         let searcher = h.index.searcher();
         let query = query_of(&request.query, &searcher)?;
+        let resolved = match by_fields {
+            true => Some(sort::resolve(&request.sort, searcher.schema())?),
+            false => None,
+        };
+        let search_after = match (&resolved, &request.search_after) {
+            (Some(r), Some(values)) => Some(r.after(values, &request.sort)?),
+            _ => None,
+        };
+        let scored = resolved.as_ref().is_none_or(|r| r.by_score()) || request.track_scores;
         let engine_request = SearchRequest {
             top_k: window,
             from: if one { request.from } else { 0 },
@@ -100,21 +122,39 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
             track_total_hits: request.track.unwrap_or(0).max(window as u64),
             source: request.source.fetch,
             versions: request.version || request.seq_no,
+            sort: resolved.as_ref().map(|r| r.keys.clone()).unwrap_or_default(),
+            search_after,
+            track_scores: request.track_scores,
             ..SearchRequest::new("")
         };
         let response = searcher.search_query(&query, &engine_request)?;
         total += response.total;
         exact &= response.total_relation == "eq";
-        max_score = match (max_score, response.max_score) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
+        if scored {
+            max_score = match (max_score, response.max_score) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+        }
         for (rank, hit) in response.hits.into_iter().enumerate() {
-            hits.push((hit.score, n * window + rank, hit_json(h, hit, &request)?));
+            let sort_json = match &resolved {
+                Some(r) => Some(r.json(&hit.sort)),
+                None if !request.sort.is_empty() => Some(json!([score(hit.score)])),
+                None => None,
+            };
+            let (score, values) = (hit.score, hit.sort.clone());
+            let json = hit_json(h, hit, &request, scored, sort_json)?;
+            hits.push(Ranked { score, rank: n * window + rank, values, json });
+        }
+        if let Some(r) = resolved {
+            keys = r.keys;
         }
     }
     if !one {
-        hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        hits.sort_by(|a, b| match by_fields {
+            true => needle_search::compare_sort_values(&keys, &a.values, &b.values).then(a.rank.cmp(&b.rank)),
+            false => b.score.total_cmp(&a.score).then(a.rank.cmp(&b.rank)),
+        });
         hits = hits.into_iter().skip(request.from).collect();
     }
     hits.truncate(request.size);
@@ -131,7 +171,7 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
         hits_json.insert("total".into(), total);
     }
     hits_json.insert("max_score".into(), max_score.map_or(Value::Null, score));
-    hits_json.insert("hits".into(), Value::Array(hits.into_iter().map(|(_, _, v)| v).collect()));
+    hits_json.insert("hits".into(), Value::Array(hits.into_iter().map(|h| h.json).collect()));
     let n = handles.len();
     Ok(respond::ok(&json!({
         "took": started.elapsed().as_millis() as u64,
@@ -141,7 +181,24 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
     })))
 }
 
-fn hit_json(h: &Handle, hit: needle_engine::Hit, request: &Request) -> ApiResult<Value> {
+/// A hit of one index, to be merged with the others'.
+struct Ranked {
+    score: f32,
+    /// Its index's place among the indices, then its rank there.
+    rank: usize,
+    values: Vec<SortValue>,
+    json: Value,
+}
+
+/// A hit as Elasticsearch shows it; `scored`: whether its score was computed
+/// (not when sorting by fields alone), `sort`: its sort values, when sorted.
+fn hit_json(
+    h: &Handle,
+    hit: needle_engine::Hit,
+    request: &Request,
+    scored: bool,
+    sort: Option<Value>,
+) -> ApiResult<Value> {
     let mut out = Map::new();
     out.insert("_index".into(), json!(h.name));
     out.insert("_id".into(), json!(hit.id));
@@ -154,7 +211,7 @@ fn hit_json(h: &Handle, hit: needle_engine::Hit, request: &Request) -> ApiResult
             out.insert("_primary_term".into(), json!(PRIMARY_TERM));
         }
     }
-    out.insert("_score".into(), score(hit.score));
+    out.insert("_score".into(), if scored { score(hit.score) } else { Value::Null });
     if let Some(source) = &hit.source {
         out.insert("_source".into(), request.source.apply(parse_source(source)?));
     }
@@ -169,20 +226,10 @@ fn hit_json(h: &Handle, hit: needle_engine::Hit, request: &Request) -> ApiResult
             out.insert("highlight".into(), Value::Object(fields));
         }
     }
-    if request.sorted {
-        out.insert("sort".into(), json!([score(hit.score)]));
+    if let Some(values) = sort {
+        out.insert("sort".into(), values);
     }
     Ok(Value::Object(out))
-}
-
-/// A score as Elasticsearch prints it: the shortest decimal that reads back
-/// as the same `f32` (`0.2876821`, not the `f64` widening `0.28768208622932434`).
-fn score(s: f32) -> Value {
-    s.to_string()
-        .parse::<f64>()
-        .ok()
-        .and_then(serde_json::Number::from_f64)
-        .map_or(Value::Null, Value::Number)
 }
 
 /// The query of a request: its DSL query, the `q` parameter's query string, or all documents.
@@ -202,7 +249,9 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
         track: Some(10_000),
         source: SourceFilter::all(),
         highlight: None,
-        sorted: false,
+        sort: Vec::new(),
+        search_after: None,
+        track_scores: false,
         version: p.flag("version", false)?,
         seq_no: p.flag("seq_no_primary_term", false)?,
         total_as_int: p.flag("rest_total_hits_as_int", false)?,
@@ -221,8 +270,8 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
     if let Some(size) = p.get("size") {
         r.size = count_value("size", &json!(size))?;
     }
-    if let Some(sort) = p.get("sort") {
-        r.sorted = sort_by_score(&json!(sort.split(',').collect::<Vec<_>>()))?;
+    if let Some(spec) = p.get("sort") {
+        r.sort = sort::parse_param(spec)?;
     }
     if let Some(track) = p.get("track_total_hits") {
         r.track = track_value(&json!(track))?;
@@ -265,15 +314,20 @@ fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
         "track_total_hits" => r.track = track_value(&value)?,
         "_source" => r.source = SourceFilter::from_json(&value)?,
         "highlight" => r.highlight = Some(highlight(&value)?),
-        "sort" => r.sorted = sort_by_score(&value)?,
+        "sort" => r.sort = sort::parse(&value)?,
+        "search_after" => match value {
+            Value::Array(values) => r.search_after = Some(values),
+            other => return Err(ApiError::parsing(format!("[search_after] must be an array, not {other}"))),
+        },
+        "track_scores" => r.track_scores = bool_value(key, &value)?,
         "version" => r.version = bool_value(key, &value)?,
         "seq_no_primary_term" => r.seq_no = bool_value(key, &value)?,
         "timeout" | "stats" | "profile" => {}
         "explain" if value == json!(false) => {}
         "stored_fields" if value == json!("_none_") => r.source.fetch = false,
-        "aggs" | "aggregations" | "search_after" | "post_filter" | "rescore" | "collapse" | "suggest"
-        | "script_fields" | "docvalue_fields" | "stored_fields" | "explain" | "min_score"
-        | "indices_boost" | "knn" | "pit" | "runtime_mappings" | "slice" | "terminate_after" | "fields" => {
+        "aggs" | "aggregations" | "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields"
+        | "docvalue_fields" | "stored_fields" | "explain" | "min_score" | "indices_boost" | "knn" | "pit"
+        | "runtime_mappings" | "slice" | "terminate_after" | "fields" => {
             return Err(ApiError::illegal_argument(format!("[{key}] is not supported yet by Needle")));
         }
         other => {
@@ -313,42 +367,6 @@ fn track_value(v: &Value) -> ApiResult<Option<u64>> {
         Value::String(s) if s == "false" => Ok(None),
         other => Ok(Some(count_value("track_total_hits", other)? as u64)),
     }
-}
-
-/// `sort`: only by `_score` (descending) until Needle has doc values; a
-/// field sort is refused rather than silently ignored.
-fn sort_by_score(v: &Value) -> ApiResult<bool> {
-    let specs = match v {
-        Value::Array(a) => a.clone(),
-        other => vec![other.clone()],
-    };
-    for spec in &specs {
-        let (field, order) = match spec {
-            Value::String(s) => match s.split_once(':') {
-                Some((f, o)) => (f.to_string(), Some(o.to_string())),
-                None => (s.clone(), None),
-            },
-            Value::Object(m) if m.len() == 1 => {
-                let (f, o) = m.iter().next().expect("one key");
-                let order = match o {
-                    Value::String(s) => Some(s.clone()),
-                    Value::Object(inner) => inner.get("order").and_then(Value::as_str).map(str::to_string),
-                    _ => None,
-                };
-                (f.clone(), order)
-            }
-            other => return Err(ApiError::parsing(format!("[sort] malformed: {other}"))),
-        };
-        if field != "_score" {
-            return Err(ApiError::illegal_argument(format!(
-                "sorting by [{field}] needs doc values, which Needle does not have yet: only [_score] sorts"
-            )));
-        }
-        if order.as_deref().is_some_and(|o| o != "desc") {
-            return Err(ApiError::illegal_argument("[_score] sorts in descending order only"));
-        }
-    }
-    Ok(!specs.is_empty())
 }
 
 /// `highlight`: `fields` (an object or a list of one-key objects), tags,

@@ -7,3 +7,4 @@ mod documents;
 mod lucene_parity;
 mod node;
 mod search;
+mod values;

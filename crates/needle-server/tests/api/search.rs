@@ -104,7 +104,12 @@ fn what_cannot_be_answered_is_refused_clearly() {
     let s = with_docs();
     for (body, status, kind, words) in [
         (json!({"query": {"matchh": {}}}), 400, "parsing_exception", "unknown query [matchh]"),
-        (json!({"sort": [{"i": "asc"}]}), 400, "illegal_argument_exception", "sorting by [i]"),
+        (
+            json!({"sort": [{"tag": "asc"}]}),
+            400,
+            "illegal_argument_exception",
+            "sorting by keyword field [tag]",
+        ),
         (
             json!({"aggs": {"t": {"terms": {"field": "tag"}}}}),
             400,

@@ -1,0 +1,554 @@
+//! Doc values: each numeric field's values by document, column-stride, so
+//! sorting, range filters and aggregations read a field's values without
+//! touching the stored documents. One file per segment, present when the
+//! segment has numeric fields (its meta names it under `files`):
+//!
+//! ```text
+//! DocValuesFile := Block* Directory DirectoryLen:u32 Footer(kind "DVAL", version 1)
+//! Block       := CountBits:u8 ValueBits:u8 Gcd:vint Counts Values
+//! Counts      := Packed(CountBits, documents of the block)   each document's value count;
+//!                                                           absent when CountBits = 0 (one value each)
+//! Values      := Packed(ValueBits, values of the block)      each (value - Min) / Gcd, in document order
+//! Packed(w,n) := ceil(w * n / 8) bytes; value i is bits w*i .. w*(i+1), least significant first
+//! Directory   := ColumnCount:vint Column^ColumnCount
+//! Column      := Field:vint BlockCount:vint Entry^BlockCount
+//! Entry       := Offset:vint Len:vint Docs:vint [Min:zigzag-vint Max:zigzag-vint]   (when Docs > 0)
+//! ```
+//!
+//! A block covers [`BLOCK_DOCS`] documents (the last one the rest), so a
+//! column has `ceil(max_doc / 1024)` entries; `Docs` counts the block's
+//! documents with at least one value, and a block without any has no bytes
+//! (`Len` 0). The entries' `Min`/`Max` are the skip index a range filter uses
+//! to pass over whole blocks without reading them. A document's values are
+//! kept ascending (Lucene's sorted-numeric doc values). Every value is an
+//! `i64`: longs and dates (epoch milliseconds) as they are, booleans as 0/1,
+//! doubles as [`double_to_sortable`] (so the order of the `i64`s is the
+//! order of the doubles). Example: one block of documents with values
+//! `[5] [] [7 9]` is `02 02 02 | 21 | 24` and the entry `(0, 5, 2, 5, 9)`:
+//! counts 1, 0, 2 in 2 bits each, then values 5, 7, 9 as 0, 1, 2 (min 5, gcd 2)
+//! in 2 bits each.
+
+use std::sync::Arc;
+
+use needle_core::{read_error, DocId, Error, FieldId, Result};
+use needle_storage::counters::{self, DataKind};
+use needle_storage::FileSlice;
+
+use crate::bytes::{write_vint, ByteReader};
+use crate::footer;
+
+pub const KIND: &[u8; 4] = b"DVAL";
+pub const VERSION: u32 = 1;
+/// Documents per block.
+pub const BLOCK_DOCS: usize = 1024;
+
+/// A double as an `i64` whose order is the doubles' (Lucene's
+/// `NumericUtils.doubleToSortableLong`: -0.0 sorts before 0.0, NaN last).
+pub fn double_to_sortable(f: f64) -> i64 {
+    let bits = f.to_bits() as i64;
+    bits ^ ((bits >> 63) & i64::MAX)
+}
+
+/// The inverse of [`double_to_sortable`].
+pub fn sortable_to_double(v: i64) -> f64 {
+    f64::from_bits((v ^ ((v >> 63) & i64::MAX)) as u64)
+}
+
+/// The values of up to [`BLOCK_DOCS`] consecutive documents.
+#[derive(Debug, Clone)]
+pub struct ValuesBlock {
+    /// The values of the block's document `i` are `values[starts[i]..starts[i + 1]]`.
+    starts: Vec<u32>,
+    values: Vec<i64>,
+    bounds: Option<(i64, i64)>,
+    with_values: u32,
+}
+
+impl Default for ValuesBlock {
+    fn default() -> Self {
+        ValuesBlock { starts: vec![0], values: Vec::new(), bounds: None, with_values: 0 }
+    }
+}
+
+impl ValuesBlock {
+    /// Documents in the block (those after the last with values may be left out).
+    pub fn docs(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// Appends the next document's values (sorted here).
+    pub fn push(&mut self, values: &[i64]) {
+        let at = self.values.len();
+        self.values.extend_from_slice(values);
+        self.values[at..].sort_unstable();
+        self.starts.push(self.values.len() as u32);
+        if let (Some(&lo), Some(&hi)) = (self.values[at..].first(), self.values[at..].last()) {
+            self.with_values += 1;
+            self.bounds = Some(self.bounds.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+        }
+    }
+
+    /// The values of the block's document `i`, ascending (none past its documents).
+    pub fn doc(&self, i: usize) -> &[i64] {
+        match (self.starts.get(i), self.starts.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.values[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// The smallest and largest value in the block.
+    pub fn bounds(&self) -> Option<(i64, i64)> {
+        self.bounds
+    }
+
+    fn encode(&self, docs: usize, out: &mut Vec<u8>) {
+        let Some((min, _)) = self.bounds else { return };
+        let counts: Vec<u64> = (0..docs).map(|i| self.doc(i).len() as u64).collect();
+        let count_bits = match counts.iter().all(|&c| c == 1) {
+            true => 0,
+            false => bits_for(counts.iter().copied().max().unwrap_or(0)),
+        };
+        let diffs = || self.values.iter().map(|&v| v.wrapping_sub(min) as u64);
+        let gcd = diffs().fold(0, gcd).max(1);
+        let value_bits = bits_for(diffs().max().unwrap_or(0) / gcd);
+        out.push(count_bits as u8);
+        out.push(value_bits as u8);
+        write_vint(out, gcd);
+        pack(counts.into_iter(), count_bits, out);
+        pack(diffs().map(|d| d / gcd), value_bits, out);
+    }
+
+    /// Decodes a block of `docs` documents of which `entry.docs` have values.
+    fn decode(bytes: &[u8], docs: usize, entry: &BlockEntry, file: &str) -> Result<Self> {
+        let mut block = ValuesBlock::default();
+        let Some((min, max)) = entry.bounds else { return Ok(block) };
+        let mut r = ByteReader::new(file, bytes);
+        let (count_bits, value_bits) = (u32::from(r.u8()?), u32::from(r.u8()?));
+        let gcd = r.vint()?;
+        if count_bits > 32 || value_bits > 64 || gcd == 0 {
+            return Err(r.corrupt("doc values block header out of range"));
+        }
+        let mut counts = Vec::with_capacity(docs);
+        match count_bits {
+            0 => counts.resize(docs, 1),
+            w => {
+                let used = unpack(&bytes[r.position()..], w, docs, &mut counts).ok_or_else(short(file))?;
+                r.take(used)?;
+            }
+        }
+        let total: u64 = counts.iter().sum();
+        // Packed values take bytes, except all-equal ones: a bound keeps a damaged count from sizing memory.
+        let fit = match value_bits {
+            0 => (BLOCK_DOCS as u64) << 10,
+            w => (r.remaining() as u64 * 8) / u64::from(w),
+        };
+        if total > fit || counts.iter().filter(|&&c| c > 0).count() != entry.docs as usize {
+            return Err(r.corrupt("doc values block counts do not match its entry"));
+        }
+        let mut packed = Vec::with_capacity(total as usize);
+        unpack(&bytes[r.position()..], value_bits, total as usize, &mut packed).ok_or_else(short(file))?;
+        let mut values = packed.into_iter().map(|d| min.wrapping_add(d.wrapping_mul(gcd) as i64));
+        let mut scratch = Vec::new();
+        for &c in &counts {
+            scratch.clear();
+            scratch.extend(values.by_ref().take(c as usize));
+            block.push(&scratch);
+        }
+        if block.bounds != Some((min, max)) {
+            return Err(Error::corrupt(file, "doc values block does not hold its entry's min and max"));
+        }
+        Ok(block)
+    }
+}
+
+fn short(file: &str) -> impl Fn() -> Error + '_ {
+    move || Error::corrupt(file, "doc values block cut short")
+}
+
+fn bits_for(v: u64) -> u32 {
+    64 - v.leading_zeros()
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn pack(values: impl Iterator<Item = u64>, width: u32, out: &mut Vec<u8>) {
+    if width == 0 {
+        return;
+    }
+    let (mut acc, mut filled) = (0u128, 0u32);
+    for v in values {
+        acc |= u128::from(v) << filled;
+        filled += width;
+        while filled >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            filled -= 8;
+        }
+    }
+    if filled > 0 {
+        out.push(acc as u8);
+    }
+}
+
+/// Appends `n` values of `width` bits from `bytes`; the bytes used, or
+/// `None` when `bytes` is too short.
+fn unpack(bytes: &[u8], width: u32, n: usize, out: &mut Vec<u64>) -> Option<usize> {
+    if width == 0 {
+        out.resize(out.len() + n, 0);
+        return Some(0);
+    }
+    let need = (width as usize * n).div_ceil(8);
+    let bytes = bytes.get(..need)?;
+    let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let (mut acc, mut filled, mut pos) = (0u128, 0u32, 0usize);
+    for _ in 0..n {
+        while filled < width {
+            acc |= u128::from(bytes[pos]) << filled;
+            pos += 1;
+            filled += 8;
+        }
+        out.push(acc as u64 & mask);
+        acc >>= width;
+        filled -= width;
+    }
+    Some(need)
+}
+
+/// A numeric column being built or held in memory: its documents' values in
+/// blocks, shared by `Arc` so a reader's copy of the column is a copy of
+/// pointers and a writer copies only the block it changes.
+#[derive(Debug, Clone, Default)]
+pub struct ColumnBuf {
+    blocks: Vec<Arc<ValuesBlock>>,
+}
+
+impl ColumnBuf {
+    /// Sets the values of `doc`, which must come after every document set so
+    /// far; the documents between have none.
+    pub fn set(&mut self, doc: DocId, values: &[i64]) {
+        let (b, i) = (doc as usize / BLOCK_DOCS, doc as usize % BLOCK_DOCS);
+        if self.blocks.len() <= b {
+            self.blocks.resize_with(b + 1, Arc::default);
+        }
+        let block = Arc::make_mut(&mut self.blocks[b]);
+        while block.docs() < i {
+            block.push(&[]);
+        }
+        block.push(values);
+    }
+
+    /// The values of `doc`, ascending.
+    pub fn get(&self, doc: DocId) -> &[i64] {
+        let (b, i) = (doc as usize / BLOCK_DOCS, doc as usize % BLOCK_DOCS);
+        self.blocks.get(b).map_or(&[], |block| block.doc(i))
+    }
+
+    /// Approximate bytes held.
+    pub fn memory(&self) -> usize {
+        self.blocks.iter().map(|b| b.values.len() * 8 + b.starts.len() * 4).sum()
+    }
+}
+
+/// What a search reads a numeric column through, in memory or on disk.
+/// A failed read records its error (see `needle_core::read_error`) and gives no values.
+pub trait NumericValues {
+    /// The values of `doc`, ascending; empty when it has none.
+    fn values(&mut self, doc: DocId) -> &[i64];
+    /// The last document of the block holding `doc`, and the smallest and
+    /// largest value in that block (`None`: no document there has one).
+    fn block_bounds(&self, doc: DocId) -> (DocId, Option<(i64, i64)>);
+}
+
+/// Where a [`Cursor`] gets its blocks.
+trait BlockSource {
+    fn block(&self, b: usize) -> Result<Arc<ValuesBlock>>;
+    fn bounds(&self, b: usize) -> Option<(i64, i64)>;
+    fn max_doc(&self) -> DocId;
+}
+
+/// A column read in (mostly) ascending document order: the block last used is kept decoded.
+struct Cursor<S> {
+    source: S,
+    at: Option<(usize, Arc<ValuesBlock>)>,
+}
+
+impl<S: BlockSource> NumericValues for Cursor<S> {
+    fn values(&mut self, doc: DocId) -> &[i64] {
+        let (b, i) = (doc as usize / BLOCK_DOCS, doc as usize % BLOCK_DOCS);
+        if doc >= self.source.max_doc() {
+            return &[];
+        }
+        if self.at.as_ref().is_none_or(|(at, _)| *at != b) {
+            match self.source.block(b) {
+                Ok(block) => self.at = Some((b, block)),
+                Err(e) => {
+                    read_error::record(e);
+                    self.at = None;
+                    return &[];
+                }
+            }
+        }
+        self.at.as_ref().map_or(&[], |(_, block)| block.doc(i))
+    }
+
+    fn block_bounds(&self, doc: DocId) -> (DocId, Option<(i64, i64)>) {
+        let b = doc as usize / BLOCK_DOCS;
+        let end = ((b + 1) * BLOCK_DOCS).min(self.source.max_doc() as usize) as DocId;
+        (end.saturating_sub(1).max(doc), self.source.bounds(b))
+    }
+}
+
+/// An in-memory column as of a reader's view.
+struct MemSource {
+    column: ColumnBuf,
+    max_doc: DocId,
+}
+
+impl BlockSource for MemSource {
+    fn block(&self, b: usize) -> Result<Arc<ValuesBlock>> {
+        Ok(self.column.blocks.get(b).cloned().unwrap_or_default())
+    }
+    fn bounds(&self, b: usize) -> Option<(i64, i64)> {
+        self.column.blocks.get(b)?.bounds()
+    }
+    fn max_doc(&self) -> DocId {
+        self.max_doc
+    }
+}
+
+/// Reads `column` (a view's copy) as the first `max_doc` documents.
+pub fn mem_values(column: ColumnBuf, max_doc: DocId) -> Box<dyn NumericValues + Send> {
+    Box::new(Cursor { source: MemSource { column, max_doc }, at: None })
+}
+
+/// Writes the doc values file body: `columns` in field order, for `max_doc` documents.
+pub fn encode_file(columns: &[(FieldId, &ColumnBuf)], max_doc: DocId) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut directory = Vec::new();
+    write_vint(&mut directory, columns.len() as u64);
+    for &(field, column) in columns {
+        write_vint(&mut directory, u64::from(field));
+        let blocks = (max_doc as usize).div_ceil(BLOCK_DOCS);
+        write_vint(&mut directory, blocks as u64);
+        let empty = ValuesBlock::default();
+        for b in 0..blocks {
+            let block = column.blocks.get(b).map_or(&empty, |b| b);
+            let docs = (max_doc as usize - b * BLOCK_DOCS).min(BLOCK_DOCS);
+            let at = out.len();
+            block.encode(docs, &mut out);
+            write_vint(&mut directory, at as u64);
+            write_vint(&mut directory, (out.len() - at) as u64);
+            write_vint(&mut directory, u64::from(block.with_values));
+            if let Some((min, max)) = block.bounds {
+                write_vint(&mut directory, zigzag(min));
+                write_vint(&mut directory, zigzag(max));
+            }
+        }
+    }
+    let len = directory.len() as u32;
+    out.extend_from_slice(&directory);
+    out.extend_from_slice(&len.to_le_bytes());
+    footer::append(&mut out, KIND, VERSION);
+    out
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+#[derive(Debug, Clone, Copy)]
+struct BlockEntry {
+    offset: usize,
+    len: usize,
+    docs: u32,
+    bounds: Option<(i64, i64)>,
+}
+
+/// An opened doc values file: its directory in memory, blocks read when used.
+pub struct DocValuesReader {
+    file: FileSlice,
+    columns: Vec<(FieldId, Arc<[BlockEntry]>)>,
+    max_doc: DocId,
+}
+
+impl DocValuesReader {
+    /// Opens the body of a doc values file (its footer checked by the caller).
+    pub fn open(file: FileSlice, max_doc: DocId) -> Result<Self> {
+        let name = file.name().to_string();
+        let corrupt = |what: &str| Error::corrupt(&name, what.to_string());
+        let len = file.len();
+        if len < 4 {
+            return Err(corrupt("doc values file too short for its directory"));
+        }
+        let dir_len = u32::from_le_bytes(file.read(len - 4..len)?[..].try_into().expect("4 bytes")) as usize;
+        let dir_start =
+            (len - 4).checked_sub(dir_len).ok_or_else(|| corrupt("directory longer than the file"))?;
+        let bytes = file.read(dir_start..len - 4)?;
+        let mut r = ByteReader::at(&name, &bytes, dir_start as u64);
+        let blocks = (max_doc as usize).div_ceil(BLOCK_DOCS);
+        let mut columns: Vec<(FieldId, Arc<[BlockEntry]>)> = Vec::new();
+        for _ in 0..r.vint()? {
+            let field = FieldId::try_from(r.vint()?).map_err(|_| corrupt("field number out of range"))?;
+            if columns.iter().any(|(f, _)| *f == field) || r.vint()? != blocks as u64 {
+                return Err(corrupt("a column is listed twice or has the wrong number of blocks"));
+            }
+            let mut entries = Vec::with_capacity(blocks);
+            for _ in 0..blocks {
+                let (offset, len, docs) = (r.vint()? as usize, r.vint()? as usize, r.vint_u32()?);
+                let bounds = match docs {
+                    0 => None,
+                    _ => Some((unzigzag(r.vint()?), unzigzag(r.vint()?))),
+                };
+                let fits = offset.checked_add(len).is_some_and(|end| end <= dir_start);
+                if !fits || docs as usize > BLOCK_DOCS || bounds.is_some_and(|(a, b)| a > b) {
+                    return Err(corrupt("a block entry lies past the blocks or is out of range"));
+                }
+                entries.push(BlockEntry { offset, len, docs, bounds });
+            }
+            columns.push((field, entries.into()));
+        }
+        if r.remaining() > 0 {
+            return Err(corrupt("bytes after the directory's last column"));
+        }
+        Ok(DocValuesReader { file, columns, max_doc })
+    }
+
+    /// The fields with a column.
+    pub fn fields(&self) -> impl Iterator<Item = FieldId> + '_ {
+        self.columns.iter().map(|(f, _)| *f)
+    }
+
+    /// The column of `field`, read as needed.
+    pub fn values(&self, field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
+        let (_, entries) = self.columns.iter().find(|(f, _)| *f == field)?;
+        let source = DiskSource { file: self.file.clone(), entries: entries.clone(), max_doc: self.max_doc };
+        Some(Box::new(Cursor { source, at: None }))
+    }
+
+    /// The whole column of `field`, decoded (for merges).
+    pub fn column(&self, field: FieldId) -> Result<ColumnBuf> {
+        let Some((_, entries)) = self.columns.iter().find(|(f, _)| *f == field) else {
+            return Ok(ColumnBuf::default());
+        };
+        let source = DiskSource { file: self.file.clone(), entries: entries.clone(), max_doc: self.max_doc };
+        let blocks = (0..entries.len()).map(|b| source.block(b)).collect::<Result<_>>()?;
+        Ok(ColumnBuf { blocks })
+    }
+}
+
+struct DiskSource {
+    file: FileSlice,
+    entries: Arc<[BlockEntry]>,
+    max_doc: DocId,
+}
+
+impl BlockSource for DiskSource {
+    fn block(&self, b: usize) -> Result<Arc<ValuesBlock>> {
+        let Some(e) = self.entries.get(b) else { return Ok(Arc::default()) };
+        if e.docs == 0 {
+            return Ok(Arc::default());
+        }
+        let bytes = self.file.read(e.offset..e.offset + e.len)?;
+        counters::record(DataKind::DocValues, &self.file, e.offset, e.len);
+        let docs = (self.max_doc as usize - b * BLOCK_DOCS).min(BLOCK_DOCS);
+        ValuesBlock::decode(&bytes, docs, e, self.file.name()).map(Arc::new)
+    }
+    fn bounds(&self, b: usize) -> Option<(i64, i64)> {
+        self.entries.get(b)?.bounds
+    }
+    fn max_doc(&self) -> DocId {
+        self.max_doc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn column(docs: &[Vec<i64>]) -> ColumnBuf {
+        let mut c = ColumnBuf::default();
+        for (d, values) in docs.iter().enumerate() {
+            if !values.is_empty() {
+                c.set(d as DocId, values);
+            }
+        }
+        c
+    }
+
+    fn reopened(docs: &[Vec<i64>]) -> DocValuesReader {
+        let bytes = encode_file(&[(3, &column(docs))], docs.len() as DocId);
+        let (len, _) = footer::verify("f.dv", &bytes, KIND, VERSION).unwrap();
+        DocValuesReader::open(FileSlice::from_vec("f.dv", bytes[..len].to_vec()), docs.len() as DocId)
+            .unwrap()
+    }
+
+    fn values_strategy() -> impl Strategy<Value = Vec<Vec<i64>>> {
+        let value = prop_oneof![any::<i64>(), -5i64..5, (0i64..100).prop_map(|v| v * 1000)];
+        proptest::collection::vec(proptest::collection::vec(value, 0..4), 0..3000)
+    }
+
+    proptest! {
+        #[test]
+        fn columns_round_trip(docs in values_strategy()) {
+            let reader = reopened(&docs);
+            let mut values = reader.values(3).unwrap();
+            for (d, want) in docs.iter().enumerate() {
+                let mut want = want.clone();
+                want.sort_unstable();
+                prop_assert_eq!(values.values(d as DocId), &want[..]);
+                let (end, bounds) = values.block_bounds(d as DocId);
+                prop_assert_eq!(end as usize, ((d / BLOCK_DOCS + 1) * BLOCK_DOCS).min(docs.len()) - 1);
+                let block = &docs[d / BLOCK_DOCS * BLOCK_DOCS..=end as usize];
+                let all = block.iter().flatten();
+                prop_assert_eq!(bounds, all.clone().min().copied().zip(all.max().copied()));
+            }
+            prop_assert!(reader.values(4).is_none());
+        }
+
+        #[test]
+        fn doubles_keep_their_order(a in any::<f64>(), b in any::<f64>()) {
+            prop_assume!(!a.is_nan() && !b.is_nan());
+            let (sa, sb) = (double_to_sortable(a), double_to_sortable(b));
+            prop_assert_eq!(sortable_to_double(sa).to_bits(), a.to_bits());
+            if a < b { prop_assert!(sa < sb) }
+        }
+    }
+
+    #[test]
+    fn example_from_the_docs() {
+        let bytes = encode_file(&[(0, &column(&[vec![5], vec![], vec![9, 7]]))], 3);
+        assert_eq!(&bytes[..5], [0x02, 0x02, 0x02, 0x21, 0x24]);
+        assert_eq!(&bytes[5..13], [0x01, 0x00, 0x01, 0x00, 0x05, 0x02, 10, 18]);
+        assert!(double_to_sortable(-0.0) < double_to_sortable(0.0));
+    }
+
+    #[test]
+    fn a_damaged_block_is_an_error_not_a_panic() {
+        let docs: Vec<Vec<i64>> = (0..2000).map(|i| vec![i * 7, i]).collect();
+        let bytes = encode_file(&[(1, &column(&docs))], 2000);
+        let (len, _) = footer::verify("f.dv", &bytes, KIND, VERSION).unwrap();
+        for at in 0..40 {
+            let mut damaged = bytes[..len].to_vec();
+            damaged[at] ^= 0x5a;
+            let reader = DocValuesReader::open(FileSlice::from_vec("f.dv", damaged), 2000).unwrap();
+            read_error::clear();
+            let mut values = reader.values(1).unwrap();
+            let _ = values.values(5);
+            if let Err(e) = read_error::check() {
+                assert!(e.to_string().contains("f.dv"), "{e}");
+            }
+        }
+    }
+}

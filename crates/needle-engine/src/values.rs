@@ -1,0 +1,355 @@
+//! Field values as doc values: what a `long`, `double`, `boolean` or `date`
+//! value becomes in its column (an `i64`, see `needle_codecs::doc_values`),
+//! the bounds of a range over one, the stand-in for a missing value in a
+//! sort, and a column value shown back as JSON.
+//!
+//! Dates are read as Elasticsearch's default format reads them
+//! (`strict_date_optional_time||epoch_millis`): `2024`, `2024-03`,
+//! `2024-03-05`, `2024-03-05T10`, `…T10:20`, `…T10:20:30`, `…T10:20:30.123`,
+//! each with an optional zone (`Z`, `+01:00`, `+0100`, `+01`; UTC without
+//! one), or a whole number of milliseconds since 1970 (a JSON number or a string).
+
+use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime};
+use needle_codecs::doc_values::{double_to_sortable, sortable_to_double};
+use serde_json::Value;
+
+use crate::schema::FieldKind;
+use needle_core::{Error, Result};
+
+/// The column value of a field's indexed form (its canonical string, see
+/// `document::field_value`), or `None` for kinds without doc values.
+pub(crate) fn column_value(kind: FieldKind, indexed: &str) -> Option<i64> {
+    match kind {
+        FieldKind::Long | FieldKind::Date => indexed.parse().ok(),
+        FieldKind::Double => indexed.parse::<f64>().ok().map(double_to_sortable),
+        FieldKind::Boolean => Some(i64::from(indexed == "true")),
+        FieldKind::Text | FieldKind::Keyword => None,
+    }
+}
+
+/// Whether a field of this kind has a doc values column.
+pub fn has_doc_values(kind: FieldKind) -> bool {
+    matches!(kind, FieldKind::Long | FieldKind::Double | FieldKind::Boolean | FieldKind::Date)
+}
+
+/// A column value as Elasticsearch shows a sort value: a number (a double
+/// for doubles, milliseconds for dates, 0/1 for booleans).
+pub fn column_json(kind: FieldKind, v: i64) -> Value {
+    match kind {
+        FieldKind::Double => {
+            let f = sortable_to_double(v);
+            serde_json::Number::from_f64(f).map_or_else(|| Value::String(f.to_string()), Value::Number)
+        }
+        _ => Value::from(v),
+    }
+}
+
+/// What a document without a value sorts as: last (Elasticsearch's default)
+/// or first, in either direction.
+pub fn missing_value(kind: FieldKind, descending: bool, missing_first: bool) -> i64 {
+    let high = descending == missing_first;
+    match (kind, high) {
+        (FieldKind::Double, true) => double_to_sortable(f64::INFINITY),
+        (FieldKind::Double, false) => double_to_sortable(f64::NEG_INFINITY),
+        (_, true) => i64::MAX,
+        (_, false) => i64::MIN,
+    }
+}
+
+/// A value given in a query (a `search_after` value) as a column value of `kind`.
+pub fn query_value(kind: FieldKind, field: &str, v: &Value) -> Result<i64> {
+    match parse_bound(kind, field, v)? {
+        Bound::Exact(i) => Ok(i),
+        Bound::Fraction(f) => Ok(f.floor() as i64),
+        Bound::Double(f) => Ok(double_to_sortable(f)),
+        Bound::Span(start, _) => Ok(start),
+    }
+}
+
+/// The bounds a range query gives, any of them absent.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RangeBounds<'a> {
+    pub gte: Option<&'a Value>,
+    pub gt: Option<&'a Value>,
+    pub lte: Option<&'a Value>,
+    pub lt: Option<&'a Value>,
+}
+
+/// A range over a field of `kind` as inclusive column values, as
+/// Elasticsearch reads the bounds: a fraction bounding a long rounds toward
+/// the range (`gte: 1.5` is `>= 2`), a partial date stands for its whole span
+/// (`lte: "2024-03"` takes in all of March, `gt: "2024-03"` starts in April).
+pub fn range_bounds(kind: FieldKind, field: &str, b: RangeBounds<'_>) -> Result<(i64, i64)> {
+    let mut lower = i64::MIN;
+    let mut upper = i64::MAX;
+    if let Some(v) = b.gte {
+        lower = lower.max(match parse_bound(kind, field, v)? {
+            Bound::Exact(i) => i,
+            Bound::Fraction(f) => f.ceil() as i64,
+            Bound::Double(f) => double_to_sortable(f),
+            Bound::Span(start, _) => start,
+        });
+    }
+    if let Some(v) = b.gt {
+        lower = lower.max(match parse_bound(kind, field, v)? {
+            Bound::Exact(i) => i.saturating_add(1),
+            Bound::Fraction(f) => (f.floor() as i64).saturating_add(1),
+            Bound::Double(f) => double_to_sortable(f).saturating_add(1),
+            Bound::Span(_, end) => end.saturating_add(1),
+        });
+    }
+    if let Some(v) = b.lte {
+        upper = upper.min(match parse_bound(kind, field, v)? {
+            Bound::Exact(i) => i,
+            Bound::Fraction(f) => f.floor() as i64,
+            Bound::Double(f) => double_to_sortable(f),
+            Bound::Span(_, end) => end,
+        });
+    }
+    if let Some(v) = b.lt {
+        upper = upper.min(match parse_bound(kind, field, v)? {
+            Bound::Exact(i) => i.saturating_sub(1),
+            Bound::Fraction(f) => (f.ceil() as i64).saturating_sub(1),
+            Bound::Double(f) => double_to_sortable(f).saturating_sub(1),
+            Bound::Span(start, _) => start.saturating_sub(1),
+        });
+    }
+    Ok((lower, upper))
+}
+
+/// A bound as given: an exact integer, a fraction (for integer fields), a
+/// double, or a date's span (first and last millisecond).
+enum Bound {
+    Exact(i64),
+    Fraction(f64),
+    Double(f64),
+    Span(i64, i64),
+}
+
+fn parse_bound(kind: FieldKind, field: &str, v: &Value) -> Result<Bound> {
+    let bad = || {
+        let shown = needle_core::printable(&v.to_string(), 64);
+        Error::invalid_field(field, format!("{shown} is not a value of {} field `{field}`", kind.name()))
+    };
+    let number = match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    match kind {
+        FieldKind::Double => number.filter(|f| !f.is_nan()).map(Bound::Double).ok_or_else(bad),
+        FieldKind::Long => {
+            let exact = match v {
+                Value::Number(n) => n.as_i64(),
+                Value::String(s) => s.trim().parse().ok(),
+                _ => None,
+            };
+            match (exact, number) {
+                (Some(i), _) => Ok(Bound::Exact(i)),
+                (None, Some(f)) if f.is_finite() => Ok(Bound::Fraction(f)),
+                _ => Err(bad()),
+            }
+        }
+        FieldKind::Boolean => match v {
+            Value::Bool(b) => Ok(Bound::Exact(i64::from(*b))),
+            Value::String(s) if s == "true" || s == "false" => Ok(Bound::Exact(i64::from(s == "true"))),
+            _ => Err(bad()),
+        },
+        FieldKind::Date => match v {
+            Value::Number(n) => n.as_i64().map(|ms| Bound::Span(ms, ms)).ok_or_else(bad),
+            Value::String(s) => parse_date(s, false)
+                .zip(parse_date(s, true))
+                .map(|(a, b)| Bound::Span(a, b))
+                .ok_or_else(|| date_error(field, s)),
+            _ => Err(bad()),
+        },
+        FieldKind::Text | FieldKind::Keyword => Err(Error::invalid_field(
+            field,
+            format!(
+                "field `{field}` is {}: ranges and sorts need a numeric, date or boolean field",
+                kind.name()
+            ),
+        )),
+    }
+}
+
+pub(crate) fn date_error(field: &str, s: &str) -> Error {
+    let shown = needle_core::printable(s, 64);
+    Error::invalid_field(
+        field,
+        format!("failed to parse date field [{shown}] of `{field}` with format [strict_date_optional_time||epoch_millis]"),
+    )
+}
+
+/// The milliseconds since 1970 of a date string (see the module docs); with
+/// `round_up`, of the last millisecond of the span a partial date names.
+pub fn parse_date(s: &str, round_up: bool) -> Option<i64> {
+    let s = s.trim();
+    if !s.is_empty() && s.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) && s.len() > 4 {
+        return s.parse().ok();
+    }
+    let (date, rest) = s.split_once('T').map_or((s, None), |(d, t)| (d, Some(t)));
+    let mut parts = date.split('-');
+    let year: i32 = digits(parts.next()?, 4)?.try_into().ok()?;
+    let month = parts.next().map(|m| digits(m, 2)).unwrap_or(Some(1))?;
+    let day = parts.next().map(|d| digits(d, 2)).unwrap_or(Some(1))?;
+    let mut unit = match (date.matches('-').count(), rest) {
+        (_, Some(_)) => Unit::Hour,
+        (0, None) => Unit::Year,
+        (1, None) => Unit::Month,
+        (2, None) => Unit::Day,
+        _ => return None,
+    };
+    let start_date = NaiveDate::from_ymd_opt(year, month as u32, day as u32)?;
+    let (mut time, mut offset) = (NaiveTime::MIN, 0i64);
+    if let Some(rest) = rest {
+        let zone_at = rest.find(['Z', '+', '-']).unwrap_or(rest.len());
+        let (clock, zone) = rest.split_at(zone_at);
+        offset = zone_offset(zone)?;
+        let (hms, fraction) = clock.split_once('.').map_or((clock, None), |(a, b)| (a, Some(b)));
+        let mut fields = hms.split(':');
+        let hour = digits(fields.next()?, 2)?;
+        let minute = match fields.next() {
+            Some(m) => Some(digits(m, 2)?),
+            None => None,
+        };
+        let second = match fields.next() {
+            Some(s) => Some(digits(s, 2)?),
+            None => None,
+        };
+        if fields.next().is_some() || (fraction.is_some() && second.is_none()) {
+            return None;
+        }
+        let nanos = match fraction {
+            Some(f) if !f.is_empty() && f.len() <= 9 => digits(f, f.len())? * 10u64.pow(9 - f.len() as u32),
+            Some(_) => return None,
+            None => 0,
+        };
+        unit = match (minute, second, fraction) {
+            (None, _, _) => Unit::Hour,
+            (Some(_), None, _) => Unit::Minute,
+            (_, Some(_), None) => Unit::Second,
+            _ => Unit::Milli,
+        };
+        time = NaiveTime::from_hms_nano_opt(
+            hour as u32,
+            minute.unwrap_or(0) as u32,
+            second.unwrap_or(0) as u32,
+            nanos as u32,
+        )?;
+    }
+    let start = NaiveDateTime::new(start_date, time);
+    let at = if round_up { unit.end(start)? } else { start };
+    Some(at.and_utc().timestamp_millis() - offset)
+}
+
+/// A run of exactly `len` ASCII digits.
+fn digits(s: &str, len: usize) -> Option<u64> {
+    (s.len() == len && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok())?
+}
+
+/// `Z`, `+01:00`, `+0100`, `+01` (or nothing) as milliseconds east of UTC.
+fn zone_offset(zone: &str) -> Option<i64> {
+    if zone.is_empty() || zone == "Z" {
+        return Some(0);
+    }
+    let (sign, rest) = match zone.split_at(1) {
+        ("+", r) => (1, r),
+        ("-", r) => (-1, r),
+        _ => return None,
+    };
+    let rest = rest.replace(':', "");
+    let (h, m) = match rest.len() {
+        2 => (digits(&rest, 2)?, 0),
+        4 => (digits(&rest[..2], 2)?, digits(&rest[2..], 2)?),
+        _ => return None,
+    };
+    (h <= 18 && m < 60).then_some(sign * ((h * 60 + m) as i64) * 60_000)
+}
+
+/// The precision a date was written to.
+#[derive(Clone, Copy)]
+enum Unit {
+    Year,
+    Month,
+    Day,
+    Hour,
+    Minute,
+    Second,
+    Milli,
+}
+
+impl Unit {
+    /// The last millisecond of the span of this unit starting at `start`.
+    fn end(self, start: NaiveDateTime) -> Option<NaiveDateTime> {
+        let next = match self {
+            Unit::Year => start.with_year(start.year() + 1)?,
+            Unit::Month if start.month() == 12 => start.with_year(start.year() + 1)?.with_month(1)?,
+            Unit::Month => start.with_month(start.month() + 1)?,
+            Unit::Day => start + Duration::days(1),
+            Unit::Hour => start + Duration::hours(1),
+            Unit::Minute => start + Duration::minutes(1),
+            Unit::Second => start + Duration::seconds(1),
+            Unit::Milli => return Some(start),
+        };
+        Some(next - Duration::milliseconds(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_read_as_elasticsearch_reads_them() {
+        // Milliseconds as Elasticsearch 8 / OpenSearch index these strings.
+        let cases = [
+            ("2024-03-05", 1_709_596_800_000),
+            ("2024-03-05T10:20:30Z", 1_709_634_030_000),
+            ("2024-03-05T10:20:30.123+01:00", 1_709_630_430_123),
+            ("2024-03-05T10:20", 1_709_634_000_000),
+            ("2024", 1_704_067_200_000),
+            ("1790-01-08", -5_679_590_400_000),
+            ("1709596800000", 1_709_596_800_000),
+        ];
+        for (s, want) in cases {
+            assert_eq!(parse_date(s, false), Some(want), "{s}");
+        }
+        assert_eq!(parse_date("2024-03-05", true), Some(1_709_596_800_000 + 86_400_000 - 1));
+        assert_eq!(parse_date("2024-12", true), parse_date("2025-01-01", false).map(|v| v - 1));
+        for bad in ["2024-13-01", "2024-02-30", "yesterday", "2024-03-05T25:00", "2024-3-5", ""] {
+            assert_eq!(parse_date(bad, false), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn bounds_round_toward_the_range() {
+        let (a, b) = (Value::from(1.5), Value::from(1.5));
+        let long = |bounds| range_bounds(FieldKind::Long, "n", bounds).unwrap();
+        assert_eq!(long(RangeBounds { gte: Some(&a), lte: Some(&b), ..Default::default() }), (2, 1));
+        assert_eq!(long(RangeBounds { gt: Some(&a), lt: Some(&b), ..Default::default() }), (2, 1));
+        let seven = Value::from("7");
+        assert_eq!(long(RangeBounds { gt: Some(&seven), ..Default::default() }), (8, i64::MAX));
+        let march = Value::from("2024-03");
+        let date = |bounds| range_bounds(FieldKind::Date, "d", bounds).unwrap();
+        let (start, end) =
+            (parse_date("2024-03-01", false).unwrap(), parse_date("2024-04-01", false).unwrap() - 1);
+        assert_eq!(
+            date(RangeBounds { gte: Some(&march), lte: Some(&march), ..Default::default() }),
+            (start, end)
+        );
+        assert_eq!(
+            date(RangeBounds { gt: Some(&march), lt: Some(&march), ..Default::default() }),
+            (end + 1, start - 1)
+        );
+        let err = query_value(FieldKind::Text, "t", &Value::from(1)).unwrap_err().to_string();
+        assert!(err.contains("field `t` is text"), "{err}");
+    }
+
+    #[test]
+    fn missing_sorts_last_unless_asked_first() {
+        assert_eq!(missing_value(FieldKind::Long, false, false), i64::MAX);
+        assert_eq!(missing_value(FieldKind::Long, true, false), i64::MIN);
+        assert_eq!(missing_value(FieldKind::Date, false, true), i64::MIN);
+    }
+}

@@ -1,0 +1,84 @@
+//! Documents with a value of a numeric field in a range, read from its doc
+//! values; each scores 1 (times the boosts around the query). Blocks whose
+//! values all lie outside the range (their min and max say so) are passed
+//! over without being read.
+
+use needle_codecs::doc_values::NumericValues;
+use needle_core::{DocId, DocSet, TERMINATED};
+
+use crate::Scorer;
+
+pub struct RangeScorer {
+    values: Box<dyn NumericValues + Send>,
+    lower: i64,
+    upper: i64,
+    max_doc: DocId,
+    doc: DocId,
+    score: f32,
+}
+
+impl RangeScorer {
+    /// Matches documents with a value in `lower..=upper`.
+    pub fn new(
+        values: Box<dyn NumericValues + Send>,
+        lower: i64,
+        upper: i64,
+        max_doc: DocId,
+        score: f32,
+    ) -> Self {
+        let mut s = RangeScorer { values, lower, upper, max_doc, doc: 0, score };
+        s.doc = s.next_match(0);
+        s
+    }
+
+    /// The first matching document at or after `from`.
+    fn next_match(&mut self, mut from: DocId) -> DocId {
+        while from < self.max_doc {
+            let (block_end, bounds) = self.values.block_bounds(from);
+            if bounds.is_none_or(|(min, max)| max < self.lower || min > self.upper) {
+                from = block_end.saturating_add(1);
+                continue;
+            }
+            for doc in from..=block_end {
+                if self.values.values(doc).iter().any(|v| (self.lower..=self.upper).contains(v)) {
+                    return doc;
+                }
+            }
+            from = block_end.saturating_add(1);
+        }
+        TERMINATED
+    }
+}
+
+impl DocSet for RangeScorer {
+    fn doc(&self) -> DocId {
+        self.doc
+    }
+    fn advance(&mut self) -> DocId {
+        self.seek(self.doc.saturating_add(1))
+    }
+    fn seek(&mut self, target: DocId) -> DocId {
+        if self.doc != TERMINATED && target > self.doc {
+            self.doc = self.next_match(target);
+        }
+        self.doc
+    }
+    fn cost(&self) -> u64 {
+        u64::from(self.max_doc)
+    }
+}
+
+impl Scorer for RangeScorer {
+    fn score(&mut self) -> f32 {
+        self.score
+    }
+    fn max_score(&self) -> f32 {
+        self.score
+    }
+    fn block_end(&mut self, _target: DocId) -> DocId {
+        TERMINATED
+    }
+    fn block_max_score(&mut self, _from: DocId, _to: DocId) -> f32 {
+        self.score
+    }
+}

@@ -1,0 +1,209 @@
+//! Sorting hits by field values: the top k by a list of keys (a field's doc
+//! values, the score, the index order), as Elasticsearch's `sort`, with
+//! `search_after` for deep paging. Every matching document is visited: the
+//! total is exact and no bound prunes.
+
+use std::cmp::Ordering;
+use std::hash::{Hash, Hasher};
+
+use needle_codecs::doc_values::NumericValues;
+use needle_codecs::SegmentRead;
+use needle_core::{read_error, Deletes, FieldId, Result, TERMINATED};
+
+use crate::collect::ScoredDoc;
+use crate::stats::IndexStats;
+use crate::weight::scorer;
+use crate::Query;
+
+/// What a hit is ranked by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SortBy {
+    Score,
+    /// The position in the index (Elasticsearch's `_doc`).
+    Doc,
+    /// A numeric field's doc values: its smallest value when ascending, its
+    /// largest when descending (Elasticsearch's default `mode`); `missing`
+    /// stands in for a document without one.
+    Field {
+        field: FieldId,
+        missing: i64,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SortKey {
+    pub by: SortBy,
+    pub descending: bool,
+}
+
+/// A hit's value for one key.
+#[derive(Debug, Clone, Copy)]
+pub enum SortValue {
+    Int(i64),
+    Score(f32),
+    Doc(u64),
+}
+
+impl SortValue {
+    fn cmp(&self, other: &SortValue) -> Ordering {
+        match (self, other) {
+            (SortValue::Int(a), SortValue::Int(b)) => a.cmp(b),
+            (SortValue::Score(a), SortValue::Score(b)) => a.total_cmp(b),
+            (SortValue::Doc(a), SortValue::Doc(b)) => a.cmp(b),
+            (a, b) => a.rank().cmp(&b.rank()),
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            SortValue::Int(_) => 0,
+            SortValue::Score(_) => 1,
+            SortValue::Doc(_) => 2,
+        }
+    }
+
+    fn bits(&self) -> (u8, u64) {
+        match *self {
+            SortValue::Int(v) => (0, v as u64),
+            SortValue::Score(s) => (1, u64::from(s.to_bits())),
+            SortValue::Doc(d) => (2, d),
+        }
+    }
+}
+
+impl PartialEq for SortValue {
+    fn eq(&self, other: &Self) -> bool {
+        self.bits() == other.bits()
+    }
+}
+impl Eq for SortValue {}
+impl Hash for SortValue {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.bits().hash(state);
+    }
+}
+
+/// A hit with its sort values, one per key.
+#[derive(Debug, Clone)]
+pub struct SortedHit {
+    pub hit: ScoredDoc,
+    pub values: Vec<SortValue>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SortedDocs {
+    /// In sort order; equal values in index order.
+    pub hits: Vec<SortedHit>,
+    pub total: u64,
+}
+
+/// How two hits' values compare under `keys` (`Less`: `a` ranks first).
+pub fn compare(keys: &[SortKey], a: &[SortValue], b: &[SortValue]) -> Ordering {
+    for ((key, x), y) in keys.iter().zip(a).zip(b) {
+        let o = x.cmp(y);
+        let o = if key.descending { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
+/// What a sorted search is asked for.
+pub struct SortRequest<'q> {
+    pub keys: &'q [SortKey],
+    pub top_k: usize,
+    /// Only hits ranked strictly after these values (Elasticsearch's `search_after`).
+    pub after: Option<&'q [SortValue]>,
+    /// Compute scores even when no key is the score (`track_scores`).
+    pub scores: bool,
+}
+
+/// The best `top_k` so far, in rank order.
+struct SortedTop<'k> {
+    keys: &'k [SortKey],
+    k: usize,
+    hits: Vec<SortedHit>,
+}
+
+impl SortedTop<'_> {
+    fn rank(&self, a: &SortedHit, b: &SortedHit) -> Ordering {
+        compare(self.keys, &a.values, &b.values).then(a.hit.global.cmp(&b.hit.global))
+    }
+
+    fn offer(&mut self, hit: SortedHit) {
+        if self.hits.len() == self.k
+            && self.hits.last().is_none_or(|worst| self.rank(&hit, worst) != Ordering::Less)
+        {
+            return;
+        }
+        let at = self.hits.partition_point(|h| self.rank(h, &hit) == Ordering::Less);
+        self.hits.insert(at, hit);
+        self.hits.truncate(self.k);
+    }
+}
+
+pub(crate) fn search_sorted(
+    segments: &[&dyn SegmentRead],
+    deletes: &[Option<&dyn Deletes>],
+    query: &Query,
+    request: &SortRequest<'_>,
+    bloom: bool,
+) -> Result<SortedDocs> {
+    let mut stats = IndexStats::collect(segments, query, bloom)?;
+    let scores = request.scores || request.keys.iter().any(|k| k.by == SortBy::Score);
+    let mut top = SortedTop { keys: request.keys, k: request.top_k, hits: Vec::new() };
+    let (mut total, mut base) = (0u64, 0u64);
+    for (seg, &segment) in segments.iter().enumerate() {
+        let mut columns: Vec<Option<Box<dyn NumericValues + Send>>> = request
+            .keys
+            .iter()
+            .map(|k| match k.by {
+                SortBy::Field { field, .. } => segment.numeric_values(field),
+                _ => None,
+            })
+            .collect();
+        if let Some(mut s) = scorer(query, &mut stats, seg, segment, 1.0)? {
+            let mut doc = s.doc();
+            while doc != TERMINATED {
+                if !deletes[seg].is_some_and(|d| d.is_deleted(doc)) {
+                    total += 1;
+                    let score = if scores { s.score() } else { f32::NAN };
+                    let hit = ScoredDoc { segment: seg, doc, global: base + u64::from(doc), score };
+                    let values = request
+                        .keys
+                        .iter()
+                        .zip(columns.iter_mut())
+                        .map(|(key, column)| key_value(key, column, &hit))
+                        .collect::<Vec<_>>();
+                    if request
+                        .after
+                        .is_none_or(|after| compare(request.keys, &values, after) == Ordering::Greater)
+                    {
+                        top.offer(SortedHit { hit, values });
+                    }
+                }
+                doc = s.advance();
+            }
+        }
+        read_error::check()?;
+        base += u64::from(segment.meta().max_doc);
+    }
+    Ok(SortedDocs { hits: top.hits, total })
+}
+
+fn key_value(
+    key: &SortKey,
+    column: &mut Option<Box<dyn NumericValues + Send>>,
+    hit: &ScoredDoc,
+) -> SortValue {
+    match key.by {
+        SortBy::Score => SortValue::Score(hit.score),
+        SortBy::Doc => SortValue::Doc(hit.global),
+        SortBy::Field { missing, .. } => {
+            let values = column.as_mut().map_or(&[][..], |c| c.values(hit.doc));
+            let picked = if key.descending { values.last() } else { values.first() };
+            SortValue::Int(picked.copied().unwrap_or(missing))
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! Field values over HTTP: `sort` (with `missing`, `search_after`, several
+//! indexes), `range` and `exists` on numeric, date and boolean fields, and
+//! the errors for what they cannot do.
+
+use serde_json::{json, Value};
+
+use crate::harness::TestServer;
+
+/// A document's year, rating, date and flag; `None` where the field is absent.
+type Values = (Option<i64>, Option<f64>, Option<&'static str>, Option<bool>);
+
+const DOCS: [Values; 8] = [
+    (Some(1999), Some(4.5), Some("1999-12-31T23:59:59Z"), Some(true)),
+    (Some(2001), Some(-0.5), Some("2001-03-04"), Some(false)),
+    (None, Some(3.0), Some("2020-03-15T08:00:00+02:00"), None),
+    (Some(2020), None, Some("2020-03-31"), Some(true)),
+    (Some(1999), Some(4.5), None, Some(false)),
+    (Some(2024), Some(10.25), Some("2024-02-29"), Some(true)),
+    (Some(-50), Some(0.0), Some("2020-04-01"), None),
+    (Some(2001), Some(7.0), Some("1970-01-01"), Some(true)),
+];
+
+fn server() -> TestServer {
+    let s = TestServer::start();
+    let mapping = json!({"properties": {"title": {"type": "text"}, "year": {"type": "long"},
+        "rating": {"type": "double"}, "when": {"type": "date"}, "ok": {"type": "boolean"}}});
+    for index in ["v1", "v2"] {
+        assert_eq!(s.json("PUT", &format!("/{index}"), Some(json!({"mappings": mapping.clone()}))).0, 200);
+    }
+    let mut lines = Vec::new();
+    for (i, (year, rating, when, ok)) in DOCS.iter().enumerate() {
+        let index = if i % 2 == 0 { "v1" } else { "v2" };
+        lines.push(json!({"index": {"_index": index, "_id": i.to_string()}}));
+        let mut doc = json!({"title": if i % 3 == 0 { "red fox" } else { "blue fox" }});
+        if let Some(y) = year {
+            doc["year"] = json!(y);
+        }
+        if let Some(r) = rating {
+            doc["rating"] = json!(r);
+        }
+        if let Some(w) = when {
+            doc["when"] = json!(w);
+        }
+        if let Some(o) = ok {
+            doc["ok"] = json!(o);
+        }
+        lines.push(doc);
+        if i == 3 {
+            // Half the documents in on-disk segments, half in memory.
+            assert_eq!(s.bulk("/_bulk?refresh=true", &lines).1["errors"], json!(false));
+            assert_eq!(s.json("POST", "/_flush", None).0, 200);
+            lines.clear();
+        }
+    }
+    assert_eq!(s.bulk("/_bulk?refresh=true", &lines).1["errors"], json!(false));
+    s
+}
+
+fn ids(answer: &Value) -> Vec<String> {
+    let hits = answer["hits"]["hits"].as_array().unwrap_or_else(|| panic!("{answer}"));
+    hits.iter().map(|h| h["_id"].as_str().unwrap().to_string()).collect()
+}
+
+fn search(s: &TestServer, body: Value) -> Value {
+    let (status, answer) = s.json("POST", "/v1,v2/_search", Some(body.clone()));
+    assert_eq!(status, 200, "{body}: {answer}");
+    answer
+}
+
+#[test]
+fn sorts_by_field_values_across_indexes() {
+    let s = server();
+    let answer = search(&s, json!({"sort": [{"year": "desc"}, {"rating": {"order": "asc"}}], "size": 20}));
+    assert_eq!(ids(&answer), ["5", "3", "1", "7", "0", "4", "6", "2"], "ties in index order");
+    let hits = answer["hits"]["hits"].as_array().unwrap();
+    assert_eq!(hits[0]["sort"], json!([2024, 10.25]));
+    assert_eq!(hits[2]["sort"], json!([2001, -0.5]));
+    assert_eq!(hits[7]["sort"], json!([i64::MIN, 3.0]), "missing sorts last: the lowest long, descending");
+    assert_eq!(hits[0]["_score"], Value::Null, "no score unless asked for");
+    assert_eq!(answer["hits"]["max_score"], Value::Null);
+    let first = search(&s, json!({"sort": [{"rating": {"order": "asc", "missing": "_first"}}], "size": 2}));
+    assert_eq!(ids(&first), ["3", "1"]);
+    let dates = search(&s, json!({"sort": ["when"], "size": 3, "track_scores": true}));
+    assert_eq!(ids(&dates), ["7", "0", "1"]);
+    assert_eq!(dates["hits"]["hits"][0]["sort"], json!([0]));
+    assert!(dates["hits"]["hits"][0]["_score"].is_number(), "{dates}");
+    let by_param = s.json("GET", "/v1,v2/_search?sort=year:asc&size=1", None).1;
+    assert_eq!(ids(&by_param), ["6"]);
+}
+
+#[test]
+fn search_after_pages_through_a_sort() {
+    let s = server();
+    let sort = json!([{"when": "asc"}, {"_doc": "asc"}]);
+    let full = ids(&s.json("POST", "/v1/_search", Some(json!({"sort": sort, "size": 20}))).1);
+    let mut paged = Vec::new();
+    let mut after: Option<Value> = None;
+    loop {
+        let mut body = json!({"sort": sort, "size": 1});
+        if let Some(a) = &after {
+            body["search_after"] = a.clone();
+        }
+        let page = s.json("POST", "/v1/_search", Some(body)).1;
+        let hits = page["hits"]["hits"].as_array().unwrap();
+        let Some(last) = hits.last() else { break };
+        after = Some(last["sort"].clone());
+        paged.extend(ids(&page));
+    }
+    assert_eq!(paged, full);
+    assert_eq!(full.len(), 4);
+}
+
+#[test]
+fn ranges_and_exists_filter_by_values() {
+    let s = server();
+    let count = |query: Value| -> Vec<String> {
+        let mut got = ids(&search(&s, json!({"query": query, "size": 20})));
+        got.sort();
+        got
+    };
+    assert_eq!(count(json!({"range": {"year": {"gte": 1999, "lt": 2020}}})), ["0", "1", "4", "7"]);
+    assert_eq!(count(json!({"range": {"year": {"gt": 1999.5}}})), ["1", "3", "5", "7"]);
+    assert_eq!(
+        count(json!({"range": {"rating": {"gte": 0, "lte": 4.5}}})),
+        ["0", "2", "4", "6"],
+        "-0.5 out, 0 in"
+    );
+    // A partial date stands for its whole span: all of March 2020 (UTC).
+    assert_eq!(count(json!({"range": {"when": {"gte": "2020-03", "lte": "2020-03"}}})), ["2", "3"]);
+    assert_eq!(count(json!({"range": {"when": {"gt": "2020-03-31"}}})), ["5", "6"]);
+    assert_eq!(count(json!({"range": {"ok": {"gte": true}}})), ["0", "3", "5", "7"]);
+    assert_eq!(count(json!({"exists": {"field": "year"}})).len(), 7);
+    assert_eq!(count(json!({"range": {"nope": {"gte": 1}}})), Vec::<String>::new(), "unmapped: nothing");
+    let filtered =
+        json!({"bool": {"must": {"match": {"title": "red"}}, "filter": {"range": {"year": {"lte": 2001}}}}});
+    assert_eq!(count(filtered), ["0", "6"]);
+    let scored = search(&s, json!({"query": {"range": {"year": {"gte": 2024, "boost": 2.5}}}}));
+    assert_eq!(scored["hits"]["hits"][0]["_score"], json!(2.5));
+}
+
+#[test]
+fn what_values_cannot_do_is_refused_clearly() {
+    let s = server();
+    for (body, kind, words) in [
+        (json!({"sort": [{"title": "asc"}]}), "illegal_argument_exception", "Text fields are not optimised"),
+        (json!({"sort": [{"nope": "asc"}]}), "query_shard_exception", "No mapping found for [nope]"),
+        (
+            json!({"sort": ["year"], "search_after": [1, 2]}),
+            "illegal_argument_exception",
+            "search_after has 2 value(s)",
+        ),
+        (
+            json!({"sort": ["year"], "search_after": [1], "from": 1}),
+            "illegal_argument_exception",
+            "[from] parameter must be set to 0",
+        ),
+        (json!({"sort": [{"year": "up"}]}), "illegal_argument_exception", "Unknown SortOrder [up]"),
+        (
+            json!({"query": {"range": {"title": {"gte": "a"}}}}),
+            "illegal_argument_exception",
+            "field `title` is text",
+        ),
+        (
+            json!({"query": {"range": {"when": {"gte": "someday"}}}}),
+            "illegal_argument_exception",
+            "failed to parse date field [someday]",
+        ),
+        (
+            json!({"query": {"range": {"year": {"gte": 1, "lte": 2, "foo": 3}}}}),
+            "parsing_exception",
+            "does not support [foo]",
+        ),
+        (
+            json!({"query": {"exists": {"field": "title"}}}),
+            "illegal_argument_exception",
+            "[exists] on text field [title]",
+        ),
+    ] {
+        let (status, answer) = s.json("POST", "/v1/_search", Some(body.clone()));
+        assert_eq!((status, answer["error"]["type"].as_str()), (400, Some(kind)), "{body}: {answer}");
+        assert!(answer["error"]["reason"].as_str().unwrap().contains(words), "{body}: {answer}");
+    }
+    // The one with no sort values unmapped in one index is missing there, not an error.
+    let answer =
+        search(&s, json!({"sort": [{"nope": {"order": "asc", "unmapped_type": "long"}}], "size": 1}));
+    assert_eq!(answer["hits"]["hits"][0]["sort"], json!([i64::MAX]));
+}
