@@ -423,6 +423,11 @@ impl DocValuesReader {
         Ok(DocValuesReader { file, columns, max_doc })
     }
 
+    /// The file's body size in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.file.len()
+    }
+
     /// The fields with a column.
     pub fn fields(&self) -> impl Iterator<Item = FieldId> + '_ {
         self.columns.iter().map(|(f, _)| *f)

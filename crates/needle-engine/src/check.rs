@@ -46,6 +46,10 @@ impl Index {
     }
 }
 
+fn add_size(sizes: &mut BTreeMap<String, u64>, kind: &str, bytes: u64) {
+    *sizes.entry(kind.to_string()).or_default() += bytes;
+}
+
 fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
     let name = seg.name().to_string();
     let mut problem = |p: String| report.problems.push(format!("segment {name}: {p}"));
@@ -154,10 +158,17 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
             Err(e) => problem(format!("stored document {doc}: {e}")),
         }
     }
+    if let Some(values) = seg.doc_values() {
+        for field in values.fields() {
+            if let Err(e) = values.column(field) {
+                problem(format!("doc values of field {field}: {e}"));
+            }
+        }
+        add_size(&mut report.sizes, "doc_values", values.byte_len() as u64);
+    }
     let (dict, docs, index) = seg.doc_store().sizes();
     report.terms += terms;
-    let add =
-        |sizes: &mut BTreeMap<String, u64>, k: &str, v: u64| *sizes.entry(k.to_string()).or_default() += v;
+    let add = add_size;
     for (k, v) in sizes {
         add(&mut report.sizes, k, v);
     }
