@@ -15,6 +15,7 @@
 //! # Ok(()) }
 //! ```
 
+mod aggs;
 mod check;
 mod deletes;
 mod document;
@@ -35,6 +36,7 @@ mod values;
 mod wal;
 mod writer;
 
+pub use aggs::{AggField, AggKind, Aggregation, CalendarUnit, DateInterval, Metric, RangeSpec, TermsOrder};
 pub use check::CheckReport;
 pub use document_builder::Document;
 pub use hot_terms::PinSummary;

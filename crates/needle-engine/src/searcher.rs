@@ -8,6 +8,9 @@ use std::sync::Arc;
 use needle_core::Result;
 use needle_search::{parse_query, Query, SearchOptions, TopDocs};
 
+use serde_json::{Map, Value};
+
+use crate::aggs::Aggregation;
 use crate::index::Shared;
 use crate::schema::Schema;
 use crate::search::{
@@ -108,6 +111,18 @@ impl Searcher {
     /// Deleted documents still taking space in segments (until a merge drops them).
     pub fn deleted_docs(&self) -> u64 {
         self.snapshot.segments.iter().map(|s| u64::from(s.deletes.count())).sum()
+    }
+
+    /// Runs `aggs` over the documents `query` matches: their count and the
+    /// `aggregations` object of an Elasticsearch response (see `aggs.rs`).
+    pub fn aggregate(&self, query: &Query, aggs: &[Aggregation]) -> Result<(u64, Map<String, Value>)> {
+        let searcher = needle_search::Searcher::with_deletes(self.snapshot.views());
+        let mut total = 0;
+        let out = crate::aggs::aggregate(aggs, |visit| {
+            total = searcher.for_each_match(query, visit)?;
+            Ok(total)
+        })?;
+        Ok((total, out))
     }
 
     /// The `_id`s of every live document matching `query`.

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double};
 use needle_engine::{
-    Durability, Index, IndexWriter, Query, RangeQuery, Schema, SearchRequest, SortBy, SortKey, SortValue,
+    AggField, AggKind, Aggregation, CalendarUnit, DateInterval, Durability, FieldKind, Index, IndexWriter,
+    Metric, Query, RangeQuery, RangeSpec, Schema, SearchRequest, SortBy, SortKey, SortValue, TermsOrder,
     WriterOptions,
 };
 use needle_search::BoolQuery;
@@ -182,6 +183,132 @@ fn check(index: &IndexWriter, model: &BTreeMap<String, Model>, rng: &mut StdRng)
     }
 }
 
+fn agg(name: &str, kind: AggKind, subs: Vec<Aggregation>) -> Aggregation {
+    Aggregation { name: name.into(), kind, subs }
+}
+
+/// Every aggregation kind over the documents with one word, against sums
+/// and counts taken over the model.
+fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'static str) {
+    let schema = index.index().schema();
+    let field = |name: &str, kind| AggField { id: schema.field_id(name).unwrap(), kind };
+    let (n, x, d) = (field("n", FieldKind::Long), field("x", FieldKind::Double), field("d", FieldKind::Date));
+    let aggs = vec![
+        agg("n_stats", AggKind::Metric(Metric::Stats, n), vec![]),
+        agg("x_max", AggKind::Metric(Metric::Max, x), vec![]),
+        agg("x_count", AggKind::Metric(Metric::ValueCount, x), vec![]),
+        agg("n_hist", AggKind::Histogram { field: n, interval: 5.0, offset: 0.0, min_doc_count: 0 }, vec![]),
+        agg(
+            "days",
+            AggKind::DateHistogram {
+                field: d,
+                interval: DateInterval::Calendar(CalendarUnit::Day),
+                min_doc_count: 1,
+            },
+            vec![agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![])],
+        ),
+        agg(
+            "n_terms",
+            AggKind::Terms { field: n, size: 5, min_doc_count: 1, order: TermsOrder::CountDesc },
+            vec![],
+        ),
+        agg(
+            "x_ranges",
+            AggKind::Range {
+                field: x,
+                ranges: vec![
+                    RangeSpec { key: None, from: None, to: Some(0.0) },
+                    RangeSpec { key: Some("mid".into()), from: Some(0.0), to: Some(7.0) },
+                ],
+            },
+            vec![],
+        ),
+    ];
+    let query = Query::term(schema.field_id("body").unwrap(), word);
+    let (total, got) = index.searcher().aggregate(&query, &aggs).unwrap();
+    let docs: Vec<&Model> = model.values().filter(|m| m.word == word).collect();
+    assert_eq!(total, docs.len() as u64);
+    let ns: Vec<i64> = docs.iter().flat_map(|m| m.n.clone()).collect();
+    let stats = &got["n_stats"];
+    assert_eq!(stats["count"], json!(ns.len()));
+    assert_eq!(stats["sum"].as_f64().unwrap(), ns.iter().sum::<i64>() as f64);
+    assert_eq!(stats["min"].as_f64(), ns.iter().min().map(|&v| v as f64));
+    assert_eq!(stats["max"].as_f64(), ns.iter().max().map(|&v| v as f64));
+    let xs: Vec<f64> = docs.iter().flat_map(|m| m.x.clone()).collect();
+    assert_eq!(got["x_max"]["value"].as_f64(), xs.iter().copied().reduce(f64::max));
+    assert_eq!(got["x_count"]["value"], json!(xs.len()));
+    // Histogram: each document once per bucket it has a value in; empty buckets between.
+    let mut hist: BTreeMap<i64, u64> = BTreeMap::new();
+    for m in &docs {
+        let mut keys: Vec<i64> = m.n.iter().map(|v| v.div_euclid(5) * 5).collect();
+        keys.dedup();
+        keys.sort();
+        keys.dedup();
+        keys.into_iter().for_each(|k| *hist.entry(k).or_default() += 1);
+    }
+    if let (Some(&lo), Some(&hi)) = (hist.keys().next(), hist.keys().next_back()) {
+        (lo..=hi).step_by(5).for_each(|k| {
+            hist.entry(k).or_default();
+        });
+    }
+    let got_hist: Vec<(f64, u64)> = got["n_hist"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["key"].as_f64().unwrap(), b["doc_count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(got_hist, hist.iter().map(|(&k, &c)| (k as f64, c)).collect::<Vec<_>>());
+    let mut days: BTreeMap<i64, (u64, i64)> = BTreeMap::new();
+    for m in docs.iter().filter(|m| m.d.is_some()) {
+        let day = m.d.unwrap().div_euclid(86_400_000) * 86_400_000;
+        let e = days.entry(day).or_default();
+        e.0 += 1;
+        e.1 += m.n.iter().sum::<i64>();
+    }
+    let got_days: Vec<(i64, u64, f64)> = got["days"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["key"].as_i64().unwrap(),
+                b["doc_count"].as_u64().unwrap(),
+                b["n_sum"]["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got_days, days.iter().map(|(&k, &(c, s))| (k, c, s as f64)).collect::<Vec<_>>());
+    let mut terms: BTreeMap<i64, u64> = BTreeMap::new();
+    for m in &docs {
+        let mut v = m.n.clone();
+        v.sort();
+        v.dedup();
+        v.into_iter().for_each(|k| *terms.entry(k).or_default() += 1);
+    }
+    let mut ranked: Vec<(i64, u64)> = terms.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let other: u64 = ranked.iter().skip(5).map(|(_, c)| c).sum();
+    ranked.truncate(5);
+    let got_terms: Vec<(i64, u64)> = got["n_terms"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["key"].as_i64().unwrap(), b["doc_count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(got_terms, ranked);
+    assert_eq!(got["n_terms"]["sum_other_doc_count"], json!(other));
+    let in_range = |lo: Option<f64>, hi: Option<f64>| {
+        docs.iter()
+            .filter(|m| m.x.iter().any(|&v| lo.is_none_or(|l| v >= l) && hi.is_none_or(|h| v < h)))
+            .count() as u64
+    };
+    let ranges = got["x_ranges"]["buckets"].as_array().unwrap();
+    assert_eq!(ranges[0]["key"], json!("*-0.0"));
+    assert_eq!(ranges[0]["doc_count"], json!(in_range(None, Some(0.0))));
+    assert_eq!(ranges[1]["key"], json!("mid"));
+    assert_eq!(ranges[1]["doc_count"], json!(in_range(Some(0.0), Some(7.0))));
+}
+
 fn run(seed: u64) {
     let tmp = tempfile::tempdir().unwrap();
     let mapping = Schema::from_mapping(MAPPING).unwrap();
@@ -219,6 +346,7 @@ fn run(seed: u64) {
         }
         if step % 100 == 99 {
             check(&index, &model, &mut rng);
+            check_aggs(&index, &model, WORDS[rng.gen_range(0..3)]);
         }
     }
     index.close().unwrap();

@@ -6,6 +6,7 @@ pub mod bm25;
 mod collect;
 pub mod highlight;
 pub mod iter;
+mod matches;
 mod maxscore;
 mod parser;
 mod query;

@@ -1,7 +1,7 @@
 //! Runs a query over an index's segments and returns the top k.
 
 use needle_codecs::SegmentRead;
-use needle_core::{read_error, Deletes, Result, TERMINATED};
+use needle_core::{read_error, Deletes, DocId, Result, TERMINATED};
 
 pub use crate::collect::ScoredDoc;
 use crate::collect::TopCollector;
@@ -76,6 +76,19 @@ impl<'a> Searcher<'a> {
         let total = top.count;
         let total_is_exact = total < options.track_total_hits || options.track_total_hits == u64::MAX;
         Ok(TopDocs { hits: top.into_sorted(), total, total_is_exact })
+    }
+
+    /// Calls `visit(segment number, segment, doc)` for every live match, in
+    /// index order; returns the count.
+    pub fn for_each_match(
+        &self,
+        query: &Query,
+        visit: &mut dyn FnMut(usize, &dyn SegmentRead, DocId),
+    ) -> Result<u64> {
+        crate::parser::check_size(query)?;
+        let query = query.clone().rewrite();
+        read_error::clear();
+        crate::matches::for_each_match(&self.segments, &self.deletes, &query, visit)
     }
 
     /// The top hits by `request`'s keys (see `sort.rs`); every match counted.

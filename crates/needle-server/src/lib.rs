@@ -7,6 +7,7 @@
 //! through the [`catalog::Catalog`]'s index handles (one writer each,
 //! snapshots for reads), and answers with Elasticsearch's shapes and errors.
 
+mod aggs;
 mod call;
 mod catalog;
 mod demo;

@@ -61,6 +61,8 @@ struct Request {
     sort: Vec<SortSpec>,
     search_after: Option<Vec<Value>>,
     track_scores: bool,
+    /// The `aggs` object, read against each index's mapping.
+    aggs: Option<Value>,
     version: bool,
     seq_no: bool,
     total_as_int: bool,
@@ -97,6 +99,12 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
     }
     // Each index returns its top `from + size`; the merge keeps `from..from + size`.
     let one = handles.len() == 1;
+    if request.aggs.is_some() && !one {
+        return Err(ApiError::illegal_argument(
+            "aggregations over several indexes are not supported yet by Needle: aggregate one index at a time",
+        ));
+    }
+    let mut aggregations = None;
     let mut total = 0;
     let mut exact = true;
     let mut max_score: Option<f32> = None;
@@ -127,6 +135,10 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
             track_scores: request.track_scores,
             ..SearchRequest::new("")
         };
+        if let Some(spec) = &request.aggs {
+            let aggs = crate::aggs::parse(spec, searcher.schema())?;
+            aggregations = Some(searcher.aggregate(&query, &aggs)?.1);
+        }
         let response = searcher.search_query(&query, &engine_request)?;
         total += response.total;
         exact &= response.total_relation == "eq";
@@ -173,12 +185,16 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
     hits_json.insert("max_score".into(), max_score.map_or(Value::Null, score));
     hits_json.insert("hits".into(), Value::Array(hits.into_iter().map(|h| h.json).collect()));
     let n = handles.len();
-    Ok(respond::ok(&json!({
+    let mut answer = json!({
         "took": started.elapsed().as_millis() as u64,
         "timed_out": false,
         "_shards": {"total": n, "successful": n, "skipped": 0, "failed": 0},
         "hits": hits_json,
-    })))
+    });
+    if let Some(aggregations) = aggregations {
+        answer["aggregations"] = Value::Object(aggregations);
+    }
+    Ok(respond::ok(&answer))
 }
 
 /// A hit of one index, to be merged with the others'.
@@ -252,6 +268,7 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
         sort: Vec::new(),
         search_after: None,
         track_scores: false,
+        aggs: None,
         version: p.flag("version", false)?,
         seq_no: p.flag("seq_no_primary_term", false)?,
         total_as_int: p.flag("rest_total_hits_as_int", false)?,
@@ -320,13 +337,14 @@ fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
             other => return Err(ApiError::parsing(format!("[search_after] must be an array, not {other}"))),
         },
         "track_scores" => r.track_scores = bool_value(key, &value)?,
+        "aggs" | "aggregations" => r.aggs = Some(value),
         "version" => r.version = bool_value(key, &value)?,
         "seq_no_primary_term" => r.seq_no = bool_value(key, &value)?,
         "timeout" | "stats" | "profile" => {}
         "explain" if value == json!(false) => {}
         "stored_fields" if value == json!("_none_") => r.source.fetch = false,
-        "aggs" | "aggregations" | "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields"
-        | "docvalue_fields" | "stored_fields" | "explain" | "min_score" | "indices_boost" | "knn" | "pit"
+        "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields" | "docvalue_fields"
+        | "stored_fields" | "explain" | "min_score" | "indices_boost" | "knn" | "pit"
         | "runtime_mappings" | "slice" | "terminate_after" | "fields" => {
             return Err(ApiError::illegal_argument(format!("[{key}] is not supported yet by Needle")));
         }

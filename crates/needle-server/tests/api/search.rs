@@ -114,7 +114,7 @@ fn what_cannot_be_answered_is_refused_clearly() {
             json!({"aggs": {"t": {"terms": {"field": "tag"}}}}),
             400,
             "illegal_argument_exception",
-            "[aggs] is not supported yet",
+            "[terms] on keyword field [tag] is not supported yet",
         ),
         (json!({"qurey": {}}), 400, "parsing_exception", "Unknown key for a START_OBJECT in [qurey]"),
     ] {

@@ -185,3 +185,61 @@ fn what_values_cannot_do_is_refused_clearly() {
         search(&s, json!({"sort": [{"nope": {"order": "asc", "unmapped_type": "long"}}], "size": 1}));
     assert_eq!(answer["hits"]["hits"][0]["sort"], json!([i64::MAX]));
 }
+
+#[test]
+fn aggregations_answer_in_elasticsearch_shapes() {
+    let s = server();
+    let body = json!({"size": 0, "aggs": {
+        "years": {"stats": {"field": "year"}},
+        "flags": {"terms": {"field": "ok"}},
+        "months": {"date_histogram": {"field": "when", "calendar_interval": "month", "min_doc_count": 1},
+                   "aggs": {"rating": {"avg": {"field": "rating"}}}},
+        "bands": {"range": {"field": "rating", "ranges": [{"to": 3}, {"from": 3}]}},
+        "steps": {"histogram": {"field": "rating", "interval": 2}},
+        "none": {"max": {"field": "nope"}},
+    }});
+    let (status, answer) = s.json("POST", "/v1/_search", Some(body));
+    assert_eq!(status, 200, "{answer}");
+    let aggs = &answer["aggregations"];
+    assert_eq!(aggs["years"], json!({"count": 3, "min": -50.0, "max": 1999.0, "avg": 1316.0, "sum": 3948.0}));
+    assert_eq!(
+        aggs["flags"],
+        json!({"doc_count_error_upper_bound": 0, "sum_other_doc_count": 0, "buckets": [
+            {"key": 0, "key_as_string": "false", "doc_count": 1},
+            {"key": 1, "key_as_string": "true", "doc_count": 1}]})
+    );
+    assert_eq!(
+        aggs["months"]["buckets"],
+        json!([
+            {"key": 944006400000i64, "key_as_string": "1999-12-01T00:00:00.000Z", "doc_count": 1, "rating": {"value": 4.5}},
+            {"key": 1583020800000i64, "key_as_string": "2020-03-01T00:00:00.000Z", "doc_count": 1, "rating": {"value": 3.0}},
+            {"key": 1585699200000i64, "key_as_string": "2020-04-01T00:00:00.000Z", "doc_count": 1, "rating": {"value": 0.0}},
+        ])
+    );
+    assert_eq!(
+        aggs["bands"]["buckets"],
+        json!([{"key": "*-3.0", "to": 3.0, "doc_count": 1}, {"key": "3.0-*", "from": 3.0, "doc_count": 3}])
+    );
+    assert_eq!(
+        aggs["steps"]["buckets"],
+        json!([{"key": 0.0, "doc_count": 1}, {"key": 2.0, "doc_count": 1}, {"key": 4.0, "doc_count": 2}])
+    );
+    assert_eq!(aggs["none"], json!({"value": null}), "an unmapped field has no values");
+    for (aggs, words) in [
+        (json!({"t": {"terms": {"field": "title"}}}), "Text fields are not optimised"),
+        (json!({"t": {"percentiles": {"field": "year"}}}), "Unknown aggregation type [percentiles]"),
+        (json!({"t": {"histogram": {"field": "year", "interval": 0}}}), "[interval] must be >0"),
+        (
+            json!({"t": {"date_histogram": {"field": "when", "calendar_interval": "2M"}}}),
+            "could not be parsed",
+        ),
+        (json!({"t": {"avg": {"field": "year", "script": "x"}}}), "unknown field [script]"),
+    ] {
+        let (status, answer) = s.json("POST", "/v1/_search", Some(json!({"aggs": aggs})));
+        assert_eq!(status, 400, "{aggs}: {answer}");
+        assert!(answer["error"]["reason"].as_str().unwrap().contains(words), "{aggs}: {answer}");
+    }
+    let (status, answer) =
+        s.json("POST", "/v1,v2/_search", Some(json!({"aggs": {"m": {"max": {"field": "year"}}}})));
+    assert_eq!(status, 400, "{answer}");
+}

@@ -1,0 +1,276 @@
+//! The `aggs` of a search request, read into the engine's aggregations
+//! (`needle_engine::Aggregation`) against an index's mapping.
+//!
+//! Supported: `min`, `max`, `sum`, `avg`, `stats`, `value_count`,
+//! `histogram`, `date_histogram` (UTC), `range`, `terms` (on numeric, date
+//! and boolean fields), each bucketing with its own `aggs`. Others, and
+//! options not listed here, are refused with an error that names them.
+
+use needle_engine::{
+    parse_date, AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FieldKind, Metric, RangeSpec,
+    Schema, TermsOrder,
+};
+use serde_json::{Map, Value};
+
+use crate::error::{ApiError, ApiResult};
+
+/// The aggregations of an `aggs` object.
+pub fn parse(v: &Value, schema: &Schema) -> ApiResult<Vec<Aggregation>> {
+    let Value::Object(m) = v else { return Err(ApiError::parsing("[aggs] must be an object")) };
+    m.iter().map(|(name, spec)| one(name, spec, schema)).collect()
+}
+
+fn one(name: &str, spec: &Value, schema: &Schema) -> ApiResult<Aggregation> {
+    let Value::Object(spec) = spec else {
+        return Err(ApiError::parsing(format!("Expected [START_OBJECT] under aggregation [{name}]")));
+    };
+    let mut kind = None;
+    let mut subs = Vec::new();
+    for (key, body) in spec {
+        match key.as_str() {
+            "aggs" | "aggregations" => subs = parse(body, schema)?,
+            "meta" => {}
+            other if kind.is_none() => kind = Some(agg_kind(name, other, body, schema)?),
+            other => {
+                return Err(ApiError::parsing(format!(
+                    "Found two aggregation type definitions in [{name}]: [{other}] and another"
+                )))
+            }
+        }
+    }
+    let kind =
+        kind.ok_or_else(|| ApiError::parsing(format!("Missing definition for aggregation [{name}]")))?;
+    if matches!(kind, AggKind::Metric(..)) && !subs.is_empty() {
+        return Err(ApiError::parsing(format!(
+            "Aggregator [{name}] of type [metric] cannot accept sub-aggregations"
+        )));
+    }
+    Ok(Aggregation { name: name.to_string(), kind, subs })
+}
+
+/// An aggregation's options, each taken once; what is left over is an error.
+struct Options<'a> {
+    agg: &'a str,
+    kind: &'a str,
+    m: Map<String, Value>,
+}
+
+impl Options<'_> {
+    fn take(&mut self, key: &str) -> Option<Value> {
+        self.m.remove(key)
+    }
+
+    fn number(&mut self, key: &str) -> ApiResult<Option<f64>> {
+        match self.take(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => {
+                v.as_f64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).map(Some).ok_or_else(|| {
+                    ApiError::parsing(format!(
+                        "[{}] [{key}] of [{}] must be a number, not {v}",
+                        self.kind, self.agg
+                    ))
+                })
+            }
+        }
+    }
+
+    fn count(&mut self, key: &str) -> ApiResult<Option<u64>> {
+        Ok(self.number(key)?.map(|f| f.max(0.0) as u64))
+    }
+
+    fn string(&mut self, key: &str) -> ApiResult<Option<String>> {
+        match self.take(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(v) => Err(ApiError::parsing(format!("[{}] [{key}] must be a string, not {v}", self.kind))),
+        }
+    }
+
+    fn finish(self) -> ApiResult<()> {
+        match self.m.keys().next() {
+            None => Ok(()),
+            Some(key) => Err(ApiError::parsing(format!(
+                "[{}] unknown field [{key}] (or an option Needle does not support yet) in aggregation [{}]",
+                self.kind, self.agg
+            ))),
+        }
+    }
+}
+
+fn agg_kind(name: &str, kind: &str, body: &Value, schema: &Schema) -> ApiResult<AggKind> {
+    let Value::Object(m) = body else {
+        return Err(ApiError::parsing(format!("[{kind}] of aggregation [{name}] must be an object")));
+    };
+    let mut o = Options { agg: name, kind, m: m.clone() };
+    let field_name = o
+        .string("field")?
+        .ok_or_else(|| ApiError::parsing(format!("Required [field] for aggregation [{name}]")))?;
+    let field = agg_field(&field_name, kind, schema)?;
+    let metric = |m| Ok(AggKind::Metric(m, field));
+    let out = match kind {
+        "min" => metric(Metric::Min),
+        "max" => metric(Metric::Max),
+        "sum" => metric(Metric::Sum),
+        "avg" => metric(Metric::Avg),
+        "stats" => metric(Metric::Stats),
+        "value_count" => metric(Metric::ValueCount),
+        "histogram" => {
+            let interval = o.number("interval")?.filter(|i| *i > 0.0).ok_or_else(|| {
+                ApiError::illegal_argument(format!(
+                    "[interval] must be >0 for histogram aggregation [{name}]"
+                ))
+            })?;
+            let offset = o.number("offset")?.unwrap_or(0.0);
+            let min_doc_count = o.count("min_doc_count")?.unwrap_or(0);
+            Ok(AggKind::Histogram { field, interval, offset, min_doc_count })
+        }
+        "date_histogram" => {
+            if let Some(zone) = o.string("time_zone")?.filter(|z| z != "UTC" && z != "Z" && z != "+00:00") {
+                return Err(ApiError::illegal_argument(format!(
+                    "[date_histogram] time_zone [{zone}] is not supported yet by Needle (UTC only)"
+                )));
+            }
+            o.take("format");
+            let interval = date_interval(name, &mut o)?;
+            let min_doc_count = o.count("min_doc_count")?.unwrap_or(0);
+            Ok(AggKind::DateHistogram { field, interval, min_doc_count })
+        }
+        "range" | "date_range" => {
+            let Some(Value::Array(items)) = o.take("ranges") else {
+                return Err(ApiError::parsing(format!("[{kind}] [ranges] of [{name}] must be an array")));
+            };
+            let ranges = items.iter().map(|r| range_spec(kind, r, field)).collect::<ApiResult<_>>()?;
+            Ok(AggKind::Range { field, ranges })
+        }
+        "terms" => {
+            let size = o.count("size")?.unwrap_or(10) as usize;
+            let min_doc_count = o.count("min_doc_count")?.unwrap_or(1);
+            let order = terms_order(o.take("order"))?;
+            o.take("shard_size");
+            Ok(AggKind::Terms { field, size, min_doc_count, order })
+        }
+        other => Err(ApiError::parsing(format!(
+            "Unknown aggregation type [{other}] (or not supported yet by Needle)"
+        ))),
+    }?;
+    o.finish()?;
+    Ok(out)
+}
+
+/// The field of an aggregation: numeric, date or boolean. A field the index
+/// does not map has no values (as in Elasticsearch: empty results).
+fn agg_field(name: &str, kind: &str, schema: &Schema) -> ApiResult<AggField> {
+    let Some(id) = schema.field_id(name) else {
+        return Ok(AggField { id: needle_core::FieldId::MAX, kind: FieldKind::Long });
+    };
+    match schema.field(id).kind {
+        FieldKind::Text => Err(ApiError::illegal_argument(format!(
+            "Text fields are not optimised for operations that require per-document field data like aggregations \
+             and sorting, so these operations are disabled by default. Please use a keyword field instead. \
+             Alternatively, set fielddata=true on [{name}] in order to load field data by uninverting the inverted \
+             index. Note that this can use significant memory."
+        ))),
+        FieldKind::Keyword => Err(ApiError::illegal_argument(format!(
+            "[{kind}] on keyword field [{name}] is not supported yet by Needle (numeric, date and boolean fields only)"
+        ))),
+        k => Ok(AggField { id, kind: k }),
+    }
+}
+
+fn date_interval(name: &str, o: &mut Options<'_>) -> ApiResult<DateInterval> {
+    let calendar = o.string("calendar_interval")?;
+    let fixed = o.string("fixed_interval")?;
+    let legacy = o.string("interval")?;
+    match (calendar, fixed, legacy) {
+        (Some(c), None, None) => calendar_unit(&c).map(DateInterval::Calendar).ok_or_else(|| {
+            ApiError::illegal_argument(format!(
+                "The supplied interval [{c}] could not be parsed as a calendar interval."
+            ))
+        }),
+        (None, Some(f), None) => fixed_ms(&f).map(DateInterval::Fixed).ok_or_else(|| {
+            ApiError::illegal_argument(format!(
+                "failed to parse setting [date_histogram.fixedInterval] with value [{f}] as a time value"
+            ))
+        }),
+        (None, None, Some(i)) => calendar_unit(&i)
+            .map(DateInterval::Calendar)
+            .or_else(|| fixed_ms(&i).map(DateInterval::Fixed))
+            .ok_or_else(|| ApiError::illegal_argument(format!("[interval] [{i}] is not an interval"))),
+        (None, None, None) => Err(ApiError::illegal_argument(format!(
+            "Invalid interval specified, must be non-null and non-empty in date_histogram [{name}]"
+        ))),
+        _ => Err(ApiError::illegal_argument(
+            "Cannot use more than one of [calendar_interval], [fixed_interval], [interval]",
+        )),
+    }
+}
+
+fn calendar_unit(s: &str) -> Option<CalendarUnit> {
+    Some(match s {
+        "1m" | "minute" => CalendarUnit::Minute,
+        "1h" | "hour" => CalendarUnit::Hour,
+        "1d" | "day" => CalendarUnit::Day,
+        "1w" | "week" => CalendarUnit::Week,
+        "1M" | "month" => CalendarUnit::Month,
+        "1q" | "quarter" => CalendarUnit::Quarter,
+        "1y" | "year" => CalendarUnit::Year,
+        _ => return None,
+    })
+}
+
+/// `90m`, `12h`, `30d`, `10s`, `500ms` in milliseconds.
+fn fixed_ms(s: &str) -> Option<i64> {
+    let split = s.find(|c: char| !c.is_ascii_digit())?;
+    let (n, unit) = s.split_at(split);
+    let n: i64 = n.parse().ok().filter(|&n| n > 0)?;
+    let ms = match unit {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return None,
+    };
+    n.checked_mul(ms)
+}
+
+fn range_spec(kind: &str, v: &Value, field: AggField) -> ApiResult<RangeSpec> {
+    let Value::Object(m) = v else {
+        return Err(ApiError::parsing(format!("[{kind}] each range must be an object")));
+    };
+    let bound = |key: &str| -> ApiResult<Option<f64>> {
+        match m.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) => Ok(n.as_f64()),
+            Some(Value::String(s)) if field.kind == FieldKind::Date => parse_date(s, false)
+                .map(|ms| Some(ms as f64))
+                .ok_or_else(|| ApiError::illegal_argument(format!("failed to parse date [{s}] in [{kind}]"))),
+            Some(Value::String(s)) => s
+                .parse()
+                .map(Some)
+                .map_err(|_| ApiError::parsing(format!("[{kind}] [{key}] must be a number, not \"{s}\""))),
+            Some(other) => Err(ApiError::parsing(format!("[{kind}] [{key}] must be a number, not {other}"))),
+        }
+    };
+    if let Some(key) = m.keys().find(|k| !["from", "to", "key"].contains(&k.as_str())) {
+        return Err(ApiError::parsing(format!("[{kind}] unknown field [{key}] in a range")));
+    }
+    let key = m.get("key").and_then(Value::as_str).map(str::to_string);
+    Ok(RangeSpec { key, from: bound("from")?, to: bound("to")? })
+}
+
+fn terms_order(v: Option<Value>) -> ApiResult<TermsOrder> {
+    let Some(v) = v else { return Ok(TermsOrder::CountDesc) };
+    let Value::Object(m) = &v else {
+        return Err(ApiError::parsing(format!("[terms] [order] must be an object, not {v}")));
+    };
+    match m.iter().next().map(|(k, o)| (k.as_str(), o.as_str())) {
+        Some(("_count", Some("desc"))) if m.len() == 1 => Ok(TermsOrder::CountDesc),
+        Some(("_count", Some("asc"))) if m.len() == 1 => Ok(TermsOrder::CountAsc),
+        Some(("_key", Some("asc"))) if m.len() == 1 => Ok(TermsOrder::KeyAsc),
+        Some(("_key", Some("desc"))) if m.len() == 1 => Ok(TermsOrder::KeyDesc),
+        _ => Err(ApiError::illegal_argument(format!(
+            "[terms] order {v} is not supported yet by Needle (one of _count or _key, asc or desc)"
+        ))),
+    }
+}
