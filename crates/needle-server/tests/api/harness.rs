@@ -24,10 +24,34 @@ impl TestServer {
         s
     }
 
+    /// A server with the bundled corpus loaded (as `needle serve --demo`).
+    pub fn start_demo() -> TestServer {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = TestServer::start_prepared(
+            |c| c,
+            dir.path(),
+            |server| {
+                assert_eq!(needle_server::load_demo(server).unwrap(), 233);
+            },
+        );
+        s._dir = Some(dir);
+        s
+    }
+
     /// A server over `data` with the configuration `tweak` makes.
     pub fn start_with(tweak: impl FnOnce(ServerConfig) -> ServerConfig, data: &Path) -> TestServer {
+        TestServer::start_prepared(tweak, data, |_| {})
+    }
+
+    /// [`TestServer::start_with`], `prepare` run on the server before it serves.
+    fn start_prepared(
+        tweak: impl FnOnce(ServerConfig) -> ServerConfig,
+        data: &Path,
+        prepare: impl FnOnce(&Server),
+    ) -> TestServer {
         let config = tweak(ServerConfig::new(data.to_path_buf(), "127.0.0.1:0".parse().unwrap()));
         let server = Server::bind(config).unwrap();
+        prepare(&server);
         let addr = server.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {

@@ -243,3 +243,21 @@ fn aggregations_answer_in_elasticsearch_shapes() {
         s.json("POST", "/v1,v2/_search", Some(json!({"aggs": {"m": {"max": {"field": "year"}}}})));
     assert_eq!(status, 400, "{answer}");
 }
+
+#[test]
+fn the_bundled_corpus_sorts_filters_and_aggregates_by_year() {
+    let s = TestServer::start_demo();
+    let body = json!({"size": 1, "sort": [{"year": "desc"}], "_source": ["title", "year", "president"],
+        "query": {"range": {"year": {"gte": 1900, "lt": 2000}}},
+        "aggs": {"by_century": {"histogram": {"field": "year", "interval": 100},
+                                "aggs": {"longest": {"max": {"field": "words"}}}}}});
+    let (status, answer) = s.json("POST", "/sotu/_search", Some(body));
+    assert_eq!(status, 200, "{answer}");
+    let top = &answer["hits"]["hits"][0]["_source"];
+    assert_eq!(top["year"], json!(1999), "{answer}");
+    assert_eq!(top["president"], json!("William J Clinton"), "{answer}");
+    let buckets = answer["aggregations"]["by_century"]["buckets"].as_array().unwrap();
+    assert_eq!(buckets.len(), 1, "the 1900s only: {answer}");
+    assert_eq!(buckets[0]["doc_count"], answer["hits"]["total"]["value"]);
+    assert!(buckets[0]["longest"]["value"].as_f64().unwrap() > 1000.0, "{answer}");
+}
