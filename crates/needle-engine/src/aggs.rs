@@ -205,6 +205,7 @@ fn collect(agg: &Aggregation, state: &mut State, at: &mut At<'_, '_>) {
         }
         (State::Ranges(buckets), AggKind::Range { ranges, .. }) => {
             for (bucket, range) in buckets.iter_mut().zip(ranges) {
+                // Compared as doubles (-0.0 equals 0.0), as Elasticsearch's range aggregator compares.
                 let inside = |x: f64| range.from.is_none_or(|f| x >= f) && range.to.is_none_or(|t| x < t);
                 if values.iter().any(|&v| inside(field.number(v))) {
                     fill(agg, bucket, at);

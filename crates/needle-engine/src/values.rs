@@ -9,7 +9,7 @@
 //! each with an optional zone (`Z`, `+01:00`, `+0100`, `+01`; UTC without
 //! one), or a whole number of milliseconds since 1970 (a JSON number or a string).
 
-use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime};
+use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double};
 use serde_json::Value;
 
@@ -38,7 +38,9 @@ pub fn column_json(kind: FieldKind, v: i64) -> Value {
     match kind {
         FieldKind::Double => {
             let f = sortable_to_double(v);
-            serde_json::Number::from_f64(f).map_or_else(|| Value::String(f.to_string()), Value::Number)
+            // Infinities (a missing value's stand-in) as Java prints them.
+            let infinite = || Value::String(if f > 0.0 { "Infinity" } else { "-Infinity" }.into());
+            serde_json::Number::from_f64(f).map_or_else(infinite, Value::Number)
         }
         _ => Value::from(v),
     }
@@ -77,8 +79,10 @@ pub struct RangeBounds<'a> {
 
 /// A range over a field of `kind` as inclusive column values, as
 /// Elasticsearch reads the bounds: a fraction bounding a long rounds toward
-/// the range (`gte: 1.5` is `>= 2`), a partial date stands for its whole span
-/// (`lte: "2024-03"` takes in all of March, `gt: "2024-03"` starts in April).
+/// the range (`gte: 1.5` is `>= 2`); a date's missing time of day is filled
+/// with its last millisecond for `lte` and `gt` (`lte: "2024-03"` is
+/// `<= 2024-03-01T23:59:59.999`: missing months and days are the first, not
+/// rounded up, as Elasticsearch documents and OpenSearch answers).
 pub fn range_bounds(kind: FieldKind, field: &str, b: RangeBounds<'_>) -> Result<(i64, i64)> {
     let mut lower = i64::MIN;
     let mut upper = i64::MAX;
@@ -182,7 +186,8 @@ pub(crate) fn date_error(field: &str, s: &str) -> Error {
 }
 
 /// The milliseconds since 1970 of a date string (see the module docs); with
-/// `round_up`, of the last millisecond of the span a partial date names.
+/// `round_up`, missing parts of the time of day are their last value
+/// (`2024-03` is `2024-03-01T23:59:59.999`, `2024-03-05T10` is `10:59:59.999`).
 pub fn parse_date(s: &str, round_up: bool) -> Option<i64> {
     let s = s.trim();
     if !s.is_empty() && s.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) && s.len() > 4 {
@@ -280,13 +285,12 @@ enum Unit {
 }
 
 impl Unit {
-    /// The last millisecond of the span of this unit starting at `start`.
+    /// `start` with the time of day it leaves out at its last value:
+    /// Elasticsearch fills missing hours, minutes, seconds and milliseconds
+    /// so, but not missing months or days (those are the first).
     fn end(self, start: NaiveDateTime) -> Option<NaiveDateTime> {
         let next = match self {
-            Unit::Year => start.with_year(start.year() + 1)?,
-            Unit::Month if start.month() == 12 => start.with_year(start.year() + 1)?.with_month(1)?,
-            Unit::Month => start.with_month(start.month() + 1)?,
-            Unit::Day => start + Duration::days(1),
+            Unit::Year | Unit::Month | Unit::Day => start + Duration::days(1),
             Unit::Hour => start + Duration::hours(1),
             Unit::Minute => start + Duration::minutes(1),
             Unit::Second => start + Duration::seconds(1),
@@ -316,7 +320,8 @@ mod tests {
             assert_eq!(parse_date(s, false), Some(want), "{s}");
         }
         assert_eq!(parse_date("2024-03-05", true), Some(1_709_596_800_000 + 86_400_000 - 1));
-        assert_eq!(parse_date("2024-12", true), parse_date("2025-01-01", false).map(|v| v - 1));
+        assert_eq!(parse_date("2024-12", true), parse_date("2024-12-01T23:59:59.999Z", false));
+        assert_eq!(parse_date("2024-03-05T10:20", true), parse_date("2024-03-05T10:20:59.999", false));
         for bad in ["2024-13-01", "2024-02-30", "yesterday", "2024-03-05T25:00", "2024-3-5", ""] {
             assert_eq!(parse_date(bad, false), None, "{bad}");
         }
@@ -333,7 +338,7 @@ mod tests {
         let march = Value::from("2024-03");
         let date = |bounds| range_bounds(FieldKind::Date, "d", bounds).unwrap();
         let (start, end) =
-            (parse_date("2024-03-01", false).unwrap(), parse_date("2024-04-01", false).unwrap() - 1);
+            (parse_date("2024-03-01", false).unwrap(), parse_date("2024-03-02", false).unwrap() - 1);
         assert_eq!(
             date(RangeBounds { gte: Some(&march), lte: Some(&march), ..Default::default() }),
             (start, end)

@@ -6,5 +6,6 @@ mod bulk;
 mod documents;
 mod lucene_parity;
 mod node;
+mod opensearch_parity;
 mod search;
 mod values;

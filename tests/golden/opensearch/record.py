@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Records a real OpenSearch node's answers to field-value searches (sorts,
+ranges, exists, aggregations) on a generated set of documents, for
+`crates/needle-server/tests/api/opensearch_parity.rs` to compare Needle's
+answers with, field for field.
+
+    python3 tests/golden/opensearch/record.py http://127.0.0.1:9201 > tests/golden/opensearch/values.json
+
+The node: ../shared/opensearch (OpenSearch 3.8, one shard). The documents are
+made from a fixed seed, so a rerun writes the same requests.
+"""
+
+import json
+import random
+import sys
+import urllib.request
+
+INDEX = "needle-values"
+MAPPING = {
+    "properties": {
+        "title": {"type": "text"},
+        "year": {"type": "long"},
+        "rating": {"type": "double"},
+        "when": {"type": "date"},
+        "ok": {"type": "boolean"},
+    }
+}
+DOUBLES = [-0.0, 0.0, -1.5, 2.25, 1e300, -1e300, 7.0, 0.1, -7.0, 2.5, 5.0, 4.999]
+DATES = [
+    "1969-12-31T23:59:59.999Z", "1970-01-01", "1999-12-31T23:59:59Z", "2000-01-01T00:00:00+01:00",
+    "2020-02-29", "2020-03-01T00:00:00Z", "2020-03-15T08:30:00-05:00", "2020-03-31T23:59:59.999Z",
+    "2020-04-01", "2024-06-30T12:00", "1850-07-04",
+]
+WORDS = ["red", "green", "blue"]
+
+
+def documents():
+    rng = random.Random(16)
+    docs = []
+    for i in range(120):
+        doc = {"title": f"{rng.choice(WORDS)} {rng.choice(WORDS)}"}
+        if rng.random() < 0.8:
+            years = [rng.randrange(1990, 2030) for _ in range(rng.randrange(1, 3))]
+            doc["year"] = years[0] if len(years) == 1 else years
+        if rng.random() < 0.75:
+            doc["rating"] = rng.choice(DOUBLES)
+        if rng.random() < 0.75:
+            when = rng.choice(DATES)
+            doc["when"] = when if rng.random() < 0.8 else int(rng.randrange(-10**12, 2 * 10**12))
+        if rng.random() < 0.7:
+            doc["ok"] = rng.random() < 0.5
+        docs.append({"id": str(i), "source": doc})
+    return docs
+
+
+def searches():
+    out = []
+    sorts = [
+        [{"year": "asc"}, {"_doc": "asc"}],
+        [{"year": "desc"}, {"_doc": "asc"}],
+        [{"rating": "asc"}, {"_doc": "asc"}],
+        [{"rating": {"order": "desc", "missing": "_first"}}, {"_doc": "asc"}],
+        [{"when": "desc"}, {"_doc": "asc"}],
+        [{"when": {"order": "asc", "missing": "_first"}}, {"_doc": "asc"}],
+        [{"ok": "asc"}, {"year": "desc"}, {"_doc": "asc"}],
+    ]
+    for sort in sorts:
+        out.append({"size": 30, "sort": sort, "_source": False})
+    out.append({"size": 10, "sort": [{"year": "asc"}, {"_doc": "asc"}], "search_after": [2005, 40], "_source": False})
+    out.append({"size": 10, "query": {"match": {"title": "red"}}, "sort": ["_score", {"rating": "asc"}, {"_doc": "asc"}],
+                "_source": False})
+    ranges = [
+        {"year": {"gte": 2000, "lt": 2010}},
+        {"year": {"gt": 1999.5, "lte": 2003.7}},
+        {"year": {"gt": 2029}},
+        {"rating": {"gte": 0}},
+        {"rating": {"gt": -0.0, "lt": 5}},
+        {"rating": {"gte": -1.5, "lte": 2.25}},
+        {"when": {"gte": "2020-03", "lte": "2020-03"}},
+        {"when": {"gt": "2020-03-15", "lt": "2020-04-01"}},
+        {"when": {"lt": "1970"}},
+        {"when": {"gte": "2000-01-01T00:00:00Z", "lte": "2020"}},
+        {"when": {"gte": 0, "lte": 946684800000}},
+        {"ok": {"gte": True}},
+    ]
+    for r in ranges:
+        out.append({"size": 200, "query": {"range": r}, "sort": [{"_doc": "asc"}], "_source": False})
+    out.append({"size": 200, "query": {"exists": {"field": "when"}}, "sort": [{"_doc": "asc"}], "_source": False})
+    out.append({"size": 200, "query": {"bool": {"must": {"match": {"title": "blue"}},
+                                                "filter": {"range": {"year": {"lte": 2015}}}}},
+                "_source": False})
+    aggs = {
+        "year_stats": {"stats": {"field": "year"}},
+        "rating_avg": {"avg": {"field": "rating"}},
+        "rating_min": {"min": {"field": "rating"}},
+        "when_max": {"max": {"field": "when"}},
+        "year_count": {"value_count": {"field": "year"}},
+        "years": {"terms": {"field": "year", "size": 5}},
+        "years_by_key": {"terms": {"field": "year", "size": 4, "order": {"_key": "desc"}}},
+        "flags": {"terms": {"field": "ok"}, "aggs": {"rating_sum": {"sum": {"field": "rating"}}}},
+        "rating_hist": {"histogram": {"field": "rating", "interval": 2.5, "min_doc_count": 1}},
+        "year_hist": {"histogram": {"field": "year", "interval": 5}},
+        "by_year": {"date_histogram": {"field": "when", "calendar_interval": "year", "min_doc_count": 1}},
+        "by_month_2020": {"date_histogram": {"field": "when", "calendar_interval": "month", "min_doc_count": 1},
+                          "aggs": {"years": {"max": {"field": "year"}}}},
+        "by_30d": {"date_histogram": {"field": "when", "fixed_interval": "30d", "min_doc_count": 1}},
+        "rating_ranges": {"range": {"field": "rating", "ranges": [{"to": 0}, {"from": 0, "to": 5}, {"from": 5, "key": "high"}]}},
+    }
+    out.append({"size": 0, "aggs": aggs})
+    out.append({"size": 0, "query": {"match": {"title": "green"}}, "aggs": aggs})
+    return out
+
+
+def call(base, method, path, body=None, ndjson=False):
+    data = None
+    headers = {}
+    if body is not None:
+        data = body.encode() if ndjson else json.dumps(body).encode()
+        headers["content-type"] = "application/x-ndjson" if ndjson else "application/json"
+    req = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req) as r:
+            return json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return json.loads(e.read())
+
+
+def main():
+    base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
+    call(base, "DELETE", f"/{INDEX}")
+    settings = {"index": {"number_of_shards": 1, "number_of_replicas": 0}}
+    created = call(base, "PUT", f"/{INDEX}", {"settings": settings, "mappings": MAPPING})
+    assert created.get("acknowledged"), created
+    docs = documents()
+    lines = []
+    for d in docs:
+        lines.append(json.dumps({"index": {"_index": INDEX, "_id": d["id"]}}))
+        lines.append(json.dumps(d["source"]))
+    bulk = call(base, "POST", "/_bulk?refresh=true", "\n".join(lines) + "\n", ndjson=True)
+    assert not bulk["errors"], bulk
+    node = call(base, "GET", "/")
+    cases = []
+    for body in searches():
+        answer = call(base, "POST", f"/{INDEX}/_search", body)
+        answer.pop("took", None)
+        cases.append({"body": body, "answer": answer})
+    out = {"node": node["version"]["distribution"] + " " + node["version"]["number"],
+           "mapping": MAPPING, "docs": docs, "cases": cases}
+    json.dump(out, sys.stdout, indent=1, sort_keys=True)
+    print()
+
+
+if __name__ == "__main__":
+    main()
