@@ -2,7 +2,7 @@
 
 use needle_core::{DocId, FieldId, Result};
 
-use crate::doc_values::NumericValues;
+use crate::doc_values::{KeywordValues, NumericValues};
 use crate::meta::SegmentMeta;
 use crate::postings::Postings;
 
@@ -35,6 +35,12 @@ pub trait SegmentRead: Send + Sync {
 
     /// The numeric doc values of `field`, when the segment has a column of it.
     fn numeric_values(&self, _field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
+        None
+    }
+
+    /// The keyword doc values of `field`, when the segment has a column of
+    /// it (a failed read of its dictionary is recorded as the query's error).
+    fn keyword_values(&self, _field: FieldId) -> Option<Box<dyn KeywordValues + Send>> {
         None
     }
 }

@@ -4,7 +4,7 @@ use needle_core::{DocId, Error, FieldId, Result};
 use needle_storage::counters::{self, DataKind};
 use needle_storage::{prefetch, Directory, FileSlice, ReadBytes};
 
-use crate::doc_values::{DocValuesReader, NumericValues};
+use crate::doc_values::{DocValuesReader, KeywordValues, NumericValues};
 use crate::docstore::DocStoreReader;
 use crate::meta::SegmentMeta;
 use crate::postings::{DiskPostings, Postings};
@@ -81,8 +81,10 @@ impl SegmentReader {
         }
         let values = match meta.files.contains_key("dv") {
             true => {
+                let file = dir.open_read(&values_name)?;
+                let (_, version) = footer::verify_file(&file, doc_values::KIND, doc_values::VERSION, false)?;
                 let body = opened(&values_name, doc_values::KIND, doc_values::VERSION, large)?;
-                Some(DocValuesReader::open(body, meta.max_doc)?)
+                Some(DocValuesReader::open(body, meta.max_doc, version)?)
             }
             false => None,
         };
@@ -245,5 +247,12 @@ impl SegmentRead for SegmentReader {
 
     fn numeric_values(&self, field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
         self.values.as_ref()?.values(field)
+    }
+
+    fn keyword_values(&self, field: FieldId) -> Option<Box<dyn KeywordValues + Send>> {
+        self.values.as_ref()?.keywords(field).unwrap_or_else(|e| {
+            needle_core::read_error::record(e);
+            None
+        })
     }
 }

@@ -7,12 +7,18 @@ use needle_storage::Directory;
 
 use crate::bloom::BloomParams;
 use crate::checksummed::ChecksummedWriter;
-use crate::doc_values::ColumnBuf;
+
+use crate::doc_values::{ColumnBuf, ColumnRef, SortedKeywords};
 use crate::meta::{FieldMeta, FieldStats, FileStamp, SegmentMeta};
 use crate::page::aligned_start;
 use crate::postings::{write_record, RecordSizes, TermPostings};
 use crate::segment_reader::segment_files;
 use crate::{doc_values, docstore, footer, postings, termmap};
+
+enum Column {
+    Numeric(ColumnBuf),
+    Keyword(SortedKeywords),
+}
 
 struct FieldState {
     meta: FieldMeta,
@@ -31,8 +37,8 @@ pub struct SegmentWriter {
     bloom: Option<BloomParams>,
     /// What each file written so far is (the meta records it).
     files: BTreeMap<String, FileStamp>,
-    /// Numeric doc values by field.
-    columns: BTreeMap<FieldId, ColumnBuf>,
+    /// Doc values by field.
+    columns: BTreeMap<FieldId, Column>,
 }
 
 impl SegmentWriter {
@@ -114,7 +120,12 @@ impl SegmentWriter {
 
     /// Sets the numeric doc values of `field` (written by [`SegmentWriter::finish`]).
     pub fn add_numeric(&mut self, field: FieldId, column: ColumnBuf) {
-        self.columns.insert(field, column);
+        self.columns.insert(field, Column::Numeric(column));
+    }
+
+    /// Sets the keyword doc values of `field` (see `doc_values::sorted_keywords`).
+    pub fn add_keywords(&mut self, field: FieldId, column: SortedKeywords) {
+        self.columns.insert(field, Column::Keyword(column));
     }
 
     /// Bytes of postings written so far.
@@ -152,7 +163,14 @@ impl SegmentWriter {
         footer::append(&mut norms, b"NORM", 1);
         self.files.insert("norms".into(), write_file(&self.dir, &norms_name, &norms)?);
         if !self.columns.is_empty() {
-            let columns: Vec<_> = self.columns.iter().map(|(&f, c)| (f, c)).collect();
+            let columns: Vec<_> = self
+                .columns
+                .iter()
+                .map(|(&f, c)| match c {
+                    Column::Numeric(c) => (f, ColumnRef::Numeric(c)),
+                    Column::Keyword(k) => (f, ColumnRef::Keyword { ords: &k.ords, terms: &k.terms }),
+                })
+                .collect();
             let bytes = doc_values::encode_file(&columns, self.max_doc);
             self.files.insert("dv".into(), write_file(&self.dir, &values_name, &bytes)?);
         }

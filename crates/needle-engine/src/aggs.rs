@@ -5,14 +5,16 @@
 //! Metrics: `min`, `max`, `sum`, `avg`, `stats`, `value_count`. Buckets:
 //! `histogram` (`interval`, `offset`), `date_histogram` (a fixed interval in
 //! milliseconds, or a calendar unit, in UTC), `range` (`from` inclusive, `to`
-//! exclusive), `terms` on numeric, date and boolean fields; each bucket may
+//! exclusive), `terms` on keyword, numeric, date and boolean fields; each bucket may
 //! hold sub-aggregations. A document with several values counts once in each
 //! bucket one of them falls in; metrics count every value.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Datelike, NaiveDate};
-use needle_codecs::doc_values::{double_to_sortable, sortable_to_double, NumericValues};
+use std::sync::Arc;
+
+use needle_codecs::doc_values::{double_to_sortable, sortable_to_double, KeywordValues, NumericValues};
 use needle_codecs::SegmentRead;
 use needle_core::{DocId, FieldId, Result};
 use rustc_hash::FxHashMap;
@@ -120,6 +122,8 @@ enum State {
     },
     /// Buckets by key (histogram keys as sortable doubles, so the map orders them).
     Keyed(BTreeMap<i64, Bucket>),
+    /// Buckets by keyword.
+    Named(BTreeMap<Arc<[u8]>, Bucket>),
     Ranges(Vec<Bucket>),
 }
 
@@ -135,6 +139,7 @@ fn fresh(agg: &Aggregation) -> State {
             State::Metric { count: 0, sum: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY }
         }
         AggKind::Range { ranges, .. } => State::Ranges(ranges.iter().map(|_| new_bucket(agg)).collect()),
+        AggKind::Terms { field, .. } if field.kind == FieldKind::Keyword => State::Named(BTreeMap::new()),
         _ => State::Keyed(BTreeMap::new()),
     }
 }
@@ -148,6 +153,7 @@ fn new_bucket(agg: &Aggregation) -> Bucket {
 struct Columns {
     segment: Option<usize>,
     open: FxHashMap<FieldId, Option<Box<dyn NumericValues + Send>>>,
+    keywords: FxHashMap<FieldId, Option<Box<dyn KeywordValues + Send>>>,
 }
 
 impl Columns {
@@ -156,12 +162,20 @@ impl Columns {
         if self.segment != Some(seg) {
             self.segment = Some(seg);
             self.open.clear();
+            self.keywords.clear();
         }
     }
 
     fn values(&mut self, segment: &dyn SegmentRead, field: FieldId, doc: DocId) -> Vec<i64> {
         let column = self.open.entry(field).or_insert_with(|| segment.numeric_values(field));
         column.as_mut().map_or_else(Vec::new, |c| c.values(doc).to_vec())
+    }
+
+    fn keywords(&mut self, segment: &dyn SegmentRead, field: FieldId, doc: DocId) -> Vec<Arc<[u8]>> {
+        let column = self.keywords.entry(field).or_insert_with(|| segment.keyword_values(field));
+        let Some(c) = column.as_mut() else { return Vec::new() };
+        let ids = c.ids(doc).to_vec();
+        ids.into_iter().map(|id| c.term(id)).collect()
     }
 }
 
@@ -192,6 +206,13 @@ pub(crate) fn aggregate(
 
 fn collect(agg: &Aggregation, state: &mut State, at: &mut At<'_, '_>) {
     let field = agg.field();
+    if let State::Named(buckets) = state {
+        for term in at.columns.keywords(at.segment, field.id, at.doc) {
+            let bucket = buckets.entry(term).or_insert_with(|| new_bucket(agg));
+            fill(agg, bucket, at);
+        }
+        return;
+    }
     let values = at.columns.values(at.segment, field.id, at.doc);
     match (state, &agg.kind) {
         (State::Metric { count, sum, min, max }, AggKind::Metric(..)) => {
@@ -331,6 +352,11 @@ fn finish(agg: &Aggregation, state: State) -> Value {
             json!({"buckets": shown.collect::<Vec<_>>()})
         }
         (State::Keyed(buckets), kind) => keyed_json(agg, kind, field, buckets),
+        (State::Named(buckets), AggKind::Terms { size, min_doc_count, order, .. }) => {
+            let key =
+                |k: Arc<[u8]>| Map::from_iter([("key".to_string(), json!(String::from_utf8_lossy(&k)))]);
+            terms_json(agg, buckets.into_iter().collect(), *size, *min_doc_count, *order, key)
+        }
         _ => unreachable!("states are made for their aggregations"),
     }
 }
@@ -367,18 +393,7 @@ fn keyed_json(
     };
     match kind {
         AggKind::Terms { size, min_doc_count, order, .. } => {
-            let mut all: Vec<(i64, Bucket)> =
-                buckets.into_iter().filter(|(_, b)| b.count >= *min_doc_count).collect();
-            all.sort_by(|(ka, a), (kb, b)| match order {
-                TermsOrder::CountDesc => b.count.cmp(&a.count).then(ka.cmp(kb)),
-                TermsOrder::CountAsc => a.count.cmp(&b.count).then(ka.cmp(kb)),
-                TermsOrder::KeyAsc => ka.cmp(kb),
-                TermsOrder::KeyDesc => kb.cmp(ka),
-            });
-            let other: u64 = all.iter().skip(*size).map(|(_, b)| b.count).sum();
-            let shown: Vec<Value> =
-                all.into_iter().take(*size).map(|(k, b)| bucket_json(agg, key_json(k), b)).collect();
-            json!({"doc_count_error_upper_bound": 0, "sum_other_doc_count": other, "buckets": shown})
+            terms_json(agg, buckets.into_iter().collect(), *size, *min_doc_count, *order, key_json)
         }
         AggKind::Histogram { interval, min_doc_count, .. } => {
             if *min_doc_count == 0 {
@@ -399,6 +414,29 @@ fn keyed_json(
         }
         _ => unreachable!("only terms and histograms are keyed"),
     }
+}
+
+/// A `terms` answer: buckets ordered as asked (keys by their own order:
+/// column values, or keywords' bytes), the first `size` shown.
+fn terms_json<K: Ord>(
+    agg: &Aggregation,
+    mut all: Vec<(K, Bucket)>,
+    size: usize,
+    min_doc_count: u64,
+    order: TermsOrder,
+    key_json: impl Fn(K) -> Map<String, Value>,
+) -> Value {
+    all.retain(|(_, b)| b.count >= min_doc_count);
+    all.sort_by(|(ka, a), (kb, b)| match order {
+        TermsOrder::CountDesc => b.count.cmp(&a.count).then(ka.cmp(kb)),
+        TermsOrder::CountAsc => a.count.cmp(&b.count).then(ka.cmp(kb)),
+        TermsOrder::KeyAsc => ka.cmp(kb),
+        TermsOrder::KeyDesc => kb.cmp(ka),
+    });
+    let other: u64 = all.iter().skip(size).map(|(_, b)| b.count).sum();
+    let shown: Vec<Value> =
+        all.into_iter().take(size).map(|(k, b)| bucket_json(agg, key_json(k), b)).collect();
+    json!({"doc_count_error_upper_bound": 0, "sum_other_doc_count": other, "buckets": shown})
 }
 
 /// Adds the empty buckets between the first and the last (Elasticsearch's

@@ -187,6 +187,8 @@ pub(crate) fn analyze(doc: ParsedDoc, schema: &Schema) -> AnalyzedDoc {
         let kind = schema.field(*field).kind;
         if crate::values::has_doc_values(kind) {
             out.numeric(*field, values.iter().filter_map(|v| crate::values::column_value(kind, v)).collect());
+        } else if kind == FieldKind::Keyword {
+            out.keyword_values(*field, values.iter().map(|v| v.to_string()).collect());
         }
     }
     out

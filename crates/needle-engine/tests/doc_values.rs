@@ -17,7 +17,8 @@ use rand::{Rng, SeedableRng};
 use serde_json::json;
 
 const MAPPING: &str = r#"{"properties":{"n":{"type":"long"},"x":{"type":"double"},
-  "b":{"type":"boolean"},"d":{"type":"date"},"body":{"type":"text"}}}"#;
+  "b":{"type":"boolean"},"d":{"type":"date"},"body":{"type":"text"},"k":{"type":"keyword"}}}"#;
+const KEYWORDS: [&str; 5] = ["kiwi", "Apple", "äpfel", "fig", "fig tree"];
 const DOUBLES: [f64; 9] = [-0.0, 0.0, -1.5, 2.25, 1e300, -1e300, 7.0, 0.1, -7.0];
 const WORDS: [&str; 3] = ["red", "green", "blue"];
 
@@ -28,6 +29,7 @@ struct Model {
     x: Vec<f64>,
     b: Option<bool>,
     d: Option<i64>,
+    k: Vec<&'static str>,
     word: &'static str,
 }
 
@@ -41,6 +43,7 @@ fn random_doc(rng: &mut StdRng) -> Model {
     }
     m.b = rng.gen_bool(0.7).then(|| rng.gen_bool(0.5));
     m.d = rng.gen_bool(0.7).then(|| 1_700_000_000_000 + rng.gen_range(0..10) * 86_400_000);
+    m.k = (0..rng.gen_range(0..3)).map(|_| KEYWORDS[rng.gen_range(0..KEYWORDS.len())]).collect();
     m
 }
 
@@ -56,6 +59,9 @@ fn to_json(id: &str, m: &Model) -> String {
     }
     if let Some(b) = m.b {
         doc["b"] = json!(b);
+    }
+    if !m.k.is_empty() {
+        doc["k"] = json!(m.k);
     }
     if let Some(d) = m.d {
         // Half as ISO strings, half as epoch milliseconds.
@@ -309,6 +315,65 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
     assert_eq!(ranges[1]["doc_count"], json!(in_range(Some(0.0), Some(7.0))));
 }
 
+/// Sorts by the keyword field and its terms aggregation, against the model.
+fn check_keywords(index: &IndexWriter, model: &BTreeMap<String, Model>) {
+    let schema = index.index().schema();
+    let k = schema.field_id("k").unwrap();
+    for descending in [false, true] {
+        let key = SortKey { by: SortBy::Keyword { field: k, missing_first: false }, descending };
+        let request = SearchRequest { top_k: 10_000, sort: vec![key], ..SearchRequest::new("") };
+        let got: Vec<Option<String>> = ids(index, &Query::MatchAll, &request)
+            .into_iter()
+            .map(|(_, sort)| match &sort[0] {
+                SortValue::Bytes(b) => Some(String::from_utf8(b.to_vec()).unwrap()),
+                SortValue::Missing => None,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let pick = |m: &Model| {
+            let v = m.k.iter().map(|s| s.to_string());
+            if descending {
+                v.max()
+            } else {
+                v.min()
+            }
+        };
+        let mut want: Vec<Option<String>> = model.values().map(pick).collect();
+        want.sort_by(|a, b| match (a, b) {
+            (None, None) => Ordering::Equal,
+            (None, _) => Ordering::Greater,
+            (_, None) => Ordering::Less,
+            (Some(a), Some(b)) if descending => b.cmp(a),
+            (Some(a), Some(b)) => a.cmp(b),
+        });
+        assert_eq!(got, want, "sorted by keyword, descending {descending}");
+    }
+    let field = AggField { id: k, kind: FieldKind::Keyword };
+    let terms =
+        agg("k", AggKind::Terms { field, size: 3, min_doc_count: 1, order: TermsOrder::CountDesc }, vec![]);
+    let (_, got) = index.searcher().aggregate(&Query::MatchAll, &[terms]).unwrap();
+    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    for m in model.values() {
+        let mut v = m.k.clone();
+        v.sort();
+        v.dedup();
+        v.into_iter().for_each(|t| *counts.entry(t).or_default() += 1);
+    }
+    let mut ranked: Vec<(&str, u64)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.as_bytes().cmp(b.0.as_bytes())));
+    let other: u64 = ranked.iter().skip(3).map(|(_, c)| c).sum();
+    ranked.truncate(3);
+    let got_terms: Vec<(String, u64)> = got["k"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["key"].as_str().unwrap().to_string(), b["doc_count"].as_u64().unwrap()))
+        .collect();
+    let want: Vec<(String, u64)> = ranked.into_iter().map(|(t, c)| (t.to_string(), c)).collect();
+    assert_eq!(got_terms, want);
+    assert_eq!(got["k"]["sum_other_doc_count"], json!(other));
+}
+
 fn run(seed: u64) {
     let tmp = tempfile::tempdir().unwrap();
     let mapping = Schema::from_mapping(MAPPING).unwrap();
@@ -347,11 +412,13 @@ fn run(seed: u64) {
         if step % 100 == 99 {
             check(&index, &model, &mut rng);
             check_aggs(&index, &model, WORDS[rng.gen_range(0..3)]);
+            check_keywords(&index, &model);
         }
     }
     index.close().unwrap();
     let index = open();
     check(&index, &model, &mut rng);
+    check_keywords(&index, &model);
 }
 
 #[test]

@@ -36,12 +36,21 @@ pub struct AnalyzedDoc {
     pub(crate) grouped: Option<(Option<FilterShape>, Vec<GroupedText>)>,
     /// Numeric fields' values for their doc values columns.
     pub(crate) numbers: Vec<(FieldId, Vec<i64>)>,
+    /// Keyword fields' values for their doc values columns.
+    pub(crate) keywords: Vec<(FieldId, Vec<String>)>,
 }
 
 impl AnalyzedDoc {
     /// `stored`: the record the document store keeps for this document.
     pub fn new(stored: Vec<u8>) -> Self {
-        AnalyzedDoc { stored, fields: Vec::new(), terms: String::new(), grouped: None, numbers: Vec::new() }
+        AnalyzedDoc {
+            stored,
+            fields: Vec::new(),
+            terms: String::new(),
+            grouped: None,
+            numbers: Vec::new(),
+            keywords: Vec::new(),
+        }
     }
 
     /// Analyzes the values of a text field. Values after the first continue
@@ -78,6 +87,11 @@ impl AnalyzedDoc {
     /// A numeric field's values (as doc values: see `needle_codecs::doc_values`).
     pub fn numeric(&mut self, field: FieldId, values: Vec<i64>) {
         self.numbers.push((field, values));
+    }
+
+    /// A keyword field's values as doc values (for sorts and terms aggregations).
+    pub fn keyword_values(&mut self, field: FieldId, values: Vec<String>) {
+        self.keywords.push((field, values));
     }
 
     /// The record the document store will keep.

@@ -18,7 +18,7 @@
 use std::sync::Arc;
 
 use needle_codecs::bloom::BloomParams;
-use needle_codecs::doc_values::{self, ColumnBuf, NumericValues};
+use needle_codecs::doc_values::{self, ColumnBuf, KeywordValues, MemTerms, NumericValues};
 use needle_codecs::norms::encode_length;
 use needle_codecs::postings::BloomPostings;
 use needle_codecs::{FieldMeta, FieldStats, Postings, SegmentMeta, SegmentRead, SegmentWriter, TermPostings};
@@ -104,6 +104,8 @@ struct Data {
     stored: Vec<Vec<u8>>,
     /// Numeric doc values by field (blocks shared with views, copied on write).
     columns: FxHashMap<FieldId, ColumnBuf>,
+    /// Keyword doc values by field: ids into the field's terms (in order of arrival).
+    keywords: FxHashMap<FieldId, (ColumnBuf, Arc<MemTerms>)>,
 }
 
 /// An in-memory segment being written; see the module documentation.
@@ -156,12 +158,14 @@ impl MemSegment {
         let norms =
             data.fields.iter().filter(|(_, f)| f.positions).map(|(&id, f)| (id, f.norms.clone())).collect();
         let columns = data.columns.iter().map(|(&id, c)| (id, c.clone())).collect();
+        let keywords = data.keywords.iter().map(|(&id, (c, t))| (id, c.clone(), t.clone())).collect();
         MemView {
             name: self.name.clone(),
             data: self.data.clone(),
             meta: self.meta.clone(),
             norms,
             columns,
+            keywords,
             memory: self.memory,
         }
     }
@@ -210,6 +214,14 @@ impl MemSegment {
         for (field, values) in &doc.numbers {
             data.columns.entry(*field).or_default().set(id, values);
             self.memory += 8 * values.len() + 8;
+        }
+        for (field, values) in &doc.keywords {
+            let (ids, terms) = data.keywords.entry(*field).or_default();
+            let mut v: Vec<i64> = values.iter().map(|t| terms.id(t.as_bytes())).collect();
+            v.sort_unstable();
+            v.dedup();
+            ids.set(id, &v);
+            self.memory += 8 * v.len() + 8;
         }
         self.memory += doc.stored.len() + 24;
         data.stored.push(doc.stored);
@@ -313,6 +325,9 @@ fn flush(
     for (&field, column) in &data.columns {
         writer.add_numeric(field, column.clone());
     }
+    for (&field, (ids, terms)) in &data.keywords {
+        writer.add_keywords(field, doc_values::sorted_keywords(ids, &terms.all(), max_doc));
+    }
     writer.write_docs(&mut |i| Ok(data.stored[i as usize].clone()))?;
     Ok(writer.finish()?.0)
 }
@@ -327,6 +342,8 @@ pub struct MemView {
     norms: Vec<(FieldId, Arc<Vec<u8>>)>,
     /// Each numeric field's doc values as of the view.
     columns: Vec<(FieldId, ColumnBuf)>,
+    /// Each keyword field's doc values (ids) as of the view, and its terms.
+    keywords: Vec<(FieldId, ColumnBuf, Arc<MemTerms>)>,
     /// The segment's approximate size when the view was taken.
     memory: usize,
 }
@@ -369,6 +386,11 @@ impl SegmentRead for MemView {
     fn numeric_values(&self, field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
         let (_, column) = self.columns.iter().find(|(f, _)| *f == field)?;
         Some(doc_values::mem_values(column.clone(), self.meta.max_doc))
+    }
+
+    fn keyword_values(&self, field: FieldId) -> Option<Box<dyn KeywordValues + Send>> {
+        let (_, ids, terms) = self.keywords.iter().find(|(f, _, _)| *f == field)?;
+        Some(doc_values::mem_keywords(ids.clone(), terms.clone(), self.meta.max_doc))
     }
 
     fn stored(&self, doc: DocId) -> Result<Vec<u8>> {

@@ -5,7 +5,7 @@
 
 use fst::{IntoStreamer, Streamer};
 use needle_codecs::bloom::FilterShape;
-use needle_codecs::doc_values::ColumnBuf;
+use needle_codecs::doc_values::{sorted_keywords, ColumnBuf, MemTerms, SortedKeywords};
 use needle_codecs::postings::BloomPostings;
 use needle_codecs::{
     termmap, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter, TermPostings,
@@ -100,6 +100,9 @@ pub fn merge_segments_paced(
     for (field, column) in merged_columns(segments, &map)? {
         writer.add_numeric(field, column);
     }
+    for (field, column) in merged_keywords(segments, &map)? {
+        writer.add_keywords(field, column);
+    }
     writer.write_docs(&mut |doc| {
         let (seg, old) = map.sources[doc as usize];
         segments[seg].0.stored(old)
@@ -112,12 +115,8 @@ fn merged_columns(
     segments: &[(&SegmentReader, Option<&dyn Deletes>)],
     map: &DocMap,
 ) -> Result<Vec<(FieldId, ColumnBuf)>> {
-    let mut fields: Vec<FieldId> =
-        segments.iter().filter_map(|(s, _)| s.doc_values()).flat_map(|v| v.fields()).collect();
-    fields.sort_unstable();
-    fields.dedup();
-    let mut out = Vec::with_capacity(fields.len());
-    for field in fields {
+    let mut out = Vec::new();
+    for field in doc_value_fields(segments, false) {
         let mut sources: Vec<_> = segments.iter().map(|(s, _)| s.numeric_values(field)).collect();
         let mut column = ColumnBuf::default();
         for (new, &(seg, old)) in map.sources.iter().enumerate() {
@@ -128,6 +127,46 @@ fn merged_columns(
         // A block that failed to read must fail the merge, not drop values.
         needle_core::read_error::check()?;
         out.push((field, column));
+    }
+    Ok(out)
+}
+
+/// The fields with doc values in any segment: keyword ones or numeric ones.
+fn doc_value_fields(segments: &[(&SegmentReader, Option<&dyn Deletes>)], keywords: bool) -> Vec<FieldId> {
+    let mut fields: Vec<FieldId> = segments
+        .iter()
+        .filter_map(|(s, _)| s.doc_values())
+        .flat_map(|v| v.fields().filter(move |&f| v.is_keyword(f) == keywords))
+        .collect();
+    fields.sort_unstable();
+    fields.dedup();
+    fields
+}
+
+/// Every keyword column any segment has: the live documents' values in their
+/// new order, as ordinals into the merged dictionary.
+fn merged_keywords(
+    segments: &[(&SegmentReader, Option<&dyn Deletes>)],
+    map: &DocMap,
+) -> Result<Vec<(FieldId, SortedKeywords)>> {
+    let mut out = Vec::new();
+    for field in doc_value_fields(segments, true) {
+        let mut sources: Vec<_> = segments.iter().map(|(s, _)| s.keyword_values(field)).collect();
+        let terms = MemTerms::default();
+        let mut ids = ColumnBuf::default();
+        let mut scratch = Vec::new();
+        for (new, &(seg, old)) in map.sources.iter().enumerate() {
+            let Some(source) = sources[seg].as_mut() else { continue };
+            let own: Vec<i64> = source.ids(old).to_vec();
+            scratch.clear();
+            scratch.extend(own.into_iter().map(|o| terms.id(&source.term(o))));
+            if !scratch.is_empty() {
+                scratch.sort_unstable();
+                ids.set(new as DocId, &scratch);
+            }
+        }
+        needle_core::read_error::check()?;
+        out.push((field, sorted_keywords(&ids, &terms.all(), map.sources.len() as DocId)));
     }
     Ok(out)
 }

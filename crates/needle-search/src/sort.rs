@@ -6,7 +6,9 @@
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 
-use needle_codecs::doc_values::NumericValues;
+use std::sync::Arc;
+
+use needle_codecs::doc_values::{KeywordValues, NumericValues};
 use needle_codecs::SegmentRead;
 use needle_core::{read_error, Deletes, FieldId, Result, TERMINATED};
 
@@ -28,6 +30,13 @@ pub enum SortBy {
         field: FieldId,
         missing: i64,
     },
+    /// A keyword field's doc values: its first value in byte order when
+    /// ascending, its last when descending; a document without one sorts
+    /// last, or first with `missing_first`.
+    Keyword {
+        field: FieldId,
+        missing_first: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -37,11 +46,14 @@ pub struct SortKey {
 }
 
 /// A hit's value for one key.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum SortValue {
     Int(i64),
     Score(f32),
     Doc(u64),
+    Bytes(Arc<[u8]>),
+    /// No value (a keyword key's document without one).
+    Missing,
 }
 
 impl SortValue {
@@ -50,6 +62,7 @@ impl SortValue {
             (SortValue::Int(a), SortValue::Int(b)) => a.cmp(b),
             (SortValue::Score(a), SortValue::Score(b)) => a.total_cmp(b),
             (SortValue::Doc(a), SortValue::Doc(b)) => a.cmp(b),
+            (SortValue::Bytes(a), SortValue::Bytes(b)) => a.cmp(b),
             (a, b) => a.rank().cmp(&b.rank()),
         }
     }
@@ -59,27 +72,31 @@ impl SortValue {
             SortValue::Int(_) => 0,
             SortValue::Score(_) => 1,
             SortValue::Doc(_) => 2,
-        }
-    }
-
-    fn bits(&self) -> (u8, u64) {
-        match *self {
-            SortValue::Int(v) => (0, v as u64),
-            SortValue::Score(s) => (1, u64::from(s.to_bits())),
-            SortValue::Doc(d) => (2, d),
+            SortValue::Bytes(_) => 3,
+            SortValue::Missing => 4,
         }
     }
 }
 
 impl PartialEq for SortValue {
     fn eq(&self, other: &Self) -> bool {
-        self.bits() == other.bits()
+        match (self, other) {
+            (SortValue::Score(a), SortValue::Score(b)) => a.to_bits() == b.to_bits(),
+            (a, b) => a.cmp(b) == Ordering::Equal,
+        }
     }
 }
 impl Eq for SortValue {}
 impl Hash for SortValue {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.bits().hash(state);
+        self.rank().hash(state);
+        match self {
+            SortValue::Int(v) => v.hash(state),
+            SortValue::Score(s) => s.to_bits().hash(state),
+            SortValue::Doc(d) => d.hash(state),
+            SortValue::Bytes(b) => b.hash(state),
+            SortValue::Missing => {}
+        }
     }
 }
 
@@ -100,8 +117,15 @@ pub struct SortedDocs {
 /// How two hits' values compare under `keys` (`Less`: `a` ranks first).
 pub fn compare(keys: &[SortKey], a: &[SortValue], b: &[SortValue]) -> Ordering {
     for ((key, x), y) in keys.iter().zip(a).zip(b) {
-        let o = x.cmp(y);
-        let o = if key.descending { o.reverse() } else { o };
+        // A missing keyword is last (or first) whatever the direction.
+        let first = matches!(key.by, SortBy::Keyword { missing_first: true, .. });
+        let o = match (x, y) {
+            (SortValue::Missing, SortValue::Missing) => Ordering::Equal,
+            (SortValue::Missing, _) => return if first { Ordering::Less } else { Ordering::Greater },
+            (_, SortValue::Missing) => return if first { Ordering::Greater } else { Ordering::Less },
+            _ if key.descending => x.cmp(y).reverse(),
+            _ => x.cmp(y),
+        };
         if o != Ordering::Equal {
             return o;
         }
@@ -155,13 +179,15 @@ pub(crate) fn search_sorted(
     let mut top = SortedTop { keys: request.keys, k: request.top_k, hits: Vec::new() };
     let (mut total, mut base) = (0u64, 0u64);
     for (seg, &segment) in segments.iter().enumerate() {
-        let mut columns: Vec<Option<Box<dyn NumericValues + Send>>> = request
+        let mut columns: Vec<Column> = request
             .keys
             .iter()
             .map(|k| match k.by {
-                SortBy::Field { field, .. } => segment.numeric_values(field),
+                SortBy::Field { field, .. } => segment.numeric_values(field).map(Column::Numeric),
+                SortBy::Keyword { field, .. } => segment.keyword_values(field).map(Column::Keyword),
                 _ => None,
             })
+            .map(|c| c.unwrap_or(Column::None))
             .collect();
         if let Some(mut s) = scorer(query, &mut stats, seg, segment, 1.0)? {
             let mut doc = s.doc();
@@ -192,18 +218,32 @@ pub(crate) fn search_sorted(
     Ok(SortedDocs { hits: top.hits, total })
 }
 
-fn key_value(
-    key: &SortKey,
-    column: &mut Option<Box<dyn NumericValues + Send>>,
-    hit: &ScoredDoc,
-) -> SortValue {
-    match key.by {
-        SortBy::Score => SortValue::Score(hit.score),
-        SortBy::Doc => SortValue::Doc(hit.global),
-        SortBy::Field { missing, .. } => {
-            let values = column.as_mut().map_or(&[][..], |c| c.values(hit.doc));
+/// A sort key's doc values in the segment being walked.
+enum Column {
+    Numeric(Box<dyn NumericValues + Send>),
+    Keyword(Box<dyn KeywordValues + Send>),
+    None,
+}
+
+fn key_value(key: &SortKey, column: &mut Column, hit: &ScoredDoc) -> SortValue {
+    match (key.by, column) {
+        (SortBy::Score, _) => SortValue::Score(hit.score),
+        (SortBy::Doc, _) => SortValue::Doc(hit.global),
+        (SortBy::Field { missing, .. }, column) => {
+            let values = match column {
+                Column::Numeric(c) => c.values(hit.doc),
+                _ => &[],
+            };
             let picked = if key.descending { values.last() } else { values.first() };
             SortValue::Int(picked.copied().unwrap_or(missing))
         }
+        (SortBy::Keyword { .. }, Column::Keyword(c)) => {
+            // Ids are not ordered in memory: the values themselves are compared.
+            let ids = c.ids(hit.doc).to_vec();
+            let terms = ids.iter().map(|&id| c.term(id));
+            let picked = if key.descending { terms.max() } else { terms.min() };
+            picked.map_or(SortValue::Missing, SortValue::Bytes)
+        }
+        (SortBy::Keyword { .. }, _) => SortValue::Missing,
     }
 }

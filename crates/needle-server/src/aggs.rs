@@ -2,8 +2,8 @@
 //! (`needle_engine::Aggregation`) against an index's mapping.
 //!
 //! Supported: `min`, `max`, `sum`, `avg`, `stats`, `value_count`,
-//! `histogram`, `date_histogram` (UTC), `range`, `terms` (on numeric, date
-//! and boolean fields), each bucketing with its own `aggs`. Others, and
+//! `histogram`, `date_histogram` (UTC), `range`, `terms` (on keyword,
+//! numeric, date and boolean fields), each bucketing with its own `aggs`. Others, and
 //! options not listed here, are refused with an error that names them.
 
 use needle_engine::{
@@ -97,7 +97,27 @@ impl Options<'_> {
     }
 }
 
+/// The aggregation types Needle answers.
+const KINDS: [&str; 11] = [
+    "min",
+    "max",
+    "sum",
+    "avg",
+    "stats",
+    "value_count",
+    "histogram",
+    "date_histogram",
+    "range",
+    "date_range",
+    "terms",
+];
+
 fn agg_kind(name: &str, kind: &str, body: &Value, schema: &Schema) -> ApiResult<AggKind> {
+    if !KINDS.contains(&kind) {
+        return Err(ApiError::parsing(format!(
+            "Unknown aggregation type [{kind}] (or not supported yet by Needle)"
+        )));
+    }
     let Value::Object(m) = body else {
         return Err(ApiError::parsing(format!("[{kind}] of aggregation [{name}] must be an object")));
     };
@@ -170,8 +190,9 @@ fn agg_field(name: &str, kind: &str, schema: &Schema) -> ApiResult<AggField> {
              Alternatively, set fielddata=true on [{name}] in order to load field data by uninverting the inverted \
              index. Note that this can use significant memory."
         ))),
+        FieldKind::Keyword if kind == "terms" => Ok(AggField { id, kind: FieldKind::Keyword }),
         FieldKind::Keyword => Err(ApiError::illegal_argument(format!(
-            "[{kind}] on keyword field [{name}] is not supported yet by Needle (numeric, date and boolean fields only)"
+            "[{kind}] on keyword field [{name}] is not supported yet by Needle (terms only)"
         ))),
         k => Ok(AggField { id, kind: k }),
     }

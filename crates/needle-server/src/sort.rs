@@ -2,7 +2,7 @@
 //! keys by field name, resolved against each index's mapping into the
 //! engine's sort keys, and hits' sort values shown as Elasticsearch shows
 //! them (numbers: a double's value, a date's milliseconds, a boolean's 0/1,
-//! the stand-in for a missing value).
+//! the stand-in for a missing value; keywords: the value, or null).
 
 use needle_engine::{column_json, missing_value, query_value, FieldKind, Schema, SortBy, SortKey, SortValue};
 use serde_json::{json, Value};
@@ -116,6 +116,8 @@ impl Resolved {
             (SortValue::Int(i), None) => json!(i),
             (SortValue::Score(s), _) => crate::respond::score(*s),
             (SortValue::Doc(d), _) => json!(d),
+            (SortValue::Bytes(b), _) => json!(String::from_utf8_lossy(b)),
+            (SortValue::Missing, _) => Value::Null,
         });
         Value::Array(shown.collect())
     }
@@ -140,6 +142,11 @@ impl Resolved {
                 Ok(match key.by {
                     SortBy::Score => SortValue::Score(v.as_f64().ok_or_else(bad)? as f32),
                     SortBy::Doc => SortValue::Doc(v.as_u64().ok_or_else(bad)?),
+                    SortBy::Keyword { .. } => match v {
+                        Value::Null => SortValue::Missing,
+                        Value::String(s) => SortValue::Bytes(s.as_bytes().into()),
+                        other => SortValue::Bytes(other.to_string().as_bytes().into()),
+                    },
                     SortBy::Field { .. } => match kind {
                         Some(kind) => SortValue::Int(
                             query_value(*kind, &spec.field, v)
@@ -171,9 +178,12 @@ pub fn resolve(specs: &[SortSpec], schema: &Schema) -> ApiResult<Resolved> {
                              keyword field instead. Alternatively, set fielddata=true on [{name}] in order to load \
                              field data by uninverting the inverted index. Note that this can use significant memory."
                         ))),
-                        FieldKind::Keyword => return Err(ApiError::illegal_argument(format!(
-                            "sorting by keyword field [{name}] is not supported yet by Needle (numeric, date and boolean fields sort)"
-                        ))),
+                        FieldKind::Keyword => {
+                            let by = SortBy::Keyword { field: id, missing_first: spec.missing_first };
+                            out.keys.push(SortKey { by, descending: spec.descending });
+                            out.kinds.push(Some(kind));
+                            continue;
+                        }
                         _ => {}
                     }
                     let missing = missing_value(kind, spec.descending, spec.missing_first);

@@ -23,6 +23,7 @@ MAPPING = {
         "rating": {"type": "double"},
         "when": {"type": "date"},
         "ok": {"type": "boolean"},
+        "tag": {"type": "keyword"},
     }
 }
 DOUBLES = [-0.0, 0.0, -1.5, 2.25, 1e300, -1e300, 7.0, 0.1, -7.0, 2.5, 5.0, 4.999]
@@ -32,6 +33,7 @@ DATES = [
     "2020-04-01", "2024-06-30T12:00", "1850-07-04",
 ]
 WORDS = ["red", "green", "blue"]
+TAGS = ["alpha", "beta", "Gamma", "delta", "épsilon", "z", "beta-2"]
 
 
 def documents():
@@ -49,6 +51,9 @@ def documents():
             doc["when"] = when if rng.random() < 0.8 else int(rng.randrange(-10**12, 2 * 10**12))
         if rng.random() < 0.7:
             doc["ok"] = rng.random() < 0.5
+        if rng.random() < 0.8:
+            tags = [rng.choice(TAGS) for _ in range(rng.randrange(1, 4))]
+            doc["tag"] = tags[0] if len(tags) == 1 else tags
         docs.append({"id": str(i), "source": doc})
     return docs
 
@@ -63,10 +68,13 @@ def searches():
         [{"when": "desc"}, {"_doc": "asc"}],
         [{"when": {"order": "asc", "missing": "_first"}}, {"_doc": "asc"}],
         [{"ok": "asc"}, {"year": "desc"}, {"_doc": "asc"}],
+        [{"tag": "asc"}, {"_doc": "asc"}],
+        [{"tag": {"order": "desc", "missing": "_first"}}, {"_doc": "asc"}],
     ]
     for sort in sorts:
         out.append({"size": 30, "sort": sort, "_source": False})
     out.append({"size": 10, "sort": [{"year": "asc"}, {"_doc": "asc"}], "search_after": [2005, 40], "_source": False})
+    out.append({"size": 10, "sort": [{"tag": "asc"}, {"_doc": "asc"}], "search_after": ["beta", 50], "_source": False})
     out.append({"size": 10, "query": {"match": {"title": "red"}}, "sort": ["_score", {"rating": "asc"}, {"_doc": "asc"}],
                 "_source": False})
     ranges = [
@@ -105,6 +113,8 @@ def searches():
                           "aggs": {"years": {"max": {"field": "year"}}}},
         "by_30d": {"date_histogram": {"field": "when", "fixed_interval": "30d", "min_doc_count": 1}},
         "rating_ranges": {"range": {"field": "rating", "ranges": [{"to": 0}, {"from": 0, "to": 5}, {"from": 5, "key": "high"}]}},
+        "tags": {"terms": {"field": "tag", "size": 4}, "aggs": {"years": {"stats": {"field": "year"}}}},
+        "tags_by_key": {"terms": {"field": "tag", "order": {"_key": "asc"}}},
     }
     out.append({"size": 0, "aggs": aggs})
     out.append({"size": 0, "query": {"match": {"title": "green"}}, "aggs": aggs})

@@ -1,20 +1,25 @@
-//! Doc values: each numeric field's values by document, column-stride, so
-//! sorting, range filters and aggregations read a field's values without
-//! touching the stored documents. One file per segment, present when the
-//! segment has numeric fields (its meta names it under `files`):
+//! Doc values: each numeric or keyword field's values by document,
+//! column-stride, so sorting, range filters and aggregations read a field's
+//! values without touching the stored documents. One file per segment,
+//! present when the segment has such fields (its meta names it under `files`):
 //!
 //! ```text
-//! DocValuesFile := Block* Directory DirectoryLen:u32 Footer(kind "DVAL", version 1)
+//! DocValuesFile := (Block* Dictionary?)* Directory DirectoryLen:u32 Footer(kind "DVAL", version 2)
 //! Block       := CountBits:u8 ValueBits:u8 Gcd:vint Counts Values
 //! Counts      := Packed(CountBits, documents of the block)   each document's value count;
 //!                                                           absent when CountBits = 0 (one value each)
 //! Values      := Packed(ValueBits, values of the block)      each (value - Min) / Gcd, in document order
 //! Packed(w,n) := ceil(w * n / 8) bytes; value i is bits w*i .. w*(i+1), least significant first
+//! Dictionary  := TermCount:vint (Len:vint Bytes)^TermCount   a keyword column's terms, ascending bytes
 //! Directory   := ColumnCount:vint Column^ColumnCount
-//! Column      := Field:vint BlockCount:vint Entry^BlockCount
+//! Column      := Field:vint Kind:u8 BlockCount:vint Entry^BlockCount [DictOffset:vint DictLen:vint]
 //! Entry       := Offset:vint Len:vint Docs:vint [Min:zigzag-vint Max:zigzag-vint]   (when Docs > 0)
 //! ```
 //!
+//! `Kind` 0 is numeric; 1 is keyword, whose values are ordinals into its
+//! dictionary (the segment's distinct values in byte order, so ordinals sort
+//! as the values do; a document's values are a set) and whose entry ends
+//! with the dictionary's place. Version 1 files have no `Kind` (all numeric).
 //! A block covers [`BLOCK_DOCS`] documents (the last one the rest), so a
 //! column has `ceil(max_doc / 1024)` entries; `Docs` counts the block's
 //! documents with at least one value, and a block without any has no bytes
@@ -23,12 +28,14 @@
 //! kept ascending (Lucene's sorted-numeric doc values). Every value is an
 //! `i64`: longs and dates (epoch milliseconds) as they are, booleans as 0/1,
 //! doubles as [`double_to_sortable`] (so the order of the `i64`s is the
-//! order of the doubles). Example: one block of documents with values
-//! `[5] [] [7 9]` is `02 02 02 | 21 | 24` and the entry `(0, 5, 2, 5, 9)`:
+//! order of the doubles). Example: one numeric block of documents with
+//! values `[5] [] [7 9]` is `02 02 02 | 21 | 24` and the entry `(0, 5, 2, 5, 9)`:
 //! counts 1, 0, 2 in 2 bits each, then values 5, 7, 9 as 0, 1, 2 (min 5, gcd 2)
 //! in 2 bits each.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+pub use keywords::{mem_keywords, sorted_keywords, Dictionary, KeywordValues, MemTerms, SortedKeywords};
 
 use needle_core::{read_error, DocId, Error, FieldId, Result};
 use needle_storage::counters::{self, DataKind};
@@ -37,8 +44,10 @@ use needle_storage::FileSlice;
 use crate::bytes::{write_vint, ByteReader};
 use crate::footer;
 
+mod keywords;
+
 pub const KIND: &[u8; 4] = b"DVAL";
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Documents per block.
 pub const BLOCK_DOCS: usize = 1024;
 
@@ -99,6 +108,15 @@ impl ValuesBlock {
     /// The smallest and largest value in the block.
     pub fn bounds(&self) -> Option<(i64, i64)> {
         self.bounds
+    }
+
+    /// The block's first `docs` documents, when it holds more.
+    fn first(&self, docs: usize) -> Option<ValuesBlock> {
+        (self.docs() > docs).then(|| {
+            let mut block = ValuesBlock::default();
+            (0..docs).for_each(|i| block.push(self.doc(i)));
+            block
+        })
     }
 
     fn encode(&self, docs: usize, out: &mut Vec<u8>) {
@@ -327,20 +345,34 @@ pub fn mem_values(column: ColumnBuf, max_doc: DocId) -> Box<dyn NumericValues + 
     Box::new(Cursor { source: MemSource { column, max_doc }, at: None })
 }
 
-/// Writes the doc values file body: `columns` in field order, for `max_doc` documents.
-pub fn encode_file(columns: &[(FieldId, &ColumnBuf)], max_doc: DocId) -> Vec<u8> {
+/// A column to write: numbers, or keywords (ordinals into their sorted dictionary).
+pub enum ColumnRef<'a> {
+    Numeric(&'a ColumnBuf),
+    Keyword { ords: &'a ColumnBuf, terms: &'a [Arc<[u8]>] },
+}
+
+/// Writes the doc values file: `columns` in field order, for `max_doc` documents.
+pub fn encode_file(columns: &[(FieldId, ColumnRef<'_>)], max_doc: DocId) -> Vec<u8> {
     let mut out = Vec::new();
     let mut directory = Vec::new();
     write_vint(&mut directory, columns.len() as u64);
-    for &(field, column) in columns {
-        write_vint(&mut directory, u64::from(field));
+    for (field, column) in columns {
+        write_vint(&mut directory, u64::from(*field));
+        let (kind, ords) = match column {
+            ColumnRef::Numeric(c) => (NUMERIC, *c),
+            ColumnRef::Keyword { ords, .. } => (KEYWORD, *ords),
+        };
+        directory.push(kind);
         let blocks = (max_doc as usize).div_ceil(BLOCK_DOCS);
         write_vint(&mut directory, blocks as u64);
         let empty = ValuesBlock::default();
         for b in 0..blocks {
-            let block = column.blocks.get(b).map_or(&empty, |b| b);
+            let block = ords.blocks.get(b).map_or(&empty, |b| b);
             let docs = (max_doc as usize - b * BLOCK_DOCS).min(BLOCK_DOCS);
             let at = out.len();
+            // A column may hold documents past `max_doc` (added after a view was taken): left out.
+            let first = block.first(docs);
+            let block = first.as_ref().unwrap_or(block);
             block.encode(docs, &mut out);
             write_vint(&mut directory, at as u64);
             write_vint(&mut directory, (out.len() - at) as u64);
@@ -350,6 +382,12 @@ pub fn encode_file(columns: &[(FieldId, &ColumnBuf)], max_doc: DocId) -> Vec<u8>
                 write_vint(&mut directory, zigzag(max));
             }
         }
+        if let ColumnRef::Keyword { terms, .. } = column {
+            let at = out.len();
+            keywords::encode_dictionary(terms, &mut out);
+            write_vint(&mut directory, at as u64);
+            write_vint(&mut directory, (out.len() - at) as u64);
+        }
     }
     let len = directory.len() as u32;
     out.extend_from_slice(&directory);
@@ -357,6 +395,9 @@ pub fn encode_file(columns: &[(FieldId, &ColumnBuf)], max_doc: DocId) -> Vec<u8>
     footer::append(&mut out, KIND, VERSION);
     out
 }
+
+const NUMERIC: u8 = 0;
+const KEYWORD: u8 = 1;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -374,16 +415,25 @@ struct BlockEntry {
     bounds: Option<(i64, i64)>,
 }
 
-/// An opened doc values file: its directory in memory, blocks read when used.
+/// A column's place in the file: its blocks, and a keyword column's dictionary.
+struct Column {
+    field: FieldId,
+    entries: Arc<[BlockEntry]>,
+    dictionary: Option<(usize, usize)>,
+    loaded: OnceLock<Arc<Dictionary>>,
+}
+
+/// An opened doc values file: its directory in memory, blocks read when used,
+/// a keyword column's dictionary read when first used.
 pub struct DocValuesReader {
     file: FileSlice,
-    columns: Vec<(FieldId, Arc<[BlockEntry]>)>,
+    columns: Vec<Column>,
     max_doc: DocId,
 }
 
 impl DocValuesReader {
-    /// Opens the body of a doc values file (its footer checked by the caller).
-    pub fn open(file: FileSlice, max_doc: DocId) -> Result<Self> {
+    /// Opens the body of a doc values file of `version` (its footer checked by the caller).
+    pub fn open(file: FileSlice, max_doc: DocId, version: u32) -> Result<Self> {
         let name = file.name().to_string();
         let corrupt = |what: &str| Error::corrupt(&name, what.to_string());
         let len = file.len();
@@ -396,11 +446,15 @@ impl DocValuesReader {
         let bytes = file.read(dir_start..len - 4)?;
         let mut r = ByteReader::at(&name, &bytes, dir_start as u64);
         let blocks = (max_doc as usize).div_ceil(BLOCK_DOCS);
-        let mut columns: Vec<(FieldId, Arc<[BlockEntry]>)> = Vec::new();
+        let mut columns: Vec<Column> = Vec::new();
+        let within = |offset: usize, len: usize| offset.checked_add(len).is_some_and(|end| end <= dir_start);
         for _ in 0..r.vint()? {
             let field = FieldId::try_from(r.vint()?).map_err(|_| corrupt("field number out of range"))?;
-            if columns.iter().any(|(f, _)| *f == field) || r.vint()? != blocks as u64 {
-                return Err(corrupt("a column is listed twice or has the wrong number of blocks"));
+            let kind = if version >= 2 { r.u8()? } else { NUMERIC };
+            if columns.iter().any(|c| c.field == field) || kind > KEYWORD || r.vint()? != blocks as u64 {
+                return Err(corrupt(
+                    "a column is listed twice, of an unknown kind, or has the wrong number of blocks",
+                ));
             }
             let mut entries = Vec::with_capacity(blocks);
             for _ in 0..blocks {
@@ -409,13 +463,22 @@ impl DocValuesReader {
                     0 => None,
                     _ => Some((unzigzag(r.vint()?), unzigzag(r.vint()?))),
                 };
-                let fits = offset.checked_add(len).is_some_and(|end| end <= dir_start);
-                if !fits || docs as usize > BLOCK_DOCS || bounds.is_some_and(|(a, b)| a > b) {
+                if !within(offset, len) || docs as usize > BLOCK_DOCS || bounds.is_some_and(|(a, b)| a > b) {
                     return Err(corrupt("a block entry lies past the blocks or is out of range"));
                 }
                 entries.push(BlockEntry { offset, len, docs, bounds });
             }
-            columns.push((field, entries.into()));
+            let dictionary = match kind {
+                KEYWORD => {
+                    let (offset, len) = (r.vint()? as usize, r.vint()? as usize);
+                    if !within(offset, len) {
+                        return Err(corrupt("a keyword dictionary lies past the blocks"));
+                    }
+                    Some((offset, len))
+                }
+                _ => None,
+            };
+            columns.push(Column { field, entries: entries.into(), dictionary, loaded: OnceLock::new() });
         }
         if r.remaining() > 0 {
             return Err(corrupt("bytes after the directory's last column"));
@@ -430,23 +493,50 @@ impl DocValuesReader {
 
     /// The fields with a column.
     pub fn fields(&self) -> impl Iterator<Item = FieldId> + '_ {
-        self.columns.iter().map(|(f, _)| *f)
+        self.columns.iter().map(|c| c.field)
     }
 
-    /// The column of `field`, read as needed.
+    /// Whether `field`'s column holds keywords.
+    pub fn is_keyword(&self, field: FieldId) -> bool {
+        self.column_of(field).is_some_and(|c| c.dictionary.is_some())
+    }
+
+    fn column_of(&self, field: FieldId) -> Option<&Column> {
+        self.columns.iter().find(|c| c.field == field)
+    }
+
+    fn source(&self, column: &Column) -> DiskSource {
+        DiskSource { file: self.file.clone(), entries: column.entries.clone(), max_doc: self.max_doc }
+    }
+
+    /// The numeric column of `field`, read as needed.
     pub fn values(&self, field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
-        let (_, entries) = self.columns.iter().find(|(f, _)| *f == field)?;
-        let source = DiskSource { file: self.file.clone(), entries: entries.clone(), max_doc: self.max_doc };
-        Some(Box::new(Cursor { source, at: None }))
+        let column = self.column_of(field).filter(|c| c.dictionary.is_none())?;
+        Some(Box::new(Cursor { source: self.source(column), at: None }))
     }
 
-    /// The whole column of `field`, decoded (for merges).
-    pub fn column(&self, field: FieldId) -> Result<ColumnBuf> {
-        let Some((_, entries)) = self.columns.iter().find(|(f, _)| *f == field) else {
-            return Ok(ColumnBuf::default());
+    /// The keyword column of `field`, its dictionary read whole the first time.
+    pub fn keywords(&self, field: FieldId) -> Result<Option<Box<dyn KeywordValues + Send>>> {
+        let Some(column) = self.column_of(field) else { return Ok(None) };
+        let Some((offset, len)) = column.dictionary else { return Ok(None) };
+        let dictionary = match column.loaded.get() {
+            Some(d) => d.clone(),
+            None => {
+                let bytes = self.file.read(offset..offset + len)?;
+                counters::record(DataKind::DocValues, &self.file, offset, len);
+                let d = Arc::new(keywords::decode_dictionary(&bytes, self.file.name())?);
+                column.loaded.get_or_init(|| d).clone()
+            }
         };
-        let source = DiskSource { file: self.file.clone(), entries: entries.clone(), max_doc: self.max_doc };
-        let blocks = (0..entries.len()).map(|b| source.block(b)).collect::<Result<_>>()?;
+        let ords = Cursor { source: self.source(column), at: None };
+        Ok(Some(Box::new(keywords::DiskKeywords { ords, dictionary })))
+    }
+
+    /// The whole numeric column (or a keyword column's ordinals) of `field`, decoded (for merges).
+    pub fn column(&self, field: FieldId) -> Result<ColumnBuf> {
+        let Some(column) = self.column_of(field) else { return Ok(ColumnBuf::default()) };
+        let source = self.source(column);
+        let blocks = (0..column.entries.len()).map(|b| source.block(b)).collect::<Result<_>>()?;
         Ok(ColumnBuf { blocks })
     }
 }
@@ -493,10 +583,14 @@ mod tests {
     }
 
     fn reopened(docs: &[Vec<i64>]) -> DocValuesReader {
-        let bytes = encode_file(&[(3, &column(docs))], docs.len() as DocId);
+        let bytes = encode_file(&[(3, ColumnRef::Numeric(&column(docs)))], docs.len() as DocId);
         let (len, _) = footer::verify("f.dv", &bytes, KIND, VERSION).unwrap();
-        DocValuesReader::open(FileSlice::from_vec("f.dv", bytes[..len].to_vec()), docs.len() as DocId)
-            .unwrap()
+        DocValuesReader::open(
+            FileSlice::from_vec("f.dv", bytes[..len].to_vec()),
+            docs.len() as DocId,
+            VERSION,
+        )
+        .unwrap()
     }
 
     fn values_strategy() -> impl Strategy<Value = Vec<Vec<i64>>> {
@@ -532,22 +626,34 @@ mod tests {
     }
 
     #[test]
+    fn documents_past_max_doc_are_left_out() {
+        let docs: Vec<Vec<i64>> = (0..10).map(|i| vec![i * 100]).collect();
+        let bytes = encode_file(&[(1, ColumnRef::Numeric(&column(&docs)))], 6);
+        let (len, _) = footer::verify("f.dv", &bytes, KIND, VERSION).unwrap();
+        let reader = DocValuesReader::open(FileSlice::from_vec("f.dv", bytes[..len].to_vec()), 6, VERSION).unwrap();
+        let mut values = reader.values(1).unwrap();
+        assert_eq!(values.block_bounds(0), (5, Some((0, 500))));
+        assert_eq!(values.values(5), [500]);
+        read_error::check().unwrap();
+    }
+
+    #[test]
     fn example_from_the_docs() {
-        let bytes = encode_file(&[(0, &column(&[vec![5], vec![], vec![9, 7]]))], 3);
+        let bytes = encode_file(&[(0, ColumnRef::Numeric(&column(&[vec![5], vec![], vec![9, 7]])))], 3);
         assert_eq!(&bytes[..5], [0x02, 0x02, 0x02, 0x21, 0x24]);
-        assert_eq!(&bytes[5..13], [0x01, 0x00, 0x01, 0x00, 0x05, 0x02, 10, 18]);
+        assert_eq!(&bytes[5..14], [0x01, 0x00, 0x00, 0x01, 0x00, 0x05, 0x02, 10, 18]);
         assert!(double_to_sortable(-0.0) < double_to_sortable(0.0));
     }
 
     #[test]
     fn a_damaged_block_is_an_error_not_a_panic() {
         let docs: Vec<Vec<i64>> = (0..2000).map(|i| vec![i * 7, i]).collect();
-        let bytes = encode_file(&[(1, &column(&docs))], 2000);
+        let bytes = encode_file(&[(1, ColumnRef::Numeric(&column(&docs)))], 2000);
         let (len, _) = footer::verify("f.dv", &bytes, KIND, VERSION).unwrap();
         for at in 0..40 {
             let mut damaged = bytes[..len].to_vec();
             damaged[at] ^= 0x5a;
-            let reader = DocValuesReader::open(FileSlice::from_vec("f.dv", damaged), 2000).unwrap();
+            let reader = DocValuesReader::open(FileSlice::from_vec("f.dv", damaged), 2000, VERSION).unwrap();
             read_error::clear();
             let mut values = reader.values(1).unwrap();
             let _ = values.values(5);
