@@ -11,13 +11,12 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Datelike, NaiveDate};
+use chrono::DateTime;
 use std::sync::Arc;
 
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double, KeywordValues, NumericValues};
 use needle_codecs::SegmentRead;
 use needle_core::{DocId, FieldId, Result};
-use rustc_hash::FxHashMap;
 use serde_json::{json, Map, Value};
 
 use crate::schema::FieldKind;
@@ -122,8 +121,13 @@ enum State {
     },
     /// Buckets by key (histogram keys as sortable doubles, so the map orders them).
     Keyed(BTreeMap<i64, Bucket>),
-    /// Buckets by keyword.
-    Named(BTreeMap<Arc<[u8]>, Bucket>),
+    /// Buckets by keyword: those of the segments walked so far by value, the
+    /// current segment's by value id (a vector index, not a lookup by bytes),
+    /// moved into the first at the end of each segment ([`State::end_segment`]).
+    Named {
+        done: BTreeMap<Arc<[u8]>, Bucket>,
+        by_id: Vec<Option<Bucket>>,
+    },
     Ranges(Vec<Bucket>),
 }
 
@@ -139,8 +143,78 @@ fn fresh(agg: &Aggregation) -> State {
             State::Metric { count: 0, sum: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY }
         }
         AggKind::Range { ranges, .. } => State::Ranges(ranges.iter().map(|_| new_bucket(agg)).collect()),
-        AggKind::Terms { field, .. } if field.kind == FieldKind::Keyword => State::Named(BTreeMap::new()),
+        AggKind::Terms { field, .. } if field.kind == FieldKind::Keyword => {
+            State::Named { done: BTreeMap::new(), by_id: Vec::new() }
+        }
         _ => State::Keyed(BTreeMap::new()),
+    }
+}
+
+impl State {
+    /// Adds what `other` gathered (the same aggregation's state) to this one.
+    fn merge(&mut self, other: State) {
+        match (self, other) {
+            (
+                State::Metric { count, sum, min, max },
+                State::Metric { count: c, sum: s, min: lo, max: hi },
+            ) => {
+                *count += c;
+                *sum += s;
+                *min = min.min(lo);
+                *max = max.max(hi);
+            }
+            (State::Keyed(mine), State::Keyed(theirs)) => {
+                theirs.into_iter().for_each(|(k, b)| merge_into(mine, k, b))
+            }
+            (State::Named { done, .. }, State::Named { done: theirs, .. }) => {
+                theirs.into_iter().for_each(|(k, b)| merge_into(done, k, b))
+            }
+            (State::Ranges(mine), State::Ranges(theirs)) => {
+                mine.iter_mut().zip(theirs).for_each(|(a, b)| a.merge(b))
+            }
+            _ => unreachable!("merged states are of one aggregation"),
+        }
+    }
+
+    /// Moves the current segment's keyword buckets (here and in every bucket
+    /// below) to their values, with `row`'s terms of the segment ending.
+    fn end_segment(&mut self, plan: &Plan, row: &Row) {
+        match self {
+            State::Named { done, by_id } => {
+                for (id, bucket) in std::mem::take(by_id).into_iter().enumerate() {
+                    if let Some(mut bucket) = bucket {
+                        bucket.end_segment(plan, row);
+                        merge_into(done, row.term(plan.slot, id), bucket);
+                    }
+                }
+                done.values_mut().for_each(|b| b.end_segment(plan, row));
+            }
+            State::Keyed(buckets) => buckets.values_mut().for_each(|b| b.end_segment(plan, row)),
+            State::Ranges(buckets) => buckets.iter_mut().for_each(|b| b.end_segment(plan, row)),
+            State::Metric { .. } => {}
+        }
+    }
+}
+
+impl Bucket {
+    fn merge(&mut self, other: Bucket) {
+        self.count += other.count;
+        self.subs.iter_mut().zip(other.subs).for_each(|(a, b)| a.merge(b));
+    }
+
+    fn end_segment(&mut self, plan: &Plan, row: &Row) {
+        for (state, sub) in self.subs.iter_mut().zip(&plan.subs) {
+            state.end_segment(sub, row);
+        }
+    }
+}
+
+fn merge_into<K: Ord>(buckets: &mut BTreeMap<K, Bucket>, key: K, bucket: Bucket) {
+    match buckets.entry(key) {
+        std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().merge(bucket),
+        std::collections::btree_map::Entry::Vacant(e) => {
+            e.insert(bucket);
+        }
     }
 }
 
@@ -148,42 +222,74 @@ fn new_bucket(agg: &Aggregation) -> Bucket {
     Bucket { count: 0, subs: agg.subs.iter().map(fresh).collect() }
 }
 
-/// The columns of the segment being walked, each opened when first read.
-#[derive(Default)]
-struct Columns {
-    segment: Option<usize>,
-    open: FxHashMap<FieldId, Option<Box<dyn NumericValues + Send>>>,
-    keywords: FxHashMap<FieldId, Option<Box<dyn KeywordValues + Send>>>,
+/// Where each aggregation reads its field in a [`Row`]: a slot per
+/// aggregation, the sub-aggregations' in `subs` (mirroring the tree).
+struct Plan {
+    slot: usize,
+    subs: Vec<Plan>,
+    /// A calendar histogram's buckets met so far, (start, next start) in
+    /// order: a value's bucket is found by a binary search, not the calendar
+    /// (as Elasticsearch prepares its roundings).
+    spans: std::cell::RefCell<Vec<(i64, i64)>>,
 }
 
-impl Columns {
-    /// Moves on to segment number `seg` (its columns not yet opened).
-    fn enter(&mut self, seg: usize) {
-        if self.segment != Some(seg) {
-            self.segment = Some(seg);
-            self.open.clear();
-            self.keywords.clear();
+/// The doc values of the document being aggregated, for every field the
+/// aggregations read, each loaded once per document into a buffer reused
+/// from one document to the next.
+#[derive(Default)]
+struct Row {
+    /// (field, keyword?) of each slot.
+    slots: Vec<(FieldId, bool)>,
+    /// Each slot's values: numbers, or a keyword slot's value ids.
+    numbers: Vec<Vec<i64>>,
+    segment: Option<usize>,
+    numeric: Vec<Option<Box<dyn NumericValues + Send>>>,
+    keyword: Vec<Option<Box<dyn KeywordValues + Send>>>,
+}
+
+impl Row {
+    fn plan(&mut self, agg: &Aggregation) -> Plan {
+        let field = agg.field();
+        let key = (field.id, field.kind == FieldKind::Keyword);
+        let slot = self.slots.iter().position(|s| *s == key).unwrap_or_else(|| {
+            self.slots.push(key);
+            self.slots.len() - 1
+        });
+        Plan { slot, subs: agg.subs.iter().map(|s| self.plan(s)).collect(), spans: Default::default() }
+    }
+
+    /// Whether `seg` is another segment than the one walked so far.
+    fn is_new(&self, seg: usize) -> bool {
+        self.segment != Some(seg)
+    }
+
+    /// Opens the columns of segment `seg`.
+    fn enter(&mut self, seg: usize, segment: &dyn SegmentRead) {
+        self.segment = Some(seg);
+        self.numeric =
+            self.slots.iter().map(|&(f, k)| (!k).then(|| segment.numeric_values(f)).flatten()).collect();
+        self.keyword =
+            self.slots.iter().map(|&(f, k)| k.then(|| segment.keyword_values(f)).flatten()).collect();
+        self.numbers.resize_with(self.slots.len(), Vec::new);
+    }
+
+    /// Loads `doc`'s values.
+    fn load(&mut self, doc: DocId) {
+        for slot in 0..self.slots.len() {
+            self.numbers[slot].clear();
+            if let Some(c) = self.numeric[slot].as_mut() {
+                self.numbers[slot].extend_from_slice(c.values(doc));
+            }
+            if let Some(c) = self.keyword[slot].as_mut() {
+                self.numbers[slot].extend_from_slice(c.ids(doc));
+            }
         }
     }
 
-    fn values(&mut self, segment: &dyn SegmentRead, field: FieldId, doc: DocId) -> Vec<i64> {
-        let column = self.open.entry(field).or_insert_with(|| segment.numeric_values(field));
-        column.as_mut().map_or_else(Vec::new, |c| c.values(doc).to_vec())
+    /// The value of keyword value id `id` of `slot` in the current segment.
+    fn term(&self, slot: usize, id: usize) -> Arc<[u8]> {
+        self.keyword[slot].as_ref().map_or_else(|| Arc::from(&[][..]), |c| c.term(id as i64))
     }
-
-    fn keywords(&mut self, segment: &dyn SegmentRead, field: FieldId, doc: DocId) -> Vec<Arc<[u8]>> {
-        let column = self.keywords.entry(field).or_insert_with(|| segment.keyword_values(field));
-        let Some(c) = column.as_mut() else { return Vec::new() };
-        let ids = c.ids(doc).to_vec();
-        ids.into_iter().map(|id| c.term(id)).collect()
-    }
-}
-
-/// Where the walk is: the segment, its columns, the document.
-struct At<'a, 's> {
-    segment: &'s dyn SegmentRead,
-    columns: &'a mut Columns,
-    doc: DocId,
 }
 
 /// Runs `aggs` over every match: `walk` calls its visitor once per matching
@@ -193,30 +299,41 @@ pub(crate) fn aggregate(
     walk: impl FnOnce(&mut dyn FnMut(usize, &dyn SegmentRead, DocId)) -> Result<u64>,
 ) -> Result<Map<String, Value>> {
     let mut states: Vec<State> = aggs.iter().map(fresh).collect();
-    let mut columns = Columns::default();
+    let mut row = Row::default();
+    let plans: Vec<Plan> = aggs.iter().map(|a| row.plan(a)).collect();
+    let end_segment = |states: &mut Vec<State>, row: &Row| {
+        states.iter_mut().zip(&plans).for_each(|(s, p)| s.end_segment(p, row));
+    };
     walk(&mut |seg, segment, doc| {
-        columns.enter(seg);
-        for (agg, state) in aggs.iter().zip(states.iter_mut()) {
-            collect(agg, state, &mut At { segment, columns: &mut columns, doc });
+        if row.is_new(seg) {
+            end_segment(&mut states, &row);
+            row.enter(seg, segment);
+        }
+        row.load(doc);
+        for ((agg, plan), state) in aggs.iter().zip(&plans).zip(states.iter_mut()) {
+            collect(agg, plan, state, &row);
         }
     })?;
+    end_segment(&mut states, &row);
     needle_core::read_error::check()?;
     Ok(aggs.iter().zip(states).map(|(a, s)| (a.name.clone(), finish(a, s))).collect())
 }
 
-fn collect(agg: &Aggregation, state: &mut State, at: &mut At<'_, '_>) {
+fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, row: &Row) {
     let field = agg.field();
-    if let State::Named(buckets) = state {
-        for term in at.columns.keywords(at.segment, field.id, at.doc) {
-            let bucket = buckets.entry(term).or_insert_with(|| new_bucket(agg));
-            fill(agg, bucket, at);
-        }
-        return;
-    }
-    let values = at.columns.values(at.segment, field.id, at.doc);
+    let values = &row.numbers[plan.slot];
     match (state, &agg.kind) {
+        (State::Named { by_id, .. }, _) => {
+            for &id in values {
+                let i = id as usize;
+                if by_id.len() <= i {
+                    by_id.resize_with(i + 1, || None);
+                }
+                fill(agg, plan, by_id[i].get_or_insert_with(|| new_bucket(agg)), row);
+            }
+        }
         (State::Metric { count, sum, min, max }, AggKind::Metric(..)) => {
-            for &v in &values {
+            for &v in values {
                 let x = field.number(v);
                 *count += 1;
                 *sum += x;
@@ -229,39 +346,56 @@ fn collect(agg: &Aggregation, state: &mut State, at: &mut At<'_, '_>) {
                 // Compared as doubles (-0.0 equals 0.0), as Elasticsearch's range aggregator compares.
                 let inside = |x: f64| range.from.is_none_or(|f| x >= f) && range.to.is_none_or(|t| x < t);
                 if values.iter().any(|&v| inside(field.number(v))) {
-                    fill(agg, bucket, at);
+                    fill(agg, plan, bucket, row);
                 }
             }
         }
         (State::Keyed(buckets), kind) => {
-            let mut keys: Vec<i64> = values.iter().map(|&v| bucket_key(kind, field, v)).collect();
+            if let [v] = values[..] {
+                let bucket =
+                    buckets.entry(bucket_key(kind, field, v, plan)).or_insert_with(|| new_bucket(agg));
+                fill(agg, plan, bucket, row);
+                return;
+            }
+            let mut keys: Vec<i64> = values.iter().map(|&v| bucket_key(kind, field, v, plan)).collect();
             keys.sort_unstable();
             keys.dedup();
             for key in keys {
                 let bucket = buckets.entry(key).or_insert_with(|| new_bucket(agg));
-                fill(agg, bucket, at);
+                fill(agg, plan, bucket, row);
             }
         }
         _ => unreachable!("states are made for their aggregations"),
     }
 }
 
-/// Counts `doc` in `bucket` and gives it to the bucket's sub-aggregations.
-fn fill(agg: &Aggregation, bucket: &mut Bucket, at: &mut At<'_, '_>) {
+/// Counts the document in `bucket` and gives it to the bucket's sub-aggregations.
+fn fill(agg: &Aggregation, plan: &Plan, bucket: &mut Bucket, row: &Row) {
     bucket.count += 1;
-    for (sub, state) in agg.subs.iter().zip(bucket.subs.iter_mut()) {
-        collect(sub, state, at);
+    for ((sub, sub_plan), state) in agg.subs.iter().zip(&plan.subs).zip(bucket.subs.iter_mut()) {
+        collect(sub, sub_plan, state, row);
     }
 }
 
 /// The bucket a column value falls in.
-fn bucket_key(kind: &AggKind, field: AggField, v: i64) -> i64 {
+fn bucket_key(kind: &AggKind, field: AggField, v: i64, plan: &Plan) -> i64 {
     match kind {
         AggKind::Histogram { interval, offset, .. } => {
             double_to_sortable(((field.number(v) - offset) / interval).floor() * interval + offset)
         }
         AggKind::DateHistogram { interval: DateInterval::Fixed(ms), .. } => v.div_euclid(*ms) * ms,
-        AggKind::DateHistogram { interval: DateInterval::Calendar(unit), .. } => calendar_floor(*unit, v),
+        AggKind::DateHistogram { interval: DateInterval::Calendar(unit), .. } => {
+            let mut spans = plan.spans.borrow_mut();
+            let at = spans.partition_point(|&(start, _)| start <= v);
+            match at.checked_sub(1).map(|i| spans[i]) {
+                Some((start, next)) if v < next => start,
+                _ => {
+                    let start = calendar_floor(*unit, v);
+                    spans.insert(at, (start, calendar_next(*unit, start)));
+                    start
+                }
+            }
+        }
         _ => v,
     }
 }
@@ -271,30 +405,25 @@ const DAY: i64 = 86_400_000;
 /// The start (UTC) of the calendar unit holding `ms`.
 fn calendar_floor(unit: CalendarUnit, ms: i64) -> i64 {
     let fixed = |span: i64| ms.div_euclid(span) * span;
-    let date = || DateTime::from_timestamp_millis(ms).map(|d| d.date_naive());
-    let start = |d: Option<NaiveDate>| {
-        d.and_then(|d| d.and_hms_opt(0, 0, 0)).map_or(ms, |t| t.and_utc().timestamp_millis())
-    };
+    let (y, m, _) = civil_from_days(ms.div_euclid(DAY));
     match unit {
         CalendarUnit::Minute => fixed(60_000),
         CalendarUnit::Hour => fixed(3_600_000),
         CalendarUnit::Day => fixed(DAY),
         // 1970-01-01 was a Thursday; weeks start on Monday.
         CalendarUnit::Week => (ms + 3 * DAY).div_euclid(7 * DAY) * 7 * DAY - 3 * DAY,
-        CalendarUnit::Month => start(date().and_then(|d| d.with_day(1))),
-        CalendarUnit::Quarter => {
-            start(date().and_then(|d| NaiveDate::from_ymd_opt(d.year(), (d.month0() / 3) * 3 + 1, 1)))
-        }
-        CalendarUnit::Year => start(date().and_then(|d| NaiveDate::from_ymd_opt(d.year(), 1, 1))),
+        CalendarUnit::Month => days_from_civil(y, m, 1) * DAY,
+        CalendarUnit::Quarter => days_from_civil(y, (m - 1) / 3 * 3 + 1, 1) * DAY,
+        CalendarUnit::Year => days_from_civil(y, 1, 1) * DAY,
     }
 }
 
 /// The start of the calendar unit after the one starting at `ms`.
 fn calendar_next(unit: CalendarUnit, ms: i64) -> i64 {
-    let months = |n: u32| {
-        DateTime::from_timestamp_millis(ms)
-            .and_then(|d| d.checked_add_months(chrono::Months::new(n)))
-            .map_or(i64::MAX, |d| d.timestamp_millis())
+    let months = |n: i64| {
+        let (y, m, _) = civil_from_days(ms.div_euclid(DAY));
+        let month = y * 12 + (m - 1) + n;
+        days_from_civil(month.div_euclid(12), month.rem_euclid(12) + 1, 1) * DAY
     };
     match unit {
         CalendarUnit::Minute => ms + 60_000,
@@ -305,6 +434,30 @@ fn calendar_next(unit: CalendarUnit, ms: i64) -> i64 {
         CalendarUnit::Quarter => months(3),
         CalendarUnit::Year => months(12),
     }
+}
+
+/// (year, month, day) of a count of days since 1970-01-01, in the proleptic
+/// Gregorian calendar (Howard Hinnant's `civil_from_days`: integer arithmetic
+/// only, so a histogram's bucket costs a few multiplications).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// The inverse of [`civil_from_days`].
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
 }
 
 fn finish(agg: &Aggregation, state: State) -> Value {
@@ -352,10 +505,10 @@ fn finish(agg: &Aggregation, state: State) -> Value {
             json!({"buckets": shown.collect::<Vec<_>>()})
         }
         (State::Keyed(buckets), kind) => keyed_json(agg, kind, field, buckets),
-        (State::Named(buckets), AggKind::Terms { size, min_doc_count, order, .. }) => {
+        (State::Named { done, .. }, AggKind::Terms { size, min_doc_count, order, .. }) => {
             let key =
                 |k: Arc<[u8]>| Map::from_iter([("key".to_string(), json!(String::from_utf8_lossy(&k)))]);
-            terms_json(agg, buckets.into_iter().collect(), *size, *min_doc_count, *order, key)
+            terms_json(agg, done.into_iter().collect(), *size, *min_doc_count, *order, key)
         }
         _ => unreachable!("states are made for their aggregations"),
     }
@@ -471,6 +624,7 @@ pub fn date_string(ms: i64) -> String {
 mod tests {
     use super::*;
     use crate::values::parse_date;
+    use chrono::Datelike;
 
     #[test]
     fn calendar_units_start_where_elasticsearch_starts_them() {
@@ -483,5 +637,14 @@ mod tests {
         assert_eq!(calendar_next(CalendarUnit::Month, at("2024-01-01")), at("2024-02-01"));
         assert_eq!(calendar_floor(CalendarUnit::Week, at("1969-12-31")), at("1969-12-29"));
         assert_eq!(date_string(at("2024-03-05")), "2024-03-05T00:00:00.000Z");
+        assert_eq!(calendar_next(CalendarUnit::Quarter, at("2024-10-01")), at("2025-01-01"));
+        assert_eq!(calendar_floor(CalendarUnit::Month, at("1969-12-31T23:59:59.999Z")), at("1969-12-01"));
+        // Every day of 600 years against chrono's calendar.
+        for days in -200_000..20_000 {
+            let date = DateTime::from_timestamp_millis(days * DAY).unwrap().date_naive();
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!((y, m, d), (i64::from(date.year()), i64::from(date.month()), i64::from(date.day())));
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
     }
 }

@@ -208,11 +208,12 @@ fn search_and_fetch(
                 top_k: request.top_k,
                 after: request.search_after.as_deref(),
                 scores: request.track_scores,
+                track_total_hits: request.track_total_hits,
             };
             let top = searcher.search_sorted(query, &sort, request.bloom)?;
             let max_score = top.hits.iter().map(|h| h.hit.score).filter(|s| !s.is_nan()).reduce(f32::max);
             let hits = top.hits.into_iter().map(|h| (h.hit, h.values)).collect();
-            Ranked { hits, total: top.total, exact: true, max_score }
+            Ranked { hits, total: top.total, exact: top.total_is_exact, max_score }
         }
     };
     let rewritten = request.highlight.then(|| query.clone().rewrite());

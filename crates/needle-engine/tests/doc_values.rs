@@ -159,6 +159,14 @@ fn check(index: &IndexWriter, model: &BTreeMap<String, Model>, rng: &mut StdRng)
             let keys = vec![SortKey { by: SortBy::Field { field: id, missing }, descending }];
             let request = SearchRequest { sort: keys.clone(), ..all.clone() };
             let got = ids(index, &Query::MatchAll, &request);
+            // Counting nothing exactly lets whole blocks be skipped: the top must not change.
+            let pruned = SearchRequest { top_k: 5, track_total_hits: 0, ..request.clone() };
+            let top: Vec<_> = got.iter().take(5).cloned().collect();
+            assert_eq!(
+                ids(index, &Query::MatchAll, &pruned),
+                top,
+                "pruned top 5 by {field}, descending {descending}"
+            );
             let key_of = |m: &Model| {
                 let v = values(m, field);
                 let picked = if descending { v.iter().max() } else { v.iter().min() };
@@ -349,27 +357,36 @@ fn check_keywords(index: &IndexWriter, model: &BTreeMap<String, Model>) {
         assert_eq!(got, want, "sorted by keyword, descending {descending}");
     }
     let field = AggField { id: k, kind: FieldKind::Keyword };
-    let terms =
-        agg("k", AggKind::Terms { field, size: 3, min_doc_count: 1, order: TermsOrder::CountDesc }, vec![]);
-    let (_, got) = index.searcher().aggregate(&Query::MatchAll, &[terms]).unwrap();
-    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    let n = AggField { id: schema.field_id("n").unwrap(), kind: FieldKind::Long };
+    let sum = agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![]);
+    let kind = AggKind::Terms { field, size: 3, min_doc_count: 1, order: TermsOrder::CountDesc };
+    let (_, got) = index.searcher().aggregate(&Query::MatchAll, &[agg("k", kind, vec![sum])]).unwrap();
+    let mut counts: BTreeMap<&str, (u64, i64)> = BTreeMap::new();
     for m in model.values() {
         let mut v = m.k.clone();
         v.sort();
         v.dedup();
-        v.into_iter().for_each(|t| *counts.entry(t).or_default() += 1);
+        for t in v {
+            let e = counts.entry(t).or_default();
+            e.0 += 1;
+            e.1 += m.n.iter().sum::<i64>();
+        }
     }
-    let mut ranked: Vec<(&str, u64)> = counts.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.as_bytes().cmp(b.0.as_bytes())));
-    let other: u64 = ranked.iter().skip(3).map(|(_, c)| c).sum();
+    let mut ranked: Vec<(&str, (u64, i64))> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.as_bytes().cmp(b.0.as_bytes())));
+    let other: u64 = ranked.iter().skip(3).map(|(_, c)| c.0).sum();
     ranked.truncate(3);
-    let got_terms: Vec<(String, u64)> = got["k"]["buckets"]
+    let got_terms: Vec<(String, u64, f64)> = got["k"]["buckets"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|b| (b["key"].as_str().unwrap().to_string(), b["doc_count"].as_u64().unwrap()))
+        .map(|b| {
+            let key = b["key"].as_str().unwrap().to_string();
+            (key, b["doc_count"].as_u64().unwrap(), b["n_sum"]["value"].as_f64().unwrap())
+        })
         .collect();
-    let want: Vec<(String, u64)> = ranked.into_iter().map(|(t, c)| (t.to_string(), c)).collect();
+    let want: Vec<(String, u64, f64)> =
+        ranked.into_iter().map(|(t, (c, s))| (t.to_string(), c, s as f64)).collect();
     assert_eq!(got_terms, want);
     assert_eq!(got["k"]["sum_other_doc_count"], json!(other));
 }

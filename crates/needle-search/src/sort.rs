@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use needle_codecs::doc_values::{KeywordValues, NumericValues};
 use needle_codecs::SegmentRead;
-use needle_core::{read_error, Deletes, FieldId, Result, TERMINATED};
+use needle_core::{read_error, Deletes, DocId, FieldId, Result, TERMINATED};
 
 use crate::collect::ScoredDoc;
 use crate::stats::IndexStats;
@@ -112,6 +112,8 @@ pub struct SortedDocs {
     /// In sort order; equal values in index order.
     pub hits: Vec<SortedHit>,
     pub total: u64,
+    /// `false` when blocks were skipped: `total` is then a lower bound.
+    pub total_is_exact: bool,
 }
 
 /// How two hits' values compare under `keys` (`Less`: `a` ranks first).
@@ -141,6 +143,10 @@ pub struct SortRequest<'q> {
     pub after: Option<&'q [SortValue]>,
     /// Compute scores even when no key is the score (`track_scores`).
     pub scores: bool,
+    /// Matches are counted exactly up to this many; past it, blocks of
+    /// documents that cannot enter the top may be skipped unread (by the
+    /// first key's block bounds) and the total is a lower bound.
+    pub track_total_hits: u64,
 }
 
 /// The best `top_k` so far, in rank order.
@@ -153,6 +159,20 @@ struct SortedTop<'k> {
 impl SortedTop<'_> {
     fn rank(&self, a: &SortedHit, b: &SortedHit) -> Ordering {
         compare(self.keys, &a.values, &b.values).then(a.hit.global.cmp(&b.hit.global))
+    }
+
+    /// The worst hit kept, once the top is full.
+    fn full_worst(&self) -> Option<&SortedHit> {
+        self.hits.last().filter(|_| self.hits.len() == self.k)
+    }
+
+    /// Whether a hit with these values and position would be kept.
+    fn would_take(&self, values: &[SortValue], global: u64) -> bool {
+        self.k > 0
+            && self.full_worst().is_none_or(|worst| {
+                compare(self.keys, values, &worst.values).then(global.cmp(&worst.hit.global))
+                    == Ordering::Less
+            })
     }
 
     fn offer(&mut self, hit: SortedHit) {
@@ -177,7 +197,8 @@ pub(crate) fn search_sorted(
     let mut stats = IndexStats::collect(segments, query, bloom)?;
     let scores = request.scores || request.keys.iter().any(|k| k.by == SortBy::Score);
     let mut top = SortedTop { keys: request.keys, k: request.top_k, hits: Vec::new() };
-    let (mut total, mut base) = (0u64, 0u64);
+    let (mut total, mut base, mut skipped) = (0u64, 0u64, false);
+    let mut values = Vec::with_capacity(request.keys.len());
     for (seg, &segment) in segments.iter().enumerate() {
         let mut columns: Vec<Column> = request
             .keys
@@ -191,22 +212,29 @@ pub(crate) fn search_sorted(
             .collect();
         if let Some(mut s) = scorer(query, &mut stats, seg, segment, 1.0)? {
             let mut doc = s.doc();
+            let mut competitive_until = None;
             while doc != TERMINATED {
+                if total >= request.track_total_hits && competitive_until.is_none_or(|end| doc > end) {
+                    let (end, hopeless) = block_hopeless(&top, request.keys, &columns, doc);
+                    if hopeless {
+                        skipped = true;
+                        doc = if end == TERMINATED { TERMINATED } else { s.seek(end + 1) };
+                        continue;
+                    }
+                    competitive_until = Some(end);
+                }
                 if !deletes[seg].is_some_and(|d| d.is_deleted(doc)) {
                     total += 1;
                     let score = if scores { s.score() } else { f32::NAN };
                     let hit = ScoredDoc { segment: seg, doc, global: base + u64::from(doc), score };
-                    let values = request
-                        .keys
-                        .iter()
-                        .zip(columns.iter_mut())
-                        .map(|(key, column)| key_value(key, column, &hit))
-                        .collect::<Vec<_>>();
-                    if request
-                        .after
-                        .is_none_or(|after| compare(request.keys, &values, after) == Ordering::Greater)
-                    {
-                        top.offer(SortedHit { hit, values });
+                    values.clear();
+                    values.extend(
+                        request.keys.iter().zip(columns.iter_mut()).map(|(k, c)| key_value(k, c, &hit)),
+                    );
+                    let after =
+                        request.after.is_none_or(|a| compare(request.keys, &values, a) == Ordering::Greater);
+                    if after && top.would_take(&values, hit.global) {
+                        top.offer(SortedHit { hit, values: values.clone() });
                     }
                 }
                 doc = s.advance();
@@ -215,7 +243,32 @@ pub(crate) fn search_sorted(
         read_error::check()?;
         base += u64::from(segment.meta().max_doc);
     }
-    Ok(SortedDocs { hits: top.hits, total })
+    Ok(SortedDocs { hits: top.hits, total, total_is_exact: !skipped })
+}
+
+/// Whether no document of the block holding `doc` can enter the top (it is
+/// full, and the first key is a numeric field whose best value in the block,
+/// or the missing value's stand-in, ranks below the worst kept), and the
+/// block's last document.
+fn block_hopeless(top: &SortedTop<'_>, keys: &[SortKey], columns: &[Column], doc: DocId) -> (DocId, bool) {
+    let (Some(key), Some(Column::Numeric(c))) = (keys.first(), columns.first()) else {
+        return (TERMINATED, false);
+    };
+    let SortBy::Field { missing, .. } = key.by else { return (TERMINATED, false) };
+    let (end, bounds) = c.block_bounds(doc);
+    let Some(SortValue::Int(worst)) = top.full_worst().and_then(|w| w.values.first()) else {
+        return (end, false);
+    };
+    // The best a document there can have: its best value, or `missing` (some may have none).
+    let best = match (bounds, key.descending) {
+        (Some((_, hi)), true) => hi.max(missing),
+        (Some((lo, _)), false) => lo.min(missing),
+        (None, _) => missing,
+    };
+    // How the best ranks against the worst kept (Less: ahead of it). A tie
+    // loses to it (later in index order) only when the key is the only one.
+    let rank = if key.descending { worst.cmp(&best) } else { best.cmp(worst) };
+    (end, rank == Ordering::Greater || (rank == Ordering::Equal && keys.len() == 1))
 }
 
 /// A sort key's doc values in the segment being walked.

@@ -165,13 +165,17 @@ impl ValuesBlock {
         }
         let mut packed = Vec::with_capacity(total as usize);
         unpack(&bytes[r.position()..], value_bits, total as usize, &mut packed).ok_or_else(short(file))?;
-        let mut values = packed.into_iter().map(|d| min.wrapping_add(d.wrapping_mul(gcd) as i64));
-        let mut scratch = Vec::new();
+        // Built in one pass (each document's values were written ascending).
+        block.values = packed.into_iter().map(|d| min.wrapping_add(d.wrapping_mul(gcd) as i64)).collect();
+        block.starts.reserve(docs);
+        let mut at = 0u32;
         for &c in &counts {
-            scratch.clear();
-            scratch.extend(values.by_ref().take(c as usize));
-            block.push(&scratch);
+            at += c as u32;
+            block.starts.push(at);
         }
+        block.with_values = entry.docs;
+        let lo = block.values.iter().copied().min();
+        block.bounds = lo.zip(block.values.iter().copied().max());
         if block.bounds != Some((min, max)) {
             return Err(Error::corrupt(file, "doc values block does not hold its entry's min and max"));
         }
@@ -281,12 +285,16 @@ pub trait NumericValues {
     /// The last document of the block holding `doc`, and the smallest and
     /// largest value in that block (`None`: no document there has one).
     fn block_bounds(&self, doc: DocId) -> (DocId, Option<(i64, i64)>);
+    /// Whether every document of the block holding `doc` has a value.
+    fn block_is_dense(&self, doc: DocId) -> bool;
 }
 
 /// Where a [`Cursor`] gets its blocks.
 trait BlockSource {
     fn block(&self, b: usize) -> Result<Arc<ValuesBlock>>;
     fn bounds(&self, b: usize) -> Option<(i64, i64)>;
+    /// Documents of block `b` with a value.
+    fn with_values(&self, b: usize) -> usize;
     fn max_doc(&self) -> DocId;
 }
 
@@ -320,6 +328,12 @@ impl<S: BlockSource> NumericValues for Cursor<S> {
         let end = ((b + 1) * BLOCK_DOCS).min(self.source.max_doc() as usize) as DocId;
         (end.saturating_sub(1).max(doc), self.source.bounds(b))
     }
+
+    fn block_is_dense(&self, doc: DocId) -> bool {
+        let b = doc as usize / BLOCK_DOCS;
+        let docs = (self.source.max_doc() as usize).saturating_sub(b * BLOCK_DOCS).min(BLOCK_DOCS);
+        docs > 0 && self.source.with_values(b) == docs
+    }
 }
 
 /// An in-memory column as of a reader's view.
@@ -334,6 +348,14 @@ impl BlockSource for MemSource {
     }
     fn bounds(&self, b: usize) -> Option<(i64, i64)> {
         self.column.blocks.get(b)?.bounds()
+    }
+    fn with_values(&self, b: usize) -> usize {
+        // Documents past the view's end are not counted (the writer may have added them since).
+        let end = (self.max_doc as usize).saturating_sub(b * BLOCK_DOCS).min(BLOCK_DOCS);
+        self.column.blocks.get(b).map_or(0, |block| match block.docs() <= end {
+            true => block.with_values as usize,
+            false => (0..end).filter(|&i| !block.doc(i).is_empty()).count(),
+        })
     }
     fn max_doc(&self) -> DocId {
         self.max_doc
@@ -561,6 +583,9 @@ impl BlockSource for DiskSource {
     fn bounds(&self, b: usize) -> Option<(i64, i64)> {
         self.entries.get(b)?.bounds
     }
+    fn with_values(&self, b: usize) -> usize {
+        self.entries.get(b).map_or(0, |e| e.docs as usize)
+    }
     fn max_doc(&self) -> DocId {
         self.max_doc
     }
@@ -630,7 +655,8 @@ mod tests {
         let docs: Vec<Vec<i64>> = (0..10).map(|i| vec![i * 100]).collect();
         let bytes = encode_file(&[(1, ColumnRef::Numeric(&column(&docs)))], 6);
         let (len, _) = footer::verify("f.dv", &bytes, KIND, VERSION).unwrap();
-        let reader = DocValuesReader::open(FileSlice::from_vec("f.dv", bytes[..len].to_vec()), 6, VERSION).unwrap();
+        let reader =
+            DocValuesReader::open(FileSlice::from_vec("f.dv", bytes[..len].to_vec()), 6, VERSION).unwrap();
         let mut values = reader.values(1).unwrap();
         assert_eq!(values.block_bounds(0), (5, Some((0, 500))));
         assert_eq!(values.values(5), [500]);

@@ -1,7 +1,8 @@
 //! Documents with a value of a numeric field in a range, read from its doc
 //! values; each scores 1 (times the boosts around the query). Blocks whose
 //! values all lie outside the range (their min and max say so) are passed
-//! over without being read.
+//! over without being read, and blocks whose values all lie inside, every
+//! document having one, match whole without being read.
 
 use needle_codecs::doc_values::NumericValues;
 use needle_core::{DocId, DocSet, TERMINATED};
@@ -15,6 +16,8 @@ pub struct RangeScorer {
     max_doc: DocId,
     doc: DocId,
     score: f32,
+    /// The last document of a block found to match whole (every document has a value inside).
+    all_until: Option<DocId>,
 }
 
 impl RangeScorer {
@@ -26,18 +29,26 @@ impl RangeScorer {
         max_doc: DocId,
         score: f32,
     ) -> Self {
-        let mut s = RangeScorer { values, lower, upper, max_doc, doc: 0, score };
+        let mut s = RangeScorer { values, lower, upper, max_doc, doc: 0, score, all_until: None };
         s.doc = s.next_match(0);
         s
     }
 
     /// The first matching document at or after `from`.
     fn next_match(&mut self, mut from: DocId) -> DocId {
+        if self.all_until.is_some_and(|end| from <= end) && from < self.max_doc {
+            return from;
+        }
         while from < self.max_doc {
             let (block_end, bounds) = self.values.block_bounds(from);
             if bounds.is_none_or(|(min, max)| max < self.lower || min > self.upper) {
                 from = block_end.saturating_add(1);
                 continue;
+            }
+            let (min, max) = bounds.expect("checked above");
+            if self.lower <= min && max <= self.upper && self.values.block_is_dense(from) {
+                self.all_until = Some(block_end);
+                return from;
             }
             for doc in from..=block_end {
                 if self.values.values(doc).iter().any(|v| (self.lower..=self.upper).contains(v)) {
@@ -80,5 +91,43 @@ impl Scorer for RangeScorer {
     }
     fn block_max_score(&mut self, _from: DocId, _to: DocId) -> f32 {
         self.score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use needle_codecs::doc_values::{mem_values, ColumnBuf};
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn matches_a_scan(
+            values in proptest::collection::vec(proptest::option::weighted(0.97, -50i64..50), 1..5000),
+            a in -60i64..60,
+            b in -60i64..60,
+        ) {
+            let mut column = ColumnBuf::default();
+            for (d, v) in values.iter().enumerate() {
+                if let Some(v) = v {
+                    column.set(d as DocId, &[*v]);
+                }
+            }
+            let (lower, upper) = (a.min(b), a.max(b));
+            let mut scorer = RangeScorer::new(mem_values(column, values.len() as DocId), lower, upper, values.len() as DocId, 1.0);
+            let mut got = Vec::new();
+            while scorer.doc() != TERMINATED {
+                got.push(scorer.doc());
+                scorer.advance();
+            }
+            let want: Vec<DocId> = values
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.is_some_and(|v| (lower..=upper).contains(&v)))
+                .map(|(d, _)| d as DocId)
+                .collect();
+            prop_assert_eq!(got, want);
+        }
     }
 }
