@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double, KeywordValues, NumericValues};
 use needle_codecs::SegmentRead;
-use needle_core::{DocId, FieldId, Result};
+use needle_core::{DocId, Error, FieldId, Result};
 use serde_json::{json, Map, Value};
 
 use crate::schema::FieldKind;
@@ -316,7 +316,71 @@ pub(crate) fn aggregate(
     })?;
     end_segment(&mut states, &row);
     needle_core::read_error::check()?;
+    let buckets: u64 = aggs.iter().zip(&states).map(|(a, s)| bucket_count(a, s)).sum();
+    if buckets > MAX_BUCKETS {
+        return Err(Error::invalid(format!(
+            "Trying to create too many buckets. Must be less than or equal to: [{MAX_BUCKETS}] but was [{buckets}]. \
+             This limit can be set by changing the [search.max_buckets] cluster level setting."
+        )));
+    }
     Ok(aggs.iter().zip(states).map(|(a, s)| (a.name.clone(), finish(a, s))).collect())
+}
+
+/// The most buckets one search's aggregations may answer with (Elasticsearch's `search.max_buckets`).
+pub const MAX_BUCKETS: u64 = 65_536;
+
+/// The buckets `state` would answer with: those gathered, the empty ones a
+/// histogram adds between them, and all below.
+fn bucket_count(agg: &Aggregation, state: &State) -> u64 {
+    let below = |b: &Bucket| -> u64 { agg.subs.iter().zip(&b.subs).map(|(a, s)| bucket_count(a, s)).sum() };
+    match (state, &agg.kind) {
+        (State::Metric { .. }, _) => 0,
+        (State::Ranges(buckets), _) => buckets.iter().map(|b| 1 + below(b)).sum(),
+        (State::Named { done, .. }, AggKind::Terms { size, .. }) => {
+            done.len().min(*size) as u64 + done.values().map(below).sum::<u64>()
+        }
+        (State::Keyed(buckets), kind) => {
+            let gathered = match kind {
+                AggKind::Terms { size, .. } => buckets.len().min(*size) as u64,
+                _ => buckets.len() as u64,
+            };
+            let span = |step: f64| match (buckets.keys().next(), buckets.keys().next_back()) {
+                (Some(&a), Some(&b)) => ((b as f64 - a as f64) / step).max(0.0) as u64 + 1,
+                _ => 0,
+            };
+            let filled = match kind {
+                AggKind::Histogram { interval, min_doc_count: 0, .. } => {
+                    match (buckets.keys().next(), buckets.keys().next_back()) {
+                        (Some(&a), Some(&b)) => {
+                            ((sortable_to_double(b) - sortable_to_double(a)) / interval).max(0.0) as u64 + 1
+                        }
+                        _ => 0,
+                    }
+                }
+                AggKind::DateHistogram { interval: DateInterval::Fixed(ms), min_doc_count: 0, .. } => {
+                    span(*ms as f64)
+                }
+                // The shortest span of the unit: an upper bound on the buckets between.
+                AggKind::DateHistogram {
+                    interval: DateInterval::Calendar(unit), min_doc_count: 0, ..
+                } => {
+                    let shortest = match unit {
+                        CalendarUnit::Minute => 60_000,
+                        CalendarUnit::Hour => 3_600_000,
+                        CalendarUnit::Day => DAY,
+                        CalendarUnit::Week => 7 * DAY,
+                        CalendarUnit::Month => 28 * DAY,
+                        CalendarUnit::Quarter => 89 * DAY,
+                        CalendarUnit::Year => 365 * DAY,
+                    };
+                    span(shortest as f64)
+                }
+                _ => 0,
+            };
+            gathered.max(filled) + buckets.values().map(below).sum::<u64>()
+        }
+        _ => 0,
+    }
 }
 
 fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, row: &Row) {

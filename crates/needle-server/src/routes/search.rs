@@ -137,7 +137,13 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
         };
         if let Some(spec) = &request.aggs {
             let aggs = crate::aggs::parse(spec, searcher.schema())?;
-            aggregations = Some(searcher.aggregate(&query, &aggs)?.1);
+            let (_, answer) = searcher.aggregate(&query, &aggs).map_err(|e| match e {
+                needle_engine::Error::InvalidInput { reason, .. } => {
+                    ApiError::bad_request("too_many_buckets_exception", reason)
+                }
+                other => other.into(),
+            })?;
+            aggregations = Some(answer);
         }
         let response = searcher.search_query(&query, &engine_request)?;
         total += response.total;

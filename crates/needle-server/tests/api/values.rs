@@ -235,6 +235,10 @@ fn aggregations_answer_in_elasticsearch_shapes() {
             "could not be parsed",
         ),
         (json!({"t": {"avg": {"field": "year", "script": "x"}}}), "unknown field [script]"),
+        (
+            json!({"t": {"histogram": {"field": "rating", "interval": 0.00001}}}),
+            "Trying to create too many buckets",
+        ),
     ] {
         let (status, answer) = s.json("POST", "/v1/_search", Some(json!({"aggs": aggs})));
         assert_eq!(status, 400, "{aggs}: {answer}");
