@@ -20,22 +20,47 @@ pub fn for_each_word(text: &str, mut emit: impl FnMut(usize, usize)) {
     words_in(text, 0, &mut emit);
 }
 
+/// Segments `text` (at byte `base` of the whole). A segment cut (at the
+/// characters that cannot join a word, or after 255 characters) has its
+/// pieces segmented afresh before the segments after it: each piece is an
+/// iterator on a stack, so many cuts need no deeper a call stack and no
+/// second pass over the text, and a run of spaces or symbols, which holds no
+/// word, is passed over at once.
 fn words_in(text: &str, base: usize, emit: &mut impl FnMut(usize, usize)) {
-    for (start, word) in text.split_word_bound_indices() {
-        let cut = word
-            .char_indices()
-            .find(|&(_, c)| !may_join(c))
-            .map(|(i, _)| i)
-            .filter(|_| word.chars().nth(1).is_some());
-        if let Some(cut) = cut {
-            words_in(&word[..cut], base + start, emit);
-            let rest = &word[cut..];
-            let skip = rest.chars().next().map_or(0, char::len_utf8);
-            words_in(&rest[skip..], base + start + cut + skip, emit);
+    let mut pending = vec![(text.split_word_bound_indices(), base)];
+    while let Some((segments, at)) = pending.last_mut() {
+        let at = *at;
+        let Some((start, word)) = segments.next() else {
+            pending.pop();
+            continue;
+        };
+        if !is_word(word) {
             continue;
         }
-        if is_word(word) {
-            split_long_word(word, base + start, emit);
+        let start = at + start;
+        let joins = |(_, c): &(usize, char)| may_join(*c);
+        if word.chars().nth(1).is_some() && !word.char_indices().all(|ic| joins(&ic)) {
+            // The pieces between the characters that cannot join, each
+            // segmented afresh, in order (pushed last first).
+            let mut pieces = Vec::new();
+            let mut from = 0;
+            for (i, c) in word.char_indices().filter(|ic| !joins(ic)) {
+                pieces.push((from, i));
+                from = i + c.len_utf8();
+            }
+            pieces.push((from, word.len()));
+            for &(a, b) in pieces.iter().rev().filter(|(a, b)| a < b) {
+                pending.push((word[a..b].split_word_bound_indices(), start + a));
+            }
+            continue;
+        }
+        // Lucene's scanner restarts after a token cut at 255 characters.
+        match word.char_indices().nth(MAX_TOKEN_CHARS) {
+            None => emit(start, start + word.len()),
+            Some((cut, _)) => {
+                emit(start, start + cut);
+                pending.push((word[cut..].split_word_bound_indices(), start + cut));
+            }
         }
     }
 }
@@ -100,18 +125,6 @@ fn is_pictographic(c: char) -> bool {
         | '\u{1F93C}'..='\u{1F945}' | '\u{1F947}'..='\u{1FAFF}' | '\u{1FC00}'..='\u{1FFFD}')
 }
 
-/// Emits the first 255 characters of an over-long word, then segments the rest
-/// again, as Lucene's scanner restarts after a cut token.
-fn split_long_word(word: &str, start: usize, emit: &mut impl FnMut(usize, usize)) {
-    match word.char_indices().nth(MAX_TOKEN_CHARS) {
-        None => emit(start, start + word.len()),
-        Some((cut, _)) => {
-            emit(start, start + cut);
-            words_in(&word[cut..], start + cut, emit);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +151,20 @@ mod tests {
             words("19\u{b8}u \u{b8}u 3² ² © ☆ ✓ ★ x \u{fffd}\u{363}"),
             ["19", "u", "u", "3", "©", "★", "x"]
         );
+    }
+
+    #[test]
+    fn long_runs_without_words_and_many_cuts_stay_linear_and_shallow() {
+        // A run of spaces is one segment without a word; once each space was
+        // cut off and the rest segmented again, by a call each (quadratic
+        // time, a stack overflow past about 100,000).
+        let spaces = format!("{}text", " ".repeat(200_000));
+        assert_eq!(words(&spaces), ["text"]);
+        let cuts = "a\u{b8}".repeat(50_000);
+        assert_eq!(words(&cuts).len(), 50_000);
+        assert_eq!(words("x\u{b8}\u{b8}y\u{b8}"), ["x", "y"]);
+        let long = "b".repeat(255 * 500);
+        assert_eq!(words(&long).len(), 500);
     }
 
     #[test]
