@@ -4,8 +4,8 @@
 
 Starts the server on a free loopback port over a temporary data folder,
 creates an index with a mapping, bulk-loads 10,000 documents with the
-client's `helpers.bulk`, searches (match, bool, phrase, highlight, paging),
-updates, deletes, counts, checks that each error arrives as the client's
+client's `helpers.bulk`, searches (match, bool, phrase, highlight, paging,
+sorts, search_after, ranges, aggregations), updates, deletes, counts, checks that each error arrives as the client's
 exception class, and stops the server with SIGTERM (it must exit cleanly).
 Expected counts come from the documents themselves, computed here.
 """
@@ -159,6 +159,19 @@ def exercise(client):
     whole = client.search("docs", query={"match": {"body": "eta zeta"}}, size=40)
     assert seen == [h["_id"] for h in whole["hits"]["hits"]]
 
+    # Field values: sort, search_after, range, aggregations.
+    r = client.search("docs", sort=[{"n": "desc"}], size=3)
+    assert [h["_id"] for h in r["hits"]["hits"]] == [str(N - 1), str(N - 2), str(N - 3)], r["hits"]["hits"]
+    assert r["hits"]["hits"][0]["sort"] == [N - 1]
+    after = client.search("docs", sort=[{"n": "desc"}], size=2, search_after=[N - 3])
+    assert [h["_id"] for h in after["hits"]["hits"]] == [str(N - 4), str(N - 5)]
+    assert client.count("docs", {"range": {"n": {"gte": 100, "lt": 250}}}) == 150
+    aggs = {"tags": {"terms": {"field": "tag"}, "aggs": {"top": {"max": {"field": "n"}}}}, "n": {"stats": {"field": "n"}}}
+    r = client.search("docs", size=0, aggs=aggs)
+    buckets = {b["key"]: (b["doc_count"], b["top"]["value"]) for b in r["aggregations"]["tags"]["buckets"]}
+    assert buckets == {"even": (N // 2, N - 2), "odd": (N // 2, N - 1)}, buckets
+    assert r["aggregations"]["n"]["sum"] == sum(range(N))
+
     # Update, conditional writes, delete.
     r = client.update("docs", "7", {"n": -7, "extra": "yes"})
     assert r["result"] == "updated"
@@ -175,7 +188,7 @@ def exercise(client):
     # Errors arrive as the client's exception classes.
     raises(client.m.NotFoundError, lambda: client.search("nope", query={"match_all": {}}), "index_not_found_exception")
     raises(client.bad_request, lambda: client.search("docs", query={"bogus": {}}), "unknown query [bogus]")
-    raises(client.bad_request, lambda: client.search("docs", aggs={"t": {"terms": {"field": "tag"}}}), "not supported yet")
+    raises(client.bad_request, lambda: client.search("docs", aggs={"t": {"cardinality": {"field": "tag"}}}), "Unknown aggregation type")
     raises(client.bad_request, lambda: client.create("docs", mappings), "resource_already_exists_exception")
     rows = c.cat.indices(format="json")
     assert [(r["index"], r["docs.count"]) for r in rows] == [("docs", str(N - 1))], rows
