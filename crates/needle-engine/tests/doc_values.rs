@@ -356,6 +356,11 @@ fn check_keywords(index: &IndexWriter, model: &BTreeMap<String, Model>) {
         });
         assert_eq!(got, want, "sorted by keyword, descending {descending}");
     }
+    let all = SearchRequest { top_k: 10_000, ..SearchRequest::new("") };
+    let mut with_k: Vec<String> = ids(index, &Query::Exists(k), &all).into_iter().map(|(id, _)| id).collect();
+    with_k.sort();
+    let want: Vec<String> = model.iter().filter(|(_, m)| !m.k.is_empty()).map(|(id, _)| id.clone()).collect();
+    assert_eq!(with_k, want, "exists on the keyword field");
     let field = AggField { id: k, kind: FieldKind::Keyword };
     let n = AggField { id: schema.field_id("n").unwrap(), kind: FieldKind::Long };
     let sum = agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![]);

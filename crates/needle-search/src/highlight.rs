@@ -22,7 +22,7 @@ fn targets(q: &Query, out: &mut Vec<Target>) {
         Query::Term(t) => out.push(Target::Term(t.field, t.term.clone())),
         Query::Phrase(p) => out.push(Target::Phrase(p.field, p.terms.clone(), p.slop)),
         Query::Bool(b) => b.must.iter().chain(&b.should).chain(&b.filter).for_each(|c| targets(c, out)),
-        Query::MatchAll | Query::MatchNone | Query::Range(_) => {}
+        Query::MatchAll | Query::MatchNone | Query::Range(_) | Query::Exists(_) => {}
         Query::Boost(q, _) | Query::Constant(q) => targets(q, out),
         Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| targets(c, out)),
     }

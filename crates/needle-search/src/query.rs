@@ -25,6 +25,8 @@ pub enum Query {
     },
     /// Documents with a value of a numeric field in a range, each scoring 1.
     Range(RangeQuery),
+    /// Documents with a value in a keyword field's doc values, each scoring 1.
+    Exists(FieldId),
 }
 
 /// `lower..=upper` over a numeric field's doc values (as `i64`s: doubles in
@@ -90,7 +92,7 @@ impl Query {
                     c.terms(out);
                 }
             }
-            Query::MatchAll | Query::MatchNone | Query::Range(_) => {}
+            Query::MatchAll | Query::MatchNone | Query::Range(_) | Query::Exists(_) => {}
             Query::Boost(q, _) | Query::Constant(q) => q.terms(out),
             Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| c.terms(out)),
         }
@@ -110,7 +112,7 @@ impl Query {
                 .map(Query::leaf_count)
                 .sum(),
             Query::MatchAll | Query::MatchNone => 0,
-            Query::Range(_) => 1,
+            Query::Range(_) | Query::Exists(_) => 1,
             Query::Boost(q, _) | Query::Constant(q) => q.leaf_count(),
             Query::DisMax { clauses, .. } => clauses.iter().map(Query::leaf_count).sum(),
         }

@@ -6,8 +6,8 @@ use needle_codecs::SegmentRead;
 use needle_core::Result;
 
 use crate::iter::{
-    checked, AllScorer, BoxScorer, Combine, Conjunction, ConstantScorer, Disjunction, Exclude, FilterPlan,
-    PhraseScorer, PhraseTerm, RangeScorer, ReqOpt, TermScorer,
+    checked, AllScorer, BoxScorer, Combine, Conjunction, ConstantScorer, Disjunction, Exclude, ExistsScorer,
+    FilterPlan, PhraseScorer, PhraseTerm, RangeScorer, ReqOpt, TermScorer,
 };
 use crate::stats::IndexStats;
 use crate::{BoolQuery, PhraseQuery, Query};
@@ -36,6 +36,9 @@ pub(crate) fn scorer<'a>(
         Query::Range(r) => segment.numeric_values(r.field).map(|values| {
             let max_doc = segment.meta().max_doc;
             checked(Box::new(RangeScorer::new(values, r.lower, r.upper, max_doc, boost)), "range")
+        }),
+        Query::Exists(field) => segment.keyword_values(*field).map(|values| {
+            checked(Box::new(ExistsScorer::new(values, segment.meta().max_doc, boost)), "exists")
         }),
         Query::Boost(q, b) => scorer(q, stats, seg, segment, boost * b)?,
         Query::Constant(q) => scorer(q, stats, seg, segment, 1.0)?

@@ -5,7 +5,7 @@
 //! Supported: `match`, `match_phrase`, `multi_match` (`best_fields`,
 //! `most_fields`, `phrase`), `match_all`, `match_none`, `term`, `terms`,
 //! `ids`, `bool`, `constant_score`, `dis_max`, `query_string`, `range` and
-//! `exists` (on numeric, date and boolean fields, through their doc values),
+//! `exists` (on keyword, numeric, date and boolean fields, through their doc values),
 //! and `boost` on each. Others are refused with an error that names them.
 
 use needle_core::FieldId;
@@ -229,19 +229,20 @@ fn range_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     })
 }
 
-/// `exists`: documents with a value in the field (numeric, date and boolean fields).
+/// `exists`: documents with a value in the field (keyword, numeric, date and boolean fields).
 fn exists_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     let field =
         take_string(body, "exists", "field")?.ok_or_else(|| malformed("exists", "[field] is missing"))?;
     let Some(id) = field_id(schema, &field) else { return Ok(Query::MatchNone) };
     let kind = schema.field(id).kind;
-    if !has_doc_values(kind) {
-        return Err(ApiError::illegal_argument(format!(
-            "[exists] on {} field [{field}] is not supported yet by Needle (numeric, date and boolean fields only)",
-            kind.name()
-        )));
+    match kind {
+        FieldKind::Keyword => Ok(Query::Exists(id)),
+        k if has_doc_values(k) => Ok(Query::Range(RangeQuery { field: id, lower: i64::MIN, upper: i64::MAX })),
+        k => Err(ApiError::illegal_argument(format!(
+            "[exists] on {} field [{field}] is not supported yet by Needle (keyword, numeric, date and boolean fields only)",
+            k.name()
+        ))),
     }
-    Ok(Query::Range(RangeQuery { field: id, lower: i64::MIN, upper: i64::MAX }))
 }
 
 /// The field's id, or `None` for a field the index does not have (Elasticsearch matches nothing there).

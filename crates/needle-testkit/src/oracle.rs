@@ -114,7 +114,7 @@ impl Oracle {
             Query::Bool(b) => self.score_bool(b, doc, boost),
             Query::MatchAll => Some(boost),
             Query::MatchNone => None,
-            Query::Range(_) => {
+            Query::Range(_) | Query::Exists(_) => {
                 panic!("the oracle keeps no numeric values: ranges are checked against a scan of the sources")
             }
             Query::Boost(q, b) => self.boosted_score(q, doc, boost * b),

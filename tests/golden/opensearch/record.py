@@ -94,6 +94,7 @@ def searches():
     for r in ranges:
         out.append({"size": 200, "query": {"range": r}, "sort": [{"_doc": "asc"}], "_source": False})
     out.append({"size": 200, "query": {"exists": {"field": "when"}}, "sort": [{"_doc": "asc"}], "_source": False})
+    out.append({"size": 200, "query": {"exists": {"field": "tag"}}, "sort": [{"_doc": "asc"}], "_source": False})
     out.append({"size": 200, "query": {"bool": {"must": {"match": {"title": "blue"}},
                                                 "filter": {"range": {"year": {"lte": 2015}}}}},
                 "_source": False})
