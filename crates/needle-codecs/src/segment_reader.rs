@@ -64,8 +64,10 @@ impl SegmentReader {
         let [post, terms, norms_name, docs, values_name, meta_name] = segment_files(name);
         let meta = SegmentMeta::decode(&meta_name, &dir.read_all(&meta_name)?)?;
         let large = verify == Verify::Checksums;
-        let opened =
+        let versioned =
             |file: &str, kind, version, checksum| open_verified(dir, file, kind, version, checksum, &meta);
+        let opened =
+            |file: &str, kind, version, checksum| versioned(file, kind, version, checksum).map(|(f, _)| f);
         let postings = opened(&post, postings::KIND, postings::VERSION, large)?;
         // The term map is read whole and kept: always verified (see `termmap::open`).
         let term_bytes = opened(&terms, b"TERM", 1, true)?;
@@ -81,9 +83,7 @@ impl SegmentReader {
         }
         let values = match meta.files.contains_key("dv") {
             true => {
-                let file = dir.open_read(&values_name)?;
-                let (_, version) = footer::verify_file(&file, doc_values::KIND, doc_values::VERSION, false)?;
-                let body = opened(&values_name, doc_values::KIND, doc_values::VERSION, large)?;
+                let (body, version) = versioned(&values_name, doc_values::KIND, doc_values::VERSION, large)?;
                 Some(DocValuesReader::open(body, meta.max_doc, version)?)
             }
             false => None,
@@ -156,7 +156,8 @@ fn docs_name(segment: &str) -> String {
 }
 
 /// Opens a file, checks its footer (and its checksum when asked) and that it
-/// is the file `meta` names (its length and footer checksum), and returns its body.
+/// is the file `meta` names (its length and footer checksum), and returns its
+/// body and the format version its footer gives.
 fn open_verified(
     dir: &Directory,
     name: &str,
@@ -164,9 +165,9 @@ fn open_verified(
     version: u32,
     checksum: bool,
     meta: &SegmentMeta,
-) -> Result<FileSlice> {
+) -> Result<(FileSlice, u32)> {
     let file = dir.open_read(name)?;
-    let (body_len, _) = footer::verify_file(&file, kind, version, checksum)?;
+    let (body_len, found_version) = footer::verify_file(&file, kind, version, checksum)?;
     let ext = name.rsplit('.').next().unwrap_or_default();
     if let Some(stamp) = meta.files.get(ext) {
         let crc = footer::stored_crc(&file.read(file.len() - 8..file.len())?[..]);
@@ -182,7 +183,7 @@ fn open_verified(
             ));
         }
     }
-    Ok(file.slice(0..body_len))
+    Ok((file.slice(0..body_len), found_version))
 }
 
 impl SegmentRead for SegmentReader {

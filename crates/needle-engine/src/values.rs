@@ -84,41 +84,13 @@ pub struct RangeBounds<'a> {
 /// `<= 2024-03-01T23:59:59.999`: missing months and days are the first, not
 /// rounded up, as Elasticsearch documents and OpenSearch answers).
 pub fn range_bounds(kind: FieldKind, field: &str, b: RangeBounds<'_>) -> Result<(i64, i64)> {
-    let mut lower = i64::MIN;
-    let mut upper = i64::MAX;
-    if let Some(v) = b.gte {
-        lower = lower.max(match parse_bound(kind, field, v)? {
-            Bound::Exact(i) => i,
-            Bound::Fraction(f) => f.ceil() as i64,
-            Bound::Double(f) => double_to_sortable(f),
-            Bound::Span(start, _) => start,
-        });
-    }
-    if let Some(v) = b.gt {
-        lower = lower.max(match parse_bound(kind, field, v)? {
-            Bound::Exact(i) => i.saturating_add(1),
-            Bound::Fraction(f) => (f.floor() as i64).saturating_add(1),
-            Bound::Double(f) => double_to_sortable(f).saturating_add(1),
-            Bound::Span(_, end) => end.saturating_add(1),
-        });
-    }
-    if let Some(v) = b.lte {
-        upper = upper.min(match parse_bound(kind, field, v)? {
-            Bound::Exact(i) => i,
-            Bound::Fraction(f) => f.floor() as i64,
-            Bound::Double(f) => double_to_sortable(f),
-            Bound::Span(_, end) => end,
-        });
-    }
-    if let Some(v) = b.lt {
-        upper = upper.min(match parse_bound(kind, field, v)? {
-            Bound::Exact(i) => i.saturating_sub(1),
-            Bound::Fraction(f) => (f.ceil() as i64).saturating_sub(1),
-            Bound::Double(f) => double_to_sortable(f).saturating_sub(1),
-            Bound::Span(start, _) => start.saturating_sub(1),
-        });
-    }
-    Ok((lower, upper))
+    let parse = |v: Option<&Value>| v.map(|v| parse_bound(kind, field, v)).transpose();
+    let lower = [parse(b.gte)?.map(|v| v.first()), parse(b.gt)?.map(|v| v.last().saturating_add(1))];
+    let upper = [parse(b.lte)?.map(|v| v.last()), parse(b.lt)?.map(|v| v.first().saturating_sub(1))];
+    Ok((
+        lower.into_iter().flatten().fold(i64::MIN, i64::max),
+        upper.into_iter().flatten().fold(i64::MAX, i64::min),
+    ))
 }
 
 /// A bound as given: an exact integer, a fraction (for integer fields), a
@@ -128,6 +100,28 @@ enum Bound {
     Fraction(f64),
     Double(f64),
     Span(i64, i64),
+}
+
+impl Bound {
+    /// The smallest column value the bound stands for (a fraction rounded up).
+    fn first(&self) -> i64 {
+        match *self {
+            Bound::Exact(i) => i,
+            Bound::Fraction(f) => f.ceil() as i64,
+            Bound::Double(f) => double_to_sortable(f),
+            Bound::Span(start, _) => start,
+        }
+    }
+
+    /// The largest column value the bound stands for (a fraction rounded down).
+    fn last(&self) -> i64 {
+        match *self {
+            Bound::Exact(i) => i,
+            Bound::Fraction(f) => f.floor() as i64,
+            Bound::Double(f) => double_to_sortable(f),
+            Bound::Span(_, end) => end,
+        }
+    }
 }
 
 fn parse_bound(kind: FieldKind, field: &str, v: &Value) -> Result<Bound> {

@@ -2,58 +2,28 @@
 //! scores 1 (times the boosts around the query).
 
 use needle_codecs::doc_values::KeywordValues;
-use needle_core::{DocId, DocSet, TERMINATED};
+use needle_core::{DocId, TERMINATED};
 
-use crate::Scorer;
+use super::filter::{FilterScorer, Matcher};
 
-pub struct ExistsScorer {
+pub struct HasKeyword {
     values: Box<dyn KeywordValues + Send>,
     max_doc: DocId,
-    doc: DocId,
-    score: f32,
 }
 
-impl ExistsScorer {
-    pub fn new(values: Box<dyn KeywordValues + Send>, max_doc: DocId, score: f32) -> Self {
-        let mut s = ExistsScorer { values, max_doc, doc: 0, score };
-        s.doc = s.next_match(0);
-        s
-    }
-
+impl Matcher for HasKeyword {
     fn next_match(&mut self, from: DocId) -> DocId {
         (from..self.max_doc).find(|&doc| !self.values.ids(doc).is_empty()).unwrap_or(TERMINATED)
-    }
-}
-
-impl DocSet for ExistsScorer {
-    fn doc(&self) -> DocId {
-        self.doc
-    }
-    fn advance(&mut self) -> DocId {
-        self.seek(self.doc.saturating_add(1))
-    }
-    fn seek(&mut self, target: DocId) -> DocId {
-        if self.doc != TERMINATED && target > self.doc {
-            self.doc = self.next_match(target);
-        }
-        self.doc
     }
     fn cost(&self) -> u64 {
         u64::from(self.max_doc)
     }
 }
 
-impl Scorer for ExistsScorer {
-    fn score(&mut self) -> f32 {
-        self.score
-    }
-    fn max_score(&self) -> f32 {
-        self.score
-    }
-    fn block_end(&mut self, _target: DocId) -> DocId {
-        TERMINATED
-    }
-    fn block_max_score(&mut self, _from: DocId, _to: DocId) -> f32 {
-        self.score
+pub type ExistsScorer = FilterScorer<HasKeyword>;
+
+impl ExistsScorer {
+    pub fn new(values: Box<dyn KeywordValues + Send>, max_doc: DocId, score: f32) -> Self {
+        FilterScorer::with(HasKeyword { values, max_doc }, score)
     }
 }

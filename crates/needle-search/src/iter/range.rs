@@ -5,20 +5,20 @@
 //! document having one, match whole without being read.
 
 use needle_codecs::doc_values::NumericValues;
-use needle_core::{DocId, DocSet, TERMINATED};
+use needle_core::{DocId, TERMINATED};
 
-use crate::Scorer;
+use super::filter::{FilterScorer, Matcher};
 
-pub struct RangeScorer {
+pub struct InRange {
     values: Box<dyn NumericValues + Send>,
     lower: i64,
     upper: i64,
     max_doc: DocId,
-    doc: DocId,
-    score: f32,
     /// The last document of a block found to match whole (every document has a value inside).
     all_until: Option<DocId>,
 }
+
+pub type RangeScorer = FilterScorer<InRange>;
 
 impl RangeScorer {
     /// Matches documents with a value in `lower..=upper`.
@@ -29,23 +29,21 @@ impl RangeScorer {
         max_doc: DocId,
         score: f32,
     ) -> Self {
-        let mut s = RangeScorer { values, lower, upper, max_doc, doc: 0, score, all_until: None };
-        s.doc = s.next_match(0);
-        s
+        FilterScorer::with(InRange { values, lower, upper, max_doc, all_until: None }, score)
     }
+}
 
-    /// The first matching document at or after `from`.
+impl Matcher for InRange {
     fn next_match(&mut self, mut from: DocId) -> DocId {
         if self.all_until.is_some_and(|end| from <= end) && from < self.max_doc {
             return from;
         }
         while from < self.max_doc {
             let (block_end, bounds) = self.values.block_bounds(from);
-            if bounds.is_none_or(|(min, max)| max < self.lower || min > self.upper) {
+            let Some((min, max)) = bounds.filter(|&(min, max)| max >= self.lower && min <= self.upper) else {
                 from = block_end.saturating_add(1);
                 continue;
-            }
-            let (min, max) = bounds.expect("checked above");
+            };
             if self.lower <= min && max <= self.upper && self.values.block_is_dense(from) {
                 self.all_until = Some(block_end);
                 return from;
@@ -59,38 +57,8 @@ impl RangeScorer {
         }
         TERMINATED
     }
-}
-
-impl DocSet for RangeScorer {
-    fn doc(&self) -> DocId {
-        self.doc
-    }
-    fn advance(&mut self) -> DocId {
-        self.seek(self.doc.saturating_add(1))
-    }
-    fn seek(&mut self, target: DocId) -> DocId {
-        if self.doc != TERMINATED && target > self.doc {
-            self.doc = self.next_match(target);
-        }
-        self.doc
-    }
     fn cost(&self) -> u64 {
         u64::from(self.max_doc)
-    }
-}
-
-impl Scorer for RangeScorer {
-    fn score(&mut self) -> f32 {
-        self.score
-    }
-    fn max_score(&self) -> f32 {
-        self.score
-    }
-    fn block_end(&mut self, _target: DocId) -> DocId {
-        TERMINATED
-    }
-    fn block_max_score(&mut self, _from: DocId, _to: DocId) -> f32 {
-        self.score
     }
 }
 
@@ -98,6 +66,8 @@ impl Scorer for RangeScorer {
 mod tests {
     use needle_codecs::doc_values::{mem_values, ColumnBuf};
     use proptest::prelude::*;
+
+    use needle_core::DocSet;
 
     use super::*;
 
