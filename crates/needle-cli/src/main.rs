@@ -5,6 +5,7 @@ mod ingest_cmd;
 mod input;
 mod search_cmd;
 mod serve_cmd;
+mod update_cmd;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -63,6 +64,19 @@ enum Command {
         index: PathBuf,
         #[arg(required = true)]
         ids: Vec<String>,
+    },
+    /// Set numeric fields of stored documents in place (doc values: the
+    /// documents are not re-indexed), from the arguments or from JSON lines
+    /// `{"id": ..., "field": ..., "value": ...}`; committed when done.
+    Update {
+        #[arg(long)]
+        index: PathBuf,
+        /// A JSON-lines file of updates (- for stdin) instead of ID FIELD VALUE.
+        #[arg(long, conflicts_with = "update")]
+        input: Option<PathBuf>,
+        /// ID FIELD VALUE (VALUE as JSON, or else as a string).
+        #[arg(num_args = 3, value_names = ["ID", "FIELD", "VALUE"], required_unless_present = "input")]
+        update: Vec<String>,
     },
     /// Recover the write-ahead log now: replay it, commit, and report what it held.
     Recover {
@@ -140,6 +154,7 @@ fn run(command: Command) -> needle_core::Result<ExitCode> {
         }
         Command::Get { index, ids } => get(&index, &ids),
         Command::Recover { index, truncate_log } => recover(&index, truncate_log),
+        Command::Update { index, input, update } => update_cmd::run(&index, input.as_deref(), &update),
     }
 }
 

@@ -184,3 +184,37 @@ fn reads_gzip_and_stdin() {
     let o = child.wait_with_output().unwrap();
     assert!(stdout(&o).contains("indexed 1 documents") && stdout(&o).contains("holds 4 documents"), "{o:?}");
 }
+
+#[test]
+fn update_sets_numeric_values_in_place_or_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = tmp.path().join("idx");
+    let index = index.to_str().unwrap();
+    let docs = [r#"{"id":"a","n":1,"t":"red"}"#, r#"{"id":"b","n":2,"t":"blue"}"#];
+    assert!(needle(&["index", "--index", index, "--input", &write_docs(tmp.path(), "d.jsonl", &docs)])
+        .status
+        .success());
+    let o = needle(&["update", "--index", index, "a", "n", "40"]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&needle(&["get", "--index", index, "a"])).trim(), r#"{"id":"a","n":40,"t":"red"}"#);
+    // A bad line anywhere: no update is made.
+    for (lines, want) in [
+        (
+            vec![r#"{"id":"b","field":"n","value":5}"#, r#"{"id":"zz","field":"n","value":6}"#],
+            "document [zz]",
+        ),
+        (vec![r#"{"id":"b","field":"n","value":5}"#, r#"{"id":"a","field":"t","value":6}"#], "type [text]"),
+        (vec![r#"{"id":"b","field":"n","value":5}"#, r#"{"id":"a","field":"n"}"#], "line 2: no `value`"),
+    ] {
+        let o = needle(&["update", "--index", index, "--input", &write_docs(tmp.path(), "u.jsonl", &lines)]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.code() == Some(2) && err.contains(want), "{want}: {o:?}");
+        assert_eq!(stdout(&needle(&["get", "--index", index, "b"])).trim(), docs[1]);
+    }
+    let lines = [r#"{"id":"b","field":"n","value":5}"#, r#"{"id":"a","field":"n","value":"6"}"#];
+    let o = needle(&["update", "--index", index, "--input", &write_docs(tmp.path(), "u.jsonl", &lines)]);
+    assert!(o.status.success() && stdout(&o).contains("updated 2 value(s)"), "{o:?}");
+    let o = needle(&["get", "--index", index, "a", "b"]);
+    assert_eq!(stdout(&o), "{\"id\":\"a\",\"n\":6,\"t\":\"red\"}\n{\"id\":\"b\",\"n\":5,\"t\":\"blue\"}\n");
+    assert!(needle(&["check", "--index", index]).status.success());
+}

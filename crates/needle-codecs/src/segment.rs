@@ -38,6 +38,9 @@ pub trait SegmentRead: Send + Sync {
         None
     }
 
+    /// The fields with a numeric column, ascending.
+    fn numeric_fields(&self) -> Vec<FieldId>;
+
     /// The keyword doc values of `field`, when the segment has a column of
     /// it (a failed read of its dictionary is recorded as the query's error).
     fn keyword_values(&self, _field: FieldId) -> Option<Box<dyn KeywordValues + Send>> {

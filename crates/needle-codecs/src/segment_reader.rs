@@ -250,6 +250,13 @@ impl SegmentRead for SegmentReader {
         self.values.as_ref()?.values(field)
     }
 
+    fn numeric_fields(&self) -> Vec<FieldId> {
+        let Some(v) = &self.values else { return Vec::new() };
+        let mut out: Vec<FieldId> = v.fields().filter(|&f| !v.is_keyword(f)).collect();
+        out.sort_unstable();
+        out
+    }
+
     fn keyword_values(&self, field: FieldId) -> Option<Box<dyn KeywordValues + Send>> {
         self.values.as_ref()?.keywords(field).unwrap_or_else(|e| {
             needle_core::read_error::record(e);

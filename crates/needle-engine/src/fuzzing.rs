@@ -21,9 +21,9 @@ use needle_storage::{Directory, FileSlice};
 use crate::deletes::DeleteBits;
 use crate::document::parse_document;
 use crate::manifest::Manifest;
-use crate::schema::{Schema, SharedSchema};
+use crate::schema::{FieldKind, Schema, SharedSchema};
 use crate::wal::{self, OnDamage};
-use crate::{Index, IndexOptions, SearchRequest, Verify};
+use crate::{AggKind, Index, IndexOptions, SearchRequest, SortBy, SortKey, Verify};
 
 /// A query string, parsed against a schema with text, keyword and numeric fields.
 pub fn query(data: &[u8]) {
@@ -164,19 +164,24 @@ pub fn segment(data: &[u8]) {
 /// [`segment`], returning the check report when the index opened (how the
 /// corpus test knows its seeds reach the readers).
 pub fn segment_report(data: &[u8]) -> Option<crate::CheckReport> {
-    const KINDS: [(&str, &[u8; 4], u32); 5] = [
+    const KINDS: [(&str, &[u8; 4], u32); 6] = [
         ("post", b"POST", 3),
         ("terms", b"TERM", 1),
         ("norms", b"NORM", 1),
         ("docs", b"DOCS", 1),
         ("meta", b"META", 1),
+        ("dv", b"DVAL", 2),
     ];
     let (&pick, body) = data.split_first()?;
     let (ext, kind, version) = KINDS[usize::from(pick) % KINDS.len()];
     let dir = scratch("segment");
+    let fuzzed = with_footer(body, kind, version);
     for (name, bytes) in base_index() {
-        let bytes =
-            if name.ends_with(&format!(".{ext}")) { with_footer(body, kind, version) } else { bytes.clone() };
+        let bytes = match name.rsplit('.').next() {
+            Some(e) if e == ext => fuzzed.clone(),
+            Some("meta") => stamped_meta(bytes, (ext == "dv").then_some(&fuzzed)),
+            _ => bytes.clone(),
+        };
         std::fs::write(dir.join(name), bytes).ok()?;
     }
     let index = IndexOptions::default().verify(Verify::Footers).open(&dir).ok()?;
@@ -196,7 +201,39 @@ pub fn segment_report(data: &[u8]) -> Option<crate::CheckReport> {
         let options = SearchOptions { top_k: 5, track_total_hits: u64::MAX, bloom: true };
         let _ = searcher.top_docs(&Query::Bool(b), options);
     }
+    field_values(&index);
     Some(report)
+}
+
+/// Reads the doc values every way a query does: a range filter (block skip
+/// index), sorts by a number and a keyword, aggregations of each kind of field.
+fn field_values(index: &Index) {
+    let schema = index.schema();
+    let field = |name: &str, kind| schema.field_id(name).map(|id| crate::AggField { id, kind });
+    let (Some(year), Some(day), Some(kind)) =
+        (field("year", FieldKind::Long), field("day", FieldKind::Date), field("kind", FieldKind::Keyword))
+    else {
+        return;
+    };
+    let searcher = index.searcher();
+    let range = Query::Range(crate::RangeQuery { field: year.id, lower: 1995, upper: 2010 });
+    for by in [
+        SortBy::Field { field: day.id, missing: i64::MIN },
+        SortBy::Keyword { field: kind.id, missing_first: true },
+    ] {
+        let sort = vec![SortKey { by, descending: true }];
+        let _ = searcher.search_query(&range, &SearchRequest { sort, ..SearchRequest::new("") });
+    }
+    let agg = |name: &str, kind, subs| crate::Aggregation { name: name.into(), kind, subs };
+    let terms =
+        AggKind::Terms { field: kind, size: 3, min_doc_count: 1, order: crate::TermsOrder::CountDesc };
+    let stats = agg("s", AggKind::Metric(crate::Metric::Stats, year), vec![]);
+    let days = AggKind::DateHistogram {
+        field: day,
+        interval: crate::DateInterval::Calendar(crate::CalendarUnit::Month),
+        min_doc_count: 1,
+    };
+    let _ = searcher.aggregate(&Query::MatchAll, &[agg("k", terms, vec![stats]), agg("d", days, vec![])]);
 }
 
 /// Removes this thread's scratch folders.
@@ -241,7 +278,7 @@ pub fn file_seeds() -> Vec<(&'static str, String, Vec<u8>)> {
 /// The seed files of the `segment` target: each file of the base index, as
 /// that target reads it (the pick byte, then the body without its footer).
 pub fn segment_seeds() -> Vec<(String, Vec<u8>)> {
-    let kinds = ["post", "terms", "norms", "docs", "meta"];
+    let kinds = ["post", "terms", "norms", "docs", "meta", "dv"];
     base_index()
         .iter()
         .filter_map(|(name, bytes)| {
@@ -253,14 +290,28 @@ pub fn segment_seeds() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// A small index of one segment, built once: its files by name, the
-/// segment meta without the files' stamps (so a fuzzed file is read, not
-/// refused for not being the segment's own).
+/// The base segment's meta with no file stamps but the doc values file's
+/// (whose stamp says the segment has one): taken from `dv` when it is fuzzed,
+/// so a fuzzed file is read, not refused for not being the segment's own.
+fn stamped_meta(meta: &[u8], dv: Option<&Vec<u8>>) -> Vec<u8> {
+    let (len, _) = footer::verify("base.meta", meta, b"META", 1).expect("a valid meta");
+    let mut json: serde_json::Value = serde_json::from_slice(&meta[..len]).expect("meta JSON");
+    let files = json["files"].as_object_mut().expect("the base segment stamps its files");
+    files.retain(|ext, _| ext == "dv");
+    if let (Some(dv), Some(stamp)) = (dv, files.get_mut("dv")) {
+        *stamp = serde_json::json!({"len": dv.len(), "crc": footer::stored_crc(dv)});
+    }
+    with_footer(json.to_string().as_bytes(), b"META", 1)
+}
+
+/// A small index of one segment, built once: its files by name.
 fn base_index() -> &'static Vec<(String, Vec<u8>)> {
     static BASE: OnceLock<Vec<(String, Vec<u8>)>> = OnceLock::new();
     BASE.get_or_init(|| {
         let dir = scratch("base");
-        let index = Index::open_or_create(&dir, None).expect("the base index is created");
+        let mapping = r#"{"properties": {"kind": {"type": "keyword"}, "day": {"type": "date"}}}"#;
+        let mapping = Schema::from_mapping(mapping).expect("the base mapping is valid");
+        let index = Index::open_or_create(&dir, Some(mapping)).expect("the base index is created");
         let writer = index
             .writer(crate::WriterOptions { durability: crate::Durability::Graceful, ..Default::default() });
         let writer = writer.expect("the base index's writer opens");
@@ -279,14 +330,7 @@ fn base_index() -> &'static Vec<(String, Vec<u8>)> {
             if name == "write.lock" {
                 continue;
             }
-            let mut bytes = std::fs::read(&path).expect("a base file reads");
-            if name.ends_with(".meta") {
-                let (len, _) = footer::verify(&name, &bytes, b"META", 1).expect("a valid meta");
-                let mut meta: serde_json::Value = serde_json::from_slice(&bytes[..len]).expect("meta JSON");
-                meta.as_object_mut().expect("an object").remove("files");
-                bytes = with_footer(meta.to_string().as_bytes(), b"META", 1);
-            }
-            files.push((name, bytes));
+            files.push((name, std::fs::read(&path).expect("a base file reads")));
         }
         files.sort();
         drop(index);
@@ -313,7 +357,17 @@ fn base_document(rng: &mut Lcg, i: usize) -> String {
     let mut sentence = |n: usize| (0..n).map(|_| WORDS[rng.next(WORDS.len())]).collect::<Vec<_>>().join(" ");
     let (title, body) = (sentence(4), sentence(150));
     let tag = ["the", "of", "and"][i % 3];
-    format!(r#"{{"id":"doc-{i}","title":"{title}","body":"{body}","tag":"{tag}","year":{}}}"#, 1990 + i)
+    // Some documents without a kind or a day, some with two kinds.
+    let kind = ["", r#","kind":"red""#, r#","kind":["red","blue"]"#, r#","kind":"green""#][i % 4];
+    let day = if i.is_multiple_of(5) {
+        String::new()
+    } else {
+        format!(r#","day":"20{:02}-0{}-1{}""#, i, 1 + i % 9, i % 10)
+    };
+    format!(
+        r#"{{"id":"doc-{i}","title":"{title}","body":"{body}","tag":"{tag}","year":{}{kind}{day}}}"#,
+        1990 + i
+    )
 }
 
 fn with_footer(body: &[u8], kind: &[u8; 4], version: u32) -> Vec<u8> {

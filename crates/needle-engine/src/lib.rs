@@ -32,6 +32,7 @@ mod schema;
 mod search;
 mod searcher;
 mod segments;
+mod updates;
 mod values;
 mod wal;
 mod writer;

@@ -6,7 +6,8 @@
 //! ```text
 //! needle.manifest := Json Footer(kind "MANI", version 1)
 //! Json := {"generation": 3, "next_segment": 7, "schema": {...},
-//!          "segments": [{"name": "seg_000004", "max_doc": 1200, "deletes": "seg_000004.del.2"}, ...],
+//!          "segments": [{"name": "seg_000004", "max_doc": 1200, "deletes": "seg_000004.del.2",
+//!                        "updates": "seg_000004.upd.3"}, ...],
 //!          "checkpoint_lsn": 5120}
 //! ```
 
@@ -28,6 +29,9 @@ pub struct SegmentEntry {
     /// The file holding the segment's deletions, if it has any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletes: Option<String>,
+    /// The file holding the in-place updates of its values, if it has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updates: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -58,10 +62,13 @@ impl Manifest {
             .map_err(|e| Error::corrupt(FILE, format!("bad JSON: {e}")))?;
         let schema = m.schema.prepared().map_err(|e| Error::corrupt(FILE, e.to_string()))?;
         for s in &m.segments {
-            let deletes_ok = s.deletes.as_deref().is_none_or(|d| {
-                d.strip_prefix(&s.name).and_then(|rest| rest.strip_prefix(".del.")).is_some_and(is_number)
-            });
-            if !s.name.strip_prefix("seg_").is_some_and(is_number) || !deletes_ok {
+            let generation_ok = |file: &Option<String>, kind: &str| {
+                file.as_deref().is_none_or(|f| {
+                    f.strip_prefix(&s.name).and_then(|rest| rest.strip_prefix(kind)).is_some_and(is_number)
+                })
+            };
+            let files_ok = generation_ok(&s.deletes, ".del.") && generation_ok(&s.updates, ".upd.");
+            if !s.name.strip_prefix("seg_").is_some_and(is_number) || !files_ok {
                 let shown = needle_core::printable(&s.name, 64);
                 return Err(Error::corrupt(FILE, format!("segment `{shown}`: not a segment's file name")));
             }

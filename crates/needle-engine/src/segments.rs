@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use needle_codecs::bloom::BloomParams;
 use needle_codecs::{SegmentRead, SegmentReader, Verify};
-use needle_core::{DocId, Error, Result};
+use needle_core::{DocId, Error, FieldId, Result};
 use needle_index::{AnalyzedDoc, MemSegment, MemView};
 use needle_storage::Directory;
 
@@ -23,6 +23,7 @@ use crate::document::{analyze, parse_document, with_version, DocVersion};
 use crate::manifest::{Manifest, SegmentEntry};
 use crate::schema::{Schema, SharedSchema};
 use crate::search::{find_ids, stored_document_versioned, View};
+use crate::updates::{UpdatedSegment, Updates};
 use crate::wal::{self, OnDamage, Record, Replayed};
 
 /// Documents in the tail before it is frozen, when the writer does not say.
@@ -101,20 +102,58 @@ pub(crate) struct Segment {
     pub entry: Option<SegmentEntry>,
     /// The deletions the committed deletion file holds.
     pub persisted: DeleteBits,
+    /// In-place updates of its numeric values.
+    pub updates: Updates,
+    /// The newest sequence number the committed updates file holds.
+    pub updates_persisted: u64,
 }
 
 impl Segment {
-    pub fn committed(reader: Arc<SegmentReader>, entry: SegmentEntry, deletes: DeleteBits) -> Self {
+    pub fn committed(
+        reader: Arc<SegmentReader>,
+        entry: SegmentEntry,
+        deletes: DeleteBits,
+        updates: Updates,
+    ) -> Self {
         Segment {
             data: SegmentData::Disk(reader),
             persisted: deletes.clone(),
             deletes: Arc::new(deletes),
             entry: Some(entry),
+            updates_persisted: updates.last_seq(),
+            updates,
         }
+    }
+
+    /// A new segment: nothing of it persisted yet.
+    pub fn new(
+        data: SegmentData,
+        deletes: Arc<DeleteBits>,
+        entry: Option<SegmentEntry>,
+        updates: Updates,
+    ) -> Self {
+        Segment { data, deletes, entry, persisted: DeleteBits::new(0), updates, updates_persisted: 0 }
+    }
+
+    /// What a search reads: the segment, through its updates when it has any.
+    fn current(&self, schema: &Arc<Schema>) -> Arc<dyn SegmentRead> {
+        with_updates(self.data.shared(), &self.updates, schema)
     }
 
     pub fn max_doc(&self) -> DocId {
         self.data.read().meta().max_doc
+    }
+}
+
+/// `segment` as `updates` leave it.
+pub(crate) fn with_updates(
+    segment: Arc<dyn SegmentRead>,
+    updates: &Updates,
+    schema: &Arc<Schema>,
+) -> Arc<dyn SegmentRead> {
+    match updates.is_empty() {
+        true => segment,
+        false => Arc::new(UpdatedSegment::new(segment, updates.clone(), schema.clone())),
     }
 }
 
@@ -124,6 +163,7 @@ pub(crate) struct SegmentSet {
     pub segments: Vec<Segment>,
     pub tail: MemSegment,
     pub tail_deletes: Arc<DeleteBits>,
+    pub tail_updates: Updates,
     pub next_lsn: u64,
     /// Moves on with every change to what a search sees, or to how it is
     /// split into segments (the result cache's key).
@@ -173,7 +213,11 @@ fn open_committed(
                 Some(file) => DeleteBits::decode(file, &dir.read_all(file)?, e.max_doc)?,
                 None => DeleteBits::new(e.max_doc),
             };
-            Ok(Segment::committed(reader, e.clone(), deletes))
+            let updates = match &e.updates {
+                Some(file) => Updates::decode(file, &dir.read_all(file)?, e.max_doc)?,
+                None => Updates::default(),
+            };
+            Ok(Segment::committed(reader, e.clone(), deletes, updates))
         })
         .collect()
 }
@@ -196,6 +240,7 @@ impl SegmentSet {
         let mut set = SegmentSet {
             tail: MemSegment::new("memory segment").with_bloom(bloom.clone()),
             tail_deletes: Arc::default(),
+            tail_updates: Updates::default(),
             next_lsn: manifest.checkpoint_lsn + 1,
             generation: 0,
             segments,
@@ -224,6 +269,13 @@ impl SegmentSet {
             Record::Delete(id) => {
                 self.write(&id, None, IfCurrent::Any, tail_docs)?;
             }
+            Record::Update { id, field, value } => {
+                let schema = schema.current();
+                let value: serde_json::Value =
+                    serde_json::from_str(&value).map_err(|e| Error::invalid(format!("bad value: {e}")))?;
+                let (field, value) = crate::values::update_value(&schema, &field, &value)?;
+                self.update(&id, field, value, IfCurrent::Any)?;
+            }
         }
         Ok(())
     }
@@ -243,11 +295,11 @@ impl SegmentSet {
         let mut segments: Vec<_> = self
             .segments
             .iter()
-            .map(|s| SnapshotSegment { data: s.data.shared(), deletes: s.deletes.clone() })
+            .map(|s| SnapshotSegment { data: s.current(&schema), deletes: s.deletes.clone() })
             .collect();
         if self.tail.max_doc() > 0 {
             segments.push(SnapshotSegment {
-                data: Arc::new(self.tail.view()),
+                data: with_updates(Arc::new(self.tail.view()), &self.tail_updates, &schema),
                 deletes: self.tail_deletes.clone(),
             });
         }
@@ -297,6 +349,30 @@ impl SegmentSet {
         Ok(Written { lsn, previous, version })
     }
 
+    /// Sets numeric field `field` of the live document `id` to `value` in
+    /// place, if `condition` holds for it. A document that already has this
+    /// write's sequence number or a newer one (a log record replayed over
+    /// updates a merge persisted ahead of the checkpoint) is left as it is.
+    pub fn update(&mut self, id: &str, field: FieldId, value: i64, condition: IfCurrent) -> Result<Written> {
+        let (found, previous) = self.lookup(id)?;
+        let (Some(&(i, doc)), Some(previous)) = (found.first(), previous) else {
+            return Err(Error::not_found(format!("document [{}]", needle_core::printable(id, 100))));
+        };
+        condition.check(id, Some(previous))?;
+        if previous.seq_no >= self.next_lsn {
+            let lsn = self.take_lsn();
+            return Ok(Written { lsn, previous: Some(previous), version: previous });
+        }
+        let lsn = self.take_lsn();
+        let version = DocVersion { version: previous.version + 1, seq_no: lsn };
+        let updates = match self.segments.get_mut(i) {
+            Some(s) => &mut s.updates,
+            None => &mut self.tail_updates,
+        };
+        updates.set(doc, field, value, version);
+        Ok(Written { lsn, previous: Some(previous), version })
+    }
+
     fn take_lsn(&mut self) -> u64 {
         self.generation += 1;
         self.next_lsn += 1;
@@ -310,7 +386,13 @@ impl SegmentSet {
         views.push((&tail, Some(&*self.tail_deletes)));
         let found = find_ids(&views, id)?;
         let newest = match found.first() {
-            Some(&(i, doc)) => Some(stored_document_versioned(views[i].0, doc)?.1),
+            Some(&(i, doc)) => {
+                let updates = self.segments.get(i).map_or(&self.tail_updates, |s| &s.updates);
+                match updates.version(doc) {
+                    Some(v) => Some(v),
+                    None => Some(stored_document_versioned(views[i].0, doc)?.1),
+                }
+            }
             None => None,
         };
         Ok((found, newest))
@@ -327,12 +409,8 @@ impl SegmentSet {
             MemSegment::new("memory segment").with_bloom(self.bloom.clone()),
         );
         let deletes = std::mem::take(&mut self.tail_deletes);
-        self.segments.push(Segment {
-            data: SegmentData::Mem(Arc::new(tail.view())),
-            deletes,
-            entry: None,
-            persisted: DeleteBits::new(0),
-        });
+        let updates = std::mem::take(&mut self.tail_updates);
+        self.segments.push(Segment::new(SegmentData::Mem(Arc::new(tail.view())), deletes, None, updates));
     }
 
     /// Live documents.
@@ -354,7 +432,11 @@ impl SegmentSet {
     pub fn has_changes(&self) -> bool {
         self.next_lsn - 1 > self.manifest.checkpoint_lsn
             || self.tail.max_doc() > 0
-            || self.segments.iter().any(|s| s.entry.is_none() || s.deletes.count() != s.persisted.count())
+            || self.segments.iter().any(|s| {
+                s.entry.is_none()
+                    || s.deletes.count() != s.persisted.count()
+                    || s.updates.last_seq() > s.updates_persisted
+            })
     }
 
     /// (on-disk segments, all segments including the tail), for tests and statistics.

@@ -13,8 +13,8 @@ use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double};
 use serde_json::Value;
 
-use crate::schema::FieldKind;
-use needle_core::{Error, Result};
+use crate::schema::{FieldKind, Schema};
+use needle_core::{Error, FieldId, Result};
 
 /// The column value of a field's indexed form (its canonical string, see
 /// `document::field_value`), or `None` for kinds without doc values.
@@ -25,6 +25,29 @@ pub(crate) fn column_value(kind: FieldKind, indexed: &str) -> Option<i64> {
         FieldKind::Boolean => Some(i64::from(indexed == "true")),
         FieldKind::Text | FieldKind::Keyword => None,
     }
+}
+
+/// The field and column value of an in-place update of `field` to `value`
+/// (as a document would give it): only fields with a numeric column (long,
+/// double, date and boolean ones) are updated in place.
+pub(crate) fn update_value(schema: &Schema, field: &str, value: &Value) -> Result<(FieldId, i64)> {
+    let shown = needle_core::printable(field, 100);
+    let id = schema
+        .field_id(field)
+        .filter(|&id| id != crate::schema::ID_FIELD)
+        .ok_or_else(|| Error::invalid_field(field, format!("no field [{shown}] in the mapping")))?;
+    let kind = schema.field(id).kind;
+    if !has_doc_values(kind) {
+        let reason = format!(
+            "field [{shown}] is of type [{}]: only long, integer, double, float, date and boolean fields are updated in place",
+            kind.name()
+        );
+        return Err(Error::invalid_field(field, reason));
+    }
+    let indexed = crate::document::field_value(field, kind, value)?;
+    let v = column_value(kind, &indexed)
+        .ok_or_else(|| Error::invalid_field(field, "not a value of the field"))?;
+    Ok((id, v))
 }
 
 /// Whether a field of this kind has a doc values column.

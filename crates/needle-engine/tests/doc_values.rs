@@ -1,15 +1,16 @@
-//! Doc values end to end: random adds, replacements, deletes, commits,
-//! merges and reopens, then range filters and sorts checked against a model
-//! of the live documents (a scan of what was written).
+//! Doc values end to end: random adds, replacements, in-place updates,
+//! deletes, commits, merges and reopens, then range filters, sorts,
+//! aggregations, stored sources and versions checked against a model of the
+//! live documents (a scan of what was written).
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double};
 use needle_engine::{
-    AggField, AggKind, Aggregation, CalendarUnit, DateInterval, Durability, FieldKind, Index, IndexWriter,
-    Metric, Query, RangeQuery, RangeSpec, Schema, SearchRequest, SortBy, SortKey, SortValue, TermsOrder,
-    WriterOptions,
+    AggField, AggKind, Aggregation, CalendarUnit, DateInterval, Durability, FieldKind, IfCurrent, Index,
+    IndexWriter, Metric, Query, RangeQuery, RangeSpec, Schema, SearchRequest, SortBy, SortKey, SortValue,
+    TermsOrder, WriterOptions,
 };
 use needle_search::BoolQuery;
 use rand::rngs::StdRng;
@@ -31,10 +32,12 @@ struct Model {
     d: Option<i64>,
     k: Vec<&'static str>,
     word: &'static str,
+    /// Writes of the document since it was added (its `_version`).
+    version: u64,
 }
 
 fn random_doc(rng: &mut StdRng) -> Model {
-    let mut m = Model { word: WORDS[rng.gen_range(0..3)], ..Model::default() };
+    let mut m = Model { word: WORDS[rng.gen_range(0..3)], version: 1, ..Model::default() };
     if rng.gen_bool(0.8) {
         m.n = (0..rng.gen_range(1..3)).map(|_| rng.gen_range(-20..20)).collect();
     }
@@ -396,6 +399,64 @@ fn check_keywords(index: &IndexWriter, model: &BTreeMap<String, Model>) {
     assert_eq!(got["k"]["sum_other_doc_count"], json!(other));
 }
 
+/// Sets a random numeric field of `m` to a random value in place; returns the field and the value as sent.
+fn random_update(rng: &mut StdRng, m: &mut Model) -> (&'static str, serde_json::Value) {
+    m.version += 1;
+    match rng.gen_range(0..4) {
+        0 => {
+            let v = rng.gen_range(-25..25);
+            m.n = vec![v];
+            ("n", json!(v))
+        }
+        1 => {
+            let v = DOUBLES[rng.gen_range(0..DOUBLES.len())];
+            m.x = vec![v];
+            ("x", json!(v))
+        }
+        2 => {
+            let v = rng.gen_bool(0.5);
+            m.b = Some(v);
+            ("b", json!(v))
+        }
+        _ => {
+            // Whole seconds: `iso` writes no milliseconds.
+            let v = 1_700_000_000_000 + rng.gen_range(0..12) * 86_400_000 + rng.gen_range(0..1000) * 1000;
+            m.d = Some(v);
+            ("d", if rng.gen_bool(0.5) { json!(iso(v)) } else { json!(v.to_string()) })
+        }
+    }
+}
+
+/// Every live document's stored source and version hold the model's values.
+fn check_sources(index: &IndexWriter, model: &BTreeMap<String, Model>) {
+    let searcher = index.searcher();
+    for (id, m) in model {
+        let doc = searcher.get_document(id).unwrap().unwrap_or_else(|| panic!("{id} is gone"));
+        assert_eq!(doc.version, m.version, "{id}'s version");
+        let source: serde_json::Value = serde_json::from_str(&doc.source).unwrap();
+        let numbers = |v: &serde_json::Value| -> Vec<f64> {
+            match v {
+                serde_json::Value::Array(a) => a.iter().map(|x| x.as_f64().unwrap()).collect(),
+                serde_json::Value::Null => vec![],
+                x => vec![x.as_f64().unwrap()],
+            }
+        };
+        let n: Vec<i64> = numbers(&source["n"]).into_iter().map(|f| f as i64).collect();
+        assert_eq!(n, m.n, "{id}: n in {source}");
+        let x: Vec<u64> = numbers(&source["x"]).into_iter().map(f64::to_bits).collect();
+        assert_eq!(x, m.x.iter().map(|f| f.to_bits()).collect::<Vec<_>>(), "{id}: x in {source}");
+        assert_eq!(source["b"].as_bool(), m.b, "{id}: b in {source}");
+        let d = match &source["d"] {
+            serde_json::Value::String(s) => {
+                Some(s.parse().ok().or_else(|| needle_engine::parse_date(s, false)).unwrap())
+            }
+            serde_json::Value::Null => None,
+            v => v.as_i64(),
+        };
+        assert_eq!(d, m.d, "{id}: d in {source}");
+    }
+}
+
 fn run(seed: u64) {
     let tmp = tempfile::tempdir().unwrap();
     let mapping = Schema::from_mapping(MAPPING).unwrap();
@@ -413,11 +474,23 @@ fn run(seed: u64) {
     for step in 0..600 {
         let id = format!("d{}", rng.gen_range(0..150));
         match rng.gen_range(0..100) {
-            0..=74 => {
-                let m = random_doc(&mut rng);
+            0..=59 => {
+                let mut m = random_doc(&mut rng);
+                m.version = model.get(&id).map_or(1, |old| old.version + 1);
                 index.add(&to_json(&id, &m)).unwrap();
                 model.insert(id, m);
             }
+            60..=74 => match model.get_mut(&id) {
+                Some(m) => {
+                    let (field, value) = random_update(&mut rng, m);
+                    let done = index.update_numeric(&id, field, &value, IfCurrent::Any).unwrap();
+                    assert_eq!(done.version, m.version, "update of {id}.{field} to {value}");
+                }
+                None => {
+                    let err = index.update_numeric(&id, "n", &json!(1), IfCurrent::Any).unwrap_err();
+                    assert!(matches!(err, needle_engine::Error::NotFound { .. }), "{id}: {err}");
+                }
+            },
             75..=89 => {
                 index.delete(&id).unwrap();
                 model.remove(&id);
@@ -435,12 +508,14 @@ fn run(seed: u64) {
             check(&index, &model, &mut rng);
             check_aggs(&index, &model, WORDS[rng.gen_range(0..3)]);
             check_keywords(&index, &model);
+            check_sources(&index, &model);
         }
     }
     index.close().unwrap();
     let index = open();
     check(&index, &model, &mut rng);
     check_keywords(&index, &model);
+    check_sources(&index, &model);
 }
 
 #[test]
@@ -464,4 +539,117 @@ fn values_that_are_not_of_the_field_are_refused() {
         assert!(err.contains(want), "{doc}: {err}");
     }
     assert_eq!(writer.searcher().num_docs(), 0);
+}
+
+#[test]
+fn updates_that_cannot_be_made_in_place_are_refused_and_change_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = Index::open_or_create(tmp.path(), Some(Schema::from_mapping(MAPPING).unwrap())).unwrap();
+    let writer = index.writer(WriterOptions::default()).unwrap();
+    writer.add(r#"{"id":"a","n":1,"body":"red","k":"fig"}"#).unwrap();
+    for (field, value, want) in [
+        ("n", json!("ten"), "field `n` is a long"),
+        ("d", json!("next tuesday"), "failed to parse date field"),
+        ("body", json!(2), "field [body] is of type [text]"),
+        ("k", json!(2), "field [k] is of type [keyword]"),
+        ("_id", json!(2), "no field [_id]"),
+        ("nope", json!(2), "no field [nope]"),
+    ] {
+        let err = writer.update_numeric("a", field, &value, IfCurrent::Any).unwrap_err().to_string();
+        assert!(err.contains(want), "{field} = {value}: {err}");
+    }
+    let err = writer.update_numeric("a", "n", &json!(5), IfCurrent::SeqNo(99)).unwrap_err();
+    assert!(matches!(err, needle_engine::Error::Conflict { .. }), "{err}");
+    let err = writer.update_numeric("b", "n", &json!(5), IfCurrent::Any).unwrap_err();
+    assert!(matches!(err, needle_engine::Error::NotFound { .. }), "{err}");
+    let doc = writer.searcher().get_document("a").unwrap().unwrap();
+    assert_eq!((doc.version, doc.source.as_str()), (1, r#"{"id":"a","n":1,"body":"red","k":"fig"}"#));
+    let done = writer.update_numeric("a", "n", &json!(5), IfCurrent::SeqNo(doc.seq_no)).unwrap();
+    assert_eq!(done.version, 2);
+}
+
+/// Updates made while merges run are carried over to the merged segment
+/// (and persisted with it, ahead of the log's checkpoint): none is lost or
+/// applied twice, through a close and through a crash.
+#[test]
+fn updates_made_during_merges_survive_them_and_a_crash() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mapping = Schema::from_mapping(MAPPING).unwrap();
+    let options = WriterOptions { tail_docs: 50, ..WriterOptions::default() };
+    let open =
+        || Index::open_or_create(tmp.path(), Some(mapping.clone())).unwrap().writer(options.clone()).unwrap();
+    let index = open();
+    for i in 0..400 {
+        index.add(&format!(r#"{{"id":"u{i}","n":0,"body":"red"}}"#)).unwrap();
+        if i % 50 == 49 {
+            index.commit().unwrap();
+        }
+    }
+    let mut want: BTreeMap<String, (i64, u64)> = (0..400).map(|i| (format!("u{i}"), (0, 1))).collect();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            for round in 0..30 {
+                for i in 0..20 {
+                    index.add(&format!(r#"{{"id":"m{round}-{i}","body":"blue"}}"#)).unwrap();
+                }
+                index.merge(1).unwrap();
+            }
+        });
+        let mut rng = StdRng::seed_from_u64(11);
+        for step in 0..3000 {
+            let id = format!("u{}", rng.gen_range(0..400));
+            let v = rng.gen_range(-1000..1000);
+            index.update_numeric(&id, "n", &json!(v), IfCurrent::Any).unwrap();
+            let w = want.get_mut(&id).unwrap();
+            *w = (v, w.1 + 1);
+            if step % 500 == 0 {
+                index.commit().unwrap();
+            }
+        }
+    });
+    // Last, updates while one more merge runs and no commit after it: the
+    // merge persists the updates it carries over ahead of the checkpoint.
+    for i in 0..300 {
+        index.add(&format!(r#"{{"id":"z{i}","body":"blue"}}"#)).unwrap();
+    }
+    let merging = std::sync::atomic::AtomicBool::new(true);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            index.merge(1).unwrap();
+            merging.store(false, std::sync::atomic::Ordering::SeqCst);
+        });
+        let mut rng = StdRng::seed_from_u64(12);
+        while merging.load(std::sync::atomic::Ordering::SeqCst) {
+            let id = format!("u{}", rng.gen_range(0..400));
+            let v = rng.gen_range(-1000..1000);
+            index.update_numeric(&id, "n", &json!(v), IfCurrent::Any).unwrap();
+            let w = want.get_mut(&id).unwrap();
+            *w = (v, w.1 + 1);
+        }
+    });
+    let check = |index: &IndexWriter, when: &str| {
+        let searcher = index.searcher();
+        for (id, &(n, version)) in &want {
+            let doc = searcher.get_document(id).unwrap().unwrap();
+            let source: serde_json::Value = serde_json::from_str(&doc.source).unwrap();
+            assert_eq!((source["n"].as_i64(), doc.version), (Some(n), version), "{id} {when}");
+        }
+        let n = index.index().schema().field_id("n").unwrap();
+        for v in [-1000, -1, 0, 7, 999] {
+            let query = Query::Range(RangeQuery { field: n, lower: v, upper: v + 100 });
+            let request = SearchRequest { top_k: 1000, ..SearchRequest::new("") };
+            let mut got: Vec<String> = ids(index, &query, &request).into_iter().map(|(id, _)| id).collect();
+            got.sort();
+            let expected: Vec<String> =
+                want.iter().filter(|(_, w)| (v..=v + 100).contains(&w.0)).map(|(id, _)| id.clone()).collect();
+            assert_eq!(got, expected, "n in {v}..={} {when}", v + 100);
+        }
+    };
+    check(&index, "after the merges");
+    drop(index); // a crash: the log replays updates the merges persisted too
+    let index = open();
+    check(&index, "after a crash");
+    index.merge(1).unwrap();
+    index.close().unwrap();
+    check(&open(), "after a merge and a close");
 }

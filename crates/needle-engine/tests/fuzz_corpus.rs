@@ -49,7 +49,7 @@ fn the_segment_seeds_reach_the_readers() {
         .map(|e| e.unwrap().path())
         .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("seed-"))
         .collect();
-    assert_eq!(seeds.len(), 5, "one seed per segment file");
+    assert_eq!(seeds.len(), 6, "one seed per segment file");
     for seed in seeds {
         let report = fuzzing::segment_report(&std::fs::read(&seed).unwrap());
         let report = report.unwrap_or_else(|| panic!("{}: the index did not open", seed.display()));

@@ -388,6 +388,12 @@ impl SegmentRead for MemView {
         Some(doc_values::mem_values(column.clone(), self.meta.max_doc))
     }
 
+    fn numeric_fields(&self) -> Vec<FieldId> {
+        let mut out: Vec<FieldId> = self.columns.iter().map(|(f, _)| *f).collect();
+        out.sort_unstable();
+        out
+    }
+
     fn keyword_values(&self, field: FieldId) -> Option<Box<dyn KeywordValues + Send>> {
         let (_, ids, terms) = self.keywords.iter().find(|(f, _, _)| *f == field)?;
         Some(doc_values::mem_keywords(ids.clone(), terms.clone(), self.meta.max_doc))

@@ -47,7 +47,8 @@ pub fn merge_segments(
     name: &str,
     segments: &[(&SegmentReader, Option<&dyn Deletes>)],
 ) -> Result<SegmentMeta> {
-    merge_segments_paced(dir, name, segments, &mut |_| {}).map(|(meta, _)| meta)
+    let current: Vec<&dyn SegmentRead> = segments.iter().map(|(s, _)| *s as &dyn SegmentRead).collect();
+    merge_segments_paced(dir, name, segments, &current, &mut |_| {}).map(|(meta, _)| meta)
 }
 
 /// Where each source document went: `maps[segment][old doc]`, `None` when it was deleted.
@@ -55,11 +56,14 @@ pub type DocMaps = Vec<Vec<Option<DocId>>>;
 
 /// [`merge_segments`] that calls `pace(bytes written so far)` after every term
 /// (so a background merge can be slowed to a rate) and also returns where
-/// each document went.
+/// each document went. `current` is what each segment's numeric values and
+/// stored documents read as: the segment, or a view of it with in-place
+/// updates, which the merge so folds in.
 pub fn merge_segments_paced(
     dir: &Directory,
     name: &str,
     segments: &[(&SegmentReader, Option<&dyn Deletes>)],
+    current: &[&dyn SegmentRead],
     pace: &mut dyn FnMut(u64),
 ) -> Result<(SegmentMeta, DocMaps)> {
     let map = DocMap::new(segments);
@@ -97,7 +101,7 @@ pub fn merge_segments_paced(
     for (field, seen) in with_field {
         writer.set_doc_count(field, seen.iter().filter(|&&s| s).count() as u64);
     }
-    for (field, column) in merged_columns(segments, &map)? {
+    for (field, column) in merged_columns(current, &map)? {
         writer.add_numeric(field, column);
     }
     for (field, column) in merged_keywords(segments, &map)? {
@@ -105,19 +109,19 @@ pub fn merge_segments_paced(
     }
     writer.write_docs(&mut |doc| {
         let (seg, old) = map.sources[doc as usize];
-        segments[seg].0.stored(old)
+        current[seg].stored(old)
     })?;
     Ok((writer.finish()?.0, map.maps))
 }
 
 /// Every numeric column any segment has, its live documents' values in their new order.
-fn merged_columns(
-    segments: &[(&SegmentReader, Option<&dyn Deletes>)],
-    map: &DocMap,
-) -> Result<Vec<(FieldId, ColumnBuf)>> {
+fn merged_columns(segments: &[&dyn SegmentRead], map: &DocMap) -> Result<Vec<(FieldId, ColumnBuf)>> {
     let mut out = Vec::new();
-    for field in doc_value_fields(segments, false) {
-        let mut sources: Vec<_> = segments.iter().map(|(s, _)| s.numeric_values(field)).collect();
+    let mut fields: Vec<FieldId> = segments.iter().flat_map(|s| s.numeric_fields()).collect();
+    fields.sort_unstable();
+    fields.dedup();
+    for field in fields {
+        let mut sources: Vec<_> = segments.iter().map(|s| s.numeric_values(field)).collect();
         let mut column = ColumnBuf::default();
         for (new, &(seg, old)) in map.sources.iter().enumerate() {
             if let Some(values) = sources[seg].as_mut().map(|v| v.values(old)).filter(|v| !v.is_empty()) {
@@ -131,12 +135,12 @@ fn merged_columns(
     Ok(out)
 }
 
-/// The fields with doc values in any segment: keyword ones or numeric ones.
-fn doc_value_fields(segments: &[(&SegmentReader, Option<&dyn Deletes>)], keywords: bool) -> Vec<FieldId> {
+/// The keyword fields with doc values in any segment.
+fn keyword_fields(segments: &[(&SegmentReader, Option<&dyn Deletes>)]) -> Vec<FieldId> {
     let mut fields: Vec<FieldId> = segments
         .iter()
         .filter_map(|(s, _)| s.doc_values())
-        .flat_map(|v| v.fields().filter(move |&f| v.is_keyword(f) == keywords))
+        .flat_map(|v| v.fields().filter(move |&f| v.is_keyword(f)))
         .collect();
     fields.sort_unstable();
     fields.dedup();
@@ -150,7 +154,7 @@ fn merged_keywords(
     map: &DocMap,
 ) -> Result<Vec<(FieldId, SortedKeywords)>> {
     let mut out = Vec::new();
-    for field in doc_value_fields(segments, true) {
+    for field in keyword_fields(segments) {
         let mut sources: Vec<_> = segments.iter().map(|(s, _)| s.keyword_values(field)).collect();
         let terms = MemTerms::default();
         let mut ids = ColumnBuf::default();

@@ -9,8 +9,10 @@
 //!
 //! `Crc32` covers `Lsn Kind Payload`. `Kind` 3 = add or replace (payload:
 //! `IdLen:vint Id Json`, the document's `_id` and its JSON line, so a
-//! generated id replays as the same id), 2 = delete (payload: the `_id`);
-//! version 1 files may hold kind 1 = add (payload: the JSON line alone).
+//! generated id replays as the same id), 2 = delete (payload: the `_id`),
+//! 4 = in-place update of a numeric field (payload: `IdLen:vint Id
+//! FieldLen:vint Field Value`, the value as JSON); version 1 files may hold
+//! kind 1 = add (payload: the JSON line alone).
 //! Integers are little-endian. Example: deleting `_id` "a" as record 7 is
 //! `0A 00 00 00 | crc | 07 00 00 00 00 00 00 00 | 02 | 61`.
 //!
@@ -35,8 +37,8 @@ pub use replay::{remove_all, remove_through, replay, OnDamage, Replayed};
 pub use writer::Wal;
 
 const MAGIC: &[u8; 4] = b"NDLW";
-/// Version 2 added record kind 3; version 1 files are still read.
-const VERSION: u32 = 2;
+/// Version 2 added record kind 3, version 3 kind 4; older files are still read.
+const VERSION: u32 = 3;
 const HEADER_LEN: usize = 16;
 /// Bytes of a record before its payload: length, checksum, sequence number, kind.
 const RECORD_HEAD: usize = 17;
@@ -53,6 +55,12 @@ pub enum Record {
         json: String,
     },
     Delete(String),
+    /// An in-place update: `_id`, field name, the value as JSON.
+    Update {
+        id: String,
+        field: String,
+        value: String,
+    },
 }
 
 impl Record {
@@ -61,6 +69,7 @@ impl Record {
             Record::Add { id: Some(_), .. } => 3,
             Record::Add { id: None, .. } => 1,
             Record::Delete(_) => 2,
+            Record::Update { .. } => 4,
         }
     }
 
@@ -74,6 +83,13 @@ impl Record {
                 out.extend_from_slice(json.as_bytes());
             }
             Record::Delete(id) => out.extend_from_slice(id.as_bytes()),
+            Record::Update { id, field, value } => {
+                for part in [id, field] {
+                    write_vint(out, part.len() as u64);
+                    out.extend_from_slice(part.as_bytes());
+                }
+                out.extend_from_slice(value.as_bytes());
+            }
         }
     }
 
@@ -82,11 +98,18 @@ impl Record {
         match kind {
             1 => Some(Record::Add { id: None, json: text(payload)? }),
             2 => Some(Record::Delete(text(payload)?)),
-            3 => {
+            3 | 4 => {
                 let mut r = ByteReader::new("", payload);
-                let len = usize::try_from(r.vint().ok()?).ok()?;
-                let id = text(r.take(len).ok()?)?;
-                Some(Record::Add { id: Some(id), json: text(r.take(r.remaining()).ok()?)? })
+                let mut part = || {
+                    let len = usize::try_from(r.vint().ok()?).ok()?;
+                    text(r.take(len).ok()?)
+                };
+                let id = part()?;
+                if kind == 3 {
+                    return Some(Record::Add { id: Some(id), json: text(r.take(r.remaining()).ok()?)? });
+                }
+                let field = part()?;
+                Some(Record::Update { id, field, value: text(r.take(r.remaining()).ok()?)? })
             }
             _ => None,
         }
@@ -129,7 +152,7 @@ fn decode(bytes: &[u8], pos: usize, plausible: impl Fn(u64) -> bool) -> Option<(
     let len = u32::from_le_bytes(head[0..4].try_into().ok()?) as usize;
     let crc = u32::from_le_bytes(head[4..8].try_into().ok()?);
     let lsn = u64::from_le_bytes(head[8..16].try_into().ok()?);
-    if !(9..=MAX_RECORD).contains(&len) || !plausible(lsn) || !matches!(head[16], 1..=3) {
+    if !(9..=MAX_RECORD).contains(&len) || !plausible(lsn) || !matches!(head[16], 1..=4) {
         return None;
     }
     let body = bytes.get(pos + 8..pos + 8 + len)?;
@@ -158,5 +181,10 @@ mod tests {
         assert_eq!(&out[16..], &[3, 1, b'x', b'{', b'}']);
         assert_eq!(decode(&out, 0, |_| true).map(|r| r.1), Some(add));
         assert_eq!(start_of("wal-x.log"), None);
+        let update = Record::Update { id: "x".into(), field: "n".into(), value: "5".into() };
+        let mut out = Vec::new();
+        encode(9, &update, &mut out);
+        assert_eq!(&out[16..], &[4, 1, b'x', 1, b'n', b'5']);
+        assert_eq!(decode(&out, 0, |_| true).map(|r| r.1), Some(update));
     }
 }

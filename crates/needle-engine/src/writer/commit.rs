@@ -19,6 +19,7 @@ use crate::manifest::{Manifest, SegmentEntry};
 use crate::schema::{Schema, ID_FIELD};
 use crate::search::find_ids;
 use crate::segments::{Segment, SegmentData, SegmentSet};
+use crate::updates::Updates;
 
 /// What a commit persists, decided under the lock.
 pub(crate) struct CommitPlan {
@@ -27,6 +28,8 @@ pub(crate) struct CommitPlan {
     to_flush: Vec<(usize, Arc<MemView>, String)>,
     /// The deletions of every segment the commit covers (all of them when it began), by position.
     deletes: Vec<Arc<DeleteBits>>,
+    /// Their in-place updates, by position.
+    updates: Vec<Updates>,
 }
 
 /// A deletion file a commit writes.
@@ -37,10 +40,19 @@ struct PendingDeletes {
     max_doc: u32,
 }
 
-/// What a commit or a merge writes after the lock is released: deletion files, then the manifest.
+/// An updates file a commit writes.
+struct PendingUpdates {
+    segment: String,
+    file: String,
+    updates: Updates,
+}
+
+/// What a commit or a merge writes after the lock is released: deletion and
+/// updates files, then the manifest.
 pub(crate) struct PendingCommit {
     pub(super) manifest: Manifest,
     deletes: Vec<PendingDeletes>,
+    updates: Vec<PendingUpdates>,
     /// Files the commit makes obsolete besides replaced deletion files.
     pub(super) obsolete: Vec<String>,
     /// Segments replaced: freeing a large in-memory segment takes long enough
@@ -50,7 +62,7 @@ pub(crate) struct PendingCommit {
 
 impl PendingCommit {
     pub(super) fn new(manifest: Manifest, obsolete: Vec<String>, retired: Vec<SegmentData>) -> Self {
-        PendingCommit { manifest, deletes: Vec::new(), obsolete, retired }
+        PendingCommit { manifest, deletes: Vec::new(), updates: Vec::new(), obsolete, retired }
     }
 
     /// A deletion file for segment `entry` holding `bits`, named for the manifest's next generation.
@@ -60,11 +72,21 @@ impl PendingCommit {
         self.deletes.push(PendingDeletes { segment: entry.name.clone(), file, bits, max_doc: entry.max_doc });
     }
 
-    /// Writes the deletion files and commits the manifest (write, fsync, rename, fsync the folder).
+    /// An updates file for segment `entry` holding `updates`, named for the manifest's next generation.
+    pub(super) fn persist_updates(&mut self, entry: &mut SegmentEntry, updates: Updates) {
+        let file = format!("{}.upd.{}", entry.name, self.manifest.generation + 1);
+        entry.updates = Some(file.clone());
+        self.updates.push(PendingUpdates { segment: entry.name.clone(), file, updates });
+    }
+
+    /// Writes the deletion and updates files and commits the manifest
+    /// (write, fsync, rename, fsync the folder).
     pub fn write(&mut self, dir: &Directory) -> Result<()> {
-        for d in &self.deletes {
-            let mut w = dir.create(&d.file)?;
-            w.write_all(&d.bits.encode(d.max_doc))?;
+        let deletes = self.deletes.iter().map(|d| (&d.file, d.bits.encode(d.max_doc)));
+        let updates = self.updates.iter().map(|u| (&u.file, u.updates.encode()));
+        for (file, bytes) in deletes.chain(updates) {
+            let mut w = dir.create(file)?;
+            w.write_all(&bytes)?;
             w.finish()?;
         }
         dir.sync()?;
@@ -115,6 +137,7 @@ impl SegmentSet {
             schema: schema.clone(),
             to_flush,
             deletes: self.segments.iter().map(|s| s.deletes.clone()).collect(),
+            updates: self.segments.iter().map(|s| s.updates.clone()).collect(),
         })
     }
 
@@ -150,13 +173,11 @@ impl SegmentSet {
             Arc::make_mut(&mut self.segments[i].deletes).delete(doc);
         }
         self.generation += 1;
-        let entry = SegmentEntry { name, max_doc, deletes: None };
-        self.segments.push(Segment {
-            data: SegmentData::Disk(reader),
-            deletes: Arc::new(own),
-            entry: Some(entry),
-            persisted: DeleteBits::new(max_doc),
-        });
+        let entry = SegmentEntry { name, max_doc, deletes: None, updates: None };
+        let mut segment =
+            Segment::new(SegmentData::Disk(reader), Arc::new(own), Some(entry), Default::default());
+        segment.persisted = DeleteBits::new(max_doc);
+        self.segments.push(segment);
         Ok(())
     }
 
@@ -170,17 +191,20 @@ impl SegmentSet {
             let max_doc = reader.meta().max_doc;
             retired.push(std::mem::replace(&mut self.segments[i].data, SegmentData::Disk(reader)));
             retired.push(SegmentData::Mem(mem));
-            self.segments[i].entry = Some(SegmentEntry { name, max_doc, deletes: None });
+            self.segments[i].entry = Some(SegmentEntry { name, max_doc, deletes: None, updates: None });
         }
         let mut next = self.manifest.clone();
         next.schema = plan.schema;
         next.checkpoint_lsn = plan.checkpoint_lsn;
         next.segments.clear();
         let mut pending = PendingCommit::new(next, Vec::new(), retired);
-        for (i, bits) in plan.deletes.into_iter().enumerate() {
+        for (i, (bits, updates)) in plan.deletes.into_iter().zip(plan.updates).enumerate() {
             let mut entry = self.segments[i].entry.clone().expect("every segment is on disk now");
             if bits.count() != self.segments[i].persisted.count() {
                 pending.persist_deletes(&mut entry, DeleteBits::clone(&bits));
+            }
+            if updates.last_seq() > self.segments[i].updates_persisted {
+                pending.persist_updates(&mut entry, updates);
             }
             pending.manifest.segments.push(entry);
         }
@@ -191,19 +215,28 @@ impl SegmentSet {
     pub fn complete(&mut self, done: PendingCommit) -> Vec<String> {
         let mut obsolete = done.obsolete;
         for d in done.deletes {
-            let Some(s) =
-                self.segments.iter_mut().find(|s| s.entry.as_ref().is_some_and(|e| e.name == d.segment))
-            else {
-                continue;
-            };
-            let entry = s.entry.as_mut().expect("found by its entry");
-            // A merged segment's entry already names its file.
-            obsolete.extend(entry.deletes.replace(d.file.clone()).filter(|old| *old != d.file));
-            s.persisted = d.bits;
+            if let Some(s) = self.committed_mut(&d.segment) {
+                let entry = s.entry.as_mut().expect("found by its entry");
+                // A merged segment's entry already names its file.
+                obsolete.extend(entry.deletes.replace(d.file.clone()).filter(|old| *old != d.file));
+                s.persisted = d.bits;
+            }
+        }
+        for u in done.updates {
+            if let Some(s) = self.committed_mut(&u.segment) {
+                let entry = s.entry.as_mut().expect("found by its entry");
+                obsolete.extend(entry.updates.replace(u.file.clone()).filter(|old| *old != u.file));
+                s.updates_persisted = u.updates.last_seq();
+            }
         }
         // A merge planned meanwhile may have taken a segment name.
         let next_segment = self.manifest.next_segment.max(done.manifest.next_segment);
         self.manifest = Manifest { next_segment, ..done.manifest };
         obsolete
+    }
+
+    /// The committed segment named `name`, if it is still here.
+    fn committed_mut(&mut self, name: &str) -> Option<&mut Segment> {
+        self.segments.iter_mut().find(|s| s.entry.as_ref().is_some_and(|e| e.name == name))
     }
 }

@@ -16,7 +16,9 @@ use needle_storage::Directory;
 use super::commit::PendingCommit;
 use crate::deletes::DeleteBits;
 use crate::manifest::SegmentEntry;
-use crate::segments::{Segment, SegmentData, SegmentSet};
+use crate::schema::Schema;
+use crate::segments::{with_updates, Segment, SegmentData, SegmentSet};
+use crate::updates::Updates;
 
 /// Which committed segments to merge next.
 #[derive(Debug, Clone, Copy)]
@@ -28,10 +30,14 @@ pub(crate) enum MergePolicy {
     AtMost(usize),
 }
 
-/// A merge decided under the lock: its sources (with their committed deletions) and the new name.
+/// A merge decided under the lock: its sources (with their committed
+/// deletions and their in-place updates, which it folds in) and the new name.
 pub(crate) struct MergePlan {
-    sources: Vec<(Arc<SegmentReader>, DeleteBits)>,
+    sources: Vec<(Arc<SegmentReader>, DeleteBits, Updates)>,
     name: String,
+    schema: Arc<Schema>,
+    /// The newest sequence number when it was planned: updates after it are carried over.
+    last_seq: u64,
 }
 
 impl MergePolicy {
@@ -85,25 +91,33 @@ pub(crate) fn run_merge(
     pace: &mut dyn FnMut(u64),
 ) -> Result<(Arc<SegmentReader>, DocMaps)> {
     let sources: Vec<(&SegmentReader, Option<&dyn Deletes>)> =
-        plan.sources.iter().map(|(r, d)| (r.as_ref(), Some(d as &dyn Deletes))).collect();
-    let (_, maps) = merge_segments_paced(dir, &plan.name, &sources, pace)?;
+        plan.sources.iter().map(|(r, d, _)| (r.as_ref(), Some(d as &dyn Deletes))).collect();
+    let current: Vec<Arc<dyn SegmentRead>> =
+        plan.sources.iter().map(|(r, _, updates)| with_updates(r.clone(), updates, &plan.schema)).collect();
+    let current: Vec<&dyn SegmentRead> = current.iter().map(|c| c.as_ref()).collect();
+    let (_, maps) = merge_segments_paced(dir, &plan.name, &sources, &current, pace)?;
     Ok((Arc::new(SegmentReader::open_with(dir, &plan.name, verify)?), maps))
 }
 
 impl SegmentSet {
     /// The next merge `policy` asks for among the committed segments.
-    pub fn plan_merge(&mut self, policy: MergePolicy) -> Option<MergePlan> {
+    pub fn plan_merge(&mut self, policy: MergePolicy, schema: Arc<Schema>) -> Option<MergePlan> {
         let committed = self.segments.iter().take_while(|s| s.entry.is_some()).count();
         let sizes: Vec<u64> = self.segments[..committed].iter().map(|s| u64::from(s.max_doc())).collect();
         let run = policy.pick(&sizes)?;
         let sources = self.segments[run]
             .iter()
             .map(|s| match &s.data {
-                SegmentData::Disk(r) => (r.clone(), s.persisted.clone()),
+                SegmentData::Disk(r) => (r.clone(), s.persisted.clone(), s.updates.clone()),
                 SegmentData::Mem(_) => unreachable!("committed segments are on disk"),
             })
             .collect();
-        Some(MergePlan { sources, name: self.manifest.new_segment_name() })
+        Some(MergePlan {
+            sources,
+            name: self.manifest.new_segment_name(),
+            schema,
+            last_seq: self.next_lsn - 1,
+        })
     }
 
     /// Puts the merged segment in place of its sources, carrying over the
@@ -116,17 +130,17 @@ impl SegmentSet {
         maps: DocMaps,
     ) -> Result<PendingCommit> {
         self.generation += 1;
-        let first = &plan.sources[0].0;
+        let first = &plan.sources[0];
         let start = self
             .segments
             .iter()
-            .position(|s| matches!(&s.data, SegmentData::Disk(r) if Arc::ptr_eq(r, first)))
+            .position(|s| matches!(&s.data, SegmentData::Disk(r) if Arc::ptr_eq(r, &first.0)))
             .ok_or_else(|| Error::invalid("the segments being merged left the index"))?;
         let n = plan.sources.len();
         let in_place = self.segments.get(start..start + n).is_some_and(|run| {
             run.iter()
                 .zip(&plan.sources)
-                .all(|(s, (r, _))| matches!(&s.data, SegmentData::Disk(d) if Arc::ptr_eq(d, r)))
+                .all(|(s, (r, _, _))| matches!(&s.data, SegmentData::Disk(d) if Arc::ptr_eq(d, r)))
         });
         if !in_place {
             return Err(Error::invalid("the segments being merged changed while the merge ran"));
@@ -135,7 +149,12 @@ impl SegmentSet {
         // Deletions made while the merge ran: all of them stay in memory; those
         // a commit persisted meanwhile must stay persisted for the merged segment.
         let (mut deletes, mut persisted) = (DeleteBits::new(max_doc), DeleteBits::new(max_doc));
+        // Updates made while the merge ran (it folded in those before) stay
+        // in memory, and persisted with the merge (replaying a log record of
+        // one of them changes nothing: see `updates`).
+        let mut updates = Updates::default();
         for (seg, map) in self.segments[start..start + n].iter().zip(&maps) {
+            seg.updates.carry_over(plan.last_seq, map, &mut updates);
             for (old, new) in map.iter().enumerate() {
                 let Some(new) = *new else { continue };
                 if seg.deletes.is_deleted(old as u32) {
@@ -153,22 +172,23 @@ impl SegmentSet {
             .iter()
             .position(|e| Some(e) == self.segments[start].entry.as_ref())
             .ok_or_else(|| Error::invalid("the segments being merged are not committed"))?;
-        let mut entry = SegmentEntry { name: plan.name.clone(), max_doc, deletes: None };
+        let mut entry = SegmentEntry { name: plan.name.clone(), max_doc, deletes: None, updates: None };
         if persisted.count() > 0 {
             pending.persist_deletes(&mut entry, persisted.clone());
         }
+        if !updates.is_empty() {
+            pending.persist_updates(&mut entry, updates.clone());
+        }
         pending.manifest.segments.splice(at..at + n, [entry.clone()]);
-        let merged_segment = Segment {
-            data: SegmentData::Disk(merged),
-            deletes: Arc::new(deletes),
-            entry: Some(entry),
-            persisted,
-        };
+        let mut merged_segment =
+            Segment::new(SegmentData::Disk(merged), Arc::new(deletes), Some(entry), updates);
+        merged_segment.persisted = persisted;
         let old: Vec<Segment> = self.segments.splice(start..start + n, [merged_segment]).collect();
         for s in old {
             let e = s.entry.expect("committed");
             pending.obsolete.extend(needle_codecs::segment_files(&e.name));
             pending.obsolete.extend(e.deletes);
+            pending.obsolete.extend(e.updates);
             pending.retired.push(s.data);
         }
         Ok(pending)

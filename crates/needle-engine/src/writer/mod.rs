@@ -281,6 +281,37 @@ impl IndexWriter {
         Ok((written.previous.map(|_| WriteOutcome::of(id.to_string(), written)), written.lsn))
     }
 
+    /// Sets numeric field `field` (a long, double, date or boolean field) of
+    /// document `id` to `value` (as a document would give it) in place, if
+    /// `condition` holds for it: the document keeps its place and its other
+    /// fields, and only the value is written (see `updates`), at a cost that
+    /// does not grow with the segment. Searchable and, in `durable` mode,
+    /// durable when this returns. A missing document, a field of another kind
+    /// or a value that does not fit it is an error, and nothing changes.
+    pub fn update_numeric(
+        &self,
+        id: &str,
+        field: &str,
+        value: &serde_json::Value,
+        condition: IfCurrent,
+    ) -> Result<WriteOutcome> {
+        let outcome = self.update_numeric_deferred(id, field, value, condition)?;
+        self.durable_through(outcome.seq_no)?;
+        Ok(outcome)
+    }
+
+    /// [`IndexWriter::update_numeric`] without waiting for the write-ahead log.
+    pub fn update_numeric_deferred(
+        &self,
+        id: &str,
+        field: &str,
+        value: &serde_json::Value,
+        condition: IfCurrent,
+    ) -> Result<WriteOutcome> {
+        let written = self.core.update(id, field, value, condition)?;
+        Ok(WriteOutcome::of(id.to_string(), written))
+    }
+
     /// Returns once every change up to sequence number `lsn` is durable (at
     /// once outside `durable` mode); a failed fsync poisons the index.
     pub fn durable_through(&self, lsn: u64) -> Result<()> {
@@ -471,6 +502,30 @@ impl Core {
         Ok(written)
     }
 
+    /// Updates a numeric value in place under the lock, and logs it.
+    fn update(
+        &self,
+        id: &str,
+        field: &str,
+        value: &serde_json::Value,
+        condition: IfCurrent,
+    ) -> Result<Written> {
+        self.check_writable()?;
+        let (field_id, column) =
+            crate::values::update_value(&self.index.shared.schema.current(), field, value)?;
+        let mut set = self.index.shared.set.lock();
+        self.check_writable()?;
+        let written = set.update(id, field_id, column, condition)?;
+        if let Some(wal) = &self.wal {
+            let record =
+                Record::Update { id: id.to_string(), field: field.to_string(), value: value.to_string() };
+            wal.append(written.lsn, &record);
+        }
+        drop(set);
+        self.nudge();
+        Ok(written)
+    }
+
     fn check_writable(&self) -> Result<()> {
         match self.failed.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
             Some(cause) => Err(Error::Poisoned { cause: cause.clone() }),
@@ -552,7 +607,9 @@ impl Core {
     fn merge_once(&self, policy: MergePolicy, pace: &mut dyn FnMut(u64)) -> Result<Option<usize>> {
         let shared = &self.index.shared;
         let _merging = self.merging.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(plan) = shared.set.lock().plan_merge(policy) else { return Ok(None) };
+        let Some(plan) = shared.set.lock().plan_merge(policy, shared.schema.current()) else {
+            return Ok(None);
+        };
         let (merged, maps) =
             run_merge(self.dir(), &plan, shared.options.verify, pace).inspect_err(|e| self.poison(e))?;
         let _one = self.committing.lock().unwrap_or_else(|p| p.into_inner());
@@ -567,18 +624,23 @@ impl Core {
     }
 }
 
-/// Deletes segment, deletion and temporary files no commit refers to (left by
+/// Deletes segment, deletion, updates and temporary files no commit refers to (left by
 /// an interrupted import, merge or commit, or replaced by a newer
 /// generation). Only a writer, holding the lock, may.
 fn remove_unreferenced_files(dir: &Directory, manifest: &Manifest) -> Result<()> {
     let live: std::collections::HashSet<&str> = manifest.segments.iter().map(|s| s.name.as_str()).collect();
-    let live_deletes: std::collections::HashSet<&str> =
-        manifest.segments.iter().filter_map(|s| s.deletes.as_deref()).collect();
+    let live_generations: std::collections::HashSet<&str> = manifest
+        .segments
+        .iter()
+        .flat_map(|s| s.deletes.iter().chain(&s.updates))
+        .map(String::as_str)
+        .collect();
     for file in dir.list()? {
         let Some((stem, rest)) = file.split_once('.') else { continue };
         let stale_segment = stem.starts_with("seg_") && !live.contains(stem);
-        let stale_deletes = rest.starts_with("del.") && !live_deletes.contains(file.as_str());
-        if stale_segment || stale_deletes || file.ends_with(".tmp") {
+        let generation = rest.starts_with("del.") || rest.starts_with("upd.");
+        let stale_generation = generation && !live_generations.contains(file.as_str());
+        if stale_segment || stale_generation || file.ends_with(".tmp") {
             dir.delete(&file)?;
         }
     }

@@ -1,0 +1,481 @@
+//! In-place updates of numeric doc values (seed 002's "stacked" updates):
+//! a segment's updated values are kept beside it, never by rewriting its
+//! columns, so an update costs the same in a segment of ten documents or ten
+//! million, and a commit writes only the updated documents.
+//!
+//! In memory, a segment's updates are a stack of immutable layers, newest
+//! last: an update goes into the newest layer when no snapshot shares it,
+//! else into a new one; small layers are folded into the one below them so
+//! the stack stays logarithmic in the number of updates. A search reads a
+//! segment through [`UpdatedSegment`], which answers a field's values and a
+//! document's stored source (its `_source` and version) with the newest layer
+//! that has them, then the segment. A merge folds the updates into the
+//! merged segment's columns and stored documents.
+//!
+//! On disk, a commit writes each segment's updates (all of them, merged) to a
+//! new generation file the manifest names, as it does deletions:
+//!
+//! ```text
+//! NAME.upd.GEN := FieldCount:vint Field^FieldCount Footer(kind "DVUP", version 1)
+//! Field := FieldId:vint Count:vint Entry^Count                     documents ascending
+//! Entry := DocDelta:vint Value:zigzag-vint Version:vint SeqNo:vint
+//! ```
+//!
+//! `DocDelta` is the document minus the previous entry's (the first: minus
+//! 0). `Value` is the column value (see `needle_codecs::doc_values`);
+//! `Version` and `SeqNo` are the document's version and sequence number after
+//! the update that set it, so a document's version is its entries' newest.
+//! Example: field 3 set to 7 in document 2 by write 9 (version 2) is
+//! `01 | 03 01 | 02 0E 02 09`.
+//!
+//! A file may hold updates newer than its manifest's checkpoint (a merge
+//! persists the updates it carries over): replaying an update whose document
+//! already has that sequence number or a newer one changes nothing.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use needle_codecs::bytes::{write_vint, ByteReader};
+use needle_codecs::doc_values::{sortable_to_double, NumericValues, BLOCK_DOCS};
+use needle_codecs::meta::SegmentMeta;
+use needle_codecs::{footer, Postings, SegmentRead};
+use needle_core::{DocId, Error, FieldId, Result};
+use serde_json::Value;
+
+use crate::document::{decode_stored, encode_stored, with_version, DocVersion};
+use crate::schema::{FieldKind, Schema};
+
+const KIND: &[u8; 4] = b"DVUP";
+const VERSION: u32 = 1;
+/// Layers above this many are folded together whatever their sizes.
+const MAX_LAYERS: usize = 12;
+
+/// A value set by an update, and the document's version after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    value: i64,
+    at: DocVersion,
+}
+
+/// Updates of one field in one layer.
+#[derive(Debug, Clone, Default)]
+struct FieldLayer {
+    values: HashMap<DocId, Entry>,
+    /// The smallest and largest value set in each block of documents (the
+    /// block's bounds widen by them: a range filter must not skip it).
+    blocks: HashMap<u32, (i64, i64)>,
+}
+
+impl FieldLayer {
+    fn set(&mut self, doc: DocId, entry: Entry) {
+        self.values.insert(doc, entry);
+        let b = self.blocks.entry(doc / BLOCK_DOCS as u32).or_insert((entry.value, entry.value));
+        *b = (b.0.min(entry.value), b.1.max(entry.value));
+    }
+}
+
+/// Updates made between two snapshots (or folded together since).
+#[derive(Debug, Clone, Default)]
+struct Layer {
+    fields: BTreeMap<FieldId, FieldLayer>,
+    /// Each updated document's version after its newest update here.
+    versions: HashMap<DocId, DocVersion>,
+    entries: usize,
+}
+
+impl Layer {
+    fn set(&mut self, doc: DocId, field: FieldId, entry: Entry) {
+        let f = self.fields.entry(field).or_default();
+        if !f.values.contains_key(&doc) {
+            self.entries += 1;
+        }
+        f.set(doc, entry);
+        let v = self.versions.entry(doc).or_insert(entry.at);
+        if entry.at.seq_no >= v.seq_no {
+            *v = entry.at;
+        }
+    }
+
+    /// `newer` written over this layer.
+    fn absorb(&mut self, newer: &Layer) {
+        for (&field, f) in &newer.fields {
+            for (&doc, &entry) in &f.values {
+                self.set(doc, field, entry);
+            }
+        }
+    }
+}
+
+/// One segment's updates; cloning shares the layers (a snapshot's copy).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Updates {
+    layers: Vec<Arc<Layer>>,
+    /// The newest sequence number of any update here.
+    last_seq: u64,
+}
+
+impl Updates {
+    pub fn is_empty(&self) -> bool {
+        self.layers.is_empty()
+    }
+
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// Sets `field` of `doc` to `value` by the write `at`.
+    pub fn set(&mut self, doc: DocId, field: FieldId, value: i64, at: DocVersion) {
+        self.last_seq = self.last_seq.max(at.seq_no);
+        let entry = Entry { value, at };
+        // A layer a snapshot shares is immutable: a new one goes on top.
+        match self.layers.last_mut().and_then(Arc::get_mut) {
+            Some(top) => top.set(doc, field, entry),
+            None => {
+                let mut layer = Layer::default();
+                layer.set(doc, field, entry);
+                self.layers.push(Arc::new(layer));
+                self.fold();
+            }
+        }
+    }
+
+    /// Folds the layer below the newest into it while the newest is at
+    /// least half its size (or there are too many): each entry is copied
+    /// a logarithmic number of times.
+    fn fold(&mut self) {
+        while let [.., below, top] = self.layers.as_slice() {
+            if 2 * top.entries < below.entries && self.layers.len() <= MAX_LAYERS {
+                break;
+            }
+            let top = self.layers.pop().expect("two layers");
+            let below = self.layers.last_mut().expect("one layer");
+            Arc::make_mut(below).absorb(&top);
+        }
+    }
+
+    /// The document's version after its newest update, if it has one.
+    pub fn version(&self, doc: DocId) -> Option<DocVersion> {
+        self.layers.iter().rev().find_map(|l| l.versions.get(&doc).copied())
+    }
+
+    /// Whether any update set a value of `field`.
+    fn has_field(&self, field: FieldId) -> bool {
+        self.layers.iter().any(|l| l.fields.contains_key(&field))
+    }
+
+    fn fields(&self) -> Vec<FieldId> {
+        let mut out: Vec<FieldId> = self.layers.iter().flat_map(|l| l.fields.keys().copied()).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Every field's updated values, newest wins: field -> doc -> entry.
+    fn merged(&self) -> BTreeMap<FieldId, BTreeMap<DocId, Entry>> {
+        let mut out: BTreeMap<FieldId, BTreeMap<DocId, Entry>> = BTreeMap::new();
+        for layer in &self.layers {
+            for (&field, f) in &layer.fields {
+                out.entry(field).or_default().extend(f.values.iter().map(|(&d, &e)| (d, e)));
+            }
+        }
+        out
+    }
+
+    /// The updates of `doc` (field, value), newest wins.
+    fn of_doc(&self, doc: DocId) -> Vec<(FieldId, i64)> {
+        let mut out: BTreeMap<FieldId, i64> = BTreeMap::new();
+        for layer in &self.layers {
+            for (&field, f) in &layer.fields {
+                if let Some(e) = f.values.get(&doc) {
+                    out.insert(field, e.value);
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// The updates newer than sequence number `after`, moved to the documents
+    /// `map` gives (a merge's doc map; `None`: the document is gone), into `out`.
+    pub fn carry_over(&self, after: u64, map: &[Option<DocId>], out: &mut Updates) {
+        for (field, docs) in self.merged() {
+            for (doc, e) in docs {
+                if e.at.seq_no > after {
+                    if let Some(Some(new)) = map.get(doc as usize) {
+                        out.set(*new, field, e.value, e.at);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The generation file's bytes (see the module documentation).
+    pub fn encode(&self) -> Vec<u8> {
+        let merged = self.merged();
+        let mut out = Vec::new();
+        write_vint(&mut out, merged.len() as u64);
+        for (field, docs) in merged {
+            write_vint(&mut out, u64::from(field));
+            write_vint(&mut out, docs.len() as u64);
+            let mut last = 0;
+            for (doc, e) in docs {
+                write_vint(&mut out, u64::from(doc - last));
+                write_vint(&mut out, zigzag(e.value));
+                write_vint(&mut out, e.at.version);
+                write_vint(&mut out, e.at.seq_no);
+                last = doc;
+            }
+        }
+        footer::append(&mut out, KIND, VERSION);
+        out
+    }
+
+    /// Reads generation file `file` of a segment of `max_doc` documents.
+    pub fn decode(file: &str, bytes: &[u8], max_doc: DocId) -> Result<Updates> {
+        let (len, _) = footer::verify(file, bytes, KIND, VERSION)?;
+        let mut r = ByteReader::new(file, &bytes[..len]);
+        let mut out = Updates::default();
+        for _ in 0..r.vint()? {
+            let field =
+                FieldId::try_from(r.vint()?).map_err(|_| Error::corrupt(file, "field number too large"))?;
+            let mut doc: u64 = 0;
+            for i in 0..r.vint()? {
+                let delta = r.vint()?;
+                doc = doc.saturating_add(delta);
+                if (i > 0 && delta == 0) || doc >= u64::from(max_doc) {
+                    return Err(Error::corrupt(
+                        file,
+                        format!("document {doc} is not in the segment, or repeated"),
+                    ));
+                }
+                let value = unzigzag(r.vint()?);
+                let at = DocVersion { version: r.vint()?, seq_no: r.vint()? };
+                out.set(doc as DocId, field, value, at);
+            }
+        }
+        if r.remaining() > 0 {
+            return Err(Error::corrupt(file, "bytes after the last field"));
+        }
+        Ok(out)
+    }
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// A segment as its updates leave it: values and stored sources read the
+/// updates first. What a snapshot and a merge read.
+pub(crate) struct UpdatedSegment {
+    base: Arc<dyn SegmentRead>,
+    updates: Updates,
+    schema: Arc<Schema>,
+}
+
+impl UpdatedSegment {
+    pub fn new(base: Arc<dyn SegmentRead>, updates: Updates, schema: Arc<Schema>) -> Self {
+        UpdatedSegment { base, updates, schema }
+    }
+
+    /// `record` with the updated fields written into its source, and its version.
+    fn patched(&self, doc: DocId, record: Vec<u8>) -> Result<Vec<u8>> {
+        let Some(at) = self.updates.version(doc) else { return Ok(record) };
+        let file = format!("{}.docs", self.base.name());
+        let stored = decode_stored(&file, &record)?;
+        let mut source: Value = serde_json::from_str(stored.source)
+            .map_err(|e| Error::corrupt(&file, format!("stored source is not JSON: {e}")))?;
+        for (field, value) in self.updates.of_doc(doc) {
+            let def = self.schema.field(field);
+            set_path(&mut source, &def.name, source_value(def.kind, value));
+        }
+        Ok(with_version(&encode_stored(stored.id, &source.to_string()), at))
+    }
+}
+
+/// A column value as a document's source holds it.
+fn source_value(kind: FieldKind, v: i64) -> Value {
+    match kind {
+        FieldKind::Double => {
+            serde_json::Number::from_f64(sortable_to_double(v)).map_or(Value::Null, Value::Number)
+        }
+        FieldKind::Boolean => Value::Bool(v != 0),
+        FieldKind::Date => Value::String(crate::aggs::date_string(v)),
+        _ => Value::from(v),
+    }
+}
+
+/// Sets `name` in `source`: a key of that name if there is one, else the
+/// path its dots give (objects made on the way), as a field is flattened.
+fn set_path(source: &mut Value, name: &str, value: Value) {
+    let Some(object) = source.as_object_mut() else { return };
+    if object.contains_key(name) {
+        object.insert(name.to_string(), value);
+        return;
+    }
+    match name.split_once('.') {
+        Some((head, rest)) if object.get(head).is_some_and(Value::is_object) => {
+            set_path(object.get_mut(head).expect("checked"), rest, value)
+        }
+        Some((head, rest)) if !object.contains_key(head) => {
+            let mut inner = Value::Object(Default::default());
+            set_path(&mut inner, rest, value);
+            object.insert(head.to_string(), inner);
+        }
+        _ => {
+            object.insert(name.to_string(), value);
+        }
+    }
+}
+
+impl SegmentRead for UpdatedSegment {
+    fn name(&self) -> &str {
+        self.base.name()
+    }
+
+    fn meta(&self) -> &SegmentMeta {
+        self.base.meta()
+    }
+
+    fn postings(&self, field: FieldId, term: &[u8]) -> Result<Option<Box<dyn Postings>>> {
+        self.base.postings(field, term)
+    }
+
+    fn norms(&self, field: FieldId) -> Option<&[u8]> {
+        self.base.norms(field)
+    }
+
+    fn stored(&self, doc: DocId) -> Result<Vec<u8>> {
+        self.patched(doc, self.base.stored(doc)?)
+    }
+
+    fn postings_all(&self, terms: &[(FieldId, &[u8])]) -> Result<Vec<Option<Box<dyn Postings>>>> {
+        self.base.postings_all(terms)
+    }
+
+    fn prefetch_stored(&self, docs: &[DocId]) {
+        self.base.prefetch_stored(docs)
+    }
+
+    fn numeric_values(&self, field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
+        let base = self.base.numeric_values(field);
+        if !self.updates.has_field(field) {
+            return base;
+        }
+        let layers = self.updates.layers.iter().filter(|l| l.fields.contains_key(&field)).cloned().collect();
+        Some(Box::new(UpdatedValues { base, layers, field, max_doc: self.meta().max_doc, one: [0] }))
+    }
+
+    fn numeric_fields(&self) -> Vec<FieldId> {
+        let mut out = self.base.numeric_fields();
+        out.extend(self.updates.fields());
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn keyword_values(
+        &self,
+        field: FieldId,
+    ) -> Option<Box<dyn needle_codecs::doc_values::KeywordValues + Send>> {
+        self.base.keyword_values(field)
+    }
+}
+
+/// A column with updates over it (the layers that have its field).
+struct UpdatedValues {
+    base: Option<Box<dyn NumericValues + Send>>,
+    layers: Vec<Arc<Layer>>,
+    field: FieldId,
+    max_doc: DocId,
+    one: [i64; 1],
+}
+
+impl NumericValues for UpdatedValues {
+    fn values(&mut self, doc: DocId) -> &[i64] {
+        let field = self.field;
+        if let Some(e) = self.layers.iter().rev().find_map(|l| l.fields[&field].values.get(&doc)) {
+            self.one = [e.value];
+            return &self.one;
+        }
+        match &mut self.base {
+            Some(base) => base.values(doc),
+            None => &[],
+        }
+    }
+
+    fn block_bounds(&self, doc: DocId) -> (DocId, Option<(i64, i64)>) {
+        let block = doc / BLOCK_DOCS as u32;
+        let (last, mut bounds) = match &self.base {
+            Some(base) => base.block_bounds(doc),
+            None => (((block + 1) * BLOCK_DOCS as u32).min(self.max_doc) - 1, None),
+        };
+        for l in &self.layers {
+            if let Some(&(lo, hi)) = l.fields[&self.field].blocks.get(&block) {
+                bounds = Some(bounds.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+            }
+        }
+        (last, bounds)
+    }
+
+    fn block_is_dense(&self, doc: DocId) -> bool {
+        // An update gives a document a value and never takes one away.
+        self.base.as_ref().is_some_and(|b| b.block_is_dense(doc))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(seq_no: u64) -> DocVersion {
+        DocVersion { version: seq_no + 1, seq_no }
+    }
+
+    #[test]
+    fn example_from_the_docs() {
+        let mut u = Updates::default();
+        u.set(2, 3, 7, DocVersion { version: 2, seq_no: 9 });
+        let bytes = u.encode();
+        assert_eq!(&bytes[..bytes.len() - footer::FOOTER_LEN], &[1, 3, 1, 2, 14, 2, 9]);
+        let back = Updates::decode("x.upd.1", &bytes, 3).unwrap();
+        assert_eq!(back.of_doc(2), vec![(3, 7)]);
+        assert_eq!(back.version(2), Some(DocVersion { version: 2, seq_no: 9 }));
+        assert!(Updates::decode("x.upd.1", &bytes, 2).is_err(), "document 2 is not in a segment of 2");
+    }
+
+    #[test]
+    fn layers_shared_with_a_snapshot_stay_as_they_were() {
+        let mut u = Updates::default();
+        let mut seq = 0;
+        let mut snapshots = Vec::new();
+        for round in 0..200i64 {
+            for doc in 0..(round % 7) as DocId {
+                seq += 1;
+                u.set(doc, (round % 2) as FieldId, round * 10 + i64::from(doc), at(seq));
+            }
+            snapshots.push((round, u.clone()));
+        }
+        assert!(u.layers.len() <= MAX_LAYERS, "{} layers", u.layers.len());
+        for (round, s) in snapshots {
+            // The newest value a snapshot sees for doc 0 of field 0 is from the last even round with docs.
+            let want = (0..=round).rev().find(|r| r % 2 == 0 && r % 7 > 0).map(|r| r * 10);
+            assert_eq!(s.of_doc(0).into_iter().find(|&(f, _)| f == 0).map(|(_, v)| v), want, "round {round}");
+        }
+        let back = Updates::decode("x", &u.encode(), 10).unwrap();
+        assert_eq!(back.merged(), u.merged());
+        assert_eq!(back.last_seq(), u.last_seq());
+    }
+
+    #[test]
+    fn sources_take_updated_values_by_name_or_path() {
+        let mut v = serde_json::json!({"a": 1, "o": {"b": 2}, "x.y": 3});
+        set_path(&mut v, "a", Value::from(10));
+        set_path(&mut v, "o.b", Value::from(20));
+        set_path(&mut v, "x.y", Value::from(30));
+        set_path(&mut v, "n.m", Value::from(40));
+        assert_eq!(v, serde_json::json!({"a": 10, "o": {"b": 20}, "x.y": 30, "n": {"m": 40}}));
+    }
+}
