@@ -215,6 +215,13 @@ fn update_sets_numeric_values_in_place_or_changes_nothing() {
     let o = needle(&["update", "--index", index, "--input", &write_docs(tmp.path(), "u.jsonl", &lines)]);
     assert!(o.status.success() && stdout(&o).contains("updated 2 value(s)"), "{o:?}");
     let o = needle(&["get", "--index", index, "a", "b"]);
-    assert_eq!(stdout(&o), "{\"id\":\"a\",\"n\":6,\"t\":\"red\"}\n{\"id\":\"b\",\"n\":5,\"t\":\"blue\"}\n");
+    assert_eq!(
+        stdout(&o),
+        "{\"id\":\"a\",\"n\":\"6\",\"t\":\"red\"}\n{\"id\":\"b\",\"n\":5,\"t\":\"blue\"}\n"
+    );
+    // A term query finds the value set in place.
+    let o = needle(&["search", "--index", index, "--json", "n:6"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["hits"][0]["_id"], "a", "{v}");
     assert!(needle(&["check", "--index", index]).status.success());
 }

@@ -216,7 +216,7 @@ fn field_values(index: &Index) {
         return;
     };
     let searcher = index.searcher();
-    let range = Query::Range(crate::RangeQuery { field: year.id, lower: 1995, upper: 2010 });
+    let range = Query::Range(crate::RangeQuery { field: year.id, lower: 1995, upper: 2010, indexed: None });
     for by in [
         SortBy::Field { field: day.id, missing: i64::MIN },
         SortBy::Keyword { field: kind.id, missing_first: true },

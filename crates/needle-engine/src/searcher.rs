@@ -17,6 +17,7 @@ use crate::search::{
     find_id, run_search, stored_document, stored_document_versioned, SearchRequest, SearchResponse,
 };
 use crate::segments::Snapshot;
+use crate::values::numeric_terms;
 
 /// A stored document with its version (Elasticsearch's `_version`, `_seq_no`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +65,7 @@ impl Searcher {
 
     /// Runs `query` (built by the caller: `request.query` is not read) as `request` says.
     pub fn search_query(&self, query: &Query, request: &SearchRequest) -> Result<SearchResponse> {
+        let query = &numeric_terms(query, self.schema());
         let cache = self.shared.results.as_ref().map(|c| (c, self.snapshot.generation));
         let mut response = run_search(&self.snapshot.views(), self.schema(), query, request, cache)?;
         if let Some(stats) = &mut response.stats {
@@ -74,7 +76,8 @@ impl Searcher {
 
     /// Runs a parsed query: hits as (segment, document, score).
     pub fn top_docs(&self, query: &Query, options: SearchOptions) -> Result<TopDocs> {
-        needle_search::Searcher::with_deletes(self.snapshot.views()).search(query, options)
+        let query = numeric_terms(query, self.schema());
+        needle_search::Searcher::with_deletes(self.snapshot.views()).search(&query, options)
     }
 
     /// The stored JSON source of the live document with `_id` `id`.
@@ -117,9 +120,10 @@ impl Searcher {
     /// `aggregations` object of an Elasticsearch response (see `aggs.rs`).
     pub fn aggregate(&self, query: &Query, aggs: &[Aggregation]) -> Result<(u64, Map<String, Value>)> {
         let searcher = needle_search::Searcher::with_deletes(self.snapshot.views());
+        let query = numeric_terms(query, self.schema());
         let mut total = 0;
         let out = crate::aggs::aggregate(aggs, |visit| {
-            total = searcher.for_each_match(query, visit)?;
+            total = searcher.for_each_match(&query, visit)?;
             Ok(total)
         })?;
         Ok((total, out))
@@ -129,8 +133,8 @@ impl Searcher {
     pub fn matching_ids(&self, query: &Query) -> Result<Vec<String>> {
         let views = self.snapshot.views();
         let all = usize::try_from(self.num_docs()).unwrap_or(usize::MAX);
-        let options = SearchOptions { top_k: all, track_total_hits: u64::MAX, bloom: true };
-        let top = needle_search::Searcher::with_deletes(views.clone()).search(query, options)?;
+        let top =
+            self.top_docs(query, SearchOptions { top_k: all, track_total_hits: u64::MAX, bloom: true })?;
         top.hits.iter().map(|h| stored_document(views[h.segment].0, h.doc).map(|(id, _)| id)).collect()
     }
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use needle_codecs::bloom::BloomParams;
 use needle_codecs::{SegmentRead, SegmentReader, Verify};
-use needle_core::{DocId, Error, FieldId, Result};
+use needle_core::{DocId, Error, Result};
 use needle_index::{AnalyzedDoc, MemSegment, MemView};
 use needle_storage::Directory;
 
@@ -23,7 +23,7 @@ use crate::document::{analyze, parse_document, with_version, DocVersion};
 use crate::manifest::{Manifest, SegmentEntry};
 use crate::schema::{Schema, SharedSchema};
 use crate::search::{find_ids, stored_document_versioned, View};
-use crate::updates::{UpdatedSegment, Updates};
+use crate::updates::{FieldUpdate, UpdatedSegment, Updates};
 use crate::wal::{self, OnDamage, Record, Replayed};
 
 /// Documents in the tail before it is frozen, when the writer does not say.
@@ -269,12 +269,11 @@ impl SegmentSet {
             Record::Delete(id) => {
                 self.write(&id, None, IfCurrent::Any, tail_docs)?;
             }
-            Record::Update { id, field, value } => {
-                let schema = schema.current();
-                let value: serde_json::Value =
-                    serde_json::from_str(&value).map_err(|e| Error::invalid(format!("bad value: {e}")))?;
-                let (field, value) = crate::values::update_value(&schema, &field, &value)?;
-                self.update(&id, field, value, IfCurrent::Any)?;
+            Record::Update { id, values } => {
+                let values: serde_json::Map<String, serde_json::Value> =
+                    serde_json::from_str(&values).map_err(|e| Error::invalid(format!("bad values: {e}")))?;
+                let changes = crate::values::field_updates(&schema.current(), &values)?;
+                self.update(&id, &changes, IfCurrent::Any)?;
             }
         }
         Ok(())
@@ -349,11 +348,11 @@ impl SegmentSet {
         Ok(Written { lsn, previous, version })
     }
 
-    /// Sets numeric field `field` of the live document `id` to `value` in
-    /// place, if `condition` holds for it. A document that already has this
-    /// write's sequence number or a newer one (a log record replayed over
-    /// updates a merge persisted ahead of the checkpoint) is left as it is.
-    pub fn update(&mut self, id: &str, field: FieldId, value: i64, condition: IfCurrent) -> Result<Written> {
+    /// Makes `changes` to numeric fields of the live document `id` in place,
+    /// if `condition` holds for it. A document that already has this write's
+    /// sequence number or a newer one (a log record replayed over updates a
+    /// merge persisted ahead of the checkpoint) is left as it is.
+    pub fn update(&mut self, id: &str, changes: &[FieldUpdate], condition: IfCurrent) -> Result<Written> {
         let (found, previous) = self.lookup(id)?;
         let (Some(&(i, doc)), Some(previous)) = (found.first(), previous) else {
             return Err(Error::not_found(format!("document [{}]", needle_core::printable(id, 100))));
@@ -369,7 +368,7 @@ impl SegmentSet {
             Some(s) => &mut s.updates,
             None => &mut self.tail_updates,
         };
-        updates.set(doc, field, value, version);
+        updates.set(doc, changes, version);
         Ok(Written { lsn, previous: Some(previous), version })
     }
 

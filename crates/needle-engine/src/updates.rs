@@ -18,15 +18,16 @@
 //! ```text
 //! NAME.upd.GEN := FieldCount:vint Field^FieldCount Footer(kind "DVUP", version 1)
 //! Field := FieldId:vint Count:vint Entry^Count                     documents ascending
-//! Entry := DocDelta:vint Value:zigzag-vint Version:vint SeqNo:vint
+//! Entry := DocDelta:vint Value:zigzag-vint Version:vint SeqNo:vint JsonLen:vint Json
 //! ```
 //!
 //! `DocDelta` is the document minus the previous entry's (the first: minus
-//! 0). `Value` is the column value (see `needle_codecs::doc_values`);
+//! 0). `Value` is the column value (see `needle_codecs::doc_values`), `Json`
+//! the value as the update gave it (what the document's `_source` shows);
 //! `Version` and `SeqNo` are the document's version and sequence number after
 //! the update that set it, so a document's version is its entries' newest.
 //! Example: field 3 set to 7 in document 2 by write 9 (version 2) is
-//! `01 | 03 01 | 02 0E 02 09`.
+//! `01 | 03 01 | 02 0E 02 09 01 37`.
 //!
 //! A file may hold updates newer than its manifest's checkpoint (a merge
 //! persists the updates it carries over): replaying an update whose document
@@ -36,14 +37,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use needle_codecs::bytes::{write_vint, ByteReader};
-use needle_codecs::doc_values::{sortable_to_double, NumericValues, BLOCK_DOCS};
+use needle_codecs::doc_values::{NumericValues, BLOCK_DOCS};
 use needle_codecs::meta::SegmentMeta;
 use needle_codecs::{footer, Postings, SegmentRead};
 use needle_core::{DocId, Error, FieldId, Result};
 use serde_json::Value;
 
 use crate::document::{decode_stored, encode_stored, with_version, DocVersion};
-use crate::schema::{FieldKind, Schema};
+use crate::schema::Schema;
 
 const KIND: &[u8; 4] = b"DVUP";
 const VERSION: u32 = 1;
@@ -51,11 +52,16 @@ const VERSION: u32 = 1;
 const MAX_LAYERS: usize = 12;
 
 /// A value set by an update, and the document's version after it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
     value: i64,
+    /// The value as given, for the document's source.
+    json: Arc<str>,
     at: DocVersion,
 }
+
+/// One field's new value in an update: the field, its column value, the value as given.
+pub(crate) type FieldUpdate = (FieldId, i64, Arc<str>);
 
 /// Updates of one field in one layer.
 #[derive(Debug, Clone, Default)]
@@ -68,9 +74,10 @@ struct FieldLayer {
 
 impl FieldLayer {
     fn set(&mut self, doc: DocId, entry: Entry) {
+        let v = entry.value;
         self.values.insert(doc, entry);
-        let b = self.blocks.entry(doc / BLOCK_DOCS as u32).or_insert((entry.value, entry.value));
-        *b = (b.0.min(entry.value), b.1.max(entry.value));
+        let b = self.blocks.entry(doc / BLOCK_DOCS as u32).or_insert((v, v));
+        *b = (b.0.min(v), b.1.max(v));
     }
 }
 
@@ -89,18 +96,19 @@ impl Layer {
         if !f.values.contains_key(&doc) {
             self.entries += 1;
         }
+        let at = entry.at;
         f.set(doc, entry);
-        let v = self.versions.entry(doc).or_insert(entry.at);
-        if entry.at.seq_no >= v.seq_no {
-            *v = entry.at;
+        let v = self.versions.entry(doc).or_insert(at);
+        if at.seq_no >= v.seq_no {
+            *v = at;
         }
     }
 
     /// `newer` written over this layer.
     fn absorb(&mut self, newer: &Layer) {
         for (&field, f) in &newer.fields {
-            for (&doc, &entry) in &f.values {
-                self.set(doc, field, entry);
+            for (&doc, entry) in &f.values {
+                self.set(doc, field, entry.clone());
             }
         }
     }
@@ -123,20 +131,18 @@ impl Updates {
         self.last_seq
     }
 
-    /// Sets `field` of `doc` to `value` by the write `at`.
-    pub fn set(&mut self, doc: DocId, field: FieldId, value: i64, at: DocVersion) {
+    /// Sets the fields of `doc` that `changes` gives by the write `at`.
+    pub fn set(&mut self, doc: DocId, changes: &[FieldUpdate], at: DocVersion) {
         self.last_seq = self.last_seq.max(at.seq_no);
-        let entry = Entry { value, at };
         // A layer a snapshot shares is immutable: a new one goes on top.
-        match self.layers.last_mut().and_then(Arc::get_mut) {
-            Some(top) => top.set(doc, field, entry),
-            None => {
-                let mut layer = Layer::default();
-                layer.set(doc, field, entry);
-                self.layers.push(Arc::new(layer));
-                self.fold();
-            }
+        if self.layers.last_mut().and_then(Arc::get_mut).is_none() {
+            self.layers.push(Arc::default());
         }
+        let top = self.layers.last_mut().and_then(Arc::get_mut).expect("a layer of its own");
+        for (field, value, json) in changes {
+            top.set(doc, *field, Entry { value: *value, json: json.clone(), at });
+        }
+        self.fold();
     }
 
     /// Folds the layer below the newest into it while the newest is at
@@ -175,19 +181,19 @@ impl Updates {
         let mut out: BTreeMap<FieldId, BTreeMap<DocId, Entry>> = BTreeMap::new();
         for layer in &self.layers {
             for (&field, f) in &layer.fields {
-                out.entry(field).or_default().extend(f.values.iter().map(|(&d, &e)| (d, e)));
+                out.entry(field).or_default().extend(f.values.iter().map(|(&d, e)| (d, e.clone())));
             }
         }
         out
     }
 
-    /// The updates of `doc` (field, value), newest wins.
-    fn of_doc(&self, doc: DocId) -> Vec<(FieldId, i64)> {
-        let mut out: BTreeMap<FieldId, i64> = BTreeMap::new();
+    /// The updates of `doc` (field, value as given), newest wins.
+    fn of_doc(&self, doc: DocId) -> Vec<(FieldId, Arc<str>)> {
+        let mut out: BTreeMap<FieldId, Arc<str>> = BTreeMap::new();
         for layer in &self.layers {
             for (&field, f) in &layer.fields {
                 if let Some(e) = f.values.get(&doc) {
-                    out.insert(field, e.value);
+                    out.insert(field, e.json.clone());
                 }
             }
         }
@@ -201,7 +207,7 @@ impl Updates {
             for (doc, e) in docs {
                 if e.at.seq_no > after {
                     if let Some(Some(new)) = map.get(doc as usize) {
-                        out.set(*new, field, e.value, e.at);
+                        out.set(*new, &[(field, e.value, e.json)], e.at);
                     }
                 }
             }
@@ -222,6 +228,8 @@ impl Updates {
                 write_vint(&mut out, zigzag(e.value));
                 write_vint(&mut out, e.at.version);
                 write_vint(&mut out, e.at.seq_no);
+                write_vint(&mut out, e.json.len() as u64);
+                out.extend_from_slice(e.json.as_bytes());
                 last = doc;
             }
         }
@@ -249,7 +257,10 @@ impl Updates {
                 }
                 let value = unzigzag(r.vint()?);
                 let at = DocVersion { version: r.vint()?, seq_no: r.vint()? };
-                out.set(doc as DocId, field, value, at);
+                let len = usize::try_from(r.vint()?).map_err(|_| Error::corrupt(file, "value too long"))?;
+                let json = std::str::from_utf8(r.take(len)?)
+                    .map_err(|_| Error::corrupt(file, "a value that is not UTF-8"))?;
+                out.set(doc as DocId, &[(field, value, json.into())], at);
             }
         }
         if r.remaining() > 0 {
@@ -287,23 +298,13 @@ impl UpdatedSegment {
         let stored = decode_stored(&file, &record)?;
         let mut source: Value = serde_json::from_str(stored.source)
             .map_err(|e| Error::corrupt(&file, format!("stored source is not JSON: {e}")))?;
-        for (field, value) in self.updates.of_doc(doc) {
-            let def = self.schema.field(field);
-            set_path(&mut source, &def.name, source_value(def.kind, value));
+        for (field, json) in self.updates.of_doc(doc) {
+            let value = serde_json::from_str(&json).map_err(|e| {
+                Error::corrupt(format!("{}.upd", self.base.name()), format!("bad value: {e}"))
+            })?;
+            set_path(&mut source, &self.schema.field(field).name, value);
         }
         Ok(with_version(&encode_stored(stored.id, &source.to_string()), at))
-    }
-}
-
-/// A column value as a document's source holds it.
-fn source_value(kind: FieldKind, v: i64) -> Value {
-    match kind {
-        FieldKind::Double => {
-            serde_json::Number::from_f64(sortable_to_double(v)).map_or(Value::Null, Value::Number)
-        }
-        FieldKind::Boolean => Value::Bool(v != 0),
-        FieldKind::Date => Value::String(crate::aggs::date_string(v)),
-        _ => Value::from(v),
     }
 }
 
@@ -437,11 +438,11 @@ mod tests {
     #[test]
     fn example_from_the_docs() {
         let mut u = Updates::default();
-        u.set(2, 3, 7, DocVersion { version: 2, seq_no: 9 });
+        u.set(2, &[(3, 7, "7".into())], DocVersion { version: 2, seq_no: 9 });
         let bytes = u.encode();
-        assert_eq!(&bytes[..bytes.len() - footer::FOOTER_LEN], &[1, 3, 1, 2, 14, 2, 9]);
+        assert_eq!(&bytes[..bytes.len() - footer::FOOTER_LEN], &[1, 3, 1, 2, 14, 2, 9, 1, b'7']);
         let back = Updates::decode("x.upd.1", &bytes, 3).unwrap();
-        assert_eq!(back.of_doc(2), vec![(3, 7)]);
+        assert_eq!(back.of_doc(2), vec![(3, "7".into())]);
         assert_eq!(back.version(2), Some(DocVersion { version: 2, seq_no: 9 }));
         assert!(Updates::decode("x.upd.1", &bytes, 2).is_err(), "document 2 is not in a segment of 2");
     }
@@ -454,7 +455,8 @@ mod tests {
         for round in 0..200i64 {
             for doc in 0..(round % 7) as DocId {
                 seq += 1;
-                u.set(doc, (round % 2) as FieldId, round * 10 + i64::from(doc), at(seq));
+                let v = round * 10 + i64::from(doc);
+                u.set(doc, &[((round % 2) as FieldId, v, v.to_string().into())], at(seq));
             }
             snapshots.push((round, u.clone()));
         }
@@ -462,7 +464,8 @@ mod tests {
         for (round, s) in snapshots {
             // The newest value a snapshot sees for doc 0 of field 0 is from the last even round with docs.
             let want = (0..=round).rev().find(|r| r % 2 == 0 && r % 7 > 0).map(|r| r * 10);
-            assert_eq!(s.of_doc(0).into_iter().find(|&(f, _)| f == 0).map(|(_, v)| v), want, "round {round}");
+            let got = s.of_doc(0).into_iter().find(|(f, _)| *f == 0).map(|(_, v)| v.parse::<i64>().unwrap());
+            assert_eq!(got, want, "round {round}");
         }
         let back = Updates::decode("x", &u.encode(), 10).unwrap();
         assert_eq!(back.merged(), u.merged());

@@ -14,7 +14,9 @@ use needle_codecs::doc_values::{double_to_sortable, sortable_to_double};
 use serde_json::Value;
 
 use crate::schema::{FieldKind, Schema};
+use crate::updates::FieldUpdate;
 use needle_core::{Error, FieldId, Result};
+use needle_search::{BoolQuery, Query, RangeQuery};
 
 /// The column value of a field's indexed form (its canonical string, see
 /// `document::field_value`), or `None` for kinds without doc values.
@@ -27,16 +29,36 @@ pub(crate) fn column_value(kind: FieldKind, indexed: &str) -> Option<i64> {
     }
 }
 
-/// The field and column value of an in-place update of `field` to `value`
-/// (as a document would give it): only fields with a numeric column (long,
-/// double, date and boolean ones) are updated in place.
-pub(crate) fn update_value(schema: &Schema, field: &str, value: &Value) -> Result<(FieldId, i64)> {
+/// The changes of an in-place update setting each field of `values` (as a
+/// document would give them): only fields with a numeric column (long,
+/// double, date and boolean ones) are updated in place, one value each.
+pub(crate) fn field_updates(
+    schema: &Schema,
+    values: &serde_json::Map<String, Value>,
+) -> Result<Vec<FieldUpdate>> {
+    if values.is_empty() {
+        return Err(Error::invalid("an update sets one field at least"));
+    }
+    values
+        .iter()
+        .map(|(field, value)| {
+            let (id, v) = update_value(schema, field, value)?;
+            Ok((id, v, value.to_string().into()))
+        })
+        .collect()
+}
+
+fn update_value(schema: &Schema, field: &str, value: &Value) -> Result<(FieldId, i64)> {
     let shown = needle_core::printable(field, 100);
     let id = schema
         .field_id(field)
         .filter(|&id| id != crate::schema::ID_FIELD)
         .ok_or_else(|| Error::invalid_field(field, format!("no field [{shown}] in the mapping")))?;
-    let kind = schema.field(id).kind;
+    let (kind, indexed) = (schema.field(id).kind, schema.field(id).index);
+    if !indexed {
+        let reason = format!("field [{shown}] is mapped with [index: false]: it keeps no values to update");
+        return Err(Error::invalid_field(field, reason));
+    }
     if !has_doc_values(kind) {
         let reason = format!(
             "field [{shown}] is of type [{}]: only long, integer, double, float, date and boolean fields are updated in place",
@@ -48,6 +70,45 @@ pub(crate) fn update_value(schema: &Schema, field: &str, value: &Value) -> Resul
     let v = column_value(kind, &indexed)
         .ok_or_else(|| Error::invalid_field(field, "not a value of the field"))?;
     Ok((id, v))
+}
+
+/// `query` with each term query on a long, double, date or boolean field
+/// made an exact match on the field's doc values, as Elasticsearch runs one
+/// (a point query: a constant score), so it finds the value an in-place
+/// update set. A segment written before doc values matches by the term.
+pub(crate) fn numeric_terms(query: &Query, schema: &Schema) -> Query {
+    let all = |qs: &[Query]| qs.iter().map(|q| numeric_terms(q, schema)).collect::<Vec<_>>();
+    match query {
+        Query::Term(t) => {
+            let kind = schema.fields.get(usize::from(t.field)).map(|f| f.kind);
+            let value = kind
+                .filter(|&k| has_doc_values(k))
+                .zip(std::str::from_utf8(&t.term).ok())
+                .and_then(|(kind, text)| column_value(kind, text));
+            match value {
+                Some(v) => {
+                    let indexed = Some(t.term.clone());
+                    Query::Range(RangeQuery { field: t.field, lower: v, upper: v, indexed })
+                }
+                None => query.clone(),
+            }
+        }
+        Query::Bool(b) => Query::Bool(BoolQuery {
+            must: all(&b.must),
+            should: all(&b.should),
+            must_not: all(&b.must_not),
+            filter: all(&b.filter),
+            minimum_should_match: b.minimum_should_match,
+        }),
+        Query::Boost(q, boost) => Query::Boost(Box::new(numeric_terms(q, schema)), *boost),
+        Query::Constant(q) => Query::Constant(Box::new(numeric_terms(q, schema))),
+        Query::DisMax { clauses, tie_breaker } => {
+            Query::DisMax { clauses: all(clauses), tie_breaker: *tie_breaker }
+        }
+        Query::Phrase(_) | Query::MatchAll | Query::MatchNone | Query::Range(_) | Query::Exists(_) => {
+            query.clone()
+        }
+    }
 }
 
 /// Whether a field of this kind has a doc values column.

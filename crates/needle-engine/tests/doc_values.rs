@@ -129,12 +129,27 @@ fn ids(index: &IndexWriter, query: &Query, request: &SearchRequest) -> Vec<(Stri
 fn check(index: &IndexWriter, model: &BTreeMap<String, Model>, rng: &mut StdRng) {
     let schema = index.index().schema();
     let all = SearchRequest { top_k: 10_000, ..SearchRequest::new("") };
+    // A term on a numeric field matches the values as they are now, each hit scoring 1.
+    for _ in 0..4 {
+        let v = rng.gen_range(0..20);
+        let request = SearchRequest { top_k: 10_000, ..SearchRequest::new(&format!("n:{v} OR b:true")) };
+        let hits = index.searcher().search(&request).unwrap().hits;
+        assert!(hits.iter().all(|h| h.score == 1.0 || h.score == 2.0), "{v}: {:?}", hits.first());
+        let mut got: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+        got.sort();
+        let want: Vec<&str> = model
+            .iter()
+            .filter(|(_, m)| m.n.contains(&v) || m.b == Some(true))
+            .map(|(id, _)| id.as_str())
+            .collect();
+        assert_eq!(got, want, "n:{v} OR b:true");
+    }
     for field in ["n", "x", "b", "d"] {
         let id = schema.field_id(field).unwrap();
         for _ in 0..6 {
             let (lower, upper) = random_bounds(rng, field);
             let word = WORDS[rng.gen_range(0..3)];
-            let range = Query::Range(RangeQuery { field: id, lower, upper });
+            let range = Query::Range(RangeQuery { field: id, lower, upper, indexed: None });
             let filtered = Query::Bool(BoolQuery {
                 must: vec![Query::term(schema.field_id("body").unwrap(), word)],
                 filter: vec![range.clone()],
@@ -636,7 +651,7 @@ fn updates_made_during_merges_survive_them_and_a_crash() {
         }
         let n = index.index().schema().field_id("n").unwrap();
         for v in [-1000, -1, 0, 7, 999] {
-            let query = Query::Range(RangeQuery { field: n, lower: v, upper: v + 100 });
+            let query = Query::Range(RangeQuery { field: n, lower: v, upper: v + 100, indexed: None });
             let request = SearchRequest { top_k: 1000, ..SearchRequest::new("") };
             let mut got: Vec<String> = ids(index, &query, &request).into_iter().map(|(id, _)| id).collect();
             got.sort();

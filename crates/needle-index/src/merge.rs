@@ -12,7 +12,7 @@ use needle_codecs::{
 };
 use std::collections::BTreeMap;
 
-use needle_core::{Deletes, DocId, FieldId, Result, TERMINATED};
+use needle_core::{Deletes, DocId, DocSet, FieldId, Result, TERMINATED};
 use needle_storage::Directory;
 
 /// Old document -> new document (`None`: deleted), for every source segment.
@@ -48,7 +48,7 @@ pub fn merge_segments(
     segments: &[(&SegmentReader, Option<&dyn Deletes>)],
 ) -> Result<SegmentMeta> {
     let current: Vec<&dyn SegmentRead> = segments.iter().map(|(s, _)| *s as &dyn SegmentRead).collect();
-    merge_segments_paced(dir, name, segments, &current, &mut |_| {}).map(|(meta, _)| meta)
+    merge_segments_paced(dir, name, segments, &current, &|_, _| None, &mut |_| {}).map(|(meta, _)| meta)
 }
 
 /// Where each source document went: `maps[segment][old doc]`, `None` when it was deleted.
@@ -58,12 +58,16 @@ pub type DocMaps = Vec<Vec<Option<DocId>>>;
 /// (so a background merge can be slowed to a rate) and also returns where
 /// each document went. `current` is what each segment's numeric values and
 /// stored documents read as: the segment, or a view of it with in-place
-/// updates, which the merge so folds in.
+/// updates, which the merge so folds in. `legacy` reads an indexed term of
+/// a numeric field as its column value: a segment written before doc values
+/// has no column, and its documents' values are read from their terms when
+/// the merged segment has one.
 pub fn merge_segments_paced(
     dir: &Directory,
     name: &str,
     segments: &[(&SegmentReader, Option<&dyn Deletes>)],
     current: &[&dyn SegmentRead],
+    legacy: &dyn Fn(FieldId, &[u8]) -> Option<i64>,
     pace: &mut dyn FnMut(u64),
 ) -> Result<(SegmentMeta, DocMaps)> {
     let map = DocMap::new(segments);
@@ -101,7 +105,7 @@ pub fn merge_segments_paced(
     for (field, seen) in with_field {
         writer.set_doc_count(field, seen.iter().filter(|&&s| s).count() as u64);
     }
-    for (field, column) in merged_columns(current, &map)? {
+    for (field, column) in merged_columns(segments, current, legacy, &map)? {
         writer.add_numeric(field, column);
     }
     for (field, column) in merged_keywords(segments, &map)? {
@@ -115,16 +119,33 @@ pub fn merge_segments_paced(
 }
 
 /// Every numeric column any segment has, its live documents' values in their new order.
-fn merged_columns(segments: &[&dyn SegmentRead], map: &DocMap) -> Result<Vec<(FieldId, ColumnBuf)>> {
+fn merged_columns(
+    segments: &[(&SegmentReader, Option<&dyn Deletes>)],
+    current: &[&dyn SegmentRead],
+    legacy: &dyn Fn(FieldId, &[u8]) -> Option<i64>,
+    map: &DocMap,
+) -> Result<Vec<(FieldId, ColumnBuf)>> {
     let mut out = Vec::new();
-    let mut fields: Vec<FieldId> = segments.iter().flat_map(|s| s.numeric_fields()).collect();
+    let mut fields: Vec<FieldId> = current.iter().flat_map(|s| s.numeric_fields()).collect();
     fields.sort_unstable();
     fields.dedup();
     for field in fields {
-        let mut sources: Vec<_> = segments.iter().map(|s| s.numeric_values(field)).collect();
+        let mut sources: Vec<_> = current.iter().map(|s| s.numeric_values(field)).collect();
+        let mut from_terms = Vec::with_capacity(segments.len());
+        for ((segment, _), source) in segments.iter().zip(&sources) {
+            from_terms.push(match source {
+                Some(_) => None,
+                None => Some(values_from_terms(segment, field, legacy)?),
+            });
+        }
         let mut column = ColumnBuf::default();
         for (new, &(seg, old)) in map.sources.iter().enumerate() {
-            if let Some(values) = sources[seg].as_mut().map(|v| v.values(old)).filter(|v| !v.is_empty()) {
+            let values = match (&mut sources[seg], &from_terms[seg]) {
+                (Some(v), _) => v.values(old),
+                (None, Some(by_doc)) => by_doc.get(&old).map_or(&[][..], Vec::as_slice),
+                (None, None) => &[],
+            };
+            if !values.is_empty() {
                 column.set(new as DocId, values);
             }
         }
@@ -132,6 +153,30 @@ fn merged_columns(segments: &[&dyn SegmentRead], map: &DocMap) -> Result<Vec<(Fi
         needle_core::read_error::check()?;
         out.push((field, column));
     }
+    Ok(out)
+}
+
+/// The values of `field` in a segment without a column of it, read from its
+/// indexed terms (each document's ascending): doc -> values.
+fn values_from_terms(
+    segment: &SegmentReader,
+    field: FieldId,
+    legacy: &dyn Fn(FieldId, &[u8]) -> Option<i64>,
+) -> Result<BTreeMap<DocId, Vec<i64>>> {
+    let mut out: BTreeMap<DocId, Vec<i64>> = BTreeMap::new();
+    let (from, to) = (termmap::key(field, b""), termmap::key(field + 1, b""));
+    let mut stream = segment.term_map().range().ge(&from).lt(&to).into_stream();
+    while let Some((key, entry)) = stream.next() {
+        let Some(value) = termmap::split_key(key).and_then(|(_, term)| legacy(field, term)) else { continue };
+        let mut postings = segment.postings_at(entry)?;
+        let mut doc = postings.doc();
+        while doc != TERMINATED {
+            out.entry(doc).or_default().push(value);
+            doc = postings.advance();
+        }
+        needle_core::read_error::check()?;
+    }
+    out.values_mut().for_each(|v| v.sort_unstable());
     Ok(out)
 }
 

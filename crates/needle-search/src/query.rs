@@ -37,6 +37,10 @@ pub struct RangeQuery {
     pub field: FieldId,
     pub lower: i64,
     pub upper: i64,
+    /// For an exact value (`lower == upper`, a term query on a numeric
+    /// field), its indexed term: a segment written before doc values, which
+    /// has no column of the field, matches the documents with that term.
+    pub indexed: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -33,10 +33,18 @@ pub(crate) fn scorer<'a>(
             Some(checked(Box::new(AllScorer::new(segment.meta().max_doc, boost)), "match-all"))
         }
         Query::MatchNone => None,
-        Query::Range(r) => segment.numeric_values(r.field).map(|values| {
-            let max_doc = segment.meta().max_doc;
-            checked(Box::new(RangeScorer::new(values, r.lower, r.upper, max_doc, boost)), "range")
-        }),
+        Query::Range(r) => match (segment.numeric_values(r.field), &r.indexed) {
+            (Some(values), _) => {
+                let max_doc = segment.meta().max_doc;
+                Some(checked(Box::new(RangeScorer::new(values, r.lower, r.upper, max_doc, boost)), "range"))
+            }
+            (None, Some(term)) => stats.postings(seg, r.field, term)?.map(|p| {
+                let bm25 = stats.bm25(r.field, &[term], 1.0);
+                let inner = checked(Box::new(TermScorer::new(p, bm25, segment.norms(r.field))), "term");
+                checked(Box::new(ConstantScorer::new(inner, boost)), "constant")
+            }),
+            (None, None) => None,
+        },
         Query::Exists(field) => segment.keyword_values(*field).map(|values| {
             checked(Box::new(ExistsScorer::new(values, segment.meta().max_doc, boost)), "exists")
         }),

@@ -222,7 +222,7 @@ fn range_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     let bounds = RangeBounds { gte: gte.as_ref(), gt: gt.as_ref(), lte: lte.as_ref(), lt: lt.as_ref() };
     let (lower, upper) = range_bounds(schema.field(id).kind, &field, bounds)
         .map_err(|e| ApiError::illegal_argument(e.to_string()))?;
-    let q = Query::Range(RangeQuery { field: id, lower, upper });
+    let q = Query::Range(RangeQuery { field: id, lower, upper, indexed: None });
     Ok(match boost {
         Some(b) if b != 1.0 => Query::boosted(q, b),
         _ => q,
@@ -237,7 +237,9 @@ fn exists_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     let kind = schema.field(id).kind;
     match kind {
         FieldKind::Keyword => Ok(Query::Exists(id)),
-        k if has_doc_values(k) => Ok(Query::Range(RangeQuery { field: id, lower: i64::MIN, upper: i64::MAX })),
+        k if has_doc_values(k) => {
+            Ok(Query::Range(RangeQuery { field: id, lower: i64::MIN, upper: i64::MAX, indexed: None }))
+        }
         k => Err(ApiError::illegal_argument(format!(
             "[exists] on {} field [{field}] is not supported yet by Needle (keyword, numeric, date and boolean fields only)",
             k.name()

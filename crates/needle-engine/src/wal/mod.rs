@@ -10,9 +10,9 @@
 //! `Crc32` covers `Lsn Kind Payload`. `Kind` 3 = add or replace (payload:
 //! `IdLen:vint Id Json`, the document's `_id` and its JSON line, so a
 //! generated id replays as the same id), 2 = delete (payload: the `_id`),
-//! 4 = in-place update of a numeric field (payload: `IdLen:vint Id
-//! FieldLen:vint Field Value`, the value as JSON); version 1 files may hold
-//! kind 1 = add (payload: the JSON line alone).
+//! 4 = in-place update of numeric fields (payload: `IdLen:vint Id Json`, the
+//! `_id` and a JSON object of the fields' new values); version 1 files may
+//! hold kind 1 = add (payload: the JSON line alone).
 //! Integers are little-endian. Example: deleting `_id` "a" as record 7 is
 //! `0A 00 00 00 | crc | 07 00 00 00 00 00 00 00 | 02 | 61`.
 //!
@@ -55,11 +55,10 @@ pub enum Record {
         json: String,
     },
     Delete(String),
-    /// An in-place update: `_id`, field name, the value as JSON.
+    /// An in-place update: `_id`, and a JSON object of the fields' new values.
     Update {
         id: String,
-        field: String,
-        value: String,
+        values: String,
     },
 }
 
@@ -75,20 +74,12 @@ impl Record {
 
     fn payload(&self, out: &mut Vec<u8>) {
         match self {
-            Record::Add { id, json } => {
-                if let Some(id) = id {
-                    write_vint(out, id.len() as u64);
-                    out.extend_from_slice(id.as_bytes());
-                }
-                out.extend_from_slice(json.as_bytes());
-            }
+            Record::Add { id: None, json } => out.extend_from_slice(json.as_bytes()),
             Record::Delete(id) => out.extend_from_slice(id.as_bytes()),
-            Record::Update { id, field, value } => {
-                for part in [id, field] {
-                    write_vint(out, part.len() as u64);
-                    out.extend_from_slice(part.as_bytes());
-                }
-                out.extend_from_slice(value.as_bytes());
+            Record::Update { id, values: json } | Record::Add { id: Some(id), json } => {
+                write_vint(out, id.len() as u64);
+                out.extend_from_slice(id.as_bytes());
+                out.extend_from_slice(json.as_bytes());
             }
         }
     }
@@ -100,16 +91,13 @@ impl Record {
             2 => Some(Record::Delete(text(payload)?)),
             3 | 4 => {
                 let mut r = ByteReader::new("", payload);
-                let mut part = || {
-                    let len = usize::try_from(r.vint().ok()?).ok()?;
-                    text(r.take(len).ok()?)
-                };
-                let id = part()?;
-                if kind == 3 {
-                    return Some(Record::Add { id: Some(id), json: text(r.take(r.remaining()).ok()?)? });
-                }
-                let field = part()?;
-                Some(Record::Update { id, field, value: text(r.take(r.remaining()).ok()?)? })
+                let len = usize::try_from(r.vint().ok()?).ok()?;
+                let id = text(r.take(len).ok()?)?;
+                let json = text(r.take(r.remaining()).ok()?)?;
+                Some(match kind {
+                    3 => Record::Add { id: Some(id), json },
+                    _ => Record::Update { id, values: json },
+                })
             }
             _ => None,
         }
@@ -181,10 +169,10 @@ mod tests {
         assert_eq!(&out[16..], &[3, 1, b'x', b'{', b'}']);
         assert_eq!(decode(&out, 0, |_| true).map(|r| r.1), Some(add));
         assert_eq!(start_of("wal-x.log"), None);
-        let update = Record::Update { id: "x".into(), field: "n".into(), value: "5".into() };
+        let update = Record::Update { id: "x".into(), values: "{}".into() };
         let mut out = Vec::new();
         encode(9, &update, &mut out);
-        assert_eq!(&out[16..], &[4, 1, b'x', 1, b'n', b'5']);
+        assert_eq!(&out[16..], &[4, 1, b'x', b'{', b'}']);
         assert_eq!(decode(&out, 0, |_| true).map(|r| r.1), Some(update));
     }
 }

@@ -295,20 +295,21 @@ impl IndexWriter {
         value: &serde_json::Value,
         condition: IfCurrent,
     ) -> Result<WriteOutcome> {
-        let outcome = self.update_numeric_deferred(id, field, value, condition)?;
+        let values = serde_json::Map::from_iter([(field.to_string(), value.clone())]);
+        let outcome = self.update_values_deferred(id, &values, condition)?;
         self.durable_through(outcome.seq_no)?;
         Ok(outcome)
     }
 
-    /// [`IndexWriter::update_numeric`] without waiting for the write-ahead log.
-    pub fn update_numeric_deferred(
+    /// [`IndexWriter::update_numeric`] of every field of `values` in one
+    /// write (one new version), not waiting for the write-ahead log.
+    pub fn update_values_deferred(
         &self,
         id: &str,
-        field: &str,
-        value: &serde_json::Value,
+        values: &serde_json::Map<String, serde_json::Value>,
         condition: IfCurrent,
     ) -> Result<WriteOutcome> {
-        let written = self.core.update(id, field, value, condition)?;
+        let written = self.core.update(id, values, condition)?;
         Ok(WriteOutcome::of(id.to_string(), written))
     }
 
@@ -502,24 +503,21 @@ impl Core {
         Ok(written)
     }
 
-    /// Updates a numeric value in place under the lock, and logs it.
+    /// Updates numeric values in place under the lock, and logs it.
     fn update(
         &self,
         id: &str,
-        field: &str,
-        value: &serde_json::Value,
+        values: &serde_json::Map<String, serde_json::Value>,
         condition: IfCurrent,
     ) -> Result<Written> {
         self.check_writable()?;
-        let (field_id, column) =
-            crate::values::update_value(&self.index.shared.schema.current(), field, value)?;
+        let changes = crate::values::field_updates(&self.index.shared.schema.current(), values)?;
         let mut set = self.index.shared.set.lock();
         self.check_writable()?;
-        let written = set.update(id, field_id, column, condition)?;
+        let written = set.update(id, &changes, condition)?;
         if let Some(wal) = &self.wal {
-            let record =
-                Record::Update { id: id.to_string(), field: field.to_string(), value: value.to_string() };
-            wal.append(written.lsn, &record);
+            let values = serde_json::Value::Object(values.clone()).to_string();
+            wal.append(written.lsn, &Record::Update { id: id.to_string(), values });
         }
         drop(set);
         self.nudge();

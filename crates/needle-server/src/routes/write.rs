@@ -2,7 +2,7 @@
 //! `if_seq_no`, `if_primary_term`), partial updates, and the shape of its answer.
 
 use axum::http::StatusCode;
-use needle_engine::{IfCurrent, WriteOutcome};
+use needle_engine::{has_doc_values, IfCurrent, Schema, WriteOutcome, ID_FIELD};
 use serde_json::{json, Map, Value};
 
 use crate::catalog::Handle;
@@ -237,9 +237,25 @@ fn update_once(h: &Handle, id: &str, update: &Update, condition: IfCurrent) -> A
     if update.detect_noop && source == before {
         return Ok(Updated { result: "noop", version: current.version, seq_no: current.seq_no, source });
     }
+    let condition = IfCurrent::SeqNo(current.seq_no);
+    // Only numeric values change: set in place, the document is not re-indexed.
+    if let Some(doc) = update.doc.as_ref().filter(|doc| in_place(&h.index.schema(), doc)) {
+        let o = h.writer.update_values_deferred(id, doc, condition)?;
+        return Ok(Updated { result: "updated", version: o.version, seq_no: o.seq_no, source });
+    }
     let text = Value::Object(source.clone()).to_string();
-    let o = h.writer.put_deferred(Some(id), &text, IfCurrent::SeqNo(current.seq_no))?;
+    let o = h.writer.put_deferred(Some(id), &text, condition)?;
     Ok(Updated { result: "updated", version: o.version, seq_no: o.seq_no, source })
+}
+
+/// Whether a partial document sets only single values of mapped, indexed
+/// long, double, date or boolean fields: what an in-place update can do.
+fn in_place(schema: &Schema, doc: &Map<String, Value>) -> bool {
+    doc.iter().all(|(name, value)| {
+        let def = schema.field_id(name).filter(|&f| f != ID_FIELD).map(|f| schema.field(f));
+        let scalar = matches!(value, Value::Number(_) | Value::String(_) | Value::Bool(_));
+        scalar && def.is_some_and(|d| d.index && has_doc_values(d.kind))
+    })
 }
 
 fn missing(id: &str) -> ApiError {

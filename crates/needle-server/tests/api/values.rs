@@ -266,3 +266,49 @@ fn the_bundled_corpus_sorts_filters_and_aggregates_by_year() {
     assert_eq!(buckets[0]["doc_count"], answer["hits"]["total"]["value"]);
     assert!(buckets[0]["longest"]["value"].as_f64().unwrap() > 1000.0, "{answer}");
 }
+
+/// `_update` of numeric fields only sets their values in place (no copy of
+/// the document is deleted and re-added); searches, sorts, term and range
+/// queries, `_source` and versions see the new values at once.
+#[test]
+fn numeric_updates_are_made_in_place() {
+    let s = server();
+    let deleted = |s: &TestServer| {
+        let (_, cat) = s.json("GET", "/_cat/indices/v1?format=json", None);
+        cat[0]["docs.deleted"].as_str().unwrap().parse::<u64>().unwrap()
+    };
+    let before = s.json("GET", "/v1/_doc/0", None).1;
+    let body = json!({"doc": {"year": 3000, "rating": "1.25", "when": "2030-01-02", "ok": false}});
+    let (status, done) = s.json("POST", "/v1/_update/0?refresh=true", Some(body));
+    assert_eq!((status, done["result"].as_str()), (200, Some("updated")), "{done}");
+    assert_eq!(done["_version"], json!(before["_version"].as_u64().unwrap() + 1));
+    assert_eq!(deleted(&s), 0, "no copy was deleted: the values changed in place");
+    let got = s.json("GET", "/v1/_doc/0", None).1;
+    assert_eq!(got["_source"]["year"], json!(3000));
+    assert_eq!(got["_source"]["rating"], json!("1.25"), "the value as given");
+    assert_eq!(got["_source"]["title"], before["_source"]["title"]);
+    for query in [
+        json!({"term": {"year": 3000}}),
+        json!({"range": {"rating": {"gte": 1, "lte": 1.5}}}),
+        json!({"range": {"when": {"gte": "2030-01-01"}}}),
+        json!({"bool": {"filter": [{"term": {"ok": false}}, {"term": {"year": "3000"}}]}}),
+    ] {
+        let (_, found) = s.json("POST", "/v1/_search", Some(json!({"query": query.clone()})));
+        let ids: Vec<&Value> = found["hits"]["hits"].as_array().unwrap().iter().map(|h| &h["_id"]).collect();
+        assert_eq!(ids, [&json!("0")], "{query}: {found}");
+    }
+    let (_, old) = s.json("POST", "/v1/_search", Some(json!({"query": {"term": {"year": 1999}}})));
+    assert!(old["hits"]["hits"].as_array().unwrap().iter().all(|h| h["_id"] != "0"), "{old}");
+    let (_, top) = s.json("POST", "/v1/_search", Some(json!({"sort": [{"year": "desc"}], "size": 1})));
+    assert_eq!(top["hits"]["hits"][0]["sort"], json!([3000]));
+    // A text field in the change: the document is indexed again.
+    let (_, done) =
+        s.json("POST", "/v1/_update/0?refresh=true", Some(json!({"doc": {"title": "green", "year": 1}})));
+    assert_eq!(done["result"], json!("updated"));
+    assert_eq!(deleted(&s), 1);
+    let got = s.json("GET", "/v1/_doc/0", None).1["_source"].clone();
+    assert_eq!(
+        (got["title"].clone(), got["year"].clone(), got["rating"].clone()),
+        (json!("green"), json!(1), json!("1.25"))
+    );
+}
