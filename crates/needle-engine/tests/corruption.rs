@@ -17,6 +17,12 @@ fn build(path: &std::path::Path) {
     let lines: Vec<String> = (0..300).map(|i| random::document(&mut rng, i).to_string()).collect();
     common::import_lines(&index, &lines[..150], 1 << 20).unwrap();
     common::import_lines(&index, &lines[150..], 1 << 20).unwrap();
+    // A segment with doc values, a deletion file and an updates file.
+    let writer = common::writer(&index);
+    writer.add(r#"{"id":"num","n":5,"title":"numbers"}"#).unwrap();
+    writer.update_numeric("doc-3", "n", &serde_json::json!(7), needle_engine::IfCurrent::Any).unwrap();
+    writer.delete("doc-4").unwrap();
+    writer.close().unwrap();
 }
 
 fn index_files(path: &std::path::Path) -> Vec<String> {
@@ -52,7 +58,8 @@ fn every_flipped_byte_is_reported_with_the_file_name() {
     build(tmp.path());
     let mut rng = random::rng(11);
     let files = index_files(tmp.path());
-    assert!(files.len() >= 11, "two segments of five files and a manifest: {files:?}");
+    let kinds = [".dv", ".del.", ".upd."];
+    assert!(kinds.iter().all(|k| files.iter().any(|f| f.contains(k))), "{kinds:?} among {files:?}");
     for name in files {
         let path = tmp.path().join(&name);
         let original = fs::read(&path).unwrap();
@@ -145,6 +152,7 @@ fn queries_on_corrupt_bytes_opened_by_footers_fail_cleanly() {
         "title:fox OR body:stack",
         "tag:the",
         "\"quick brown\"~2",
+        "numbers",
     ];
     for name in index_files(tmp.path()).into_iter().filter(|n| n.ends_with(".post") || n.ends_with(".docs")) {
         let path = tmp.path().join(&name);
@@ -171,7 +179,7 @@ fn queries_on_corrupt_bytes_opened_by_footers_fail_cleanly() {
                     found += 1;
                 }
             }
-            for id in ["doc-1", "doc-150", "doc-299"] {
+            for id in ["doc-1", "doc-150", "doc-299", "num"] {
                 if let Err(e) = index.searcher().get(id) {
                     assert!(e.to_string().contains(&name), "{name} byte {at}, get {id}: {e}");
                     found += 1;
