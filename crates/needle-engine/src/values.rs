@@ -30,8 +30,8 @@ pub(crate) fn column_value(kind: FieldKind, indexed: &str) -> Option<i64> {
 }
 
 /// The changes of an in-place update setting each field of `values` (as a
-/// document would give them): only fields with a numeric column (long,
-/// double, date and boolean ones) are updated in place, one value each.
+/// document would give them): only long, double and date fields are updated
+/// in place (see [`is_point`]), one value each.
 pub(crate) fn field_updates(
     schema: &Schema,
     values: &serde_json::Map<String, Value>,
@@ -59,9 +59,9 @@ fn update_value(schema: &Schema, field: &str, value: &Value) -> Result<(FieldId,
         let reason = format!("field [{shown}] is mapped with [index: false]: it keeps no values to update");
         return Err(Error::invalid_field(field, reason));
     }
-    if !has_doc_values(kind) {
+    if !is_point(kind) {
         let reason = format!(
-            "field [{shown}] is of type [{}]: only long, integer, double, float, date and boolean fields are updated in place",
+            "field [{shown}] is of type [{}]: only long, integer, double, float and date fields are updated in place",
             kind.name()
         );
         return Err(Error::invalid_field(field, reason));
@@ -72,17 +72,25 @@ fn update_value(schema: &Schema, field: &str, value: &Value) -> Result<(FieldId,
     Ok((id, v))
 }
 
-/// `query` with each term query on a long, double, date or boolean field
-/// made an exact match on the field's doc values, as Elasticsearch runs one
-/// (a point query: a constant score), so it finds the value an in-place
-/// update set. A segment written before doc values matches by the term.
+/// Whether a field of this kind is a number to Elasticsearch (a point
+/// field: long, double, date): a term query on it is an exact match on its
+/// value, and its values can be updated in place. Booleans are not: they
+/// are searched as terms and scored by BM25.
+pub fn is_point(kind: FieldKind) -> bool {
+    matches!(kind, FieldKind::Long | FieldKind::Double | FieldKind::Date)
+}
+
+/// `query` with each term query on a long, double or date field made an
+/// exact match on the field's doc values, as Elasticsearch runs one (a point
+/// query: a constant score), so it finds the value an in-place update set.
+/// A segment written before doc values matches by the term.
 pub(crate) fn numeric_terms(query: &Query, schema: &Schema) -> Query {
     let all = |qs: &[Query]| qs.iter().map(|q| numeric_terms(q, schema)).collect::<Vec<_>>();
     match query {
         Query::Term(t) => {
             let kind = schema.fields.get(usize::from(t.field)).map(|f| f.kind);
             let value = kind
-                .filter(|&k| has_doc_values(k))
+                .filter(|&k| is_point(k))
                 .zip(std::str::from_utf8(&t.term).ok())
                 .and_then(|(kind, text)| column_value(kind, text));
             match value {

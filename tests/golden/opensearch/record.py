@@ -98,6 +98,20 @@ def searches():
     out.append({"size": 200, "query": {"bool": {"must": {"match": {"title": "blue"}},
                                                 "filter": {"range": {"year": {"lte": 2015}}}}},
                 "_source": False})
+    # Term queries on numeric, date and boolean fields: constant scores (point queries).
+    terms = [
+        {"term": {"year": 2005}},
+        {"term": {"rating": 2.25}},
+        {"terms": {"year": [1999, 2001, 2020]}},
+        {"term": {"ok": True}},
+        {"term": {"when": "2020-02-29"}},
+        {"term": {"when": "2020-03-31T23:59:59.999Z"}},
+        {"bool": {"must": {"match": {"title": "red"}},
+                  "should": [{"term": {"year": {"value": 2010, "boost": 2}}}, {"term": {"ok": False}}]}},
+        {"query_string": {"query": "year:2012 OR title:green"}},
+    ]
+    for q in terms:
+        out.append({"size": 200, "query": q, "_source": False})
     aggs = {
         "year_stats": {"stats": {"field": "year"}},
         "rating_avg": {"avg": {"field": "rating"}},

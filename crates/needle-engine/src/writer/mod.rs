@@ -281,7 +281,7 @@ impl IndexWriter {
         Ok((written.previous.map(|_| WriteOutcome::of(id.to_string(), written)), written.lsn))
     }
 
-    /// Sets numeric field `field` (a long, double, date or boolean field) of
+    /// Sets numeric field `field` (a long, double or date field) of
     /// document `id` to `value` (as a document would give it) in place, if
     /// `condition` holds for it: the document keeps its place and its other
     /// fields, and only the value is written (see `updates`), at a cost that
