@@ -46,6 +46,12 @@ pub fn key(field: FieldId, term: &[u8]) -> Vec<u8> {
     k
 }
 
+/// The keys around every term of `field`: from the first (inclusive) to
+/// the next field's first (exclusive), for a range over the map.
+pub fn field_keys(field: FieldId) -> (Vec<u8>, Vec<u8>) {
+    (key(field, b""), key(field + 1, b""))
+}
+
 /// Splits a key into its field and term.
 pub fn split_key(key: &[u8]) -> Option<(FieldId, &[u8])> {
     let field = FieldId::from_be_bytes(key.get(..2)?.try_into().ok()?);

@@ -146,7 +146,7 @@ pub fn termmap(data: &[u8]) {
     for (field, term) in [(0u16, &b"doc-1"[..]), (1, b"the"), (2, b"needle"), (3, b""), (u16::MAX, b"x")] {
         let _ = map.get(needle_codecs::termmap::key(field, term));
     }
-    let (from, to) = (needle_codecs::termmap::key(0, b""), needle_codecs::termmap::key(1, b""));
+    let (from, to) = needle_codecs::termmap::field_keys(0);
     let mut ids = map.range().ge(&from).lt(&to).into_stream();
     while let Some((key, entry)) = ids.next() {
         let _ = (needle_codecs::termmap::split_key(key), needle_codecs::termmap::unpack_entry(entry));

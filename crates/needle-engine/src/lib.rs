@@ -56,7 +56,8 @@ pub use schema::{Dynamic, FieldDef, FieldKind, Schema, ID_FIELD};
 pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};
 pub use searcher::{Searcher, StoredDocument};
 pub use values::{
-    column_json, has_doc_values, is_point, missing_value, parse_date, query_value, range_bounds, RangeBounds,
+    column_json, has_doc_values, in_place_field, is_point, missing_value, parse_date, query_value,
+    range_bounds, RangeBounds,
 };
 pub use wal::Replayed;
 pub use writer::{

@@ -358,11 +358,10 @@ impl SegmentSet {
             return Err(Error::not_found(format!("document [{}]", needle_core::printable(id, 100))));
         };
         condition.check(id, Some(previous))?;
-        if previous.seq_no >= self.next_lsn {
-            let lsn = self.take_lsn();
+        let lsn = self.take_lsn();
+        if previous.seq_no >= lsn {
             return Ok(Written { lsn, previous: Some(previous), version: previous });
         }
-        let lsn = self.take_lsn();
         let version = DocVersion { version: previous.version + 1, seq_no: lsn };
         let updates = match self.segments.get_mut(i) {
             Some(s) => &mut s.updates,

@@ -87,21 +87,22 @@ struct Layer {
     fields: BTreeMap<FieldId, FieldLayer>,
     /// Each updated document's version after its newest update here.
     versions: HashMap<DocId, DocVersion>,
-    entries: usize,
 }
 
 impl Layer {
     fn set(&mut self, doc: DocId, field: FieldId, entry: Entry) {
         let f = self.fields.entry(field).or_default();
-        if !f.values.contains_key(&doc) {
-            self.entries += 1;
-        }
         let at = entry.at;
         f.set(doc, entry);
         let v = self.versions.entry(doc).or_insert(at);
         if at.seq_no >= v.seq_no {
             *v = at;
         }
+    }
+
+    /// Values set here (a field and a document each).
+    fn entries(&self) -> usize {
+        self.fields.values().map(|f| f.values.len()).sum()
     }
 
     /// `newer` written over this layer.
@@ -150,7 +151,7 @@ impl Updates {
     /// a logarithmic number of times.
     fn fold(&mut self) {
         while let [.., below, top] = self.layers.as_slice() {
-            if 2 * top.entries < below.entries && self.layers.len() <= MAX_LAYERS {
+            if 2 * top.entries() < below.entries() && self.layers.len() <= MAX_LAYERS {
                 break;
             }
             let top = self.layers.pop().expect("two layers");

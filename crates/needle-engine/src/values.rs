@@ -49,27 +49,35 @@ pub(crate) fn field_updates(
 }
 
 fn update_value(schema: &Schema, field: &str, value: &Value) -> Result<(FieldId, i64)> {
+    let id = in_place_field(schema, field)?;
+    let kind = schema.field(id).kind;
+    let indexed = crate::document::field_value(field, kind, value)?;
+    let v = column_value(kind, &indexed)
+        .ok_or_else(|| Error::invalid_field(field, "not a value of the field"))?;
+    Ok((id, v))
+}
+
+/// The field named `field` if its values can be updated in place: a
+/// mapped, indexed long, double or date field (see [`is_point`]); else why not.
+pub fn in_place_field(schema: &Schema, field: &str) -> Result<FieldId> {
     let shown = needle_core::printable(field, 100);
     let id = schema
         .field_id(field)
         .filter(|&id| id != crate::schema::ID_FIELD)
         .ok_or_else(|| Error::invalid_field(field, format!("no field [{shown}] in the mapping")))?;
-    let (kind, indexed) = (schema.field(id).kind, schema.field(id).index);
-    if !indexed {
+    let def = schema.field(id);
+    if !def.index {
         let reason = format!("field [{shown}] is mapped with [index: false]: it keeps no values to update");
         return Err(Error::invalid_field(field, reason));
     }
-    if !is_point(kind) {
+    if !is_point(def.kind) {
         let reason = format!(
             "field [{shown}] is of type [{}]: only long, integer, double, float and date fields are updated in place",
-            kind.name()
+            def.kind.name()
         );
         return Err(Error::invalid_field(field, reason));
     }
-    let indexed = crate::document::field_value(field, kind, value)?;
-    let v = column_value(kind, &indexed)
-        .ok_or_else(|| Error::invalid_field(field, "not a value of the field"))?;
-    Ok((id, v))
+    Ok(id)
 }
 
 /// Whether a field of this kind is a number to Elasticsearch (a point
@@ -80,6 +88,13 @@ pub fn is_point(kind: FieldKind) -> bool {
     matches!(kind, FieldKind::Long | FieldKind::Double | FieldKind::Date)
 }
 
+/// The column value an indexed term of `field` stands for (`None` for
+/// fields without a numeric column).
+pub(crate) fn indexed_value(schema: &Schema, field: FieldId, term: &[u8]) -> Option<i64> {
+    let kind = schema.fields.get(usize::from(field))?.kind;
+    column_value(kind, std::str::from_utf8(term).ok()?)
+}
+
 /// `query` with each term query on a long, double or date field made an
 /// exact match on the field's doc values, as Elasticsearch runs one (a point
 /// query: a constant score), so it finds the value an in-place update set.
@@ -88,12 +103,8 @@ pub(crate) fn numeric_terms(query: &Query, schema: &Schema) -> Query {
     let all = |qs: &[Query]| qs.iter().map(|q| numeric_terms(q, schema)).collect::<Vec<_>>();
     match query {
         Query::Term(t) => {
-            let kind = schema.fields.get(usize::from(t.field)).map(|f| f.kind);
-            let value = kind
-                .filter(|&k| is_point(k))
-                .zip(std::str::from_utf8(&t.term).ok())
-                .and_then(|(kind, text)| column_value(kind, text));
-            match value {
+            let point = schema.fields.get(usize::from(t.field)).is_some_and(|f| is_point(f.kind));
+            match indexed_value(schema, t.field, &t.term).filter(|_| point) {
                 Some(v) => {
                     let indexed = Some(t.term.clone());
                     Query::Range(RangeQuery { field: t.field, lower: v, upper: v, indexed })

@@ -164,7 +164,7 @@ fn values_from_terms(
     legacy: &dyn Fn(FieldId, &[u8]) -> Option<i64>,
 ) -> Result<BTreeMap<DocId, Vec<i64>>> {
     let mut out: BTreeMap<DocId, Vec<i64>> = BTreeMap::new();
-    let (from, to) = (termmap::key(field, b""), termmap::key(field + 1, b""));
+    let (from, to) = termmap::field_keys(field);
     let mut stream = segment.term_map().range().ge(&from).lt(&to).into_stream();
     while let Some((key, entry)) = stream.next() {
         let Some(value) = termmap::split_key(key).and_then(|(_, term)| legacy(field, term)) else { continue };

@@ -147,8 +147,8 @@ impl SegmentSet {
     fn add_imported(&mut self, reader: Arc<SegmentReader>, name: String) -> Result<()> {
         let max_doc = reader.meta().max_doc;
         let mut own = DeleteBits::new(max_doc);
-        let prefix = (termmap::key(ID_FIELD, b""), termmap::key(ID_FIELD + 1, b""));
-        let mut stream = reader.term_map().range().ge(&prefix.0).lt(&prefix.1).into_stream();
+        let (from, to) = termmap::field_keys(ID_FIELD);
+        let mut stream = reader.term_map().range().ge(&from).lt(&to).into_stream();
         let views: Vec<_> =
             self.segments.iter().map(|s| (s.data.read(), Some(&*s.deletes as &dyn Deletes))).collect();
         let mut replaced: Vec<(usize, DocId)> = Vec::new();

@@ -95,10 +95,7 @@ pub(crate) fn run_merge(
     let current: Vec<Arc<dyn SegmentRead>> =
         plan.sources.iter().map(|(r, _, updates)| with_updates(r.clone(), updates, &plan.schema)).collect();
     let current: Vec<&dyn SegmentRead> = current.iter().map(|c| c.as_ref()).collect();
-    let legacy = |field, term: &[u8]| {
-        let kind = plan.schema.fields.get(usize::from(field))?.kind;
-        crate::values::column_value(kind, std::str::from_utf8(term).ok()?)
-    };
+    let legacy = |field, term: &[u8]| crate::values::indexed_value(&plan.schema, field, term);
     let (_, maps) = merge_segments_paced(dir, &plan.name, &sources, &current, &legacy, pace)?;
     Ok((Arc::new(SegmentReader::open_with(dir, &plan.name, verify)?), maps))
 }

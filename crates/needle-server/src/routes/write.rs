@@ -2,7 +2,7 @@
 //! `if_seq_no`, `if_primary_term`), partial updates, and the shape of its answer.
 
 use axum::http::StatusCode;
-use needle_engine::{is_point, IfCurrent, Schema, WriteOutcome, ID_FIELD};
+use needle_engine::{in_place_field, IfCurrent, Schema, WriteOutcome};
 use serde_json::{json, Map, Value};
 
 use crate::catalog::Handle;
@@ -248,13 +248,12 @@ fn update_once(h: &Handle, id: &str, update: &Update, condition: IfCurrent) -> A
     Ok(Updated { result: "updated", version: o.version, seq_no: o.seq_no, source })
 }
 
-/// Whether a partial document sets only single values of mapped, indexed
-/// long, double or date fields: what an in-place update can do.
+/// Whether a partial document sets only single values of fields the engine
+/// updates in place ([`in_place_field`]).
 fn in_place(schema: &Schema, doc: &Map<String, Value>) -> bool {
     doc.iter().all(|(name, value)| {
-        let def = schema.field_id(name).filter(|&f| f != ID_FIELD).map(|f| schema.field(f));
         let scalar = matches!(value, Value::Number(_) | Value::String(_) | Value::Bool(_));
-        scalar && def.is_some_and(|d| d.index && is_point(d.kind))
+        scalar && in_place_field(schema, name).is_ok()
     })
 }
 
