@@ -65,8 +65,9 @@ enum Command {
         #[arg(required = true)]
         ids: Vec<String>,
     },
-    /// Set numeric fields of stored documents in place (doc values: the
-    /// documents are not re-indexed), from the arguments or from JSON lines
+    /// Set long, double, date or binary fields of stored documents in place
+    /// (doc values: the documents are not re-indexed; a binary value is
+    /// base64 text), from the arguments or from JSON lines
     /// `{"id": ..., "field": ..., "value": ...}`; committed when done.
     Update {
         #[arg(long)]

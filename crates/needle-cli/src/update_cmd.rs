@@ -1,4 +1,4 @@
-//! `needle update`: numeric fields of stored documents set in place.
+//! `needle update`: numeric and binary fields of stored documents set in place.
 
 use std::io::BufRead;
 use std::path::Path;

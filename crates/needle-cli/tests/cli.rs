@@ -225,3 +225,24 @@ fn update_sets_numeric_values_in_place_or_changes_nothing() {
     assert_eq!(v["hits"][0]["_id"], "a", "{v}");
     assert!(needle(&["check", "--index", index]).status.success());
 }
+
+#[test]
+fn update_sets_binary_values_in_place() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = tmp.path().join("idx");
+    let index = index.to_str().unwrap();
+    let mapping = tmp.path().join("mapping.json");
+    std::fs::write(&mapping, r#"{"properties":{"t":{"type":"text"},"bin":{"type":"binary"}}}"#).unwrap();
+    let docs = [r#"{"id":"a","t":"red","bin":"AAEC"}"#];
+    let input = write_docs(tmp.path(), "d.jsonl", &docs);
+    let o = needle(&["index", "--index", index, "--mapping", mapping.to_str().unwrap(), "--input", &input]);
+    assert!(o.status.success(), "{o:?}");
+    let o = needle(&["update", "--index", index, "a", "bin", "not base64!"]);
+    assert!(o.status.code() == Some(2) && String::from_utf8_lossy(&o.stderr).contains("not base64"), "{o:?}");
+    let o = needle(&["update", "--index", index, "a", "bin", "/w=="]);
+    assert!(o.status.success(), "{o:?}");
+    let got: serde_json::Value =
+        serde_json::from_str(&stdout(&needle(&["get", "--index", index, "a"]))).unwrap();
+    assert_eq!(got, serde_json::json!({"id": "a", "t": "red", "bin": "/w=="}));
+    assert!(needle(&["check", "--index", index]).status.success());
+}

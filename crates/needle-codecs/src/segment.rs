@@ -2,7 +2,7 @@
 
 use needle_core::{DocId, FieldId, Result};
 
-use crate::doc_values::{KeywordValues, NumericValues};
+use crate::doc_values::{BinaryValues, KeywordValues, NumericValues};
 use crate::meta::SegmentMeta;
 use crate::postings::Postings;
 
@@ -46,4 +46,12 @@ pub trait SegmentRead: Send + Sync {
     fn keyword_values(&self, _field: FieldId) -> Option<Box<dyn KeywordValues + Send>> {
         None
     }
+
+    /// The binary doc values of `field`, when the segment has a column of it.
+    fn binary_values(&self, _field: FieldId) -> Option<Box<dyn BinaryValues + Send>> {
+        None
+    }
+
+    /// The fields with a binary column, ascending.
+    fn binary_fields(&self) -> Vec<FieldId>;
 }

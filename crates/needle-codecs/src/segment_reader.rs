@@ -4,7 +4,7 @@ use needle_core::{DocId, Error, FieldId, Result};
 use needle_storage::counters::{self, DataKind};
 use needle_storage::{prefetch, Directory, FileSlice, ReadBytes};
 
-use crate::doc_values::{DocValuesReader, KeywordValues, NumericValues};
+use crate::doc_values::{BinaryValues, DocValuesReader, KeywordValues, NumericValues};
 use crate::docstore::DocStoreReader;
 use crate::meta::SegmentMeta;
 use crate::postings::{DiskPostings, Postings};
@@ -252,7 +252,18 @@ impl SegmentRead for SegmentReader {
 
     fn numeric_fields(&self) -> Vec<FieldId> {
         let Some(v) = &self.values else { return Vec::new() };
-        let mut out: Vec<FieldId> = v.fields().filter(|&f| !v.is_keyword(f)).collect();
+        let mut out: Vec<FieldId> = v.fields().filter(|&f| !v.is_keyword(f) && !v.is_binary(f)).collect();
+        out.sort_unstable();
+        out
+    }
+
+    fn binary_values(&self, field: FieldId) -> Option<Box<dyn BinaryValues + Send>> {
+        self.values.as_ref()?.binary(field)
+    }
+
+    fn binary_fields(&self) -> Vec<FieldId> {
+        let Some(v) = &self.values else { return Vec::new() };
+        let mut out: Vec<FieldId> = v.fields().filter(|&f| v.is_binary(f)).collect();
         out.sort_unstable();
         out
     }

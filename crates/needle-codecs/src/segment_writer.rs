@@ -8,7 +8,7 @@ use needle_storage::Directory;
 use crate::bloom::BloomParams;
 use crate::checksummed::ChecksummedWriter;
 
-use crate::doc_values::{ColumnBuf, ColumnRef, SortedKeywords};
+use crate::doc_values::{BinaryBuf, ColumnBuf, ColumnRef, SortedKeywords};
 use crate::meta::{FieldMeta, FieldStats, FileStamp, SegmentMeta};
 use crate::page::aligned_start;
 use crate::postings::{write_record, RecordSizes, TermPostings};
@@ -18,6 +18,7 @@ use crate::{doc_values, docstore, footer, postings, termmap};
 enum Column {
     Numeric(ColumnBuf),
     Keyword(SortedKeywords),
+    Binary(BinaryBuf),
 }
 
 struct FieldState {
@@ -128,6 +129,11 @@ impl SegmentWriter {
         self.columns.insert(field, Column::Keyword(column));
     }
 
+    /// Sets the binary doc values of `field`.
+    pub fn add_binary(&mut self, field: FieldId, column: BinaryBuf) {
+        self.columns.insert(field, Column::Binary(column));
+    }
+
     /// Bytes of postings written so far.
     pub fn bytes_written(&self) -> u64 {
         self.postings.position()
@@ -169,6 +175,7 @@ impl SegmentWriter {
                 .map(|(&f, c)| match c {
                     Column::Numeric(c) => (f, ColumnRef::Numeric(c)),
                     Column::Keyword(k) => (f, ColumnRef::Keyword { ords: &k.ords, terms: &k.terms }),
+                    Column::Binary(c) => (f, ColumnRef::Binary(c)),
                 })
                 .collect();
             let bytes = doc_values::encode_file(&columns, self.max_doc);

@@ -160,7 +160,7 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
     }
     if let Some(values) = seg.doc_values() {
         for field in values.fields() {
-            if let Err(e) = values.column(field) {
+            if let Err(e) = values.verify(field) {
                 problem(format!("doc values of field {field}: {e}"));
             }
         }

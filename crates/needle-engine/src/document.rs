@@ -106,7 +106,17 @@ pub(crate) fn parse_document(
 
 /// The indexed forms of a field's values (nulls left out), or why one does not fit its type.
 fn indexed_values(def: &FieldDef, values: &[&Value]) -> Result<Vec<String>> {
-    values.iter().filter(|v| !v.is_null()).map(|v| field_value(&def.name, def.kind, v)).collect()
+    let out: Vec<String> = values
+        .iter()
+        .filter(|v| !v.is_null())
+        .map(|v| field_value(&def.name, def.kind, v))
+        .collect::<Result<_>>()?;
+    if def.kind == FieldKind::Binary && out.len() > 1 {
+        let reason =
+            format!("field `{}` is binary: it takes one value a document, not {}", def.name, out.len());
+        return Err(Error::invalid_field(&def.name, reason));
+    }
+    Ok(out)
 }
 
 /// Objects become dotted names (`{"a":{"b":1}}` is field `a.b`); arrays are multiple values.
@@ -153,6 +163,9 @@ pub(crate) fn field_value(name: &str, kind: FieldKind, v: &Value) -> Result<Stri
             .ok_or_else(|| crate::values::date_error(name, s)),
         (FieldKind::Boolean, Value::Bool(b)) => Ok(b.to_string()),
         (FieldKind::Boolean, Value::String(s)) if s == "true" || s == "false" => Ok(s.clone()),
+        (FieldKind::Binary, _) => {
+            crate::values::binary_value(name, v).map(|_| v.as_str().unwrap_or_default().to_string())
+        }
         _ => Err(wrong()),
     }
 }
@@ -179,12 +192,19 @@ pub(crate) fn analyze(doc: ParsedDoc, schema: &Schema) -> AnalyzedDoc {
     let mut out = AnalyzedDoc::new(doc.stored);
     out.keyword(ID_FIELD, &[doc.id.as_str()]);
     for (field, values) in &doc.fields {
+        let kind = schema.field(*field).kind;
+        if kind == FieldKind::Binary {
+            // Kept as doc values only, not searched (one value: see `indexed_values`).
+            if let Some(bytes) = values.first().and_then(|v| crate::values::base64_bytes(v)) {
+                out.binary(*field, bytes);
+            }
+            continue;
+        }
         let values: Vec<&str> = values.iter().map(String::as_str).collect();
         match schema.analyzer(*field) {
             Some(analyzer) => out.text(*field, analyzer, &values),
             None => out.keyword(*field, &values),
         }
-        let kind = schema.field(*field).kind;
         if crate::values::has_doc_values(kind) {
             out.numeric(*field, values.iter().filter_map(|v| crate::values::column_value(kind, v)).collect());
         } else if kind == FieldKind::Keyword {

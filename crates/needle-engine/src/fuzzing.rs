@@ -170,7 +170,7 @@ pub fn segment_report(data: &[u8]) -> Option<crate::CheckReport> {
         ("norms", b"NORM", 1),
         ("docs", b"DOCS", 1),
         ("meta", b"META", 1),
-        ("dv", b"DVAL", 2),
+        ("dv", needle_codecs::doc_values::KIND, needle_codecs::doc_values::VERSION),
     ];
     let (&pick, body) = data.split_first()?;
     let (ext, kind, version) = KINDS[usize::from(pick) % KINDS.len()];
@@ -206,16 +206,23 @@ pub fn segment_report(data: &[u8]) -> Option<crate::CheckReport> {
 }
 
 /// Reads the doc values every way a query does: a range filter (block skip
-/// index), sorts by a number and a keyword, aggregations of each kind of field.
+/// index), sorts by a number and a keyword, aggregations of each kind of
+/// field, `exists` on a binary field and each kind's values in the hits.
 fn field_values(index: &Index) {
     let schema = index.schema();
     let field = |name: &str, kind| schema.field_id(name).map(|id| crate::AggField { id, kind });
-    let (Some(year), Some(day), Some(kind)) =
-        (field("year", FieldKind::Long), field("day", FieldKind::Date), field("kind", FieldKind::Keyword))
-    else {
+    let (Some(year), Some(day), Some(kind), Some(blob)) = (
+        field("year", FieldKind::Long),
+        field("day", FieldKind::Date),
+        field("kind", FieldKind::Keyword),
+        field("blob", FieldKind::Binary),
+    ) else {
         return;
     };
     let searcher = index.searcher();
+    let value_fields = vec![year.id, day.id, kind.id, blob.id];
+    let request = SearchRequest { top_k: 40, value_fields, ..SearchRequest::new("") };
+    let _ = searcher.search_query(&Query::Exists(blob.id), &request);
     let range = Query::Range(crate::RangeQuery { field: year.id, lower: 1995, upper: 2010, indexed: None });
     for by in [
         SortBy::Field { field: day.id, missing: i64::MIN },
@@ -309,7 +316,8 @@ fn base_index() -> &'static Vec<(String, Vec<u8>)> {
     static BASE: OnceLock<Vec<(String, Vec<u8>)>> = OnceLock::new();
     BASE.get_or_init(|| {
         let dir = scratch("base");
-        let mapping = r#"{"properties": {"kind": {"type": "keyword"}, "day": {"type": "date"}}}"#;
+        let mapping =
+            r#"{"properties": {"kind": {"type": "keyword"}, "day": {"type": "date"}, "blob": {"type": "binary"}}}"#;
         let mapping = Schema::from_mapping(mapping).expect("the base mapping is valid");
         let index = Index::open_or_create(&dir, Some(mapping)).expect("the base index is created");
         let writer = index
@@ -359,13 +367,15 @@ fn base_document(rng: &mut Lcg, i: usize) -> String {
     let tag = ["the", "of", "and"][i % 3];
     // Some documents without a kind or a day, some with two kinds.
     let kind = ["", r#","kind":"red""#, r#","kind":["red","blue"]"#, r#","kind":"green""#][i % 4];
+    let blob =
+        ["", r#","blob":"AAEC""#, r#","blob":"""#, r#","blob":"/w==""#, r#","blob":"bmVlZGxl""#][i % 5];
     let day = if i.is_multiple_of(5) {
         String::new()
     } else {
         format!(r#","day":"20{:02}-0{}-1{}""#, i, 1 + i % 9, i % 10)
     };
     format!(
-        r#"{{"id":"doc-{i}","title":"{title}","body":"{body}","tag":"{tag}","year":{}{kind}{day}}}"#,
+        r#"{{"id":"doc-{i}","title":"{title}","body":"{body}","tag":"{tag}","year":{}{kind}{day}{blob}}}"#,
         1990 + i
     )
 }

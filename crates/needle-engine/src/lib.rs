@@ -33,6 +33,7 @@ mod search;
 mod searcher;
 mod segments;
 mod updates;
+mod value_fields;
 mod values;
 mod wal;
 mod writer;
@@ -56,8 +57,8 @@ pub use schema::{Dynamic, FieldDef, FieldKind, Schema, ID_FIELD};
 pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};
 pub use searcher::{Searcher, StoredDocument};
 pub use values::{
-    column_json, has_doc_values, in_place_field, is_point, missing_value, parse_date, query_value,
-    range_bounds, RangeBounds,
+    base64_text, column_json, has_doc_values, in_place_field, is_point, missing_value, parse_date,
+    query_value, range_bounds, RangeBounds,
 };
 pub use wal::Replayed;
 pub use writer::{

@@ -40,6 +40,11 @@ impl QueryFields for Schema {
             }
             FieldKind::Boolean => single((text == "true" || text == "false").then(|| text.to_string())),
             FieldKind::Date => single(crate::values::parse_date(text, false).map(|ms| ms.to_string())),
+            // Elasticsearch's words: its values are kept as doc values only.
+            FieldKind::Binary => Err(Error::query(format!(
+                "Binary fields do not support searching: field `{}` is binary",
+                def.name
+            ))),
         }
     }
 }

@@ -13,7 +13,9 @@
 //! Types: `text` (analyzed; options `analyzer`: standard | english, and
 //! `stopwords`: a list replacing the analyzer's), `keyword` (the whole value
 //! one term), `long`, `double`, `boolean`, `date` (the last four also kept as
-//! doc values, for sorts and ranges: see `values.rs`). `"index": false` keeps a field in
+//! doc values, for sorts and ranges: see `values.rs`), `binary` (base64 text,
+//! kept only as doc values: one value a document; `"doc_values": true` is
+//! accepted on any field but text, as it is what Needle does). `"index": false` keeps a field in
 //! the stored source only. `dynamic`: `true` (the default) adds unknown fields
 //! (strings -> text, integers -> long, floats -> double, booleans -> boolean),
 //! `false` keeps them in the source unindexed, `"strict"` rejects them.
@@ -42,6 +44,9 @@ pub enum FieldKind {
     Boolean,
     /// Milliseconds since 1970, read from dates (see `values.rs`).
     Date,
+    /// Bytes, given as base64 text: kept as doc values only (not searched,
+    /// not sorted on), one value a document, updatable in place.
+    Binary,
 }
 
 impl FieldKind {
@@ -53,6 +58,7 @@ impl FieldKind {
             "double" | "float" => Self::Double,
             "boolean" => Self::Boolean,
             "date" => Self::Date,
+            "binary" => Self::Binary,
             _ => return None,
         })
     }
@@ -65,6 +71,7 @@ impl FieldKind {
             Self::Double => "double",
             Self::Boolean => "boolean",
             Self::Date => "date",
+            Self::Binary => "binary",
         }
     }
 }
@@ -423,7 +430,7 @@ fn parse_field(name: &str, def: Value) -> Result<FieldDef> {
     let bad = |what: &str| Error::invalid_field(name, format!("mapping: {what}"));
     let kind = match m.remove("type") {
         Some(Value::String(t)) => FieldKind::parse(&t).ok_or_else(|| {
-            bad(&format!("unknown type `{t}` (text, keyword, long, double, boolean, date)"))
+            bad(&format!("unknown type `{t}` (text, keyword, long, double, boolean, date, binary)"))
         })?,
         Some(_) => return Err(bad("`type` must be a string")),
         None => return Err(bad("`type` is missing")),
@@ -438,6 +445,18 @@ fn parse_field(name: &str, def: Value) -> Result<FieldDef> {
         Some(Value::String(a)) if kind == FieldKind::Text => Some(a),
         Some(_) => return Err(bad("`analyzer` must be a string, on a text field")),
     };
+    // Every field but text keeps doc values (a binary field too, which
+    // Elasticsearch keeps only when asked): `true` is what it is anyway.
+    match m.remove("doc_values") {
+        None => {}
+        Some(Value::Bool(true)) if kind != FieldKind::Text => {}
+        Some(Value::Bool(false)) if kind != FieldKind::Text => {
+            return Err(bad(
+                "`doc_values: false` is not supported yet: Needle keeps doc values for every field but text",
+            ))
+        }
+        Some(_) => return Err(bad("`doc_values` must be true, on a field that is not text")),
+    }
     let stopwords = match m.remove("stopwords") {
         None => None,
         Some(Value::Array(words)) if kind == FieldKind::Text => Some(

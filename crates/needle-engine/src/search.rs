@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use needle_codecs::SegmentRead;
-use needle_core::{Deletes, DocId, DocSet, Error, Result, TERMINATED};
+use needle_core::{Deletes, DocId, DocSet, Error, FieldId, Result, TERMINATED};
 use needle_search::highlight::{fragments, match_spans, FragmentOptions};
 use needle_search::{Query, ScoredDoc, SearchOptions, Searcher, SortKey, SortRequest, SortValue};
 use needle_storage::cache::CacheStats;
@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::document::{decode_stored, field_text, DocVersion};
 use crate::result_cache::ResultCache;
 use crate::schema::{Schema, ID_FIELD};
+use crate::value_fields::doc_values_json;
 
 /// A segment as a search sees it: its data and the documents deleted from it since.
 pub(crate) type View<'a> = (&'a dyn SegmentRead, Option<&'a dyn Deletes>);
@@ -46,6 +47,8 @@ pub struct SearchRequest {
     pub search_after: Option<Vec<SortValue>>,
     /// With `sort`: compute scores even when no key is the score.
     pub track_scores: bool,
+    /// Return each hit's doc values of these fields ([`Hit::fields`]).
+    pub value_fields: Vec<FieldId>,
 }
 
 impl SearchRequest {
@@ -64,6 +67,7 @@ impl SearchRequest {
             sort: Vec::new(),
             search_after: None,
             track_scores: false,
+            value_fields: Vec::new(),
         }
     }
 }
@@ -140,6 +144,10 @@ pub struct Hit {
     /// The hit's value for each sort key, when the request sorted.
     #[serde(skip)]
     pub sort: Vec<SortValue>,
+    /// The hit's doc values of each field the request named (by field
+    /// name; see `value_fields.rs`), fields without values left out.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub fields: BTreeMap<String, Vec<serde_json::Value>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -189,6 +197,9 @@ fn search_and_fetch(
     request: &SearchRequest,
 ) -> Result<SearchResponse> {
     let started = Instant::now();
+    for &field in &request.value_fields {
+        crate::value_fields::check_field(schema, field)?;
+    }
     let searcher = Searcher::with_deletes(views.to_vec());
     let ranked = match request.sort.is_empty() {
         true => {
@@ -235,7 +246,14 @@ fn search_and_fetch(
         needle_core::read_error::check()?;
         let version = request.versions.then_some((at.version, at.seq_no));
         let source = request.source.then_some(source);
-        hits.push(Hit { id, score: h.score, highlight, source, version, sort: sort.clone() });
+        let mut fields = BTreeMap::new();
+        for &field in &request.value_fields {
+            let values = doc_values_json(segment, schema, field, h.doc)?;
+            if !values.is_empty() {
+                fields.insert(schema.field(field).name.clone(), values);
+            }
+        }
+        hits.push(Hit { id, score: h.score, highlight, source, version, sort: sort.clone(), fields });
     }
     Ok(SearchResponse {
         took_ms: started.elapsed().as_secs_f64() * 1e3,

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use needle_core::Result;
+use needle_core::{Error, Result};
 use needle_search::{parse_query, Query, SearchOptions, TopDocs};
 
 use serde_json::{Map, Value};
@@ -95,6 +95,20 @@ impl Searcher {
         let Some((i, doc)) = find_id(&views, id)? else { return Ok(None) };
         let (id, at, source) = stored_document_versioned(views[i].0, doc)?;
         Ok(Some(StoredDocument { id, source, version: at.version, seq_no: at.seq_no }))
+    }
+
+    /// The doc values of `field` in the live document with `_id` `id`, as
+    /// a search's `docvalue_fields` shows them (see `value_fields.rs`);
+    /// `None` when there is no such document. A field not in the mapping, or
+    /// a text field, is an error.
+    pub fn doc_values(&self, id: &str, field: &str) -> Result<Option<Vec<Value>>> {
+        let schema = self.schema();
+        let unknown = || Error::invalid_field(field, format!("no field [{field}] in the mapping"));
+        let field = schema.field_id(field).ok_or_else(unknown)?;
+        crate::value_fields::check_field(schema, field)?;
+        let views = self.snapshot.views();
+        let Some((i, doc)) = find_id(&views, id)? else { return Ok(None) };
+        crate::value_fields::doc_values_json(views[i].0, schema, field, doc).map(Some)
     }
 
     /// Whether a live document has `_id` `id` (a lookup in the id field, no stored fields read).

@@ -1,4 +1,4 @@
-//! In-place updates of numeric doc values (seed 002's "stacked" updates):
+//! In-place updates of numeric and binary doc values (seed 002's "stacked" updates):
 //! a segment's updated values are kept beside it, never by rewriting its
 //! columns, so an update costs the same in a segment of ten documents or ten
 //! million, and a commit writes only the updated documents.
@@ -16,18 +16,20 @@
 //! new generation file the manifest names, as it does deletions:
 //!
 //! ```text
-//! NAME.upd.GEN := FieldCount:vint Field^FieldCount Footer(kind "DVUP", version 1)
-//! Field := FieldId:vint Count:vint Entry^Count                     documents ascending
-//! Entry := DocDelta:vint Value:zigzag-vint Version:vint SeqNo:vint JsonLen:vint Json
+//! NAME.upd.GEN := FieldCount:vint Field^FieldCount Footer(kind "DVUP", version 2)
+//! Field := FieldId:vint Kind:u8 Count:vint Entry^Count             documents ascending
+//! Entry := DocDelta:vint Value Version:vint SeqNo:vint JsonLen:vint Json
+//! Value := zigzag-vint (Kind 0: a number) | Len:vint Bytes (Kind 1: bytes)
 //! ```
 //!
 //! `DocDelta` is the document minus the previous entry's (the first: minus
-//! 0). `Value` is the column value (see `needle_codecs::doc_values`), `Json`
+//! 0). `Value` is the column value (see `needle_codecs::doc_values`): a
+//! number for long, double and date fields, the bytes of a binary one; `Json`
 //! the value as the update gave it (what the document's `_source` shows);
 //! `Version` and `SeqNo` are the document's version and sequence number after
 //! the update that set it, so a document's version is its entries' newest.
 //! Example: field 3 set to 7 in document 2 by write 9 (version 2) is
-//! `01 | 03 01 | 02 0E 02 09 01 37`.
+//! `01 | 03 00 01 | 02 0E 02 09 01 37`. Version 1 files have no `Kind` (all numbers).
 //!
 //! A file may hold updates newer than its manifest's checkpoint (a merge
 //! persists the updates it carries over): replaying an update whose document
@@ -37,31 +39,38 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use needle_codecs::bytes::{write_vint, ByteReader};
-use needle_codecs::doc_values::{NumericValues, BLOCK_DOCS};
+use needle_codecs::doc_values::{BinaryValues, NumericValues, BLOCK_DOCS};
 use needle_codecs::meta::SegmentMeta;
 use needle_codecs::{footer, Postings, SegmentRead};
 use needle_core::{DocId, Error, FieldId, Result};
 use serde_json::Value;
 
 use crate::document::{decode_stored, encode_stored, with_version, DocVersion};
-use crate::schema::Schema;
+use crate::schema::{FieldKind, Schema};
 
 const KIND: &[u8; 4] = b"DVUP";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Layers above this many are folded together whatever their sizes.
 const MAX_LAYERS: usize = 12;
+
+/// A column value an update sets: a number, or a binary field's bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ColumnValue {
+    Number(i64),
+    Bytes(Arc<[u8]>),
+}
 
 /// A value set by an update, and the document's version after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
-    value: i64,
+    value: ColumnValue,
     /// The value as given, for the document's source.
     json: Arc<str>,
     at: DocVersion,
 }
 
 /// One field's new value in an update: the field, its column value, the value as given.
-pub(crate) type FieldUpdate = (FieldId, i64, Arc<str>);
+pub(crate) type FieldUpdate = (FieldId, ColumnValue, Arc<str>);
 
 /// Updates of one field in one layer.
 #[derive(Debug, Clone, Default)]
@@ -74,10 +83,11 @@ struct FieldLayer {
 
 impl FieldLayer {
     fn set(&mut self, doc: DocId, entry: Entry) {
-        let v = entry.value;
+        if let ColumnValue::Number(v) = entry.value {
+            let b = self.blocks.entry(doc / BLOCK_DOCS as u32).or_insert((v, v));
+            *b = (b.0.min(v), b.1.max(v));
+        }
         self.values.insert(doc, entry);
-        let b = self.blocks.entry(doc / BLOCK_DOCS as u32).or_insert((v, v));
-        *b = (b.0.min(v), b.1.max(v));
     }
 }
 
@@ -141,7 +151,7 @@ impl Updates {
         }
         let top = self.layers.last_mut().and_then(Arc::get_mut).expect("a layer of its own");
         for (field, value, json) in changes {
-            top.set(doc, *field, Entry { value: *value, json: json.clone(), at });
+            top.set(doc, *field, Entry { value: value.clone(), json: json.clone(), at });
         }
         self.fold();
     }
@@ -222,11 +232,19 @@ impl Updates {
         write_vint(&mut out, merged.len() as u64);
         for (field, docs) in merged {
             write_vint(&mut out, u64::from(field));
+            let bytes = docs.values().next().is_some_and(|e| matches!(e.value, ColumnValue::Bytes(_)));
+            out.push(u8::from(bytes));
             write_vint(&mut out, docs.len() as u64);
             let mut last = 0;
             for (doc, e) in docs {
                 write_vint(&mut out, u64::from(doc - last));
-                write_vint(&mut out, zigzag(e.value));
+                match &e.value {
+                    ColumnValue::Number(v) => write_vint(&mut out, zigzag(*v)),
+                    ColumnValue::Bytes(b) => {
+                        write_vint(&mut out, b.len() as u64);
+                        out.extend_from_slice(b);
+                    }
+                }
                 write_vint(&mut out, e.at.version);
                 write_vint(&mut out, e.at.seq_no);
                 write_vint(&mut out, e.json.len() as u64);
@@ -240,12 +258,20 @@ impl Updates {
 
     /// Reads generation file `file` of a segment of `max_doc` documents.
     pub fn decode(file: &str, bytes: &[u8], max_doc: DocId) -> Result<Updates> {
-        let (len, _) = footer::verify(file, bytes, KIND, VERSION)?;
+        let (len, version) = footer::verify(file, bytes, KIND, VERSION)?;
         let mut r = ByteReader::new(file, &bytes[..len]);
         let mut out = Updates::default();
         for _ in 0..r.vint()? {
             let field =
                 FieldId::try_from(r.vint()?).map_err(|_| Error::corrupt(file, "field number too large"))?;
+            let bytes = match version {
+                1 => false,
+                _ => match r.u8()? {
+                    0 => false,
+                    1 => true,
+                    _ => return Err(Error::corrupt(file, "a field of an unknown kind")),
+                },
+            };
             let mut doc: u64 = 0;
             for i in 0..r.vint()? {
                 let delta = r.vint()?;
@@ -256,7 +282,14 @@ impl Updates {
                         format!("document {doc} is not in the segment, or repeated"),
                     ));
                 }
-                let value = unzigzag(r.vint()?);
+                let value = match bytes {
+                    false => ColumnValue::Number(unzigzag(r.vint()?)),
+                    true => {
+                        let len =
+                            usize::try_from(r.vint()?).map_err(|_| Error::corrupt(file, "value too long"))?;
+                        ColumnValue::Bytes(r.take(len)?.into())
+                    }
+                };
                 let at = DocVersion { version: r.vint()?, seq_no: r.vint()? };
                 let len = usize::try_from(r.vint()?).map_err(|_| Error::corrupt(file, "value too long"))?;
                 let json = std::str::from_utf8(r.take(len)?)
@@ -290,6 +323,10 @@ pub(crate) struct UpdatedSegment {
 impl UpdatedSegment {
     pub fn new(base: Arc<dyn SegmentRead>, updates: Updates, schema: Arc<Schema>) -> Self {
         UpdatedSegment { base, updates, schema }
+    }
+
+    fn is_binary(&self, field: FieldId) -> bool {
+        self.schema.fields.get(usize::from(field)).is_some_and(|f| f.kind == FieldKind::Binary)
     }
 
     /// `record` with the updated fields written into its source, and its version.
@@ -363,7 +400,7 @@ impl SegmentRead for UpdatedSegment {
 
     fn numeric_values(&self, field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
         let base = self.base.numeric_values(field);
-        if !self.updates.has_field(field) {
+        if !self.updates.has_field(field) || self.is_binary(field) {
             return base;
         }
         let layers = self.updates.layers.iter().filter(|l| l.fields.contains_key(&field)).cloned().collect();
@@ -372,7 +409,24 @@ impl SegmentRead for UpdatedSegment {
 
     fn numeric_fields(&self) -> Vec<FieldId> {
         let mut out = self.base.numeric_fields();
-        out.extend(self.updates.fields());
+        out.extend(self.updates.fields().into_iter().filter(|&f| !self.is_binary(f)));
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn binary_values(&self, field: FieldId) -> Option<Box<dyn BinaryValues + Send>> {
+        let base = self.base.binary_values(field);
+        if !self.updates.has_field(field) {
+            return base;
+        }
+        let layers = self.updates.layers.iter().filter(|l| l.fields.contains_key(&field)).cloned().collect();
+        Some(Box::new(UpdatedBinary { base, layers, field }))
+    }
+
+    fn binary_fields(&self) -> Vec<FieldId> {
+        let mut out = self.base.binary_fields();
+        out.extend(self.updates.fields().into_iter().filter(|&f| self.is_binary(f)));
         out.sort_unstable();
         out.dedup();
         out
@@ -399,8 +453,10 @@ impl NumericValues for UpdatedValues {
     fn values(&mut self, doc: DocId) -> &[i64] {
         let field = self.field;
         if let Some(e) = self.layers.iter().rev().find_map(|l| l.fields[&field].values.get(&doc)) {
-            self.one = [e.value];
-            return &self.one;
+            if let ColumnValue::Number(v) = e.value {
+                self.one = [v];
+                return &self.one;
+            }
         }
         match &mut self.base {
             Some(base) => base.values(doc),
@@ -428,6 +484,23 @@ impl NumericValues for UpdatedValues {
     }
 }
 
+/// A binary column with updates over it (the layers that have its field).
+struct UpdatedBinary {
+    base: Option<Box<dyn BinaryValues + Send>>,
+    layers: Vec<Arc<Layer>>,
+    field: FieldId,
+}
+
+impl BinaryValues for UpdatedBinary {
+    fn value(&mut self, doc: DocId) -> Option<&[u8]> {
+        let field = self.field;
+        match self.layers.iter().rev().find_map(|l| l.fields[&field].values.get(&doc)) {
+            Some(Entry { value: ColumnValue::Bytes(b), .. }) => Some(b),
+            _ => self.base.as_mut()?.value(doc),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -439,13 +512,28 @@ mod tests {
     #[test]
     fn example_from_the_docs() {
         let mut u = Updates::default();
-        u.set(2, &[(3, 7, "7".into())], DocVersion { version: 2, seq_no: 9 });
+        u.set(2, &[(3, ColumnValue::Number(7), "7".into())], DocVersion { version: 2, seq_no: 9 });
         let bytes = u.encode();
-        assert_eq!(&bytes[..bytes.len() - footer::FOOTER_LEN], &[1, 3, 1, 2, 14, 2, 9, 1, b'7']);
+        assert_eq!(&bytes[..bytes.len() - footer::FOOTER_LEN], &[1, 3, 0, 1, 2, 14, 2, 9, 1, b'7']);
         let back = Updates::decode("x.upd.1", &bytes, 3).unwrap();
         assert_eq!(back.of_doc(2), vec![(3, "7".into())]);
         assert_eq!(back.version(2), Some(DocVersion { version: 2, seq_no: 9 }));
         assert!(Updates::decode("x.upd.1", &bytes, 2).is_err(), "document 2 is not in a segment of 2");
+    }
+
+    #[test]
+    fn bytes_round_trip_beside_numbers_and_version_1_files_read() {
+        let mut u = Updates::default();
+        let bytes = ColumnValue::Bytes(b"\x00hi"[..].into());
+        u.set(4, &[(2, bytes.clone(), "\"AGhp\"".into()), (5, ColumnValue::Number(-3), "-3".into())], at(7));
+        let back = Updates::decode("x.upd.1", &u.encode(), 5).unwrap();
+        assert_eq!(back.merged(), u.merged());
+        assert_eq!(back.merged()[&2][&4].value, bytes);
+        // Version 1 (no kind byte) as the last release wrote it: field 3 set to 7 in document 2.
+        let mut v1 = vec![1, 3, 1, 2, 14, 2, 9, 1, b'7'];
+        footer::append(&mut v1, KIND, 1);
+        let back = Updates::decode("x.upd.1", &v1, 3).unwrap();
+        assert_eq!(back.merged()[&3][&2].value, ColumnValue::Number(7));
     }
 
     #[test]
@@ -457,7 +545,8 @@ mod tests {
             for doc in 0..(round % 7) as DocId {
                 seq += 1;
                 let v = round * 10 + i64::from(doc);
-                u.set(doc, &[((round % 2) as FieldId, v, v.to_string().into())], at(seq));
+                let value = ColumnValue::Number(v);
+                u.set(doc, &[((round % 2) as FieldId, value, v.to_string().into())], at(seq));
             }
             snapshots.push((round, u.clone()));
         }

@@ -1,5 +1,6 @@
 //! Field values as doc values: what a `long`, `double`, `boolean` or `date`
-//! value becomes in its column (an `i64`, see `needle_codecs::doc_values`),
+//! value becomes in its column (an `i64`, see `needle_codecs::doc_values`)
+//! and a `binary` one (bytes, given as base64 text),
 //! the bounds of a range over one, the stand-in for a missing value in a
 //! sort, and a column value shown back as JSON.
 //!
@@ -14,7 +15,8 @@ use needle_codecs::doc_values::{double_to_sortable, sortable_to_double};
 use serde_json::Value;
 
 use crate::schema::{FieldKind, Schema};
-use crate::updates::FieldUpdate;
+use crate::updates::{ColumnValue, FieldUpdate};
+use base64::engine::{DecodePaddingMode, Engine, GeneralPurpose, GeneralPurposeConfig};
 use needle_core::{Error, FieldId, Result};
 use needle_search::{BoolQuery, Query, RangeQuery};
 
@@ -25,8 +27,37 @@ pub(crate) fn column_value(kind: FieldKind, indexed: &str) -> Option<i64> {
         FieldKind::Long | FieldKind::Date => indexed.parse().ok(),
         FieldKind::Double => indexed.parse::<f64>().ok().map(double_to_sortable),
         FieldKind::Boolean => Some(i64::from(indexed == "true")),
-        FieldKind::Text | FieldKind::Keyword => None,
+        FieldKind::Text | FieldKind::Keyword | FieldKind::Binary => None,
     }
+}
+
+/// Base64 as Elasticsearch reads a binary field's value (the standard
+/// alphabet, padding optional) and shows a binary doc value (no padding).
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new()
+        .with_encode_padding(false)
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// The bytes a binary field's value (base64 text) stands for, or why it is not one.
+pub(crate) fn binary_value(field: &str, v: &Value) -> Result<Vec<u8>> {
+    let bad = || {
+        let shown = needle_core::printable(&v.to_string(), 64);
+        Error::invalid_field(field, format!("field `{field}` is binary: {shown} is not base64 text"))
+    };
+    let Value::String(s) = v else { return Err(bad()) };
+    base64_bytes(s).ok_or_else(bad)
+}
+
+/// The bytes base64 text `s` stands for.
+pub(crate) fn base64_bytes(s: &str) -> Option<Vec<u8>> {
+    BASE64.decode(s.as_bytes()).ok()
+}
+
+/// Bytes as base64 text without padding (how OpenSearch shows a binary doc value).
+pub fn base64_text(bytes: &[u8]) -> String {
+    BASE64.encode(bytes)
 }
 
 /// The changes of an in-place update setting each field of `values` (as a
@@ -48,17 +79,21 @@ pub(crate) fn field_updates(
         .collect()
 }
 
-fn update_value(schema: &Schema, field: &str, value: &Value) -> Result<(FieldId, i64)> {
+fn update_value(schema: &Schema, field: &str, value: &Value) -> Result<(FieldId, ColumnValue)> {
     let id = in_place_field(schema, field)?;
     let kind = schema.field(id).kind;
+    if kind == FieldKind::Binary {
+        return Ok((id, ColumnValue::Bytes(binary_value(field, value)?.into())));
+    }
     let indexed = crate::document::field_value(field, kind, value)?;
     let v = column_value(kind, &indexed)
         .ok_or_else(|| Error::invalid_field(field, "not a value of the field"))?;
-    Ok((id, v))
+    Ok((id, ColumnValue::Number(v)))
 }
 
 /// The field named `field` if its values can be updated in place: a
-/// mapped, indexed long, double or date field (see [`is_point`]); else why not.
+/// mapped, indexed long, double or date field (see [`is_point`]) or a binary
+/// field; else why not.
 pub fn in_place_field(schema: &Schema, field: &str) -> Result<FieldId> {
     let shown = needle_core::printable(field, 100);
     let id = schema
@@ -70,9 +105,9 @@ pub fn in_place_field(schema: &Schema, field: &str) -> Result<FieldId> {
         let reason = format!("field [{shown}] is mapped with [index: false]: it keeps no values to update");
         return Err(Error::invalid_field(field, reason));
     }
-    if !is_point(def.kind) {
+    if !is_point(def.kind) && def.kind != FieldKind::Binary {
         let reason = format!(
-            "field [{shown}] is of type [{}]: only long, integer, double, float and date fields are updated in place",
+            "field [{shown}] is of type [{}]: only long, integer, double, float, date and binary fields are updated in place",
             def.kind.name()
         );
         return Err(Error::invalid_field(field, reason));
@@ -264,7 +299,7 @@ fn parse_bound(kind: FieldKind, field: &str, v: &Value) -> Result<Bound> {
                 .ok_or_else(|| date_error(field, s)),
             _ => Err(bad()),
         },
-        FieldKind::Text | FieldKind::Keyword => Err(Error::invalid_field(
+        FieldKind::Text | FieldKind::Keyword | FieldKind::Binary => Err(Error::invalid_field(
             field,
             format!(
                 "field `{field}` is {}: ranges and sorts need a numeric, date or boolean field",

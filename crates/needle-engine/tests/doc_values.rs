@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double};
+use needle_engine::base64_text;
 use needle_engine::{
     AggField, AggKind, Aggregation, CalendarUnit, DateInterval, Durability, FieldKind, IfCurrent, Index,
     IndexWriter, Metric, Query, RangeQuery, RangeSpec, Schema, SearchRequest, SortBy, SortKey, SortValue,
@@ -18,7 +19,8 @@ use rand::{Rng, SeedableRng};
 use serde_json::json;
 
 const MAPPING: &str = r#"{"properties":{"n":{"type":"long"},"x":{"type":"double"},
-  "b":{"type":"boolean"},"d":{"type":"date"},"body":{"type":"text"},"k":{"type":"keyword"}}}"#;
+  "b":{"type":"boolean"},"d":{"type":"date"},"body":{"type":"text"},"k":{"type":"keyword"},
+  "bin":{"type":"binary"}}}"#;
 const KEYWORDS: [&str; 5] = ["kiwi", "Apple", "äpfel", "fig", "fig tree"];
 const DOUBLES: [f64; 9] = [-0.0, 0.0, -1.5, 2.25, 1e300, -1e300, 7.0, 0.1, -7.0];
 const WORDS: [&str; 3] = ["red", "green", "blue"];
@@ -31,6 +33,7 @@ struct Model {
     b: Option<bool>,
     d: Option<i64>,
     k: Vec<&'static str>,
+    bin: Option<Vec<u8>>,
     word: &'static str,
     /// Writes of the document since it was added (its `_version`).
     version: u64,
@@ -47,7 +50,12 @@ fn random_doc(rng: &mut StdRng) -> Model {
     m.b = rng.gen_bool(0.7).then(|| rng.gen_bool(0.5));
     m.d = rng.gen_bool(0.7).then(|| 1_700_000_000_000 + rng.gen_range(0..10) * 86_400_000);
     m.k = (0..rng.gen_range(0..3)).map(|_| KEYWORDS[rng.gen_range(0..KEYWORDS.len())]).collect();
+    m.bin = rng.gen_bool(0.6).then(|| random_bytes(rng));
     m
+}
+
+fn random_bytes(rng: &mut StdRng) -> Vec<u8> {
+    (0..rng.gen_range(0..6)).map(|_| rng.gen()).collect()
 }
 
 fn to_json(id: &str, m: &Model) -> String {
@@ -65,6 +73,9 @@ fn to_json(id: &str, m: &Model) -> String {
     }
     if !m.k.is_empty() {
         doc["k"] = json!(m.k);
+    }
+    if let Some(bin) = &m.bin {
+        doc["bin"] = json!(base64_text(bin));
     }
     if let Some(d) = m.d {
         // Half as ISO strings, half as epoch milliseconds.
@@ -417,7 +428,12 @@ fn check_keywords(index: &IndexWriter, model: &BTreeMap<String, Model>) {
 /// Sets a random numeric field of `m` to a random value in place; returns the field and the value as sent.
 fn random_update(rng: &mut StdRng, m: &mut Model) -> (&'static str, serde_json::Value) {
     m.version += 1;
-    match rng.gen_range(0..3) {
+    match rng.gen_range(0..4) {
+        3 => {
+            let v = random_bytes(rng);
+            m.bin = Some(v.clone());
+            ("bin", json!(base64_text(&v)))
+        }
         0 => {
             let v = rng.gen_range(-25..25);
             m.n = vec![v];
@@ -435,6 +451,27 @@ fn random_update(rng: &mut StdRng, m: &mut Model) -> (&'static str, serde_json::
             ("d", if rng.gen_bool(0.5) { json!(iso(v)) } else { json!(v.to_string()) })
         }
     }
+}
+
+/// Every live document's binary value, read from its column (alone and in a
+/// search's hits), and the documents `exists` finds, are the model's.
+fn check_binary(index: &IndexWriter, model: &BTreeMap<String, Model>) {
+    let searcher = index.searcher();
+    let bin = index.index().schema().field_id("bin").unwrap();
+    let request = SearchRequest { top_k: 10_000, value_fields: vec![bin], ..SearchRequest::new("") };
+    let hits = searcher.search_query(&Query::MatchAll, &request).unwrap().hits;
+    let shown: BTreeMap<String, Vec<serde_json::Value>> =
+        hits.into_iter().filter_map(|h| Some((h.id, h.fields.get("bin")?.clone()))).collect();
+    for (id, m) in model {
+        let want: Vec<serde_json::Value> = m.bin.iter().map(|b| json!(base64_text(b))).collect();
+        assert_eq!(searcher.doc_values(id, "bin").unwrap(), Some(want.clone()), "{id}'s bin");
+        assert_eq!(shown.get(id).cloned().unwrap_or_default(), want, "{id}'s bin in a hit");
+    }
+    let all = SearchRequest { top_k: 10_000, ..SearchRequest::new("") };
+    let mut with: Vec<String> = ids(index, &Query::Exists(bin), &all).into_iter().map(|(id, _)| id).collect();
+    with.sort();
+    let want: Vec<String> = model.iter().filter(|(_, m)| m.bin.is_some()).map(|(id, _)| id.clone()).collect();
+    assert_eq!(with, want, "exists on the binary field");
 }
 
 /// Every live document's stored source and version hold the model's values.
@@ -464,6 +501,7 @@ fn check_sources(index: &IndexWriter, model: &BTreeMap<String, Model>) {
             v => v.as_i64(),
         };
         assert_eq!(d, m.d, "{id}: d in {source}");
+        assert_eq!(source["bin"].as_str(), m.bin.as_deref().map(base64_text).as_deref(), "{id}: bin");
     }
 }
 
@@ -493,7 +531,12 @@ fn run(seed: u64) {
             60..=74 => match model.get_mut(&id) {
                 Some(m) => {
                     let (field, value) = random_update(&mut rng, m);
-                    let done = index.update_numeric(&id, field, &value, IfCurrent::Any).unwrap();
+                    let done = match (field, &m.bin) {
+                        ("bin", Some(bytes)) if rng.gen_bool(0.5) => {
+                            index.update_binary(&id, field, bytes, IfCurrent::Any).unwrap()
+                        }
+                        _ => index.update_numeric(&id, field, &value, IfCurrent::Any).unwrap(),
+                    };
                     assert_eq!(done.version, m.version, "update of {id}.{field} to {value}");
                 }
                 None => {
@@ -518,6 +561,7 @@ fn run(seed: u64) {
             check(&index, &model, &mut rng);
             check_aggs(&index, &model, WORDS[rng.gen_range(0..3)]);
             check_keywords(&index, &model);
+            check_binary(&index, &model);
             check_sources(&index, &model);
         }
     }
@@ -525,6 +569,7 @@ fn run(seed: u64) {
     let index = open();
     check(&index, &model, &mut rng);
     check_keywords(&index, &model);
+    check_binary(&index, &model);
     check_sources(&index, &model);
 }
 
@@ -544,6 +589,8 @@ fn values_that_are_not_of_the_field_are_refused() {
         (r#"{"d":"next tuesday"}"#, "failed to parse date field [next tuesday]"),
         (r#"{"n":"ten"}"#, "field `n` is a long"),
         (r#"{"b":"yes"}"#, "field `b` is a boolean"),
+        (r#"{"bin":"%%"}"#, "is not base64 text"),
+        (r#"{"bin":["AA==","AQ=="]}"#, "field `bin` is binary: it takes one value a document, not 2"),
     ] {
         let err = writer.add(doc).unwrap_err().to_string();
         assert!(err.contains(want), "{doc}: {err}");
@@ -563,6 +610,8 @@ fn updates_that_cannot_be_made_in_place_are_refused_and_change_nothing() {
         ("body", json!(2), "field [body] is of type [text]"),
         ("k", json!(2), "field [k] is of type [keyword]"),
         ("b", json!(true), "field [b] is of type [boolean]"),
+        ("bin", json!("not base64!"), "is not base64 text"),
+        ("bin", json!(12), "field `bin` is binary: 12 is not base64 text"),
         ("_id", json!(2), "no field [_id]"),
         ("nope", json!(2), "no field [nope]"),
     ] {

@@ -38,6 +38,8 @@ pub struct AnalyzedDoc {
     pub(crate) numbers: Vec<(FieldId, Vec<i64>)>,
     /// Keyword fields' values for their doc values columns.
     pub(crate) keywords: Vec<(FieldId, Vec<String>)>,
+    /// Binary fields' values (kept only as doc values).
+    pub(crate) binaries: Vec<(FieldId, Vec<u8>)>,
 }
 
 impl AnalyzedDoc {
@@ -50,6 +52,7 @@ impl AnalyzedDoc {
             grouped: None,
             numbers: Vec::new(),
             keywords: Vec::new(),
+            binaries: Vec::new(),
         }
     }
 
@@ -92,6 +95,11 @@ impl AnalyzedDoc {
     /// A keyword field's values as doc values (for sorts and terms aggregations).
     pub fn keyword_values(&mut self, field: FieldId, values: Vec<String>) {
         self.keywords.push((field, values));
+    }
+
+    /// A binary field's value as doc values.
+    pub fn binary(&mut self, field: FieldId, value: Vec<u8>) {
+        self.binaries.push((field, value));
     }
 
     /// The record the document store will keep.

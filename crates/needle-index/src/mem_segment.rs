@@ -18,7 +18,9 @@
 use std::sync::Arc;
 
 use needle_codecs::bloom::BloomParams;
-use needle_codecs::doc_values::{self, ColumnBuf, KeywordValues, MemTerms, NumericValues};
+use needle_codecs::doc_values::{
+    self, BinaryBuf, BinaryValues, ColumnBuf, KeywordValues, MemTerms, NumericValues,
+};
 use needle_codecs::norms::encode_length;
 use needle_codecs::postings::BloomPostings;
 use needle_codecs::{FieldMeta, FieldStats, Postings, SegmentMeta, SegmentRead, SegmentWriter, TermPostings};
@@ -106,6 +108,8 @@ struct Data {
     columns: FxHashMap<FieldId, ColumnBuf>,
     /// Keyword doc values by field: ids into the field's terms (in order of arrival).
     keywords: FxHashMap<FieldId, (ColumnBuf, Arc<MemTerms>)>,
+    /// Binary doc values by field.
+    binaries: FxHashMap<FieldId, BinaryBuf>,
 }
 
 /// An in-memory segment being written; see the module documentation.
@@ -159,6 +163,7 @@ impl MemSegment {
             data.fields.iter().filter(|(_, f)| f.positions).map(|(&id, f)| (id, f.norms.clone())).collect();
         let columns = data.columns.iter().map(|(&id, c)| (id, c.clone())).collect();
         let keywords = data.keywords.iter().map(|(&id, (c, t))| (id, c.clone(), t.clone())).collect();
+        let binaries = data.binaries.iter().map(|(&id, c)| (id, c.clone())).collect();
         MemView {
             name: self.name.clone(),
             data: self.data.clone(),
@@ -166,6 +171,7 @@ impl MemSegment {
             norms,
             columns,
             keywords,
+            binaries,
             memory: self.memory,
         }
     }
@@ -222,6 +228,10 @@ impl MemSegment {
             v.dedup();
             ids.set(id, &v);
             self.memory += 8 * v.len() + 8;
+        }
+        for (field, value) in &doc.binaries {
+            data.binaries.entry(*field).or_default().set(id, value);
+            self.memory += value.len() + 12;
         }
         self.memory += doc.stored.len() + 24;
         data.stored.push(doc.stored);
@@ -328,6 +338,9 @@ fn flush(
     for (&field, (ids, terms)) in &data.keywords {
         writer.add_keywords(field, doc_values::sorted_keywords(ids, &terms.all(), max_doc));
     }
+    for (&field, column) in &data.binaries {
+        writer.add_binary(field, column.clone());
+    }
     writer.write_docs(&mut |i| Ok(data.stored[i as usize].clone()))?;
     Ok(writer.finish()?.0)
 }
@@ -344,6 +357,8 @@ pub struct MemView {
     columns: Vec<(FieldId, ColumnBuf)>,
     /// Each keyword field's doc values (ids) as of the view, and its terms.
     keywords: Vec<(FieldId, ColumnBuf, Arc<MemTerms>)>,
+    /// Each binary field's doc values as of the view.
+    binaries: Vec<(FieldId, BinaryBuf)>,
     /// The segment's approximate size when the view was taken.
     memory: usize,
 }
@@ -397,6 +412,17 @@ impl SegmentRead for MemView {
     fn keyword_values(&self, field: FieldId) -> Option<Box<dyn KeywordValues + Send>> {
         let (_, ids, terms) = self.keywords.iter().find(|(f, _, _)| *f == field)?;
         Some(doc_values::mem_keywords(ids.clone(), terms.clone(), self.meta.max_doc))
+    }
+
+    fn binary_values(&self, field: FieldId) -> Option<Box<dyn BinaryValues + Send>> {
+        let (_, column) = self.binaries.iter().find(|(f, _)| *f == field)?;
+        Some(doc_values::mem_binary(column.clone(), self.meta.max_doc))
+    }
+
+    fn binary_fields(&self) -> Vec<FieldId> {
+        let mut out: Vec<FieldId> = self.binaries.iter().map(|(f, _)| *f).collect();
+        out.sort_unstable();
+        out
     }
 
     fn stored(&self, doc: DocId) -> Result<Vec<u8>> {

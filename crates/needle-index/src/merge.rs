@@ -5,7 +5,7 @@
 
 use fst::{IntoStreamer, Streamer};
 use needle_codecs::bloom::FilterShape;
-use needle_codecs::doc_values::{sorted_keywords, ColumnBuf, MemTerms, SortedKeywords};
+use needle_codecs::doc_values::{sorted_keywords, BinaryBuf, ColumnBuf, MemTerms, SortedKeywords};
 use needle_codecs::postings::BloomPostings;
 use needle_codecs::{
     termmap, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter, TermPostings,
@@ -111,6 +111,9 @@ pub fn merge_segments_paced(
     for (field, column) in merged_keywords(segments, &map)? {
         writer.add_keywords(field, column);
     }
+    for (field, column) in merged_binaries(current, &map)? {
+        writer.add_binary(field, column);
+    }
     writer.write_docs(&mut |doc| {
         let (seg, old) = map.sources[doc as usize];
         current[seg].stored(old)
@@ -150,6 +153,27 @@ fn merged_columns(
             }
         }
         // A block that failed to read must fail the merge, not drop values.
+        needle_core::read_error::check()?;
+        out.push((field, column));
+    }
+    Ok(out)
+}
+
+/// Every binary column any segment has (as `current` reads it: with its
+/// updates), the live documents' values in their new order.
+fn merged_binaries(current: &[&dyn SegmentRead], map: &DocMap) -> Result<Vec<(FieldId, BinaryBuf)>> {
+    let mut fields: Vec<FieldId> = current.iter().flat_map(|s| s.binary_fields()).collect();
+    fields.sort_unstable();
+    fields.dedup();
+    let mut out = Vec::with_capacity(fields.len());
+    for field in fields {
+        let mut sources: Vec<_> = current.iter().map(|s| s.binary_values(field)).collect();
+        let mut column = BinaryBuf::default();
+        for (new, &(seg, old)) in map.sources.iter().enumerate() {
+            if let Some(value) = sources[seg].as_mut().and_then(|s| s.value(old)) {
+                column.set(new as DocId, value);
+            }
+        }
         needle_core::read_error::check()?;
         out.push((field, column));
     }

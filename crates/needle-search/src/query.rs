@@ -25,7 +25,7 @@ pub enum Query {
     },
     /// Documents with a value of a numeric field in a range, each scoring 1.
     Range(RangeQuery),
-    /// Documents with a value in a keyword field's doc values, each scoring 1.
+    /// Documents with a value in a keyword or binary field's doc values, each scoring 1.
     Exists(FieldId),
 }
 

@@ -45,9 +45,13 @@ pub(crate) fn scorer<'a>(
             }),
             (None, None) => None,
         },
-        Query::Exists(field) => segment.keyword_values(*field).map(|values| {
-            checked(Box::new(ExistsScorer::new(values, segment.meta().max_doc, boost)), "exists")
-        }),
+        Query::Exists(field) => {
+            let max_doc = segment.meta().max_doc;
+            let keywords = segment.keyword_values(*field).map(|v| ExistsScorer::keyword(v, max_doc, boost));
+            let scorer = keywords
+                .or_else(|| segment.binary_values(*field).map(|v| ExistsScorer::binary(v, max_doc, boost)));
+            scorer.map(|s| checked(Box::new(s), "exists"))
+        }
         Query::Boost(q, b) => scorer(q, stats, seg, segment, boost * b)?,
         Query::Constant(q) => scorer(q, stats, seg, segment, 1.0)?
             .map(|inner| checked(Box::new(ConstantScorer::new(inner, boost)), "constant")),

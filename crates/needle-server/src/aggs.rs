@@ -184,15 +184,16 @@ fn agg_field(name: &str, kind: &str, schema: &Schema) -> ApiResult<AggField> {
         return Ok(AggField { id: needle_core::FieldId::MAX, kind: FieldKind::Long });
     };
     match schema.field(id).kind {
-        FieldKind::Text => Err(ApiError::illegal_argument(format!(
-            "Text fields are not optimised for operations that require per-document field data like aggregations \
-             and sorting, so these operations are disabled by default. Please use a keyword field instead. \
-             Alternatively, set fielddata=true on [{name}] in order to load field data by uninverting the inverted \
-             index. Note that this can use significant memory."
-        ))),
+        FieldKind::Text => Err(ApiError::illegal_argument(crate::sort::text_fielddata(name))),
         FieldKind::Keyword if kind == "terms" => Ok(AggField { id, kind: FieldKind::Keyword }),
         FieldKind::Keyword => Err(ApiError::illegal_argument(format!(
             "[{kind}] on keyword field [{name}] is not supported yet by Needle (terms only)"
+        ))),
+        FieldKind::Binary if kind == "terms" || kind == "value_count" => Err(ApiError::illegal_argument(
+            format!("[{kind}] on binary field [{name}] is not supported yet by Needle"),
+        )),
+        FieldKind::Binary => Err(ApiError::illegal_argument(format!(
+            "Field [{name}] of type [binary] is not supported for aggregation [{kind}]"
         ))),
         k => Ok(AggField { id, kind: k }),
     }

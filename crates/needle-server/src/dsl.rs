@@ -229,14 +229,14 @@ fn range_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     })
 }
 
-/// `exists`: documents with a value in the field (keyword, numeric, date and boolean fields).
+/// `exists`: documents with a value in the field (keyword, numeric, date, boolean and binary fields).
 fn exists_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     let field =
         take_string(body, "exists", "field")?.ok_or_else(|| malformed("exists", "[field] is missing"))?;
     let Some(id) = field_id(schema, &field) else { return Ok(Query::MatchNone) };
     let kind = schema.field(id).kind;
     match kind {
-        FieldKind::Keyword => Ok(Query::Exists(id)),
+        FieldKind::Keyword | FieldKind::Binary => Ok(Query::Exists(id)),
         k if has_doc_values(k) => {
             Ok(Query::Range(RangeQuery { field: id, lower: i64::MIN, upper: i64::MAX, indexed: None }))
         }

@@ -11,6 +11,7 @@ mod aggs;
 mod call;
 mod catalog;
 mod demo;
+mod docvalue_fields;
 mod dsl;
 mod error;
 mod filter_path;

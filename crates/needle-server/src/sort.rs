@@ -162,6 +162,16 @@ impl Resolved {
 
 /// The keys against `schema`: a field the index does not map is an error
 /// unless `unmapped_type` was given (every hit then sorts as missing).
+/// Elasticsearch's refusal to sort, aggregate or show doc values of text field `name`.
+pub fn text_fielddata(name: &str) -> String {
+    format!(
+        "Text fields are not optimised for operations that require per-document field data like aggregations and \
+         sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, \
+         set fielddata=true on [{name}] in order to load field data by uninverting the inverted index. Note that \
+         this can use significant memory."
+    )
+}
+
 pub fn resolve(specs: &[SortSpec], schema: &Schema) -> ApiResult<Resolved> {
     let mut out = Resolved { keys: Vec::new(), kinds: Vec::new() };
     for spec in specs {
@@ -172,12 +182,10 @@ pub fn resolve(specs: &[SortSpec], schema: &Schema) -> ApiResult<Resolved> {
                 Some(id) => {
                     let kind = schema.field(id).kind;
                     match kind {
-                        FieldKind::Text => return Err(ApiError::illegal_argument(format!(
-                            "Text fields are not optimised for operations that require per-document field data like \
-                             aggregations and sorting, so these operations are disabled by default. Please use a \
-                             keyword field instead. Alternatively, set fielddata=true on [{name}] in order to load \
-                             field data by uninverting the inverted index. Note that this can use significant memory."
-                        ))),
+                        FieldKind::Text => return Err(ApiError::illegal_argument(text_fielddata(name))),
+                        FieldKind::Binary => {
+                            return Err(ApiError::illegal_argument("can't sort on binary field"))
+                        }
                         FieldKind::Keyword => {
                             let by = SortBy::Keyword { field: id, missing_first: spec.missing_first };
                             out.keys.push(SortKey { by, descending: spec.descending });

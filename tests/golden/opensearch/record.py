@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Records a real OpenSearch node's answers to field-value searches (sorts,
-ranges, exists, aggregations) on a generated set of documents, for
+ranges, exists, aggregations, docvalue_fields) on a generated set of documents, for
 `crates/needle-server/tests/api/opensearch_parity.rs` to compare Needle's
 answers with, field for field.
 
@@ -10,6 +10,7 @@ The node: ../shared/opensearch (OpenSearch 3.8, one shard). The documents are
 made from a fixed seed, so a rerun writes the same requests.
 """
 
+import base64
 import json
 import random
 import sys
@@ -24,6 +25,7 @@ MAPPING = {
         "when": {"type": "date"},
         "ok": {"type": "boolean"},
         "tag": {"type": "keyword"},
+        "blob": {"type": "binary", "doc_values": True},
     }
 }
 DOUBLES = [-0.0, 0.0, -1.5, 2.25, 1e300, -1e300, 7.0, 0.1, -7.0, 2.5, 5.0, 4.999]
@@ -38,6 +40,8 @@ TAGS = ["alpha", "beta", "Gamma", "delta", "épsilon", "z", "beta-2"]
 
 def documents():
     rng = random.Random(16)
+    # Its own generator, so the other fields are as they were before binary values came.
+    blobs = random.Random(17)
     docs = []
     for i in range(120):
         doc = {"title": f"{rng.choice(WORDS)} {rng.choice(WORDS)}"}
@@ -54,6 +58,9 @@ def documents():
         if rng.random() < 0.8:
             tags = [rng.choice(TAGS) for _ in range(rng.randrange(1, 4))]
             doc["tag"] = tags[0] if len(tags) == 1 else tags
+        if blobs.random() < 0.6:
+            raw = bytes(blobs.randrange(256) for _ in range(blobs.randrange(0, 7)))
+            doc["blob"] = base64.b64encode(raw).decode()
         docs.append({"id": str(i), "source": doc})
     return docs
 
@@ -133,6 +140,12 @@ def searches():
     }
     out.append({"size": 0, "aggs": aggs})
     out.append({"size": 0, "query": {"match": {"title": "green"}}, "aggs": aggs})
+    # Doc values of every kind in the hits, and exists on a binary field.
+    every = ["year", "rating", "when", "ok", "tag", "blob", "_id", "nope"]
+    out.append({"size": 40, "sort": [{"_doc": "asc"}], "_source": False, "docvalue_fields": every})
+    out.append({"size": 20, "query": {"range": {"year": {"gte": 2010}}}, "sort": [{"year": "desc"}, {"_doc": "asc"}],
+                "_source": False, "docvalue_fields": [{"field": "when", "format": "epoch_millis"}, "r*", "ta*"]})
+    out.append({"size": 200, "query": {"exists": {"field": "blob"}}, "sort": [{"_doc": "asc"}], "_source": False})
     return out
 
 

@@ -4,7 +4,7 @@
 //! present when the segment has such fields (its meta names it under `files`):
 //!
 //! ```text
-//! DocValuesFile := (Block* Dictionary?)* Directory DirectoryLen:u32 Footer(kind "DVAL", version 2)
+//! DocValuesFile := (Block* Dictionary?)* Directory DirectoryLen:u32 Footer(kind "DVAL", version 3)
 //! Block       := CountBits:u8 ValueBits:u8 Gcd:vint Counts Values
 //! Counts      := Packed(CountBits, documents of the block)   each document's value count;
 //!                                                           absent when CountBits = 0 (one value each)
@@ -19,7 +19,9 @@
 //! `Kind` 0 is numeric; 1 is keyword, whose values are ordinals into its
 //! dictionary (the segment's distinct values in byte order, so ordinals sort
 //! as the values do; a document's values are a set) and whose entry ends
-//! with the dictionary's place. Version 1 files have no `Kind` (all numeric).
+//! with the dictionary's place; 2 is binary, whose blocks are an offset
+//! index and bytes instead (see `binary.rs`). Version 1 files have no `Kind`
+//! (all numeric); version 2 files have no binary columns.
 //! A block covers [`BLOCK_DOCS`] documents (the last one the rest), so a
 //! column has `ceil(max_doc / 1024)` entries; `Docs` counts the block's
 //! documents with at least one value, and a block without any has no bytes
@@ -35,6 +37,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+pub use binary::{mem_binary, BinaryBuf, BinaryValues};
 pub use keywords::{mem_keywords, sorted_keywords, Dictionary, KeywordValues, MemTerms, SortedKeywords};
 
 use needle_core::{read_error, DocId, Error, FieldId, Result};
@@ -44,10 +47,11 @@ use needle_storage::FileSlice;
 use crate::bytes::{write_vint, ByteReader};
 use crate::footer;
 
+mod binary;
 mod keywords;
 
 pub const KIND: &[u8; 4] = b"DVAL";
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Documents per block.
 pub const BLOCK_DOCS: usize = 1024;
 
@@ -367,10 +371,11 @@ pub fn mem_values(column: ColumnBuf, max_doc: DocId) -> Box<dyn NumericValues + 
     Box::new(Cursor { source: MemSource { column, max_doc }, at: None })
 }
 
-/// A column to write: numbers, or keywords (ordinals into their sorted dictionary).
+/// A column to write: numbers, keywords (ordinals into their sorted dictionary), or byte strings.
 pub enum ColumnRef<'a> {
     Numeric(&'a ColumnBuf),
     Keyword { ords: &'a ColumnBuf, terms: &'a [Arc<[u8]>] },
+    Binary(&'a BinaryBuf),
 }
 
 /// Writes the doc values file: `columns` in field order, for `max_doc` documents.
@@ -380,26 +385,33 @@ pub fn encode_file(columns: &[(FieldId, ColumnRef<'_>)], max_doc: DocId) -> Vec<
     write_vint(&mut directory, columns.len() as u64);
     for (field, column) in columns {
         write_vint(&mut directory, u64::from(*field));
-        let (kind, ords) = match column {
-            ColumnRef::Numeric(c) => (NUMERIC, *c),
-            ColumnRef::Keyword { ords, .. } => (KEYWORD, *ords),
+        let kind = match column {
+            ColumnRef::Numeric(_) => NUMERIC,
+            ColumnRef::Keyword { .. } => KEYWORD,
+            ColumnRef::Binary(_) => BINARY,
         };
         directory.push(kind);
         let blocks = (max_doc as usize).div_ceil(BLOCK_DOCS);
         write_vint(&mut directory, blocks as u64);
-        let empty = ValuesBlock::default();
         for b in 0..blocks {
-            let block = ords.blocks.get(b).map_or(&empty, |b| b);
             let docs = (max_doc as usize - b * BLOCK_DOCS).min(BLOCK_DOCS);
             let at = out.len();
-            // A column may hold documents past `max_doc` (added after a view was taken): left out.
-            let first = block.first(docs);
-            let block = first.as_ref().unwrap_or(block);
-            block.encode(docs, &mut out);
+            let (with_values, bounds) = match column {
+                ColumnRef::Numeric(c) | ColumnRef::Keyword { ords: c, .. } => {
+                    encode_block(c, b, docs, &mut out)
+                }
+                ColumnRef::Binary(c) => match c.blocks.get(b) {
+                    Some(block) => {
+                        block.encode(docs, &mut out);
+                        (block.with_values(docs), block.bounds(docs))
+                    }
+                    None => (0, None),
+                },
+            };
             write_vint(&mut directory, at as u64);
             write_vint(&mut directory, (out.len() - at) as u64);
-            write_vint(&mut directory, u64::from(block.with_values));
-            if let Some((min, max)) = block.bounds {
+            write_vint(&mut directory, u64::from(with_values));
+            if let Some((min, max)) = bounds {
                 write_vint(&mut directory, zigzag(min));
                 write_vint(&mut directory, zigzag(max));
             }
@@ -418,8 +430,21 @@ pub fn encode_file(columns: &[(FieldId, ColumnRef<'_>)], max_doc: DocId) -> Vec<
     out
 }
 
+/// Appends block `b` of a numeric column (its first `docs` documents); the
+/// documents with values and their bounds.
+fn encode_block(column: &ColumnBuf, b: usize, docs: usize, out: &mut Vec<u8>) -> (u32, Option<(i64, i64)>) {
+    let empty = ValuesBlock::default();
+    let block = column.blocks.get(b).map_or(&empty, |b| b);
+    // A column may hold documents past `max_doc` (added after a view was taken): left out.
+    let first = block.first(docs);
+    let block = first.as_ref().unwrap_or(block);
+    block.encode(docs, out);
+    (block.with_values, block.bounds)
+}
+
 const NUMERIC: u8 = 0;
 const KEYWORD: u8 = 1;
+const BINARY: u8 = 2;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -440,6 +465,7 @@ struct BlockEntry {
 /// A column's place in the file: its blocks, and a keyword column's dictionary.
 struct Column {
     field: FieldId,
+    kind: u8,
     entries: Arc<[BlockEntry]>,
     dictionary: Option<(usize, usize)>,
     loaded: OnceLock<Arc<Dictionary>>,
@@ -473,7 +499,8 @@ impl DocValuesReader {
         for _ in 0..r.vint()? {
             let field = FieldId::try_from(r.vint()?).map_err(|_| corrupt("field number out of range"))?;
             let kind = if version >= 2 { r.u8()? } else { NUMERIC };
-            if columns.iter().any(|c| c.field == field) || kind > KEYWORD || r.vint()? != blocks as u64 {
+            let known = if version >= 3 { BINARY } else { KEYWORD };
+            if columns.iter().any(|c| c.field == field) || kind > known || r.vint()? != blocks as u64 {
                 return Err(corrupt(
                     "a column is listed twice, of an unknown kind, or has the wrong number of blocks",
                 ));
@@ -500,7 +527,13 @@ impl DocValuesReader {
                 }
                 _ => None,
             };
-            columns.push(Column { field, entries: entries.into(), dictionary, loaded: OnceLock::new() });
+            columns.push(Column {
+                field,
+                kind,
+                entries: entries.into(),
+                dictionary,
+                loaded: OnceLock::new(),
+            });
         }
         if r.remaining() > 0 {
             return Err(corrupt("bytes after the directory's last column"));
@@ -520,7 +553,12 @@ impl DocValuesReader {
 
     /// Whether `field`'s column holds keywords.
     pub fn is_keyword(&self, field: FieldId) -> bool {
-        self.column_of(field).is_some_and(|c| c.dictionary.is_some())
+        self.column_of(field).is_some_and(|c| c.kind == KEYWORD)
+    }
+
+    /// Whether `field`'s column holds byte strings.
+    pub fn is_binary(&self, field: FieldId) -> bool {
+        self.column_of(field).is_some_and(|c| c.kind == BINARY)
     }
 
     fn column_of(&self, field: FieldId) -> Option<&Column> {
@@ -533,8 +571,19 @@ impl DocValuesReader {
 
     /// The numeric column of `field`, read as needed.
     pub fn values(&self, field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
-        let column = self.column_of(field).filter(|c| c.dictionary.is_none())?;
+        let column = self.column_of(field).filter(|c| c.kind == NUMERIC)?;
         Some(Box::new(Cursor { source: self.source(column), at: None }))
+    }
+
+    /// The binary column of `field`, read as needed.
+    pub fn binary(&self, field: FieldId) -> Option<Box<dyn BinaryValues + Send>> {
+        self.binary_source(field).map(|s| Box::new(s) as Box<dyn BinaryValues + Send>)
+    }
+
+    fn binary_source(&self, field: FieldId) -> Option<binary::DiskBinary> {
+        let column = self.column_of(field).filter(|c| c.kind == BINARY)?;
+        let (file, entries, max_doc) = (self.file.clone(), column.entries.clone(), self.max_doc);
+        Some(binary::DiskBinary { file, entries, max_doc, at: None })
     }
 
     /// The keyword column of `field`, its dictionary read whole the first time.
@@ -554,9 +603,23 @@ impl DocValuesReader {
         Ok(Some(Box::new(keywords::DiskKeywords { ords, dictionary })))
     }
 
+    /// Decodes every block of `field`'s column (and a keyword column's
+    /// dictionary): an error names what is damaged.
+    pub fn verify(&self, field: FieldId) -> Result<()> {
+        match self.binary_source(field) {
+            Some(source) => (0..source.entries.len()).try_for_each(|b| source.block(b).map(drop)),
+            None => {
+                self.keywords(field)?;
+                self.column(field).map(drop)
+            }
+        }
+    }
+
     /// The whole numeric column (or a keyword column's ordinals) of `field`, decoded (for merges).
     pub fn column(&self, field: FieldId) -> Result<ColumnBuf> {
-        let Some(column) = self.column_of(field) else { return Ok(ColumnBuf::default()) };
+        let Some(column) = self.column_of(field).filter(|c| c.kind != BINARY) else {
+            return Ok(ColumnBuf::default());
+        };
         let source = self.source(column);
         let blocks = (0..column.entries.len()).map(|b| source.block(b)).collect::<Result<_>>()?;
         Ok(ColumnBuf { blocks })

@@ -281,7 +281,8 @@ impl IndexWriter {
         Ok((written.previous.map(|_| WriteOutcome::of(id.to_string(), written)), written.lsn))
     }
 
-    /// Sets numeric field `field` (a long, double or date field) of
+    /// Sets numeric field `field` (a long, double or date field; or a binary
+    /// field, its value base64 text) of
     /// document `id` to `value` (as a document would give it) in place, if
     /// `condition` holds for it: the document keeps its place and its other
     /// fields, and only the value is written (see `updates`), at a cost that
@@ -299,6 +300,20 @@ impl IndexWriter {
         let outcome = self.update_values_deferred(id, &values, condition)?;
         self.durable_through(outcome.seq_no)?;
         Ok(outcome)
+    }
+
+    /// Sets binary field `field` of document `id` to `value` in place, as
+    /// [`IndexWriter::update_numeric`] sets a number (the document's source
+    /// shows it as base64 text, as a document would give it).
+    pub fn update_binary(
+        &self,
+        id: &str,
+        field: &str,
+        value: &[u8],
+        condition: IfCurrent,
+    ) -> Result<WriteOutcome> {
+        let text = serde_json::Value::String(crate::values::base64_text(value));
+        self.update_numeric(id, field, &text, condition)
     }
 
     /// [`IndexWriter::update_numeric`] of every field of `values` in one

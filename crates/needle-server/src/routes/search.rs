@@ -11,7 +11,6 @@ use serde_json::{json, Map, Value};
 
 use crate::call::{token_name, Call};
 use crate::catalog::Handle;
-use crate::dsl;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::pattern;
@@ -21,6 +20,7 @@ use crate::routes::write::{PRIMARY_TERM, WRITE_PARAMS};
 use crate::server::{blocking, Shared};
 use crate::sort::{self, SortSpec};
 use crate::source_filter::SourceFilter;
+use crate::{docvalue_fields, dsl};
 
 /// Parameters of a search that change nothing on one node.
 const SEARCH_PARAMS: [&str; 14] = [
@@ -63,6 +63,7 @@ struct Request {
     track_scores: bool,
     /// The `aggs` object, read against each index's mapping.
     aggs: Option<Value>,
+    docvalue_fields: Vec<docvalue_fields::ValueField>,
     version: bool,
     seq_no: bool,
     total_as_int: bool,
@@ -122,6 +123,7 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
             _ => None,
         };
         let scored = resolved.as_ref().is_none_or(|r| r.by_score()) || request.track_scores;
+        let value_fields = docvalue_fields::resolve(&request.docvalue_fields, searcher.schema())?;
         let engine_request = SearchRequest {
             top_k: window,
             from: if one { request.from } else { 0 },
@@ -133,6 +135,7 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
             sort: resolved.as_ref().map(|r| r.keys.clone()).unwrap_or_default(),
             search_after,
             track_scores: request.track_scores,
+            value_fields: value_fields.ids.clone(),
             ..SearchRequest::new("")
         };
         if let Some(spec) = &request.aggs {
@@ -161,7 +164,7 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
                 None => None,
             };
             let (score, values) = (hit.score, hit.sort.clone());
-            let json = hit_json(h, hit, &request, scored, sort_json)?;
+            let json = hit_json(h, hit, &request, scored, sort_json, &value_fields)?;
             hits.push(Ranked { score, rank: n * window + rank, values, json });
         }
         if let Some(r) = resolved {
@@ -220,6 +223,7 @@ fn hit_json(
     request: &Request,
     scored: bool,
     sort: Option<Value>,
+    value_fields: &docvalue_fields::Resolved,
 ) -> ApiResult<Value> {
     let mut out = Map::new();
     out.insert("_index".into(), json!(h.name));
@@ -236,6 +240,9 @@ fn hit_json(
     out.insert("_score".into(), if scored { score(hit.score) } else { Value::Null });
     if let Some(source) = &hit.source {
         out.insert("_source".into(), request.source.apply(parse_source(source)?));
+    }
+    if let Some(fields) = value_fields.json(&hit.id, hit.fields) {
+        out.insert("fields".into(), fields);
     }
     if let Some(wanted) = &request.highlight {
         let fields: Map<String, Value> = hit
@@ -275,6 +282,7 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
         search_after: None,
         track_scores: false,
         aggs: None,
+        docvalue_fields: Vec::new(),
         version: p.flag("version", false)?,
         seq_no: p.flag("seq_no_primary_term", false)?,
         total_as_int: p.flag("rest_total_hits_as_int", false)?,
@@ -344,14 +352,15 @@ fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
         },
         "track_scores" => r.track_scores = bool_value(key, &value)?,
         "aggs" | "aggregations" => r.aggs = Some(value),
+        "docvalue_fields" => r.docvalue_fields = docvalue_fields::parse(&value)?,
         "version" => r.version = bool_value(key, &value)?,
         "seq_no_primary_term" => r.seq_no = bool_value(key, &value)?,
         "timeout" | "stats" | "profile" => {}
         "explain" if value == json!(false) => {}
         "stored_fields" if value == json!("_none_") => r.source.fetch = false,
-        "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields" | "docvalue_fields"
-        | "stored_fields" | "explain" | "min_score" | "indices_boost" | "knn" | "pit"
-        | "runtime_mappings" | "slice" | "terminate_after" | "fields" => {
+        "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields" | "stored_fields"
+        | "explain" | "min_score" | "indices_boost" | "knn" | "pit" | "runtime_mappings" | "slice"
+        | "terminate_after" | "fields" => {
             return Err(ApiError::illegal_argument(format!("[{key}] is not supported yet by Needle")));
         }
         other => {

@@ -1,9 +1,10 @@
 //! Field-value searches answered as a real OpenSearch node answers them:
 //! `tests/golden/opensearch/values.json` holds OpenSearch 3.8's answers
 //! (recorded by `record.py` beside it) to sorts, ranges, `exists`,
-//! `search_after` and aggregations over generated documents; the same
-//! documents and requests go to Needle, and the hits (ids, order, sort values,
-//! scores), totals and aggregations must be equal, numbers within 1e-6.
+//! `search_after`, aggregations and `docvalue_fields` over generated
+//! documents; the same documents and requests go to Needle, and the hits (ids,
+//! order, sort values, scores, fields), totals and aggregations must be
+//! equal, numbers within 1e-6.
 
 use std::path::PathBuf;
 
@@ -59,7 +60,7 @@ fn comparable(answer: &Value) -> Value {
         .as_array()
         .unwrap_or_else(|| panic!("no hits in {answer}"))
         .iter()
-        .map(|h| json!({"_id": h["_id"], "_score": h["_score"], "sort": h.get("sort")}))
+        .map(|h| json!({"_id": h["_id"], "_score": h["_score"], "sort": h.get("sort"), "fields": h.get("fields")}))
         .collect();
     json!({
         "total": answer["hits"]["total"],

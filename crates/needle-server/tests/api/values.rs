@@ -312,3 +312,54 @@ fn numeric_updates_are_made_in_place() {
         (json!("green"), json!(1), json!("1.25"))
     );
 }
+
+/// A binary field over HTTP: its base64 values are kept as doc values,
+/// shown by `docvalue_fields` (unpadded, as OpenSearch shows them), found by
+/// `exists`, updated in place by `_update`, and refused where Elasticsearch
+/// refuses them (search, sort, text fields' doc values).
+#[test]
+fn binary_values_are_kept_shown_and_updated_in_place() {
+    let s = TestServer::start();
+    let mapping =
+        json!({"properties": {"title": {"type": "text"}, "blob": {"type": "binary", "doc_values": true}}});
+    assert_eq!(s.json("PUT", "/b", Some(json!({"mappings": mapping}))).0, 200);
+    let lines = [
+        json!({"index": {"_index": "b", "_id": "1"}}),
+        json!({"title": "one", "blob": "AAEC"}),
+        json!({"index": {"_index": "b", "_id": "2"}}),
+        json!({"title": "two"}),
+        json!({"index": {"_index": "b", "_id": "3"}}),
+        json!({"title": "three", "blob": ["AA==", "AQ=="]}),
+    ];
+    let (_, bulk) = s.bulk("/_bulk?refresh=true", &lines);
+    assert_eq!(bulk["items"][2]["index"]["status"], json!(400), "{bulk}");
+    assert!(bulk["items"][2]["index"]["error"]["reason"].as_str().unwrap().contains("one value a document"));
+    let shown = |s: &TestServer| {
+        let body = json!({"sort": [{"_doc": "asc"}], "docvalue_fields": ["blob"], "_source": false});
+        let (status, found) = s.json("POST", "/b/_search", Some(body));
+        assert_eq!(status, 200, "{found}");
+        found["hits"]["hits"].as_array().unwrap().iter().map(|h| h.get("fields").cloned()).collect::<Vec<_>>()
+    };
+    assert_eq!(shown(&s), [Some(json!({"blob": ["AAEC"]})), None]);
+    let (_, with) = s.json("POST", "/b/_search", Some(json!({"query": {"exists": {"field": "blob"}}})));
+    assert_eq!(ids(&with), ["1"]);
+    let (status, done) = s.json("POST", "/b/_update/2?refresh=true", Some(json!({"doc": {"blob": "/w=="}})));
+    assert_eq!((status, done["result"].as_str()), (200, Some("updated")), "{done}");
+    let (_, cat) = s.json("GET", "/_cat/indices/b?format=json", None);
+    assert_eq!(cat[0]["docs.deleted"], json!("0"), "the value changed in place");
+    assert_eq!(shown(&s), [Some(json!({"blob": ["AAEC"]})), Some(json!({"blob": ["/w"]}))]);
+    assert_eq!(s.json("GET", "/b/_doc/2", None).1["_source"], json!({"title": "two", "blob": "/w=="}));
+    for (body, want) in [
+        (json!({"query": {"term": {"blob": "AA=="}}}), "Binary fields do not support searching"),
+        (json!({"sort": ["blob"]}), "can't sort on binary field"),
+        (json!({"docvalue_fields": ["title"]}), "Text fields are not optimised"),
+        (json!({"docvalue_fields": [{"field": "blob", "format": "hex"}]}), "format [hex] is not supported"),
+    ] {
+        let (status, err) = s.json("POST", "/b/_search", Some(body.clone()));
+        assert_eq!(status, 400, "{body}: {err}");
+        assert!(err["error"]["reason"].as_str().unwrap().contains(want), "{body}: {err}");
+    }
+    let (status, err) = s.json("POST", "/b/_update/1", Some(json!({"doc": {"blob": "%%"}})));
+    assert_eq!(status, 400, "{err}");
+    assert_eq!(shown(&s)[0], Some(json!({"blob": ["AAEC"]})), "a refused update changes nothing");
+}

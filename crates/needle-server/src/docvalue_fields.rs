@@ -1,0 +1,123 @@
+//! `docvalue_fields`: each hit's values of the named fields, read from the
+//! index's doc values (`needle_engine::Hit::fields`), under the hit's
+//! `fields` key. Entries are field names, `*` patterns, or objects with a
+//! `field` and a `format` (dates: `epoch_millis`, or ISO-8601 text, the
+//! default). A name or pattern that matches no field shows nothing; one that
+//! matches a text field is an error (as in Elasticsearch: text fields keep no
+//! doc values); `_id` shows the hit's id.
+
+use needle_core::FieldId;
+use needle_engine::{parse_date, FieldKind, Schema, ID_FIELD};
+use serde_json::{Map, Value};
+
+use crate::error::{ApiError, ApiResult};
+use crate::pattern;
+
+/// One entry of `docvalue_fields`.
+#[derive(Debug, Clone)]
+pub struct ValueField {
+    pattern: String,
+    /// Dates as milliseconds (`epoch_millis`) rather than ISO-8601 text.
+    epoch_millis: bool,
+}
+
+/// The fields of one index a request shows, and which show dates as milliseconds.
+pub struct Resolved {
+    pub ids: Vec<FieldId>,
+    epoch_millis: Vec<String>,
+    /// Whether `_id` is one of them.
+    with_id: bool,
+}
+
+pub fn parse(v: &Value) -> ApiResult<Vec<ValueField>> {
+    let Value::Array(entries) = v else {
+        return Err(ApiError::parsing(format!("[docvalue_fields] must be an array, not {v}")));
+    };
+    entries.iter().map(entry).collect()
+}
+
+fn entry(v: &Value) -> ApiResult<ValueField> {
+    match v {
+        Value::String(s) => Ok(ValueField { pattern: s.clone(), epoch_millis: false }),
+        Value::Object(o) => {
+            let mut out = ValueField { pattern: String::new(), epoch_millis: false };
+            for (key, value) in o {
+                match (key.as_str(), value) {
+                    ("field", Value::String(s)) => out.pattern = s.clone(),
+                    ("format", Value::String(f)) => out.epoch_millis = date_format(f)?,
+                    (k, _) => {
+                        return Err(ApiError::parsing(format!(
+                            "[docvalue_fields] entries take a string [field] and [format], not [{k}]: {value}"
+                        )))
+                    }
+                }
+            }
+            match out.pattern.is_empty() {
+                true => Err(ApiError::parsing("[docvalue_fields] entry without a [field]")),
+                false => Ok(out),
+            }
+        }
+        other => {
+            Err(ApiError::parsing(format!("[docvalue_fields] entries are strings or objects, not {other}")))
+        }
+    }
+}
+
+/// Whether a format asks for milliseconds; formats Needle does not know are an error.
+fn date_format(f: &str) -> ApiResult<bool> {
+    match f {
+        "epoch_millis" => Ok(true),
+        "use_field_mapping" | "strict_date_optional_time" | "date_optional_time" => Ok(false),
+        other => Err(ApiError::illegal_argument(format!(
+            "[docvalue_fields] format [{other}] is not supported yet by Needle (epoch_millis, strict_date_optional_time)"
+        ))),
+    }
+}
+
+/// The fields `wanted` names in `schema`.
+pub fn resolve(wanted: &[ValueField], schema: &Schema) -> ApiResult<Resolved> {
+    let mut out = Resolved { ids: Vec::new(), epoch_millis: Vec::new(), with_id: false };
+    for w in wanted {
+        for (id, def) in schema.fields.iter().enumerate() {
+            if !pattern::matches(&w.pattern, &def.name) {
+                continue;
+            }
+            if def.kind == FieldKind::Text {
+                return Err(ApiError::illegal_argument(crate::sort::text_fielddata(&def.name)));
+            }
+            let id = id as FieldId;
+            if id == ID_FIELD {
+                out.with_id = true;
+                continue;
+            }
+            if !out.ids.contains(&id) {
+                out.ids.push(id);
+            }
+            if w.epoch_millis && def.kind == FieldKind::Date {
+                out.epoch_millis.push(def.name.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Resolved {
+    /// A hit's `fields` object, each date in the format asked for; `None` when it has none.
+    pub fn json(&self, id: &str, fields: std::collections::BTreeMap<String, Vec<Value>>) -> Option<Value> {
+        let mut out = Map::new();
+        if self.with_id {
+            out.insert("_id".into(), Value::Array(vec![Value::String(id.to_string())]));
+        }
+        for (name, mut values) in fields {
+            if self.epoch_millis.contains(&name) {
+                for v in &mut values {
+                    if let Some(ms) = v.as_str().and_then(|s| parse_date(s, false)) {
+                        *v = Value::String(ms.to_string());
+                    }
+                }
+            }
+            out.insert(name, Value::Array(values));
+        }
+        (!out.is_empty()).then_some(Value::Object(out))
+    }
+}
