@@ -12,6 +12,7 @@ mod procstat;
 mod realtime;
 mod report;
 mod run;
+mod updates;
 mod util;
 mod validate;
 mod workload;
@@ -158,6 +159,16 @@ enum Command {
     },
     /// Real-time mode: add documents to a served index while querying it; visibility, ingestion, query latency.
     Realtime(realtime::RealtimeArgs),
+    /// Seed 002's benchmark: search sorted by a field while documents are
+    /// re-indexed or their doc values updated in place at fixed rates.
+    Updates(updates::UpdatesArgs),
+    /// Add the update benchmark's `last_modified` and `title_dv` to every document of a corpus.
+    WithValues {
+        #[arg(long)]
+        corpus: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Split a JSONL corpus: the first part (for the base index of `realtime`) and the rest.
     Split {
         #[arg(long)]
@@ -296,6 +307,8 @@ fn run_command(c: Command) -> Result<()> {
             validate::compare_all(&answers_dir, &engine, &workload).map(|_| ())
         }
         Command::Realtime(a) => realtime::realtime(&a).map(|_| ()),
+        Command::Updates(a) => updates::updates(&a).map(|_| ()),
+        Command::WithValues { corpus, out } => corpus::with_values(&corpus, &out),
         Command::Split { corpus, fraction, head, tail } => corpus::split(&corpus, fraction, &head, &tail),
         Command::Report { results, out } => report::write(&results, &out),
         Command::FilterStats { index, every } => filter_stats::filter_stats(&index, every),

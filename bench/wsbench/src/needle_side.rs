@@ -13,14 +13,17 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 use needle_engine::{
-    Durability, ImportOptions, ImportProgress, Index, IndexWriter, Schema, SearchRequest, WriterOptions,
+    Durability, IfCurrent, ImportOptions, ImportProgress, Index, IndexWriter, Schema, SearchRequest,
+    WriterOptions,
 };
 
 use crate::util::{open_input, Result};
 
 /// The mapping every WSBench Needle index uses.
-pub const MAPPING: &str =
-    r#"{"dynamic": false, "properties": {"title": {"type": "text"}, "body": {"type": "text"}}}"#;
+/// The benchmark's fields; `last_modified` and `title_dv` only in the update
+/// benchmark's corpus (`needle-bench with-values`).
+pub const MAPPING: &str = r#"{"dynamic": false, "properties": {"title": {"type": "text"}, "body": {"type": "text"},
+  "last_modified": {"type": "long"}, "title_dv": {"type": "binary"}}}"#;
 
 pub fn index(corpus: &Path, dir: &Path, threads: usize, memory_bytes: u64) -> Result<()> {
     let started = Instant::now();
@@ -90,6 +93,10 @@ struct Shared {
     idle: Condvar,
     queries: AtomicU64,
     errors: AtomicU64,
+    /// Writes (adds and in-place updates) made, and the time spent in them.
+    writes: AtomicU64,
+    write_nanos: AtomicU64,
+    write_cpu_nanos: AtomicU64,
     /// Durable mode: adds applied and waiting for the write-ahead log, (request id, `_id`,
     /// sequence number), acknowledged in order by one thread (group commit with one writer).
     /// Taken (closed) at the end of input.
@@ -128,6 +135,23 @@ impl Shared {
 }
 
 /// The MODE field of a request line.
+/// The update benchmark's sort: `last_modified`, newest first.
+fn by_last_modified(schema: &needle_engine::Schema) -> Result<needle_engine::SortKey> {
+    let field = schema.field_id("last_modified").ok_or("the index has no `last_modified` field")?;
+    let missing = needle_engine::missing_value(needle_engine::FieldKind::Long, true, false);
+    Ok(needle_engine::SortKey { by: needle_engine::SortBy::Field { field, missing }, descending: true })
+}
+
+impl Shared {
+    /// Counts a write that began at `started` (wall clock) and `cpu` (this thread's CPU clock).
+    fn count_write(&self, (started, cpu): (Instant, u64)) {
+        self.writes.fetch_add(1, Ordering::Relaxed);
+        self.write_nanos.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        let used = crate::procstat::thread_cpu_nanos().saturating_sub(cpu);
+        self.write_cpu_nanos.fetch_add(used, Ordering::Relaxed);
+    }
+}
+
 fn mode_of(line: &str) -> &str {
     line.split('\t').nth(1).unwrap_or("")
 }
@@ -146,13 +170,31 @@ fn handle(shared: &Shared, line: &str) -> Answer {
         "add" => {
             let live = shared.index.live().map_err(|e| failed(&e))?;
             let Some(acks) = shared.durable_acks.lock().unwrap().clone() else {
+                let started = (Instant::now(), crate::procstat::thread_cpu_nanos());
                 let doc_id = live.add(query).map_err(|e| failed(&e))?;
+                shared.count_write(started);
                 return Ok(Some(format!("{id}\t1\t{doc_id}\n")));
             };
             let (doc_id, lsn) = live.add_deferred(query).map_err(|e| failed(&e))?;
             acks.send((id.clone(), doc_id, lsn)).map_err(|e| failed(&e))?;
             return Ok(None);
         }
+        "numeric" | "binary" => {
+            let live = shared.index.live().map_err(|e| failed(&e))?;
+            let (doc_id, value) = query.split_once('\t').ok_or_else(|| failed(&"expected DOCID\\tVALUE"))?;
+            let started = (Instant::now(), crate::procstat::thread_cpu_nanos());
+            let done = match mode {
+                "numeric" => {
+                    let v: i64 = value.parse().map_err(|_| failed(&format!("bad value `{value}`")))?;
+                    live.update_numeric(doc_id, "last_modified", &serde_json::json!(v), IfCurrent::Any)
+                }
+                _ => live.update_numeric(doc_id, "title_dv", &serde_json::json!(value), IfCurrent::Any),
+            };
+            done.map_err(|e| failed(&e))?;
+            shared.count_write(started);
+            return Ok(Some(format!("{id}\t1\t{doc_id}\n")));
+        }
+        "sorted" => 1_000,
         "id" => {
             shared.index.live().map_err(|e| failed(&e))?;
             let found = shared.index.index.searcher().contains(query).map_err(|e| failed(&e))?;
@@ -166,7 +208,11 @@ fn handle(shared: &Shared, line: &str) -> Answer {
     request.track_total_hits = track_total_hits;
     request.bloom = shared.options.bloom;
     request.stats = shared.options.read_stats;
-    let response = shared.index.index.searcher().search(&request).map_err(|e| (id.clone(), e.to_string()))?;
+    let searcher = shared.index.index.searcher();
+    if mode == "sorted" {
+        request.sort = vec![by_last_modified(searcher.schema()).map_err(|e| failed(&e))?];
+    }
+    let response = searcher.search(&request).map_err(|e| (id.clone(), e.to_string()))?;
     if let Some(stats) = &response.stats {
         for (sums, figures) in [(&shared.needed, &stats.needed_bytes), (&shared.pages, &stats.pages_by_kind)]
         {
@@ -222,6 +268,9 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
         idle: Condvar::new(),
         queries: AtomicU64::new(0),
         errors: AtomicU64::new(0),
+        writes: AtomicU64::new(0),
+        write_nanos: AtomicU64::new(0),
+        write_cpu_nanos: AtomicU64::new(0),
         durable_acks: Mutex::new(durable_acks),
     });
     let acker = acks_rx.map(|rx| {
@@ -274,6 +323,9 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
                 "rss_kb": crate::procstat::self_rss_kb(),
                 "queries": shared.queries.load(Ordering::Relaxed),
                 "errors": shared.errors.load(Ordering::Relaxed),
+                "updates": shared.writes.load(Ordering::Relaxed),
+                "update_ms": shared.write_nanos.load(Ordering::Relaxed) as f64 / 1e6,
+                "update_cpu_ms": shared.write_cpu_nanos.load(Ordering::Relaxed) as f64 / 1e6,
                 "needed_bytes": *shared.needed.lock().unwrap(),
                 "pages_by_kind": *shared.pages.lock().unwrap(),
                 "result_cache": shared.index.index.result_cache_stats(),
@@ -287,7 +339,9 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
         *shared.inflight.lock().unwrap() += 1;
         match mode_of(line) {
             "id" => shared.answer(line),
-            "add" if ingest_threads > 0 => adds.send(line.to_string()).map_err(|_| "workers gone")?,
+            "add" | "numeric" | "binary" if ingest_threads > 0 => {
+                adds.send(line.to_string()).map_err(|_| "workers gone")?
+            }
             _ => searches.send(line.to_string()).map_err(|_| "workers gone")?,
         }
     }

@@ -99,3 +99,14 @@ pub fn self_rss_kb() -> u64 {
         })
         .unwrap_or(0)
 }
+
+/// CPU time the calling thread has used, in nanoseconds (0 if the clock cannot be read).
+pub fn thread_cpu_nanos() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    match rc {
+        0 => ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64,
+        _ => 0,
+    }
+}

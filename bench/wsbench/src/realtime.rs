@@ -40,10 +40,11 @@ use crate::load::{new_histogram, query_at, shuffled_order, Latency};
 use crate::util::{create_output, read_lines, Result};
 use crate::workload::Workload;
 
+/// A live engine on a copy of an index, the documents written to it, and the
+/// queries searched meanwhile (`realtime` and `updates`).
 #[derive(Args, Debug, Clone)]
-pub struct RealtimeArgs {
-    /// The engine (needle or lucene: a server that takes `add` and `id` requests when
-    /// given `--engine-arg=--live`).
+pub struct LiveArgs {
+    /// needle or lucene.
     #[command(flatten)]
     pub spec: EngineSpec,
     /// The engine's index of the base documents; it is copied, never changed.
@@ -52,12 +53,27 @@ pub struct RealtimeArgs {
     /// Scratch folder the base index is copied to (replaced).
     #[arg(long)]
     pub work_dir: PathBuf,
-    /// JSON lines to add (each with a string `id`).
+    /// JSON lines (each with a string `id`): added (`realtime`) or updated (`updates`).
     #[arg(long)]
     pub docs: PathBuf,
     /// Queries (a workload file; categories are mixed).
     #[arg(long)]
     pub workload: PathBuf,
+}
+
+impl LiveArgs {
+    /// The workload's queries, categories mixed.
+    pub fn queries(&self) -> Result<Vec<String>> {
+        Ok(Workload::read(&self.workload)?.queries.into_iter().map(|(_, q)| q).collect())
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RealtimeArgs {
+    /// The engine (`--engine-arg=--live` makes it take `add` and `id` requests), its
+    /// index, the documents to add and the queries.
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Offered query rate (queries/s, Poisson arrivals) in every phase.
     #[arg(long, default_value_t = 100.0)]
     pub rate: f64,
@@ -141,7 +157,7 @@ fn send_line(input: &Input, line: &str) -> std::io::Result<()> {
 }
 
 /// The documents to add: (id, JSON line).
-fn read_docs(path: &Path) -> Result<Vec<(String, String)>> {
+pub(crate) fn read_docs(path: &Path) -> Result<Vec<(String, String)>> {
     read_lines(path)?
         .into_iter()
         .enumerate()
@@ -157,7 +173,7 @@ fn read_docs(path: &Path) -> Result<Vec<(String, String)>> {
 }
 
 /// Replaces `to` with a copy of the flat folder `from`.
-fn copy_index(from: &Path, to: &Path) -> Result<()> {
+pub(crate) fn copy_index(from: &Path, to: &Path) -> Result<()> {
     if to.exists() {
         std::fs::remove_dir_all(to)?;
     }
@@ -371,28 +387,28 @@ impl Phases {
 }
 
 pub fn realtime(a: &RealtimeArgs) -> Result<RealtimeResult> {
-    let docs = Arc::new(read_docs(&a.docs)?);
+    let docs = Arc::new(read_docs(&a.live.docs)?);
     if docs.is_empty() {
-        return Err(format!("{}: no documents to add", a.docs.display()).into());
+        return Err(format!("{}: no documents to add", a.live.docs.display()).into());
     }
-    let queries: Vec<String> = Workload::read(&a.workload)?.queries.into_iter().map(|(_, q)| q).collect();
+    let queries = a.live.queries()?;
     if queries.is_empty() || a.rate <= 0.0 {
         return Err("the workload needs queries and the rate must be positive".into());
     }
-    copy_index(&a.base_index, &a.work_dir)?;
-    let cmd = a.spec.command()?;
-    let label = a.spec.label();
+    copy_index(&a.live.base_index, &a.live.work_dir)?;
+    let cmd = a.live.spec.command()?;
+    let label = a.live.spec.label();
     eprintln!(
         "starting {label}: {} --index {} {}",
         cmd.join(" "),
-        a.work_dir.display(),
-        a.spec.engine_arg.join(" ")
+        a.live.work_dir.display(),
+        a.live.spec.engine_arg.join(" ")
     );
     let mut engine = EngineProcess::start(
         &cmd,
-        &a.work_dir,
+        &a.live.work_dir,
         1,
-        &a.spec.engine_arg,
+        &a.live.spec.engine_arg,
         None,
         Duration::from_secs(a.ready_timeout),
     )?;
@@ -539,9 +555,9 @@ pub fn realtime(a: &RealtimeArgs) -> Result<RealtimeResult> {
     let [idle_before, ingesting, idle_after] = phases.results;
     let result = RealtimeResult {
         kind: "realtime".into(),
-        engine: a.spec.engine.clone(),
+        engine: a.live.spec.engine.clone(),
         label,
-        engine_args: a.spec.engine_arg.clone(),
+        engine_args: a.live.spec.engine_arg.clone(),
         ready: engine.ready.clone(),
         docs: total_docs,
         add_errors,

@@ -181,3 +181,53 @@ fn realtime_smoke() {
     let md = std::fs::read_to_string(tmp.path().join("report/report.md")).unwrap();
     assert!(md.contains("## Real time") && md.contains("| needle | 47 |"), "{md}");
 }
+
+/// Seed 002's update benchmark, Needle alone on the bundled corpus with
+/// values: every method's updates are acknowledged and counted by the
+/// engine, searches sorted by `last_modified` answer, and the base index is
+/// left as it was.
+#[test]
+fn updates_smoke() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/sotu.jsonl.gz");
+    let tmp = tempfile::tempdir().unwrap();
+    let t = |p: &str| tmp.path().join(p).to_string_lossy().into_owned();
+    bench(&["with-values", "--corpus", &corpus.to_string_lossy(), "--out", &t("values.jsonl")]);
+    bench(&["index-needle", "--corpus", &t("values.jsonl"), "--index", &t("base"), "--threads", "2"]);
+    bench(&["workload", "--index", &t("base"), "--out-dir", &t("wl"), "--per-category", "10"]);
+    let base_files = files(&tmp.path().join("base"));
+    bench(&[
+        "updates",
+        "--engine",
+        "needle",
+        "--base-index",
+        &t("base"),
+        "--work-dir",
+        &t("work"),
+        "--docs",
+        &t("values.jsonl"),
+        "--workload",
+        &t("wl/single.txt"),
+        "--rates",
+        "50",
+        "--duration",
+        "1",
+        "--warmup",
+        "0.2",
+        "--idle",
+        "0.3",
+        "--out",
+        &t("updates.json"),
+    ]);
+    let results = read_json(&tmp.path().join("updates.json"));
+    let results = results.as_array().expect("one result per method");
+    let methods: Vec<&str> = results.iter().map(|r| r["method"].as_str().unwrap()).collect();
+    assert_eq!(methods, ["reindex", "numeric", "binary"]);
+    for r in results {
+        assert_eq!(r["errors"], 0, "{r}");
+        let updated = r["updated"].as_u64().unwrap();
+        assert!((40..=60).contains(&updated), "about 50 updates in a second: {r}");
+        assert!(r["per_doc_ms"].as_f64().unwrap() > 0.0 && r["qps_updating"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["reopens"], 0, "Needle does not reopen: {r}");
+    }
+    assert_eq!(files(&tmp.path().join("base")), base_files);
+}

@@ -96,6 +96,27 @@ pub fn print_side_by_side(real: &CorpusStats, generated: &CorpusStats) {
 
 /// Writes the first `fraction` of the corpus's non-empty lines to `head` and the rest to
 /// `tail` (`.gz` compresses), for `realtime`: the base index and the documents added to it.
+/// The corpus with the update benchmark's values added to each document
+/// (seed 002): `last_modified`, a whole number (milliseconds from
+/// 2020-09-13, one second a line), and `title_dv`, the title's first 64
+/// bytes as base64 text (a binary doc value).
+pub fn with_values(corpus: &Path, out: &Path) -> Result<()> {
+    let lines = crate::util::read_lines(corpus)?;
+    let mut w = crate::util::create_output(out)?;
+    for (i, line) in lines.iter().enumerate() {
+        let mut doc: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("{} line {}: {e}", corpus.display(), i + 1))?;
+        let title = doc["title"].as_str().unwrap_or_default().as_bytes();
+        let title_dv = needle_engine::base64_text(&title[..title.len().min(64)]);
+        doc["last_modified"] = serde_json::json!(1_600_000_000_000i64 + i as i64 * 1000);
+        doc["title_dv"] = serde_json::json!(title_dv);
+        writeln!(w, "{doc}")?;
+    }
+    w.flush()?;
+    eprintln!("{}: {} documents with values to {}", corpus.display(), lines.len(), out.display());
+    Ok(())
+}
+
 pub fn split(corpus: &Path, fraction: f64, head: &Path, tail: &Path) -> Result<()> {
     if !(0.0..=1.0).contains(&fraction) {
         return Err(format!("--fraction {fraction} is not between 0 and 1").into());

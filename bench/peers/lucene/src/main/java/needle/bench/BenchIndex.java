@@ -7,7 +7,11 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import java.util.Base64;
+import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.FieldType;
 import org.apache.lucene.document.StringField;
@@ -30,12 +34,17 @@ import org.apache.lucene.store.FSDirectory;
  * </pre>
  *
  * <p>Fields: {@code id} ({@link StringField}, stored), {@code title} and {@code body} (tokenized,
- * stored, positions + offsets, norms); every other corpus field is ignored. {@link
+ * stored, positions + offsets, norms); {@code last_modified} (a whole number) as a numeric doc
+ * value and {@code title_dv} (base64 text) as a binary doc value when a document has them (the
+ * update benchmark's corpus: {@code needle-bench with-values}); every other corpus field is
+ * ignored. {@link
  * StandardAnalyzer} defaults, {@link BM25Similarity} defaults. One thread, documents in file order,
  * then {@code forceMerge(1)}: one segment whose doc ids follow the corpus lines. DIR is replaced.
  */
 public final class BenchIndex {
   static final String ID = "id";
+  static final String LAST_MODIFIED = "last_modified";
+  static final String TITLE_DV = "title_dv";
   static final String[] TEXT_FIELDS = {"title", "body"};
 
   private static final String USAGE = "usage: BenchIndex --corpus FILE.jsonl[.gz] --index DIR";
@@ -121,6 +130,12 @@ public final class BenchIndex {
       if (json.get(name) instanceof String text) {
         doc.add(new Field(name, text, TEXT_TYPE));
       }
+    }
+    if (json.get(LAST_MODIFIED) instanceof Number n) {
+      doc.add(new NumericDocValuesField(LAST_MODIFIED, n.longValue()));
+    }
+    if (json.get(TITLE_DV) instanceof String b64) {
+      doc.add(new BinaryDocValuesField(TITLE_DV, new BytesRef(Base64.getDecoder().decode(b64))));
     }
     return doc;
   }

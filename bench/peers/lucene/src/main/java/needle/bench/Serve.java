@@ -29,6 +29,9 @@ import org.apache.lucene.search.ReferenceManager;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.SearcherFactory;
 import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.similarities.BM25Similarity;
@@ -68,6 +71,12 @@ import org.apache.lucene.util.Version;
  * {@code ID\t1\tDOCID} when it returns; {@code ID\tid\t0\tDOCID} is answered by the input
  * thread ({@code ID\tN\t}: how many documents with that id the current searcher sees), so a
  * visibility probe never waits behind a search. End of input rolls the writer back.
+ *
+ * <p>The update benchmark's requests (seed 002), live only, on the ingest threads: {@code
+ * ID\tnumeric\t0\tDOCID\tVALUE} ({@code updateNumericDocValue} of {@code last_modified}) and
+ * {@code ID\tbinary\t0\tDOCID\tBASE64} ({@code updateBinaryDocValue} of {@code title_dv}),
+ * answered {@code ID\t1\tDOCID}; {@code ID\tsorted\tK\tQUERY}: the top K by {@code
+ * last_modified} descending. {@code STATS} adds the time spent in update calls and in reopens.
  */
 public final class Serve {
   private static final String USAGE =
@@ -81,6 +90,10 @@ public final class Serve {
   private final Writer out;
   private final Object pendingLock = new Object();
   private int pending;
+  private static final Timed UPDATES = new Timed();
+  private static final Timed REOPENS = new Timed();
+  private static final Sort BY_LAST_MODIFIED =
+      new Sort(new SortField(BenchIndex.LAST_MODIFIED, SortField.Type.LONG, true));
 
   private Serve(ReferenceManager<IndexSearcher> searchers, IndexWriter writer, Writer out) {
     this.searchers = searchers;
@@ -188,7 +201,7 @@ public final class Serve {
           continue;
         }
         serve.begin();
-        (live && mode.equals("add") ? ingest : pool)
+        (live && WRITES.contains(mode) ? ingest : pool)
             .execute(
             () -> {
               try {
@@ -222,12 +235,16 @@ public final class Serve {
       if (!isId(id)) {
         throw new IllegalArgumentException("bad request id \"" + id + "\"");
       }
-      if (parts[1].equals("add") && writer != null) {
-        return id + "\t1\t" + add(parts[3]);
+      if (WRITES.contains(parts[1]) && writer != null) {
+        long[] started = Timed.now();
+        String docId = write(parts[1], parts[3]);
+        UPDATES.add(started);
+        return id + "\t1\t" + docId;
       }
+      boolean sorted = parts[1].equals("sorted");
       boolean count =
           switch (parts[1]) {
-            case "top" -> false;
+            case "top", "sorted" -> false;
             case "count" -> true;
             default -> throw new IllegalArgumentException("unknown mode \"" + parts[1] + "\"");
           };
@@ -249,7 +266,7 @@ public final class Serve {
         return sb.append(searcher.count(query)).append('\t').toString();
       }
       long total = count ? searcher.count(query) : -1;
-      TopDocs top = searcher.search(query, k);
+      TopDocs top = sorted ? searcher.search(query, k, BY_LAST_MODIFIED) : searcher.search(query, k);
       sb.append(count ? total : top.totalHits.value()).append('\t');
       StoredFields stored = searcher.storedFields();
       ScoreDoc[] hits = top.scoreDocs;
@@ -287,6 +304,27 @@ public final class Serve {
     } catch (Throwable t) {
       return error(id, t);
     }
+  }
+
+  private static final Set<String> WRITES = Set.of("add", "numeric", "binary");
+
+  /** One write: a document added (or replaced), or a doc value updated; returns the doc's id. */
+  private String write(String mode, String rest) throws IOException {
+    if (mode.equals("add")) {
+      return add(rest);
+    }
+    String[] idValue = rest.split("\t", 2);
+    if (idValue.length < 2) {
+      throw new IllegalArgumentException("expected DOCID\\tVALUE");
+    }
+    Term term = new Term(BenchIndex.ID, idValue[0]);
+    if (mode.equals("numeric")) {
+      writer.updateNumericDocValue(term, BenchIndex.LAST_MODIFIED, Long.parseLong(idValue[1]));
+    } else {
+      byte[] bytes = java.util.Base64.getDecoder().decode(idValue[1]);
+      writer.updateBinaryDocValue(term, BenchIndex.TITLE_DV, new BytesRef(bytes));
+    }
+    return idValue[0];
   }
 
   /** Adds (or replaces, by id) one corpus document; returns its id. */
@@ -336,7 +374,9 @@ public final class Serve {
               try {
                 while (true) {
                   Thread.sleep(ms);
+                  long[] started = Timed.now();
                   searchers.maybeRefreshBlocking();
+                  REOPENS.add(started);
                 }
               } catch (InterruptedException
                   | IOException
@@ -347,6 +387,37 @@ public final class Serve {
             "nrt-reopen");
     t.setDaemon(true);
     t.start();
+  }
+
+  /** How many times something was done, and its wall-clock and thread CPU time. */
+  private static final class Timed {
+    private static final java.lang.management.ThreadMXBean THREADS =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    private final java.util.concurrent.atomic.AtomicLong count =
+        new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong nanos =
+        new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong cpuNanos =
+        new java.util.concurrent.atomic.AtomicLong();
+
+    /** The wall clock and this thread's CPU clock, nanoseconds. */
+    static long[] now() {
+      return new long[] {System.nanoTime(), THREADS.getCurrentThreadCpuTime()};
+    }
+
+    /** Counts one more, begun at {@code started} (from {@link #now}) on this thread. */
+    void add(long[] started) {
+      long[] end = now();
+      count.incrementAndGet();
+      nanos.addAndGet(end[0] - started[0]);
+      cpuNanos.addAndGet(end[1] - started[1]);
+    }
+
+    /** {@code "NAMEs":N,"NAME_ms":W,"NAME_cpu_ms":C}. */
+    String json(String name) {
+      return "\"" + name + "s\":" + count.get() + ",\"" + name + "_ms\":" + nanos.get() / 1e6
+          + ",\"" + name + "_cpu_ms\":" + cpuNanos.get() / 1e6;
+    }
   }
 
   private static int positive(String flag, String value) {
@@ -419,7 +490,8 @@ public final class Serve {
       // Leave -1.
     }
     return "{\"heap_used\":" + heapUsed + ",\"heap_committed\":" + heapCommitted
-        + ",\"rss_kb\":" + rssKb + ",\"hwm_kb\":" + hwmKb + "}";
+        + ",\"rss_kb\":" + rssKb + ",\"hwm_kb\":" + hwmKb
+        + "," + UPDATES.json("update") + "," + REOPENS.json("reopen") + "}";
   }
 
   private static long kb(String statusLine) {
