@@ -227,7 +227,8 @@ fn updates_smoke() {
         let updated = r["updated"].as_u64().unwrap();
         assert!((40..=60).contains(&updated), "about 50 updates in a second: {r}");
         assert!(r["per_doc_ms"].as_f64().unwrap() > 0.0 && r["qps_updating"].as_f64().unwrap() > 0.0, "{r}");
-        assert_eq!(r["reopens"], 0, "Needle does not reopen: {r}");
+        // The engine's thread CPU clock was read around each update.
+        assert!(r["per_doc_cpu_ms"].as_f64().unwrap() > 0.0, "{r}");
     }
     assert_eq!(files(&tmp.path().join("base")), base_files);
 }

@@ -220,7 +220,9 @@ fn field_values(index: &Index) {
         return;
     };
     let searcher = index.searcher();
-    let value_fields = vec![year.id, day.id, kind.id, blob.id];
+    let value_fields = [(year.id, false), (day.id, true), (kind.id, false), (blob.id, false)]
+        .map(|(field, dates_as_millis)| crate::DocValueField { field, dates_as_millis })
+        .to_vec();
     let request = SearchRequest { top_k: 40, value_fields, ..SearchRequest::new("") };
     let _ = searcher.search_query(&Query::Exists(blob.id), &request);
     let range = Query::Range(crate::RangeQuery { field: year.id, lower: 1995, upper: 2010, indexed: None });

@@ -56,6 +56,7 @@ pub use result_cache::ResultCache;
 pub use schema::{Dynamic, FieldDef, FieldKind, Schema, ID_FIELD};
 pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};
 pub use searcher::{Searcher, StoredDocument};
+pub use value_fields::DocValueField;
 pub use values::{
     base64_text, column_json, has_doc_values, in_place_field, is_point, missing_value, parse_date,
     query_value, range_bounds, RangeBounds,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use needle_codecs::SegmentRead;
-use needle_core::{Deletes, DocId, DocSet, Error, FieldId, Result, TERMINATED};
+use needle_core::{Deletes, DocId, DocSet, Error, Result, TERMINATED};
 use needle_search::highlight::{fragments, match_spans, FragmentOptions};
 use needle_search::{Query, ScoredDoc, SearchOptions, Searcher, SortKey, SortRequest, SortValue};
 use needle_storage::cache::CacheStats;
@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::document::{decode_stored, field_text, DocVersion};
 use crate::result_cache::ResultCache;
 use crate::schema::{Schema, ID_FIELD};
-use crate::value_fields::doc_values_json;
+use crate::value_fields::{doc_values_json, DocValueField};
 
 /// A segment as a search sees it: its data and the documents deleted from it since.
 pub(crate) type View<'a> = (&'a dyn SegmentRead, Option<&'a dyn Deletes>);
@@ -48,7 +48,7 @@ pub struct SearchRequest {
     /// With `sort`: compute scores even when no key is the score.
     pub track_scores: bool,
     /// Return each hit's doc values of these fields ([`Hit::fields`]).
-    pub value_fields: Vec<FieldId>,
+    pub value_fields: Vec<DocValueField>,
 }
 
 impl SearchRequest {
@@ -197,8 +197,8 @@ fn search_and_fetch(
     request: &SearchRequest,
 ) -> Result<SearchResponse> {
     let started = Instant::now();
-    for &field in &request.value_fields {
-        crate::value_fields::check_field(schema, field)?;
+    for shown in &request.value_fields {
+        crate::value_fields::check_field(schema, shown.field)?;
     }
     let searcher = Searcher::with_deletes(views.to_vec());
     let ranked = match request.sort.is_empty() {
@@ -247,10 +247,10 @@ fn search_and_fetch(
         let version = request.versions.then_some((at.version, at.seq_no));
         let source = request.source.then_some(source);
         let mut fields = BTreeMap::new();
-        for &field in &request.value_fields {
-            let values = doc_values_json(segment, schema, field, h.doc)?;
+        for &shown in &request.value_fields {
+            let values = doc_values_json(segment, schema, shown, h.doc)?;
             if !values.is_empty() {
-                fields.insert(schema.field(field).name.clone(), values);
+                fields.insert(schema.field(shown.field).name.clone(), values);
             }
         }
         hits.push(Hit { id, score: h.score, highlight, source, version, sort: sort.clone(), fields });

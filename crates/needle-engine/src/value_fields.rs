@@ -13,13 +13,22 @@ use crate::aggs::date_string;
 use crate::schema::{FieldKind, Schema};
 use crate::values::base64_text;
 
-/// The values of `field` in `doc` (empty when it has none).
+/// A field whose doc values a search returns with each hit.
+#[derive(Debug, Clone, Copy, Hash, PartialEq, Eq)]
+pub struct DocValueField {
+    pub field: FieldId,
+    /// Dates as milliseconds since 1970 in text (`epoch_millis`), not ISO-8601.
+    pub dates_as_millis: bool,
+}
+
+/// The values of `shown.field` in `doc` (empty when it has none).
 pub(crate) fn doc_values_json(
     segment: &dyn SegmentRead,
     schema: &Schema,
-    field: FieldId,
+    shown: DocValueField,
     doc: DocId,
 ) -> Result<Vec<Value>> {
+    let field = shown.field;
     let kind = schema.field(field).kind;
     let out = match kind {
         FieldKind::Text => return Err(no_values(schema, field)),
@@ -41,7 +50,9 @@ pub(crate) fn doc_values_json(
         },
         FieldKind::Long | FieldKind::Double | FieldKind::Boolean | FieldKind::Date => {
             match segment.numeric_values(field) {
-                Some(mut column) => column.values(doc).iter().map(|&v| shown(kind, v)).collect(),
+                Some(mut column) => {
+                    column.values(doc).iter().map(|&v| value_json(kind, v, shown.dates_as_millis)).collect()
+                }
                 None => Vec::new(),
             }
         }
@@ -63,8 +74,9 @@ fn no_values(schema: &Schema, field: FieldId) -> Error {
     Error::invalid_field(name, format!("field [{name}] is text: it keeps no doc values to show"))
 }
 
-fn shown(kind: FieldKind, v: i64) -> Value {
+fn value_json(kind: FieldKind, v: i64, dates_as_millis: bool) -> Value {
     match kind {
+        FieldKind::Date if dates_as_millis => Value::String(v.to_string()),
         FieldKind::Double => {
             serde_json::Number::from_f64(sortable_to_double(v)).map_or(Value::Null, Value::Number)
         }

@@ -458,7 +458,8 @@ fn random_update(rng: &mut StdRng, m: &mut Model) -> (&'static str, serde_json::
 fn check_binary(index: &IndexWriter, model: &BTreeMap<String, Model>) {
     let searcher = index.searcher();
     let bin = index.index().schema().field_id("bin").unwrap();
-    let request = SearchRequest { top_k: 10_000, value_fields: vec![bin], ..SearchRequest::new("") };
+    let shown = needle_engine::DocValueField { field: bin, dates_as_millis: false };
+    let request = SearchRequest { top_k: 10_000, value_fields: vec![shown], ..SearchRequest::new("") };
     let hits = searcher.search_query(&Query::MatchAll, &request).unwrap().hits;
     let shown: BTreeMap<String, Vec<serde_json::Value>> =
         hits.into_iter().filter_map(|h| Some((h.id, h.fields.get("bin")?.clone()))).collect();

@@ -7,7 +7,7 @@
 //! doc values); `_id` shows the hit's id.
 
 use needle_core::FieldId;
-use needle_engine::{parse_date, FieldKind, Schema, ID_FIELD};
+use needle_engine::{DocValueField, FieldKind, Schema, ID_FIELD};
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
@@ -21,10 +21,9 @@ pub struct ValueField {
     epoch_millis: bool,
 }
 
-/// The fields of one index a request shows, and which show dates as milliseconds.
+/// The fields of one index a request shows.
 pub struct Resolved {
-    pub ids: Vec<FieldId>,
-    epoch_millis: Vec<String>,
+    pub fields: Vec<DocValueField>,
     /// Whether `_id` is one of them.
     with_id: bool,
 }
@@ -76,7 +75,7 @@ fn date_format(f: &str) -> ApiResult<bool> {
 
 /// The fields `wanted` names in `schema`.
 pub fn resolve(wanted: &[ValueField], schema: &Schema) -> ApiResult<Resolved> {
-    let mut out = Resolved { ids: Vec::new(), epoch_millis: Vec::new(), with_id: false };
+    let mut out = Resolved { fields: Vec::new(), with_id: false };
     for w in wanted {
         for (id, def) in schema.fields.iter().enumerate() {
             if !pattern::matches(&w.pattern, &def.name) {
@@ -90,11 +89,9 @@ pub fn resolve(wanted: &[ValueField], schema: &Schema) -> ApiResult<Resolved> {
                 out.with_id = true;
                 continue;
             }
-            if !out.ids.contains(&id) {
-                out.ids.push(id);
-            }
-            if w.epoch_millis && def.kind == FieldKind::Date {
-                out.epoch_millis.push(def.name.clone());
+            match out.fields.iter_mut().find(|f| f.field == id) {
+                Some(f) => f.dates_as_millis |= w.epoch_millis,
+                None => out.fields.push(DocValueField { field: id, dates_as_millis: w.epoch_millis }),
             }
         }
     }
@@ -102,20 +99,13 @@ pub fn resolve(wanted: &[ValueField], schema: &Schema) -> ApiResult<Resolved> {
 }
 
 impl Resolved {
-    /// A hit's `fields` object, each date in the format asked for; `None` when it has none.
+    /// A hit's `fields` object; `None` when it has none.
     pub fn json(&self, id: &str, fields: std::collections::BTreeMap<String, Vec<Value>>) -> Option<Value> {
         let mut out = Map::new();
         if self.with_id {
             out.insert("_id".into(), Value::Array(vec![Value::String(id.to_string())]));
         }
-        for (name, mut values) in fields {
-            if self.epoch_millis.contains(&name) {
-                for v in &mut values {
-                    if let Some(ms) = v.as_str().and_then(|s| parse_date(s, false)) {
-                        *v = Value::String(ms.to_string());
-                    }
-                }
-            }
+        for (name, values) in fields {
             out.insert(name, Value::Array(values));
         }
         (!out.is_empty()).then_some(Value::Object(out))

@@ -135,7 +135,7 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
             sort: resolved.as_ref().map(|r| r.keys.clone()).unwrap_or_default(),
             search_after,
             track_scores: request.track_scores,
-            value_fields: value_fields.ids.clone(),
+            value_fields: value_fields.fields.clone(),
             ..SearchRequest::new("")
         };
         if let Some(spec) = &request.aggs {
