@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use needle_engine::{Durability, ImportOptions, ImportProgress, Index, WriterOptions};
+use needle_engine::{Durability, ImportOptions, ImportProgress, Index, Schema, WriterOptions};
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -31,7 +31,12 @@ pub fn read_lines(path: &Path, limit: usize) -> Vec<String> {
 
 /// Indexes `lines` into a fresh index in `dir`, merged to one segment.
 pub fn build_index(dir: &Path, lines: &[String]) -> Index {
-    let index = Index::open_or_create(dir, None).expect("index opens");
+    build_index_with(dir, lines, None)
+}
+
+/// [`build_index`] with the fields of `mapping`.
+pub fn build_index_with(dir: &Path, lines: &[String], mapping: Option<Schema>) -> Index {
+    let index = Index::open_or_create(dir, mapping).expect("index opens");
     let writer = index.writer(graceful()).expect("writer");
     let text = lines.join("\n");
     let options = ImportOptions { threads: 2, memory_bytes: 1 << 30, skip_bad: false, bloom: None };

@@ -23,6 +23,13 @@ pub trait SegmentRead: Send + Sync {
     /// The stored source of `doc`.
     fn stored(&self, doc: DocId) -> Result<Vec<u8>>;
 
+    /// The stored record of `doc` as the segment was written, before any
+    /// in-place update of its values layered over it: for what such updates
+    /// never change (its `_id`), without the cost of applying them.
+    fn stored_as_written(&self, doc: DocId) -> Result<Vec<u8>> {
+        self.stored(doc)
+    }
+
     /// The posting lists of `terms`, in order. A segment on storage asks for
     /// the records' first pages (all of their prefetch zones when adaptive
     /// prefetch says so) in one batch before opening any.

@@ -236,9 +236,14 @@ fn search_and_fetch(
         }
     }
     let mut hits = Vec::with_capacity(wanted.len());
+    // Only the `_id` wanted: the record as written has it, updates need not be applied.
+    let id_only = !request.source && !request.versions && rewritten.is_none();
     for (h, sort) in wanted {
         let segment = views[h.segment].0;
-        let (id, at, source) = stored_document_versioned(segment, h.doc)?;
+        let (id, at, source) = match id_only {
+            true => (stored_id(segment, h.doc)?, DocVersion::default(), String::new()),
+            false => stored_document_versioned(segment, h.doc)?,
+        };
         let highlight = match &rewritten {
             Some(query) => highlight(segment, h.doc, &source, query, schema, &request.fragments)?,
             None => BTreeMap::new(),
@@ -280,6 +285,12 @@ pub(crate) fn stored_document(segment: &dyn SegmentRead, doc: DocId) -> Result<(
 }
 
 /// `(_id, version, JSON source)` of a stored document.
+/// The `_id` of a stored document.
+fn stored_id(segment: &dyn SegmentRead, doc: DocId) -> Result<String> {
+    let record = segment.stored_as_written(doc)?;
+    Ok(decode_stored(&format!("{}.docs", segment.name()), &record)?.id.to_string())
+}
+
 pub(crate) fn stored_document_versioned(
     segment: &dyn SegmentRead,
     doc: DocId,

@@ -35,7 +35,7 @@
 //! persists the updates it carries over): replaying an update whose document
 //! already has that sequence number or a newer one changes nothing.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use needle_codecs::bytes::{write_vint, ByteReader};
@@ -43,6 +43,7 @@ use needle_codecs::doc_values::{BinaryValues, NumericValues, BLOCK_DOCS};
 use needle_codecs::meta::SegmentMeta;
 use needle_codecs::{footer, Postings, SegmentRead};
 use needle_core::{DocId, Error, FieldId, Result};
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use crate::document::{decode_stored, encode_stored, with_version, DocVersion};
@@ -75,10 +76,10 @@ pub(crate) type FieldUpdate = (FieldId, ColumnValue, Arc<str>);
 /// Updates of one field in one layer.
 #[derive(Debug, Clone, Default)]
 struct FieldLayer {
-    values: HashMap<DocId, Entry>,
+    values: FxHashMap<DocId, Entry>,
     /// The smallest and largest value set in each block of documents (the
     /// block's bounds widen by them: a range filter must not skip it).
-    blocks: HashMap<u32, (i64, i64)>,
+    blocks: FxHashMap<u32, (i64, i64)>,
 }
 
 impl FieldLayer {
@@ -96,7 +97,7 @@ impl FieldLayer {
 struct Layer {
     fields: BTreeMap<FieldId, FieldLayer>,
     /// Each updated document's version after its newest update here.
-    versions: HashMap<DocId, DocVersion>,
+    versions: FxHashMap<DocId, DocVersion>,
 }
 
 impl Layer {
@@ -388,6 +389,10 @@ impl SegmentRead for UpdatedSegment {
 
     fn stored(&self, doc: DocId) -> Result<Vec<u8>> {
         self.patched(doc, self.base.stored(doc)?)
+    }
+
+    fn stored_as_written(&self, doc: DocId) -> Result<Vec<u8>> {
+        self.base.stored_as_written(doc)
     }
 
     fn postings_all(&self, terms: &[(FieldId, &[u8])]) -> Result<Vec<Option<Box<dyn Postings>>>> {

@@ -1,7 +1,9 @@
 //! Sorting hits by field values: the top k by a list of keys (a field's doc
 //! values, the score, the index order), as Elasticsearch's `sort`, with
-//! `search_after` for deep paging. Every matching document is visited: the
-//! total is exact and no bound prunes.
+//! `search_after` for deep paging. Matches are visited in index order; past
+//! `track_total_hits`, blocks of documents whose best value cannot enter the
+//! top are skipped by the first key's block bounds. One numeric key (the
+//! common sort) is ranked as plain numbers ([`NumericTop`]).
 
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
@@ -187,6 +189,60 @@ impl SortedTop<'_> {
     }
 }
 
+/// The best `top_k` by one numeric key, in rank order: the common sort (a
+/// date, newest first) kept as plain numbers, compared without building each
+/// match's list of values.
+struct NumericTop {
+    descending: bool,
+    k: usize,
+    hits: Vec<(i64, ScoredDoc)>,
+}
+
+impl NumericTop {
+    /// Whether `value` at `global` ranks ahead of `than` (equal values in index order).
+    fn ahead(&self, (value, global): (i64, u64), than: &(i64, ScoredDoc)) -> bool {
+        let o = if self.descending { than.0.cmp(&value) } else { value.cmp(&than.0) };
+        o.then(global.cmp(&than.1.global)) == Ordering::Less
+    }
+
+    fn worst(&self) -> Option<i64> {
+        self.hits.last().filter(|_| self.hits.len() == self.k).map(|h| h.0)
+    }
+
+    fn offer(&mut self, value: i64, hit: ScoredDoc) {
+        let key = (value, hit.global);
+        if self.k == 0 || (self.hits.len() == self.k && self.hits.last().is_some_and(|w| !self.ahead(key, w))) {
+            return;
+        }
+        let at = self.hits.partition_point(|h| !self.ahead(key, h));
+        self.hits.insert(at, (value, hit));
+        self.hits.truncate(self.k);
+    }
+
+    fn into_hits(self) -> Vec<SortedHit> {
+        self.hits.into_iter().map(|(v, hit)| SortedHit { hit, values: vec![SortValue::Int(v)] }).collect()
+    }
+}
+
+/// Where the matches go: the general top, or the one-numeric-key one.
+enum Top<'k> {
+    General(SortedTop<'k>),
+    Numeric(NumericTop),
+}
+
+impl Top<'_> {
+    /// The worst kept hit's first value, once the top is full and it is a number.
+    fn worst_first(&self) -> Option<i64> {
+        match self {
+            Top::General(top) => match top.full_worst().and_then(|w| w.values.first()) {
+                Some(SortValue::Int(v)) => Some(*v),
+                _ => None,
+            },
+            Top::Numeric(top) => top.worst(),
+        }
+    }
+}
+
 pub(crate) fn search_sorted(
     segments: &[&dyn SegmentRead],
     deletes: &[Option<&dyn Deletes>],
@@ -196,7 +252,12 @@ pub(crate) fn search_sorted(
 ) -> Result<SortedDocs> {
     let mut stats = IndexStats::collect(segments, query, bloom)?;
     let scores = request.scores || request.keys.iter().any(|k| k.by == SortBy::Score);
-    let mut top = SortedTop { keys: request.keys, k: request.top_k, hits: Vec::new() };
+    let mut top = match (request.keys, request.after) {
+        ([SortKey { by: SortBy::Field { .. }, descending }], None) => {
+            Top::Numeric(NumericTop { descending: *descending, k: request.top_k, hits: Vec::new() })
+        }
+        _ => Top::General(SortedTop { keys: request.keys, k: request.top_k, hits: Vec::new() }),
+    };
     let (mut total, mut base, mut skipped) = (0u64, 0u64, false);
     let mut values = Vec::with_capacity(request.keys.len());
     for (seg, &segment) in segments.iter().enumerate() {
@@ -227,14 +288,20 @@ pub(crate) fn search_sorted(
                     total += 1;
                     let score = if scores { s.score() } else { f32::NAN };
                     let hit = ScoredDoc { segment: seg, doc, global: base + u64::from(doc), score };
-                    values.clear();
-                    values.extend(
-                        request.keys.iter().zip(columns.iter_mut()).map(|(k, c)| key_value(k, c, &hit)),
-                    );
-                    let after =
-                        request.after.is_none_or(|a| compare(request.keys, &values, a) == Ordering::Greater);
-                    if after && top.would_take(&values, hit.global) {
-                        top.offer(SortedHit { hit, values: values.clone() });
+                    match &mut top {
+                        Top::Numeric(top) => top.offer(numeric_key(&request.keys[0], &mut columns[0], doc), hit),
+                        Top::General(top) => {
+                            values.clear();
+                            values.extend(
+                                request.keys.iter().zip(columns.iter_mut()).map(|(k, c)| key_value(k, c, &hit)),
+                            );
+                            let after = request
+                                .after
+                                .is_none_or(|a| compare(request.keys, &values, a) == Ordering::Greater);
+                            if after && top.would_take(&values, hit.global) {
+                                top.offer(SortedHit { hit, values: values.clone() });
+                            }
+                        }
                     }
                 }
                 doc = s.advance();
@@ -243,20 +310,24 @@ pub(crate) fn search_sorted(
         read_error::check()?;
         base += u64::from(segment.meta().max_doc);
     }
-    Ok(SortedDocs { hits: top.hits, total, total_is_exact: !skipped })
+    let hits = match top {
+        Top::General(top) => top.hits,
+        Top::Numeric(top) => top.into_hits(),
+    };
+    Ok(SortedDocs { hits, total, total_is_exact: !skipped })
 }
 
 /// Whether no document of the block holding `doc` can enter the top (it is
 /// full, and the first key is a numeric field whose best value in the block,
 /// or the missing value's stand-in, ranks below the worst kept), and the
 /// block's last document.
-fn block_hopeless(top: &SortedTop<'_>, keys: &[SortKey], columns: &[Column], doc: DocId) -> (DocId, bool) {
+fn block_hopeless(top: &Top<'_>, keys: &[SortKey], columns: &[Column], doc: DocId) -> (DocId, bool) {
     let (Some(key), Some(Column::Numeric(c))) = (keys.first(), columns.first()) else {
         return (TERMINATED, false);
     };
     let SortBy::Field { missing, .. } = key.by else { return (TERMINATED, false) };
     let (end, bounds) = c.block_bounds(doc);
-    let Some(SortValue::Int(worst)) = top.full_worst().and_then(|w| w.values.first()) else {
+    let Some(worst) = top.worst_first() else {
         return (end, false);
     };
     // The best a document there can have: its best value, or `missing` (some may have none).
@@ -267,7 +338,7 @@ fn block_hopeless(top: &SortedTop<'_>, keys: &[SortKey], columns: &[Column], doc
     };
     // How the best ranks against the worst kept (Less: ahead of it). A tie
     // loses to it (later in index order) only when the key is the only one.
-    let rank = if key.descending { worst.cmp(&best) } else { best.cmp(worst) };
+    let rank = if key.descending { worst.cmp(&best) } else { best.cmp(&worst) };
     (end, rank == Ordering::Greater || (rank == Ordering::Equal && keys.len() == 1))
 }
 
@@ -278,18 +349,23 @@ enum Column {
     None,
 }
 
+/// A numeric key's value for `doc`: its smallest value ascending, its largest
+/// descending, `missing` when it has none.
+fn numeric_key(key: &SortKey, column: &mut Column, doc: DocId) -> i64 {
+    let SortBy::Field { missing, .. } = key.by else { unreachable!("a numeric key") };
+    let values = match column {
+        Column::Numeric(c) => c.values(doc),
+        _ => &[],
+    };
+    let picked = if key.descending { values.last() } else { values.first() };
+    picked.copied().unwrap_or(missing)
+}
+
 fn key_value(key: &SortKey, column: &mut Column, hit: &ScoredDoc) -> SortValue {
     match (key.by, column) {
         (SortBy::Score, _) => SortValue::Score(hit.score),
         (SortBy::Doc, _) => SortValue::Doc(hit.global),
-        (SortBy::Field { missing, .. }, column) => {
-            let values = match column {
-                Column::Numeric(c) => c.values(hit.doc),
-                _ => &[],
-            };
-            let picked = if key.descending { values.last() } else { values.first() };
-            SortValue::Int(picked.copied().unwrap_or(missing))
-        }
+        (SortBy::Field { .. }, column) => SortValue::Int(numeric_key(key, column, hit.doc)),
         (SortBy::Keyword { .. }, Column::Keyword(c)) => {
             // Ids are not ordered in memory: the values themselves are compared.
             let ids = c.ids(hit.doc).to_vec();

@@ -42,7 +42,7 @@ pub use keywords::{mem_keywords, sorted_keywords, Dictionary, KeywordValues, Mem
 
 use needle_core::{read_error, DocId, Error, FieldId, Result};
 use needle_storage::counters::{self, DataKind};
-use needle_storage::FileSlice;
+use needle_storage::{FileSlice, ReadBytes};
 
 use crate::bytes::{write_vint, ByteReader};
 use crate::footer;
@@ -295,17 +295,73 @@ pub trait NumericValues {
 
 /// Where a [`Cursor`] gets its blocks.
 trait BlockSource {
-    fn block(&self, b: usize) -> Result<Arc<ValuesBlock>>;
+    fn block(&self, b: usize) -> Result<CursorBlock>;
     fn bounds(&self, b: usize) -> Option<(i64, i64)>;
     /// Documents of block `b` with a value.
     fn with_values(&self, b: usize) -> usize;
     fn max_doc(&self) -> DocId;
 }
 
-/// A column read in (mostly) ascending document order: the block last used is kept decoded.
+/// A block as a [`Cursor`] holds it: decoded, or, when every document has
+/// one value, its packed bytes, each value read in place when asked for (a
+/// search that needs a few values of a block does not decode all 1,024).
+enum CursorBlock {
+    Decoded(Arc<ValuesBlock>),
+    Packed(PackedBlock),
+}
+
+/// A block of one value a document: value `i` is `Min + Gcd * bits w*i .. w*(i+1)`.
+struct PackedBlock {
+    bytes: ReadBytes,
+    /// Where the packed values start in `bytes`.
+    start: usize,
+    width: u32,
+    min: i64,
+    gcd: u64,
+}
+
+impl PackedBlock {
+    /// Widths up to this are read with one unaligned 8-byte load.
+    const MAX_WIDTH: u32 = 56;
+
+    /// The packed block in `bytes` when its documents have one value each and
+    /// its values fit [`PackedBlock::MAX_WIDTH`] bits (`None`: decode it whole).
+    fn of(bytes: ReadBytes, docs: usize, entry: &BlockEntry, file: &str) -> Result<Option<PackedBlock>> {
+        let Some((min, _)) = entry.bounds else { return Ok(None) };
+        let mut r = ByteReader::new(file, &bytes);
+        let (count_bits, width) = (u32::from(r.u8()?), u32::from(r.u8()?));
+        let gcd = r.vint()?;
+        let start = r.position();
+        let fits = (width as usize * docs).div_ceil(8) <= r.remaining();
+        let dense = count_bits == 0 && entry.docs as usize == docs;
+        Ok((dense && fits && width <= Self::MAX_WIDTH && gcd > 0)
+            .then_some(PackedBlock { bytes, start, width, min, gcd }))
+    }
+
+    fn value(&self, i: usize) -> i64 {
+        let bit = i * self.width as usize;
+        let at = &self.bytes[self.start + bit / 8..];
+        let mut word = [0u8; 8];
+        let n = at.len().min(8);
+        word[..n].copy_from_slice(&at[..n]);
+        let mask = (1u64 << self.width) - 1;
+        let packed = (u64::from_le_bytes(word) >> (bit % 8)) & mask;
+        self.min.wrapping_add(packed.wrapping_mul(self.gcd) as i64)
+    }
+}
+
+/// A column read in (mostly) ascending document order: the block last used is kept.
 struct Cursor<S> {
     source: S,
-    at: Option<(usize, Arc<ValuesBlock>)>,
+    at: Option<(usize, CursorBlock)>,
+    /// The value last read from a packed block.
+    one: [i64; 1],
+}
+
+impl<S> Cursor<S> {
+    fn new(source: S) -> Self {
+        Cursor { source, at: None, one: [0] }
+    }
 }
 
 impl<S: BlockSource> NumericValues for Cursor<S> {
@@ -324,7 +380,14 @@ impl<S: BlockSource> NumericValues for Cursor<S> {
                 }
             }
         }
-        self.at.as_ref().map_or(&[], |(_, block)| block.doc(i))
+        match &self.at {
+            Some((_, CursorBlock::Decoded(block))) => block.doc(i),
+            Some((_, CursorBlock::Packed(block))) => {
+                self.one = [block.value(i)];
+                &self.one
+            }
+            None => &[],
+        }
     }
 
     fn block_bounds(&self, doc: DocId) -> (DocId, Option<(i64, i64)>) {
@@ -347,8 +410,8 @@ struct MemSource {
 }
 
 impl BlockSource for MemSource {
-    fn block(&self, b: usize) -> Result<Arc<ValuesBlock>> {
-        Ok(self.column.blocks.get(b).cloned().unwrap_or_default())
+    fn block(&self, b: usize) -> Result<CursorBlock> {
+        Ok(CursorBlock::Decoded(self.column.blocks.get(b).cloned().unwrap_or_default()))
     }
     fn bounds(&self, b: usize) -> Option<(i64, i64)> {
         self.column.blocks.get(b)?.bounds()
@@ -368,7 +431,7 @@ impl BlockSource for MemSource {
 
 /// Reads `column` (a view's copy) as the first `max_doc` documents.
 pub fn mem_values(column: ColumnBuf, max_doc: DocId) -> Box<dyn NumericValues + Send> {
-    Box::new(Cursor { source: MemSource { column, max_doc }, at: None })
+    Box::new(Cursor::new(MemSource { column, max_doc }))
 }
 
 /// A column to write: numbers, keywords (ordinals into their sorted dictionary), or byte strings.
@@ -572,7 +635,7 @@ impl DocValuesReader {
     /// The numeric column of `field`, read as needed.
     pub fn values(&self, field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
         let column = self.column_of(field).filter(|c| c.kind == NUMERIC)?;
-        Some(Box::new(Cursor { source: self.source(column), at: None }))
+        Some(Box::new(Cursor::new(self.source(column))))
     }
 
     /// The binary column of `field`, read as needed.
@@ -599,7 +662,7 @@ impl DocValuesReader {
                 column.loaded.get_or_init(|| d).clone()
             }
         };
-        let ords = Cursor { source: self.source(column), at: None };
+        let ords = Cursor::new(self.source(column));
         Ok(Some(Box::new(keywords::DiskKeywords { ords, dictionary })))
     }
 
@@ -621,7 +684,7 @@ impl DocValuesReader {
             return Ok(ColumnBuf::default());
         };
         let source = self.source(column);
-        let blocks = (0..column.entries.len()).map(|b| source.block(b)).collect::<Result<_>>()?;
+        let blocks = (0..column.entries.len()).map(|b| source.decoded(b)).collect::<Result<_>>()?;
         Ok(ColumnBuf { blocks })
     }
 }
@@ -632,16 +695,32 @@ struct DiskSource {
     max_doc: DocId,
 }
 
-impl BlockSource for DiskSource {
-    fn block(&self, b: usize) -> Result<Arc<ValuesBlock>> {
-        let Some(e) = self.entries.get(b) else { return Ok(Arc::default()) };
-        if e.docs == 0 {
-            return Ok(Arc::default());
-        }
+impl DiskSource {
+    /// Block `b`'s bytes and documents (`None`: no document there has a value).
+    fn read(&self, b: usize) -> Result<Option<(ReadBytes, usize, &BlockEntry)>> {
+        let Some(e) = self.entries.get(b).filter(|e| e.docs > 0) else { return Ok(None) };
         let bytes = self.file.read(e.offset..e.offset + e.len)?;
         counters::record(DataKind::DocValues, &self.file, e.offset, e.len);
         let docs = (self.max_doc as usize - b * BLOCK_DOCS).min(BLOCK_DOCS);
-        ValuesBlock::decode(&bytes, docs, e, self.file.name()).map(Arc::new)
+        Ok(Some((bytes, docs, e)))
+    }
+
+    /// Block `b` decoded whole (its counts and bounds checked against its entry).
+    fn decoded(&self, b: usize) -> Result<Arc<ValuesBlock>> {
+        match self.read(b)? {
+            Some((bytes, docs, e)) => ValuesBlock::decode(&bytes, docs, e, self.file.name()).map(Arc::new),
+            None => Ok(Arc::default()),
+        }
+    }
+}
+
+impl BlockSource for DiskSource {
+    fn block(&self, b: usize) -> Result<CursorBlock> {
+        let Some((bytes, docs, e)) = self.read(b)? else { return Ok(CursorBlock::Decoded(Arc::default())) };
+        match PackedBlock::of(bytes.clone(), docs, e, self.file.name())? {
+            Some(packed) => Ok(CursorBlock::Packed(packed)),
+            None => ValuesBlock::decode(&bytes, docs, e, self.file.name()).map(|d| CursorBlock::Decoded(Arc::new(d))),
+        }
     }
     fn bounds(&self, b: usize) -> Option<(i64, i64)> {
         self.entries.get(b)?.bounds
@@ -702,6 +781,30 @@ mod tests {
                 prop_assert_eq!(bounds, all.clone().min().copied().zip(all.max().copied()));
             }
             prop_assert!(reader.values(4).is_none());
+        }
+
+        /// One value a document (the packed blocks read in place), of every
+        /// width up to 64 bits, read ascending and then in a random order.
+        #[test]
+        fn single_values_round_trip(
+            bits in 0u32..=64,
+            seeds in proptest::collection::vec(any::<u64>(), 1..2600),
+            base in any::<i64>(),
+            gcd in prop_oneof![Just(1i64), 1i64..1000],
+            order in proptest::collection::vec(any::<prop::sample::Index>(), 0..300),
+        ) {
+            let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let docs: Vec<Vec<i64>> =
+                seeds.iter().map(|&r| vec![base.wrapping_add(((r & mask) as i64).wrapping_mul(gcd))]).collect();
+            let reader = reopened(&docs);
+            let mut values = reader.values(3).unwrap();
+            for (d, want) in docs.iter().enumerate() {
+                prop_assert_eq!(values.values(d as DocId), &want[..], "document {}", d);
+            }
+            for i in order {
+                let d = i.index(docs.len());
+                prop_assert_eq!(values.values(d as DocId), &docs[d][..], "document {}", d);
+            }
         }
 
         #[test]

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::merge::MergePolicy;
 use super::Core;
+use crate::segments::SegmentSet;
 
 impl Core {
     pub(super) fn background(&self) {
@@ -51,12 +52,19 @@ impl Core {
 
     fn commit_due(&self) -> bool {
         let set = self.index.shared.set.lock();
-        if set.memory_bytes() > self.options.memory_bytes {
+        if self.over_budget(&set) {
             return true;
         }
-        let log_full = self.wal.as_ref().is_some_and(|w| w.file_bytes() >= self.options.checkpoint_bytes);
         let since = self.last_commit.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
-        log_full || (since >= self.options.checkpoint_interval && set.has_changes())
+        since >= self.options.checkpoint_interval && set.has_changes()
+    }
+
+    /// Whether in-memory segments or the write-ahead log outgrew their
+    /// budgets: the commits a write must wake the background thread for
+    /// (the interval's it finds on its own).
+    pub(super) fn over_budget(&self, set: &SegmentSet) -> bool {
+        set.memory_bytes() > self.options.memory_bytes
+            || self.wal.as_ref().is_some_and(|w| w.file_bytes() >= self.options.checkpoint_bytes)
     }
 }
 

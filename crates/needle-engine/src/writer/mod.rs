@@ -493,16 +493,16 @@ impl Core {
         // The segment's share of the work, done before the lock that searches wait for.
         analyzed.prepare(schema.bloom_params().as_ref());
         self.wait_for_memory()?;
-        let written = {
+        let (written, due) = {
             let mut set = shared.set.lock();
             self.check_writable()?;
             let written = set.write(&id, Some(analyzed), condition, self.options.tail_docs)?;
             if let Some(wal) = &self.wal {
                 wal.append(written.lsn, &Record::Add { id: Some(id.clone()), json: json.to_string() });
             }
-            written
+            (written, self.over_budget(&set))
         };
-        self.nudge();
+        self.nudge_if(due);
         Ok((id, written))
     }
 
@@ -534,8 +534,9 @@ impl Core {
             let values = serde_json::Value::Object(values.clone()).to_string();
             wal.append(written.lsn, &Record::Update { id: id.to_string(), values });
         }
+        let due = self.over_budget(&set);
         drop(set);
-        self.nudge();
+        self.nudge_if(due);
         Ok(written)
     }
 
@@ -554,6 +555,14 @@ impl Core {
 
     fn poison(&self, e: &Error) {
         self.failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(|| e.to_string());
+    }
+
+    /// Wakes the background thread when `due`: a wake on every write
+    /// would cost each one a system call and the thread a needless round.
+    fn nudge_if(&self, due: bool) {
+        if due {
+            self.nudge();
+        }
     }
 
     fn nudge(&self) {
