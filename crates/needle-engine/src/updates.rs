@@ -36,7 +36,7 @@
 //! already has that sequence number or a newer one changes nothing.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use needle_codecs::bytes::{write_vint, ByteReader};
 use needle_codecs::doc_values::{BinaryValues, NumericValues, BLOCK_DOCS};
@@ -80,6 +80,9 @@ struct FieldLayer {
     /// The smallest and largest value set in each block of documents (the
     /// block's bounds widen by them: a range filter must not skip it).
     blocks: FxHashMap<u32, (i64, i64)>,
+    /// The values by document ascending, made when a reader first walks the
+    /// layer (it is then shared, so unchanged while that reader holds it).
+    ascending: OnceLock<Arc<[(DocId, ColumnValue)]>>,
 }
 
 impl FieldLayer {
@@ -89,6 +92,46 @@ impl FieldLayer {
             *b = (b.0.min(v), b.1.max(v));
         }
         self.values.insert(doc, entry);
+        self.ascending = OnceLock::new();
+    }
+
+    /// A cursor over the values by document, for reads in (mostly) ascending order.
+    fn cursor(&self) -> LayerCursor {
+        let values = self.ascending.get_or_init(|| {
+            let mut all: Vec<_> = self.values.iter().map(|(&d, e)| (d, e.value.clone())).collect();
+            all.sort_unstable_by_key(|&(d, _)| d);
+            all.into()
+        });
+        LayerCursor { values: values.clone(), at: 0 }
+    }
+}
+
+/// One layer's values of a field, walked by document: a search asks for
+/// documents in ascending order, so finding the next is a short gallop from
+/// the last, not a hash lookup with its cache miss.
+struct LayerCursor {
+    values: Arc<[(DocId, ColumnValue)]>,
+    /// The first entry not before the document last asked for.
+    at: usize,
+}
+
+impl LayerCursor {
+    fn get(&mut self, doc: DocId) -> Option<&ColumnValue> {
+        let all = &self.values;
+        if self.at > 0 && all[self.at - 1].0 >= doc {
+            // Asked for an earlier document: search from the start.
+            self.at = 0;
+        }
+        let rest = &all[self.at..];
+        if rest.first().is_some_and(|e| e.0 < doc) {
+            let mut bound = 1;
+            while bound < rest.len() && rest[bound].0 < doc {
+                bound *= 2;
+            }
+            let from = bound / 2 + 1;
+            self.at += from + rest[from..bound.min(rest.len())].partition_point(|e| e.0 < doc);
+        }
+        all.get(self.at).filter(|e| e.0 == doc).map(|e| &e.1)
     }
 }
 
@@ -174,6 +217,11 @@ impl Updates {
     /// The document's version after its newest update, if it has one.
     pub fn version(&self, doc: DocId) -> Option<DocVersion> {
         self.layers.iter().rev().find_map(|l| l.versions.get(&doc).copied())
+    }
+
+    /// Cursors over the layers that set values of `field`, oldest first.
+    fn cursors(&self, field: FieldId) -> Vec<LayerCursor> {
+        self.layers.iter().filter_map(|l| l.fields.get(&field)).map(FieldLayer::cursor).collect()
     }
 
     /// Whether any update set a value of `field`.
@@ -408,8 +456,9 @@ impl SegmentRead for UpdatedSegment {
         if !self.updates.has_field(field) || self.is_binary(field) {
             return base;
         }
-        let layers = self.updates.layers.iter().filter(|l| l.fields.contains_key(&field)).cloned().collect();
-        Some(Box::new(UpdatedValues { base, layers, field, max_doc: self.meta().max_doc, one: [0] }))
+        let layers: Vec<_> = self.updates.layers.iter().filter(|l| l.fields.contains_key(&field)).cloned().collect();
+        let cursors = self.updates.cursors(field);
+        Some(Box::new(UpdatedValues { base, layers, cursors, field, max_doc: self.meta().max_doc, one: [0] }))
     }
 
     fn numeric_fields(&self) -> Vec<FieldId> {
@@ -425,8 +474,7 @@ impl SegmentRead for UpdatedSegment {
         if !self.updates.has_field(field) {
             return base;
         }
-        let layers = self.updates.layers.iter().filter(|l| l.fields.contains_key(&field)).cloned().collect();
-        Some(Box::new(UpdatedBinary { base, layers, field }))
+        Some(Box::new(UpdatedBinary { base, cursors: self.updates.cursors(field) }))
     }
 
     fn binary_fields(&self) -> Vec<FieldId> {
@@ -445,10 +493,17 @@ impl SegmentRead for UpdatedSegment {
     }
 }
 
-/// A column with updates over it (the layers that have its field).
+/// The newest value any of `cursors` (oldest first) has for `doc`.
+fn newest(cursors: &mut [LayerCursor], doc: DocId) -> Option<&ColumnValue> {
+    let at = cursors.iter_mut().rposition(|c| c.get(doc).is_some())?;
+    cursors[at].get(doc)
+}
+
+/// A column with updates over it (cursors over the layers that have its field).
 struct UpdatedValues {
     base: Option<Box<dyn NumericValues + Send>>,
     layers: Vec<Arc<Layer>>,
+    cursors: Vec<LayerCursor>,
     field: FieldId,
     max_doc: DocId,
     one: [i64; 1],
@@ -456,12 +511,9 @@ struct UpdatedValues {
 
 impl NumericValues for UpdatedValues {
     fn values(&mut self, doc: DocId) -> &[i64] {
-        let field = self.field;
-        if let Some(e) = self.layers.iter().rev().find_map(|l| l.fields[&field].values.get(&doc)) {
-            if let ColumnValue::Number(v) = e.value {
-                self.one = [v];
-                return &self.one;
-            }
+        if let Some(&ColumnValue::Number(v)) = newest(&mut self.cursors, doc) {
+            self.one = [v];
+            return &self.one;
         }
         match &mut self.base {
             Some(base) => base.values(doc),
@@ -489,18 +541,16 @@ impl NumericValues for UpdatedValues {
     }
 }
 
-/// A binary column with updates over it (the layers that have its field).
+/// A binary column with updates over it (cursors over the layers that have its field).
 struct UpdatedBinary {
     base: Option<Box<dyn BinaryValues + Send>>,
-    layers: Vec<Arc<Layer>>,
-    field: FieldId,
+    cursors: Vec<LayerCursor>,
 }
 
 impl BinaryValues for UpdatedBinary {
     fn value(&mut self, doc: DocId) -> Option<&[u8]> {
-        let field = self.field;
-        match self.layers.iter().rev().find_map(|l| l.fields[&field].values.get(&doc)) {
-            Some(Entry { value: ColumnValue::Bytes(b), .. }) => Some(b),
+        match newest(&mut self.cursors, doc) {
+            Some(ColumnValue::Bytes(b)) => Some(b),
             _ => self.base.as_mut()?.value(doc),
         }
     }
@@ -539,6 +589,37 @@ mod tests {
         footer::append(&mut v1, KIND, 1);
         let back = Updates::decode("x.upd.1", &v1, 3).unwrap();
         assert_eq!(back.merged()[&3][&2].value, ColumnValue::Number(7));
+    }
+
+    proptest::proptest! {
+        /// Values read through the layers' cursors, ascending with repeats and
+        /// then in any order, are the newest each document was given.
+        #[test]
+        fn cursors_find_the_newest_value_in_any_order(
+            writes in proptest::collection::vec((0u32..3000, proptest::prelude::any::<i64>()), 1..400),
+            snapshot_every in 1usize..50,
+            reads in proptest::collection::vec(0u32..3000, 0..200),
+        ) {
+            let mut u = Updates::default();
+            let mut model = std::collections::HashMap::new();
+            let mut held = Vec::new();
+            for (i, &(doc, v)) in writes.iter().enumerate() {
+                u.set(doc, &[(1, ColumnValue::Number(v), v.to_string().into())], at(i as u64 + 1));
+                model.insert(doc, v);
+                if i % snapshot_every == 0 {
+                    // A snapshot's cursors, made now, freeze the layers they walk.
+                    let mut cursors = u.cursors(1);
+                    let _ = newest(&mut cursors, doc);
+                    held.push(u.clone());
+                }
+            }
+            let mut cursors = u.cursors(1);
+            let ascending = (0..3000).flat_map(|d| [d, d]);
+            for doc in ascending.chain(reads.iter().copied()) {
+                let got = newest(&mut cursors, doc).cloned();
+                proptest::prop_assert_eq!(got, model.get(&doc).map(|&v| ColumnValue::Number(v)), "document {}", doc);
+            }
+        }
     }
 
     #[test]
