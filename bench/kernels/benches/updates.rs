@@ -34,7 +34,8 @@ fn updates(c: &mut Criterion) {
     let tmp = tempfile::tempdir().unwrap();
     let (lines, ids) = with_values(&read_lines(&corpus_path(), usize::MAX));
     let index = build_index_with(tmp.path(), &lines, Some(Schema::from_mapping(MAPPING).unwrap()));
-    let writer = index.writer(WriterOptions { durability: Durability::Volatile, ..Default::default() }).unwrap();
+    let writer =
+        index.writer(WriterOptions { durability: Durability::Volatile, ..Default::default() }).unwrap();
     sorted_searches(c, &writer, "before_updates");
     let mut g = c.benchmark_group("update_in_place");
     let mut next = 0usize;
@@ -58,7 +59,8 @@ fn updates(c: &mut Criterion) {
     g.bench_function("numeric_between_snapshots", |b| {
         b.iter(|| {
             value += 1;
-            let seq = writer.update_numeric(pick(), "last_modified", &value.into(), IfCurrent::Any).unwrap().seq_no;
+            let seq =
+                writer.update_numeric(pick(), "last_modified", &value.into(), IfCurrent::Any).unwrap().seq_no;
             held = writer.searcher();
             seq
         })
@@ -75,7 +77,9 @@ fn sorted_searches(c: &mut Criterion, writer: &IndexWriter, when: &str) {
     let field = searcher.schema().field_id("last_modified").unwrap();
     let missing = missing_value(FieldKind::Long, true, false);
     let mut g = c.benchmark_group(format!("sorted_by_field_{when}"));
-    for (name, q) in [("term_common", "the"), ("or_two_terms", "state union"), ("and_two_terms", "+state +union")] {
+    for (name, q) in
+        [("term_common", "the"), ("or_two_terms", "state union"), ("and_two_terms", "+state +union")]
+    {
         let mut request = SearchRequest::new(q);
         request.track_total_hits = 1_000;
         request.sort = vec![SortKey { by: SortBy::Field { field, missing }, descending: true }];

@@ -107,6 +107,18 @@ impl Analyzer {
         next_position
     }
 
+    /// `text` as one term, the way Lucene's `Analyzer.normalize` makes a
+    /// wildcard or fuzzy query's text: lowercased (unless this is the
+    /// keyword analyzer), not split into words, stop words kept, not stemmed.
+    pub fn normalize(&self, text: &str) -> String {
+        let mut out = String::new();
+        match self.kind {
+            AnalyzerKind::Keyword => out.push_str(text),
+            AnalyzerKind::Standard | AnalyzerKind::English => lowercase_into(text, &mut out),
+        }
+        out
+    }
+
     /// The terms of `text`, in order, without positions: what a query string becomes.
     pub fn terms(&self, text: &str) -> Vec<String> {
         let mut out = Vec::new();

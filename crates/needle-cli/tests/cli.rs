@@ -60,9 +60,16 @@ fn index_search_get_merge_check() {
             v["hits"].as_array().unwrap().iter().map(|h| h["_id"].as_str().unwrap()).collect();
         assert_eq!(ids, want, "{query}");
     }
-    let o = needle(&["search", "--index", index, "war~2"]);
+    // A misspelling within an edit (a swap) and a prefix, both marked where they matched.
+    let o = needle(&["search", "--index", index, "--json", "--highlight", "slepes~ AND laz*"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["hits"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["hits"][0]["_id"], "b");
+    assert_eq!(v["hits"][0]["highlight"]["body"][0], "the dog <em>sleeps</em>; the fox is quick");
+    assert_eq!(v["hits"][0]["highlight"]["title"][0], "<em>Lazy</em> afternoons");
+    let o = needle(&["search", "--index", index, "title:[a TO b]"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("fuzzy queries"), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("range queries"), "{o:?}");
 
     let o = needle(&["search", "--index", index, "--top", "2", "fox"]);
     let text = stdout(&o);

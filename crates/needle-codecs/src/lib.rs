@@ -28,6 +28,7 @@ pub mod postings;
 mod segment;
 mod segment_reader;
 mod segment_writer;
+pub mod term_matcher;
 pub mod termmap;
 
 pub use meta::{FieldMeta, FieldStats, SegmentMeta};
@@ -35,6 +36,7 @@ pub use postings::{BlockImpact, Part, Postings, TermPostings};
 pub use segment::SegmentRead;
 pub use segment_reader::{segment_files, SegmentReader, TermEntry, Verify};
 pub use segment_writer::SegmentWriter;
+pub use term_matcher::{MatchState, TermMatcher};
 
 /// Documents per block of doc ids, frequencies and skip entries.
 pub const BLOCK_LEN: usize = 128;

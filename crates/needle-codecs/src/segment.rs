@@ -5,6 +5,7 @@ use needle_core::{DocId, FieldId, Result};
 use crate::doc_values::{BinaryValues, KeywordValues, NumericValues};
 use crate::meta::SegmentMeta;
 use crate::postings::Postings;
+use crate::term_matcher::TermMatcher;
 
 /// What search needs of a segment, on disk or in memory.
 pub trait SegmentRead: Send + Sync {
@@ -36,6 +37,10 @@ pub trait SegmentRead: Send + Sync {
     fn postings_all(&self, terms: &[(FieldId, &[u8])]) -> Result<Vec<Option<Box<dyn Postings>>>> {
         terms.iter().map(|&(field, term)| self.postings(field, term)).collect()
     }
+
+    /// The terms of `field` that `matcher` accepts, ascending: what a
+    /// prefix, wildcard or fuzzy query expands to in this segment.
+    fn matching_terms(&self, field: FieldId, matcher: &dyn TermMatcher) -> Result<Vec<Vec<u8>>>;
 
     /// A hint that the stored sources of `docs` are about to be read.
     fn prefetch_stored(&self, _docs: &[DocId]) {}

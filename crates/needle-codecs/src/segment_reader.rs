@@ -8,6 +8,7 @@ use crate::doc_values::{BinaryValues, DocValuesReader, KeywordValues, NumericVal
 use crate::docstore::DocStoreReader;
 use crate::meta::SegmentMeta;
 use crate::postings::{DiskPostings, Postings};
+use crate::term_matcher::{KeyAutomaton, TermMatcher};
 use crate::{doc_values, docstore, footer, postings, termmap, SegmentRead};
 
 /// The term map's bytes, as the `fst` crate wants them: a view of the
@@ -193,6 +194,27 @@ impl SegmentRead for SegmentReader {
 
     fn meta(&self) -> &SegmentMeta {
         &self.meta
+    }
+
+    fn matching_terms(&self, field: FieldId, matcher: &dyn TermMatcher) -> Result<Vec<Vec<u8>>> {
+        use fst::{IntoStreamer, Streamer};
+        let (first, end) = termmap::field_keys(field);
+        let automaton = KeyAutomaton { matcher, skip: first.len() };
+        // As in `lookup`: a node the `fst` crate cannot decode is a corrupt map, not a panic.
+        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut stream = self.terms.search(automaton).ge(&first).lt(&end).into_stream();
+            let mut terms = Vec::new();
+            while let Some((key, _)) = stream.next() {
+                terms.push(key[first.len()..].to_vec());
+            }
+            terms
+        }));
+        walked.map_err(|_| {
+            Error::corrupt(
+                format!("{}.terms", self.name),
+                "malformed term map (a node decodes out of bounds)",
+            )
+        })
     }
 
     fn postings(&self, field: FieldId, term: &[u8]) -> Result<Option<Box<dyn Postings>>> {

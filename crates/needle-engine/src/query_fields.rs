@@ -47,4 +47,19 @@ impl QueryFields for Schema {
             ))),
         }
     }
+
+    fn normalize(&self, field: FieldId, text: &str) -> Result<String> {
+        let def = self.field(field);
+        match def.kind {
+            FieldKind::Text => {
+                Ok(self.analyzer(field).expect("indexed text fields have analyzers").normalize(text))
+            }
+            FieldKind::Keyword => Ok(text.to_string()),
+            kind => Err(Error::query(format!(
+                "prefix, wildcard and fuzzy queries need a text or keyword field; `{}` holds {} values",
+                def.name,
+                kind.name()
+            ))),
+        }
+    }
 }

@@ -201,6 +201,8 @@ fn search_and_fetch(
         crate::value_fields::check_field(schema, shown.field)?;
     }
     let searcher = Searcher::with_deletes(views.to_vec());
+    // Expanded once (prefix, wildcard and fuzzy terms), for the search and the highlights.
+    let query = &searcher.prepare(query)?;
     let ranked = match request.sort.is_empty() {
         true => {
             let options = SearchOptions {
@@ -227,7 +229,7 @@ fn search_and_fetch(
             Ranked { hits, total: top.total, exact: top.total_is_exact, max_score }
         }
     };
-    let rewritten = request.highlight.then(|| query.clone().rewrite());
+    let rewritten = request.highlight.then_some(query);
     let wanted = ranked.hits.get(request.from..).unwrap_or_default();
     for (i, (segment, _)) in views.iter().enumerate() {
         let docs: Vec<DocId> = wanted.iter().filter(|(h, _)| h.segment == i).map(|(h, _)| h.doc).collect();

@@ -447,6 +447,14 @@ impl SegmentRead for UpdatedSegment {
         self.base.postings_all(terms)
     }
 
+    fn matching_terms(
+        &self,
+        field: FieldId,
+        matcher: &dyn needle_codecs::TermMatcher,
+    ) -> Result<Vec<Vec<u8>>> {
+        self.base.matching_terms(field, matcher)
+    }
+
     fn prefetch_stored(&self, docs: &[DocId]) {
         self.base.prefetch_stored(docs)
     }
@@ -456,7 +464,8 @@ impl SegmentRead for UpdatedSegment {
         if !self.updates.has_field(field) || self.is_binary(field) {
             return base;
         }
-        let layers: Vec<_> = self.updates.layers.iter().filter(|l| l.fields.contains_key(&field)).cloned().collect();
+        let layers: Vec<_> =
+            self.updates.layers.iter().filter(|l| l.fields.contains_key(&field)).cloned().collect();
         let cursors = self.updates.cursors(field);
         Some(Box::new(UpdatedValues { base, layers, cursors, field, max_doc: self.meta().max_doc, one: [0] }))
     }

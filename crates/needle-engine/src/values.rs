@@ -18,7 +18,7 @@ use crate::schema::{FieldKind, Schema};
 use crate::updates::{ColumnValue, FieldUpdate};
 use base64::engine::{DecodePaddingMode, Engine, GeneralPurpose, GeneralPurposeConfig};
 use needle_core::{Error, FieldId, Result};
-use needle_search::{BoolQuery, Query, RangeQuery};
+use needle_search::{Query, RangeQuery};
 
 /// The column value of a field's indexed form (its canonical string, see
 /// `document::field_value`), or `None` for kinds without doc values.
@@ -135,34 +135,21 @@ pub(crate) fn indexed_value(schema: &Schema, field: FieldId, term: &[u8]) -> Opt
 /// query: a constant score), so it finds the value an in-place update set.
 /// A segment written before doc values matches by the term.
 pub(crate) fn numeric_terms(query: &Query, schema: &Schema) -> Query {
-    let all = |qs: &[Query]| qs.iter().map(|q| numeric_terms(q, schema)).collect::<Vec<_>>();
-    match query {
+    let mut point_of = |leaf: Query| match leaf {
         Query::Term(t) => {
             let point = schema.fields.get(usize::from(t.field)).is_some_and(|f| is_point(f.kind));
-            match indexed_value(schema, t.field, &t.term).filter(|_| point) {
-                Some(v) => {
-                    let indexed = Some(t.term.clone());
-                    Query::Range(RangeQuery { field: t.field, lower: v, upper: v, indexed })
-                }
-                None => query.clone(),
-            }
+            Ok::<_, std::convert::Infallible>(
+                match indexed_value(schema, t.field, &t.term).filter(|_| point) {
+                    Some(v) => {
+                        Query::Range(RangeQuery { field: t.field, lower: v, upper: v, indexed: Some(t.term) })
+                    }
+                    None => Query::Term(t),
+                },
+            )
         }
-        Query::Bool(b) => Query::Bool(BoolQuery {
-            must: all(&b.must),
-            should: all(&b.should),
-            must_not: all(&b.must_not),
-            filter: all(&b.filter),
-            minimum_should_match: b.minimum_should_match,
-        }),
-        Query::Boost(q, boost) => Query::Boost(Box::new(numeric_terms(q, schema)), *boost),
-        Query::Constant(q) => Query::Constant(Box::new(numeric_terms(q, schema))),
-        Query::DisMax { clauses, tie_breaker } => {
-            Query::DisMax { clauses: all(clauses), tie_breaker: *tie_breaker }
-        }
-        Query::Phrase(_) | Query::MatchAll | Query::MatchNone | Query::Range(_) | Query::Exists(_) => {
-            query.clone()
-        }
-    }
+        other => Ok(other),
+    };
+    query.clone().try_map_leaves(&mut point_of).unwrap_or_else(|never| match never {})
 }
 
 /// Whether a field of this kind has a doc values column.

@@ -23,7 +23,9 @@ use needle_codecs::doc_values::{
 };
 use needle_codecs::norms::encode_length;
 use needle_codecs::postings::BloomPostings;
-use needle_codecs::{FieldMeta, FieldStats, Postings, SegmentMeta, SegmentRead, SegmentWriter, TermPostings};
+use needle_codecs::{
+    FieldMeta, FieldStats, Postings, SegmentMeta, SegmentRead, SegmentWriter, TermMatcher, TermPostings,
+};
 use needle_core::{DocId, Error, FieldId, Result};
 use needle_storage::Directory;
 use parking_lot::RwLock;
@@ -392,6 +394,25 @@ impl SegmentRead for MemView {
         let postings =
             MemPostings::new(buf.postings[id as usize].clone(), self.meta.max_doc, buf.positions, bloom);
         Ok((postings.doc_freq() > 0).then(|| Box::new(postings) as Box<dyn Postings>))
+    }
+
+    fn matching_terms(&self, field: FieldId, matcher: &dyn TermMatcher) -> Result<Vec<Vec<u8>>> {
+        let data = self.data.read();
+        let Some(buf) = data.fields.get(&field) else { return Ok(Vec::new()) };
+        // A term first seen after the view was taken has no documents in it.
+        let in_view = |id: u32| {
+            MemPostings::new(buf.postings[id as usize].clone(), self.meta.max_doc, buf.positions, None)
+                .doc_freq()
+                > 0
+        };
+        let mut terms: Vec<Vec<u8>> = buf
+            .terms
+            .iter()
+            .filter(|&(term, &id)| matcher.matches(term) && in_view(id))
+            .map(|(term, _)| term.to_vec())
+            .collect();
+        terms.sort_unstable();
+        Ok(terms)
     }
 
     fn norms(&self, field: FieldId) -> Option<&[u8]> {

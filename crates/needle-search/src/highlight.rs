@@ -10,6 +10,9 @@ use needle_core::{DocId, DocSet, FieldId, Result};
 use crate::iter::phrase_exact_matches;
 use crate::Query;
 
+/// The most terms of one prefix or wildcard query marked in a hit.
+const MAX_MARKED_TERMS: usize = 1024;
+
 /// What to mark: a term, or a phrase's whole extent.
 #[derive(Debug, Clone)]
 enum Target {
@@ -22,7 +25,15 @@ fn targets(q: &Query, out: &mut Vec<Target>) {
         Query::Term(t) => out.push(Target::Term(t.field, t.term.clone())),
         Query::Phrase(p) => out.push(Target::Phrase(p.field, p.terms.clone(), p.slop)),
         Query::Bool(b) => b.must.iter().chain(&b.should).chain(&b.filter).for_each(|c| targets(c, out)),
-        Query::MatchAll | Query::MatchNone | Query::Range(_) | Query::Exists(_) => {}
+        Query::MatchAll | Query::MatchNone | Query::Range(_) | Query::Exists(_) | Query::MultiTerm(_) => {}
+        // Each term's postings are read for every hit: past this many terms, none are marked.
+        Query::TermSet { field, terms } if terms.len() <= MAX_MARKED_TERMS => {
+            out.extend(terms.iter().map(|t| Target::Term(*field, t.clone())))
+        }
+        Query::TermSet { .. } => {}
+        Query::Blended { field, terms } => {
+            out.extend(terms.iter().map(|(t, _)| Target::Term(*field, t.clone())))
+        }
         Query::Boost(q, _) | Query::Constant(q) => targets(q, out),
         Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| targets(c, out)),
     }

@@ -2,12 +2,14 @@
 //! scorers that walk posting lists ([`iter`]), Lucene's BM25 ([`bm25`]),
 //! top-k collection with block-max pruning ([`Searcher`]), and highlighting.
 
+pub mod automata;
 pub mod bm25;
 mod collect;
 pub mod highlight;
 pub mod iter;
 mod matches;
 mod maxscore;
+mod multi_term;
 mod parser;
 mod query;
 mod scorer;
@@ -16,7 +18,8 @@ mod sort;
 mod stats;
 mod weight;
 
-pub use parser::{parse_query, parse_query_with, QueryFields, MAX_CLAUSES};
+pub use multi_term::{Fuzzy, MultiTermQuery, TermPattern};
+pub use parser::{parse_query, parse_query_with, ParseOptions, QueryFields, MAX_CLAUSES};
 pub use query::{BoolQuery, PhraseQuery, Query, RangeQuery, TermQuery};
 pub use scorer::{ScoreWindow, Scorer};
 pub use searcher::{ScoredDoc, SearchOptions, Searcher, TopDocs};

@@ -2,6 +2,8 @@
 
 use needle_core::FieldId;
 
+use crate::multi_term::MultiTermQuery;
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Query {
     Term(TermQuery),
@@ -27,6 +29,22 @@ pub enum Query {
     Range(RangeQuery),
     /// Documents with a value in a keyword or binary field's doc values, each scoring 1.
     Exists(FieldId),
+    /// A prefix, wildcard or fuzzy query: expanded over the index's terms
+    /// into [`Query::TermSet`] or [`Query::Blended`] before it runs (see `multi_term.rs`).
+    MultiTerm(MultiTermQuery),
+    /// The documents of any of the terms (ascending), each scoring 1 (times
+    /// the boosts around it): a prefix or wildcard query, expanded.
+    TermSet {
+        field: FieldId,
+        terms: Vec<Vec<u8>>,
+    },
+    /// The sum of each term's BM25 score times its boost, every term scored
+    /// with the largest document frequency among them (Lucene's
+    /// BlendedTermQuery): a fuzzy query, expanded. Terms ascending.
+    Blended {
+        field: FieldId,
+        terms: Vec<(Vec<u8>, f32)>,
+    },
 }
 
 /// `lower..=upper` over a numeric field's doc values (as `i64`s: doubles in
@@ -96,7 +114,10 @@ impl Query {
                     c.terms(out);
                 }
             }
-            Query::MatchAll | Query::MatchNone | Query::Range(_) | Query::Exists(_) => {}
+            Query::MatchAll | Query::MatchNone | Query::Range(_) | Query::Exists(_) | Query::MultiTerm(_) => {
+            }
+            Query::TermSet { field, terms } => out.extend(terms.iter().map(|t| (*field, t.clone()))),
+            Query::Blended { field, terms } => out.extend(terms.iter().map(|(t, _)| (*field, t.clone()))),
             Query::Boost(q, _) | Query::Constant(q) => q.terms(out),
             Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| c.terms(out)),
         }
@@ -116,10 +137,33 @@ impl Query {
                 .map(Query::leaf_count)
                 .sum(),
             Query::MatchAll | Query::MatchNone => 0,
-            Query::Range(_) | Query::Exists(_) => 1,
+            // One clause as written; what they expand to is bounded by the index (a
+            // fuzzy query by its `max_expansions`), as Lucene counts them.
+            Query::Range(_) | Query::Exists(_) | Query::MultiTerm(_) | Query::TermSet { .. } => 1,
+            Query::Blended { terms, .. } => terms.len(),
             Query::Boost(q, _) | Query::Constant(q) => q.leaf_count(),
             Query::DisMax { clauses, .. } => clauses.iter().map(Query::leaf_count).sum(),
         }
+    }
+
+    /// The query with each leaf (every query but bool, boost, constant and
+    /// dis-max, whose clauses are walked) replaced by `f`'s answer for it.
+    pub fn try_map_leaves<E>(self, f: &mut impl FnMut(Query) -> Result<Query, E>) -> Result<Query, E> {
+        let mut all =
+            |qs: Vec<Query>| qs.into_iter().map(|q| q.try_map_leaves(f)).collect::<Result<Vec<_>, E>>();
+        Ok(match self {
+            Query::Bool(b) => Query::Bool(BoolQuery {
+                must: all(b.must)?,
+                should: all(b.should)?,
+                must_not: all(b.must_not)?,
+                filter: all(b.filter)?,
+                minimum_should_match: b.minimum_should_match,
+            }),
+            Query::Boost(q, boost) => Query::Boost(Box::new(q.try_map_leaves(f)?), boost),
+            Query::Constant(q) => Query::Constant(Box::new(q.try_map_leaves(f)?)),
+            Query::DisMax { clauses, tie_breaker } => Query::DisMax { clauses: all(clauses)?, tie_breaker },
+            leaf => f(leaf)?,
+        })
     }
 
     /// `query` with its scores multiplied by `boost`.
@@ -174,6 +218,9 @@ impl Query {
 }
 
 fn rewrite_bool(b: BoolQuery) -> Query {
+    // Only a query written with nothing but exclusions matches everything else:
+    // one whose clauses came to match nothing (a fuzzy word near no term) matches nothing.
+    let written_positive = !b.is_positive_free();
     let rw = |v: Vec<Query>| v.into_iter().map(Query::rewrite).collect::<Vec<_>>();
     let mut out = BoolQuery {
         must: rw(b.must),
@@ -192,7 +239,7 @@ fn rewrite_bool(b: BoolQuery) -> Query {
         }
     }
     if out.is_positive_free() {
-        if out.must_not.is_empty() {
+        if out.must_not.is_empty() || written_positive {
             return Query::MatchNone;
         }
         out.must.push(Query::MatchAll);
@@ -209,6 +256,16 @@ fn rewrite_bool(b: BoolQuery) -> Query {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exclusions_alone_match_the_rest_only_as_written() {
+        let not_a = |should: Vec<Query>| {
+            Query::Bool(BoolQuery { should, must_not: vec![Query::term(0, "a")], ..BoolQuery::default() })
+        };
+        let Query::Bool(b) = not_a(vec![]).rewrite() else { panic!() };
+        assert_eq!(b.must, [Query::MatchAll]);
+        assert_eq!(not_a(vec![Query::MatchNone]).rewrite(), Query::MatchNone);
+    }
 
     #[test]
     fn nested_disjunctions_flatten() {

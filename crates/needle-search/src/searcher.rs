@@ -60,9 +60,15 @@ impl<'a> Searcher<'a> {
         &self.segments
     }
 
-    pub fn search(&self, query: &Query, options: SearchOptions) -> Result<TopDocs> {
+    /// The query that runs for `query`: its size checked, rewritten, and its
+    /// prefix, wildcard and fuzzy queries expanded over these segments' terms.
+    pub fn prepare(&self, query: &Query) -> Result<Query> {
         crate::parser::check_size(query)?;
-        let query = query.clone().rewrite();
+        Ok(crate::multi_term::expand(query.clone().rewrite(), &self.segments)?.rewrite())
+    }
+
+    pub fn search(&self, query: &Query, options: SearchOptions) -> Result<TopDocs> {
+        let query = self.prepare(query)?;
         // A list that fails mid-walk records its error and ends: checked after each segment.
         read_error::clear();
         let mut stats = IndexStats::collect(&self.segments, &query, options.bloom)?;
@@ -85,16 +91,14 @@ impl<'a> Searcher<'a> {
         query: &Query,
         visit: &mut dyn FnMut(usize, &dyn SegmentRead, DocId),
     ) -> Result<u64> {
-        crate::parser::check_size(query)?;
-        let query = query.clone().rewrite();
+        let query = self.prepare(query)?;
         read_error::clear();
         crate::matches::for_each_match(&self.segments, &self.deletes, &query, visit)
     }
 
     /// The top hits by `request`'s keys (see `sort.rs`); every match counted.
     pub fn search_sorted(&self, query: &Query, request: &SortRequest<'_>, bloom: bool) -> Result<SortedDocs> {
-        crate::parser::check_size(query)?;
-        let query = query.clone().rewrite();
+        let query = self.prepare(query)?;
         read_error::clear();
         crate::sort::search_sorted(&self.segments, &self.deletes, &query, request, bloom)
     }

@@ -211,7 +211,8 @@ impl NumericTop {
 
     fn offer(&mut self, value: i64, hit: ScoredDoc) {
         let key = (value, hit.global);
-        if self.k == 0 || (self.hits.len() == self.k && self.hits.last().is_some_and(|w| !self.ahead(key, w))) {
+        if self.k == 0 || (self.hits.len() == self.k && self.hits.last().is_some_and(|w| !self.ahead(key, w)))
+        {
             return;
         }
         let at = self.hits.partition_point(|h| !self.ahead(key, h));
@@ -289,11 +290,17 @@ pub(crate) fn search_sorted(
                     let score = if scores { s.score() } else { f32::NAN };
                     let hit = ScoredDoc { segment: seg, doc, global: base + u64::from(doc), score };
                     match &mut top {
-                        Top::Numeric(top) => top.offer(numeric_key(&request.keys[0], &mut columns[0], doc), hit),
+                        Top::Numeric(top) => {
+                            top.offer(numeric_key(&request.keys[0], &mut columns[0], doc), hit)
+                        }
                         Top::General(top) => {
                             values.clear();
                             values.extend(
-                                request.keys.iter().zip(columns.iter_mut()).map(|(k, c)| key_value(k, c, &hit)),
+                                request
+                                    .keys
+                                    .iter()
+                                    .zip(columns.iter_mut())
+                                    .map(|(k, c)| key_value(k, c, &hit)),
                             );
                             let after = request
                                 .after

@@ -66,6 +66,17 @@ impl<'a> IndexStats<'a> {
         }
     }
 
+    /// BM25 for a term of a blended group: the group's largest document
+    /// frequency stands in for the term's own.
+    pub fn bm25_blended(&self, field: FieldId, terms: &[(Vec<u8>, f32)], boost: f32) -> Arc<Bm25> {
+        let f = self.fields.get(&field).copied().unwrap_or_default();
+        let doc_freq = terms.iter().map(|(t, _)| self.doc_freq(field, t)).max().unwrap_or(0);
+        Arc::new(Bm25::new(
+            boost * idf(doc_freq, f.doc_count),
+            avg_field_length(f.sum_total_term_freq, f.doc_count),
+        ))
+    }
+
     /// BM25 for a term, or for a phrase with the summed idf of its terms, boosted.
     pub fn bm25(&self, field: FieldId, terms: &[&[u8]], boost: f32) -> Arc<Bm25> {
         let f = self.fields.get(&field).copied().unwrap_or_default();

@@ -6,8 +6,8 @@ use needle_codecs::SegmentRead;
 use needle_core::Result;
 
 use crate::iter::{
-    checked, AllScorer, BoxScorer, Combine, Conjunction, ConstantScorer, Disjunction, Exclude, ExistsScorer,
-    FilterPlan, PhraseScorer, PhraseTerm, RangeScorer, ReqOpt, TermScorer,
+    checked, AllScorer, BoxScorer, Combine, Conjunction, ConstantScorer, Disjunction, DocBits, Exclude,
+    ExistsScorer, FilterPlan, PhraseScorer, PhraseTerm, RangeScorer, ReqOpt, TermScorer, TermSetScorer,
 };
 use crate::stats::IndexStats;
 use crate::{BoolQuery, PhraseQuery, Query};
@@ -51,6 +51,31 @@ pub(crate) fn scorer<'a>(
             let scorer = keywords
                 .or_else(|| segment.binary_values(*field).map(|v| ExistsScorer::binary(v, max_doc, boost)));
             scorer.map(|s| checked(Box::new(s), "exists"))
+        }
+        Query::TermSet { field, terms } => {
+            let mut lists = Vec::new();
+            for term in terms {
+                lists.extend(stats.postings(seg, *field, term)?);
+            }
+            let bits = DocBits::union(lists, segment.meta().max_doc);
+            (!bits.is_empty()).then(|| checked(Box::new(TermSetScorer::new(bits, boost)), "term-set"))
+        }
+        Query::Blended { field, terms } => {
+            let mut children = Vec::new();
+            for (term, term_boost) in terms {
+                if let Some(p) = stats.postings(seg, *field, term)? {
+                    let bm25 = stats.bm25_blended(*field, terms, boost * term_boost);
+                    children.push(checked(Box::new(TermScorer::new(p, bm25, segment.norms(*field))), "term"));
+                }
+            }
+            match children.len() {
+                0 => None,
+                1 => children.pop(),
+                _ => Some(checked(Box::new(Disjunction::new(children, 1)), "blended")),
+            }
+        }
+        Query::MultiTerm(_) => {
+            return Err(needle_core::Error::query("a multi-term query reached a segment unexpanded (a bug)"))
         }
         Query::Boost(q, b) => scorer(q, stats, seg, segment, boost * b)?,
         Query::Constant(q) => scorer(q, stats, seg, segment, 1.0)?

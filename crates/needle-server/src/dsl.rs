@@ -4,13 +4,16 @@
 //!
 //! Supported: `match`, `match_phrase`, `multi_match` (`best_fields`,
 //! `most_fields`, `phrase`), `match_all`, `match_none`, `term`, `terms`,
-//! `ids`, `bool`, `constant_score`, `dis_max`, `query_string`, `range` and
+//! `ids`, `bool`, `constant_score`, `dis_max`, `query_string`, `range`,
 //! `exists` (on keyword, numeric, date and boolean fields, through their doc values),
-//! and `boost` on each. Others are refused with an error that names them.
+//! `prefix`, `wildcard` and `fuzzy` (and `match` with `fuzziness`), and `boost` on each. Others are refused with an error that names them.
 
 use needle_core::FieldId;
 use needle_engine::{has_doc_values, range_bounds, FieldKind, Query, RangeBounds, RangeQuery, Schema};
-use needle_search::{parse_query_with, BoolQuery, PhraseQuery, QueryFields, TermQuery};
+use needle_search::{
+    parse_query_with, BoolQuery, Fuzzy, MultiTermQuery, ParseOptions, PhraseQuery, QueryFields, TermPattern,
+    TermQuery,
+};
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
@@ -47,10 +50,10 @@ pub fn query(v: &Value, schema: &Schema) -> ApiResult<Query> {
         "query_string" => query_string(&mut body, schema),
         "range" => range_query(&mut body, schema),
         "exists" => exists_query(&mut body, schema),
-        "prefix"
-        | "wildcard"
-        | "fuzzy"
-        | "regexp"
+        "prefix" => field_query(kind, &mut body, schema, prefix_query),
+        "wildcard" => field_query(kind, &mut body, schema, wildcard_query),
+        "fuzzy" => field_query(kind, &mut body, schema, fuzzy_query),
+        "regexp"
         | "simple_query_string"
         | "boosting"
         | "function_score"
@@ -107,6 +110,15 @@ fn take_f32(body: &mut Value, kind: &str, key: &str) -> ApiResult<Option<f32>> {
     }
 }
 
+fn take_bool(body: &mut Value, kind: &str, key: &str) -> ApiResult<Option<bool>> {
+    match take(body, key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(b)),
+        Some(Value::String(s)) if s == "true" || s == "false" => Ok(Some(s == "true")),
+        Some(other) => Err(malformed(kind, &format!("[{key}] must be a boolean, not {}", short(&other)))),
+    }
+}
+
 fn take_string(body: &mut Value, kind: &str, key: &str) -> ApiResult<Option<String>> {
     match take(body, key) {
         None | Some(Value::Null) => Ok(None),
@@ -151,11 +163,13 @@ fn field_query(
 ) -> ApiResult<Query> {
     let (field, spec) = single_key(body, kind)?;
     let (field, spec) = (field.to_string(), spec.clone());
-    let value_key = if kind == "term" { "value" } else { "query" };
+    let value_key = if matches!(kind, "term" | "prefix" | "wildcard" | "fuzzy") { "value" } else { "query" };
     let (text, mut options) = match spec {
         Value::Object(mut m) => {
+            // `wildcard` may name its pattern `wildcard` instead of `value`.
             let v = m
                 .remove(value_key)
+                .or_else(|| m.remove("wildcard").filter(|_| kind == "wildcard"))
                 .ok_or_else(|| malformed(kind, &format!("[{value_key}] is missing for [{field}]")))?;
             (v, FieldOptions { body: Value::Object(m) })
         }
@@ -269,15 +283,22 @@ fn match_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -
     let operator = o.string("match", "operator")?.unwrap_or_else(|| "or".into()).to_ascii_lowercase();
     let msm = o.string("match", "minimum_should_match")?;
     let zero_terms = o.string("match", "zero_terms_query")?.unwrap_or_else(|| "none".into());
-    for unsupported in ["fuzziness", "analyzer"] {
-        if o.string("match", unsupported)?.is_some() {
-            return Err(ApiError::parsing(format!(
-                "[match] option [{unsupported}] is not supported yet by Needle"
-            )));
-        }
+    if o.string("match", "analyzer")?.is_some() {
+        return Err(ApiError::parsing("[match] option [analyzer] is not supported yet by Needle"));
     }
+    let fuzzy = FuzzyOptions::take(o, "match", "fuzzy_transpositions")?;
+    rewrite_option(o, "match", "fuzzy_rewrite", "top_terms_blended_freqs_N")?;
     let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
-    let terms: Vec<Query> = tokens(schema, id, text)?.into_iter().map(|(_, t)| term(id, t)).collect();
+    if fuzzy.fuzziness.is_some() {
+        words_only(schema, id, "fuzzy")?;
+    }
+    let terms: Vec<Query> = tokens(schema, id, text)?
+        .into_iter()
+        .map(|(_, t)| match &fuzzy.fuzziness {
+            Some(_) => fuzzy.query(id, t),
+            None => Ok(term(id, t)),
+        })
+        .collect::<ApiResult<_>>()?;
     Ok(match terms.len() {
         0 if zero_terms == "all" => Query::MatchAll,
         0 => Query::MatchNone,
@@ -298,6 +319,157 @@ fn match_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -
             Query::Bool(b)
         }
     })
+}
+
+/// Prefix, wildcard and fuzzy queries search the terms of text and keyword fields only.
+fn words_only(schema: &Schema, field: FieldId, kind: &str) -> ApiResult<()> {
+    let def = schema.field(field);
+    match def.kind {
+        FieldKind::Text | FieldKind::Keyword => Ok(()),
+        other => {
+            let mut err = ApiError::bad_request(
+                "query_shard_exception",
+                format!(
+                    "Can only use {kind} queries on keyword and text fields - not on [{}] which is of type [{}]",
+                    def.name,
+                    other.name()
+                ),
+            );
+            err.extra.insert("index_uuid".into(), Value::String("_na_".into()));
+            Err(err)
+        }
+    }
+}
+
+/// `rewrite` options: only those that score as Needle does are accepted.
+fn rewrite_option(o: &mut FieldOptions, kind: &str, key: &str, default: &str) -> ApiResult<()> {
+    let Some(method) = o.string(kind, key)? else { return Ok(()) };
+    let constant = ["constant_score", "constant_score_blended", "constant_score_boolean"];
+    let fine = match default {
+        "constant_score" => constant.contains(&method.as_str()),
+        _ => method.starts_with("top_terms_blended_freqs_"),
+    };
+    match fine {
+        true => Ok(()),
+        false => {
+            Err(ApiError::parsing(format!("[{kind}] [{key}] [{method}] is not supported yet by Needle")))
+        }
+    }
+}
+
+/// `prefix`: terms starting with the value (not analyzed), each document scoring 1.
+fn prefix_query(field: &str, value: &str, o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
+    let case_insensitive = take_bool(&mut o.body, "prefix", "case_insensitive")?.unwrap_or(false);
+    rewrite_option(o, "prefix", "rewrite", "constant_score")?;
+    let pattern = TermPattern::Prefix { prefix: value.to_string(), case_insensitive };
+    multi_term(schema, field, "prefix", pattern)
+}
+
+/// `wildcard`: terms matching the pattern (`*`, `?`; not analyzed), each document scoring 1.
+fn wildcard_query(field: &str, value: &str, o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
+    let case_insensitive = take_bool(&mut o.body, "wildcard", "case_insensitive")?.unwrap_or(false);
+    rewrite_option(o, "wildcard", "rewrite", "constant_score")?;
+    let pattern = TermPattern::Wildcard { pattern: value.to_string(), case_insensitive };
+    multi_term(schema, field, "wildcard", pattern)
+}
+
+/// `fuzzy`: terms within an edit distance of the value (not analyzed).
+fn fuzzy_query(field: &str, value: &str, o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
+    let mut fuzzy = FuzzyOptions::take(o, "fuzzy", "transpositions")?;
+    rewrite_option(o, "fuzzy", "rewrite", "top_terms_blended_freqs_N")?;
+    let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
+    words_only(schema, id, "fuzzy")?;
+    fuzzy.fuzziness.get_or_insert_with(|| Value::String("AUTO".into()));
+    fuzzy.query(id, value.to_string())
+}
+
+fn multi_term(schema: &Schema, field: &str, kind: &str, pattern: TermPattern) -> ApiResult<Query> {
+    let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
+    words_only(schema, id, kind)?;
+    Ok(Query::MultiTerm(MultiTermQuery { field: id, pattern }))
+}
+
+/// The fuzzy options of `fuzzy` and `match`, Elasticsearch's defaults where absent.
+struct FuzzyOptions {
+    fuzziness: Option<Value>,
+    prefix_length: u32,
+    max_expansions: u32,
+    transpositions: bool,
+}
+
+impl FuzzyOptions {
+    fn take(o: &mut FieldOptions, kind: &str, transpositions_key: &str) -> ApiResult<Self> {
+        let count = |o: &mut FieldOptions, key: &str, default: u32| -> ApiResult<u32> {
+            match take_f32(&mut o.body, kind, key)? {
+                None => Ok(default),
+                Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(n as u32),
+                Some(n) => Err(ApiError::illegal_argument(format!(
+                    "[{kind}] [{key}] must be a whole number >= 0, not {n}"
+                ))),
+            }
+        };
+        let prefix_length = count(o, "prefix_length", 0)?;
+        let max_expansions = count(o, "max_expansions", 50)?;
+        if max_expansions == 0 {
+            return Err(ApiError::illegal_argument(format!("[{kind}] [max_expansions] must be positive")));
+        }
+        Ok(FuzzyOptions {
+            fuzziness: take(&mut o.body, "fuzziness").filter(|v| !v.is_null()),
+            prefix_length,
+            max_expansions,
+            transpositions: take_bool(&mut o.body, kind, transpositions_key)?.unwrap_or(true),
+        })
+    }
+
+    /// The fuzzy query of one word.
+    fn query(&self, field: FieldId, word: String) -> ApiResult<Query> {
+        let max_edits = match &self.fuzziness {
+            Some(spec) => edits(spec, &word)?,
+            None => 0,
+        };
+        let fuzzy = Fuzzy {
+            term: word,
+            max_edits,
+            prefix_length: self.prefix_length,
+            transpositions: self.transpositions,
+            max_expansions: self.max_expansions,
+        };
+        Ok(Query::MultiTerm(MultiTermQuery { field, pattern: TermPattern::Fuzzy(fuzzy) }))
+    }
+}
+
+/// Elasticsearch's `fuzziness` for a word: `0`, `1`, `2` (whole edits; a
+/// fraction is cut, more than 2 is 2), `AUTO` (0 edits up to 2 characters,
+/// 1 up to 5, else 2) or `AUTO:low,high` (0 below `low`, 1 below `high`).
+fn edits(spec: &Value, word: &str) -> ApiResult<u32> {
+    let bad = || ApiError::parsing(format!("failed to parse [fuzziness]: {}", short(spec)));
+    let text = text_of(spec).ok_or_else(bad)?;
+    let len = word.chars().count() as u32;
+    let upper = text.to_ascii_uppercase();
+    if let Some(rest) = upper.strip_prefix("AUTO") {
+        let (low, high) = match rest.strip_prefix(':') {
+            None if rest.is_empty() => (3, 6),
+            Some(bounds) => {
+                let (low, high) = bounds.split_once(',').ok_or_else(bad)?;
+                (
+                    low.trim().parse::<u32>().map_err(|_| bad())?,
+                    high.trim().parse::<u32>().map_err(|_| bad())?,
+                )
+            }
+            None => return Err(bad()),
+        };
+        return Ok(if len < low {
+            0
+        } else if len < high {
+            1
+        } else {
+            2
+        });
+    }
+    match text.parse::<f64>() {
+        Ok(n) if n >= 0.0 => Ok((n as u32).min(Fuzzy::MAX_EDITS)),
+        _ => Err(bad()),
+    }
 }
 
 fn phrase_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
@@ -394,6 +566,10 @@ fn bool_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
             .ok_or_else(|| malformed("bool", "[minimum_should_match] must be a number or a string"))?;
         b.minimum_should_match = min_should_match(&spec, b.should.len())?;
     }
+    // Elasticsearch: a bool query without clauses matches every document.
+    if b == BoolQuery::default() {
+        return Ok(Query::MatchAll);
+    }
     Ok(Query::Bool(b))
 }
 
@@ -405,7 +581,17 @@ fn multi_match(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     let tie_breaker = take_f32(body, "multi_match", "tie_breaker")?.unwrap_or(0.0);
     let slop = take_f32(body, "multi_match", "slop")?.unwrap_or(0.0).max(0.0) as u32;
     let mut options = FieldOptions { body: Value::Object(Map::new()) };
-    for key in ["operator", "minimum_should_match", "zero_terms_query"] {
+    let passed_on = [
+        "operator",
+        "minimum_should_match",
+        "zero_terms_query",
+        "fuzziness",
+        "prefix_length",
+        "max_expansions",
+        "fuzzy_transpositions",
+        "fuzzy_rewrite",
+    ];
+    for key in passed_on {
         if let Some(v) = take(body, key) {
             options.body[key] = v;
         }
@@ -482,6 +668,9 @@ impl QueryFields for DefaultFields<'_> {
     fn analyze(&self, field: FieldId, text: &str) -> needle_core::Result<Vec<(u32, String)>> {
         QueryFields::analyze(self.schema, field, text)
     }
+    fn normalize(&self, field: FieldId, text: &str) -> needle_core::Result<String> {
+        QueryFields::normalize(self.schema, field, text)
+    }
 }
 
 fn query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
@@ -515,7 +704,20 @@ fn query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         "and" => true,
         other => return Err(ApiError::parsing(format!("[query_string] unknown default_operator [{other}]"))),
     };
-    parse_query_with(&text, &DefaultFields { schema, fields }, default_and).map_err(|e| {
+    // A term in several fields: the best field's score (`best_fields`), or their sum (`most_fields`).
+    let kind = take_string(body, "query_string", "type")?.unwrap_or_else(|| "best_fields".into());
+    let type_tie_breaker = match kind.as_str() {
+        "best_fields" => 0.0,
+        "most_fields" => 1.0,
+        other => {
+            return Err(ApiError::parsing(format!(
+                "[query_string] [type] [{other}] is not supported yet by Needle"
+            )))
+        }
+    };
+    let tie_breaker = take_f32(body, "query_string", "tie_breaker")?.unwrap_or(type_tie_breaker);
+    let options = ParseOptions { default_and, field_tie_breaker: Some(tie_breaker) };
+    parse_query_with(&text, &DefaultFields { schema, fields }, &options).map_err(|e| {
         let mut err = ApiError::bad_request(
             "query_shard_exception",
             format!("Failed to parse query [{}]: {e}", needle_core::printable(&text, 200)),
@@ -630,11 +832,50 @@ mod tests {
     }
 
     #[test]
+    fn multi_term_queries_take_the_value_as_written() {
+        let s = schema();
+        let [title, tag] = ["title", "tag"].map(|f| s.field_id(f).unwrap());
+        let multi = |field, pattern| Query::MultiTerm(MultiTermQuery { field, pattern });
+        let prefix = TermPattern::Prefix { prefix: "Qu".into(), case_insensitive: true };
+        assert_eq!(
+            q(json!({"prefix": {"title": {"value": "Qu", "case_insensitive": true}}})).unwrap(),
+            multi(title, prefix)
+        );
+        let wildcard = TermPattern::Wildcard { pattern: "A?c*".into(), case_insensitive: false };
+        assert_eq!(q(json!({"wildcard": {"tag": {"wildcard": "A?c*"}}})).unwrap(), multi(tag, wildcard));
+        let fuzzy = |max_edits, prefix_length| {
+            TermPattern::Fuzzy(Fuzzy { max_edits, prefix_length, ..Fuzzy::auto("Quikc") })
+        };
+        assert_eq!(q(json!({"fuzzy": {"title": "Quikc"}})).unwrap(), multi(title, fuzzy(1, 0)));
+        let long_form =
+            json!({"fuzzy": {"title": {"value": "Quikc", "fuzziness": "AUTO:2,4", "prefix_length": 1}}});
+        assert_eq!(q(long_form).unwrap(), multi(title, fuzzy(2, 1)));
+        // `match` analyzes first, then each word is fuzzy by its own length.
+        let Query::Bool(b) =
+            q(json!({"match": {"title": {"query": "Quikc ox", "fuzziness": "AUTO"}}})).unwrap()
+        else {
+            panic!()
+        };
+        let words = |w: &str, max_edits| TermPattern::Fuzzy(Fuzzy { max_edits, ..Fuzzy::auto(w) });
+        assert_eq!(b.should, vec![multi(title, words("quikc", 1)), multi(title, words("ox", 0))]);
+    }
+
+    #[test]
     fn errors_name_the_query_and_the_key() {
         for (v, want) in [
             (json!({"matchh": {}}), "unknown query [matchh]"),
             (json!({"match": {"title": "x"}, "term": {}}), "expected [END_OBJECT]"),
-            (json!({"prefix": {"title": "x"}}), "[prefix] queries are not supported yet"),
+            (json!({"regexp": {"title": "x"}}), "[regexp] queries are not supported yet"),
+            (json!({"prefix": {"year": "19"}}), "Can only use prefix queries on keyword and text fields"),
+            (json!({"fuzzy": {"title": {"value": "x", "fuzziness": "lots"}}}), "failed to parse [fuzziness]"),
+            (
+                json!({"fuzzy": {"title": {"value": "x", "max_expansions": 0}}}),
+                "[max_expansions] must be positive",
+            ),
+            (
+                json!({"wildcard": {"title": {"value": "x*", "rewrite": "scoring_boolean"}}}),
+                "[rewrite] [scoring_boolean] is not supported yet",
+            ),
             (
                 json!({"range": {"year": {"gte": 1, "format": "x"}}}),
                 "[range] option [format] is not supported yet",

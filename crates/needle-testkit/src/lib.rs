@@ -4,7 +4,7 @@
 //! results with the oracle's. [`http`] is a minimal client for the server's tests.
 
 pub mod http;
-mod oracle;
+pub mod oracle;
 pub mod random;
 
 pub use oracle::{Oracle, OracleField};

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use needle_analysis::Analyzer;
 use needle_codecs::norms::{decode_length, encode_length};
 use needle_core::FieldId;
-use needle_search::{BoolQuery, Query};
+use needle_search::{BoolQuery, MultiTermQuery, Query, TermPattern};
 
 /// How the oracle indexes a field: analyzed text, or whole-value keyword.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +79,7 @@ impl Oracle {
 
     /// Every matching document with its score, best first (ties: lower id first).
     pub fn search(&self, query: &Query) -> Vec<(u64, f32)> {
+        let query = &self.expand_all(query);
         let mut hits: Vec<(u64, f32)> =
             (0..self.docs.len()).filter_map(|d| self.score(query, d).map(|s| (d as u64, s))).collect();
         hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -114,6 +115,25 @@ impl Oracle {
             Query::Bool(b) => self.score_bool(b, doc, boost),
             Query::MatchAll => Some(boost),
             Query::MatchNone => None,
+            Query::MultiTerm(m) => self.boosted_score(&self.expand(m), doc, boost),
+            Query::TermSet { field, terms } => {
+                terms.iter().any(|t| self.freq(doc, *field, &String::from_utf8_lossy(t)) > 0).then_some(boost)
+            }
+            Query::Blended { field, terms } => {
+                let df = terms
+                    .iter()
+                    .map(|(t, _)| self.doc_freq(*field, &String::from_utf8_lossy(t)))
+                    .fold(0.0, f64::max);
+                let scores: Vec<f64> = terms
+                    .iter()
+                    .filter_map(|(t, b)| {
+                        let freq = self.freq(doc, *field, &String::from_utf8_lossy(t));
+                        (freq > 0)
+                            .then(|| f64::from(self.bm25_with_df(*field, df, freq as f32, doc, boost * b)))
+                    })
+                    .collect();
+                (!scores.is_empty()).then(|| scores.iter().sum::<f64>() as f32)
+            }
             Query::Range(_) | Query::Exists(_) => {
                 panic!("the oracle keeps no numeric values: ranges are checked against a scan of the sources")
             }
@@ -180,21 +200,108 @@ impl Oracle {
             .count()
     }
 
-    /// Lucene's BM25 with statistics over all documents.
-    fn bm25(&self, field: FieldId, terms: &[&str], freq: f32, doc: usize, boost: f32) -> f32 {
-        let (doc_count, sum_len) = *self.field_stats.borrow_mut().entry(field).or_insert_with(|| {
+    /// `query` with each prefix, wildcard and fuzzy query expanded (once, not for every document).
+    fn expand_all(&self, query: &Query) -> Query {
+        let expanded = query.clone().try_map_leaves(&mut |leaf| match leaf {
+            Query::MultiTerm(m) => Ok::<_, std::convert::Infallible>(self.expand(&m)),
+            other => Ok(other),
+        });
+        expanded.unwrap_or_else(|never| match never {})
+    }
+
+    /// What a prefix, wildcard or fuzzy query expands to, found the slow
+    /// way: every term of the field in any document, tested by a direct
+    /// reading of Lucene's rules (a table for edit distances).
+    fn expand(&self, m: &MultiTermQuery) -> Query {
+        let mut vocabulary: Vec<String> = self
+            .docs
+            .iter()
+            .flat_map(|d| d.tokens.get(&m.field).into_iter().flatten().map(|(t, _)| t.clone()))
+            .collect();
+        vocabulary.sort();
+        vocabulary.dedup();
+        let fold = |t: &str, ci: bool| if ci { t.to_lowercase() } else { t.to_string() };
+        let set = |terms: Vec<String>| match terms.is_empty() {
+            true => Query::MatchNone,
+            false => {
+                Query::TermSet { field: m.field, terms: terms.into_iter().map(String::into_bytes).collect() }
+            }
+        };
+        match &m.pattern {
+            TermPattern::Prefix { prefix, case_insensitive: ci } => {
+                set(vocabulary.into_iter().filter(|t| fold(t, *ci).starts_with(&fold(prefix, *ci))).collect())
+            }
+            TermPattern::Wildcard { pattern, case_insensitive: ci } => set(vocabulary
+                .into_iter()
+                .filter(|t| wildcard_matches(&fold(pattern, *ci), &fold(t, *ci)))
+                .collect()),
+            TermPattern::Fuzzy(f) => {
+                let word: Vec<char> = f.term.chars().collect();
+                let split = (f.prefix_length as usize).min(word.len());
+                let mut near: Vec<(f32, String)> = vocabulary
+                    .into_iter()
+                    .filter_map(|t| {
+                        let chars: Vec<char> = t.chars().collect();
+                        if chars.len() < split || chars[..split] != word[..split] {
+                            return None;
+                        }
+                        let edits = osa_distance(&chars[split..], &word[split..], f.transpositions);
+                        let similarity = match edits {
+                            0 => 1.0,
+                            e => 1.0 - e as f32 / chars.len().min(word.len()) as f32,
+                        };
+                        (edits <= f.max_edits.min(2)).then_some((similarity, t))
+                    })
+                    .collect();
+                near.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+                near.truncate(f.max_expansions as usize);
+                near.sort_by(|a, b| a.1.cmp(&b.1));
+                match near.is_empty() {
+                    true => Query::MatchNone,
+                    false => Query::Blended {
+                        field: m.field,
+                        terms: near.into_iter().map(|(s, t)| (t.into_bytes(), s.max(0.0))).collect(),
+                    },
+                }
+            }
+        }
+    }
+
+    fn doc_freq(&self, field: FieldId, term: &str) -> f64 {
+        *self
+            .doc_freqs
+            .borrow_mut()
+            .entry((field, term.to_string()))
+            .or_insert_with(|| (0..self.docs.len()).filter(|&d| self.freq(d, field, term) > 0).count() as f64)
+    }
+
+    /// (documents with the field, their summed length).
+    fn field_stats(&self, field: FieldId) -> (f64, usize) {
+        *self.field_stats.borrow_mut().entry(field).or_insert_with(|| {
             let with_field: Vec<usize> =
                 (0..self.docs.len()).filter(|&d| !self.tokens(d, field).is_empty()).collect();
             (with_field.len() as f64, with_field.iter().map(|&d| self.tokens(d, field).len()).sum())
-        });
-        let mut idf = 0f64;
-        for t in terms {
-            let df = *self.doc_freqs.borrow_mut().entry((field, t.to_string())).or_insert_with(|| {
-                (0..self.docs.len()).filter(|&d| self.freq(d, field, t) > 0).count() as f64
-            });
-            idf += f64::from((1.0 + (doc_count - df + 0.5) / (df + 0.5)).ln() as f32);
-        }
-        let weight = boost * idf as f32;
+        })
+    }
+
+    fn idf(&self, field: FieldId, df: f64) -> f64 {
+        let doc_count = self.field_stats(field).0;
+        f64::from((1.0 + (doc_count - df + 0.5) / (df + 0.5)).ln() as f32)
+    }
+
+    /// Lucene's BM25 with statistics over all documents.
+    fn bm25(&self, field: FieldId, terms: &[&str], freq: f32, doc: usize, boost: f32) -> f32 {
+        let idf: f64 = terms.iter().map(|t| self.idf(field, self.doc_freq(field, t))).sum();
+        self.bm25_weighted(field, boost * idf as f32, freq, doc)
+    }
+
+    /// BM25 of a term scored with document frequency `df`, not its own.
+    fn bm25_with_df(&self, field: FieldId, df: f64, freq: f32, doc: usize, boost: f32) -> f32 {
+        self.bm25_weighted(field, boost * self.idf(field, df) as f32, freq, doc)
+    }
+
+    fn bm25_weighted(&self, field: FieldId, weight: f32, freq: f32, doc: usize) -> f32 {
+        let (doc_count, sum_len) = self.field_stats(field);
         let avgdl = (sum_len as f64 / doc_count) as f32;
         let norm = match self.fields[&field] {
             OracleField::Text => encode_length(self.tokens(doc, field).len() as u32),
@@ -204,4 +311,55 @@ impl Oracle {
         let norm_inverse = 1.0 / (1.2f32 * ((1.0 - 0.75f32) + 0.75f32 * len / avgdl));
         weight - weight / (1.0 + freq * norm_inverse)
     }
+}
+
+/// Whether `text` matches the wildcard `pattern`, by backtracking.
+pub fn wildcard_matches(pattern: &str, text: &str) -> bool {
+    glob(&glob_parts(pattern), &text.chars().collect::<Vec<_>>())
+}
+
+/// A wildcard pattern's parts: (`'*'`, true) any characters, (`'?'`, true)
+/// one character, (c, false) the character c (`\` escapes the next one).
+fn glob_parts(pattern: &str) -> Vec<(char, bool)> {
+    let mut out = Vec::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        out.push(match c {
+            '*' | '?' => (c, true),
+            '\\' => (chars.next().unwrap_or('\\'), false),
+            c => (c, false),
+        });
+    }
+    out
+}
+
+fn glob(parts: &[(char, bool)], text: &[char]) -> bool {
+    match parts.split_first() {
+        None => text.is_empty(),
+        Some((('*', true), rest)) => (0..=text.len()).any(|i| glob(rest, &text[i..])),
+        Some((('?', true), rest)) => !text.is_empty() && glob(rest, &text[1..]),
+        Some(((c, _), rest)) => text.first() == Some(c) && glob(rest, &text[1..]),
+    }
+}
+
+/// The optimal string alignment distance: insertions, deletions,
+/// substitutions and (when asked) swaps of adjacent characters.
+pub fn osa_distance(a: &[char], b: &[char], transpositions: bool) -> u32 {
+    let mut d = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i as u32;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j as u32;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = u32::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if transpositions && i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
 }

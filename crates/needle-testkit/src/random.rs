@@ -3,7 +3,7 @@
 //! sometimes hold several values.
 
 use needle_core::FieldId;
-use needle_search::{BoolQuery, PhraseQuery, Query, TermQuery};
+use needle_search::{BoolQuery, Fuzzy, MultiTermQuery, PhraseQuery, Query, TermPattern, TermQuery};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::json;
@@ -71,20 +71,21 @@ pub fn query(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth:
 
 fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth: u32) -> Query {
     let field = text_fields[rng.gen_range(0..text_fields.len())];
-    match rng.gen_range(0..if depth == 0 { 3 } else { 7 }) {
+    match rng.gen_range(0..if depth == 0 { 4 } else { 8 }) {
         0 => Query::Term(TermQuery { field, term: word(rng).as_bytes().to_vec() }),
+        3 => multi_term(rng, field),
         1 => {
             let n = rng.gen_range(2..=3);
             let terms = (0..n).map(|i| (i as u32, word(rng).as_bytes().to_vec())).collect();
             Query::Phrase(PhraseQuery { field, terms, slop: 0 })
         }
         2 => Query::Term(TermQuery { field: keyword, term: WORDS[rng.gen_range(0..6)].as_bytes().to_vec() }),
-        5 => {
+        6 => {
             let clauses =
                 (0..rng.gen_range(2..=3)).map(|_| query(rng, text_fields, keyword, depth - 1)).collect();
             Query::DisMax { clauses, tie_breaker: [0.0, 0.3][rng.gen_range(0..2)] }
         }
-        6 => Query::Constant(Box::new(query(rng, text_fields, keyword, depth - 1))),
+        7 => Query::Constant(Box::new(query(rng, text_fields, keyword, depth - 1))),
         _ => {
             let mut b = BoolQuery::default();
             for _ in 0..rng.gen_range(1..=4) {
@@ -102,4 +103,53 @@ fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth:
             Query::Bool(b)
         }
     }
+}
+
+/// A prefix, wildcard or fuzzy query made from a vocabulary word: a prefix
+/// of it (maybe upper-cased and case-insensitive), the word with some
+/// letters turned into `?` or `*`, or a misspelling of it within 0-3 edits
+/// searched with random options (few expansions, so the cut to the nearest
+/// terms is exercised).
+pub fn multi_term(rng: &mut StdRng, field: FieldId) -> Query {
+    let w: Vec<char> = word(rng).chars().collect();
+    let pattern = match rng.gen_range(0..3) {
+        0 => {
+            let prefix: String = w[..rng.gen_range(0..=w.len().min(3))].iter().collect();
+            let case_insensitive = rng.gen_ratio(1, 3);
+            let prefix = if case_insensitive { prefix.to_uppercase() } else { prefix };
+            TermPattern::Prefix { prefix, case_insensitive }
+        }
+        1 => {
+            let pattern = w
+                .iter()
+                .map(|&c| match rng.gen_range(0..10) {
+                    0 | 1 => '?',
+                    2 => '*',
+                    _ => c,
+                })
+                .collect();
+            TermPattern::Wildcard { pattern, case_insensitive: false }
+        }
+        _ => {
+            let mut typo = w.clone();
+            for _ in 0..rng.gen_range(0..=3) {
+                let at = rng.gen_range(0..=typo.len());
+                let letter = (b'a' + rng.gen_range(0..26)) as char;
+                match rng.gen_range(0..4) {
+                    0 if at < typo.len() => drop(typo.remove(at)),
+                    1 if at < typo.len() => typo[at] = letter,
+                    2 if at + 1 < typo.len() => typo.swap(at, at + 1),
+                    _ => typo.insert(at, letter),
+                }
+            }
+            TermPattern::Fuzzy(Fuzzy {
+                term: typo.into_iter().collect(),
+                max_edits: rng.gen_range(0..=2),
+                prefix_length: rng.gen_range(0..=2),
+                transpositions: rng.gen(),
+                max_expansions: rng.gen_range(1..=6),
+            })
+        }
+    };
+    Query::MultiTerm(MultiTermQuery { field, pattern })
 }

@@ -163,12 +163,17 @@ def call(base, method, path, body=None, ndjson=False):
         return json.loads(e.read())
 
 
+def fresh_index(base, index, mapping):
+    """Creates `index` (one shard, no replica) with `mapping`, dropping any earlier one."""
+    call(base, "DELETE", f"/{index}")
+    settings = {"index": {"number_of_shards": 1, "number_of_replicas": 0}}
+    created = call(base, "PUT", f"/{index}", {"settings": settings, "mappings": mapping})
+    assert created.get("acknowledged"), created
+
+
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    call(base, "DELETE", f"/{INDEX}")
-    settings = {"index": {"number_of_shards": 1, "number_of_replicas": 0}}
-    created = call(base, "PUT", f"/{INDEX}", {"settings": settings, "mappings": MAPPING})
-    assert created.get("acknowledged"), created
+    fresh_index(base, INDEX, MAPPING)
     docs = documents()
     lines = []
     for d in docs:

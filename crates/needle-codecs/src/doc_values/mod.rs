@@ -334,8 +334,13 @@ impl PackedBlock {
         let start = r.position();
         let fits = (width as usize * docs).div_ceil(8) <= r.remaining();
         let dense = count_bits == 0 && entry.docs as usize == docs;
-        Ok((dense && fits && width <= Self::MAX_WIDTH && gcd > 0)
-            .then_some(PackedBlock { bytes, start, width, min, gcd }))
+        Ok((dense && fits && width <= Self::MAX_WIDTH && gcd > 0).then_some(PackedBlock {
+            bytes,
+            start,
+            width,
+            min,
+            gcd,
+        }))
     }
 
     fn value(&self, i: usize) -> i64 {
@@ -719,7 +724,8 @@ impl BlockSource for DiskSource {
         let Some((bytes, docs, e)) = self.read(b)? else { return Ok(CursorBlock::Decoded(Arc::default())) };
         match PackedBlock::of(bytes.clone(), docs, e, self.file.name())? {
             Some(packed) => Ok(CursorBlock::Packed(packed)),
-            None => ValuesBlock::decode(&bytes, docs, e, self.file.name()).map(|d| CursorBlock::Decoded(Arc::new(d))),
+            None => ValuesBlock::decode(&bytes, docs, e, self.file.name())
+                .map(|d| CursorBlock::Decoded(Arc::new(d))),
         }
     }
     fn bounds(&self, b: usize) -> Option<(i64, i64)> {

@@ -16,6 +16,7 @@ mod phrase_filters;
 mod range;
 mod req_opt;
 mod term;
+mod term_set;
 
 pub use all::AllScorer;
 pub use conjunction::Conjunction;
@@ -29,6 +30,7 @@ pub use phrase_filters::FilterPlan;
 pub use range::RangeScorer;
 pub use req_opt::ReqOpt;
 pub use term::TermScorer;
+pub use term_set::{DocBits, TermSetScorer};
 
 /// A boxed scorer borrowing its segment.
 pub type BoxScorer<'a> = Box<dyn crate::Scorer + Send + 'a>;

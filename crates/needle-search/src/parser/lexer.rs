@@ -24,7 +24,7 @@ pub(super) enum Token {
     Quoted(String),
     /// A term, unescaped.
     Term(String),
-    /// A term with an unescaped `*` or `?`.
+    /// A term with an unescaped `*` or `?`; escapes of `*`, `?` and `\` kept.
     Wildcard(String),
     /// `~` and the number after it, if any.
     Tilde(Option<f32>),
@@ -129,6 +129,8 @@ fn quoted(chars: &[char], i: &mut usize) -> Result<String> {
 /// A term (or an operator word, or a wildcard term) starting at `*i`.
 fn term(chars: &[char], i: &mut usize) -> Result<Token> {
     let mut text = String::new();
+    // The same, with the escapes a wildcard pattern needs to tell `\*` from `*`.
+    let mut pattern = String::new();
     let mut wildcard = false;
     while let Some(&c) = chars.get(*i) {
         match c {
@@ -137,6 +139,10 @@ fn term(chars: &[char], i: &mut usize) -> Result<Token> {
                     return Err(Error::query("`\\` at the end of the query escapes nothing"));
                 };
                 text.push(escaped);
+                if matches!(escaped, '*' | '?' | '\\') {
+                    pattern.push('\\');
+                }
+                pattern.push(escaped);
                 *i += 2;
                 continue;
             }
@@ -146,11 +152,12 @@ fn term(chars: &[char], i: &mut usize) -> Result<Token> {
             _ => {}
         }
         text.push(c);
+        pattern.push(c);
         *i += 1;
     }
     Ok(match text.as_str() {
         "" => return Err(Error::query(format!("unexpected `{}`", chars[*i]))),
-        _ if wildcard => Token::Wildcard(text),
+        _ if wildcard => Token::Wildcard(pattern),
         "AND" | "&&" => Token::And,
         "OR" | "||" => Token::Or,
         "NOT" => Token::Not,
@@ -187,6 +194,7 @@ mod tests {
             tokens(r"a\:b \(c\) te?t te* *:*").unwrap(),
             [t("a:b"), t("(c)"), Wildcard("te?t".into()), Wildcard("te*".into()), Star, Colon, Star]
         );
+        assert_eq!(tokens(r"a\*b* a\*b").unwrap(), [Wildcard(r"a\*b*".into()), t("a*b")]);
         assert_eq!(tokens("[a TO b] c").unwrap(), [Range('['), t("c")]);
         assert!(tokens("]").is_err() && tokens("[a TO").is_err());
         assert!(tokens("\"open").is_err() && tokens("a^").is_err() && tokens("a\\").is_err());

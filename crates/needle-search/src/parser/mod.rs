@@ -12,6 +12,8 @@
 //! | `a^2`, `(a b)^0.5`    | boosts: the clause's score multiplied                        |
 //! | `f:a`, `f:"a b"`      | the term or phrase in field `f` only                         |
 //! | `*:*`                 | every document                                               |
+//! | `te*`, `te?t`         | terms by a wildcard pattern: `*` any characters, `?` one     |
+//! | `war~`, `war~1`       | terms within 1 edit of `war` (`~` alone: 0-2 by its length)  |
 //!
 //! `AND` makes the clause before it and the one after it required; `OR`
 //! leaves both optional; `NOT` and `-` exclude (as Lucene's default `OR`
@@ -21,16 +23,18 @@
 //! body` is `(title:a body:a) (title:b body:b)`. Each term is analyzed with
 //! its field's analyzer; a term that analyzes to several tokens becomes their
 //! disjunction; one that analyzes to none (a stop word) drops out. `\`
-//! escapes the next character. Fuzzy terms (`war~2`), wildcards (`te?t`,
-//! `te*`), ranges (`[a TO b]`) and regular expressions (`/x/`) are refused
-//! with an error that says so, rather than searched as something else.
+//! escapes the next character. Wildcard and fuzzy terms are not analyzed,
+//! only normalized (lowercased in a text field), as Elasticsearch does.
+//!
+//! Ranges (`[a TO b]`) and regular expressions (`/x/`) are refused with an
+//! error that says so, rather than searched as something else.
 
 mod lexer;
 
 use needle_core::{Error, FieldId, Result};
 
 use self::lexer::Token;
-use crate::{BoolQuery, PhraseQuery, Query, TermQuery};
+use crate::{BoolQuery, Fuzzy, MultiTermQuery, PhraseQuery, Query, TermPattern, TermQuery};
 
 /// The most leaf clauses (terms, phrase terms) a query may have, as Lucene's
 /// `IndexSearcher.maxClauseCount`.
@@ -47,21 +51,36 @@ pub trait QueryFields {
     /// `text` analyzed for `field`: (position, term) pairs. Fails for text
     /// the field cannot hold (a word for a numeric field).
     fn analyze(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>>;
+    /// `text` as a wildcard or fuzzy term of `field`: the field's
+    /// normalization (a text field lowercases) without tokenizing or
+    /// stemming. Fails for a field whose terms are not text (a number).
+    fn normalize(&self, field: FieldId, text: &str) -> Result<String>;
 }
 
 pub fn parse_query(input: &str, fields: &dyn QueryFields) -> Result<Query> {
-    parse_query_with(input, fields, false)
+    parse_query_with(input, fields, &ParseOptions::default())
 }
 
-/// [`parse_query`] with Lucene's default operator AND when `default_and`:
-/// clauses without `+`, `-` or `OR` are required (Elasticsearch's
-/// `default_operator: AND`).
-pub fn parse_query_with(input: &str, fields: &dyn QueryFields, default_and: bool) -> Result<Query> {
+/// How the parser combines clauses.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ParseOptions {
+    /// Lucene's default operator AND: clauses without `+`, `-` or `OR` are
+    /// required (Elasticsearch's `default_operator: AND`).
+    pub default_and: bool,
+    /// How a term searched in several default fields is scored: `None` sums
+    /// the fields' scores (Lucene's MultiFieldQueryParser), `Some(t)` takes
+    /// the best field's plus `t` times the others' (Elasticsearch's
+    /// `query_string`, whose `best_fields` type has `t` = 0).
+    pub field_tie_breaker: Option<f32>,
+}
+
+/// [`parse_query`] with `options`.
+pub fn parse_query_with(input: &str, fields: &dyn QueryFields, options: &ParseOptions) -> Result<Query> {
     let tokens = lexer::tokens(input)?;
     if tokens.is_empty() {
         return Err(Error::query("empty query"));
     }
-    let mut p = Parser { tokens, at: 0, fields, default_and };
+    let mut p = Parser { tokens, at: 0, fields, options: *options };
     let query = p.query(None, 0)?;
     if let Some(t) = p.peek() {
         return Err(Error::query(format!("unexpected {} (a `)` without its `(`?)", describe(t))));
@@ -109,7 +128,7 @@ struct Parser<'a> {
     tokens: Vec<Token>,
     at: usize,
     fields: &'a dyn QueryFields,
-    default_and: bool,
+    options: ParseOptions,
 }
 
 impl Parser<'_> {
@@ -162,7 +181,7 @@ impl Parser<'_> {
                 first_plain = Some(q.clone());
             }
             count += 1;
-            add_clause(&mut clauses, conj, modifier, q, self.default_and);
+            add_clause(&mut clauses, conj, modifier, q, self.options.default_and);
         }
         if count == 1 {
             if let Some(q) = first_plain {
@@ -213,12 +232,18 @@ impl Parser<'_> {
     fn term(&mut self, field: Option<&str>) -> Result<Option<Query>> {
         let token = self.next().ok_or_else(|| Error::query("the query ends where a term was expected"))?;
         let q = match token {
-            Token::Term(text) => {
-                if let Some(Token::Tilde(_)) = self.peek() {
-                    return Err(Error::query(format!("fuzzy queries (`{text}~`) are not supported yet")));
+            Token::Term(text) => match self.peek() {
+                Some(&Token::Tilde(edits)) => {
+                    self.at += 1;
+                    self.multi_term(field, &text, |word| {
+                        // Elasticsearch's reading of `~N`: whole edits, at most 2; `~` alone is AUTO.
+                        let max_edits =
+                            edits.map_or(Fuzzy::auto_edits(word), |n| (n as u32).min(Fuzzy::MAX_EDITS));
+                        TermPattern::Fuzzy(Fuzzy { max_edits, ..Fuzzy::auto(word) })
+                    })?
                 }
-                self.field_query(field, &text, None)?
-            }
+                _ => self.field_query(field, &text, None)?,
+            },
             Token::Quoted(text) => {
                 let slop = match self.peek() {
                     Some(Token::Tilde(n)) => {
@@ -231,9 +256,8 @@ impl Parser<'_> {
                 self.field_query(field, &text, Some(slop))?
             }
             Token::Star if field == Some("*") => Some(Query::MatchAll),
-            Token::Star | Token::Wildcard(_) => {
-                return Err(Error::query("wildcard and prefix queries (`*`, `?`) are not supported yet"))
-            }
+            Token::Wildcard(pattern) => self.multi_term(field, &pattern, glob)?,
+            Token::Star => return Err(Error::query("`*` alone is only supported as `*:*` (every document)")),
             Token::Range(_) => return Err(Error::query("range queries (`[a TO b]`) are not supported yet")),
             Token::Regex => return Err(Error::query("regular expressions (`/x/`) are not supported yet")),
             other => {
@@ -254,14 +278,9 @@ impl Parser<'_> {
         q.map(|q| Query::boosted(q, boost))
     }
 
-    /// The query for `text` in `field` (or in every default field), a phrase when `phrase_slop` is given.
-    fn field_query(
-        &self,
-        field: Option<&str>,
-        text: &str,
-        phrase_slop: Option<u32>,
-    ) -> Result<Option<Query>> {
-        let targets = match field {
+    /// The fields a clause searches: `field`, or every default field.
+    fn targets(&self, field: Option<&str>) -> Result<Vec<FieldId>> {
+        Ok(match field {
             Some("*") => return Err(Error::query("`*:` is only supported as `*:*`")),
             Some(name) => {
                 let id = self
@@ -271,18 +290,72 @@ impl Parser<'_> {
                 vec![id]
             }
             None => self.fields.default_fields(),
-        };
+        })
+    }
+
+    /// A wildcard or fuzzy query for `text` in `field` (or in every default
+    /// field): `pattern` makes it from the field's normalized text.
+    fn multi_term(
+        &self,
+        field: Option<&str>,
+        text: &str,
+        pattern: impl Fn(&str) -> TermPattern,
+    ) -> Result<Option<Query>> {
         let mut per_field = Vec::new();
-        for field in targets {
+        for field in self.targets(field)? {
+            let normalized = self.fields.normalize(field, text)?;
+            per_field.push(Query::MultiTerm(MultiTermQuery { field, pattern: pattern(&normalized) }));
+        }
+        Ok(self.across_fields(per_field))
+    }
+
+    /// The query for `text` in `field` (or in every default field), a phrase when `phrase_slop` is given.
+    fn field_query(
+        &self,
+        field: Option<&str>,
+        text: &str,
+        phrase_slop: Option<u32>,
+    ) -> Result<Option<Query>> {
+        let mut per_field = Vec::new();
+        for field in self.targets(field)? {
             let tokens = self.fields.analyze(field, text)?;
             per_field.extend(analyzed_query(field, tokens, phrase_slop));
         }
-        Ok(match per_field.len() {
-            0 => None,
-            1 => per_field.pop(),
-            _ => Some(Query::or(per_field)),
-        })
+        Ok(self.across_fields(per_field))
     }
+
+    /// One clause's queries in each of its fields, combined as the options say.
+    fn across_fields(&self, mut per_field: Vec<Query>) -> Option<Query> {
+        match (per_field.len(), self.options.field_tie_breaker) {
+            (0, _) => None,
+            (1, _) => per_field.pop(),
+            (_, None) => Some(Query::or(per_field)),
+            (_, Some(tie_breaker)) => Some(Query::DisMax { clauses: per_field, tie_breaker }),
+        }
+    }
+}
+
+/// A query-string wildcard term: a prefix when its only wildcard is a
+/// trailing `*` (as Lucene's parser makes it), else a wildcard pattern.
+fn glob(pattern: &str) -> TermPattern {
+    let case_insensitive = false;
+    if let Some(head) = pattern.strip_suffix('*') {
+        let mut literal = String::new();
+        let mut chars = head.chars();
+        let mut plain = true;
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => literal.extend(chars.next()),
+                '*' | '?' => plain = false,
+                c => literal.push(c),
+            }
+        }
+        // `a\*` ends in an escaped star: a pattern, read as such below.
+        if plain && !head.ends_with('\\') {
+            return TermPattern::Prefix { prefix: literal, case_insensitive };
+        }
+    }
+    TermPattern::Wildcard { pattern: pattern.to_string(), case_insensitive }
 }
 
 /// Lucene's `QueryParserBase.addClause`: `AND` makes the clause before it
@@ -362,6 +435,9 @@ mod tests {
             let a = needle_analysis::Analyzer::new(needle_analysis::AnalyzerKind::English, None);
             Ok(a.tokens(text).into_iter().map(|t| (t.position, t.term)).collect())
         }
+        fn normalize(&self, _field: FieldId, text: &str) -> Result<String> {
+            Ok(text.to_lowercase())
+        }
     }
 
     fn parse(s: &str) -> Query {
@@ -414,7 +490,8 @@ mod tests {
     #[test]
     fn the_default_operator_and_requires_what_or_does_not_join() {
         let (a, b, c) = (title("x"), title("y"), title("z"));
-        let and = |s: &str| parse_query_with(s, &TwoFields, true).unwrap();
+        let options = ParseOptions { default_and: true, ..ParseOptions::default() };
+        let and = |s: &str| parse_query_with(s, &TwoFields, &options).unwrap();
         assert_eq!(and("title:x title:y"), boolean(vec![a.clone(), b.clone()], vec![], vec![]));
         assert_eq!(
             and("title:x OR title:y title:z"),
@@ -445,16 +522,32 @@ mod tests {
     }
 
     #[test]
+    fn wildcard_and_fuzzy_terms_are_normalized_not_analyzed() {
+        let multi = |field, pattern| Query::MultiTerm(MultiTermQuery { field, pattern });
+        let prefix = |p: &str| TermPattern::Prefix { prefix: p.into(), case_insensitive: false };
+        let wildcard = |p: &str| TermPattern::Wildcard { pattern: p.into(), case_insensitive: false };
+        assert_eq!(parse("title:Running*"), multi(0, prefix("running")));
+        assert_eq!(parse("title:ru?n*"), multi(0, wildcard("ru?n*")));
+        assert_eq!(parse(r"title:a\*b*"), multi(0, prefix("a*b")));
+        assert_eq!(parse(r"title:ab\*c?"), multi(0, wildcard(r"ab\*c?")));
+        assert_eq!(parse(r"title:ab\*"), title("ab"));
+        assert_eq!(parse("te*"), Query::or(vec![multi(0, prefix("te")), multi(1, prefix("te"))]));
+        let fuzzy = |term: &str, max_edits| TermPattern::Fuzzy(Fuzzy { max_edits, ..Fuzzy::auto(term) });
+        assert_eq!(parse("title:Runing~"), multi(0, fuzzy("runing", 2)));
+        assert_eq!(parse("title:war~"), multi(0, fuzzy("war", 1)));
+        assert_eq!(parse("title:war~1.7"), multi(0, fuzzy("war", 1)));
+        assert_eq!(parse("title:war~5"), multi(0, fuzzy("war", 2)));
+        assert_eq!(parse("title:ab~"), multi(0, fuzzy("ab", 0)));
+    }
+
+    #[test]
     fn errors_name_the_problem() {
         for (q, want) in [
             ("\"open", "unterminated"),
             ("nope:x", "unknown field `nope`"),
             ("+", "ends where a term was expected"),
             ("", "empty"),
-            ("war~2", "fuzzy queries"),
-            ("war~", "fuzzy queries"),
-            ("te?t", "wildcard"),
-            ("te*", "wildcard"),
+            ("te* *", "`*` alone"),
             ("title:[a TO b]", "range queries"),
             ("/ab+c/", "regular expressions"),
             ("(a b", "missing `)`"),

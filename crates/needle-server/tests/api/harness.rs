@@ -99,6 +99,29 @@ impl TestServer {
         let reply = self.call_with("POST", path, Some(&body), &[("content-type", "application/x-ndjson")]);
         (reply.status, reply.json())
     }
+
+    /// Creates `index` with `mapping` and sends it the bundled State of the
+    /// Union corpus with `_bulk`, 50 documents a request, each under its `id`.
+    pub fn load_sotu(&self, index: &str, mapping: Value) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let (status, answer) =
+            self.json("PUT", &format!("/{index}"), Some(serde_json::json!({"mappings": mapping})));
+        assert_eq!(status, 200, "{answer}");
+        let file = std::fs::File::open(root.join("examples/data/sotu.jsonl.gz")).unwrap();
+        let docs: Vec<Value> =
+            std::io::BufRead::lines(std::io::BufReader::new(flate2::read::GzDecoder::new(file)))
+                .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+                .collect();
+        for batch in docs.chunks(50) {
+            let mut lines = Vec::new();
+            for d in batch {
+                lines.push(serde_json::json!({"index": {"_index": index, "_id": d["id"]}}));
+                lines.push(d.clone());
+            }
+            let (status, answer) = self.bulk("/_bulk", &lines);
+            assert_eq!((status, &answer["errors"]), (200, &Value::Bool(false)));
+        }
+    }
 }
 
 impl Drop for TestServer {

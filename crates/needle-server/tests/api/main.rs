@@ -7,5 +7,6 @@ mod documents;
 mod lucene_parity;
 mod node;
 mod opensearch_parity;
+mod opensearch_queries;
 mod search;
 mod values;

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Records a real OpenSearch node's answers to the query types that expand
+over the term dictionary (prefix, wildcard, fuzzy, `match` with fuzziness,
+their `query_string` forms) and to `query_string` over several fields, on the
+bundled State of the Union corpus, for
+`crates/needle-server/tests/api/opensearch_queries.rs` to compare Needle's
+answers with: hit counts and every hit with its score (all of them, so that
+hits with equal scores, which OpenSearch orders by its own document order,
+can be compared as sets).
+
+    python3 tests/golden/opensearch/queries.py http://127.0.0.1:9201 > tests/golden/opensearch/queries.json
+
+The node: ../shared/opensearch (OpenSearch 3.8, one shard, force-merged to one
+segment so a fuzzy query's top terms are collected as on any one segment).
+"""
+
+import gzip
+import json
+import os
+import sys
+
+from record import call, fresh_index
+
+INDEX = "needle-queries"
+MAPPING = {"properties": {"title": {"type": "text"}, "body": {"type": "text"}, "source": {"type": "text"}}}
+CORPUS = os.path.join(os.path.dirname(__file__), "../../../examples/data/sotu.jsonl.gz")
+
+
+def queries():
+    return [
+        {"prefix": {"body": "amer"}},
+        {"prefix": {"body": "Amer"}},
+        {"prefix": {"title": {"value": "state", "boost": 2.5}}},
+        {"prefix": {"body": "zz"}},
+        {"wildcard": {"body": "gov*ment"}},
+        {"wildcard": {"body": "wom?n"}},
+        {"wildcard": {"body": {"value": "Tax*", "boost": 1.5}}},
+        {"wildcard": {"body": "*ism"}},
+        {"wildcard": {"body": "fr??dom"}},
+        {"fuzzy": {"body": "goverment"}},
+        {"fuzzy": {"body": "Goverment"}},
+        {"fuzzy": {"body": {"value": "econmy", "fuzziness": 1}}},
+        {"fuzzy": {"body": {"value": "nation", "fuzziness": "AUTO", "prefix_length": 2, "max_expansions": 10}}},
+        {"fuzzy": {"body": {"value": "wra", "transpositions": False}}},
+        {"fuzzy": {"body": {"value": "wra"}}},
+        {"fuzzy": {"body": {"value": "taxs", "boost": 3}}},
+        {"fuzzy": {"body": {"value": "of", "fuzziness": 2}}},
+        {"fuzzy": {"body": {"value": "the", "fuzziness": 2, "max_expansions": 5}}},
+        {"match": {"body": {"query": "goverment spendng", "fuzziness": "AUTO"}}},
+        {"match": {"body": {"query": "goverment spendng", "fuzziness": 1, "operator": "and"}}},
+        {"match": {"body": {"query": "freedom", "fuzziness": "2", "prefix_length": 1, "max_expansions": 20}}},
+        {"query_string": {"query": "gov*"}},
+        {"query_string": {"query": "Gov*"}},
+        {"query_string": {"query": "wom?n"}},
+        {"query_string": {"query": "goverment~"}},
+        {"query_string": {"query": "econmy~1 AND war"}},
+        {"query_string": {"query": "title:stat*"}},
+        {"query_string": {"query": "body:taxes AND fre*"}},
+        {"query_string": {"query": "freedom", "fields": ["body", "title"]}},
+        {"query_string": {"query": "freedom liberty", "fields": ["body", "title", "source"]}},
+        {"query_string": {"query": "freedom liberty"}},
+        {"query_string": {"query": "\"free people\" union", "fields": ["body", "title"]}},
+        {"bool": {"must": {"fuzzy": {"body": "slavry"}}, "filter": {"prefix": {"title": "18"}}}},
+        {"bool": {"should": [{"prefix": {"body": "inflat"}}, {"match": {"body": "prices"}}]}},
+        {"constant_score": {"filter": {"wildcard": {"body": "atom*"}}, "boost": 4}},
+        {"prefix": {"body": {"value": "Amer", "case_insensitive": True}}},
+        {"wildcard": {"body": {"value": "TAX?S", "case_insensitive": True}}},
+        {"wildcard": {"body": {"wildcard": "liberat*"}}},
+        {"query_string": {"query": "Goverment~"}},
+        {"query_string": {"query": "union", "fields": ["body", "title"]}},
+        {"query_string": {"query": "union", "fields": ["body", "title"], "type": "most_fields"}},
+        {"query_string": {"query": "union peace~1", "fields": ["body", "title"], "tie_breaker": 0.3}},
+        {"match": {"title": {"query": "Stat", "fuzziness": "AUTO"}}},
+        {"multi_match": {"query": "goverment unoin", "fields": ["body", "title"], "fuzziness": "AUTO"}},
+        {"multi_match": {"query": "goverment", "fields": ["body", "title"], "type": "most_fields",
+                         "fuzziness": 1, "prefix_length": 2}},
+        {"bool": {}},
+        {"bool": {"should": [{"fuzzy": {"body": {"value": "zzzzzz", "fuzziness": 0}}}],
+                  "must_not": [{"match": {"body": "war"}}]}},
+    ]
+
+
+def main():
+    base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
+    fresh_index(base, INDEX, MAPPING)
+    with gzip.open(CORPUS, "rt") as f:
+        docs = [json.loads(line) for line in f]
+    lines = []
+    for d in docs:
+        lines.append(json.dumps({"index": {"_index": INDEX, "_id": d["id"]}}))
+        lines.append(json.dumps(d))
+    bulk = call(base, "POST", "/_bulk?refresh=true", "\n".join(lines) + "\n", ndjson=True)
+    assert not bulk["errors"], bulk
+    call(base, "POST", f"/{INDEX}/_forcemerge?max_num_segments=1")
+    call(base, "POST", f"/{INDEX}/_refresh")
+    node = call(base, "GET", "/")
+    cases = []
+    for query in queries():
+        body = {"query": query, "size": 250, "track_total_hits": True, "_source": False}
+        answer = call(base, "POST", f"/{INDEX}/_search", body)
+        if "hits" in answer:
+            hits = [[h["_id"], h["_score"]] for h in answer["hits"]["hits"]]
+            answer = {"total": answer["hits"]["total"]["value"], "hits": hits}
+        cases.append({"body": body, "answer": answer})
+    out = {"node": node["version"]["distribution"] + " " + node["version"]["number"],
+           "mapping": MAPPING, "cases": cases}
+    # One case a line: the file stays readable and diffs stay small.
+    print("{")
+    print(f' "node": {json.dumps(out["node"])},')
+    print(f' "mapping": {json.dumps(out["mapping"], sort_keys=True)},')
+    print(' "cases": [')
+    print(",\n".join("  " + json.dumps(c, sort_keys=True) for c in cases))
+    print(" ]")
+    print("}")
+
+
+if __name__ == "__main__":
+    main()
