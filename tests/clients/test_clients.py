@@ -5,7 +5,7 @@
 Starts the server on a free loopback port over a temporary data folder,
 creates an index with a mapping, bulk-loads 10,000 documents with the
 client's `helpers.bulk`, searches (match, bool, phrase, highlight, paging,
-sorts, search_after, ranges, aggregations), updates, deletes, counts, checks that each error arrives as the client's
+sorts, search_after, ranges, aggregations, scan), updates, deletes, counts, checks that each error arrives as the client's
 exception class, and stops the server with SIGTERM (it must exit cleanly).
 Expected counts come from the documents themselves, computed here.
 """
@@ -82,6 +82,11 @@ class Elastic:
 
         return helpers.bulk(self.c, actions)
 
+    def scan(self, index, query, size):
+        from elasticsearch import helpers
+
+        return helpers.scan(self.c, index=index, query={"query": query}, size=size)
+
 
 class OpenSearch:
     """opensearch-py 3.x: request bodies as `body`."""
@@ -114,6 +119,11 @@ class OpenSearch:
         from opensearchpy import helpers
 
         return helpers.bulk(self.c, actions)
+
+    def scan(self, index, query, size):
+        from opensearchpy import helpers
+
+        return helpers.scan(self.c, index=index, query={"query": query}, size=size)
 
 
 def raises(kind, call, words=None):
@@ -171,6 +181,18 @@ def exercise(client):
     buckets = {b["key"]: (b["doc_count"], b["top"]["value"]) for b in r["aggregations"]["tags"]["buckets"]}
     assert buckets == {"even": (N // 2, N - 2), "odd": (N // 2, N - 1)}, buckets
     assert r["aggregations"]["n"]["sum"] == sum(range(N))
+
+    # Scrolling: helpers.scan reads every match once, page by page.
+    scanned = sorted((h["_id"] for h in client.scan("docs", {"match": {"body": "alpha"}}, size=7)), key=int)
+    assert scanned == [str(i) for i in range(N) if "alpha" in document(i)["body"].split()], scanned
+    assert len({h["_id"] for h in client.scan("docs", {"match_all": {}}, size=100)}) == N
+
+    # Prefix, wildcard and fuzzy queries.
+    assert client.count("docs", {"prefix": {"body": "alp"}}) == alpha
+    assert client.count("docs", {"fuzzy": {"body": "alpah"}}) == alpha
+    assert client.count("docs", {"query_string": {"query": "al?ha OR bet*"}}) == expected(
+        lambda d: {"alpha", "beta"} & set(d["body"].split())
+    )
 
     # Update, conditional writes, delete.
     r = client.update("docs", "7", {"n": -7, "extra": "yes"})

@@ -37,6 +37,7 @@ pub struct App {
     pub max_body: usize,
     pub node_name: String,
     pub cluster_uuid: String,
+    pub scrolls: crate::routes::scroll::Scrolls,
 }
 
 pub type Shared = Arc<App>;
@@ -61,6 +62,7 @@ impl Server {
             max_body: config.max_body,
             node_name: hostname(),
             cluster_uuid: crate::catalog::uuid(),
+            scrolls: Default::default(),
         });
         Ok(Server { listener, app, runtime })
     }

@@ -19,6 +19,13 @@ pub struct SortSpec {
     unmapped_ok: bool,
 }
 
+impl SortSpec {
+    /// Whether this is the `_doc` key (index order).
+    pub fn is_doc(&self) -> bool {
+        self.field == "_doc"
+    }
+}
+
 /// The keys of a `sort` value: a name, `{"name": "asc"}`, `{"name": {"order":
 /// ..., "missing": "_first"|"_last", "mode": "min"|"max", "unmapped_type": ...}}`, or a list of them.
 pub fn parse(v: &Value) -> ApiResult<Vec<SortSpec>> {

@@ -4,6 +4,7 @@ mod bulk;
 mod cluster;
 mod documents;
 mod indices;
+pub mod scroll;
 mod search;
 mod write;
 
@@ -26,6 +27,11 @@ pub fn router(app: Shared) -> Router {
         .route("/_cat/indices/{index}", get(cluster::cat_indices_of))
         .route("/_bulk", post(bulk::bulk).put(bulk::bulk))
         .route("/_search", get(search::search_all).post(search::search_all))
+        .route("/_search/scroll", get(scroll::next).post(scroll::next).delete(scroll::clear))
+        .route(
+            "/_search/scroll/{scroll_id}",
+            get(scroll::next_by_path).post(scroll::next_by_path).delete(scroll::clear_by_path),
+        )
         .route("/_count", get(search::count_all).post(search::count_all))
         .route("/_mget", get(documents::mget_any).post(documents::mget_any))
         .route("/_refresh", get(indices::refresh_all).post(indices::refresh_all))

@@ -49,24 +49,29 @@ pub async fn search_all(State(app): State<Shared>, call: Call) -> Response {
 }
 
 /// A search request's body and parameters, parsed.
-struct Request {
+pub struct Request {
     query: Option<Value>,
-    from: usize,
+    pub from: usize,
     size: usize,
     /// `None` when `track_total_hits` is false (no total in the answer).
     track: Option<u64>,
     source: SourceFilter,
     highlight: Option<Highlight>,
     /// The `sort` keys (empty: by score, with no `sort` values in the hits).
-    sort: Vec<SortSpec>,
-    search_after: Option<Vec<Value>>,
+    pub sort: Vec<SortSpec>,
+    pub search_after: Option<Vec<Value>>,
     track_scores: bool,
     /// The `aggs` object, read against each index's mapping.
-    aggs: Option<Value>,
+    pub aggs: Option<Value>,
     docvalue_fields: Vec<docvalue_fields::ValueField>,
     version: bool,
     seq_no: bool,
-    total_as_int: bool,
+    pub total_as_int: bool,
+    /// `scroll`: keep a snapshot this long and page through it.
+    pub scroll: Option<std::time::Duration>,
+    /// How many of each hit's sort values are shown (`None`: all; a
+    /// scroll shows only the keys asked for, not the ones it adds).
+    pub shown_sort_keys: Option<usize>,
 }
 
 struct Highlight {
@@ -94,32 +99,98 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
             "[from] parameter must be set to 0 when [search_after] is used",
         ));
     }
-    let by_fields = !sort::is_by_score(&request.sort);
-    if request.search_after.is_some() && !by_fields {
+    if request.search_after.is_some() && sort::is_by_score(&request.sort) {
         return Err(ApiError::illegal_argument("[search_after] needs a [sort] by fields"));
     }
-    // Each index returns its top `from + size`; the merge keeps `from..from + size`.
-    let one = handles.len() == 1;
-    if request.aggs.is_some() && !one {
+    if request.aggs.is_some() && handles.len() > 1 {
         return Err(ApiError::illegal_argument(
             "aggregations over several indexes are not supported yet by Needle: aggregate one index at a time",
         ));
     }
+    let targets: Vec<Target> =
+        handles.iter().map(|h| Target { name: h.name.clone(), searcher: h.index.searcher() }).collect();
+    if let Some(keep_alive) = request.scroll {
+        return crate::routes::scroll::start(app, targets, request, keep_alive, started);
+    }
+    let page = search_page(&targets, &request, None)?;
+    Ok(respond::ok(&page.answer(&request, started)))
+}
+
+/// An index's name and the snapshot of it a search reads (not its handle:
+/// a scroll keeping one must not keep a deleted index's writer open).
+pub struct Target {
+    pub name: String,
+    pub searcher: Searcher,
+}
+
+/// One page of hits over one or more indexes.
+pub struct Page {
+    total: u64,
+    exact: bool,
+    max_score: Option<f32>,
+    hits: Vec<Ranked>,
+    aggregations: Option<Map<String, Value>>,
+    indexes: usize,
+}
+
+impl Page {
+    /// The sort values of the page's last hit: where the next page starts.
+    pub fn last_sort_values(&self) -> Option<Vec<SortValue>> {
+        self.hits.last().map(|h| h.values.clone())
+    }
+
+    /// The search answer, as Elasticsearch shapes it.
+    pub fn answer(self, request: &Request, started: Instant) -> Value {
+        let mut hits_json = Map::new();
+        if let Some(track) = request.track {
+            let (value, relation) = match self.exact && self.total <= track {
+                true => (self.total, "eq"),
+                false => (self.total.min(track), "gte"),
+            };
+            let total = match request.total_as_int {
+                true => json!(value),
+                false => json!({"value": value, "relation": relation}),
+            };
+            hits_json.insert("total".into(), total);
+        }
+        hits_json.insert("max_score".into(), self.max_score.map_or(Value::Null, score));
+        hits_json.insert("hits".into(), Value::Array(self.hits.into_iter().map(|h| h.json).collect()));
+        let n = self.indexes;
+        let mut answer = json!({
+            "took": started.elapsed().as_millis() as u64,
+            "timed_out": false,
+            "_shards": {"total": n, "successful": n, "skipped": 0, "failed": 0},
+            "hits": hits_json,
+        });
+        if let Some(aggregations) = self.aggregations {
+            answer["aggregations"] = Value::Object(aggregations);
+        }
+        answer
+    }
+}
+
+/// Runs `request` over `targets`; `after`, when given, stands for the
+/// request's `search_after` (a scroll's place, in the engine's values).
+pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortValue]>) -> ApiResult<Page> {
+    let window = request.from + request.size;
+    let by_fields = !sort::is_by_score(&request.sort);
+    // Each index returns its top `from + size`; the merge keeps `from..from + size`.
+    let one = targets.len() == 1;
     let mut aggregations = None;
     let mut total = 0;
     let mut exact = true;
     let mut max_score: Option<f32> = None;
     let mut hits: Vec<Ranked> = Vec::new();
     let mut keys: Vec<SortKey> = Vec::new();
-    for (n, h) in handles.iter().enumerate() {
-        let searcher = h.index.searcher();
-        let query = query_of(&request.query, &searcher)?;
+    for (n, Target { name, searcher }) in targets.iter().enumerate() {
+        let query = query_of(&request.query, searcher)?;
         let resolved = match by_fields {
             true => Some(sort::resolve(&request.sort, searcher.schema())?),
             false => None,
         };
-        let search_after = match (&resolved, &request.search_after) {
-            (Some(r), Some(values)) => Some(r.after(values, &request.sort)?),
+        let search_after = match (&resolved, &request.search_after, after) {
+            (_, _, Some(values)) => Some(values.to_vec()),
+            (Some(r), Some(values), None) => Some(r.after(values, &request.sort)?),
             _ => None,
         };
         let scored = resolved.as_ref().is_none_or(|r| r.by_score()) || request.track_scores;
@@ -159,12 +230,15 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
         }
         for (rank, hit) in response.hits.into_iter().enumerate() {
             let sort_json = match &resolved {
-                Some(r) => Some(r.json(&hit.sort)),
+                Some(r) => Some(r.json(
+                    &hit.sort[..request.shown_sort_keys.unwrap_or(hit.sort.len()).min(hit.sort.len())],
+                )),
                 None if !request.sort.is_empty() => Some(json!([score(hit.score)])),
                 None => None,
             };
+            let sort_json = sort_json.filter(|_| request.shown_sort_keys != Some(0));
             let (score, values) = (hit.score, hit.sort.clone());
-            let json = hit_json(h, hit, &request, scored, sort_json, &value_fields)?;
+            let json = hit_json(name, hit, request, scored, sort_json, &value_fields)?;
             hits.push(Ranked { score, rank: n * window + rank, values, json });
         }
         if let Some(r) = resolved {
@@ -179,31 +253,7 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
         hits = hits.into_iter().skip(request.from).collect();
     }
     hits.truncate(request.size);
-    let mut hits_json = Map::new();
-    if let Some(track) = request.track {
-        let (value, relation) = match exact && total <= track {
-            true => (total, "eq"),
-            false => (total.min(track), "gte"),
-        };
-        let total = match request.total_as_int {
-            true => json!(value),
-            false => json!({"value": value, "relation": relation}),
-        };
-        hits_json.insert("total".into(), total);
-    }
-    hits_json.insert("max_score".into(), max_score.map_or(Value::Null, score));
-    hits_json.insert("hits".into(), Value::Array(hits.into_iter().map(|h| h.json).collect()));
-    let n = handles.len();
-    let mut answer = json!({
-        "took": started.elapsed().as_millis() as u64,
-        "timed_out": false,
-        "_shards": {"total": n, "successful": n, "skipped": 0, "failed": 0},
-        "hits": hits_json,
-    });
-    if let Some(aggregations) = aggregations {
-        answer["aggregations"] = Value::Object(aggregations);
-    }
-    Ok(respond::ok(&answer))
+    Ok(Page { total, exact, max_score, hits, aggregations, indexes: targets.len() })
 }
 
 /// A hit of one index, to be merged with the others'.
@@ -218,7 +268,7 @@ struct Ranked {
 /// A hit as Elasticsearch shows it; `scored`: whether its score was computed
 /// (not when sorting by fields alone), `sort`: its sort values, when sorted.
 fn hit_json(
-    h: &Handle,
+    index: &str,
     hit: needle_engine::Hit,
     request: &Request,
     scored: bool,
@@ -226,7 +276,7 @@ fn hit_json(
     value_fields: &docvalue_fields::Resolved,
 ) -> ApiResult<Value> {
     let mut out = Map::new();
-    out.insert("_index".into(), json!(h.name));
+    out.insert("_index".into(), json!(index));
     out.insert("_id".into(), json!(hit.id));
     if let Some((version, seq_no)) = hit.version {
         if request.version {
@@ -286,6 +336,8 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
         version: p.flag("version", false)?,
         seq_no: p.flag("seq_no_primary_term", false)?,
         total_as_int: p.flag("rest_total_hits_as_int", false)?,
+        scroll: p.get("scroll").map(crate::routes::scroll::keep_alive).transpose()?,
+        shown_sort_keys: None,
     };
     if let Some(body) = call.json()? {
         let Value::Object(body) = body else {
@@ -308,11 +360,6 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
         r.track = track_value(&json!(track))?;
     }
     r.source = SourceFilter::from_params(p, r.source)?;
-    if p.get("scroll").is_some() {
-        return Err(ApiError::illegal_argument(
-            "scroll is not supported yet by Needle: page with from and size",
-        ));
-    }
     p.ignore(&SEARCH_PARAMS);
     p.finish(&call.path)?;
     Ok(r)

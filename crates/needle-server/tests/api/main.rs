@@ -8,5 +8,6 @@ mod lucene_parity;
 mod node;
 mod opensearch_parity;
 mod opensearch_queries;
+mod scroll;
 mod search;
 mod values;
