@@ -15,7 +15,7 @@ use needle_codecs::docstore::DocStoreReader;
 use needle_codecs::postings::DiskPostings;
 use needle_codecs::{footer, Part, Postings};
 use needle_core::{DocSet, TERMINATED};
-use needle_search::{parse_query, Query, SearchOptions};
+use needle_search::{parse_query, parse_simple_query, Query, SearchOptions, SimpleOptions};
 use needle_storage::{Directory, FileSlice};
 
 use crate::deletes::DeleteBits;
@@ -25,7 +25,8 @@ use crate::schema::{FieldKind, Schema, SharedSchema};
 use crate::wal::{self, OnDamage};
 use crate::{AggKind, Index, IndexOptions, SearchRequest, SortBy, SortKey, Verify};
 
-/// A query string, parsed against a schema with text, keyword and numeric fields.
+/// A query string, parsed against a schema with text, keyword and numeric
+/// fields, and as a `simple_query_string` over its text fields (which must parse).
 pub fn query(data: &[u8]) {
     static SCHEMA: OnceLock<Schema> = OnceLock::new();
     let schema = SCHEMA.get_or_init(|| {
@@ -37,6 +38,11 @@ pub fn query(data: &[u8]) {
         if let Ok(q) = parse_query(text, schema) {
             let _ = q.rewrite();
         }
+        // The search-box syntax takes any text in text fields.
+        let fields =
+            [(schema.field_id("title").expect("title"), 1.0), (schema.field_id("body").expect("body"), 2.0)];
+        let simple = parse_simple_query(text, schema, &fields, &SimpleOptions::default());
+        simple.expect("simple_query_string never fails on text fields").rewrite();
     }
 }
 

@@ -6,13 +6,14 @@
 //! `most_fields`, `phrase`), `match_all`, `match_none`, `term`, `terms`,
 //! `ids`, `bool`, `constant_score`, `dis_max`, `query_string`, `range`,
 //! `exists` (on keyword, numeric, date and boolean fields, through their doc values),
-//! `prefix`, `wildcard` and `fuzzy` (and `match` with `fuzziness`), and `boost` on each. Others are refused with an error that names them.
+//! `prefix`, `wildcard` and `fuzzy` (and `match` with `fuzziness`), `simple_query_string`,
+//! and `boost` on each. Others are refused with an error that names them.
 
 use needle_core::FieldId;
 use needle_engine::{has_doc_values, range_bounds, FieldKind, Query, RangeBounds, RangeQuery, Schema};
 use needle_search::{
-    parse_query_with, BoolQuery, Fuzzy, MultiTermQuery, ParseOptions, PhraseQuery, QueryFields, TermPattern,
-    TermQuery,
+    parse_query_with, parse_simple_query, BoolQuery, Fuzzy, MultiTermQuery, ParseOptions, PhraseQuery,
+    QueryFields, SimpleFlags, SimpleOptions, TermPattern, TermQuery,
 };
 use serde_json::{Map, Value};
 
@@ -53,13 +54,10 @@ pub fn query(v: &Value, schema: &Schema) -> ApiResult<Query> {
         "prefix" => field_query(kind, &mut body, schema, prefix_query),
         "wildcard" => field_query(kind, &mut body, schema, wildcard_query),
         "fuzzy" => field_query(kind, &mut body, schema, fuzzy_query),
-        "regexp"
-        | "simple_query_string"
-        | "boosting"
-        | "function_score"
-        | "nested"
-        | "geo_distance"
-        | "script" => Err(ApiError::parsing(format!("[{kind}] queries are not supported yet by Needle"))),
+        "simple_query_string" => simple_query_string(&mut body, schema),
+        "regexp" | "boosting" | "function_score" | "nested" | "geo_distance" | "script" => {
+            Err(ApiError::parsing(format!("[{kind}] queries are not supported yet by Needle")))
+        }
         other => Err(ApiError::parsing(format!("unknown query [{other}]"))),
     }?;
     boosted(q, &mut body, kind)
@@ -724,6 +722,85 @@ fn query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         );
         err.extra.insert("index_uuid".into(), Value::String("_na_".into()));
         err
+    })
+}
+
+/// `simple_query_string`: the search-box syntax (see `needle_search::parse_simple_query`),
+/// which never fails on its text; options: `fields` (`name^boost`, `*`
+/// patterns), `default_operator`, `flags`, `minimum_should_match`, the `fuzzy_*` settings.
+fn simple_query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
+    const KIND: &str = "simple_query_string";
+    let text = take_string(body, KIND, "query")?.ok_or_else(|| malformed(KIND, "[query] is missing"))?;
+    let default_and = match take_string(body, KIND, "default_operator")?.map(|o| o.to_ascii_lowercase()) {
+        None => false,
+        Some(op) if op == "or" => false,
+        Some(op) if op == "and" => true,
+        Some(other) => return Err(ApiError::parsing(format!("[{KIND}] unknown default_operator [{other}]"))),
+    };
+    let mut options = SimpleOptions { default_and, ..SimpleOptions::default() };
+    if let Some(flags) = take(body, "flags") {
+        options.flags = match &flags {
+            Value::Number(n) => n.as_i64().map(|n| SimpleFlags(n as u32)),
+            Value::String(text) => SimpleFlags::parse(text),
+            _ => None,
+        }
+        .ok_or_else(|| ApiError::illegal_argument(format!("[{KIND}] unknown flags {}", short(&flags))))?;
+    }
+    let count = |body: &mut Value, key: &str| -> ApiResult<Option<u32>> {
+        match take_f32(body, KIND, key)? {
+            None => Ok(None),
+            Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(Some(n as u32)),
+            Some(n) => Err(ApiError::illegal_argument(format!(
+                "[{KIND}] [{key}] must be a whole number >= 0, not {n}"
+            ))),
+        }
+    };
+    if let Some(n) = count(body, "fuzzy_prefix_length")? {
+        options.fuzzy_prefix_length = n;
+    }
+    if let Some(n) = count(body, "fuzzy_max_expansions")? {
+        options.fuzzy_max_expansions = n.max(1);
+    }
+    if let Some(t) = take_bool(body, KIND, "fuzzy_transpositions")? {
+        options.fuzzy_transpositions = t;
+    }
+    let msm = take(body, "minimum_should_match").map(|v| text_of(&v).unwrap_or_default());
+    if take_bool(body, KIND, "analyze_wildcard")? == Some(true) {
+        return Err(ApiError::parsing(format!(
+            "[{KIND}] [analyze_wildcard] true is not supported yet by Needle"
+        )));
+    }
+    for ignored in ["auto_generate_synonyms_phrase_query", "lenient"] {
+        take(body, ignored);
+    }
+    let patterns: Vec<(String, f32)> = match take(body, "fields") {
+        None => vec![("*".to_string(), 1.0)],
+        Some(Value::Array(f)) => f
+            .iter()
+            .map(|f| text_of(f).map(|f| field_boost(&f)))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| malformed(KIND, "[fields] must be strings"))?,
+        Some(_) => return Err(malformed(KIND, "[fields] must be an array of strings")),
+    };
+    let mut fields: Vec<(FieldId, f32)> = Vec::new();
+    for (pattern, boost) in patterns {
+        for name in field_names(schema, &pattern) {
+            if let Some(id) = field_id(schema, &name).filter(|id| !fields.iter().any(|(f, _)| f == id)) {
+                fields.push((id, boost));
+            }
+        }
+    }
+    let query = parse_simple_query(&text, schema, &fields, &options).map_err(|e| {
+        let mut err = ApiError::bad_request("query_shard_exception", format!("failed to create query: {e}"));
+        err.extra.insert("index_uuid".into(), Value::String("_na_".into()));
+        err
+    })?;
+    Ok(match (query, msm) {
+        (Query::Bool(mut b), Some(spec)) if !b.should.is_empty() => {
+            b.minimum_should_match = min_should_match(&spec, b.should.len())?;
+            Query::Bool(b)
+        }
+        (query, _) => query,
     })
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Records a real OpenSearch node's answers to the query types that expand
 over the term dictionary (prefix, wildcard, fuzzy, `match` with fuzziness,
-their `query_string` forms) and to `query_string` over several fields, on the
+their `query_string` forms), to `query_string` over several fields and to
+`simple_query_string`, on the
 bundled State of the Union corpus, for
 `crates/needle-server/tests/api/opensearch_queries.rs` to compare Needle's
 answers with: hit counts and every hit with its score (all of them, so that
@@ -74,6 +75,19 @@ def queries():
         {"multi_match": {"query": "goverment unoin", "fields": ["body", "title"], "fuzziness": "AUTO"}},
         {"multi_match": {"query": "goverment", "fields": ["body", "title"], "type": "most_fields",
                          "fuzziness": 1, "prefix_length": 2}},
+        {"simple_query_string": {"query": "freedom liberty"}},
+        {"simple_query_string": {"query": "freedom -slavery"}},
+        {"simple_query_string": {"query": "freedom -slavery", "default_operator": "and"}},
+        {"simple_query_string": {"query": "\"free people\" | union", "fields": ["body", "title^2"]}},
+        {"simple_query_string": {"query": "(war | peace) + treaty"}},
+        {"simple_query_string": {"query": "gov* econmy~1", "fields": ["body"]}},
+        {"simple_query_string": {"query": "\"united states\"~2 +congress"}},
+        {"simple_query_string": {"query": "wi-fi \"unclosed phrase", "fields": ["body"]}},
+        {"simple_query_string": {"query": "war peace treaty", "minimum_should_match": "2"}},
+        {"simple_query_string": {"query": "war + peace", "flags": "NONE"}},
+        {"simple_query_string": {"query": "war|peace -treaty", "flags": "AND|PREFIX"}},
+        {"simple_query_string": {"query": "Amer* | Slav~", "fields": ["body"]}},
+        {"simple_query_string": {"query": "*"}},
         {"bool": {}},
         {"bool": {"should": [{"fuzzy": {"body": {"value": "zzzzzz", "fuzziness": 0}}}],
                   "must_not": [{"match": {"body": "war"}}]}},

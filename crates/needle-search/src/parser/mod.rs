@@ -30,6 +30,7 @@
 //! error that says so, rather than searched as something else.
 
 mod lexer;
+pub mod simple;
 
 use needle_core::{Error, FieldId, Result};
 
