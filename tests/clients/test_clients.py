@@ -212,6 +212,8 @@ def exercise(client):
     raises(client.bad_request, lambda: client.search("docs", query={"bogus": {}}), "unknown query [bogus]")
     raises(client.bad_request, lambda: client.search("docs", aggs={"t": {"cardinality": {"field": "tag"}}}), "Unknown aggregation type")
     raises(client.bad_request, lambda: client.create("docs", mappings), "resource_already_exists_exception")
+    stats = c.indices.stats(index="docs")["indices"]["docs"]["primaries"]
+    assert stats["docs"]["count"] == N - 1 and stats["indexing"]["delete_total"] == 1, stats
     rows = c.cat.indices(format="json")
     assert [(r["index"], r["docs.count"]) for r in rows] == [("docs", str(N - 1))], rows
     assert c.cluster.health()["status"] == "green"

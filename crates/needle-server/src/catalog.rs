@@ -11,6 +11,7 @@ use needle_storage::Directory;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::counters::IndexCounters;
 use crate::error::{ApiError, ApiResult};
 
 const SETTINGS_FILE: &str = "needle-settings.json";
@@ -128,6 +129,8 @@ pub struct Handle {
     pub settings: Settings,
     pub index: Index,
     pub writer: IndexWriter,
+    /// What the index was asked to do since the server started (`_stats`).
+    pub counters: Arc<IndexCounters>,
 }
 
 impl Handle {
@@ -135,7 +138,7 @@ impl Handle {
         let index = Index::open_or_create(dir, mapping)?;
         let durability = Durability::parse(&settings.durability).unwrap_or(Durability::Durable);
         let writer = index.writer(WriterOptions { durability, ..WriterOptions::default() })?;
-        Ok(Handle { name: name.to_string(), settings, index, writer })
+        Ok(Handle { name: name.to_string(), settings, index, writer, counters: Arc::default() })
     }
 }
 

@@ -104,7 +104,6 @@ fn execute(
     a: &Action,
     waits: &mut BTreeMap<String, (Arc<Handle>, u64)>,
 ) -> ApiResult<(StatusCode, Map<String, Value>)> {
-    let id = a.id.as_deref();
     let h = match a.kind {
         Kind::Delete => app.catalog.get(&a.index)?,
         _ => app.catalog.get_or_create(&a.index)?,
@@ -113,6 +112,21 @@ fn execute(
         let entry = waits.entry(h.name.clone()).or_insert_with(|| (h.clone(), 0));
         entry.1 = entry.1.max(seq_no);
     };
+    let started = Instant::now();
+    let result = run_action(&h, a, &mut note);
+    match a.kind {
+        Kind::Delete => h.counters.deleted(started, result),
+        Kind::Index | Kind::Create | Kind::Update => h.counters.indexed(started, result),
+    }
+}
+
+/// The action itself, on its index's handle.
+fn run_action(
+    h: &Arc<Handle>,
+    a: &Action,
+    note: &mut impl FnMut(u64),
+) -> ApiResult<(StatusCode, Map<String, Value>)> {
+    let id = a.id.as_deref();
     let condition =
         write::condition(id.unwrap_or_default(), a.kind == Kind::Create, a.if_seq_no, a.if_primary_term)?;
     match a.kind {
@@ -125,12 +139,12 @@ fn execute(
                 ));
             }
             let o =
-                h.writer.put_deferred(id, source, condition).map_err(|e| write::about_index(e.into(), &h))?;
+                h.writer.put_deferred(id, source, condition).map_err(|e| write::about_index(e.into(), h))?;
             note(o.seq_no);
             Ok(write::indexed(&h.name, &o))
         }
         Kind::Delete => {
-            let (status, item, seq_no) = write::delete_deferred(&h, id.unwrap_or_default(), condition)?;
+            let (status, item, seq_no) = write::delete_deferred(h, id.unwrap_or_default(), condition)?;
             note(seq_no);
             Ok((status, item))
         }
@@ -141,7 +155,7 @@ fn execute(
                 _ => return Err(ApiError::parsing("an update's body must be a JSON object")),
             };
             let update = Update::parse(body)?;
-            let done = write::apply_update(&h, id, &update, condition, a.retry_on_conflict)?;
+            let done = write::apply_update(h, id, &update, condition, a.retry_on_conflict)?;
             note(done.seq_no);
             let status = if done.result == "created" { StatusCode::CREATED } else { StatusCode::OK };
             Ok((status, write::written(&h.name, id, done.version, done.seq_no, done.result)))

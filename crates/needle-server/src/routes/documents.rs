@@ -1,5 +1,7 @@
 //! Single documents: index, create, get, exists, `_source`, delete, update, `_mget`.
 
+use std::time::Instant;
+
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -53,7 +55,9 @@ fn put(app: &Shared, index: &str, id: Option<&str>, create: bool, call: &Call) -
     call.json_object()?;
     let source = call.text()?;
     let h = app.catalog.get_or_create(index)?;
-    let outcome = h.writer.put(id, source, condition).map_err(|e| write::about_index(e.into(), &h))?;
+    let started = Instant::now();
+    let outcome = h.writer.put(id, source, condition).map_err(|e| write::about_index(e.into(), &h));
+    let outcome = h.counters.indexed(started, outcome)?;
     let (status, mut body) = write::indexed(&h.name, &outcome);
     write::note_refresh(&mut body, refresh);
     Ok(respond::json(status, &Value::Object(body)))
@@ -172,7 +176,9 @@ pub async fn delete(
         p.ignore(&WRITE_PARAMS);
         p.finish(&call.path)?;
         let h = app.catalog.get(&index)?;
-        let (status, mut body, seq_no) = write::delete_deferred(&h, &id, condition)?;
+        let started = Instant::now();
+        let (status, mut body, seq_no) =
+            h.counters.deleted(started, write::delete_deferred(&h, &id, condition))?;
         h.writer.durable_through(seq_no)?;
         write::note_refresh(&mut body, refresh);
         Ok(respond::json(status, &Value::Object(body)))
@@ -198,7 +204,8 @@ pub async fn update(
         check_id(Some(&id))?;
         let update = Update::parse(call.json_object()?)?;
         let h = app.catalog.get_or_create(&index)?;
-        let done = write::apply_update(&h, &id, &update, condition, retries)?;
+        let started = Instant::now();
+        let done = h.counters.indexed(started, write::apply_update(&h, &id, &update, condition, retries))?;
         h.writer.durable_through(done.seq_no)?;
         let filter = match &update.source {
             Some(v) => SourceFilter::from_json(v)?,

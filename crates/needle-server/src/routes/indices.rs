@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 use crate::call::Call;
 use crate::catalog::Handle;
+use crate::counters::IndexCounters;
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
 use crate::server::{blocking, Shared};
@@ -153,20 +154,31 @@ pub async fn settings(State(app): State<Shared>, Path(expression): Path<String>,
 
 /// `_refresh`: every acknowledged write is searchable already; answers as Elasticsearch does.
 pub async fn refresh(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
-    blocking(move || each_index(&app, &expression, &call, |_| Ok(()))).await
+    blocking(move || each_index(&app, &expression, &call, refresh_one)).await
 }
 
 pub async fn refresh_all(State(app): State<Shared>, call: Call) -> Response {
-    blocking(move || each_index(&app, "_all", &call, |_| Ok(()))).await
+    blocking(move || each_index(&app, "_all", &call, refresh_one)).await
+}
+
+fn refresh_one(h: &Handle) -> ApiResult<()> {
+    IndexCounters::bump(&h.counters.refresh);
+    Ok(())
+}
+
+fn flush_one(h: &Handle) -> ApiResult<()> {
+    h.writer.commit()?;
+    IndexCounters::bump(&h.counters.flush);
+    Ok(())
 }
 
 /// `_flush`: commits, so recovery has no log to replay.
 pub async fn flush(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
-    blocking(move || each_index(&app, &expression, &call, |h| Ok(h.writer.commit()?))).await
+    blocking(move || each_index(&app, &expression, &call, flush_one)).await
 }
 
 pub async fn flush_all(State(app): State<Shared>, call: Call) -> Response {
-    blocking(move || each_index(&app, "_all", &call, |h| Ok(h.writer.commit()?))).await
+    blocking(move || each_index(&app, "_all", &call, flush_one)).await
 }
 
 /// `_forcemerge?max_num_segments=N`: merges down to N segments (1 by default).
@@ -174,7 +186,12 @@ pub async fn forcemerge(State(app): State<Shared>, Path(expression): Path<String
     blocking(move || {
         let max = call.params.number::<usize>("max_num_segments")?.unwrap_or(1).max(1);
         call.params.ignore(&["only_expunge_deletes", "flush", "wait_for_completion"]);
-        each_index(&app, &expression, &call, |h| h.writer.merge(max).map(drop).map_err(ApiError::from))
+        each_index(&app, &expression, &call, |h| {
+            let started = std::time::Instant::now();
+            h.writer.merge(max)?;
+            h.counters.merge.add(started);
+            Ok(())
+        })
     })
     .await
 }

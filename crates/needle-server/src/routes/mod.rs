@@ -6,6 +6,7 @@ mod documents;
 mod indices;
 pub mod scroll;
 mod search;
+mod stats;
 mod write;
 
 use axum::extract::Request;
@@ -33,6 +34,10 @@ pub fn router(app: Shared) -> Router {
             get(scroll::next_by_path).post(scroll::next_by_path).delete(scroll::clear_by_path),
         )
         .route("/_count", get(search::count_all).post(search::count_all))
+        .route("/_stats", get(stats::stats_all))
+        .route("/_stats/{metric}", get(stats::stats_all_of))
+        .route("/{index}/_stats", get(stats::stats_of))
+        .route("/{index}/_stats/{metric}", get(stats::stats_metric))
         .route("/_mget", get(documents::mget_any).post(documents::mget_any))
         .route("/_refresh", get(indices::refresh_all).post(indices::refresh_all))
         .route("/_flush", get(indices::flush_all).post(indices::flush_all))

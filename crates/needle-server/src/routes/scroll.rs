@@ -68,6 +68,11 @@ impl Scrolls {
         Ok(())
     }
 
+    /// How many open scrolls read `index`.
+    pub fn open_on(&self, index: &str) -> usize {
+        self.lock().values().filter(|o| o.targets.iter().any(|t| t.name == index)).count()
+    }
+
     fn new_id(&self) -> String {
         format!("{}{}", crate::catalog::uuid(), self.made.fetch_add(1, Ordering::Relaxed))
     }
@@ -128,6 +133,7 @@ pub fn start(
         request.sort.extend(sort::parse(&json!("_doc"))?);
     }
     let page = search_page(&targets, &request, None)?;
+    targets.iter().for_each(|t| t.counters.query.add(started));
     let after = page.last_sort_values();
     let answer = page.answer(&request, started);
     // Aggregations come with the first page only, as in Elasticsearch.
@@ -197,6 +203,7 @@ fn continue_scroll(app: &Shared, path_id: Option<String>, call: &Call) -> ApiRes
     if let Some(values) = page.last_sort_values() {
         scroll.after = Some(values);
     }
+    scroll.targets.iter().for_each(|t| t.counters.scroll.add(started));
     let answer = page.answer(&scroll.request, started);
     if let Some(keep) = renew {
         scroll.expires = Instant::now() + keep;

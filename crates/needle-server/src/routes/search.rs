@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::call::{token_name, Call};
 use crate::catalog::Handle;
+use crate::counters::IndexCounters;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::pattern;
@@ -107,12 +108,17 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
             "aggregations over several indexes are not supported yet by Needle: aggregate one index at a time",
         ));
     }
-    let targets: Vec<Target> =
-        handles.iter().map(|h| Target { name: h.name.clone(), searcher: h.index.searcher() }).collect();
+    let targets: Vec<Target> = handles
+        .iter()
+        .map(|h| Target { name: h.name.clone(), searcher: h.index.searcher(), counters: h.counters.clone() })
+        .collect();
     if let Some(keep_alive) = request.scroll {
         return crate::routes::scroll::start(app, targets, request, keep_alive, started);
     }
     let page = search_page(&targets, &request, None)?;
+    for h in &handles {
+        h.counters.query.add(started);
+    }
     Ok(respond::ok(&page.answer(&request, started)))
 }
 
@@ -121,6 +127,7 @@ fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response
 pub struct Target {
     pub name: String,
     pub searcher: Searcher,
+    pub counters: Arc<IndexCounters>,
 }
 
 /// One page of hits over one or more indexes.
@@ -182,7 +189,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
     let mut max_score: Option<f32> = None;
     let mut hits: Vec<Ranked> = Vec::new();
     let mut keys: Vec<SortKey> = Vec::new();
-    for (n, Target { name, searcher }) in targets.iter().enumerate() {
+    for (n, Target { name, searcher, .. }) in targets.iter().enumerate() {
         let query = query_of(&request.query, searcher)?;
         let resolved = match by_fields {
             true => Some(sort::resolve(&request.sort, searcher.schema())?),
@@ -548,9 +555,11 @@ fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response>
     let handles = app.catalog.resolve(expression)?;
     let mut count = 0;
     for h in &handles {
+        let started = Instant::now();
         let (searcher, q) = searcher_and_query(h, &query)?;
         let request = SearchRequest { top_k: 0, track_total_hits: u64::MAX, ..SearchRequest::new("") };
         count += searcher.search_query(&q, &request)?.total;
+        h.counters.query.add(started);
     }
     let n = handles.len();
     Ok(respond::ok(

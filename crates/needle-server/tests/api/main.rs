@@ -10,4 +10,5 @@ mod opensearch_parity;
 mod opensearch_queries;
 mod scroll;
 mod search;
+mod stats;
 mod values;

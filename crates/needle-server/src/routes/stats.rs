@@ -1,0 +1,167 @@
+//! `_stats`: for each index, what it holds (documents, bytes, segments,
+//! caches) and what it was asked to do since the server started (writes,
+//! searches, scrolls, refreshes, flushes, merges: `counters.rs`), in
+//! Elasticsearch's shape (`_all`, `indices`, `primaries` = `total`: no
+//! replicas). Needle's own figures are under `needle`: segments on disk and
+//! in memory (the growing tail included), the application page cache and
+//! the result cache.
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use serde_json::{json, Map, Value};
+
+use crate::call::Call;
+use crate::catalog::Handle;
+use crate::error::{ApiError, ApiResult};
+use crate::respond;
+use crate::routes::cluster::store_bytes;
+use crate::server::{blocking, Shared};
+
+/// The sections `_stats/{metric}` may name.
+const METRICS: [&str; 11] = [
+    "docs",
+    "store",
+    "indexing",
+    "search",
+    "refresh",
+    "flush",
+    "merge",
+    "segments",
+    "request_cache",
+    "query_cache",
+    "needle",
+];
+
+pub async fn stats_all(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || stats(&app, "_all", None, &call)).await
+}
+
+pub async fn stats_all_of(State(app): State<Shared>, Path(metric): Path<String>, call: Call) -> Response {
+    blocking(move || stats(&app, "_all", Some(&metric), &call)).await
+}
+
+pub async fn stats_of(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    blocking(move || stats(&app, &index, None, &call)).await
+}
+
+pub async fn stats_metric(
+    State(app): State<Shared>,
+    Path((index, metric)): Path<(String, String)>,
+    call: Call,
+) -> Response {
+    blocking(move || stats(&app, &index, Some(&metric), &call)).await
+}
+
+fn stats(app: &Shared, expression: &str, metric: Option<&str>, call: &Call) -> ApiResult<Response> {
+    let wanted: Vec<String> = match metric {
+        None => METRICS.iter().map(|m| m.to_string()).collect(),
+        Some(list) if list.split(',').any(|m| m == "_all") => METRICS.iter().map(|m| m.to_string()).collect(),
+        Some(list) => list.split(',').map(str::to_string).collect(),
+    };
+    if let Some(bad) = wanted.iter().find(|m| !METRICS.contains(&m.as_str())) {
+        return Err(ApiError::illegal_argument(format!(
+            "request [{}] contains unrecognized metric: [{bad}]",
+            call.path
+        )));
+    }
+    call.params.ignore(&[
+        "level",
+        "expand_wildcards",
+        "forbid_closed_indices",
+        "completion_fields",
+        "fielddata_fields",
+        "fields",
+        "groups",
+        "include_segment_file_sizes",
+        "include_unloaded_segments",
+    ]);
+    call.params.finish(&call.path)?;
+    let handles = app.catalog.resolve(expression)?;
+    let mut indices = Map::new();
+    let mut all = Value::Object(Map::new());
+    for h in &handles {
+        let block = index_stats(app, h, &wanted);
+        add_numbers(&mut all, &block);
+        indices.insert(
+            h.name.clone(),
+            json!({"uuid": h.settings.uuid, "health": "green", "status": "open", "primaries": block, "total": block}),
+        );
+    }
+    let n = handles.len();
+    Ok(respond::ok(&json!({
+        "_shards": {"total": n, "successful": n, "failed": 0},
+        "_all": {"primaries": all, "total": all},
+        "indices": indices,
+    })))
+}
+
+/// One index's sections, those in `wanted`.
+fn index_stats(app: &Shared, h: &Handle, wanted: &[String]) -> Value {
+    let searcher = h.index.searcher();
+    // The growing in-memory tail is like Elasticsearch's indexing buffer, not a segment.
+    let (on_disk, segments) = h.index.segment_counts();
+    let bytes = store_bytes(h);
+    let results = h.index.result_cache_stats().unwrap_or_default();
+    let mut out = Map::new();
+    let mut put = |name: &str, value: Value| {
+        if wanted.iter().any(|w| w == name) {
+            out.insert(name.to_string(), value);
+        }
+    };
+    put("docs", json!({"count": searcher.num_docs(), "deleted": searcher.deleted_docs()}));
+    put(
+        "store",
+        json!({"size_in_bytes": bytes, "total_data_set_size_in_bytes": bytes, "reserved_in_bytes": 0}),
+    );
+    put("indexing", h.counters.indexing());
+    put("search", h.counters.search(app.scrolls.open_on(&h.name)));
+    for (name, value) in h.counters.maintenance() {
+        put(if name == "merges" { "merge" } else { name }, value);
+    }
+    put("segments", json!({"count": on_disk}));
+    put(
+        "request_cache",
+        json!({"memory_size_in_bytes": results.bytes, "evictions": results.evictions,
+               "hit_count": results.hits, "miss_count": results.misses}),
+    );
+    // Needle keeps no per-filter cache: Elasticsearch's query cache is empty.
+    put(
+        "query_cache",
+        json!({"memory_size_in_bytes": 0, "total_count": 0, "hit_count": 0, "miss_count": 0,
+               "cache_size": 0, "cache_count": 0, "evictions": 0}),
+    );
+    put(
+        "needle",
+        json!({
+            "segments_on_disk": on_disk,
+            "segments_in_memory": segments - on_disk,
+            "page_cache": h.index.page_cache_stats(),
+            "result_cache": h.index.result_cache_stats(),
+        }),
+    );
+    // The section is named `merges` in the answer, `merge` in the request.
+    if let Some(merges) = out.remove("merge") {
+        out.insert("merges".into(), merges);
+    }
+    Value::Object(out)
+}
+
+/// Adds `from`'s numbers into `into`, key by key (the `_all` sums).
+fn add_numbers(into: &mut Value, from: &Value) {
+    match (into, from) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                add_numbers(a.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+        (slot @ Value::Null, v) => *slot = v.clone(),
+        (Value::Number(a), Value::Number(b)) => {
+            *a = match (a.as_u64(), b.as_u64()) {
+                (Some(x), Some(y)) => (x + y).into(),
+                _ => serde_json::Number::from_f64(a.as_f64().unwrap_or(0.0) + b.as_f64().unwrap_or(0.0))
+                    .unwrap_or_else(|| 0.into()),
+            }
+        }
+        _ => {}
+    }
+}
