@@ -35,6 +35,7 @@ fn targets(q: &Query, out: &mut Vec<Target>) {
             out.extend(terms.iter().map(|(t, _)| Target::Term(*field, t.clone())))
         }
         Query::Boost(q, _) | Query::Constant(q) => targets(q, out),
+        Query::Boosting { positive, .. } => targets(positive, out),
         Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| targets(c, out)),
     }
 }

@@ -32,6 +32,13 @@ pub enum Query {
     /// A prefix, wildcard or fuzzy query: expanded over the index's terms
     /// into [`Query::TermSet`] or [`Query::Blended`] before it runs (see `multi_term.rs`).
     MultiTerm(MultiTermQuery),
+    /// What `positive` matches, the score of those `negative` matches too
+    /// multiplied by `factor` (Elasticsearch's `boosting`; see `iter/boosting.rs`).
+    Boosting {
+        positive: Box<Query>,
+        negative: Box<Query>,
+        factor: f32,
+    },
     /// The documents of any of the terms (ascending), each scoring 1 (times
     /// the boosts around it): a prefix or wildcard query, expanded.
     TermSet {
@@ -120,6 +127,10 @@ impl Query {
             Query::Blended { field, terms } => out.extend(terms.iter().map(|(t, _)| (*field, t.clone()))),
             Query::Boost(q, _) | Query::Constant(q) => q.terms(out),
             Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| c.terms(out)),
+            Query::Boosting { positive, negative, .. } => {
+                positive.terms(out);
+                negative.terms(out);
+            }
         }
     }
 
@@ -143,6 +154,7 @@ impl Query {
             Query::Blended { terms, .. } => terms.len(),
             Query::Boost(q, _) | Query::Constant(q) => q.leaf_count(),
             Query::DisMax { clauses, .. } => clauses.iter().map(Query::leaf_count).sum(),
+            Query::Boosting { positive, negative, .. } => positive.leaf_count() + negative.leaf_count(),
         }
     }
 
@@ -162,6 +174,11 @@ impl Query {
             Query::Boost(q, boost) => Query::Boost(Box::new(q.try_map_leaves(f)?), boost),
             Query::Constant(q) => Query::Constant(Box::new(q.try_map_leaves(f)?)),
             Query::DisMax { clauses, tie_breaker } => Query::DisMax { clauses: all(clauses)?, tie_breaker },
+            Query::Boosting { positive, negative, factor } => Query::Boosting {
+                positive: Box::new(positive.try_map_leaves(f)?),
+                negative: Box::new(negative.try_map_leaves(f)?),
+                factor,
+            },
             leaf => f(leaf)?,
         })
     }
@@ -211,6 +228,15 @@ impl Query {
                     _ => Query::DisMax { clauses, tie_breaker },
                 }
             }
+            // Not simplified further: the product is rounded as Lucene rounds it.
+            Query::Boosting { positive, negative, factor } => match positive.rewrite() {
+                Query::MatchNone => Query::MatchNone,
+                positive => Query::Boosting {
+                    positive: Box::new(positive),
+                    negative: Box::new(negative.rewrite()),
+                    factor,
+                },
+            },
             Query::Range(r) if r.lower > r.upper => Query::MatchNone,
             other => other,
         }

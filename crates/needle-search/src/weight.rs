@@ -6,8 +6,9 @@ use needle_codecs::SegmentRead;
 use needle_core::Result;
 
 use crate::iter::{
-    checked, AllScorer, BoxScorer, Combine, Conjunction, ConstantScorer, Disjunction, DocBits, Exclude,
-    ExistsScorer, FilterPlan, PhraseScorer, PhraseTerm, RangeScorer, ReqOpt, TermScorer, TermSetScorer,
+    checked, AllScorer, BoxScorer, Combine, Conjunction, ConstantScorer, Demote, Disjunction, DocBits,
+    Exclude, ExistsScorer, FilterPlan, PhraseScorer, PhraseTerm, RangeScorer, ReqOpt, TermScorer,
+    TermSetScorer,
 };
 use crate::stats::IndexStats;
 use crate::{BoolQuery, PhraseQuery, Query};
@@ -77,6 +78,13 @@ pub(crate) fn scorer<'a>(
         Query::MultiTerm(_) => {
             return Err(needle_core::Error::query("a multi-term query reached a segment unexpanded (a bug)"))
         }
+        Query::Boosting { positive, negative, factor } => match scorer(positive, stats, seg, segment, 1.0)? {
+            None => None,
+            Some(p) => {
+                let negative = scorer(negative, stats, seg, segment, 1.0)?;
+                Some(checked(Box::new(Demote::new(p, negative, *factor, boost)), "boosting"))
+            }
+        },
         Query::Boost(q, b) => scorer(q, stats, seg, segment, boost * b)?,
         Query::Constant(q) => scorer(q, stats, seg, segment, 1.0)?
             .map(|inner| checked(Box::new(ConstantScorer::new(inner, boost)), "constant")),

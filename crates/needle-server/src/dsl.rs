@@ -7,7 +7,7 @@
 //! `ids`, `bool`, `constant_score`, `dis_max`, `query_string`, `range`,
 //! `exists` (on keyword, numeric, date and boolean fields, through their doc values),
 //! `prefix`, `wildcard` and `fuzzy` (and `match` with `fuzziness`), `simple_query_string`,
-//! and `boost` on each. Others are refused with an error that names them.
+//! `boosting`, and `boost` on each. Others are refused with an error that names them.
 
 use needle_core::FieldId;
 use needle_engine::{has_doc_values, range_bounds, FieldKind, Query, RangeBounds, RangeQuery, Schema};
@@ -55,7 +55,8 @@ pub fn query(v: &Value, schema: &Schema) -> ApiResult<Query> {
         "wildcard" => field_query(kind, &mut body, schema, wildcard_query),
         "fuzzy" => field_query(kind, &mut body, schema, fuzzy_query),
         "simple_query_string" => simple_query_string(&mut body, schema),
-        "regexp" | "boosting" | "function_score" | "nested" | "geo_distance" | "script" => {
+        "boosting" => boosting_query(&mut body, schema),
+        "regexp" | "function_score" | "nested" | "geo_distance" | "script" => {
             Err(ApiError::parsing(format!("[{kind}] queries are not supported yet by Needle")))
         }
         other => Err(ApiError::parsing(format!("unknown query [{other}]"))),
@@ -725,6 +726,24 @@ fn query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     })
 }
 
+/// `boosting`: what `positive` matches, scored lower by `negative_boost`
+/// (a factor, 0 or more) where `negative` matches too.
+fn boosting_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
+    let mut clause = |key: &str| match take(body, key) {
+        Some(q) => query(&q, schema),
+        None => Err(ApiError::parsing(format!("[boosting] query requires '{key}' query to be set"))),
+    };
+    let (positive, negative) = (clause("positive")?, clause("negative")?);
+    match take_f32(body, "boosting", "negative_boost")? {
+        Some(factor) if factor >= 0.0 => {
+            Ok(Query::Boosting { positive: Box::new(positive), negative: Box::new(negative), factor })
+        }
+        _ => Err(ApiError::parsing(
+            "[boosting] query requires 'negative_boost' to be set to be a positive value",
+        )),
+    }
+}
+
 /// `simple_query_string`: the search-box syntax (see `needle_search::parse_simple_query`),
 /// which never fails on its text; options: `fields` (`name^boost`, `*`
 /// patterns), `default_operator`, `flags`, `minimum_should_match`, the `fuzzy_*` settings.
@@ -943,6 +962,11 @@ mod tests {
             (json!({"matchh": {}}), "unknown query [matchh]"),
             (json!({"match": {"title": "x"}, "term": {}}), "expected [END_OBJECT]"),
             (json!({"regexp": {"title": "x"}}), "[regexp] queries are not supported yet"),
+            (json!({"boosting": {"positive": {"match_all": {}}}}), "requires 'negative' query"),
+            (
+                json!({"boosting": {"positive": {"match_all": {}}, "negative": {"match_all": {}}, "negative_boost": -1}}),
+                "'negative_boost' to be set to be a positive value",
+            ),
             (json!({"prefix": {"year": "19"}}), "Can only use prefix queries on keyword and text fields"),
             (json!({"fuzzy": {"title": {"value": "x", "fuzziness": "lots"}}}), "failed to parse [fuzziness]"),
             (

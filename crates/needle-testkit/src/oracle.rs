@@ -138,6 +138,11 @@ impl Oracle {
                 panic!("the oracle keeps no numeric values: ranges are checked against a scan of the sources")
             }
             Query::Boost(q, b) => self.boosted_score(q, doc, boost * b),
+            Query::Boosting { positive, negative, factor } => {
+                let score = f64::from(self.score(positive, doc)?);
+                let factor = if self.score(negative, doc).is_some() { f64::from(*factor) } else { 1.0 };
+                Some((score * factor * f64::from(boost)) as f32)
+            }
             Query::Constant(q) => self.score(q, doc).map(|_| boost),
             Query::DisMax { clauses, tie_breaker } => {
                 let scores: Vec<f32> =

@@ -71,7 +71,7 @@ pub fn query(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth:
 
 fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth: u32) -> Query {
     let field = text_fields[rng.gen_range(0..text_fields.len())];
-    match rng.gen_range(0..if depth == 0 { 4 } else { 8 }) {
+    match rng.gen_range(0..if depth == 0 { 4 } else { 9 }) {
         0 => Query::Term(TermQuery { field, term: word(rng).as_bytes().to_vec() }),
         3 => multi_term(rng, field),
         1 => {
@@ -86,6 +86,11 @@ fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth:
             Query::DisMax { clauses, tie_breaker: [0.0, 0.3][rng.gen_range(0..2)] }
         }
         7 => Query::Constant(Box::new(query(rng, text_fields, keyword, depth - 1))),
+        8 => Query::Boosting {
+            positive: Box::new(query(rng, text_fields, keyword, depth - 1)),
+            negative: Box::new(query(rng, text_fields, keyword, depth - 1)),
+            factor: [0.0, 0.2, 0.5, 1.5][rng.gen_range(0..4)],
+        },
         _ => {
             let mut b = BoolQuery::default();
             for _ in 0..rng.gen_range(1..=4) {

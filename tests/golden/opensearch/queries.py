@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Records a real OpenSearch node's answers to the query types that expand
 over the term dictionary (prefix, wildcard, fuzzy, `match` with fuzziness,
-their `query_string` forms), to `query_string` over several fields and to
-`simple_query_string`, on the
+their `query_string` forms), to `query_string` over several fields, to
+`simple_query_string` and to `boosting`, on the
 bundled State of the Union corpus, for
 `crates/needle-server/tests/api/opensearch_queries.rs` to compare Needle's
 answers with: hit counts and every hit with its score (all of them, so that
@@ -88,6 +88,13 @@ def queries():
         {"simple_query_string": {"query": "war|peace -treaty", "flags": "AND|PREFIX"}},
         {"simple_query_string": {"query": "Amer* | Slav~", "fields": ["body"]}},
         {"simple_query_string": {"query": "*"}},
+        {"boosting": {"positive": {"match": {"body": "war"}}, "negative": {"match": {"body": "peace"}},
+                      "negative_boost": 0.3}},
+        {"boosting": {"positive": {"match": {"body": "tax taxes"}}, "negative": {"prefix": {"body": "inflat"}},
+                      "negative_boost": 0.5, "boost": 2}},
+        {"bool": {"should": [{"boosting": {"positive": {"fuzzy": {"body": "goverment"}},
+                                           "negative": {"match": {"title": "Roosevelt"}}, "negative_boost": 0}},
+                             {"match": {"body": "budget"}}]}},
         {"bool": {}},
         {"bool": {"should": [{"fuzzy": {"body": {"value": "zzzzzz", "fuzziness": 0}}}],
                   "must_not": [{"match": {"body": "war"}}]}},

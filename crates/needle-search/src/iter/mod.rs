@@ -5,6 +5,7 @@
 mod all;
 #[cfg(any(test, feature = "asserting-scorers"))]
 mod asserting;
+mod boosting;
 mod conjunction;
 mod constant;
 mod disjunction;
@@ -19,6 +20,7 @@ mod term;
 mod term_set;
 
 pub use all::AllScorer;
+pub use boosting::Demote;
 pub use conjunction::Conjunction;
 pub use constant::ConstantScorer;
 pub use disjunction::{Combine, Disjunction};
