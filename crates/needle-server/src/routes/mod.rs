@@ -5,7 +5,7 @@ mod cluster;
 mod documents;
 mod indices;
 pub mod scroll;
-mod search;
+pub(crate) mod search;
 mod stats;
 mod write;
 

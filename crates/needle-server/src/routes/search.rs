@@ -80,7 +80,7 @@ struct Highlight {
     options: FragmentOptions,
 }
 
-fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
+pub(crate) fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
     let started = Instant::now();
     let request = parse_request(call)?;
     let handles = app.catalog.resolve(expression)?;
@@ -543,7 +543,7 @@ pub async fn count_all(State(app): State<Shared>, call: Call) -> Response {
     blocking(move || run_count(&app, "_all", &call)).await
 }
 
-fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
+pub(crate) fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
     let p = &call.params;
     let mut query = url_query(p)?;
     p.ignore(&SEARCH_PARAMS);
