@@ -22,6 +22,7 @@ use crate::server::Shared;
 pub fn router(app: Shared) -> Router {
     Router::new()
         .route("/", get(cluster::info).head(cluster::ping))
+        .route("/_ui", get(ui))
         .route("/_cluster/health", get(cluster::health))
         .route("/_cluster/health/{index}", get(cluster::health_of))
         .route("/_cat/indices", get(cluster::cat_indices))
@@ -75,6 +76,16 @@ pub fn router(app: Shared) -> Router {
         .method_not_allowed_fallback(wrong_method)
         .layer(axum::middleware::from_fn_with_state(app.clone(), crate::middleware::around))
         .with_state(app)
+}
+
+/// The search page (`ui.html`): plain HTML and JavaScript calling the API above.
+async fn ui() -> Response {
+    let mut response = Response::new(axum::body::Body::from(include_str!("../ui.html")));
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    response
 }
 
 /// Elasticsearch's answer to a path it has no handler for.

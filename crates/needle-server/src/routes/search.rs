@@ -70,6 +70,8 @@ pub struct Request {
     pub total_as_int: bool,
     /// `scroll`: keep a snapshot this long and page through it.
     pub scroll: Option<std::time::Duration>,
+    /// `profile`: what each index's search read (Needle's figures, under `profile.shards[].needle`).
+    pub profile: bool,
     /// How many of each hit's sort values are shown (`None`: all; a
     /// scroll shows only the keys asked for, not the ones it adds).
     pub shown_sort_keys: Option<usize>,
@@ -138,6 +140,8 @@ pub struct Page {
     hits: Vec<Ranked>,
     aggregations: Option<Map<String, Value>>,
     indexes: usize,
+    /// With `profile`: each index's `profile.shards` entry.
+    profiles: Vec<Value>,
 }
 
 impl Page {
@@ -172,6 +176,9 @@ impl Page {
         if let Some(aggregations) = self.aggregations {
             answer["aggregations"] = Value::Object(aggregations);
         }
+        if request.profile {
+            answer["profile"] = json!({"shards": self.profiles});
+        }
         answer
     }
 }
@@ -189,6 +196,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
     let mut max_score: Option<f32> = None;
     let mut hits: Vec<Ranked> = Vec::new();
     let mut keys: Vec<SortKey> = Vec::new();
+    let mut profiles = Vec::new();
     for (n, Target { name, searcher, .. }) in targets.iter().enumerate() {
         let query = query_of(&request.query, searcher)?;
         let resolved = match by_fields {
@@ -214,6 +222,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
             search_after,
             track_scores: request.track_scores,
             value_fields: value_fields.fields.clone(),
+            stats: request.profile,
             ..SearchRequest::new("")
         };
         if let Some(spec) = &request.aggs {
@@ -227,6 +236,10 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
             aggregations = Some(answer);
         }
         let response = searcher.search_query(&query, &engine_request)?;
+        if let Some(stats) = &response.stats {
+            let id = format!("[needle][{name}][0]");
+            profiles.push(json!({"id": id, "searches": [], "aggregations": [], "needle": stats}));
+        }
         total += response.total;
         exact &= response.total_relation == "eq";
         if scored {
@@ -260,7 +273,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
         hits = hits.into_iter().skip(request.from).collect();
     }
     hits.truncate(request.size);
-    Ok(Page { total, exact, max_score, hits, aggregations, indexes: targets.len() })
+    Ok(Page { total, exact, max_score, hits, aggregations, indexes: targets.len(), profiles })
 }
 
 /// A hit of one index, to be merged with the others'.
@@ -345,6 +358,7 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
         total_as_int: p.flag("rest_total_hits_as_int", false)?,
         scroll: p.get("scroll").map(crate::routes::scroll::keep_alive).transpose()?,
         shown_sort_keys: None,
+        profile: false,
     };
     if let Some(body) = call.json()? {
         let Value::Object(body) = body else {
@@ -409,7 +423,8 @@ fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
         "docvalue_fields" => r.docvalue_fields = docvalue_fields::parse(&value)?,
         "version" => r.version = bool_value(key, &value)?,
         "seq_no_primary_term" => r.seq_no = bool_value(key, &value)?,
-        "timeout" | "stats" | "profile" => {}
+        "profile" => r.profile = bool_value(key, &value)?,
+        "timeout" | "stats" => {}
         "explain" if value == json!(false) => {}
         "stored_fields" if value == json!("_none_") => r.source.fetch = false,
         "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields" | "stored_fields"

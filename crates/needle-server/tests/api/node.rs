@@ -52,6 +52,10 @@ fn an_api_key_when_set_is_required() {
         404,
         "nothing was created"
     );
+    // The search page is static: its API calls carry the key.
+    let page = s.call("GET", "/_ui", None);
+    assert_eq!(page.status, 200);
+    assert!(String::from_utf8_lossy(&page.body).contains("ApiKey "), "the page sends the key it is given");
 }
 
 #[test]

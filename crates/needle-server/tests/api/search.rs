@@ -144,3 +144,17 @@ fn count_and_delete_by_query() {
     assert_eq!(s.json("GET", "/a,b/_count", None).1["count"], json!(2));
     assert_eq!(s.json("GET", "/a,b/_search?q=title:fox", None).1["hits"]["total"]["value"], json!(0));
 }
+
+#[test]
+fn profile_reports_what_each_index_read() {
+    let s = with_docs();
+    let body = json!({"query": {"match": {"title": "red"}}, "profile": true});
+    let (status, answer) = s.json("POST", "/a,b/_search", Some(body));
+    assert_eq!(status, 200, "{answer}");
+    let shards = answer["profile"]["shards"].as_array().unwrap();
+    assert_eq!(shards.len(), 2, "one entry an index");
+    assert_eq!(shards[0]["id"], json!("[needle][a][0]"));
+    assert!(shards.iter().all(|s| s["needle"]["needed_total"].is_u64()), "{answer}");
+    let (_, plain) = s.json("POST", "/a/_search", Some(json!({"query": {"match": {"title": "red"}}})));
+    assert!(plain.get("profile").is_none());
+}
