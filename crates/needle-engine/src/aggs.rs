@@ -2,7 +2,8 @@
 //! pass over them from their doc values, answered in Elasticsearch's shapes
 //! (`{"value": ...}` for a metric, `{"buckets": [...]}` for a bucketing).
 //!
-//! Metrics: `min`, `max`, `sum`, `avg`, `stats`, `value_count`. Buckets:
+//! Metrics: `min`, `max`, `sum`, `avg`, `stats`, `value_count`, `cardinality`
+//! (distinct values, exact up to a threshold, then estimated: `distinct.rs`). Buckets:
 //! `histogram` (`interval`, `offset`), `date_histogram` (a fixed interval in
 //! milliseconds, or a calendar unit, in UTC), `range` (`from` inclusive, `to`
 //! exclusive), `terms` on keyword, numeric, date and boolean fields; each bucket may
@@ -17,8 +18,10 @@ use std::sync::Arc;
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double, KeywordValues, NumericValues};
 use needle_codecs::SegmentRead;
 use needle_core::{DocId, Error, FieldId, Result};
+use rustc_hash::FxHashSet;
 use serde_json::{json, Map, Value};
 
+use crate::distinct::{hash_bytes, hash_value, Distinct};
 use crate::schema::FieldKind;
 
 /// A field an aggregation reads, with its type (how its column values read).
@@ -84,10 +87,32 @@ pub struct RangeSpec {
 #[derive(Debug, Clone, PartialEq)]
 pub enum AggKind {
     Metric(Metric, AggField),
-    Histogram { field: AggField, interval: f64, offset: f64, min_doc_count: u64 },
-    DateHistogram { field: AggField, interval: DateInterval, min_doc_count: u64 },
-    Range { field: AggField, ranges: Vec<RangeSpec> },
-    Terms { field: AggField, size: usize, min_doc_count: u64, order: TermsOrder },
+    Histogram {
+        field: AggField,
+        interval: f64,
+        offset: f64,
+        min_doc_count: u64,
+    },
+    DateHistogram {
+        field: AggField,
+        interval: DateInterval,
+        min_doc_count: u64,
+    },
+    Range {
+        field: AggField,
+        ranges: Vec<RangeSpec>,
+    },
+    Terms {
+        field: AggField,
+        size: usize,
+        min_doc_count: u64,
+        order: TermsOrder,
+    },
+    /// Distinct values: exact up to `precision_threshold`, estimated past it (see `distinct.rs`).
+    Cardinality {
+        field: AggField,
+        precision_threshold: usize,
+    },
 }
 
 /// A named aggregation and its sub-aggregations (computed per bucket).
@@ -105,7 +130,8 @@ impl Aggregation {
             AggKind::Histogram { field, .. }
             | AggKind::DateHistogram { field, .. }
             | AggKind::Range { field, .. }
-            | AggKind::Terms { field, .. } => *field,
+            | AggKind::Terms { field, .. }
+            | AggKind::Cardinality { field, .. } => *field,
         }
     }
 }
@@ -129,6 +155,11 @@ enum State {
         by_id: Vec<Option<Bucket>>,
     },
     Ranges(Vec<Bucket>),
+    /// Distinct values so far, and (keywords) the value ids met in the current segment.
+    Distinct {
+        seen: Distinct,
+        ids: FxHashSet<i64>,
+    },
 }
 
 #[derive(Debug, Clone, Default)]
@@ -143,6 +174,9 @@ fn fresh(agg: &Aggregation) -> State {
             State::Metric { count: 0, sum: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY }
         }
         AggKind::Range { ranges, .. } => State::Ranges(ranges.iter().map(|_| new_bucket(agg)).collect()),
+        AggKind::Cardinality { precision_threshold, .. } => {
+            State::Distinct { seen: Distinct::new(*precision_threshold), ids: FxHashSet::default() }
+        }
         AggKind::Terms { field, .. } if field.kind == FieldKind::Keyword => {
             State::Named { done: BTreeMap::new(), by_id: Vec::new() }
         }
@@ -172,6 +206,7 @@ impl State {
             (State::Ranges(mine), State::Ranges(theirs)) => {
                 mine.iter_mut().zip(theirs).for_each(|(a, b)| a.merge(b))
             }
+            (State::Distinct { seen, .. }, State::Distinct { seen: theirs, .. }) => seen.merge(theirs),
             _ => unreachable!("merged states are of one aggregation"),
         }
     }
@@ -191,6 +226,10 @@ impl State {
             }
             State::Keyed(buckets) => buckets.values_mut().for_each(|b| b.end_segment(plan, row)),
             State::Ranges(buckets) => buckets.iter_mut().for_each(|b| b.end_segment(plan, row)),
+            // A keyword's value ids mean nothing past their segment: count their bytes.
+            State::Distinct { seen, ids } => {
+                ids.drain().for_each(|id| seen.insert(hash_bytes(&row.term(plan.slot, id as usize))))
+            }
             State::Metric { .. } => {}
         }
     }
@@ -405,6 +444,10 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, row: &Row) {
                 *max = max.max(x);
             }
         }
+        (State::Distinct { seen, ids }, _) => match field.kind {
+            FieldKind::Keyword => ids.extend(values.iter().copied()),
+            _ => values.iter().for_each(|&v| seen.insert(hash_value(v))),
+        },
         (State::Ranges(buckets), AggKind::Range { ranges, .. }) => {
             for (bucket, range) in buckets.iter_mut().zip(ranges) {
                 // Compared as doubles (-0.0 equals 0.0), as Elasticsearch's range aggregator compares.
@@ -551,6 +594,7 @@ fn finish(agg: &Aggregation, state: State) -> Value {
             }
             out
         }
+        (State::Distinct { seen, .. }, _) => json!({"value": seen.count()}),
         (State::Ranges(buckets), AggKind::Range { ranges, .. }) => {
             let shown = buckets.into_iter().zip(ranges).map(|(bucket, range)| {
                 let bound = |b: Option<f64>| b.map_or("*".to_string(), |x| format!("{x:?}"));

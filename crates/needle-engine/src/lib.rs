@@ -18,6 +18,7 @@
 mod aggs;
 mod check;
 mod deletes;
+mod distinct;
 mod document;
 mod document_builder;
 mod dump;
@@ -40,6 +41,7 @@ mod writer;
 
 pub use aggs::{AggField, AggKind, Aggregation, CalendarUnit, DateInterval, Metric, RangeSpec, TermsOrder};
 pub use check::CheckReport;
+pub use distinct::DEFAULT_THRESHOLD as DEFAULT_PRECISION_THRESHOLD;
 pub use document_builder::Document;
 pub use hot_terms::PinSummary;
 pub use index::{Index, IndexOptions};

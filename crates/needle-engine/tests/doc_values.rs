@@ -240,6 +240,7 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
         agg("n_stats", AggKind::Metric(Metric::Stats, n), vec![]),
         agg("x_max", AggKind::Metric(Metric::Max, x), vec![]),
         agg("x_count", AggKind::Metric(Metric::ValueCount, x), vec![]),
+        agg("n_distinct", AggKind::Cardinality { field: n, precision_threshold: 3_000 }, vec![]),
         agg("n_hist", AggKind::Histogram { field: n, interval: 5.0, offset: 0.0, min_doc_count: 0 }, vec![]),
         agg(
             "days",
@@ -280,6 +281,8 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
     let xs: Vec<f64> = docs.iter().flat_map(|m| m.x.clone()).collect();
     assert_eq!(got["x_max"]["value"].as_f64(), xs.iter().copied().reduce(f64::max));
     assert_eq!(got["x_count"]["value"], json!(xs.len()));
+    let distinct: std::collections::BTreeSet<i64> = ns.iter().copied().collect();
+    assert_eq!(got["n_distinct"]["value"], json!(distinct.len()), "exact below the threshold");
     // Histogram: each document once per bucket it has a value in; empty buckets between.
     let mut hist: BTreeMap<i64, u64> = BTreeMap::new();
     for m in &docs {
@@ -394,7 +397,16 @@ fn check_keywords(index: &IndexWriter, model: &BTreeMap<String, Model>) {
     let n = AggField { id: schema.field_id("n").unwrap(), kind: FieldKind::Long };
     let sum = agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![]);
     let kind = AggKind::Terms { field, size: 3, min_doc_count: 1, order: TermsOrder::CountDesc };
-    let (_, got) = index.searcher().aggregate(&Query::MatchAll, &[agg("k", kind, vec![sum])]).unwrap();
+    let distinct = agg("k_distinct", AggKind::Cardinality { field, precision_threshold: 3_000 }, vec![]);
+    let (_, got) =
+        index.searcher().aggregate(&Query::MatchAll, &[agg("k", kind, vec![sum]), distinct]).unwrap();
+    let keywords: std::collections::BTreeSet<&str> =
+        model.values().flat_map(|m| m.k.iter().copied()).collect();
+    assert_eq!(
+        got["k_distinct"]["value"],
+        json!(keywords.len()),
+        "keywords counted by their bytes across segments"
+    );
     let mut counts: BTreeMap<&str, (u64, i64)> = BTreeMap::new();
     for m in model.values() {
         let mut v = m.k.clone();

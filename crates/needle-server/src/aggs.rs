@@ -8,7 +8,7 @@
 
 use needle_engine::{
     parse_date, AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FieldKind, Metric, RangeSpec,
-    Schema, TermsOrder,
+    Schema, TermsOrder, DEFAULT_PRECISION_THRESHOLD,
 };
 use serde_json::{Map, Value};
 
@@ -98,13 +98,14 @@ impl Options<'_> {
 }
 
 /// The aggregation types Needle answers.
-const KINDS: [&str; 11] = [
+const KINDS: [&str; 12] = [
     "min",
     "max",
     "sum",
     "avg",
     "stats",
     "value_count",
+    "cardinality",
     "histogram",
     "date_histogram",
     "range",
@@ -134,6 +135,12 @@ fn agg_kind(name: &str, kind: &str, body: &Value, schema: &Schema) -> ApiResult<
         "avg" => metric(Metric::Avg),
         "stats" => metric(Metric::Stats),
         "value_count" => metric(Metric::ValueCount),
+        "cardinality" => {
+            let precision_threshold =
+                o.count("precision_threshold")?.map_or(DEFAULT_PRECISION_THRESHOLD, |n| n as usize);
+            o.take("execution_hint");
+            Ok(AggKind::Cardinality { field, precision_threshold })
+        }
         "histogram" => {
             let interval = o.number("interval")?.filter(|i| *i > 0.0).ok_or_else(|| {
                 ApiError::illegal_argument(format!(
@@ -185,9 +192,11 @@ fn agg_field(name: &str, kind: &str, schema: &Schema) -> ApiResult<AggField> {
     };
     match schema.field(id).kind {
         FieldKind::Text => Err(ApiError::illegal_argument(crate::sort::text_fielddata(name))),
-        FieldKind::Keyword if kind == "terms" => Ok(AggField { id, kind: FieldKind::Keyword }),
+        FieldKind::Keyword if matches!(kind, "terms" | "cardinality" | "value_count") => {
+            Ok(AggField { id, kind: FieldKind::Keyword })
+        }
         FieldKind::Keyword => Err(ApiError::illegal_argument(format!(
-            "[{kind}] on keyword field [{name}] is not supported yet by Needle (terms only)"
+            "Field [{name}] of type [keyword] is not supported for aggregation [{kind}]"
         ))),
         FieldKind::Binary if kind == "terms" || kind == "value_count" => Err(ApiError::illegal_argument(
             format!("[{kind}] on binary field [{name}] is not supported yet by Needle"),

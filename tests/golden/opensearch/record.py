@@ -137,6 +137,12 @@ def searches():
         "rating_ranges": {"range": {"field": "rating", "ranges": [{"to": 0}, {"from": 0, "to": 5}, {"from": 5, "key": "high"}]}},
         "tags": {"terms": {"field": "tag", "size": 4}, "aggs": {"years": {"stats": {"field": "year"}}}},
         "tags_by_key": {"terms": {"field": "tag", "order": {"_key": "asc"}}},
+        "distinct_tags": {"cardinality": {"field": "tag"}},
+        "distinct_years": {"cardinality": {"field": "year"}},
+        "distinct_ratings": {"cardinality": {"field": "rating", "precision_threshold": 100}},
+        "distinct_when": {"cardinality": {"field": "when"}},
+        "tag_values": {"value_count": {"field": "tag"}},
+        "years_by_tag": {"terms": {"field": "tag"}, "aggs": {"distinct": {"cardinality": {"field": "year"}}}},
     }
     out.append({"size": 0, "aggs": aggs})
     out.append({"size": 0, "query": {"match": {"title": "green"}}, "aggs": aggs})

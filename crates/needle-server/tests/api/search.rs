@@ -111,10 +111,10 @@ fn what_cannot_be_answered_is_refused_clearly() {
             "[missing] 0 is not supported yet",
         ),
         (
-            json!({"aggs": {"t": {"cardinality": {"field": "tag"}}}}),
+            json!({"aggs": {"t": {"top_hits": {"size": 1}}}}),
             400,
             "parsing_exception",
-            "Unknown aggregation type [cardinality]",
+            "Unknown aggregation type [top_hits]",
         ),
         (json!({"qurey": {}}), 400, "parsing_exception", "Unknown key for a START_OBJECT in [qurey]"),
     ] {
