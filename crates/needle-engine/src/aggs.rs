@@ -6,7 +6,8 @@
 //! (distinct values, exact up to a threshold, then estimated: `distinct.rs`). Buckets:
 //! `histogram` (`interval`, `offset`), `date_histogram` (a fixed interval in
 //! milliseconds, or a calendar unit, in UTC), `range` (`from` inclusive, `to`
-//! exclusive), `terms` on keyword, numeric, date and boolean fields; each bucket may
+//! exclusive), `terms` on keyword, numeric, date and boolean fields, `filter`/`filters`
+//! (the documents a query matches, found before the pass: [`filter_queries`]); each bucket may
 //! hold sub-aggregations. A document with several values counts once in each
 //! bucket one of them falls in; metrics count every value.
 
@@ -23,6 +24,7 @@ use serde_json::{json, Map, Value};
 
 use crate::distinct::{hash_bytes, hash_value, Distinct};
 use crate::schema::FieldKind;
+use crate::Query;
 
 /// A field an aggregation reads, with its type (how its column values read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +115,22 @@ pub enum AggKind {
         field: AggField,
         precision_threshold: usize,
     },
+    /// A bucket of the documents each query matches: `filter` (one, answered
+    /// as the bucket itself) or `filters` (named, or a list).
+    Filters {
+        filters: Vec<(String, Query)>,
+        shape: FiltersShape,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FiltersShape {
+    /// `filter`: `{"doc_count": ...}`.
+    One,
+    /// `filters` given as an object: buckets by name.
+    Keyed,
+    /// `filters` given as a list: buckets in order.
+    Listed,
 }
 
 /// A named aggregation and its sub-aggregations (computed per bucket).
@@ -124,17 +142,36 @@ pub struct Aggregation {
 }
 
 impl Aggregation {
-    fn field(&self) -> AggField {
+    /// The field it reads (none for filters).
+    fn field(&self) -> Option<AggField> {
         match &self.kind {
-            AggKind::Metric(_, f) => *f,
+            AggKind::Metric(_, f) => Some(*f),
             AggKind::Histogram { field, .. }
             | AggKind::DateHistogram { field, .. }
             | AggKind::Range { field, .. }
             | AggKind::Terms { field, .. }
-            | AggKind::Cardinality { field, .. } => *field,
+            | AggKind::Cardinality { field, .. } => Some(*field),
+            AggKind::Filters { .. } => None,
         }
     }
 }
+
+/// The queries of the `filter`/`filters` aggregations in `aggs`, each
+/// aggregation's before its sub-aggregations': the order [`aggregate`] expects
+/// their matches in.
+pub(crate) fn filter_queries(aggs: &[Aggregation]) -> Vec<&Query> {
+    let mut out = Vec::new();
+    for agg in aggs {
+        if let AggKind::Filters { filters, .. } = &agg.kind {
+            out.extend(filters.iter().map(|(_, q)| q));
+        }
+        out.extend(filter_queries(&agg.subs));
+    }
+    out
+}
+
+/// The documents one filter matches: a bit per document, by segment.
+pub(crate) type Matches = Vec<Vec<u64>>;
 
 /// What an aggregation has gathered so far.
 #[derive(Debug, Clone)]
@@ -174,6 +211,7 @@ fn fresh(agg: &Aggregation) -> State {
             State::Metric { count: 0, sum: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY }
         }
         AggKind::Range { ranges, .. } => State::Ranges(ranges.iter().map(|_| new_bucket(agg)).collect()),
+        AggKind::Filters { filters, .. } => State::Ranges(filters.iter().map(|_| new_bucket(agg)).collect()),
         AggKind::Cardinality { precision_threshold, .. } => {
             State::Distinct { seen: Distinct::new(*precision_threshold), ids: FxHashSet::default() }
         }
@@ -264,7 +302,10 @@ fn new_bucket(agg: &Aggregation) -> Bucket {
 /// Where each aggregation reads its field in a [`Row`]: a slot per
 /// aggregation, the sub-aggregations' in `subs` (mirroring the tree).
 struct Plan {
+    /// Where its field's values are (none for filters).
     slot: usize,
+    /// A filters aggregation's queries' places in `Row::filters`.
+    filters: std::ops::Range<usize>,
     subs: Vec<Plan>,
     /// A calendar histogram's buckets met so far, (start, next start) in
     /// order: a value's bucket is found by a binary search, not the calendar
@@ -284,17 +325,39 @@ struct Row {
     segment: Option<usize>,
     numeric: Vec<Option<Box<dyn NumericValues + Send>>>,
     keyword: Vec<Option<Box<dyn KeywordValues + Send>>>,
+    /// The documents each filter query matches, and the document loaded.
+    filters: Vec<Matches>,
+    doc: DocId,
 }
 
 impl Row {
-    fn plan(&mut self, agg: &Aggregation) -> Plan {
-        let field = agg.field();
-        let key = (field.id, field.kind == FieldKind::Keyword);
-        let slot = self.slots.iter().position(|s| *s == key).unwrap_or_else(|| {
-            self.slots.push(key);
-            self.slots.len() - 1
-        });
-        Plan { slot, subs: agg.subs.iter().map(|s| self.plan(s)).collect(), spans: Default::default() }
+    /// Where `agg` reads; `filters` counts the filter queries planned so far.
+    fn plan(&mut self, agg: &Aggregation, filters: &mut usize) -> Plan {
+        let slot = match agg.field() {
+            None => usize::MAX,
+            Some(field) => {
+                let key = (field.id, field.kind == FieldKind::Keyword);
+                self.slots.iter().position(|s| *s == key).unwrap_or_else(|| {
+                    self.slots.push(key);
+                    self.slots.len() - 1
+                })
+            }
+        };
+        let first = *filters;
+        if let AggKind::Filters { filters: queries, .. } = &agg.kind {
+            *filters += queries.len();
+        }
+        let subs = agg.subs.iter().map(|s| self.plan(s, filters)).collect();
+        Plan { slot, filters: first..*filters, subs, spans: Default::default() }
+    }
+
+    /// Whether the loaded document matches filter query `i`.
+    fn in_filter(&self, i: usize) -> bool {
+        let (seg, doc) = (self.segment.unwrap_or(0), self.doc as usize);
+        self.filters[i]
+            .get(seg)
+            .and_then(|bits| bits.get(doc / 64))
+            .is_some_and(|w| w & (1 << (doc % 64)) != 0)
     }
 
     /// Whether `seg` is another segment than the one walked so far.
@@ -314,6 +377,7 @@ impl Row {
 
     /// Loads `doc`'s values.
     fn load(&mut self, doc: DocId) {
+        self.doc = doc;
         for slot in 0..self.slots.len() {
             self.numbers[slot].clear();
             if let Some(c) = self.numeric[slot].as_mut() {
@@ -333,13 +397,16 @@ impl Row {
 
 /// Runs `aggs` over every match: `walk` calls its visitor once per matching
 /// document (segment number, segment, document). Returns the `aggregations` object.
+/// `filters`: what each query of [`filter_queries`] matches.
 pub(crate) fn aggregate(
     aggs: &[Aggregation],
+    filters: Vec<Matches>,
     walk: impl FnOnce(&mut dyn FnMut(usize, &dyn SegmentRead, DocId)) -> Result<u64>,
 ) -> Result<Map<String, Value>> {
     let mut states: Vec<State> = aggs.iter().map(fresh).collect();
-    let mut row = Row::default();
-    let plans: Vec<Plan> = aggs.iter().map(|a| row.plan(a)).collect();
+    let mut row = Row { filters, ..Row::default() };
+    let mut planned = 0;
+    let plans: Vec<Plan> = aggs.iter().map(|a| row.plan(a, &mut planned)).collect();
     let end_segment = |states: &mut Vec<State>, row: &Row| {
         states.iter_mut().zip(&plans).for_each(|(s, p)| s.end_segment(p, row));
     };
@@ -423,7 +490,15 @@ fn bucket_count(agg: &Aggregation, state: &State) -> u64 {
 }
 
 fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, row: &Row) {
-    let field = agg.field();
+    if let (State::Ranges(buckets), AggKind::Filters { .. }) = (&mut *state, &agg.kind) {
+        for (bucket, i) in buckets.iter_mut().zip(plan.filters.clone()) {
+            if row.in_filter(i) {
+                fill(agg, plan, bucket, row);
+            }
+        }
+        return;
+    }
+    let field = agg.field().expect("aggregations other than filters read a field");
     let values = &row.numbers[plan.slot];
     match (state, &agg.kind) {
         (State::Named { by_id, .. }, _) => {
@@ -568,7 +643,18 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 }
 
 fn finish(agg: &Aggregation, state: State) -> Value {
-    let field = agg.field();
+    if let (State::Ranges(buckets), AggKind::Filters { filters, shape }) = (&state, &agg.kind) {
+        let mut shown = buckets.iter().cloned().map(|b| bucket_json(agg, Map::new(), b));
+        return match shape {
+            FiltersShape::One => shown.next().unwrap_or(Value::Null),
+            FiltersShape::Listed => json!({"buckets": shown.collect::<Vec<_>>()}),
+            FiltersShape::Keyed => {
+                let named: Map<String, Value> = filters.iter().map(|(n, _)| n.clone()).zip(shown).collect();
+                json!({"buckets": named})
+            }
+        };
+    }
+    let field = agg.field().unwrap_or(AggField { id: FieldId::MAX, kind: FieldKind::Long });
     match (state, &agg.kind) {
         (State::Metric { count, sum, min, max }, AggKind::Metric(metric, _)) => {
             let some = |x: f64| if count > 0 { json!(x) } else { Value::Null };

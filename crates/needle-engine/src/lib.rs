@@ -39,7 +39,9 @@ mod values;
 mod wal;
 mod writer;
 
-pub use aggs::{AggField, AggKind, Aggregation, CalendarUnit, DateInterval, Metric, RangeSpec, TermsOrder};
+pub use aggs::{
+    AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FiltersShape, Metric, RangeSpec, TermsOrder,
+};
 pub use check::CheckReport;
 pub use distinct::DEFAULT_THRESHOLD as DEFAULT_PRECISION_THRESHOLD;
 pub use document_builder::Document;

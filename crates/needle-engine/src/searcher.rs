@@ -134,10 +134,21 @@ impl Searcher {
     /// Runs `aggs` over the documents `query` matches: their count and the
     /// `aggregations` object of an Elasticsearch response (see `aggs.rs`).
     pub fn aggregate(&self, query: &Query, aggs: &[Aggregation]) -> Result<(u64, Map<String, Value>)> {
-        let searcher = needle_search::Searcher::with_deletes(self.snapshot.views());
+        let views = self.snapshot.views();
+        let searcher = needle_search::Searcher::with_deletes(views.clone());
         let query = numeric_terms(query, self.schema());
+        // What each filter aggregation's query matches, walked first (live documents only).
+        let mut filters = Vec::new();
+        for q in crate::aggs::filter_queries(aggs) {
+            let mut bits: Vec<Vec<u64>> =
+                views.iter().map(|(s, _)| vec![0u64; (s.meta().max_doc as usize).div_ceil(64)]).collect();
+            searcher.for_each_match(&numeric_terms(q, self.schema()), &mut |seg, _, doc| {
+                bits[seg][doc as usize / 64] |= 1 << (doc % 64);
+            })?;
+            filters.push(bits);
+        }
         let mut total = 0;
-        let out = crate::aggs::aggregate(aggs, |visit| {
+        let out = crate::aggs::aggregate(aggs, filters, |visit| {
             total = searcher.for_each_match(&query, visit)?;
             Ok(total)
         })?;

@@ -7,8 +7,8 @@
 //! options not listed here, are refused with an error that names them.
 
 use needle_engine::{
-    parse_date, AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FieldKind, Metric, RangeSpec,
-    Schema, TermsOrder, DEFAULT_PRECISION_THRESHOLD,
+    parse_date, AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FieldKind, FiltersShape, Metric,
+    RangeSpec, Schema, TermsOrder, DEFAULT_PRECISION_THRESHOLD,
 };
 use serde_json::{Map, Value};
 
@@ -114,6 +114,17 @@ const KINDS: [&str; 12] = [
 ];
 
 fn agg_kind(name: &str, kind: &str, body: &Value, schema: &Schema) -> ApiResult<AggKind> {
+    match kind {
+        "filter" => {
+            let query = crate::dsl::query(body, schema)?;
+            return Ok(AggKind::Filters {
+                filters: vec![(name.to_string(), query)],
+                shape: FiltersShape::One,
+            });
+        }
+        "filters" => return filters_kind(name, body, schema),
+        _ => {}
+    }
     if !KINDS.contains(&kind) {
         return Err(ApiError::parsing(format!(
             "Unknown aggregation type [{kind}] (or not supported yet by Needle)"
@@ -182,6 +193,41 @@ fn agg_kind(name: &str, kind: &str, body: &Value, schema: &Schema) -> ApiResult<
     }?;
     o.finish()?;
     Ok(out)
+}
+
+/// `filters`: `{"filters": {"name": query, ...}}` (buckets by name) or `{"filters": [query, ...]}`.
+fn filters_kind(name: &str, body: &Value, schema: &Schema) -> ApiResult<AggKind> {
+    let Value::Object(m) = body else {
+        return Err(ApiError::parsing(format!("[filters] of aggregation [{name}] must be an object")));
+    };
+    let mut o = Options { agg: name, kind: "filters", m: m.clone() };
+    let (filters, shape) = match o.take("filters") {
+        Some(Value::Object(named)) => {
+            let filters = named
+                .iter()
+                .map(|(key, q)| Ok((key.clone(), crate::dsl::query(q, schema)?)))
+                .collect::<ApiResult<_>>()?;
+            (filters, FiltersShape::Keyed)
+        }
+        Some(Value::Array(list)) => {
+            let filters = list
+                .iter()
+                .enumerate()
+                .map(|(i, q)| Ok((i.to_string(), crate::dsl::query(q, schema)?)))
+                .collect::<ApiResult<_>>()?;
+            (filters, FiltersShape::Listed)
+        }
+        _ => {
+            return Err(ApiError::parsing(format!(
+                "[filters] of aggregation [{name}] needs [filters]: an object or a list of queries"
+            )))
+        }
+    };
+    if let Some(key) = ["other_bucket", "other_bucket_key"].into_iter().find(|k| o.m.contains_key(*k)) {
+        return Err(ApiError::illegal_argument(format!("[filters] [{key}] is not supported yet by Needle")));
+    }
+    o.finish()?;
+    Ok(AggKind::Filters { filters, shape })
 }
 
 /// The field of an aggregation: numeric, date or boolean. A field the index

@@ -143,6 +143,12 @@ def searches():
         "distinct_when": {"cardinality": {"field": "when"}},
         "tag_values": {"value_count": {"field": "tag"}},
         "years_by_tag": {"terms": {"field": "tag"}, "aggs": {"distinct": {"cardinality": {"field": "year"}}}},
+        "red_docs": {"filter": {"match": {"title": "red"}}, "aggs": {"years": {"stats": {"field": "year"}}}},
+        "by_filters": {"filters": {"filters": {"old": {"range": {"year": {"lt": 2000}}},
+                                               "tagged": {"exists": {"field": "tag"}}}},
+                       "aggs": {"rating": {"avg": {"field": "rating"}}}},
+        "listed": {"filters": {"filters": [{"term": {"ok": True}}, {"prefix": {"tag": "be"}}]}},
+        "tags_filtered": {"terms": {"field": "tag"}, "aggs": {"blue": {"filter": {"match": {"title": "blue"}}}}},
     }
     out.append({"size": 0, "aggs": aggs})
     out.append({"size": 0, "query": {"match": {"title": "green"}}, "aggs": aggs})
