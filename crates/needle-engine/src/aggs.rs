@@ -5,7 +5,7 @@
 //! Metrics: `min`, `max`, `sum`, `avg`, `stats`, `value_count`, `cardinality`
 //! (distinct values, exact up to a threshold, then estimated: `distinct.rs`). Buckets:
 //! `histogram` (`interval`, `offset`), `date_histogram` (a fixed interval in
-//! milliseconds, or a calendar unit, in UTC), `range` (`from` inclusive, `to`
+//! milliseconds, or a calendar unit, in a time zone's wall-clock time: `zone.rs`), `range` (`from` inclusive, `to`
 //! exclusive), `terms` on keyword, numeric, date and boolean fields, `filter`/`filters`
 //! (the documents a query matches, found before the pass: [`filter_queries`]); each bucket may
 //! hold sub-aggregations. A document with several values counts once in each
@@ -24,6 +24,7 @@ use serde_json::{json, Map, Value};
 
 use crate::distinct::{hash_bytes, hash_value, Distinct};
 use crate::schema::FieldKind;
+use crate::zone::Zone;
 use crate::Query;
 
 /// A field an aggregation reads, with its type (how its column values read).
@@ -99,6 +100,8 @@ pub enum AggKind {
         field: AggField,
         interval: DateInterval,
         min_doc_count: u64,
+        /// Buckets are cut in this zone's wall-clock time (see `zone.rs`).
+        zone: Zone,
     },
     Range {
         field: AggField,
@@ -565,15 +568,18 @@ fn bucket_key(kind: &AggKind, field: AggField, v: i64, plan: &Plan) -> i64 {
         AggKind::Histogram { interval, offset, .. } => {
             double_to_sortable(((field.number(v) - offset) / interval).floor() * interval + offset)
         }
-        AggKind::DateHistogram { interval: DateInterval::Fixed(ms), .. } => v.div_euclid(*ms) * ms,
-        AggKind::DateHistogram { interval: DateInterval::Calendar(unit), .. } => {
+        AggKind::DateHistogram { interval: DateInterval::Fixed(ms), zone: Zone::UTC, .. } => {
+            v.div_euclid(*ms) * ms
+        }
+        AggKind::DateHistogram { interval, zone, .. } => {
+            // The buckets met so far: a value's is found by a binary search, not the calendar.
             let mut spans = plan.spans.borrow_mut();
             let at = spans.partition_point(|&(start, _)| start <= v);
             match at.checked_sub(1).map(|i| spans[i]) {
                 Some((start, next)) if v < next => start,
                 _ => {
-                    let start = calendar_floor(*unit, v);
-                    spans.insert(at, (start, calendar_next(*unit, start)));
+                    let start = zone.utc(interval_floor(*interval, zone.local(v)));
+                    spans.insert(at, (start, next_key(*interval, *zone, start)));
                     start
                 }
             }
@@ -583,6 +589,24 @@ fn bucket_key(kind: &AggKind, field: AggField, v: i64, plan: &Plan) -> i64 {
 }
 
 const DAY: i64 = 86_400_000;
+
+/// The start of the interval holding the wall-clock time `local`.
+fn interval_floor(interval: DateInterval, local: i64) -> i64 {
+    match interval {
+        DateInterval::Fixed(ms) => local.div_euclid(ms) * ms,
+        DateInterval::Calendar(unit) => calendar_floor(unit, local),
+    }
+}
+
+/// The key of the bucket after the one keyed `key` (a UTC instant), in `zone`'s wall-clock time.
+fn next_key(interval: DateInterval, zone: Zone, key: i64) -> i64 {
+    let local = zone.local(key);
+    let next = match interval {
+        DateInterval::Fixed(ms) => local.saturating_add(ms),
+        DateInterval::Calendar(unit) => calendar_next(unit, local),
+    };
+    zone.utc(next)
+}
 
 /// The start (UTC) of the calendar unit holding `ms`.
 fn calendar_floor(unit: CalendarUnit, ms: i64) -> i64 {
@@ -727,11 +751,14 @@ fn keyed_json(
                 b.insert("key".into(), json!(key));
             }
         }
-        match field.kind {
-            FieldKind::Date => {
+        match (field.kind, kind) {
+            (FieldKind::Date, AggKind::DateHistogram { zone, .. }) => {
+                b.insert("key_as_string".into(), json!(zone.format(key)));
+            }
+            (FieldKind::Date, _) => {
                 b.insert("key_as_string".into(), json!(date_string(key)));
             }
-            FieldKind::Boolean => {
+            (FieldKind::Boolean, _) => {
                 b.insert("key_as_string".into(), json!(if key == 1 { "true" } else { "false" }));
             }
             _ => {}
@@ -749,12 +776,9 @@ fn keyed_json(
             let shown = buckets.into_iter().filter(|(_, b)| b.count >= *min_doc_count);
             json!({"buckets": shown.map(|(k, b)| bucket_json(agg, key_json(k), b)).collect::<Vec<_>>()})
         }
-        AggKind::DateHistogram { interval, min_doc_count, .. } => {
+        AggKind::DateHistogram { interval, min_doc_count, zone, .. } => {
             if *min_doc_count == 0 {
-                fill_gaps(&mut buckets, agg, |k| match interval {
-                    DateInterval::Fixed(ms) => k.saturating_add(*ms),
-                    DateInterval::Calendar(unit) => calendar_next(*unit, k),
-                });
+                fill_gaps(&mut buckets, agg, |k| next_key(*interval, *zone, k));
             }
             let shown = buckets.into_iter().filter(|(_, b)| b.count >= *min_doc_count);
             json!({"buckets": shown.map(|(k, b)| bucket_json(agg, key_json(k), b)).collect::<Vec<_>>()})

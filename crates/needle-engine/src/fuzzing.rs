@@ -247,6 +247,7 @@ fn field_values(index: &Index) {
         field: day,
         interval: crate::DateInterval::Calendar(crate::CalendarUnit::Month),
         min_doc_count: 1,
+        zone: crate::Zone::parse("Europe/Paris").expect("a zone"),
     };
     let _ = searcher.aggregate(&Query::MatchAll, &[agg("k", terms, vec![stats]), agg("d", days, vec![])]);
 }

@@ -38,6 +38,7 @@ mod value_fields;
 mod values;
 mod wal;
 mod writer;
+mod zone;
 
 pub use aggs::{
     AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FiltersShape, Metric, RangeSpec, TermsOrder,
@@ -70,3 +71,4 @@ pub use writer::{
     Durability, IfCurrent, ImportOptions, ImportProgress, ImportSummary, IndexWriter, WriteOutcome,
     WriterOptions,
 };
+pub use zone::Zone;

@@ -248,6 +248,7 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
                 field: d,
                 interval: DateInterval::Calendar(CalendarUnit::Day),
                 min_doc_count: 1,
+                zone: needle_engine::Zone::UTC,
             },
             vec![agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![])],
         ),

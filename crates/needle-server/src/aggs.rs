@@ -8,7 +8,7 @@
 
 use needle_engine::{
     parse_date, AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FieldKind, FiltersShape, Metric,
-    RangeSpec, Schema, TermsOrder, DEFAULT_PRECISION_THRESHOLD,
+    RangeSpec, Schema, TermsOrder, Zone, DEFAULT_PRECISION_THRESHOLD,
 };
 use serde_json::{Map, Value};
 
@@ -163,15 +163,16 @@ fn agg_kind(name: &str, kind: &str, body: &Value, schema: &Schema) -> ApiResult<
             Ok(AggKind::Histogram { field, interval, offset, min_doc_count })
         }
         "date_histogram" => {
-            if let Some(zone) = o.string("time_zone")?.filter(|z| z != "UTC" && z != "Z" && z != "+00:00") {
-                return Err(ApiError::illegal_argument(format!(
-                    "[date_histogram] time_zone [{zone}] is not supported yet by Needle (UTC only)"
-                )));
-            }
+            let zone = match o.string("time_zone")? {
+                None => Zone::UTC,
+                Some(text) => Zone::parse(&text).ok_or_else(|| {
+                    ApiError::illegal_argument(format!("[date_histogram] unknown time zone [{text}]"))
+                })?,
+            };
             o.take("format");
             let interval = date_interval(name, &mut o)?;
             let min_doc_count = o.count("min_doc_count")?.unwrap_or(0);
-            Ok(AggKind::DateHistogram { field, interval, min_doc_count })
+            Ok(AggKind::DateHistogram { field, interval, min_doc_count, zone })
         }
         "range" | "date_range" => {
             let Some(Value::Array(items)) = o.take("ranges") else {

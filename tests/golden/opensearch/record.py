@@ -149,6 +149,16 @@ def searches():
                        "aggs": {"rating": {"avg": {"field": "rating"}}}},
         "listed": {"filters": {"filters": [{"term": {"ok": True}}, {"prefix": {"tag": "be"}}]}},
         "tags_filtered": {"terms": {"field": "tag"}, "aggs": {"blue": {"filter": {"match": {"title": "blue"}}}}},
+        "by_month_ny": {"date_histogram": {"field": "when", "calendar_interval": "month",
+                                           "time_zone": "America/New_York", "min_doc_count": 1}},
+        "by_day_paris": {"date_histogram": {"field": "when", "calendar_interval": "day",
+                                            "time_zone": "Europe/Paris", "min_doc_count": 1}},
+        "by_year_kolkata": {"date_histogram": {"field": "when", "calendar_interval": "year",
+                                               "time_zone": "Asia/Kolkata", "min_doc_count": 1}},
+        "by_12h_offset": {"date_histogram": {"field": "when", "fixed_interval": "12h",
+                                             "time_zone": "+05:30", "min_doc_count": 1}},
+        "by_7d_ny": {"date_histogram": {"field": "when", "fixed_interval": "7d",
+                                        "time_zone": "America/New_York", "min_doc_count": 1}},
     }
     out.append({"size": 0, "aggs": aggs})
     out.append({"size": 0, "query": {"match": {"title": "green"}}, "aggs": aggs})
