@@ -27,7 +27,8 @@ pub enum Query {
     },
     /// Documents with a value of a numeric field in a range, each scoring 1.
     Range(RangeQuery),
-    /// Documents with a value in a keyword or binary field's doc values, each scoring 1.
+    /// Documents with a value in a keyword or binary field's doc values, or a
+    /// token in a text field (by its norms), each scoring 1.
     Exists(FieldId),
     /// A prefix, wildcard or fuzzy query: expanded over the index's terms
     /// into [`Query::TermSet`] or [`Query::Blended`] before it runs (see `multi_term.rs`).

@@ -50,7 +50,8 @@ pub(crate) fn scorer<'a>(
             let max_doc = segment.meta().max_doc;
             let keywords = segment.keyword_values(*field).map(|v| ExistsScorer::keyword(v, max_doc, boost));
             let scorer = keywords
-                .or_else(|| segment.binary_values(*field).map(|v| ExistsScorer::binary(v, max_doc, boost)));
+                .or_else(|| segment.binary_values(*field).map(|v| ExistsScorer::binary(v, max_doc, boost)))
+                .or_else(|| segment.norms(*field).map(|n| ExistsScorer::text(n, max_doc, boost)));
             scorer.map(|s| checked(Box::new(s), "exists"))
         }
         Query::TermSet { field, terms } => {

@@ -249,7 +249,8 @@ fn exists_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     let Some(id) = field_id(schema, &field) else { return Ok(Query::MatchNone) };
     let kind = schema.field(id).kind;
     match kind {
-        FieldKind::Keyword | FieldKind::Binary => Ok(Query::Exists(id)),
+        // A text field's documents with a token (an empty string counts as none).
+        FieldKind::Keyword | FieldKind::Binary | FieldKind::Text => Ok(Query::Exists(id)),
         k if has_doc_values(k) => {
             Ok(Query::Range(RangeQuery { field: id, lower: i64::MIN, upper: i64::MAX, indexed: None }))
         }

@@ -95,6 +95,8 @@ def queries():
         {"bool": {"should": [{"boosting": {"positive": {"fuzzy": {"body": "goverment"}},
                                            "negative": {"match": {"title": "Roosevelt"}}, "negative_boost": 0}},
                              {"match": {"body": "budget"}}]}},
+        {"exists": {"field": "title"}},
+        {"bool": {"must": {"match": {"body": "railroad"}}, "must_not": {"exists": {"field": "source"}}}},
         {"bool": {}},
         {"bool": {"should": [{"fuzzy": {"body": {"value": "zzzzzz", "fuzziness": 0}}}],
                   "must_not": [{"match": {"body": "war"}}]}},

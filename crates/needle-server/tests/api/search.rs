@@ -158,3 +158,23 @@ fn profile_reports_what_each_index_read() {
     let (_, plain) = s.json("POST", "/a/_search", Some(json!({"query": {"match": {"title": "red"}}})));
     assert!(plain.get("profile").is_none());
 }
+
+#[test]
+fn exists_on_a_text_field_finds_the_documents_with_a_word_in_it() {
+    let s = TestServer::start();
+    let docs =
+        [json!({"note": "red fox"}), json!({"other": 1}), json!({"note": ""}), json!({"note": ["", "dog"]})];
+    let mut lines = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        lines.push(json!({"index": {"_index": "n", "_id": i.to_string()}}));
+        lines.push(d.clone());
+    }
+    assert_eq!(s.bulk("/_bulk?refresh=true", &lines).1["errors"], json!(false));
+    let (status, answer) =
+        s.json("POST", "/n/_search", Some(json!({"query": {"exists": {"field": "note"}}})));
+    assert_eq!(status, 200, "{answer}");
+    let mut found: Vec<&str> =
+        answer["hits"]["hits"].as_array().unwrap().iter().map(|h| h["_id"].as_str().unwrap()).collect();
+    found.sort();
+    assert_eq!(found, ["0", "3"], "an empty string holds no word");
+}

@@ -171,11 +171,6 @@ fn what_values_cannot_do_is_refused_clearly() {
             "parsing_exception",
             "does not support [foo]",
         ),
-        (
-            json!({"query": {"exists": {"field": "title"}}}),
-            "illegal_argument_exception",
-            "[exists] on text field [title]",
-        ),
     ] {
         let (status, answer) = s.json("POST", "/v1/_search", Some(body.clone()));
         assert_eq!((status, answer["error"]["type"].as_str()), (400, Some(kind)), "{body}: {answer}");
