@@ -381,6 +381,10 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
         r.track = track_value(&json!(track))?;
     }
     r.source = SourceFilter::from_params(p, r.source)?;
+    if let Some(names) = p.get("stored_fields") {
+        let names: Vec<Value> = names.split(',').map(|n| json!(n)).collect();
+        r.source.fetch = stored_fields(&Value::Array(names))?;
+    }
     p.ignore(&SEARCH_PARAMS);
     p.finish(&call.path)?;
     Ok(r)
@@ -426,10 +430,9 @@ fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
         "profile" => r.profile = bool_value(key, &value)?,
         "timeout" | "stats" => {}
         "explain" if value == json!(false) => {}
-        "stored_fields" if value == json!("_none_") => r.source.fetch = false,
-        "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields" | "stored_fields"
-        | "explain" | "min_score" | "indices_boost" | "knn" | "pit" | "runtime_mappings" | "slice"
-        | "terminate_after" | "fields" => {
+        "stored_fields" => r.source.fetch = stored_fields(&value)?,
+        "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields" | "explain" | "min_score"
+        | "indices_boost" | "knn" | "pit" | "runtime_mappings" | "slice" | "terminate_after" | "fields" => {
             return Err(ApiError::illegal_argument(format!("[{key}] is not supported yet by Needle")));
         }
         other => {
@@ -437,6 +440,19 @@ fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
         }
     }
     Ok(())
+}
+
+/// `stored_fields`: Needle stores no field apart from `_source`, so a list
+/// (or one name) only says whether `_source` comes back: when it is named.
+fn stored_fields(v: &Value) -> ApiResult<bool> {
+    let names: Vec<&str> = match v {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+        other => {
+            return Err(ApiError::parsing(format!("[stored_fields] must be a string or a list, not {other}")))
+        }
+    };
+    Ok(names.contains(&"_source"))
 }
 
 fn count_value(key: &str, v: &Value) -> ApiResult<usize> {

@@ -178,3 +178,20 @@ fn exists_on_a_text_field_finds_the_documents_with_a_word_in_it() {
     found.sort();
     assert_eq!(found, ["0", "3"], "an empty string holds no word");
 }
+
+#[test]
+fn stored_fields_say_whether_the_source_comes_back() {
+    let s = with_docs();
+    for (stored, source) in
+        [(json!("_none_"), false), (json!(["title"]), false), (json!([]), false), (json!(["_source"]), true)]
+    {
+        let body = json!({"query": {"match": {"title": "fox"}}, "stored_fields": stored});
+        let (status, answer) = s.json("POST", "/a/_search", Some(body));
+        assert_eq!(status, 200, "{answer}");
+        let hit = &answer["hits"]["hits"][0];
+        assert!(hit["_id"].is_string());
+        assert_eq!(hit.get("_source").is_some(), source, "{stored}: {hit}");
+    }
+    let (_, answer) = s.json("GET", "/a/_search?stored_fields=_none_&q=fox", None);
+    assert!(answer["hits"]["hits"][0].get("_source").is_none(), "{answer}");
+}
