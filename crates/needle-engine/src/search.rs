@@ -7,7 +7,9 @@ use std::time::Instant;
 use needle_codecs::SegmentRead;
 use needle_core::{Deletes, DocId, DocSet, Error, Result, TERMINATED};
 use needle_search::highlight::{fragments, match_spans, FragmentOptions};
-use needle_search::{Query, ScoredDoc, SearchOptions, Searcher, SortKey, SortRequest, SortValue};
+use needle_search::{
+    Explanation, Query, ScoredDoc, SearchOptions, Searcher, SortKey, SortRequest, SortValue,
+};
 use needle_storage::cache::CacheStats;
 use needle_storage::counters::{self, DataKind};
 use serde::Serialize;
@@ -49,6 +51,8 @@ pub struct SearchRequest {
     pub track_scores: bool,
     /// Return each hit's doc values of these fields ([`Hit::fields`]).
     pub value_fields: Vec<DocValueField>,
+    /// Explain each hit's score ([`Hit::explanation`]).
+    pub explain: bool,
 }
 
 impl SearchRequest {
@@ -68,6 +72,7 @@ impl SearchRequest {
             search_after: None,
             track_scores: false,
             value_fields: Vec::new(),
+            explain: false,
         }
     }
 }
@@ -148,6 +153,9 @@ pub struct Hit {
     /// name; see `value_fields.rs`), fields without values left out.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub fields: BTreeMap<String, Vec<serde_json::Value>>,
+    /// Why the hit scored what it did, when the request asked (`explain`).
+    #[serde(skip)]
+    pub explanation: Option<Explanation>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -260,7 +268,20 @@ fn search_and_fetch(
                 fields.insert(schema.field(shown.field).name.clone(), values);
             }
         }
-        hits.push(Hit { id, score: h.score, highlight, source, version, sort: sort.clone(), fields });
+        let explanation = match request.explain {
+            true => searcher.explain(query, h.segment, h.doc, &|f| schema.field(f).name.clone())?,
+            false => None,
+        };
+        hits.push(Hit {
+            id,
+            score: h.score,
+            highlight,
+            source,
+            version,
+            sort: sort.clone(),
+            fields,
+            explanation,
+        });
     }
     Ok(SearchResponse {
         took_ms: started.elapsed().as_secs_f64() * 1e3,

@@ -5,6 +5,7 @@
 pub mod automata;
 pub mod bm25;
 mod collect;
+mod explain;
 pub mod highlight;
 pub mod iter;
 mod matches;
@@ -18,6 +19,7 @@ mod sort;
 mod stats;
 mod weight;
 
+pub use explain::{describe, Explanation};
 pub use multi_term::{Fuzzy, MultiTermQuery, TermPattern};
 pub use parser::simple::{parse_simple_query, SimpleFlags, SimpleOptions};
 pub use parser::{parse_query, parse_query_with, ParseOptions, QueryFields, MAX_CLAUSES};

@@ -96,6 +96,29 @@ impl<'a> Searcher<'a> {
         crate::matches::for_each_match(&self.segments, &self.deletes, &query, visit)
     }
 
+    /// Why document `doc` of segment `segment` scores what it does for
+    /// `query` (a query [`Searcher::prepare`] made); `None` when it does not match.
+    pub fn explain(
+        &self,
+        query: &Query,
+        segment: usize,
+        doc: DocId,
+        names: &dyn Fn(needle_core::FieldId) -> String,
+    ) -> Result<Option<crate::Explanation>> {
+        let mut stats = IndexStats::collect(&self.segments, query, true)?;
+        let global = self.segments[..segment].iter().map(|s| u64::from(s.meta().max_doc)).sum::<u64>()
+            + u64::from(doc);
+        let mut cx = crate::explain::Context {
+            stats: &mut stats,
+            seg: segment,
+            segment: self.segments[segment],
+            doc,
+            global,
+            names,
+        };
+        crate::explain::explain(query, &mut cx, 1.0)
+    }
+
     /// The top hits by `request`'s keys (see `sort.rs`); every match counted.
     pub fn search_sorted(&self, query: &Query, request: &SortRequest<'_>, bloom: bool) -> Result<SortedDocs> {
         let query = self.prepare(query)?;

@@ -49,6 +49,11 @@ impl<'a> IndexStats<'a> {
         Ok(stats)
     }
 
+    /// A field's statistics summed over every segment.
+    pub fn field_stats(&self, field: FieldId) -> FieldStats {
+        self.fields.get(&field).copied().unwrap_or_default()
+    }
+
     /// Whether phrases may use Bloom filters (off for ablation).
     pub fn use_bloom(&self) -> bool {
         self.bloom

@@ -103,6 +103,18 @@ def queries():
     ]
 
 
+def explained():
+    """Searches whose top hits' score explanations are recorded too."""
+    return [
+        {"match": {"body": "war"}},
+        {"bool": {"must": [{"match": {"body": "war"}}], "should": [{"match_phrase": {"body": "civil war"}}],
+                  "filter": [{"match": {"title": "union"}}]}},
+        {"match": {"title": {"query": "state union", "boost": 2}}},
+        {"dis_max": {"queries": [{"match": {"body": "peace"}}, {"match": {"body": "treaty"}}], "tie_breaker": 0.3}},
+        {"match_phrase": {"body": {"query": "free people", "slop": 2}}},
+    ]
+
+
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
     fresh_index(base, INDEX, MAPPING)
@@ -125,6 +137,11 @@ def main():
             hits = [[h["_id"], h["_score"]] for h in answer["hits"]["hits"]]
             answer = {"total": answer["hits"]["total"]["value"], "hits": hits}
         cases.append({"body": body, "answer": answer})
+    for query in explained():
+        body = {"query": query, "size": 3, "explain": True, "_source": False}
+        answer = call(base, "POST", f"/{INDEX}/_search", body)
+        hits = [[h["_id"], h["_score"], h["_explanation"]] for h in answer["hits"]["hits"]]
+        cases.append({"body": body, "answer": {"total": answer["hits"]["total"]["value"], "hits": hits}})
     out = {"node": node["version"]["distribution"] + " " + node["version"]["number"],
            "mapping": MAPPING, "cases": cases}
     # One case a line: the file stays readable and diffs stay small.

@@ -70,6 +70,8 @@ pub struct Request {
     pub total_as_int: bool,
     /// `scroll`: keep a snapshot this long and page through it.
     pub scroll: Option<std::time::Duration>,
+    /// `explain`: each hit's score explained (`_explanation`).
+    pub explain: bool,
     /// `profile`: what each index's search read (Needle's figures, under `profile.shards[].needle`).
     pub profile: bool,
     /// How many of each hit's sort values are shown (`None`: all; a
@@ -223,6 +225,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
             track_scores: request.track_scores,
             value_fields: value_fields.fields.clone(),
             stats: request.profile,
+            explain: request.explain,
             ..SearchRequest::new("")
         };
         if let Some(spec) = &request.aggs {
@@ -295,6 +298,7 @@ fn hit_json(
     sort: Option<Value>,
     value_fields: &docvalue_fields::Resolved,
 ) -> ApiResult<Value> {
+    let hit_explanation = hit.explanation.clone();
     let mut out = Map::new();
     out.insert("_index".into(), json!(index));
     out.insert("_id".into(), json!(hit.id));
@@ -328,7 +332,16 @@ fn hit_json(
     if let Some(values) = sort {
         out.insert("sort".into(), values);
     }
+    if let Some(e) = &hit_explanation {
+        out.insert("_explanation".into(), explanation_json(e));
+    }
     Ok(Value::Object(out))
+}
+
+/// An explanation as Elasticsearch shows one: `value`, `description`, `details`.
+fn explanation_json(e: &needle_engine::Explanation) -> Value {
+    let details: Vec<Value> = e.details.iter().map(explanation_json).collect();
+    json!({"value": score(e.value), "description": e.description, "details": details})
 }
 
 /// The query of a request: its DSL query, the `q` parameter's query string, or all documents.
@@ -359,6 +372,7 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
         scroll: p.get("scroll").map(crate::routes::scroll::keep_alive).transpose()?,
         shown_sort_keys: None,
         profile: false,
+        explain: p.flag("explain", false)?,
     };
     if let Some(body) = call.json()? {
         let Value::Object(body) = body else {
@@ -428,10 +442,10 @@ fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
         "version" => r.version = bool_value(key, &value)?,
         "seq_no_primary_term" => r.seq_no = bool_value(key, &value)?,
         "profile" => r.profile = bool_value(key, &value)?,
+        "explain" => r.explain = bool_value(key, &value)?,
         "timeout" | "stats" => {}
-        "explain" if value == json!(false) => {}
         "stored_fields" => r.source.fetch = stored_fields(&value)?,
-        "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields" | "explain" | "min_score"
+        "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields" | "min_score"
         | "indices_boost" | "knn" | "pit" | "runtime_mappings" | "slice" | "terminate_after" | "fields" => {
             return Err(ApiError::illegal_argument(format!("[{key}] is not supported yet by Needle")));
         }
