@@ -24,9 +24,14 @@ const OFFSET_BITS: u32 = 48;
 /// node a lookup can reach is decoded here, where a panic is caught and
 /// becomes [`Error::Corrupt`] (a checksum-valid malformed map is a bug or a
 /// crafted file, never a torn write). Every key must start with a field.
+/// A map whose nodes form a cycle is refused before the walk, which would
+/// otherwise never end (its key growing until memory runs out).
 pub fn open<D: AsRef<[u8]>>(file: &str, bytes: D) -> Result<fst::Map<D>> {
     let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let map = fst::Map::new(bytes).map_err(|e| Error::corrupt(file, e.to_string()))?;
+        if has_cycle(map.as_fst()) {
+            return Err(Error::corrupt(file, "malformed term map (a cycle among its nodes)"));
+        }
         let mut stream = map.stream();
         while let Some((key, _)) = stream.next() {
             if key.len() < 2 {
@@ -37,6 +42,36 @@ pub fn open<D: AsRef<[u8]>>(file: &str, bytes: D) -> Result<fst::Map<D>> {
         Ok(map)
     }));
     walked.unwrap_or_else(|_| Err(Error::corrupt(file, "malformed term map (a node decodes out of bounds)")))
+}
+
+/// Whether a transition leads back to a node on the path to it: a
+/// depth-first walk of the nodes (each visited once, so as long as the map
+/// has nodes), not of the keys.
+fn has_cycle<D: AsRef<[u8]>>(fst: &fst::raw::Fst<D>) -> bool {
+    // Node address -> whether its walk is finished (false: it is on the current path).
+    let mut seen: std::collections::HashMap<fst::raw::CompiledAddr, bool> = Default::default();
+    let root = fst.root().addr();
+    seen.insert(root, false);
+    let mut path = vec![(root, 0usize)];
+    while let Some((addr, next)) = path.last_mut() {
+        let node = fst.node(*addr);
+        if *next == node.len() {
+            seen.insert(*addr, true);
+            path.pop();
+            continue;
+        }
+        let to = node.transition(*next).addr;
+        *next += 1;
+        match seen.get(&to) {
+            Some(false) => return true,
+            Some(true) => {}
+            None => {
+                seen.insert(to, false);
+                path.push((to, 0));
+            }
+        }
+    }
+    false
 }
 
 pub fn key(field: FieldId, term: &[u8]) -> Vec<u8> {
