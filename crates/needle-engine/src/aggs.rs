@@ -13,7 +13,6 @@
 
 use std::collections::BTreeMap;
 
-use chrono::DateTime;
 use std::sync::Arc;
 
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double, KeywordValues, NumericValues};
@@ -834,15 +833,14 @@ fn bucket_json(agg: &Aggregation, mut b: Map<String, Value>, bucket: Bucket) -> 
 
 /// Milliseconds as Elasticsearch shows a date: `2024-03-05T00:00:00.000Z`.
 pub fn date_string(ms: i64) -> String {
-    DateTime::from_timestamp_millis(ms)
-        .map_or_else(|| ms.to_string(), |d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+    Zone::UTC.format(ms)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::values::parse_date;
-    use chrono::Datelike;
+    use chrono::{DateTime, Datelike};
 
     #[test]
     fn calendar_units_start_where_elasticsearch_starts_them() {

@@ -245,6 +245,12 @@ fn search_and_fetch(
             segment.prefetch_stored(&docs);
         }
     }
+    let explained: Vec<(usize, DocId)> = match request.explain {
+        true => wanted.iter().map(|(h, _)| (h.segment, h.doc)).collect(),
+        false => Vec::new(),
+    };
+    let mut explanations =
+        searcher.explain(query, &explained, &|f| schema.field(f).name.clone())?.into_iter();
     let mut hits = Vec::with_capacity(wanted.len());
     // Only the `_id` wanted: the record as written has it, updates need not be applied.
     let id_only = !request.source && !request.versions && rewritten.is_none();
@@ -268,10 +274,7 @@ fn search_and_fetch(
                 fields.insert(schema.field(shown.field).name.clone(), values);
             }
         }
-        let explanation = match request.explain {
-            true => searcher.explain(query, h.segment, h.doc, &|f| schema.field(f).name.clone())?,
-            false => None,
-        };
+        let explanation = explanations.next().flatten();
         hits.push(Hit {
             id,
             score: h.score,

@@ -10,8 +10,9 @@ use needle_core::{DocId, DocSet, FieldId, Result};
 use crate::iter::phrase_exact_matches;
 use crate::Query;
 
-/// The most terms of one prefix or wildcard query marked in a hit.
-const MAX_MARKED_TERMS: usize = 1024;
+/// The most terms of one prefix or wildcard query marked in a hit: as many
+/// as a query may have clauses.
+const MAX_MARKED_TERMS: usize = crate::MAX_CLAUSES;
 
 /// What to mark: a term, or a phrase's whole extent.
 #[derive(Debug, Clone)]

@@ -96,27 +96,28 @@ impl<'a> Searcher<'a> {
         crate::matches::for_each_match(&self.segments, &self.deletes, &query, visit)
     }
 
-    /// Why document `doc` of segment `segment` scores what it does for
-    /// `query` (a query [`Searcher::prepare`] made); `None` when it does not match.
+    /// Why each (segment, document) of `docs` scores what it does for
+    /// `query` (a query [`Searcher::prepare`] made); `None` for one it does
+    /// not match. The index's statistics are gathered once for them all.
     pub fn explain(
         &self,
         query: &Query,
-        segment: usize,
-        doc: DocId,
+        docs: &[(usize, DocId)],
         names: &dyn Fn(needle_core::FieldId) -> String,
-    ) -> Result<Option<crate::Explanation>> {
+    ) -> Result<Vec<Option<crate::Explanation>>> {
+        if docs.is_empty() {
+            return Ok(Vec::new());
+        }
         let mut stats = IndexStats::collect(&self.segments, query, true)?;
-        let global = self.segments[..segment].iter().map(|s| u64::from(s.meta().max_doc)).sum::<u64>()
-            + u64::from(doc);
-        let mut cx = crate::explain::Context {
-            stats: &mut stats,
-            seg: segment,
-            segment: self.segments[segment],
-            doc,
-            global,
-            names,
-        };
-        crate::explain::explain(query, &mut cx, 1.0)
+        let mut out = Vec::with_capacity(docs.len());
+        for &(seg, doc) in docs {
+            let base: u64 = self.segments[..seg].iter().map(|s| u64::from(s.meta().max_doc)).sum();
+            let segment = self.segments[seg];
+            let global = base + u64::from(doc);
+            let mut cx = crate::explain::Context { stats: &mut stats, seg, segment, doc, global, names };
+            out.push(crate::explain::explain(query, &mut cx, 1.0)?);
+        }
+        Ok(out)
     }
 
     /// The top hits by `request`'s keys (see `sort.rs`); every match counted.

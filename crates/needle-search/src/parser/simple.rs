@@ -200,12 +200,7 @@ impl SimpleParser<'_> {
             escaped = false;
             s.at += 1;
         }
-        if s.at == s.end {
-            s.at = start;
-        } else if s.at == start {
-            s.current = None;
-            s.at += 1;
-        } else {
+        if closed(s, start) {
             let inner = self.sub_query(start, s.at)?;
             self.build(s, inner);
             s.at += 1;
@@ -239,12 +234,7 @@ impl SimpleParser<'_> {
             text.push(c);
             s.at += 1;
         }
-        if s.at == s.end {
-            s.at = start;
-        } else if s.at == start {
-            s.current = None;
-            s.at += 1;
-        } else {
+        if closed(s, start) {
             let slop = if has_slop { self.fuzziness(s) } else { 0 };
             let branch = self.per_field(|field| {
                 let tokens = self.schema.analyze(field, &text)?;
@@ -398,6 +388,22 @@ impl SimpleParser<'_> {
             }
         });
         s.current = None;
+    }
+}
+
+/// After a scan from `start` for the closing `)` or `"`: whether it found
+/// one with something between. Unclosed, the cursor goes back to read what
+/// follows the opening character as text; empty, the pair is passed over.
+fn closed(s: &mut State, start: usize) -> bool {
+    if s.at == s.end {
+        s.at = start;
+        false
+    } else if s.at == start {
+        s.current = None;
+        s.at += 1;
+        false
+    } else {
+        true
     }
 }
 

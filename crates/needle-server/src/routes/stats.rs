@@ -103,8 +103,10 @@ fn index_stats(app: &Shared, h: &Handle, wanted: &[String]) -> Value {
     let bytes = store_bytes(h);
     let results = h.index.result_cache_stats().unwrap_or_default();
     let mut out = Map::new();
+    // Sections by their names in the answer; `merges` is asked for as `merge`.
     let mut put = |name: &str, value: Value| {
-        if wanted.iter().any(|w| w == name) {
+        let metric = if name == "merges" { "merge" } else { name };
+        if wanted.iter().any(|w| w == metric) {
             out.insert(name.to_string(), value);
         }
     };
@@ -116,7 +118,7 @@ fn index_stats(app: &Shared, h: &Handle, wanted: &[String]) -> Value {
     put("indexing", h.counters.indexing());
     put("search", h.counters.search(app.scrolls.open_on(&h.name)));
     for (name, value) in h.counters.maintenance() {
-        put(if name == "merges" { "merge" } else { name }, value);
+        put(name, value);
     }
     put("segments", json!({"count": on_disk}));
     put(
@@ -139,10 +141,6 @@ fn index_stats(app: &Shared, h: &Handle, wanted: &[String]) -> Value {
             "result_cache": h.index.result_cache_stats(),
         }),
     );
-    // The section is named `merges` in the answer, `merge` in the request.
-    if let Some(merges) = out.remove("merge") {
-        out.insert("merges".into(), merges);
-    }
     Value::Object(out)
 }
 
