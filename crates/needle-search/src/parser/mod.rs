@@ -20,7 +20,11 @@
 //! operator has it: `a AND b OR c` is `+a +b c`). A term without a field is
 //! searched in the default fields (by default every text field), expanded per
 //! term as Lucene's MultiFieldQueryParser does: `a b` over fields `title,
-//! body` is `(title:a body:a) (title:b body:b)`. Each term is analyzed with
+//! body` is `(title:a body:a) (title:b body:b)`. In Elasticsearch's reading
+//! (`ParseOptions::field_tie_breaker`), a run of plain terms is one text
+//! instead: `a b` is the dis-max of `title:(a b)` and `body:(a b)`, as its
+//! query_string (Lucene's parser without splitting on whitespace) makes it.
+//! Each term is analyzed with
 //! its field's analyzer; a term that analyzes to several tokens becomes their
 //! disjunction; one that analyzes to none (a stop word) drops out. `\`
 //! escapes the next character. Wildcard and fuzzy terms are not analyzed,
@@ -158,6 +162,14 @@ impl Parser<'_> {
         let mut first_plain = None;
         let mut count = 0;
         while self.peek().is_some_and(|t| *t != Token::RParen) {
+            if let Some(words) = self.plain_run() {
+                let q = self.run_query(field, &words)?;
+                if count == 0 {
+                    first_plain = Some(q.clone());
+                }
+                count += add_run(&mut clauses, q, self.options.default_and);
+                continue;
+            }
             let conj = match self.peek() {
                 Some(Token::And) if count > 0 => Conj::And,
                 Some(Token::Or) if count > 0 => Conj::Or,
@@ -201,6 +213,58 @@ impl Parser<'_> {
             }
         }
         Ok(Some(Query::Bool(b)))
+    }
+
+    /// Elasticsearch's query_string reads with Lucene's `splitOnWhitespace`
+    /// off: two or more plain terms in a row, the last not followed by `:`,
+    /// `*`, `~`, `^`, `AND` or `OR`, are one text (Lucene's `MultiTerm`).
+    /// Only when fields join as Elasticsearch's do (`field_tie_breaker`).
+    fn plain_run(&mut self) -> Option<Vec<String>> {
+        self.options.field_tie_breaker?;
+        let is_term = |i: usize| matches!(self.tokens.get(i), Some(Token::Term(_)));
+        let ends_run = |i: usize| {
+            matches!(
+                self.tokens.get(i),
+                Some(Token::Colon | Token::Star | Token::Tilde(_) | Token::Boost(_) | Token::And | Token::Or)
+            )
+        };
+        let joins = |i: usize| is_term(i) && !ends_run(i + 1);
+        if !(is_term(self.at) && joins(self.at + 1)) {
+            return None;
+        }
+        let mut end = self.at + 2;
+        while joins(end) {
+            end += 1;
+        }
+        let words = self.tokens[self.at..end]
+            .iter()
+            .filter_map(|t| match t {
+                Token::Term(word) => Some(word.clone()),
+                _ => None,
+            })
+            .collect();
+        self.at = end;
+        Some(words)
+    }
+
+    /// A run of plain terms as Elasticsearch's `best_fields` searches it: the
+    /// text analyzed as a whole in each field, its terms joined by the default
+    /// operator, the fields in a dis-max.
+    fn run_query(&self, field: Option<&str>, words: &[String]) -> Result<Option<Query>> {
+        let text = words.join(" ");
+        let term = |field, t: String| Query::Term(TermQuery { field, term: t.into_bytes() });
+        let mut per_field = Vec::new();
+        for field in self.targets(field)? {
+            let mut terms: Vec<Query> =
+                self.fields.analyze(field, &text)?.into_iter().map(|(_, t)| term(field, t)).collect();
+            per_field.extend(match (terms.len(), self.options.default_and) {
+                (0, _) => None,
+                (1, _) => terms.pop(),
+                (_, false) => Some(Query::or(terms)),
+                (_, true) => Some(Query::and(terms)),
+            });
+        }
+        Ok(self.across_fields(per_field))
     }
 
     /// `Clause := [field ':'] (Term | '(' Query ')' ['^' boost])`.
@@ -394,6 +458,30 @@ fn add_clause(
     clauses.push((occur, q));
 }
 
+/// Lucene's `addMultiTermClauses`: a run's query joins the clauses term by
+/// term when it is a boolean of terms alone, else as one clause of the
+/// default operator. Returns the clauses added.
+fn add_run(clauses: &mut Vec<(Occur, Query)>, q: Option<Query>, default_and: bool) -> usize {
+    let occur = if default_and { Occur::Must } else { Occur::Should };
+    match q {
+        None => 0,
+        Some(Query::Bool(b))
+            if b.must_not.is_empty()
+                && b.filter.is_empty()
+                && b.must.iter().chain(&b.should).all(|q| matches!(q, Query::Term(_))) =>
+        {
+            let n = b.must.len() + b.should.len();
+            clauses.extend(b.must.into_iter().map(|q| (Occur::Must, q)));
+            clauses.extend(b.should.into_iter().map(|q| (Occur::Should, q)));
+            n
+        }
+        Some(q) => {
+            clauses.push((occur, q));
+            1
+        }
+    }
+}
+
 fn analyzed_query(field: FieldId, tokens: Vec<(u32, String)>, phrase_slop: Option<u32>) -> Option<Query> {
     let term = |t: String| Query::Term(TermQuery { field, term: t.into_bytes() });
     match (tokens.len(), phrase_slop) {
@@ -451,6 +539,46 @@ mod tests {
 
     fn boolean(must: Vec<Query>, should: Vec<Query>, must_not: Vec<Query>) -> Query {
         Query::Bool(BoolQuery { must, should, must_not, ..BoolQuery::default() })
+    }
+
+    fn parse_es(s: &str, default_and: bool) -> Query {
+        let options = ParseOptions { default_and, field_tie_breaker: Some(0.0) };
+        parse_query_with(s, &TwoFields, &options).unwrap()
+    }
+
+    fn dis_max(clauses: Vec<Query>) -> Query {
+        Query::DisMax { clauses, tie_breaker: 0.0 }
+    }
+
+    #[test]
+    fn elasticsearch_reads_a_run_of_plain_terms_as_one_text_per_field() {
+        let (a, b) = (|f| Query::term(f, "red"), |f| Query::term(f, "fox"));
+        let run = dis_max(vec![Query::or(vec![a(0), b(0)]), Query::or(vec![a(1), b(1)])]);
+        assert_eq!(parse_es("red fox", false), run);
+        let all = dis_max(vec![Query::and(vec![a(0), b(0)]), Query::and(vec![a(1), b(1)])]);
+        assert_eq!(parse_es("red fox", true), all, "the run alone is the query");
+        // `+sun` is a clause of its own; `sky^2` joins no run, so `red fox` is one and `sky` another.
+        let c = dis_max(vec![Query::term(0, "sun"), Query::term(1, "sun")]);
+        let d = Query::boosted(dis_max(vec![Query::term(0, "sky"), Query::term(1, "sky")]), 2.0);
+        assert_eq!(
+            parse_es("+sun red fox sky^2", false),
+            boolean(vec![c.clone()], vec![run.clone(), d], vec![])
+        );
+        // A field prefix after the run ends it; `AND` takes the term before it out of it.
+        let f = title("moon");
+        assert_eq!(parse_es("red fox title:moon", false), boolean(vec![], vec![run, f], vec![]));
+        let Query::Bool(q) = parse_es("red fox AND sun", false) else { panic!() };
+        assert_eq!((q.should.len(), q.must.len()), (1, 2), "red, then +fox +sun: {q:?}");
+        // In one field the run's terms join the clauses one by one, as Lucene's addMultiTermClauses.
+        assert_eq!(
+            parse_es("title:(red fox)", false),
+            boolean(vec![], vec![title("red"), title("fox")], vec![])
+        );
+        // Lucene's own reading (no tie breaker) keeps splitting on whitespace.
+        assert_eq!(
+            parse("red fox"),
+            boolean(vec![], vec![Query::or(vec![a(0), a(1)]), Query::or(vec![b(0), b(1)])], vec![])
+        );
     }
 
     #[test]
