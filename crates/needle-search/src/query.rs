@@ -274,6 +274,10 @@ fn rewrite_bool(b: BoolQuery) -> Query {
     if out.must.iter().chain(&out.filter).any(|q| *q == Query::MatchNone) {
         return Query::MatchNone;
     }
+    // Fewer optional clauses than must match (some came to match nothing): nothing can.
+    if out.minimum_should_match as usize > out.should.len() {
+        return Query::MatchNone;
+    }
     if out.should.len() == 1 && out.must.is_empty() && out.filter.is_empty() && out.must_not.is_empty() {
         return out.should.pop().unwrap();
     }
@@ -292,6 +296,16 @@ mod tests {
         let Query::Bool(b) = not_a(vec![]).rewrite() else { panic!() };
         assert_eq!(b.must, [Query::MatchAll]);
         assert_eq!(not_a(vec![Query::MatchNone]).rewrite(), Query::MatchNone);
+    }
+
+    #[test]
+    fn a_minimum_should_match_above_the_clauses_left_matches_nothing() {
+        let q = Query::Bool(BoolQuery {
+            should: vec![Query::MatchNone, Query::term(0, "a")],
+            minimum_should_match: 2,
+            ..BoolQuery::default()
+        });
+        assert_eq!(q.rewrite(), Query::MatchNone, "one clause left cannot make two");
     }
 
     #[test]
