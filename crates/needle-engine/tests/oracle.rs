@@ -59,7 +59,9 @@ fn run_case(seed: u64) {
 
 /// Disjunctions over more documents than one MaxScore window (4,096), so
 /// that pruning carries its threshold, clause partition and skipped windows
-/// from one window to the next: top hits still equal the oracle's.
+/// from one window to the next: top hits still equal the oracle's. Also the
+/// dis-max of one disjunction per field that a query string over several
+/// fields makes (`title:(a b) | body:(a b)`), pruned group by group.
 #[test]
 fn pruned_disjunctions_over_many_windows_match_the_oracle() {
     let seed = seeds()[0];
@@ -78,13 +80,22 @@ fn pruned_disjunctions_over_many_windows_match_the_oracle() {
             .map(|_| Query::term(if rng.gen_ratio(1, 4) { title } else { body }, random::word(&mut rng)))
             .collect();
         let q = Query::Bool(needle_search::BoolQuery { should: words, ..Default::default() });
-        let expected = oracle.search(&q);
-        for k in [1, 10, 50] {
-            let top = index
-                .searcher()
-                .top_docs(&q, SearchOptions { top_k: k, track_total_hits: 0, bloom: true })
-                .unwrap();
-            compare(&top, &expected, k, &format!("seed {seed}, query #{i} (k={k}): {q:?}"));
+        let texts: Vec<&str> = (0..rng.gen_range(1..6)).map(|_| random::word(&mut rng)).collect();
+        let in_field = |field| {
+            let terms = texts.iter().map(|t| Query::term(field, t)).collect();
+            Query::Bool(needle_search::BoolQuery { should: terms, ..Default::default() })
+        };
+        let tie_breaker = [0.0, 0.0, 0.3, 1.0][i % 4];
+        let fields = Query::DisMax { clauses: vec![in_field(title), in_field(body)], tie_breaker };
+        for q in [q, fields] {
+            let expected = oracle.search(&q);
+            for k in [1, 10, 50] {
+                let top = index
+                    .searcher()
+                    .top_docs(&q, SearchOptions { top_k: k, track_total_hits: 0, bloom: true })
+                    .unwrap();
+                compare(&top, &expected, k, &format!("seed {seed}, query #{i} (k={k}): {q:?}"));
+            }
         }
     }
 }

@@ -15,37 +15,75 @@
 //! is scored and counted. Unlike block-max WAND (which this replaced), no
 //! clause ordering is kept per document, and the weak clauses (a query's
 //! common terms) are only sought to the few documents that need them.
+//!
+//! The clauses may come in groups whose sums are combined by a dis-max (a
+//! `query_string` or `multi_match` over several fields: `title:(a b)` and
+//! `body:(a b)`, the best field's sum winning). With a tie breaker of 0 a
+//! document can only win through one group, so each group has its own weak
+//! clauses (those whose bounds sum to no more than the threshold); otherwise
+//! the weak clauses are chosen over all groups, as for a sum, which bounds
+//! any dis-max. Each group sums into its own window; a candidate's groups are
+//! then combined as Lucene's DisjunctionMaxScorer does.
 
 use needle_core::{Deletes, DocId, DocSet, TERMINATED};
 
 use crate::collect::{ScoredDoc, TopCollector};
-use crate::iter::BoxScorer;
+use crate::iter::{BoxScorer, Combine};
 use crate::{ScoreWindow, Scorer};
 
 /// The fewest documents a window spans: shorter ones cost more in bounds and
 /// sorting than they save (Lucene's inner window is 4,096 documents).
 const MIN_WINDOW: DocId = 4096;
 
+/// A top-level disjunction's clauses, in groups: `group[i]` is clause `i`'s;
+/// a document scores its groups' sums combined by `combine`.
+pub(crate) struct Clauses<'s> {
+    pub scorers: Vec<BoxScorer<'s>>,
+    pub group: Vec<usize>,
+    pub combine: Combine,
+}
+
+impl<'s> Clauses<'s> {
+    /// One group, summed: a plain disjunction.
+    pub fn summed(scorers: Vec<BoxScorer<'s>>) -> Self {
+        let group = vec![0; scorers.len()];
+        Clauses { scorers, group, combine: Combine::Sum }
+    }
+
+    fn groups(&self) -> usize {
+        self.group.iter().max().map_or(0, |g| g + 1)
+    }
+}
+
 pub(crate) fn max_score(
-    scorers: Vec<BoxScorer<'_>>,
+    clauses: Clauses<'_>,
     excluded: Option<BoxScorer<'_>>,
     deletes: Option<&dyn Deletes>,
     segment: usize,
     base: u64,
     top: &mut TopCollector,
 ) {
+    let groups = clauses.groups();
+    let per_group = groups > 1 && clauses.combine == (Combine::Max { tie_breaker: 0.0 });
+    let Clauses { scorers, group, combine } = clauses;
+    let n = scorers.len();
     let mut run = Run {
         docs: scorers.iter().map(|c| c.doc()).collect(),
-        bounds: vec![0.0; scorers.len()],
+        bounds: vec![0.0; n],
         scorers,
+        group,
+        combine,
+        sums: (0..groups).map(|_| ScoreWindow::default()).collect(),
+        group_scores: vec![0.0; groups],
         excluded,
         deletes,
         segment,
         base,
     };
-    let mut order: Vec<usize> = (0..run.scorers.len()).collect();
-    let mut sums = ScoreWindow::default();
-    let mut weak = 0;
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut essential: Vec<usize> = order.clone();
+    let mut weak_sums = vec![0f64; groups];
+    let mut closed = vec![false; groups];
     loop {
         let first = run.docs.iter().copied().min().unwrap_or(TERMINATED);
         if first == TERMINATED {
@@ -55,19 +93,27 @@ pub(crate) fn max_score(
             run.collect_every_clause_on(first, top);
             continue;
         };
-        let last = run.window(first, &order[weak..]);
+        let last = run.window(first, &essential);
         order.sort_by(|&a, &b| run.bounds[a].total_cmp(&run.bounds[b]));
-        let mut weak_sum = 0f64;
-        weak = order
-            .iter()
-            .take_while(|&&i| {
-                weak_sum += f64::from(run.bounds[i]);
-                weak_sum as f32 <= threshold
-            })
-            .count();
-        if weak < order.len() {
-            let (non_essential, essential) = order.split_at(weak);
-            run.score_window(essential, non_essential, last, &mut sums, top);
+        // Ascending by bound: a clause is weak while the weak bounds of its
+        // group (or of all, when groups are not apart) stay within the threshold.
+        weak_sums.iter_mut().for_each(|s| *s = 0.0);
+        closed.iter_mut().for_each(|c| *c = false);
+        let mut non_essential = Vec::new();
+        essential.clear();
+        for &i in &order {
+            let g = if per_group { run.group[i] } else { 0 };
+            let sum = weak_sums[g] + f64::from(run.bounds[i]);
+            if !closed[g] && sum as f32 <= threshold {
+                weak_sums[g] = sum;
+                non_essential.push(i);
+            } else {
+                closed[g] = true;
+                essential.push(i);
+            }
+        }
+        if !essential.is_empty() {
+            run.score_window(&essential, &non_essential, last, top);
         }
         if last == TERMINATED {
             return;
@@ -78,6 +124,13 @@ pub(crate) fn max_score(
 
 struct Run<'s, 'd> {
     scorers: Vec<BoxScorer<'s>>,
+    /// Each clause's group.
+    group: Vec<usize>,
+    combine: Combine,
+    /// Each group's sums over the current stretch.
+    sums: Vec<ScoreWindow>,
+    /// A candidate's sum in each group.
+    group_scores: Vec<f64>,
     /// Each clause's current document, kept beside it.
     docs: Vec<DocId>,
     /// Each clause's bound over the current window.
@@ -109,59 +162,70 @@ impl Run<'_, '_> {
     /// clauses up to `last`, completed by the `non_essential` ones (ascending
     /// by bound) while they can still lift the score past the threshold.
     /// The essential clauses are summed [`ScoreWindow::LEN`] documents at a
-    /// time, each clause over the stretch in one pass.
+    /// time, each clause over the stretch in one pass, into its group's window.
     fn score_window(
         &mut self,
         essential: &[usize],
         non_essential: &[usize],
         last: DocId,
-        sums: &mut ScoreWindow,
         top: &mut TopCollector,
     ) {
-        let weak_total: f64 = non_essential.iter().map(|&i| f64::from(self.bounds[i])).sum();
+        let mut weak_totals = vec![0f64; self.sums.len()];
+        for &i in non_essential {
+            weak_totals[self.group[i]] += f64::from(self.bounds[i]);
+        }
+        let mut candidates = Vec::new();
         loop {
             let first = essential.iter().map(|&i| self.docs[i]).min().unwrap_or(TERMINATED);
             if first > last {
                 return;
             }
-            sums.reset(first);
-            let stretch_last = sums.last().min(last);
+            self.sums.iter_mut().for_each(|w| w.reset(first));
+            let stretch_last = self.sums[0].last().min(last);
             for &i in essential {
-                self.docs[i] = self.scorers[i].score_into(stretch_last, sums);
+                self.docs[i] = self.scorers[i].score_into(stretch_last, &mut self.sums[self.group[i]]);
             }
-            for (doc, score) in sums.matches() {
-                self.complete(doc, score, non_essential, weak_total, top);
+            candidates.clear();
+            ScoreWindow::union(&self.sums, &mut candidates);
+            for &(doc, at) in &candidates {
+                for (g, w) in self.sums.iter().enumerate() {
+                    self.group_scores[g] = w.score_at(at);
+                }
+                self.complete(doc, non_essential, &weak_totals, top);
             }
         }
     }
 
+    /// The groups' sums in `group_scores` combined, each group's sum cast to
+    /// float first as a boolean scorer's score is.
+    fn combined(&self, extra: Option<&[f64]>) -> f32 {
+        let sum = |g: usize| self.group_scores[g] + extra.map_or(0.0, |e| e[g]);
+        self.combine.apply((0..self.group_scores.len()).map(|g| sum(g) as f32))
+    }
+
     /// Adds the `non_essential` clauses (ascending by bound, taken strongest
-    /// first) to `doc`'s `score` from the essential ones while they can still
-    /// lift it past the threshold, and collects it if they do.
-    fn complete(
-        &mut self,
-        doc: DocId,
-        mut score: f64,
-        non_essential: &[usize],
-        weak_total: f64,
-        top: &mut TopCollector,
-    ) {
+    /// first) to the candidate's group sums from the essential ones while
+    /// they can still lift its score past the threshold, and collects it if
+    /// they do.
+    fn complete(&mut self, doc: DocId, non_essential: &[usize], weak_totals: &[f64], top: &mut TopCollector) {
         let threshold = top.threshold().unwrap_or(f32::NEG_INFINITY);
-        let mut remaining = weak_total;
+        let mut remaining = weak_totals.to_vec();
         for &i in non_essential.iter().rev() {
-            if ((score + remaining) as f32) <= threshold {
+            if self.combined(Some(&remaining)) <= threshold {
                 return;
             }
             if self.docs[i] < doc {
                 self.docs[i] = self.scorers[i].seek(doc);
             }
+            let g = self.group[i];
             if self.docs[i] == doc {
-                score += f64::from(self.scorers[i].score());
+                self.group_scores[g] += f64::from(self.scorers[i].score());
             }
-            remaining -= f64::from(self.bounds[i]);
+            remaining[g] -= f64::from(self.bounds[i]);
         }
         if !self.is_excluded(doc) {
-            top.collect(self.hit(doc, score as f32));
+            let score = self.combined(None);
+            top.collect(self.hit(doc, score));
         }
     }
 
@@ -169,9 +233,14 @@ impl Run<'_, '_> {
     /// moves those clauses on.
     fn collect_every_clause_on(&mut self, doc: DocId, top: &mut TopCollector) {
         if !self.is_excluded(doc) {
-            let on_doc = self.scorers.iter_mut().zip(&self.docs).filter(|(_, &d)| d == doc);
-            let score: f64 = on_doc.map(|(c, _)| f64::from(c.score())).sum();
-            top.collect(self.hit(doc, score as f32));
+            self.group_scores.iter_mut().for_each(|s| *s = 0.0);
+            for i in 0..self.scorers.len() {
+                if self.docs[i] == doc {
+                    self.group_scores[self.group[i]] += f64::from(self.scorers[i].score());
+                }
+            }
+            let score = self.combined(None);
+            top.collect(self.hit(doc, score));
         }
         for (c, d) in self.scorers.iter_mut().zip(self.docs.iter_mut()).filter(|(_, d)| **d == doc) {
             *d = c.advance();

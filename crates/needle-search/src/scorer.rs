@@ -88,6 +88,26 @@ impl ScoreWindow {
         self.matched[i / 64] |= 1 << (i % 64);
     }
 
+    /// The sum at offset `at` from the window's base (0 when nothing matched there).
+    #[inline]
+    pub fn score_at(&self, at: usize) -> f64 {
+        self.scores[at]
+    }
+
+    /// Every document that some window of `windows` (all at one base)
+    /// matched, with its offset from the base, in document order.
+    pub fn union(windows: &[ScoreWindow], out: &mut Vec<(DocId, usize)>) {
+        let Some(first) = windows.first() else { return };
+        for w in 0..Self::LEN / 64 {
+            let mut bits = windows.iter().fold(0u64, |acc, win| acc | win.matched[w]);
+            while bits != 0 {
+                let i = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                out.push((first.base + i as DocId, i));
+            }
+        }
+    }
+
     /// Each matched document with its sum, in document order.
     pub fn matches(&self) -> impl Iterator<Item = (DocId, f64)> + '_ {
         self.matched.iter().enumerate().flat_map(move |(w, &word)| {

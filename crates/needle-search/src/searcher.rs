@@ -5,8 +5,8 @@ use needle_core::{read_error, Deletes, DocId, Result, TERMINATED};
 
 pub use crate::collect::ScoredDoc;
 use crate::collect::TopCollector;
-use crate::iter::{checked, BoxScorer, Disjunction};
-use crate::maxscore::max_score;
+use crate::iter::{checked, BoxScorer, Combine, Disjunction};
+use crate::maxscore::{max_score, Clauses};
 use crate::sort::{SortRequest, SortedDocs};
 use crate::stats::IndexStats;
 use crate::weight::{all_some, scorer};
@@ -151,7 +151,16 @@ fn search_segment(
                 _ => Some(checked(Box::new(Disjunction::new(excluded, 1)), "disjunction")),
             };
             if !clauses.is_empty() {
-                max_score(clauses, excluded, deletes, seg, base, top);
+                max_score(Clauses::summed(clauses), excluded, deletes, seg, base, top);
+            }
+            return Ok(());
+        }
+    }
+    if let Query::DisMax { clauses, tie_breaker } = query {
+        if (0.0..=1.0).contains(tie_breaker) {
+            let grouped = dis_max_groups(clauses, *tie_breaker, stats, seg, segment, boost)?;
+            if !grouped.scorers.is_empty() {
+                max_score(grouped, None, deletes, seg, base, top);
             }
             return Ok(());
         }
@@ -160,6 +169,35 @@ fn search_segment(
         collect_with_block_max(s, deletes, seg, base, top);
     }
     Ok(())
+}
+
+/// A dis-max's clauses as MaxScore's groups: a plain disjunction's clauses
+/// (a field's terms, in a query string over several fields) form one group,
+/// any other clause a group of its own.
+fn dis_max_groups<'a>(
+    clauses: &[Query],
+    tie_breaker: f32,
+    stats: &mut IndexStats<'_>,
+    seg: usize,
+    segment: &'a dyn SegmentRead,
+    boost: f32,
+) -> Result<Clauses<'a>> {
+    let mut grouped =
+        Clauses { scorers: Vec::new(), group: Vec::new(), combine: Combine::Max { tie_breaker } };
+    let mut groups = 0;
+    for clause in clauses {
+        let scorers = match clause {
+            Query::Bool(b) if b.is_pure_disjunction() => all_some(&b.should, stats, seg, segment, boost)?,
+            other => scorer(other, stats, seg, segment, boost)?.into_iter().collect(),
+        };
+        if scorers.is_empty() {
+            continue;
+        }
+        grouped.group.extend(std::iter::repeat_n(groups, scorers.len()));
+        grouped.scorers.extend(scorers);
+        groups += 1;
+    }
+    Ok(grouped)
 }
 
 /// Scores every document of `scorer` that can still enter the top k,

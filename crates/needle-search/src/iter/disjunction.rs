@@ -21,7 +21,7 @@ pub enum Combine {
 
 impl Combine {
     /// The combined score of `scores` (bounds combine the same way, so a bound of bounds is a bound).
-    fn apply(self, scores: impl Iterator<Item = f32>) -> f32 {
+    pub(crate) fn apply(self, scores: impl Iterator<Item = f32>) -> f32 {
         match self {
             Combine::Sum => sum_scores(scores),
             Combine::Max { tie_breaker } => {
