@@ -54,6 +54,8 @@ fn app() -> &'static Shared {
             node_name: "fuzz".into(),
             cluster_uuid: "fuzz".into(),
             scrolls: Scrolls::default(),
+            searches: crate::pools::Pool::new("search", crate::pools::PoolSize::search(1)),
+            writes: crate::pools::Pool::new("write", crate::pools::PoolSize::write(1)),
         })
     })
 }

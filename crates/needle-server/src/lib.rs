@@ -20,6 +20,7 @@ pub mod fuzzing;
 mod middleware;
 mod params;
 mod pattern;
+mod pools;
 mod respond;
 pub(crate) mod routes;
 mod server;
@@ -27,4 +28,5 @@ mod sort;
 mod source_filter;
 
 pub use demo::load_demo;
+pub use pools::PoolSize;
 pub use server::{Server, ServerConfig};

@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 
 use crate::catalog::Catalog;
 use crate::error::{ApiError, ApiResult};
+use crate::pools::{Pool, PoolSize};
 
 pub struct ServerConfig {
     /// Where indexes live (`DATA/indices/NAME`).
@@ -21,12 +22,23 @@ pub struct ServerConfig {
     pub api_key: Option<String>,
     /// Request bodies above this many bytes are refused with 413.
     pub max_body: usize,
+    /// Searches and writes running at once and waiting; beyond, 429 (see `pools`).
+    pub search_pool: PoolSize,
+    pub write_pool: PoolSize,
 }
 
 impl ServerConfig {
     /// A server of the indexes in `data` on `bind`, with no API key and the default body limit.
     pub fn new(data: PathBuf, bind: SocketAddr) -> Self {
-        ServerConfig { data, bind, api_key: None, max_body: crate::call::MAX_BODY }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        ServerConfig {
+            data,
+            bind,
+            api_key: None,
+            max_body: crate::call::MAX_BODY,
+            search_pool: PoolSize::search(cores),
+            write_pool: PoolSize::write(cores),
+        }
     }
 }
 
@@ -38,6 +50,8 @@ pub struct App {
     pub node_name: String,
     pub cluster_uuid: String,
     pub scrolls: crate::routes::scroll::Scrolls,
+    pub searches: Pool,
+    pub writes: Pool,
 }
 
 pub type Shared = Arc<App>;
@@ -63,6 +77,8 @@ impl Server {
             node_name: hostname(),
             cluster_uuid: crate::catalog::uuid(),
             scrolls: Default::default(),
+            searches: Pool::new("search", config.search_pool),
+            writes: Pool::new("write", config.write_pool),
         });
         Ok(Server { listener, app, runtime })
     }

@@ -15,17 +15,18 @@ use serde_json::{json, Map, Value};
 use crate::call::{parse_json, token_name, Call};
 use crate::catalog::Handle;
 use crate::error::{ApiError, ApiResult};
+use crate::pools;
 use crate::respond;
 use crate::routes::documents::id_text;
 use crate::routes::write::{self, Update, WRITE_PARAMS};
-use crate::server::{blocking, Shared};
+use crate::server::Shared;
 
 pub async fn bulk(State(app): State<Shared>, call: Call) -> Response {
-    blocking(move || run(&app, None, &call)).await
+    pools::write(app, move |app| run(app, None, &call)).await
 }
 
 pub async fn bulk_into(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
-    blocking(move || run(&app, Some(&index), &call)).await
+    pools::write(app, move |app| run(app, Some(&index), &call)).await
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use crate::call::Call;
 use crate::catalog::Handle;
 use crate::error::{ApiError, ApiResult};
+use crate::pools;
 use crate::respond;
 use crate::routes::write::{self, Update, PRIMARY_TERM, WRITE_PARAMS};
 use crate::server::{blocking, Shared};
@@ -25,12 +26,12 @@ pub async fn index(
     Path((index, id)): Path<(String, String)>,
     call: Call,
 ) -> Response {
-    blocking(move || put(&app, &index, Some(&id), false, &call)).await
+    pools::write(app, move |app| put(app, &index, Some(&id), false, &call)).await
 }
 
 /// `POST /{index}/_doc`: a generated `_id`.
 pub async fn index_new(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
-    blocking(move || put(&app, &index, None, false, &call)).await
+    pools::write(app, move |app| put(app, &index, None, false, &call)).await
 }
 
 /// `PUT|POST /{index}/_create/{id}`: only when no document has the `_id`.
@@ -39,7 +40,7 @@ pub async fn create(
     Path((index, id)): Path<(String, String)>,
     call: Call,
 ) -> Response {
-    blocking(move || put(&app, &index, Some(&id), true, &call)).await
+    pools::write(app, move |app| put(app, &index, Some(&id), true, &call)).await
 }
 
 fn put(app: &Shared, index: &str, id: Option<&str>, create: bool, call: &Call) -> ApiResult<Response> {
@@ -169,7 +170,7 @@ pub async fn delete(
     Path((index, id)): Path<(String, String)>,
     call: Call,
 ) -> Response {
-    blocking(move || {
+    pools::write(app, move |app| {
         let p = &call.params;
         let refresh = p.refresh()?;
         let condition = write::condition_of(p, &id, false)?;
@@ -192,7 +193,7 @@ pub async fn update(
     Path((index, id)): Path<(String, String)>,
     call: Call,
 ) -> Response {
-    blocking(move || {
+    pools::write(app, move |app| {
         let p = &call.params;
         let refresh = p.refresh()?;
         let retries = p.number::<u32>("retry_on_conflict")?.unwrap_or(0);

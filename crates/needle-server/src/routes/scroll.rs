@@ -22,6 +22,7 @@ use serde_json::{json, Map, Value};
 
 use crate::call::Call;
 use crate::error::{ApiError, ApiResult};
+use crate::pools;
 use crate::respond;
 use crate::routes::search::{search_page, Request, Target};
 use crate::server::{blocking, Shared};
@@ -146,12 +147,12 @@ pub fn start(
 
 /// `GET|POST /_search/scroll` with `scroll_id` (and `scroll`, a new keep-alive) in the body or the URL.
 pub async fn next(State(app): State<Shared>, call: Call) -> Response {
-    blocking(move || continue_scroll(&app, None, &call)).await
+    pools::search(app, move |app| continue_scroll(app, None, &call)).await
 }
 
 /// `GET|POST /_search/scroll/{scroll_id}`.
 pub async fn next_by_path(State(app): State<Shared>, Path(id): Path<String>, call: Call) -> Response {
-    blocking(move || continue_scroll(&app, Some(id), &call)).await
+    pools::search(app, move |app| continue_scroll(app, Some(id), &call)).await
 }
 
 fn continue_scroll(app: &Shared, path_id: Option<String>, call: &Call) -> ApiResult<Response> {

@@ -15,6 +15,7 @@ use crate::counters::IndexCounters;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::pattern;
+use crate::pools;
 use crate::respond::{self, score};
 use crate::routes::documents::parse_source;
 use crate::routes::write::{PRIMARY_TERM, WRITE_PARAMS};
@@ -42,11 +43,11 @@ const SEARCH_PARAMS: [&str; 14] = [
 ];
 
 pub async fn search(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
-    blocking(move || run_search(&app, &index, &call)).await
+    pools::search(app, move |app| run_search(app, &index, &call)).await
 }
 
 pub async fn search_all(State(app): State<Shared>, call: Call) -> Response {
-    blocking(move || run_search(&app, "_all", &call)).await
+    pools::search(app, move |app| run_search(app, "_all", &call)).await
 }
 
 /// A search request's body and parameters, parsed.
@@ -581,11 +582,11 @@ fn highlight_option(o: &mut FragmentOptions, key: &str, value: &Value) -> ApiRes
 }
 
 pub async fn count(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
-    blocking(move || run_count(&app, &index, &call)).await
+    pools::search(app, move |app| run_count(app, &index, &call)).await
 }
 
 pub async fn count_all(State(app): State<Shared>, call: Call) -> Response {
-    blocking(move || run_count(&app, "_all", &call)).await
+    pools::search(app, move |app| run_count(app, "_all", &call)).await
 }
 
 pub(crate) fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
@@ -636,7 +637,7 @@ fn searcher_and_query(h: &Arc<Handle>, query: &Option<Value>) -> ApiResult<(Sear
 
 /// `POST /{index}/_delete_by_query`: deletes what the query matches in a snapshot taken now.
 pub async fn delete_by_query(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
-    blocking(move || {
+    pools::write(app, move |app| {
         let started = Instant::now();
         let p = &call.params;
         let mut query = url_query(p)?;

@@ -83,3 +83,61 @@ fn a_malformed_action_fails_the_whole_request() {
         "nothing of a refused request is written"
     );
 }
+
+/// With one write running at a time and none waiting, bulks sent at once are
+/// refused with 429 `es_rejected_execution_exception` while one runs, and a
+/// refused bulk leaves no document behind.
+#[test]
+fn a_saturated_write_pool_refuses_with_429_and_applies_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let one_at_a_time = needle_server::PoolSize { threads: 1, queue: 0 };
+    let s = TestServer::start_with(
+        |c| needle_server::ServerConfig { write_pool: one_at_a_time, ..c },
+        dir.path(),
+    );
+    let (senders, docs) = (6, 3000);
+    let body = |t: usize| {
+        let mut body = String::new();
+        for d in 0..docs {
+            body.push_str(&json!({"index": {"_index": "w", "_id": format!("{t}-{d}")}}).to_string());
+            body.push('\n');
+            body.push_str(
+                &json!({"text": format!("document {d} of sender {t} with some words to index")}).to_string(),
+            );
+            body.push('\n');
+        }
+        body
+    };
+    let bodies: Vec<String> = (0..senders).map(body).collect();
+    let start = std::sync::Barrier::new(senders);
+    let replies: Vec<(u16, serde_json::Value)> = std::thread::scope(|scope| {
+        let sent: Vec<_> = bodies
+            .iter()
+            .map(|b| {
+                let (s, start) = (&s, &start);
+                scope.spawn(move || {
+                    start.wait();
+                    let reply =
+                        s.call_with("POST", "/_bulk", Some(b), &[("content-type", "application/x-ndjson")]);
+                    (reply.status, reply.json())
+                })
+            })
+            .collect();
+        sent.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let refused: Vec<usize> = (0..senders).filter(|&t| replies[t].0 == 429).collect();
+    assert!(!refused.is_empty(), "{senders} bulks at once into one write slot: some must be refused");
+    for (t, (status, answer)) in replies.iter().enumerate() {
+        match status {
+            429 => assert_eq!(answer["error"]["type"], "es_rejected_execution_exception", "{answer}"),
+            200 => assert_eq!(answer["errors"], false, "sender {t}: {answer}"),
+            other => panic!("sender {t}: status {other}: {answer}"),
+        }
+    }
+    s.json("POST", "/w/_refresh", None);
+    let (_, count) = s.json("GET", "/w/_count", None);
+    assert_eq!(count["count"], json!((senders - refused.len()) * docs), "only the accepted bulks' documents");
+    for t in refused {
+        assert_eq!(s.call("GET", &format!("/w/_doc/{t}-0"), None).status, 404);
+    }
+}
