@@ -17,7 +17,7 @@ use crate::util::Result;
 /// Which engine to start and how (shared by `run`, `capacity` and `realtime`).
 #[derive(clap::Args, Debug, Clone)]
 pub struct EngineSpec {
-    /// needle, lucene or tantivy (names the answers file; see --label for variants).
+    /// needle, lucene, tantivy, or http (a server: give --engine-arg=--url=URL; --index is the index's name).
     #[arg(long)]
     pub engine: String,
     /// A name for this configuration in results and plots (default: the engine), e.g. lucene-random.
@@ -50,6 +50,8 @@ pub enum Reply {
         at: Instant,
         total: u64,
         ids: Vec<String>,
+        /// The hits' scores, when the engine sends them (an optional fourth field).
+        scores: Vec<f32>,
     },
     Error {
         id: u64,
@@ -89,12 +91,15 @@ pub fn engine_command(engine: &str, custom: Option<&str>, root: &Path) -> Result
         "needle" => {
             vec![std::env::current_exe()?.to_string_lossy().into_owned(), "serve-needle".to_string()]
         }
+        // A server over HTTP: --index names its index, --threads its connections (`serve-http`).
+        "http" => vec![std::env::current_exe()?.to_string_lossy().into_owned(), "serve-http".to_string()],
         "lucene" => vec![p("bench/peers/lucene/run.sh"), "needle.bench.Serve".to_string()],
         "tantivy" => vec![p("bench/peers/tantivy/target/release/tantivy-peer"), "serve".to_string()],
         other => {
-            return Err(
-                format!("unknown engine `{other}` (needle, lucene, tantivy; or give --engine-cmd)").into()
+            return Err(format!(
+                "unknown engine `{other}` (needle, lucene, tantivy, http; or give --engine-cmd)"
             )
+            .into())
         }
     })
 }
@@ -314,7 +319,7 @@ impl Drop for EngineProcess {
 }
 
 fn parse_answer(l: &str, at: Instant) -> Reply {
-    let mut parts = l.splitn(3, '\t');
+    let mut parts = l.splitn(4, '\t');
     let id = parts.next().and_then(|s| s.parse::<u64>().ok());
     let total = parts.next().unwrap_or("");
     let rest = parts.next().unwrap_or("");
@@ -322,13 +327,19 @@ fn parse_answer(l: &str, at: Instant) -> Reply {
         return Reply::Error { id: u64::MAX, at, message: format!("unparsable line: {l}") };
     };
     if total == "ERROR" {
-        return Reply::Error { id, at, message: rest.to_string() };
+        let message = l.splitn(3, '\t').nth(2).unwrap_or("").to_string();
+        return Reply::Error { id, at, message };
     }
-    match total.parse::<u64>() {
-        Ok(total) => {
-            let ids = if rest.is_empty() { Vec::new() } else { rest.split(',').map(String::from).collect() };
-            Reply::Answer { id, at, total, ids }
+    let list = |s: &str| -> Vec<String> {
+        if s.is_empty() {
+            Vec::new()
+        } else {
+            s.split(',').map(String::from).collect()
         }
-        Err(_) => Reply::Error { id, at, message: format!("unparsable line: {l}") },
+    };
+    let scores: Option<Vec<f32>> = list(parts.next().unwrap_or("")).iter().map(|s| s.parse().ok()).collect();
+    match (total.parse::<u64>(), scores) {
+        (Ok(total), Some(scores)) => Reply::Answer { id, at, total, ids: list(rest), scores },
+        _ => Reply::Error { id, at, message: format!("unparsable line: {l}") },
     }
 }

@@ -6,6 +6,7 @@ mod cgroup;
 mod corpus;
 mod engine;
 mod filter_stats;
+mod http;
 mod load;
 mod needle_side;
 mod procstat;
@@ -90,7 +91,16 @@ enum Command {
         /// The static part's size (e.g. 128MB; at most half of --cache).
         #[arg(long, default_value = "0")]
         pin: String,
+        /// Join a term's fields in a dis-max with this tie breaker, as Elasticsearch's
+        /// query_string does (0: its best_fields), instead of summing them as Lucene's
+        /// MultiFieldQueryParser does: the in-process twin of `serve-http`'s requests.
+        #[arg(long)]
+        field_tie_breaker: Option<f32>,
     },
+    /// Serve the engine protocol by forwarding each search to a server speaking Elasticsearch's API.
+    ServeHttp(http::bridge::BridgeArgs),
+    /// Time `_bulk` ingest of a corpus into a server speaking Elasticsearch's API.
+    Bulk(http::bulk::BulkArgs),
     /// Generate a corpus of any size with the statistics of a real one; print both side by side.
     Scale {
         /// The real corpus to learn from.
@@ -230,6 +240,7 @@ fn run_command(c: Command) -> Result<()> {
             cache,
             pin_log,
             pin,
+            field_tie_breaker,
         } => {
             let size_or_off = |s: &str| -> Result<Option<usize>> {
                 match s {
@@ -263,9 +274,12 @@ fn run_command(c: Command) -> Result<()> {
                 reads,
                 pin_log,
                 pin_bytes: parse_size(&pin)? as usize,
+                field_tie_breaker,
             };
             needle_side::serve(&index, threads, options)
         }
+        Command::ServeHttp(a) => http::bridge::serve(a),
+        Command::Bulk(a) => http::bulk::bulk(a),
         Command::Scale { corpus, out, size, doc_len, pair_prob, repeat_prob, seed, learn_docs } => {
             let doc_len = if doc_len == "real" {
                 corpus::scale::DocLen::Real

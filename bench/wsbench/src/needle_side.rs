@@ -13,8 +13,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 use needle_engine::{
-    Durability, IfCurrent, ImportOptions, ImportProgress, Index, IndexWriter, Schema, SearchRequest,
-    WriterOptions,
+    Durability, IfCurrent, ImportOptions, ImportProgress, Index, IndexWriter, ParseOptions, Schema,
+    SearchRequest, WriterOptions,
 };
 
 use crate::util::{open_input, Result};
@@ -67,6 +67,9 @@ pub struct ServeOptions {
     /// A query log whose hottest term records are pinned, and the bytes to pin.
     pub pin_log: Option<PathBuf>,
     pub pin_bytes: usize,
+    /// How a term's default fields join: summed (Lucene's MultiFieldQueryParser,
+    /// `None`) or in a dis-max with this tie breaker (Elasticsearch's query_string).
+    pub field_tie_breaker: Option<f32>,
 }
 
 /// The index being served, and its writer when started `--live`.
@@ -212,7 +215,9 @@ fn handle(shared: &Shared, line: &str) -> Answer {
     if mode == "sorted" {
         request.sort = vec![by_last_modified(searcher.schema()).map_err(|e| failed(&e))?];
     }
-    let response = searcher.search(&request).map_err(|e| (id.clone(), e.to_string()))?;
+    let parse = ParseOptions { default_and: false, field_tie_breaker: shared.options.field_tie_breaker };
+    let parsed = searcher.parse_with(query, &parse).map_err(|e| failed(&e))?;
+    let response = searcher.search_query(&parsed, &request).map_err(|e| failed(&e))?;
     if let Some(stats) = &response.stats {
         for (sums, figures) in [(&shared.needed, &stats.needed_bytes), (&shared.pages, &stats.pages_by_kind)]
         {
@@ -222,15 +227,9 @@ fn handle(shared: &Shared, line: &str) -> Answer {
             }
         }
     }
-    let mut s = format!("{id}\t{}\t", response.total);
-    for (i, h) in response.hits.iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str(&h.id);
-    }
-    s.push('\n');
-    Ok(Some(s))
+    let ids: Vec<&str> = response.hits.iter().map(|h| h.id.as_str()).collect();
+    let scores: Vec<String> = response.hits.iter().map(|h| h.score.to_string()).collect();
+    Ok(Some(format!("{id}\t{}\t{}\t{}\n", response.total, ids.join(","), scores.join(","))))
 }
 
 pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {

@@ -90,7 +90,12 @@ pub fn sample(pid: u32) -> ProcCounters {
 
 /// Resident memory of this process (VmRSS) in KiB.
 pub fn self_rss_kb() -> u64 {
-    fs::read_to_string("/proc/self/status")
+    rss_kb("self")
+}
+
+/// Resident memory (VmRSS) in KiB of the process `pid` (a number or `self`); 0 if unknown.
+pub fn rss_kb(pid: &str) -> u64 {
+    fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines().find_map(|l| {

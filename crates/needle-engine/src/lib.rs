@@ -53,7 +53,9 @@ pub use manifest::FILE as MANIFEST_FILE;
 pub use needle_codecs::Verify;
 pub use needle_core::{Error, Result};
 pub use needle_search::highlight::FragmentOptions;
-pub use needle_search::{Explanation, Query, RangeQuery, SearchOptions, SortBy, SortKey, SortValue, TopDocs};
+pub use needle_search::{
+    Explanation, ParseOptions, Query, RangeQuery, SearchOptions, SortBy, SortKey, SortValue, TopDocs,
+};
 pub use needle_storage::cache::CacheStats;
 pub use needle_storage::prefetch::set_min_bytes as set_prefetch_min;
 pub use needle_storage::{Backend, ReadOptions};

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use needle_core::{Error, Result};
-use needle_search::{parse_query, Query, SearchOptions, TopDocs};
+use needle_search::{parse_query, parse_query_with, ParseOptions, Query, SearchOptions, TopDocs};
 
 use serde_json::{Map, Value};
 
@@ -56,6 +56,12 @@ impl Searcher {
     /// Parses a query string against the schema.
     pub fn parse(&self, query: &str) -> Result<Query> {
         parse_query(query, self.schema())
+    }
+
+    /// [`Searcher::parse`] with `options` (e.g. Elasticsearch's query_string,
+    /// whose fields join in a dis-max).
+    pub fn parse_with(&self, query: &str, options: &ParseOptions) -> Result<Query> {
+        parse_query_with(query, self.schema(), options)
     }
 
     /// Runs `request` (its query string parsed against the schema).
