@@ -19,7 +19,7 @@ use crate::pools;
 use crate::respond::{self, score};
 use crate::routes::documents::parse_source;
 use crate::routes::write::{PRIMARY_TERM, WRITE_PARAMS};
-use crate::server::{blocking, Shared};
+use crate::server::Shared;
 use crate::sort::{self, SortSpec};
 use crate::source_filter::SourceFilter;
 use crate::{docvalue_fields, dsl};
