@@ -2,7 +2,7 @@
 //! Needle index with its writer (so writes go through the index's one writer,
 //! and searches take its snapshots) and a settings file beside its manifest.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -30,6 +30,9 @@ pub struct Settings {
     /// `graceful` (`async`), or `volatile`.
     pub durability: String,
     pub max_result_window: usize,
+    /// The aliases that name this index (absent from files written before aliases).
+    #[serde(default)]
+    pub aliases: BTreeSet<String>,
 }
 
 impl Settings {
@@ -42,6 +45,7 @@ impl Settings {
             refresh_interval: "1s".into(),
             durability: "durable".into(),
             max_result_window: 10_000,
+            aliases: BTreeSet::new(),
         }
     }
 
@@ -91,6 +95,33 @@ impl Settings {
         Ok(())
     }
 
+    /// Applies a `PUT _settings` body to a served index's settings: the
+    /// dynamic ones change (`refresh_interval`, `number_of_replicas`,
+    /// `max_result_window`); `number_of_shards` is refused as Elasticsearch
+    /// refuses it, and a durability change as not supported yet.
+    pub fn apply_dynamic(&mut self, settings: &Value, index: &str) -> ApiResult<()> {
+        let settings = settings.get("settings").unwrap_or(settings);
+        let mut flat = Vec::new();
+        flatten("", settings, &mut flat);
+        let before = self.durability.clone();
+        for (key, _) in &flat {
+            let name = key.strip_prefix("index.").unwrap_or(key);
+            if name == "number_of_shards" {
+                return Err(ApiError::illegal_argument(format!(
+                    "Can't update non dynamic settings [[index.number_of_shards]] for open indices [[{index}/{}]]",
+                    self.uuid
+                )));
+            }
+        }
+        self.apply(settings)?;
+        if self.durability != before {
+            return Err(ApiError::illegal_argument(format!(
+                "changing the durability of [{index}] is not supported yet by Needle: it is set when the index is created"
+            )));
+        }
+        Ok(())
+    }
+
     pub fn to_json(&self, name: &str) -> Value {
         let durability = match self.durability.as_str() {
             "durable" => "request",
@@ -126,7 +157,8 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
 /// One index: its handle for searching and its writer.
 pub struct Handle {
     pub name: String,
-    pub settings: Settings,
+    /// Changed by `PUT _settings` (see [`Handle::settings`]).
+    settings: RwLock<Settings>,
     pub index: Index,
     pub writer: IndexWriter,
     /// What the index was asked to do since the server started (`_stats`).
@@ -138,7 +170,13 @@ impl Handle {
         let index = Index::open_or_create(dir, mapping)?;
         let durability = Durability::parse(&settings.durability).unwrap_or(Durability::Durable);
         let writer = index.writer(WriterOptions { durability, ..WriterOptions::default() })?;
+        let settings = RwLock::new(settings);
         Ok(Handle { name: name.to_string(), settings, index, writer, counters: Arc::default() })
+    }
+
+    /// The index's settings now.
+    pub fn settings(&self) -> Settings {
+        self.settings.read().expect("settings lock").clone()
     }
 }
 
@@ -182,13 +220,64 @@ impl Catalog {
         Ok(Catalog { root, indexes: RwLock::new(indexes), _lock: lock })
     }
 
+    /// The index `name` names: an index, or an alias of exactly one index
+    /// (a single-document operation needs one).
     pub fn get(&self, name: &str) -> ApiResult<Arc<Handle>> {
-        self.indexes
-            .read()
-            .expect("catalog lock")
-            .get(name)
-            .cloned()
-            .ok_or_else(|| ApiError::index_not_found(name))
+        let all = self.indexes.read().expect("catalog lock");
+        if let Some(h) = all.get(name) {
+            return Ok(h.clone());
+        }
+        let mut targets = alias_targets(&all, name);
+        match targets.len() {
+            0 => Err(ApiError::index_not_found(name)),
+            1 => Ok(targets.remove(0)),
+            _ => Err(ApiError::illegal_argument(format!(
+                "no write index is defined for alias [{name}]. The write index may be explicitly disabled using is_write_index=false or the alias points to multiple indices without one being designated as a write index"
+            ))),
+        }
+    }
+
+    /// Adds and removes aliases: every change checked first (an alias may
+    /// not be named as an index is; a removed alias must be there), then each
+    /// index changed is written to its settings file before it takes effect.
+    pub fn change_aliases(&self, changes: &[AliasChange]) -> ApiResult<()> {
+        let all = self.indexes.read().expect("catalog lock");
+        let mut changed: BTreeMap<String, Settings> = BTreeMap::new();
+        for c in changes {
+            if all.contains_key(&c.alias) {
+                return Err(ApiError::bad_request(
+                    "invalid_alias_name_exception",
+                    format!("Invalid alias name [{}]: an index or data stream exists with the same name as the alias", c.alias),
+                ));
+            }
+            check_name(&c.alias)?;
+            let h = all.get(&c.index).ok_or_else(|| ApiError::index_not_found(&c.index))?;
+            let s = changed.entry(c.index.clone()).or_insert_with(|| h.settings());
+            if c.add {
+                s.aliases.insert(c.alias.clone());
+            } else if !s.aliases.remove(&c.alias) {
+                let mut e = ApiError::new(
+                    axum::http::StatusCode::NOT_FOUND,
+                    "aliases_not_found_exception",
+                    format!("aliases [{}] missing", c.alias),
+                );
+                e.extra.insert("resource.type".into(), json!("aliases"));
+                e.extra.insert("resource.id".into(), json!(c.alias));
+                return Err(e);
+            }
+        }
+        for (name, s) in changed {
+            let h = &all[&name];
+            write_settings(&self.root.join(&name), &s).map_err(|e| {
+                ApiError::new(
+                    axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    "exception",
+                    format!("cannot write the settings of [{name}]: {e}"),
+                )
+            })?;
+            *h.settings.write().expect("settings lock") = s;
+        }
+        Ok(())
     }
 
     pub fn exists(&self, name: &str) -> bool {
@@ -199,25 +288,33 @@ impl Catalog {
         self.indexes.read().expect("catalog lock").keys().cloned().collect()
     }
 
-    /// The indexes an expression names: comma-separated names, `*` wildcards,
-    /// `_all`. A plain name that does not exist is an error.
+    /// The indexes an expression names: comma-separated names of indexes or
+    /// aliases, `*` wildcards (over both), `_all`. A plain name that names
+    /// nothing is an error.
     pub fn resolve(&self, expression: &str) -> ApiResult<Vec<Arc<Handle>>> {
         let all = self.indexes.read().expect("catalog lock");
         let mut out: Vec<Arc<Handle>> = Vec::new();
+        let mut add = |h: &Arc<Handle>| {
+            if !out.iter().any(|o| o.name == h.name) {
+                out.push(h.clone());
+            }
+        };
         for part in expression.split(',').filter(|p| !p.is_empty()) {
             if part == "_all" || part.contains('*') {
+                let named = |name: &str| part == "_all" || crate::pattern::matches(part, name);
                 for (name, h) in all.iter() {
-                    if (part == "_all" || crate::pattern::matches(part, name))
-                        && !out.iter().any(|o| o.name == *name)
-                    {
-                        out.push(h.clone());
+                    if named(name) || h.settings().aliases.iter().any(|a| named(a)) {
+                        add(h);
                     }
                 }
+            } else if let Some(h) = all.get(part) {
+                add(h);
             } else {
-                let h = all.get(part).cloned().ok_or_else(|| ApiError::index_not_found(part))?;
-                if !out.iter().any(|o| o.name == part) {
-                    out.push(h);
+                let targets = alias_targets(&all, part);
+                if targets.is_empty() {
+                    return Err(ApiError::index_not_found(part));
                 }
+                targets.iter().for_each(&mut add);
             }
         }
         Ok(out)
@@ -225,14 +322,41 @@ impl Catalog {
 
     /// Creates index `name` with `mapping` and `settings`.
     pub fn create(&self, name: &str, mapping: Option<Schema>, settings: &Value) -> ApiResult<Arc<Handle>> {
+        self.create_with_aliases(name, mapping, settings, BTreeSet::new())
+    }
+
+    /// [`Catalog::create`], the index named by `aliases` too.
+    pub fn create_with_aliases(
+        &self,
+        name: &str,
+        mapping: Option<Schema>,
+        settings: &Value,
+        aliases: BTreeSet<String>,
+    ) -> ApiResult<Arc<Handle>> {
         check_name(name)?;
         let mut s = Settings::new();
         s.apply(settings)?;
+        s.aliases = aliases;
         let mut all = self.indexes.write().expect("catalog lock");
+        if !alias_targets(&all, name).is_empty() {
+            return Err(ApiError::bad_request(
+                "invalid_index_name_exception",
+                format!("Invalid index name [{name}], already exists as alias"),
+            ));
+        }
+        for alias in &s.aliases {
+            if all.contains_key(alias) || alias == name {
+                return Err(ApiError::bad_request(
+                    "invalid_alias_name_exception",
+                    format!("Invalid alias name [{alias}]: an index or data stream exists with the same name as the alias"),
+                ));
+            }
+            check_name(alias)?;
+        }
         if all.contains_key(name) {
             let mut e = ApiError::bad_request(
                 "resource_already_exists_exception",
-                format!("index [{name}/{}] already exists", all[name].settings.uuid),
+                format!("index [{name}/{}] already exists", all[name].settings().uuid),
             );
             e.extra.insert("index".into(), json!(name));
             return Err(e);
@@ -245,7 +369,7 @@ impl Catalog {
         }
         let _ = std::fs::remove_dir_all(&dir); // what a failed create left
         let handle = Handle::open(&dir, name, s, mapping.or_else(|| Some(Schema::default())))?;
-        let written = write_settings(&dir, &handle.settings);
+        let written = write_settings(&dir, &handle.settings());
         if let Err(e) = written {
             drop(handle);
             let _ = std::fs::remove_dir_all(&dir);
@@ -263,8 +387,10 @@ impl Catalog {
     /// Index `name`, created with dynamic mappings and default settings when
     /// it does not exist (as a write to a new index creates it in Elasticsearch).
     pub fn get_or_create(&self, name: &str) -> ApiResult<Arc<Handle>> {
-        if let Ok(h) = self.get(name) {
-            return Ok(h);
+        match self.get(name) {
+            Ok(h) => return Ok(h),
+            Err(e) if e.kind != "index_not_found_exception" => return Err(e),
+            Err(_) => {}
         }
         match self.create(name, None, &json!({})) {
             Err(e) if e.kind == "resource_already_exists_exception" => self.get(name),
@@ -293,16 +419,53 @@ impl Catalog {
         })
     }
 
+    /// `PUT _settings`: `body` applied to every index `expression` names,
+    /// each checked before any is changed; each written to its settings file
+    /// before it takes effect.
+    pub fn update_settings(&self, expression: &str, body: &Value) -> ApiResult<()> {
+        let handles = self.resolve(expression)?;
+        let mut changed = Vec::with_capacity(handles.len());
+        for h in &handles {
+            let mut s = h.settings();
+            s.apply_dynamic(body, &h.name)?;
+            changed.push(s);
+        }
+        for (h, s) in handles.iter().zip(changed) {
+            write_settings(&self.root.join(&h.name), &s).map_err(|e| {
+                ApiError::new(
+                    axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    "exception",
+                    format!("cannot write the settings of [{}]: {e}", h.name),
+                )
+            })?;
+            *h.settings.write().expect("settings lock") = s;
+        }
+        Ok(())
+    }
+
     /// Commits every index whose durability asks for it (a clean shutdown).
     pub fn close(&self) {
         for (name, h) in self.indexes.read().expect("catalog lock").iter() {
-            if h.settings.durability != "volatile" {
+            if h.settings().durability != "volatile" {
                 if let Err(e) = h.writer.commit() {
                     eprintln!("needle serve: index [{name}] not committed at shutdown: {e}");
                 }
             }
         }
     }
+}
+
+/// An alias added to (or removed from) an index.
+#[derive(Debug, Clone)]
+pub struct AliasChange {
+    pub index: String,
+    pub alias: String,
+    pub add: bool,
+}
+
+/// The indexes alias `name` names.
+fn alias_targets(all: &BTreeMap<String, Arc<Handle>>, name: &str) -> Vec<Arc<Handle>> {
+    all.values().filter(|h| h.settings().aliases.contains(name)).cloned().collect()
 }
 
 fn write_settings(dir: &Path, settings: &Settings) -> std::io::Result<()> {

@@ -184,6 +184,7 @@ fn cat(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
 
 fn cat_row(h: &Handle, unit: Option<&str>) -> Map<String, Value> {
     let searcher = h.index.searcher();
+    let settings = h.settings();
     let size = store_bytes(h);
     let size = match unit {
         Some(u) => bytes_in(size, u),
@@ -193,9 +194,9 @@ fn cat_row(h: &Handle, unit: Option<&str>) -> Map<String, Value> {
         "green".to_string(),
         "open".into(),
         h.name.clone(),
-        h.settings.uuid.clone(),
-        h.settings.number_of_shards.to_string(),
-        h.settings.number_of_replicas.to_string(),
+        settings.uuid.clone(),
+        settings.number_of_shards.to_string(),
+        settings.number_of_replicas.to_string(),
         searcher.num_docs().to_string(),
         searcher.deleted_docs().to_string(),
         size.clone(),

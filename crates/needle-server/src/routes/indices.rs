@@ -15,7 +15,7 @@ use crate::respond;
 use crate::server::{blocking, Shared};
 
 /// Parameters of index administration that change nothing on one node.
-const ADMIN_PARAMS: [&str; 6] = [
+pub(crate) const ADMIN_PARAMS: [&str; 6] = [
     "timeout",
     "master_timeout",
     "wait_for_active_shards",
@@ -35,18 +35,16 @@ pub async fn create(State(app): State<Shared>, Path(name): Path<String>, call: C
         };
         let mut settings = json!({});
         let mut mapping = None;
+        let mut aliases = Default::default();
         for (key, value) in &body {
             match key.as_str() {
                 "settings" => settings = value.clone(),
                 "mappings" => mapping = Some(parse_mapping(value)?),
-                "aliases" if value.as_object().is_some_and(Map::is_empty) => {}
-                "aliases" => {
-                    return Err(ApiError::illegal_argument("aliases are not supported yet by Needle"))
-                }
+                "aliases" => aliases = crate::routes::aliases::at_creation(value)?,
                 other => return Err(ApiError::parsing(format!("unknown key [{other}] for create index"))),
             }
         }
-        app.catalog.create(&name, mapping, &settings)?;
+        app.catalog.create_with_aliases(&name, mapping, &settings, aliases)?;
         Ok(respond::ok(&json!({"acknowledged": true, "shards_acknowledged": true, "index": name})))
     })
     .await
@@ -79,8 +77,9 @@ pub async fn get(State(app): State<Shared>, Path(expression): Path<String>, call
         call.params.finish(&call.path)?;
         let mut out = Map::new();
         for h in app.catalog.resolve(&expression)? {
-            let about =
-                json!({"aliases": {}, "mappings": mapping_of(&h), "settings": h.settings.to_json(&h.name)});
+            let settings = h.settings();
+            let aliases: Map<String, Value> = settings.aliases.iter().map(|a| (a.clone(), json!({}))).collect();
+            let about = json!({"aliases": aliases, "mappings": mapping_of(&h), "settings": settings.to_json(&h.name)});
             out.insert(h.name.clone(), about);
         }
         Ok(respond::ok(&Value::Object(out)))
@@ -145,11 +144,34 @@ pub async fn settings(State(app): State<Shared>, Path(expression): Path<String>,
             .catalog
             .resolve(&expression)?
             .iter()
-            .map(|h| (h.name.clone(), json!({"settings": h.settings.to_json(&h.name)})))
+            .map(|h| (h.name.clone(), json!({"settings": h.settings().to_json(&h.name)})))
             .collect();
         Ok(respond::ok(&Value::Object(out)))
     })
     .await
+}
+
+/// `PUT /{index}/_settings`, `PUT /_settings`: dynamic settings changed on every index named.
+pub async fn put_settings(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
+    blocking(move || update_settings(&app, &expression, &call)).await
+}
+
+pub async fn put_settings_all(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || update_settings(&app, "_all", &call)).await
+}
+
+fn update_settings(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
+    call.params.ignore(&ADMIN_PARAMS);
+    call.params.ignore(&["preserve_existing", "flat_settings", "reopen"]);
+    call.params.finish(&call.path)?;
+    let body = call.json()?.ok_or_else(|| {
+        ApiError::bad_request(
+            "action_request_validation_exception",
+            "Validation Failed: 1: no settings to update;",
+        )
+    })?;
+    app.catalog.update_settings(expression, &body)?;
+    Ok(respond::ok(&json!({"acknowledged": true})))
 }
 
 /// `_refresh`: every acknowledged write is searchable already; answers as Elasticsearch does.

@@ -1,5 +1,6 @@
 //! The REST API: which handler answers which method and path.
 
+mod aliases;
 mod bulk;
 mod cluster;
 mod documents;
@@ -51,7 +52,21 @@ pub fn router(app: Shared) -> Router {
             "/{index}/_mapping",
             get(indices::mapping).put(indices::put_mapping).post(indices::put_mapping),
         )
-        .route("/{index}/_settings", get(indices::settings))
+        .route("/{index}/_settings", get(indices::settings).put(indices::put_settings))
+        .route("/_settings", put(indices::put_settings_all))
+        .route("/_aliases", post(aliases::update).get(aliases::get_all))
+        .route("/_alias", get(aliases::get_all))
+        .route("/_alias/{name}", get(aliases::get_named))
+        .route("/{index}/_alias", get(aliases::get_of))
+        .route("/{index}/_aliases", get(aliases::get_of))
+        .route(
+            "/{index}/_alias/{name}",
+            put(aliases::put).post(aliases::put).delete(aliases::delete).get(aliases::get_of_named),
+        )
+        .route(
+            "/{index}/_aliases/{name}",
+            put(aliases::put).post(aliases::put).delete(aliases::delete).get(aliases::get_of_named),
+        )
         .route("/{index}/_refresh", get(indices::refresh).post(indices::refresh))
         .route("/{index}/_flush", get(indices::flush).post(indices::flush))
         .route("/{index}/_forcemerge", post(indices::forcemerge))

@@ -91,12 +91,13 @@ pub(crate) fn run_search(app: &Shared, expression: &str, call: &Call) -> ApiResu
     let handles = app.catalog.resolve(expression)?;
     let window = request.from + request.size;
     for h in &handles {
-        if window > h.settings.max_result_window {
+        let max_result_window = h.settings().max_result_window;
+        if window > max_result_window {
             return Err(ApiError::illegal_argument(format!(
                 "Result window is too large, from + size must be less than or equal to: [{}] but was [{window}]. \
                  See the scroll api for a more efficient way to request large data sets. This limit can be set by \
                  changing the [index.max_result_window] index level setting.",
-                h.settings.max_result_window
+                max_result_window
             )));
         }
     }

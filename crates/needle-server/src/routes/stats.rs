@@ -84,7 +84,7 @@ fn stats(app: &Shared, expression: &str, metric: Option<&str>, call: &Call) -> A
         add_numbers(&mut all, &block);
         indices.insert(
             h.name.clone(),
-            json!({"uuid": h.settings.uuid, "health": "green", "status": "open", "primaries": block, "total": block}),
+            json!({"uuid": h.settings().uuid, "health": "green", "status": "open", "primaries": block, "total": block}),
         );
     }
     let n = handles.len();

@@ -118,7 +118,7 @@ fn conflict(id: &str, reason: &str) -> ApiError {
 /// Adds the index to an error about a document write, as Elasticsearch does.
 pub fn about_index(mut e: ApiError, h: &Handle) -> ApiError {
     if e.status == StatusCode::CONFLICT || e.kind == "document_missing_exception" {
-        e.extra.insert("index_uuid".into(), json!(h.settings.uuid));
+        e.extra.insert("index_uuid".into(), json!(h.settings().uuid));
         e.extra.insert("shard".into(), json!("0"));
         e.extra.insert("index".into(), json!(h.name));
     }

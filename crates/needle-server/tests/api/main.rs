@@ -2,6 +2,7 @@
 
 mod harness;
 
+mod aliases;
 mod bulk;
 mod documents;
 mod lucene_parity;

@@ -156,3 +156,33 @@ fn a_second_server_on_the_folder_is_refused_and_unserved_indexes_are_never_overw
     );
     assert!(dir.path().join("indices/kept/needle.manifest").exists());
 }
+
+#[test]
+fn put_settings_changes_dynamic_settings_persists_them_and_refuses_the_rest_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let s = TestServer::start_with(|c| c, dir.path());
+        assert_eq!(s.json("PUT", "/a", Some(json!({"settings": {"number_of_replicas": 0}}))).0, 200);
+        let change = json!({"index": {"refresh_interval": "-1", "number_of_replicas": 2}});
+        let (status, body) = s.json("PUT", "/a/_settings", Some(change));
+        assert_eq!((status, &body["acknowledged"]), (200, &json!(true)), "{body}");
+        let index = |s: &TestServer| s.json("GET", "/a/_settings", None).1["a"]["settings"]["index"].clone();
+        assert_eq!(index(&s)["refresh_interval"], "-1");
+        assert_eq!(index(&s)["number_of_replicas"], "2");
+        for refused in [
+            json!({"number_of_shards": 3, "refresh_interval": "5s"}),
+            json!({"index.translog.durability": "async", "refresh_interval": "5s"}),
+            json!({"index": {"no_such_setting": 1, "refresh_interval": "5s"}}),
+        ] {
+            let (status, body) = s.json("PUT", "/a/_settings", Some(refused.clone()));
+            assert_eq!(status, 400, "{refused}: {body}");
+            assert_eq!(body["error"]["type"], "illegal_argument_exception", "{body}");
+            assert_eq!(index(&s)["refresh_interval"], "-1", "a refused change changes nothing: {refused}");
+        }
+        let (status, body) = s.json("PUT", "/missing/_settings", Some(json!({"refresh_interval": "1s"})));
+        assert_eq!((status, &body["error"]["type"]), (404, &json!("index_not_found_exception")));
+    }
+    let s = TestServer::start_with(|c| c, dir.path());
+    let (_, got) = s.json("GET", "/a/_settings", None);
+    assert_eq!(got["a"]["settings"]["index"]["refresh_interval"], "-1", "kept across a restart: {got}");
+}

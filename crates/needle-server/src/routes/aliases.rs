@@ -1,0 +1,226 @@
+//! Aliases: other names for one or more indexes, kept in each index's
+//! settings file. `POST /_aliases` (`add` and `remove` actions, checked
+//! together, then applied), `PUT|POST /{index}/_alias/{name}`,
+//! `DELETE /{index}/_alias/{name}`, `GET|HEAD /_alias[/{name}]` and
+//! `/{index}/_alias[/{name}]`. A search through an alias searches every index
+//! it names; a single-document request needs it to name exactly one
+//! (`Catalog::get`). Alias filters and routing are not supported yet.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::{json, Map, Value};
+
+use crate::call::Call;
+use crate::catalog::AliasChange;
+use crate::error::{ApiError, ApiResult};
+use crate::respond;
+use crate::routes::indices::ADMIN_PARAMS;
+use crate::server::{blocking, Shared};
+
+/// `POST /_aliases`.
+pub async fn update(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || {
+        call.params.ignore(&ADMIN_PARAMS);
+        call.params.finish(&call.path)?;
+        let body = call.json()?.ok_or_else(|| ApiError::parsing("[aliases] requires an [actions] array"))?;
+        let Some(Value::Array(actions)) = body.get("actions") else {
+            return Err(ApiError::parsing("[aliases] requires an [actions] array"));
+        };
+        if let Some(other) = body.as_object().and_then(|b| b.keys().find(|k| *k != "actions")) {
+            return Err(ApiError::parsing(format!("[aliases] unknown field [{other}]")));
+        }
+        let mut changes = Vec::new();
+        for action in actions {
+            changes.extend(action_changes(&app, action)?);
+        }
+        app.catalog.change_aliases(&changes)?;
+        Ok(respond::ok(&json!({"acknowledged": true, "errors": false})))
+    })
+    .await
+}
+
+/// One `{"add": {...}}` or `{"remove": {...}}` as changes, its index
+/// expressions resolved and (for a removal) its alias patterns matched.
+fn action_changes(app: &Shared, action: &Value) -> ApiResult<Vec<AliasChange>> {
+    let (kind, params) = match action.as_object().map(|a| a.iter().collect::<Vec<_>>()).as_deref() {
+        Some([(kind, Value::Object(params))]) => (kind.as_str(), params),
+        _ => return Err(ApiError::parsing("an alias action is an object with one of [add] or [remove]")),
+    };
+    let add = match kind {
+        "add" => true,
+        "remove" => false,
+        "remove_index" => {
+            return Err(ApiError::illegal_argument("[remove_index] is not supported yet by Needle"))
+        }
+        other => return Err(ApiError::parsing(format!("unknown alias action [{other}]"))),
+    };
+    let mut indexes = Vec::new();
+    let mut aliases = Vec::new();
+    for (key, value) in params {
+        let into = match key.as_str() {
+            "index" | "indices" => &mut indexes,
+            "alias" | "aliases" => &mut aliases,
+            "must_exist" if !add => continue,
+            other => {
+                return Err(ApiError::illegal_argument(format!(
+                    "alias option [{other}] is not supported yet by Needle"
+                )))
+            }
+        };
+        match value {
+            Value::String(s) => into.push(s.clone()),
+            Value::Array(items) => into.extend(items.iter().filter_map(|i| i.as_str().map(str::to_string))),
+            _ => return Err(ApiError::parsing(format!("[{key}] must be a string or an array of strings"))),
+        }
+    }
+    if indexes.is_empty() || aliases.is_empty() {
+        return Err(ApiError::bad_request(
+            "action_request_validation_exception",
+            format!("Validation Failed: 1: [{kind}] needs an [index] and an [alias];"),
+        ));
+    }
+    changes(app, &indexes.join(","), &aliases.join(","), add)
+}
+
+/// The changes `add` (or remove) of the aliases `names` on the indexes of
+/// `expression` make; removal patterns match each index's aliases, and
+/// must match one somewhere.
+fn changes(app: &Shared, expression: &str, names: &str, add: bool) -> ApiResult<Vec<AliasChange>> {
+    let mut out = Vec::new();
+    for h in app.catalog.resolve(expression)? {
+        for name in names.split(',').filter(|n| !n.is_empty()) {
+            if add {
+                out.push(AliasChange { index: h.name.clone(), alias: name.to_string(), add });
+                continue;
+            }
+            let has = h.settings().aliases;
+            let matched = has.iter().filter(|a| name == "_all" || crate::pattern::matches(name, a));
+            out.extend(matched.map(|a| AliasChange { index: h.name.clone(), alias: a.clone(), add }));
+            if !name.contains('*') && name != "_all" && !has.contains(name) {
+                out.push(AliasChange { index: h.name.clone(), alias: name.to_string(), add });
+            }
+        }
+    }
+    if !add && out.is_empty() {
+        return Err(missing(names));
+    }
+    Ok(out)
+}
+
+/// `PUT|POST /{index}/_alias/{name}`.
+pub async fn put(
+    State(app): State<Shared>,
+    Path((index, names)): Path<(String, String)>,
+    call: Call,
+) -> Response {
+    blocking(move || {
+        call.params.ignore(&ADMIN_PARAMS);
+        call.params.finish(&call.path)?;
+        if let Some(Value::Object(options)) = call.json()? {
+            if let Some(option) = options.keys().next() {
+                return Err(ApiError::illegal_argument(format!(
+                    "alias option [{option}] is not supported yet by Needle"
+                )));
+            }
+        }
+        app.catalog.change_aliases(&changes(&app, &index, &names, true)?)?;
+        Ok(respond::ok(&json!({"acknowledged": true})))
+    })
+    .await
+}
+
+/// `DELETE /{index}/_alias/{name}` (`name` may be a pattern or `_all`).
+pub async fn delete(
+    State(app): State<Shared>,
+    Path((index, names)): Path<(String, String)>,
+    call: Call,
+) -> Response {
+    blocking(move || {
+        call.params.ignore(&ADMIN_PARAMS);
+        call.params.finish(&call.path)?;
+        app.catalog.change_aliases(&changes(&app, &index, &names, false)?)?;
+        Ok(respond::ok(&json!({"acknowledged": true})))
+    })
+    .await
+}
+
+/// `GET /_alias`.
+pub async fn get_all(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || listing(&app, None, None, &call)).await
+}
+
+/// `GET /_alias/{name}`.
+pub async fn get_named(State(app): State<Shared>, Path(names): Path<String>, call: Call) -> Response {
+    blocking(move || listing(&app, None, Some(&names), &call)).await
+}
+
+/// `GET /{index}/_alias`.
+pub async fn get_of(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    blocking(move || listing(&app, Some(&index), None, &call)).await
+}
+
+/// `GET /{index}/_alias/{name}`.
+pub async fn get_of_named(
+    State(app): State<Shared>,
+    Path((index, names)): Path<(String, String)>,
+    call: Call,
+) -> Response {
+    blocking(move || listing(&app, Some(&index), Some(&names), &call)).await
+}
+
+/// `{index: {"aliases": {alias: {}}}}` for the indexes of `index` (every
+/// one when absent) and the aliases matching `names`; with `names`, only
+/// indexes that have one, and 404 when none does.
+fn listing(app: &Shared, index: Option<&str>, names: Option<&str>, call: &Call) -> ApiResult<Response> {
+    call.params.ignore(&ADMIN_PARAMS);
+    call.params.ignore(&["local"]);
+    call.params.finish(&call.path)?;
+    let wanted = |alias: &str| {
+        names.is_none_or(|n| n.split(',').any(|p| p == "_all" || crate::pattern::matches(p, alias)))
+    };
+    let mut out = Map::new();
+    for h in app.catalog.resolve(index.unwrap_or("_all"))? {
+        let aliases: Map<String, Value> =
+            h.settings().aliases.into_iter().filter(|a| wanted(a)).map(|a| (a, json!({}))).collect();
+        if names.is_none() || !aliases.is_empty() {
+            out.insert(h.name.clone(), json!({"aliases": aliases}));
+        }
+    }
+    if let (Some(n), true) = (names, out.is_empty()) {
+        // Elasticsearch's own shape for this answer.
+        return Ok(respond::json(
+            StatusCode::NOT_FOUND,
+            &json!({"error": format!("alias [{n}] missing"), "status": 404}),
+        ));
+    }
+    Ok(respond::ok(&Value::Object(out)))
+}
+
+/// Aliases named at index creation (`PUT /{index}` with `aliases`); options refused.
+pub fn at_creation(value: &Value) -> ApiResult<std::collections::BTreeSet<String>> {
+    let Value::Object(aliases) = value else {
+        return Err(ApiError::parsing("[aliases] must be an object"));
+    };
+    let mut out = std::collections::BTreeSet::new();
+    for (name, options) in aliases {
+        if let Some(option) = options.as_object().and_then(|o| o.keys().next()) {
+            return Err(ApiError::illegal_argument(format!(
+                "alias option [{option}] is not supported yet by Needle"
+            )));
+        }
+        out.insert(name.clone());
+    }
+    Ok(out)
+}
+
+fn missing(names: &str) -> ApiError {
+    let mut e = ApiError::new(
+        StatusCode::NOT_FOUND,
+        "aliases_not_found_exception",
+        format!("aliases [{names}] missing"),
+    );
+    e.extra.insert("resource.type".into(), json!("aliases"));
+    e.extra.insert("resource.id".into(), json!(names));
+    e
+}
