@@ -13,6 +13,7 @@ mod maxscore;
 mod multi_term;
 mod parser;
 mod query;
+pub mod regexp;
 mod scorer;
 mod searcher;
 mod sort;

@@ -16,6 +16,7 @@ use needle_core::{FieldId, Result};
 
 use crate::automata::{EditDistanceMatcher, PrefixMatcher, WildcardMatcher};
 use crate::parser::MAX_CLAUSES;
+use crate::regexp::{RegexpFlags, RegexpMatcher};
 use crate::Query;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +38,12 @@ pub enum TermPattern {
         case_insensitive: bool,
     },
     Fuzzy(Fuzzy),
+    /// Terms the whole of which a Lucene regular expression matches (see `regexp.rs`).
+    Regexp {
+        pattern: String,
+        flags: RegexpFlags,
+        case_insensitive: bool,
+    },
 }
 
 /// Terms within `max_edits` (at most 2) of `term`, its first
@@ -97,6 +104,11 @@ fn expand_one(m: &MultiTermQuery, segments: &[&dyn SegmentRead]) -> Result<Query
             matching(segments, field, &WildcardMatcher::new(pattern, *case_insensitive))?
         }
         TermPattern::Fuzzy(f) => return fuzzy(f, field, segments),
+        TermPattern::Regexp { pattern, flags, case_insensitive } => {
+            let matcher =
+                RegexpMatcher::new(pattern, *flags, *case_insensitive).map_err(needle_core::Error::query)?;
+            matching(segments, field, &matcher)?
+        }
     };
     Ok(match terms.is_empty() {
         true => Query::MatchNone,

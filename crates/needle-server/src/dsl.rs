@@ -11,6 +11,7 @@
 
 use needle_core::FieldId;
 use needle_engine::{has_doc_values, range_bounds, FieldKind, Query, RangeBounds, RangeQuery, Schema};
+use needle_search::regexp::{RegexpFlags, RegexpMatcher};
 use needle_search::{
     parse_query_with, parse_simple_query, BoolQuery, Fuzzy, MultiTermQuery, ParseOptions, PhraseQuery,
     QueryFields, SimpleFlags, SimpleOptions, TermPattern, TermQuery,
@@ -54,9 +55,10 @@ pub fn query(v: &Value, schema: &Schema) -> ApiResult<Query> {
         "prefix" => field_query(kind, &mut body, schema, prefix_query),
         "wildcard" => field_query(kind, &mut body, schema, wildcard_query),
         "fuzzy" => field_query(kind, &mut body, schema, fuzzy_query),
+        "regexp" => field_query(kind, &mut body, schema, regexp_query),
         "simple_query_string" => simple_query_string(&mut body, schema),
         "boosting" => boosting_query(&mut body, schema),
-        "regexp" | "function_score" | "nested" | "geo_distance" | "script" => {
+        "function_score" | "nested" | "geo_distance" | "script" => {
             Err(ApiError::parsing(format!("[{kind}] queries are not supported yet by Needle")))
         }
         other => Err(ApiError::parsing(format!("unknown query [{other}]"))),
@@ -162,7 +164,8 @@ fn field_query(
 ) -> ApiResult<Query> {
     let (field, spec) = single_key(body, kind)?;
     let (field, spec) = (field.to_string(), spec.clone());
-    let value_key = if matches!(kind, "term" | "prefix" | "wildcard" | "fuzzy") { "value" } else { "query" };
+    let value_key =
+        if matches!(kind, "term" | "prefix" | "wildcard" | "fuzzy" | "regexp") { "value" } else { "query" };
     let (text, mut options) = match spec {
         Value::Object(mut m) => {
             // `wildcard` may name its pattern `wildcard` instead of `value`.
@@ -371,6 +374,25 @@ fn wildcard_query(field: &str, value: &str, o: &mut FieldOptions, schema: &Schem
     rewrite_option(o, "wildcard", "rewrite", "constant_score")?;
     let pattern = TermPattern::Wildcard { pattern: value.to_string(), case_insensitive };
     multi_term(schema, field, "wildcard", pattern)
+}
+
+/// `regexp`: terms the whole of which a Lucene regular expression matches
+/// (not analyzed), each document scoring 1; a bad expression is a parse error.
+fn regexp_query(field: &str, value: &str, o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
+    let case_insensitive = take_bool(&mut o.body, "regexp", "case_insensitive")?.unwrap_or(false);
+    let flags = match take_string(&mut o.body, "regexp", "flags")? {
+        Some(text) => RegexpFlags::parse(&text).map_err(|e| ApiError::parsing(format!("[regexp] {e}")))?,
+        None => RegexpFlags::ALL,
+    };
+    // Needle bounds the automaton by its size, not by states: the option is taken, not applied.
+    let _ = take(&mut o.body, "max_determinized_states");
+    let _ = take(&mut o.body, "flags_value");
+    rewrite_option(o, "regexp", "rewrite", "constant_score")?;
+    RegexpMatcher::new(value, flags, case_insensitive).map_err(|e| {
+        ApiError::bad_request("query_shard_exception", format!("failed to create query: {e}"))
+    })?;
+    let pattern = TermPattern::Regexp { pattern: value.to_string(), flags, case_insensitive };
+    multi_term(schema, field, "regexp", pattern)
 }
 
 /// `fuzzy`: terms within an edit distance of the value (not analyzed).
@@ -962,7 +984,9 @@ mod tests {
         for (v, want) in [
             (json!({"matchh": {}}), "unknown query [matchh]"),
             (json!({"match": {"title": "x"}, "term": {}}), "expected [END_OBJECT]"),
-            (json!({"regexp": {"title": "x"}}), "[regexp] queries are not supported yet"),
+            (json!({"function_score": {"query": {}}}), "[function_score] queries are not supported yet"),
+            (json!({"regexp": {"title": "a{2"}}), "bad `{n,m}` repeat"),
+            (json!({"regexp": {"title": "a{3,1}"}}), "cannot be used"),
             (json!({"boosting": {"positive": {"match_all": {}}}}), "requires 'negative' query"),
             (
                 json!({"boosting": {"positive": {"match_all": {}}, "negative": {"match_all": {}}, "negative_boost": -1}}),

@@ -240,6 +240,16 @@ impl Oracle {
                 .into_iter()
                 .filter(|t| wildcard_matches(&fold(pattern, *ci), &fold(t, *ci)))
                 .collect()),
+            // The matcher itself, over every term: what is checked is the walk of
+            // the term maps that skips branches, against reading them all.
+            TermPattern::Regexp { pattern, flags, case_insensitive } => {
+                let m = needle_search::regexp::RegexpMatcher::new(pattern, *flags, *case_insensitive)
+                    .expect("the random patterns are valid");
+                set(vocabulary
+                    .into_iter()
+                    .filter(|t| needle_codecs::TermMatcher::matches(&m, t.as_bytes()))
+                    .collect())
+            }
             TermPattern::Fuzzy(f) => {
                 let word: Vec<char> = f.term.chars().collect();
                 let split = (f.prefix_length as usize).min(word.len());

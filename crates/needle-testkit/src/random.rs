@@ -110,14 +110,14 @@ fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth:
     }
 }
 
-/// A prefix, wildcard or fuzzy query made from a vocabulary word: a prefix
+/// A prefix, wildcard, regular expression or fuzzy query made from a vocabulary word: a prefix
 /// of it (maybe upper-cased and case-insensitive), the word with some
 /// letters turned into `?` or `*`, or a misspelling of it within 0-3 edits
 /// searched with random options (few expansions, so the cut to the nearest
 /// terms is exercised).
 pub fn multi_term(rng: &mut StdRng, field: FieldId) -> Query {
     let w: Vec<char> = word(rng).chars().collect();
-    let pattern = match rng.gen_range(0..3) {
+    let pattern = match rng.gen_range(0..4) {
         0 => {
             let prefix: String = w[..rng.gen_range(0..=w.len().min(3))].iter().collect();
             let case_insensitive = rng.gen_ratio(1, 3);
@@ -134,6 +134,28 @@ pub fn multi_term(rng: &mut StdRng, field: FieldId) -> Query {
                 })
                 .collect();
             TermPattern::Wildcard { pattern, case_insensitive: false }
+        }
+        3 => {
+            let mut pattern: String = w
+                .iter()
+                .map(|&c| match rng.gen_range(0..8) {
+                    0 => ".".to_string(),
+                    1 => format!("[{c}x]"),
+                    2 => format!("{c}?"),
+                    _ => c.to_string(),
+                })
+                .collect();
+            if rng.gen_ratio(1, 3) {
+                pattern.push_str(".*");
+            }
+            if rng.gen_ratio(1, 4) {
+                pattern = format!("({pattern}|{})", word(rng));
+            }
+            TermPattern::Regexp {
+                pattern,
+                flags: needle_search::regexp::RegexpFlags::ALL,
+                case_insensitive: false,
+            }
         }
         _ => {
             let mut typo = w.clone();

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Records a real OpenSearch node's answers to the query types that expand
-over the term dictionary (prefix, wildcard, fuzzy, `match` with fuzziness,
+over the term dictionary (prefix, wildcard, regexp, fuzzy, `match` with fuzziness,
 their `query_string` forms), to `query_string` over several fields, to
 `simple_query_string` and to `boosting`, on the
 bundled State of the Union corpus, for
@@ -71,6 +71,19 @@ def queries():
         {"query_string": {"query": "union", "fields": ["body", "title"]}},
         {"query_string": {"query": "union", "fields": ["body", "title"], "type": "most_fields"}},
         {"query_string": {"query": "union peace~1", "fields": ["body", "title"], "tie_breaker": 0.3}},
+        # Regular expressions: the DSL's (not normalized) and the query string's (normalized).
+        {"regexp": {"body": "gov.*ment"}},
+        {"regexp": {"body": {"value": "wom[ae]n", "boost": 2}}},
+        {"regexp": {"body": "Gov.*"}},
+        {"regexp": {"body": {"value": "Gov.*", "case_insensitive": True}}},
+        {"regexp": {"body": "(peace|war)s?"}},
+        {"regexp": {"body": "colou?r"}},
+        {"regexp": {"body": "\\d{4}"}},
+        {"regexp": {"body": "tax@"}},
+        {"regexp": {"body": {"value": "a&b", "flags": "NONE"}}},
+        {"regexp": {"title": "[^a-m].*on"}},
+        {"query_string": {"query": "/Gov.*/ AND war"}},
+        {"query_string": {"query": "body:/fr[ei]+dom/ liberty"}},
         # Runs of plain terms are one text per field, the fields in a dis-max.
         {"query_string": {"query": "washington lincoln peace", "fields": ["title", "body"]}},
         {"query_string": {"query": "washington lincoln", "fields": ["title", "body"], "default_operator": "and"}},

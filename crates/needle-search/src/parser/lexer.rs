@@ -30,8 +30,8 @@ pub(super) enum Token {
     Tilde(Option<f32>),
     /// `[a TO b]` or `{a TO b}` (the opening bracket).
     Range(char),
-    /// `/regex/`.
-    Regex,
+    /// `/regex/`, its text between the slashes (`\/` kept as written).
+    Regex(String),
 }
 
 fn is_space(c: char) -> bool {
@@ -75,7 +75,7 @@ pub(super) fn tokens(input: &str) -> Result<Vec<Token>> {
                 Token::Range(c)
             }
             ']' | '}' => return Err(Error::query(format!("unexpected `{c}` without its opening bracket"))),
-            '/' => Token::Regex,
+            '/' => Token::Regex(regex(&chars, &mut i)?),
             _ => {
                 i -= 1;
                 term(&chars, &mut i)?
@@ -84,6 +84,21 @@ pub(super) fn tokens(input: &str) -> Result<Vec<Token>> {
         out.push(token);
     }
     Ok(out)
+}
+
+/// A regular expression's text after its opening `/`, up to the next `/`
+/// not escaped by `\`, which is consumed (Lucene's REGEXPTERM).
+fn regex(chars: &[char], i: &mut usize) -> Result<String> {
+    let start = *i;
+    while let Some(&c) = chars.get(*i) {
+        *i += 1;
+        match c {
+            '\\' => *i += 1,
+            '/' => return Ok(chars[start..*i - 1].iter().collect()),
+            _ => {}
+        }
+    }
+    Err(Error::query("unterminated regular expression: `/` without its closing `/`"))
 }
 
 /// A number at `*i` (`12`, `1.5`), consumed; `None` (nothing consumed) when there is none.

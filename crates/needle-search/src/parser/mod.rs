@@ -30,7 +30,8 @@
 //! escapes the next character. Wildcard and fuzzy terms are not analyzed,
 //! only normalized (lowercased in a text field), as Elasticsearch does.
 //!
-//! Ranges (`[a TO b]`) and regular expressions (`/x/`) are refused with an
+//! `/x/` is a regular expression in Lucene's syntax (see `regexp.rs`),
+//! normalized as wildcard terms are. Ranges (`[a TO b]`) are refused with an
 //! error that says so, rather than searched as something else.
 
 mod lexer;
@@ -39,6 +40,7 @@ pub mod simple;
 use needle_core::{Error, FieldId, Result};
 
 use self::lexer::Token;
+use crate::regexp::{RegexpFlags, RegexpMatcher};
 use crate::{BoolQuery, Fuzzy, MultiTermQuery, PhraseQuery, Query, TermPattern, TermQuery};
 
 /// The most leaf clauses (terms, phrase terms) a query may have, as Lucene's
@@ -324,7 +326,15 @@ impl Parser<'_> {
             Token::Wildcard(pattern) => self.multi_term(field, &pattern, glob)?,
             Token::Star => return Err(Error::query("`*` alone is only supported as `*:*` (every document)")),
             Token::Range(_) => return Err(Error::query("range queries (`[a TO b]`) are not supported yet")),
-            Token::Regex => return Err(Error::query("regular expressions (`/x/`) are not supported yet")),
+            Token::Regex(pattern) => {
+                // Checked here, so a bad expression is an error at parse time, not at search time.
+                RegexpMatcher::new(&pattern, RegexpFlags::ALL, false).map_err(Error::query)?;
+                self.multi_term(field, &pattern, |p| TermPattern::Regexp {
+                    pattern: p.to_string(),
+                    flags: RegexpFlags::ALL,
+                    case_insensitive: false,
+                })?
+            }
             other => {
                 return Err(Error::query(format!(
                     "unexpected {} where a term was expected",
@@ -678,7 +688,8 @@ mod tests {
             ("", "empty"),
             ("te* *", "`*` alone"),
             ("title:[a TO b]", "range queries"),
-            ("/ab+c/", "regular expressions"),
+            ("/ab+c", "unterminated regular expression"),
+            ("/a&b/", "`&`"),
             ("(a b", "missing `)`"),
             ("a b)", "unexpected `)`"),
             ("AND a", "nothing before it"),
