@@ -9,7 +9,9 @@
 //! exclusive), `terms` on keyword, numeric, date and boolean fields, `filter`/`filters`
 //! (the documents a query matches, found before the pass: [`filter_queries`]); each bucket may
 //! hold sub-aggregations. A document with several values counts once in each
-//! bucket one of them falls in; metrics count every value.
+//! bucket one of them falls in; metrics count every value. `top_hits` keeps
+//! each bucket's best hits by score or sort keys during the pass; only the
+//! buckets answered fetch theirs, through the caller's [`FetchTopHits`].
 
 use std::collections::BTreeMap;
 
@@ -18,13 +20,14 @@ use std::sync::Arc;
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double, KeywordValues, NumericValues};
 use needle_codecs::SegmentRead;
 use needle_core::{DocId, Error, FieldId, Result};
+use needle_search::{ScoredDoc, SortBy, SortColumns, SortKey, SortValue, SortedHit, SortedTop};
 use rustc_hash::FxHashSet;
 use serde_json::{json, Map, Value};
 
 use crate::distinct::{hash_bytes, hash_value, Distinct};
 use crate::schema::FieldKind;
 use crate::zone::Zone;
-use crate::Query;
+use crate::{Hit, Query, SearchRequest};
 
 /// A field an aggregation reads, with its type (how its column values read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +126,13 @@ pub enum AggKind {
         filters: Vec<(String, Query)>,
         shape: FiltersShape,
     },
+    /// The bucket's best hits: `request`'s `from`, `top_k` (from + size),
+    /// `sort` (empty: by score) and what to fetch of each hit; `tag` is
+    /// the caller's, handed back with the hits to answer with.
+    TopHits {
+        request: Box<SearchRequest>,
+        tag: usize,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,10 +163,63 @@ impl Aggregation {
             | AggKind::Range { field, .. }
             | AggKind::Terms { field, .. }
             | AggKind::Cardinality { field, .. } => Some(*field),
-            AggKind::Filters { .. } => None,
+            AggKind::Filters { .. } | AggKind::TopHits { .. } => None,
         }
     }
+
+    /// Whether it, or one below, ranks hits by score.
+    pub(crate) fn needs_scores(&self) -> bool {
+        let own = match &self.kind {
+            AggKind::TopHits { request, .. } => top_hits_scored(request),
+            _ => false,
+        };
+        own || self.subs.iter().any(Aggregation::needs_scores)
+    }
 }
+
+/// Whether a `top_hits` computes scores: ranked by them, or asked to track them.
+fn top_hits_scored(request: &SearchRequest) -> bool {
+    request.sort.is_empty() || request.track_scores || request.sort.iter().any(|k| k.by == SortBy::Score)
+}
+
+/// A `top_hits`' ranking keys: its sort, or the score (best first).
+fn top_hits_keys(request: &SearchRequest) -> Vec<SortKey> {
+    match request.sort.is_empty() {
+        true => vec![SortKey { by: SortBy::Score, descending: true }],
+        false => request.sort.clone(),
+    }
+}
+
+/// What a `top_hits` found in one bucket, before the fetch: the bucket's
+/// documents, its best score, and its best hits (by its keys) in rank order.
+pub(crate) struct FoundHits {
+    pub total: u64,
+    pub max_score: Option<f32>,
+    pub hits: Vec<SortedHit>,
+}
+
+/// What a `top_hits` aggregation answers for one bucket: its documents,
+/// their best score (when scored) and its best hits, fetched.
+#[derive(Debug, Clone)]
+pub struct TopHits {
+    pub total: u64,
+    pub max_score: Option<f32>,
+    pub hits: Vec<Hit>,
+}
+
+impl TopHits {
+    /// Elasticsearch's shape, each hit as the engine shows one.
+    pub fn json(self) -> Value {
+        json!({"hits": {
+            "total": {"value": self.total, "relation": "eq"},
+            "max_score": self.max_score,
+            "hits": self.hits,
+        }})
+    }
+}
+
+/// Turns a bucket's [`FoundHits`] of a `top_hits` aggregation into its answer.
+pub(crate) type FetchTopHits<'a> = dyn FnMut(&SearchRequest, usize, FoundHits) -> Result<Value> + 'a;
 
 /// The queries of the `filter`/`filters` aggregations in `aggs`, each
 /// aggregation's before its sub-aggregations': the order [`aggregate`] expects
@@ -199,6 +262,12 @@ enum State {
         seen: Distinct,
         ids: FxHashSet<i64>,
     },
+    /// A `top_hits`' documents, best score (NaN: none yet) and best hits.
+    Top {
+        total: u64,
+        max_score: f32,
+        top: SortedTop,
+    },
 }
 
 #[derive(Debug, Clone, Default)]
@@ -217,6 +286,11 @@ fn fresh(agg: &Aggregation) -> State {
         AggKind::Cardinality { precision_threshold, .. } => {
             State::Distinct { seen: Distinct::new(*precision_threshold), ids: FxHashSet::default() }
         }
+        AggKind::TopHits { request, .. } => State::Top {
+            total: 0,
+            max_score: f32::NAN,
+            top: SortedTop::new(top_hits_keys(request), request.top_k),
+        },
         AggKind::Terms { field, .. } if field.kind == FieldKind::Keyword => {
             State::Named { done: BTreeMap::new(), by_id: Vec::new() }
         }
@@ -247,6 +321,11 @@ impl State {
                 mine.iter_mut().zip(theirs).for_each(|(a, b)| a.merge(b))
             }
             (State::Distinct { seen, .. }, State::Distinct { seen: theirs, .. }) => seen.merge(theirs),
+            (State::Top { total, max_score, top }, State::Top { total: t, max_score: m, top: theirs }) => {
+                *total += t;
+                *max_score = max_score.max(m);
+                theirs.into_hits().into_iter().for_each(|h| top.offer(h));
+            }
             _ => unreachable!("merged states are of one aggregation"),
         }
     }
@@ -270,7 +349,7 @@ impl State {
             State::Distinct { seen, ids } => {
                 ids.drain().for_each(|id| seen.insert(hash_bytes(&row.term(plan.slot, id as usize))))
             }
-            State::Metric { .. } => {}
+            State::Metric { .. } | State::Top { .. } => {}
         }
     }
 }
@@ -308,6 +387,8 @@ struct Plan {
     slot: usize,
     /// A filters aggregation's queries' places in `Row::filters`.
     filters: std::ops::Range<usize>,
+    /// A `top_hits`' place in `Row::tops`.
+    top: usize,
     subs: Vec<Plan>,
     /// A calendar histogram's buckets met so far, (start, next start) in
     /// order: a value's bucket is found by a binary search, not the calendar
@@ -330,6 +411,16 @@ struct Row {
     /// The documents each filter query matches, and the document loaded.
     filters: Vec<Matches>,
     doc: DocId,
+    /// The loaded document's score (NaN when none is computed) and place in the index.
+    score: f32,
+    global: u64,
+    /// Where each segment starts in the index (its first document's place).
+    bases: Vec<u64>,
+    /// Each `top_hits`' ranking keys, their columns in the current segment,
+    /// and the loaded document's values for them.
+    tops: Vec<Vec<SortKey>>,
+    top_columns: Vec<SortColumns>,
+    top_values: Vec<Vec<SortValue>>,
 }
 
 impl Row {
@@ -349,8 +440,15 @@ impl Row {
         if let AggKind::Filters { filters: queries, .. } = &agg.kind {
             *filters += queries.len();
         }
+        let top = match &agg.kind {
+            AggKind::TopHits { request, .. } => {
+                self.tops.push(top_hits_keys(request));
+                self.tops.len() - 1
+            }
+            _ => usize::MAX,
+        };
         let subs = agg.subs.iter().map(|s| self.plan(s, filters)).collect();
-        Plan { slot, filters: first..*filters, subs, spans: Default::default() }
+        Plan { slot, filters: first..*filters, top, subs, spans: Default::default() }
     }
 
     /// Whether the loaded document matches filter query `i`.
@@ -375,11 +473,20 @@ impl Row {
         self.keyword =
             self.slots.iter().map(|&(f, k)| k.then(|| segment.keyword_values(f)).flatten()).collect();
         self.numbers.resize_with(self.slots.len(), Vec::new);
+        self.top_columns = self.tops.iter().map(|keys| SortColumns::open(keys, segment)).collect();
+        self.top_values.resize_with(self.tops.len(), Vec::new);
     }
 
-    /// Loads `doc`'s values.
-    fn load(&mut self, doc: DocId) {
+    /// Loads `doc`'s values, and its values for each `top_hits`' keys.
+    fn load(&mut self, doc: DocId, score: f32) {
         self.doc = doc;
+        self.score = score;
+        let seg = self.segment.unwrap_or(0);
+        self.global = self.bases.get(seg).copied().unwrap_or(0) + u64::from(doc);
+        let hit = ScoredDoc { segment: seg, doc, global: self.global, score };
+        for (i, keys) in self.tops.iter().enumerate() {
+            self.top_columns[i].values(keys, &hit, &mut self.top_values[i]);
+        }
         for slot in 0..self.slots.len() {
             self.numbers[slot].clear();
             if let Some(c) = self.numeric[slot].as_mut() {
@@ -398,26 +505,30 @@ impl Row {
 }
 
 /// Runs `aggs` over every match: `walk` calls its visitor once per matching
-/// document (segment number, segment, document). Returns the `aggregations` object.
-/// `filters`: what each query of [`filter_queries`] matches.
+/// document (segment number, segment, document, score: NaN unless some
+/// aggregation [`needs_scores`](Aggregation::needs_scores)). Returns the `aggregations` object.
+/// `filters`: what each query of [`filter_queries`] matches; `bases`: where
+/// each segment starts in the index; `fetch`: answers each `top_hits` shown.
 pub(crate) fn aggregate(
     aggs: &[Aggregation],
     filters: Vec<Matches>,
-    walk: impl FnOnce(&mut dyn FnMut(usize, &dyn SegmentRead, DocId)) -> Result<u64>,
+    bases: Vec<u64>,
+    walk: impl FnOnce(&mut dyn FnMut(usize, &dyn SegmentRead, DocId, f32)) -> Result<u64>,
+    fetch: &mut FetchTopHits<'_>,
 ) -> Result<Map<String, Value>> {
     let mut states: Vec<State> = aggs.iter().map(fresh).collect();
-    let mut row = Row { filters, ..Row::default() };
+    let mut row = Row { filters, bases, ..Row::default() };
     let mut planned = 0;
     let plans: Vec<Plan> = aggs.iter().map(|a| row.plan(a, &mut planned)).collect();
     let end_segment = |states: &mut Vec<State>, row: &Row| {
         states.iter_mut().zip(&plans).for_each(|(s, p)| s.end_segment(p, row));
     };
-    walk(&mut |seg, segment, doc| {
+    walk(&mut |seg, segment, doc, score| {
         if row.is_new(seg) {
             end_segment(&mut states, &row);
             row.enter(seg, segment);
         }
-        row.load(doc);
+        row.load(doc, score);
         for ((agg, plan), state) in aggs.iter().zip(&plans).zip(states.iter_mut()) {
             collect(agg, plan, state, &row);
         }
@@ -431,7 +542,7 @@ pub(crate) fn aggregate(
              This limit can be set by changing the [search.max_buckets] cluster level setting."
         )));
     }
-    Ok(aggs.iter().zip(states).map(|(a, s)| (a.name.clone(), finish(a, s))).collect())
+    aggs.iter().zip(states).map(|(a, s)| Ok((a.name.clone(), finish(a, s, fetch)?))).collect()
 }
 
 /// The most buckets one search's aggregations may answer with (Elasticsearch's `search.max_buckets`).
@@ -497,6 +608,20 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, row: &Row) {
             if row.in_filter(i) {
                 fill(agg, plan, bucket, row);
             }
+        }
+        return;
+    }
+    if let (State::Top { total, max_score, top }, AggKind::TopHits { request, .. }) = (&mut *state, &agg.kind)
+    {
+        // Scores computed for another aggregation are not this one's to show.
+        let score = if top_hits_scored(request) { row.score } else { f32::NAN };
+        *total += 1;
+        *max_score = max_score.max(score);
+        let values = &row.top_values[plan.top];
+        if top.would_take(values, row.global) {
+            let hit =
+                ScoredDoc { segment: row.segment.unwrap_or(0), doc: row.doc, global: row.global, score };
+            top.offer(SortedHit { hit, values: values.clone() });
         }
         return;
     }
@@ -665,20 +790,29 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
 }
 
-fn finish(agg: &Aggregation, state: State) -> Value {
+/// `agg`'s answer from what it gathered (`fetch` answers `top_hits`).
+fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Result<Value> {
     if let (State::Ranges(buckets), AggKind::Filters { filters, shape }) = (&state, &agg.kind) {
-        let mut shown = buckets.iter().cloned().map(|b| bucket_json(agg, Map::new(), b));
-        return match shape {
-            FiltersShape::One => shown.next().unwrap_or(Value::Null),
-            FiltersShape::Listed => json!({"buckets": shown.collect::<Vec<_>>()}),
+        let mut shown = buckets
+            .iter()
+            .cloned()
+            .map(|b| bucket_json(agg, Map::new(), b, fetch))
+            .collect::<Result<Vec<_>>>()?;
+        return Ok(match shape {
+            FiltersShape::One => shown.pop().unwrap_or(Value::Null),
+            FiltersShape::Listed => json!({"buckets": shown}),
             FiltersShape::Keyed => {
                 let named: Map<String, Value> = filters.iter().map(|(n, _)| n.clone()).zip(shown).collect();
                 json!({"buckets": named})
             }
-        };
+        });
     }
     let field = agg.field().unwrap_or(AggField { id: FieldId::MAX, kind: FieldKind::Long });
-    match (state, &agg.kind) {
+    Ok(match (state, &agg.kind) {
+        (State::Top { total, max_score, top }, AggKind::TopHits { request, tag }) => {
+            let max_score = (!max_score.is_nan()).then_some(max_score);
+            return fetch(request, *tag, FoundHits { total, max_score, hits: top.into_hits() });
+        }
         (State::Metric { count, sum, min, max }, AggKind::Metric(metric, _)) => {
             let some = |x: f64| if count > 0 { json!(x) } else { Value::Null };
             let mut out = match metric {
@@ -717,18 +851,18 @@ fn finish(agg: &Aggregation, state: State) -> Value {
                 if let Some(to) = range.to {
                     b.insert("to".into(), json!(to));
                 }
-                bucket_json(agg, b, bucket)
+                bucket_json(agg, b, bucket, fetch)
             });
-            json!({"buckets": shown.collect::<Vec<_>>()})
+            json!({"buckets": shown.collect::<Result<Vec<_>>>()?})
         }
-        (State::Keyed(buckets), kind) => keyed_json(agg, kind, field, buckets),
+        (State::Keyed(buckets), kind) => keyed_json(agg, kind, field, buckets, fetch)?,
         (State::Named { done, .. }, AggKind::Terms { size, min_doc_count, order, .. }) => {
             let key =
                 |k: Arc<[u8]>| Map::from_iter([("key".to_string(), json!(String::from_utf8_lossy(&k)))]);
-            terms_json(agg, done.into_iter().collect(), *size, *min_doc_count, *order, key)
+            terms_json(agg, done.into_iter().collect(), (*size, *min_doc_count, *order), key, fetch)?
         }
         _ => unreachable!("states are made for their aggregations"),
-    }
+    })
 }
 
 fn keyed_json(
@@ -736,7 +870,8 @@ fn keyed_json(
     kind: &AggKind,
     field: AggField,
     mut buckets: BTreeMap<i64, Bucket>,
-) -> Value {
+    fetch: &mut FetchTopHits<'_>,
+) -> Result<Value> {
     let key_json = |key: i64| -> Map<String, Value> {
         let mut b = Map::new();
         match kind {
@@ -764,26 +899,33 @@ fn keyed_json(
         }
         b
     };
-    match kind {
+    let min_doc_count = match kind {
         AggKind::Terms { size, min_doc_count, order, .. } => {
-            terms_json(agg, buckets.into_iter().collect(), *size, *min_doc_count, *order, key_json)
+            return terms_json(
+                agg,
+                buckets.into_iter().collect(),
+                (*size, *min_doc_count, *order),
+                key_json,
+                fetch,
+            )
         }
         AggKind::Histogram { interval, min_doc_count, .. } => {
             if *min_doc_count == 0 {
                 fill_gaps(&mut buckets, agg, |k| double_to_sortable(sortable_to_double(k) + interval));
             }
-            let shown = buckets.into_iter().filter(|(_, b)| b.count >= *min_doc_count);
-            json!({"buckets": shown.map(|(k, b)| bucket_json(agg, key_json(k), b)).collect::<Vec<_>>()})
+            *min_doc_count
         }
         AggKind::DateHistogram { interval, min_doc_count, zone, .. } => {
             if *min_doc_count == 0 {
                 fill_gaps(&mut buckets, agg, |k| next_key(*interval, *zone, k));
             }
-            let shown = buckets.into_iter().filter(|(_, b)| b.count >= *min_doc_count);
-            json!({"buckets": shown.map(|(k, b)| bucket_json(agg, key_json(k), b)).collect::<Vec<_>>()})
+            *min_doc_count
         }
         _ => unreachable!("only terms and histograms are keyed"),
-    }
+    };
+    let shown = buckets.into_iter().filter(|(_, b)| b.count >= min_doc_count);
+    let shown = shown.map(|(k, b)| bucket_json(agg, key_json(k), b, fetch)).collect::<Result<Vec<_>>>()?;
+    Ok(json!({ "buckets": shown }))
 }
 
 /// A `terms` answer: buckets ordered as asked (keys by their own order:
@@ -791,11 +933,10 @@ fn keyed_json(
 fn terms_json<K: Ord>(
     agg: &Aggregation,
     mut all: Vec<(K, Bucket)>,
-    size: usize,
-    min_doc_count: u64,
-    order: TermsOrder,
+    (size, min_doc_count, order): (usize, u64, TermsOrder),
     key_json: impl Fn(K) -> Map<String, Value>,
-) -> Value {
+    fetch: &mut FetchTopHits<'_>,
+) -> Result<Value> {
     all.retain(|(_, b)| b.count >= min_doc_count);
     all.sort_by(|(ka, a), (kb, b)| match order {
         TermsOrder::CountDesc => b.count.cmp(&a.count).then(ka.cmp(kb)),
@@ -804,9 +945,12 @@ fn terms_json<K: Ord>(
         TermsOrder::KeyDesc => kb.cmp(ka),
     });
     let other: u64 = all.iter().skip(size).map(|(_, b)| b.count).sum();
-    let shown: Vec<Value> =
-        all.into_iter().take(size).map(|(k, b)| bucket_json(agg, key_json(k), b)).collect();
-    json!({"doc_count_error_upper_bound": 0, "sum_other_doc_count": other, "buckets": shown})
+    let shown: Vec<Value> = all
+        .into_iter()
+        .take(size)
+        .map(|(k, b)| bucket_json(agg, key_json(k), b, fetch))
+        .collect::<Result<_>>()?;
+    Ok(json!({"doc_count_error_upper_bound": 0, "sum_other_doc_count": other, "buckets": shown}))
 }
 
 /// Adds the empty buckets between the first and the last (Elasticsearch's
@@ -823,12 +967,17 @@ fn fill_gaps(buckets: &mut BTreeMap<i64, Bucket>, agg: &Aggregation, next: impl 
     }
 }
 
-fn bucket_json(agg: &Aggregation, mut b: Map<String, Value>, bucket: Bucket) -> Value {
+fn bucket_json(
+    agg: &Aggregation,
+    mut b: Map<String, Value>,
+    bucket: Bucket,
+    fetch: &mut FetchTopHits<'_>,
+) -> Result<Value> {
     b.insert("doc_count".into(), json!(bucket.count));
     for (sub, state) in agg.subs.iter().zip(bucket.subs) {
-        b.insert(sub.name.clone(), finish(sub, state));
+        b.insert(sub.name.clone(), finish(sub, state, fetch)?);
     }
-    Value::Object(b)
+    Ok(Value::Object(b))
 }
 
 /// Milliseconds as Elasticsearch shows a date: `2024-03-05T00:00:00.000Z`.

@@ -42,6 +42,7 @@ mod zone;
 
 pub use aggs::{
     AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FiltersShape, Metric, RangeSpec, TermsOrder,
+    TopHits,
 };
 pub use check::CheckReport;
 pub use distinct::DEFAULT_THRESHOLD as DEFAULT_PRECISION_THRESHOLD;

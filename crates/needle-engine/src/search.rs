@@ -237,8 +237,30 @@ fn search_and_fetch(
             Ranked { hits, total: top.total, exact: top.total_is_exact, max_score }
         }
     };
-    let rewritten = request.highlight.then_some(query);
     let wanted = ranked.hits.get(request.from..).unwrap_or_default();
+    let hits = fetch(views, schema, &searcher, query, wanted, request)?;
+    Ok(SearchResponse {
+        took_ms: started.elapsed().as_secs_f64() * 1e3,
+        total: ranked.total,
+        total_relation: if ranked.exact { "eq" } else { "gte" },
+        max_score: ranked.max_score,
+        hits,
+        stats: None,
+    })
+}
+
+/// The fetch phase: each of `wanted` (ranked hits and their sort values) as
+/// a [`Hit`], with what `request` asks to show of it. `query` is the one
+/// that found them, prepared by `searcher` (highlights and explanations use it).
+pub(crate) fn fetch(
+    views: &[View<'_>],
+    schema: &Schema,
+    searcher: &Searcher<'_>,
+    query: &Query,
+    wanted: &[(ScoredDoc, Vec<SortValue>)],
+    request: &SearchRequest,
+) -> Result<Vec<Hit>> {
+    let rewritten = request.highlight.then_some(query);
     for (i, (segment, _)) in views.iter().enumerate() {
         let docs: Vec<DocId> = wanted.iter().filter(|(h, _)| h.segment == i).map(|(h, _)| h.doc).collect();
         if !docs.is_empty() {
@@ -286,14 +308,7 @@ fn search_and_fetch(
             explanation,
         });
     }
-    Ok(SearchResponse {
-        took_ms: started.elapsed().as_secs_f64() * 1e3,
-        total: ranked.total,
-        total_relation: if ranked.exact { "eq" } else { "gte" },
-        max_score: ranked.max_score,
-        hits,
-        stats: None,
-    })
+    Ok(hits)
 }
 
 /// The hits ranked, by score or by sort keys (with their sort values).

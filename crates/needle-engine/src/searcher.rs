@@ -10,11 +10,11 @@ use needle_search::{parse_query, parse_query_with, ParseOptions, Query, SearchOp
 
 use serde_json::{Map, Value};
 
-use crate::aggs::Aggregation;
+use crate::aggs::{Aggregation, FoundHits, TopHits};
 use crate::index::Shared;
 use crate::schema::Schema;
 use crate::search::{
-    find_id, run_search, stored_document, stored_document_versioned, SearchRequest, SearchResponse,
+    fetch, find_id, run_search, stored_document, stored_document_versioned, SearchRequest, SearchResponse,
 };
 use crate::segments::Snapshot;
 use crate::values::numeric_terms;
@@ -138,26 +138,66 @@ impl Searcher {
     }
 
     /// Runs `aggs` over the documents `query` matches: their count and the
-    /// `aggregations` object of an Elasticsearch response (see `aggs.rs`).
+    /// `aggregations` object of an Elasticsearch response (see `aggs.rs`),
+    /// `top_hits` answered as [`TopHits::json`] shapes them.
     pub fn aggregate(&self, query: &Query, aggs: &[Aggregation]) -> Result<(u64, Map<String, Value>)> {
+        self.aggregate_with(query, aggs, &mut |_, found| Ok(found.json()))
+    }
+
+    /// [`Searcher::aggregate`], each `top_hits` bucket answered by `answer`
+    /// (given the aggregation's tag and the bucket's fetched hits).
+    pub fn aggregate_with(
+        &self,
+        query: &Query,
+        aggs: &[Aggregation],
+        answer: &mut dyn FnMut(usize, TopHits) -> Result<Value>,
+    ) -> Result<(u64, Map<String, Value>)> {
         let views = self.snapshot.views();
+        let schema = self.schema();
         let searcher = needle_search::Searcher::with_deletes(views.clone());
-        let query = numeric_terms(query, self.schema());
+        // Prepared once: the walk, the highlights and the explanations of `top_hits` use it.
+        let query = searcher.prepare(&numeric_terms(query, schema))?;
         // What each filter aggregation's query matches, walked first (live documents only).
         let mut filters = Vec::new();
         for q in crate::aggs::filter_queries(aggs) {
             let mut bits: Vec<Vec<u64>> =
                 views.iter().map(|(s, _)| vec![0u64; (s.meta().max_doc as usize).div_ceil(64)]).collect();
-            searcher.for_each_match(&numeric_terms(q, self.schema()), &mut |seg, _, doc| {
+            searcher.for_each_match(&numeric_terms(q, schema), false, &mut |seg, _, doc, _| {
                 bits[seg][doc as usize / 64] |= 1 << (doc % 64);
             })?;
             filters.push(bits);
         }
+        let bases = views
+            .iter()
+            .scan(0u64, |next, (s, _)| {
+                let base = *next;
+                *next += u64::from(s.meta().max_doc);
+                Some(base)
+            })
+            .collect();
+        let mut fetch_hits = |request: &SearchRequest, tag: usize, found: FoundHits| {
+            let by_score = request.sort.is_empty();
+            let wanted: Vec<_> = found
+                .hits
+                .into_iter()
+                .skip(request.from)
+                .map(|h| (h.hit, if by_score { Vec::new() } else { h.values }))
+                .collect();
+            let hits = fetch(&views, schema, &searcher, &query, &wanted, request)?;
+            answer(tag, TopHits { total: found.total, max_score: found.max_score, hits })
+        };
+        let scores = aggs.iter().any(Aggregation::needs_scores);
         let mut total = 0;
-        let out = crate::aggs::aggregate(aggs, filters, |visit| {
-            total = searcher.for_each_match(&query, visit)?;
-            Ok(total)
-        })?;
+        let out = crate::aggs::aggregate(
+            aggs,
+            filters,
+            bases,
+            |visit| {
+                total = searcher.for_each_match(&query, scores, visit)?;
+                Ok(total)
+            },
+            &mut fetch_hits,
+        )?;
         Ok((total, out))
     }
 

@@ -356,6 +356,72 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
     assert_eq!(ranges[1]["doc_count"], json!(in_range(Some(0.0), Some(7.0))));
 }
 
+/// `top_hits` in the buckets of a terms aggregation and over all matches:
+/// each bucket's documents, ranked by a field with index order between
+/// ties, from the second on; the sort values against the model's.
+fn check_top_hits(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'static str) {
+    let schema = index.index().schema();
+    let (n, x) = (schema.field_id("n").unwrap(), schema.field_id("x").unwrap());
+    let missing = double_to_sortable(f64::INFINITY);
+    let by_x = SearchRequest {
+        top_k: 3,
+        from: 1,
+        sort: vec![SortKey { by: SortBy::Field { field: x, missing }, descending: false }],
+        ..SearchRequest::new("")
+    };
+    let by_score = SearchRequest { top_k: 4, ..SearchRequest::new("") };
+    let terms = AggKind::Terms {
+        field: AggField { id: n, kind: FieldKind::Long },
+        size: 4,
+        min_doc_count: 1,
+        order: TermsOrder::KeyAsc,
+    };
+    let aggs = vec![
+        agg("n", terms, vec![agg("lowest_x", AggKind::TopHits { request: Box::new(by_x), tag: 0 }, vec![])]),
+        agg("best", AggKind::TopHits { request: Box::new(by_score), tag: 1 }, vec![]),
+    ];
+    let query = Query::term(schema.field_id("body").unwrap(), word);
+    let mut answer = |tag: usize, found: needle_engine::TopHits| {
+        let values: Vec<i64> = found
+            .hits
+            .iter()
+            .map(|h| match h.sort.as_slice() {
+                [SortValue::Int(v)] => *v,
+                [] => 0,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let ids: Vec<&str> = found.hits.iter().map(|h| h.id.as_str()).collect();
+        let scored = found.hits.iter().any(|h| !h.score.is_nan());
+        Ok(
+            json!({"tag": tag, "total": found.total, "values": values, "ids": ids, "max_score": found.max_score, "scored": scored}),
+        )
+    };
+    let (_, got) = index.searcher().aggregate_with(&query, &aggs, &mut answer).unwrap();
+    let docs: Vec<(&String, &Model)> = model.iter().filter(|(_, m)| m.word == word).collect();
+    let best = &got["best"];
+    assert_eq!(best["total"], json!(docs.len()), "top_hits counts every match");
+    assert_eq!(best["ids"].as_array().unwrap().len(), docs.len().min(4));
+    assert!(best["ids"].as_array().unwrap().iter().all(|id| docs.iter().any(|(d, _)| json!(d) == *id)));
+    assert_eq!(best["scored"], json!(!docs.is_empty()), "ranked by score: scores computed");
+    assert_eq!(best["max_score"].is_null(), docs.is_empty());
+    for bucket in got["n"]["buckets"].as_array().unwrap() {
+        let key = bucket["key"].as_i64().unwrap();
+        let in_bucket: Vec<&Model> =
+            docs.iter().filter(|(_, m)| m.n.contains(&key)).map(|(_, m)| *m).collect();
+        let mut want: Vec<i64> = in_bucket
+            .iter()
+            .map(|m| m.x.iter().copied().reduce(f64::min).map_or(missing, double_to_sortable))
+            .collect();
+        want.sort();
+        let want: Vec<i64> = want.into_iter().skip(1).take(2).collect();
+        let top = &bucket["lowest_x"];
+        assert_eq!(top["total"], json!(in_bucket.len()), "bucket {key}");
+        assert_eq!(top["values"], json!(want), "bucket {key}: the lowest x from the second");
+        assert_eq!(top["scored"], json!(false), "sorted by a field: no scores");
+    }
+}
+
 /// Sorts by the keyword field and its terms aggregation, against the model.
 fn check_keywords(index: &IndexWriter, model: &BTreeMap<String, Model>) {
     let schema = index.index().schema();
@@ -574,6 +640,7 @@ fn run(seed: u64) {
         if step % 100 == 99 {
             check(&index, &model, &mut rng);
             check_aggs(&index, &model, WORDS[rng.gen_range(0..3)]);
+            check_top_hits(&index, &model, WORDS[rng.gen_range(0..3)]);
             check_keywords(&index, &model);
             check_binary(&index, &model);
             check_sources(&index, &model);

@@ -28,5 +28,6 @@ pub use query::{BoolQuery, PhraseQuery, Query, RangeQuery, TermQuery};
 pub use scorer::{ScoreWindow, Scorer};
 pub use searcher::{ScoredDoc, SearchOptions, Searcher, TopDocs};
 pub use sort::{
-    compare as compare_sort_values, SortBy, SortKey, SortRequest, SortValue, SortedDocs, SortedHit,
+    compare as compare_sort_values, SortBy, SortColumns, SortKey, SortRequest, SortValue, SortedDocs,
+    SortedHit, SortedTop,
 };

@@ -84,16 +84,17 @@ impl<'a> Searcher<'a> {
         Ok(TopDocs { hits: top.into_sorted(), total, total_is_exact })
     }
 
-    /// Calls `visit(segment number, segment, doc)` for every live match, in
-    /// index order; returns the count.
+    /// Calls `visit(segment number, segment, doc, score)` for every live
+    /// match, in index order (the score NaN unless `scores`); returns the count.
     pub fn for_each_match(
         &self,
         query: &Query,
-        visit: &mut dyn FnMut(usize, &dyn SegmentRead, DocId),
+        scores: bool,
+        visit: &mut dyn FnMut(usize, &dyn SegmentRead, DocId, f32),
     ) -> Result<u64> {
         let query = self.prepare(query)?;
         read_error::clear();
-        crate::matches::for_each_match(&self.segments, &self.deletes, &query, visit)
+        crate::matches::for_each_match(&self.segments, &self.deletes, &query, scores, visit)
     }
 
     /// Why each (segment, document) of `docs` scores what it does for

@@ -151,16 +151,28 @@ pub struct SortRequest<'q> {
     pub track_total_hits: u64,
 }
 
-/// The best `top_k` so far, in rank order.
-struct SortedTop<'k> {
-    keys: &'k [SortKey],
+/// The best `k` hits so far by a list of keys, in rank order (equal values
+/// in index order): a sorted search's top, and each bucket's of a `top_hits`
+/// aggregation.
+#[derive(Debug, Clone)]
+pub struct SortedTop {
+    keys: Vec<SortKey>,
     k: usize,
     hits: Vec<SortedHit>,
 }
 
-impl SortedTop<'_> {
+impl SortedTop {
+    pub fn new(keys: Vec<SortKey>, k: usize) -> Self {
+        SortedTop { keys, k, hits: Vec::new() }
+    }
+
+    /// The hits kept, best first.
+    pub fn into_hits(self) -> Vec<SortedHit> {
+        self.hits
+    }
+
     fn rank(&self, a: &SortedHit, b: &SortedHit) -> Ordering {
-        compare(self.keys, &a.values, &b.values).then(a.hit.global.cmp(&b.hit.global))
+        compare(&self.keys, &a.values, &b.values).then(a.hit.global.cmp(&b.hit.global))
     }
 
     /// The worst hit kept, once the top is full.
@@ -169,15 +181,15 @@ impl SortedTop<'_> {
     }
 
     /// Whether a hit with these values and position would be kept.
-    fn would_take(&self, values: &[SortValue], global: u64) -> bool {
+    pub fn would_take(&self, values: &[SortValue], global: u64) -> bool {
         self.k > 0
             && self.full_worst().is_none_or(|worst| {
-                compare(self.keys, values, &worst.values).then(global.cmp(&worst.hit.global))
+                compare(&self.keys, values, &worst.values).then(global.cmp(&worst.hit.global))
                     == Ordering::Less
             })
     }
 
-    fn offer(&mut self, hit: SortedHit) {
+    pub fn offer(&mut self, hit: SortedHit) {
         if self.hits.len() == self.k
             && self.hits.last().is_none_or(|worst| self.rank(&hit, worst) != Ordering::Less)
         {
@@ -226,12 +238,12 @@ impl NumericTop {
 }
 
 /// Where the matches go: the general top, or the one-numeric-key one.
-enum Top<'k> {
-    General(SortedTop<'k>),
+enum Top {
+    General(SortedTop),
     Numeric(NumericTop),
 }
 
-impl Top<'_> {
+impl Top {
     /// The worst kept hit's first value, once the top is full and it is a number.
     fn worst_first(&self) -> Option<i64> {
         match self {
@@ -257,27 +269,18 @@ pub(crate) fn search_sorted(
         ([SortKey { by: SortBy::Field { .. }, descending }], None) => {
             Top::Numeric(NumericTop { descending: *descending, k: request.top_k, hits: Vec::new() })
         }
-        _ => Top::General(SortedTop { keys: request.keys, k: request.top_k, hits: Vec::new() }),
+        _ => Top::General(SortedTop::new(request.keys.to_vec(), request.top_k)),
     };
     let (mut total, mut base, mut skipped) = (0u64, 0u64, false);
     let mut values = Vec::with_capacity(request.keys.len());
     for (seg, &segment) in segments.iter().enumerate() {
-        let mut columns: Vec<Column> = request
-            .keys
-            .iter()
-            .map(|k| match k.by {
-                SortBy::Field { field, .. } => segment.numeric_values(field).map(Column::Numeric),
-                SortBy::Keyword { field, .. } => segment.keyword_values(field).map(Column::Keyword),
-                _ => None,
-            })
-            .map(|c| c.unwrap_or(Column::None))
-            .collect();
+        let mut columns = SortColumns::open(request.keys, segment);
         if let Some(mut s) = scorer(query, &mut stats, seg, segment, 1.0)? {
             let mut doc = s.doc();
             let mut competitive_until = None;
             while doc != TERMINATED {
                 if total >= request.track_total_hits && competitive_until.is_none_or(|end| doc > end) {
-                    let (end, hopeless) = block_hopeless(&top, request.keys, &columns, doc);
+                    let (end, hopeless) = block_hopeless(&top, request.keys, &columns.0, doc);
                     if hopeless {
                         skipped = true;
                         doc = if end == TERMINATED { TERMINATED } else { s.seek(end + 1) };
@@ -291,17 +294,10 @@ pub(crate) fn search_sorted(
                     let hit = ScoredDoc { segment: seg, doc, global: base + u64::from(doc), score };
                     match &mut top {
                         Top::Numeric(top) => {
-                            top.offer(numeric_key(&request.keys[0], &mut columns[0], doc), hit)
+                            top.offer(numeric_key(&request.keys[0], &mut columns.0[0], doc), hit)
                         }
                         Top::General(top) => {
-                            values.clear();
-                            values.extend(
-                                request
-                                    .keys
-                                    .iter()
-                                    .zip(columns.iter_mut())
-                                    .map(|(k, c)| key_value(k, c, &hit)),
-                            );
+                            columns.values(request.keys, &hit, &mut values);
                             let after = request
                                 .after
                                 .is_none_or(|a| compare(request.keys, &values, a) == Ordering::Greater);
@@ -328,7 +324,7 @@ pub(crate) fn search_sorted(
 /// full, and the first key is a numeric field whose best value in the block,
 /// or the missing value's stand-in, ranks below the worst kept), and the
 /// block's last document.
-fn block_hopeless(top: &Top<'_>, keys: &[SortKey], columns: &[Column], doc: DocId) -> (DocId, bool) {
+fn block_hopeless(top: &Top, keys: &[SortKey], columns: &[Column], doc: DocId) -> (DocId, bool) {
     let (Some(key), Some(Column::Numeric(c))) = (keys.first(), columns.first()) else {
         return (TERMINATED, false);
     };
@@ -354,6 +350,26 @@ enum Column {
     Numeric(Box<dyn NumericValues + Send>),
     Keyword(Box<dyn KeywordValues + Send>),
     None,
+}
+
+/// The columns of a list of sort keys in one segment, opened once for its hits.
+pub struct SortColumns(Vec<Column>);
+
+impl SortColumns {
+    pub fn open(keys: &[SortKey], segment: &dyn SegmentRead) -> Self {
+        let column = |k: &SortKey| match k.by {
+            SortBy::Field { field, .. } => segment.numeric_values(field).map(Column::Numeric),
+            SortBy::Keyword { field, .. } => segment.keyword_values(field).map(Column::Keyword),
+            _ => None,
+        };
+        SortColumns(keys.iter().map(|k| column(k).unwrap_or(Column::None)).collect())
+    }
+
+    /// `hit`'s value for each of `keys` (those the columns were opened for), into `out`.
+    pub fn values(&mut self, keys: &[SortKey], hit: &ScoredDoc, out: &mut Vec<SortValue>) {
+        out.clear();
+        out.extend(keys.iter().zip(self.0.iter_mut()).map(|(k, c)| key_value(k, c, hit)));
+    }
 }
 
 /// A numeric key's value for `doc`: its smallest value ascending, its largest

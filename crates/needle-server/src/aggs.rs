@@ -3,8 +3,10 @@
 //!
 //! Supported: `min`, `max`, `sum`, `avg`, `stats`, `value_count`,
 //! `histogram`, `date_histogram` (UTC), `range`, `terms` (on keyword,
-//! numeric, date and boolean fields), each bucketing with its own `aggs`. Others, and
-//! options not listed here, are refused with an error that names them.
+//! numeric, date and boolean fields), `filter`, `filters`, `cardinality`,
+//! `top_hits` (its body read as a search's, see `routes/search.rs`), each
+//! bucketing with its own `aggs`. Others, and options not listed here, are
+//! refused with an error that names them.
 
 use needle_engine::{
     parse_date, AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FieldKind, FiltersShape, Metric,
@@ -13,14 +15,16 @@ use needle_engine::{
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
+use crate::routes::search::TopHitsSpec;
 
-/// The aggregations of an `aggs` object.
-pub fn parse(v: &Value, schema: &Schema) -> ApiResult<Vec<Aggregation>> {
+/// The aggregations of an `aggs` object; each `top_hits` is tagged with its
+/// place in `tops`, where what shows its hits is kept.
+pub fn parse(v: &Value, schema: &Schema, tops: &mut Vec<TopHitsSpec>) -> ApiResult<Vec<Aggregation>> {
     let Value::Object(m) = v else { return Err(ApiError::parsing("[aggs] must be an object")) };
-    m.iter().map(|(name, spec)| one(name, spec, schema)).collect()
+    m.iter().map(|(name, spec)| one(name, spec, schema, tops)).collect()
 }
 
-fn one(name: &str, spec: &Value, schema: &Schema) -> ApiResult<Aggregation> {
+fn one(name: &str, spec: &Value, schema: &Schema, tops: &mut Vec<TopHitsSpec>) -> ApiResult<Aggregation> {
     let Value::Object(spec) = spec else {
         return Err(ApiError::parsing(format!("Expected [START_OBJECT] under aggregation [{name}]")));
     };
@@ -28,8 +32,13 @@ fn one(name: &str, spec: &Value, schema: &Schema) -> ApiResult<Aggregation> {
     let mut subs = Vec::new();
     for (key, body) in spec {
         match key.as_str() {
-            "aggs" | "aggregations" => subs = parse(body, schema)?,
+            "aggs" | "aggregations" => subs = parse(body, schema, tops)?,
             "meta" => {}
+            "top_hits" if kind.is_none() => {
+                let (request, spec) = crate::routes::search::top_hits(name, body, schema)?;
+                tops.push(spec);
+                kind = Some(AggKind::TopHits { request: Box::new(request), tag: tops.len() - 1 });
+            }
             other if kind.is_none() => kind = Some(agg_kind(name, other, body, schema)?),
             other => {
                 return Err(ApiError::parsing(format!(
@@ -40,9 +49,15 @@ fn one(name: &str, spec: &Value, schema: &Schema) -> ApiResult<Aggregation> {
     }
     let kind =
         kind.ok_or_else(|| ApiError::parsing(format!("Missing definition for aggregation [{name}]")))?;
-    if matches!(kind, AggKind::Metric(..)) && !subs.is_empty() {
+    let leaf = match kind {
+        AggKind::Metric(..) => Some("metric"),
+        AggKind::Cardinality { .. } => Some("cardinality"),
+        AggKind::TopHits { .. } => Some("top_hits"),
+        _ => None,
+    };
+    if let Some(leaf) = leaf.filter(|_| !subs.is_empty()) {
         return Err(ApiError::parsing(format!(
-            "Aggregator [{name}] of type [metric] cannot accept sub-aggregations"
+            "Aggregator [{name}] of type [{leaf}] cannot accept sub-aggregations"
         )));
     }
     Ok(Aggregation { name: name.to_string(), kind, subs })

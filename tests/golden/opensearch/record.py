@@ -168,6 +168,21 @@ def searches():
     out.append({"size": 20, "query": {"range": {"year": {"gte": 2010}}}, "sort": [{"year": "desc"}, {"_doc": "asc"}],
                 "_source": False, "docvalue_fields": [{"field": "when", "format": "epoch_millis"}, "r*", "ta*"]})
     out.append({"size": 200, "query": {"exists": {"field": "blob"}}, "sort": [{"_doc": "asc"}], "_source": False})
+    # top_hits: by score, by fields, with from, sources, doc values, versions, highlights, in buckets.
+    tops = {
+        "best_by_tag": {"terms": {"field": "tag", "size": 3}, "aggs": {"best": {"top_hits": {"size": 2}}}},
+        "newest_by_year": {"histogram": {"field": "year", "interval": 10},
+                           "aggs": {"newest": {"top_hits": {"size": 2, "sort": [{"when": "desc"}],
+                                                            "_source": {"includes": ["year", "tag"]}}}}},
+        "lowest_rated": {"top_hits": {"from": 2, "size": 4, "sort": [{"rating": "asc"}, {"_doc": "desc"}],
+                                      "docvalue_fields": ["when"], "version": True, "_source": False}},
+        "scored_by_flag": {"terms": {"field": "ok"}, "aggs": {"top": {"top_hits": {
+            "size": 3, "sort": [{"tag": "desc"}, "_score"], "track_scores": True, "_source": ["title"]}}}},
+        "marked": {"filter": {"range": {"year": {"gte": 2010}}}, "aggs": {"top": {"top_hits": {
+            "size": 2, "highlight": {"fields": {"title": {}}}, "_source": False}}}},
+    }
+    out.append({"size": 0, "query": {"match": {"title": "red"}}, "aggs": tops})
+    out.append({"size": 0, "aggs": tops})
     return out
 
 

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use needle_engine::{FragmentOptions, IfCurrent, Query, SearchRequest, Searcher, SortKey, SortValue};
+use needle_engine::{FragmentOptions, IfCurrent, Query, Schema, SearchRequest, Searcher, SortKey, SortValue};
 use serde_json::{json, Map, Value};
 
 use crate::call::{token_name, Call};
@@ -214,31 +214,13 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
         };
         let scored = resolved.as_ref().is_none_or(|r| r.by_score()) || request.track_scores;
         let value_fields = docvalue_fields::resolve(&request.docvalue_fields, searcher.schema())?;
+        let from = if one { request.from } else { 0 };
         let engine_request = SearchRequest {
-            top_k: window,
-            from: if one { request.from } else { 0 },
-            highlight: request.highlight.is_some(),
-            fragments: request.highlight.as_ref().map(|h| h.options.clone()).unwrap_or_default(),
-            track_total_hits: request.track.unwrap_or(0).max(window as u64),
-            source: request.source.fetch,
-            versions: request.version || request.seq_no,
-            sort: resolved.as_ref().map(|r| r.keys.clone()).unwrap_or_default(),
             search_after,
-            track_scores: request.track_scores,
-            value_fields: value_fields.fields.clone(),
-            stats: request.profile,
-            explain: request.explain,
-            ..SearchRequest::new("")
+            ..engine_request(request, resolved.as_ref(), &value_fields, window, from)
         };
         if let Some(spec) = &request.aggs {
-            let aggs = crate::aggs::parse(spec, searcher.schema())?;
-            let (_, answer) = searcher.aggregate(&query, &aggs).map_err(|e| match e {
-                needle_engine::Error::InvalidInput { reason, .. } => {
-                    ApiError::bad_request("too_many_buckets_exception", reason)
-                }
-                other => other.into(),
-            })?;
-            aggregations = Some(answer);
+            aggregations = Some(aggregate(name, searcher, &query, spec)?);
         }
         let response = searcher.search_query(&query, &engine_request)?;
         if let Some(stats) = &response.stats {
@@ -254,16 +236,8 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
             };
         }
         for (rank, hit) in response.hits.into_iter().enumerate() {
-            let sort_json = match &resolved {
-                Some(r) => Some(r.json(
-                    &hit.sort[..request.shown_sort_keys.unwrap_or(hit.sort.len()).min(hit.sort.len())],
-                )),
-                None if !request.sort.is_empty() => Some(json!([score(hit.score)])),
-                None => None,
-            };
-            let sort_json = sort_json.filter(|_| request.shown_sort_keys != Some(0));
             let (score, values) = (hit.score, hit.sort.clone());
-            let json = hit_json(name, hit, request, scored, sort_json, &value_fields)?;
+            let json = shown_hit(name, hit, request, resolved.as_ref(), scored, &value_fields)?;
             hits.push(Ranked { score, rank: n * window + rank, values, json });
         }
         if let Some(r) = resolved {
@@ -279,6 +253,154 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
     }
     hits.truncate(request.size);
     Ok(Page { total, exact, max_score, hits, aggregations, indexes: targets.len(), profiles })
+}
+
+/// The engine's request for `request`'s hits in one index: its best
+/// `top_k`, those ranked from `from` fetched and shown as it asks.
+fn engine_request(
+    request: &Request,
+    resolved: Option<&sort::Resolved>,
+    value_fields: &docvalue_fields::Resolved,
+    top_k: usize,
+    from: usize,
+) -> SearchRequest {
+    SearchRequest {
+        top_k,
+        from,
+        highlight: request.highlight.is_some(),
+        fragments: request.highlight.as_ref().map(|h| h.options.clone()).unwrap_or_default(),
+        track_total_hits: request.track.unwrap_or(0).max(top_k as u64),
+        source: request.source.fetch,
+        versions: request.version || request.seq_no,
+        sort: resolved.map(|r| r.keys.clone()).unwrap_or_default(),
+        track_scores: request.track_scores,
+        value_fields: value_fields.fields.clone(),
+        stats: request.profile,
+        explain: request.explain,
+        ..SearchRequest::new("")
+    }
+}
+
+/// The `aggregations` of a search of index `name`; each `top_hits` bucket's
+/// hits shown as the search's hits are.
+fn aggregate(name: &str, searcher: &Searcher, query: &Query, spec: &Value) -> ApiResult<Map<String, Value>> {
+    let mut tops = Vec::new();
+    let aggs = crate::aggs::parse(spec, searcher.schema(), &mut tops)?;
+    // A failure to show a hit is the server's error, kept here to answer with.
+    let mut failed = None;
+    let mut answer = |tag: usize, found: needle_engine::TopHits| {
+        tops[tag].json(name, found).map_err(|e| {
+            let reason = e.reason.clone();
+            failed = Some(e);
+            needle_engine::Error::invalid(reason)
+        })
+    };
+    let answered = searcher.aggregate_with(query, &aggs, &mut answer);
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let (_, aggregations) = answered.map_err(|e| match e {
+        needle_engine::Error::InvalidInput { reason, .. } => {
+            ApiError::bad_request("too_many_buckets_exception", reason)
+        }
+        other => other.into(),
+    })?;
+    Ok(aggregations)
+}
+
+/// The most hits a `top_hits` may rank (Elasticsearch's `index.max_inner_result_window`).
+const MAX_INNER_RESULT_WINDOW: usize = 100;
+
+/// The keys of a search body a `top_hits` aggregation takes.
+const TOP_HITS_KEYS: [&str; 11] = [
+    "from",
+    "size",
+    "sort",
+    "_source",
+    "highlight",
+    "docvalue_fields",
+    "version",
+    "seq_no_primary_term",
+    "explain",
+    "track_scores",
+    "stored_fields",
+];
+
+/// A `top_hits` aggregation's body, read as a search body's keys (3 hits by
+/// default), resolved against the index: what shows its hits.
+pub(crate) struct TopHitsSpec {
+    request: Request,
+    resolved: Option<sort::Resolved>,
+    value_fields: docvalue_fields::Resolved,
+}
+
+/// The engine's request of the `top_hits` aggregation `name`, and what shows its hits.
+pub(crate) fn top_hits(name: &str, body: &Value, schema: &Schema) -> ApiResult<(SearchRequest, TopHitsSpec)> {
+    let Value::Object(m) = body else {
+        return Err(ApiError::parsing(format!("[top_hits] of aggregation [{name}] must be an object")));
+    };
+    let mut request = Request { size: 3, track: None, ..Request::new() };
+    for (key, value) in m {
+        if !TOP_HITS_KEYS.contains(&key.as_str()) {
+            return Err(ApiError::parsing(format!(
+                "[top_hits] unknown field [{key}] (or an option Needle does not support yet) in aggregation [{name}]"
+            )));
+        }
+        apply_body_key(&mut request, key, value.clone())?;
+    }
+    let window = request.from + request.size;
+    if window > MAX_INNER_RESULT_WINDOW {
+        return Err(ApiError::illegal_argument(format!(
+            "Top hits result window is too large, the top hits aggregator [{name}]'s from + size must be less than \
+             or equal to: [{MAX_INNER_RESULT_WINDOW}] but was [{window}]. This limit can be set by changing the \
+             [index.max_inner_result_window] index level setting."
+        )));
+    }
+    let resolved = match sort::is_by_score(&request.sort) {
+        true => None,
+        false => Some(sort::resolve(&request.sort, schema)?),
+    };
+    let value_fields = docvalue_fields::resolve(&request.docvalue_fields, schema)?;
+    let engine = engine_request(&request, resolved.as_ref(), &value_fields, window, request.from);
+    Ok((engine, TopHitsSpec { request, resolved, value_fields }))
+}
+
+impl TopHitsSpec {
+    /// A bucket's `top_hits` answer: its documents, best score and hits, shown as a search's.
+    fn json(&self, index: &str, found: needle_engine::TopHits) -> ApiResult<Value> {
+        let scored = self.resolved.as_ref().is_none_or(|r| r.by_score()) || self.request.track_scores;
+        let hits = found
+            .hits
+            .into_iter()
+            .map(|hit| {
+                shown_hit(index, hit, &self.request, self.resolved.as_ref(), scored, &self.value_fields)
+            })
+            .collect::<ApiResult<Vec<_>>>()?;
+        let max_score = found.max_score.filter(|_| scored).map_or(Value::Null, score);
+        Ok(
+            json!({"hits": {"total": {"value": found.total, "relation": "eq"}, "max_score": max_score, "hits": hits}}),
+        )
+    }
+}
+
+/// A hit as Elasticsearch shows it, with its `sort` values when the request sorts.
+fn shown_hit(
+    index: &str,
+    hit: needle_engine::Hit,
+    request: &Request,
+    resolved: Option<&sort::Resolved>,
+    scored: bool,
+    value_fields: &docvalue_fields::Resolved,
+) -> ApiResult<Value> {
+    let sort_json = match resolved {
+        Some(r) => {
+            Some(r.json(&hit.sort[..request.shown_sort_keys.unwrap_or(hit.sort.len()).min(hit.sort.len())]))
+        }
+        None if !request.sort.is_empty() => Some(json!([score(hit.score)])),
+        None => None,
+    };
+    let sort_json = sort_json.filter(|_| request.shown_sort_keys != Some(0));
+    hit_json(index, hit, request, scored, sort_json, value_fields)
 }
 
 /// A hit of one index, to be merged with the others'.
@@ -354,27 +476,42 @@ fn query_of(query: &Option<Value>, searcher: &Searcher) -> ApiResult<Query> {
     }
 }
 
+impl Request {
+    /// A search's defaults: every document, the first 10 hits by score.
+    fn new() -> Self {
+        Request {
+            query: None,
+            from: 0,
+            size: 10,
+            track: Some(10_000),
+            source: SourceFilter::all(),
+            highlight: None,
+            sort: Vec::new(),
+            search_after: None,
+            track_scores: false,
+            aggs: None,
+            docvalue_fields: Vec::new(),
+            version: false,
+            seq_no: false,
+            total_as_int: false,
+            scroll: None,
+            shown_sort_keys: None,
+            profile: false,
+            explain: false,
+        }
+    }
+}
+
 fn parse_request(call: &Call) -> ApiResult<Request> {
     let p = &call.params;
     let mut r = Request {
         query: url_query(p)?,
-        from: 0,
-        size: 10,
-        track: Some(10_000),
-        source: SourceFilter::all(),
-        highlight: None,
-        sort: Vec::new(),
-        search_after: None,
-        track_scores: false,
-        aggs: None,
-        docvalue_fields: Vec::new(),
         version: p.flag("version", false)?,
         seq_no: p.flag("seq_no_primary_term", false)?,
         total_as_int: p.flag("rest_total_hits_as_int", false)?,
         scroll: p.get("scroll").map(crate::routes::scroll::keep_alive).transpose()?,
-        shown_sort_keys: None,
-        profile: false,
         explain: p.flag("explain", false)?,
+        ..Request::new()
     };
     if let Some(body) = call.json()? {
         let Value::Object(body) = body else {

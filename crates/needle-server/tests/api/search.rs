@@ -111,10 +111,34 @@ fn what_cannot_be_answered_is_refused_clearly() {
             "[missing] 0 is not supported yet",
         ),
         (
-            json!({"aggs": {"t": {"top_hits": {"size": 1}}}}),
+            json!({"aggs": {"t": {"percentiles": {"field": "i"}}}}),
             400,
             "parsing_exception",
-            "Unknown aggregation type [top_hits]",
+            "Unknown aggregation type [percentiles]",
+        ),
+        (
+            json!({"aggs": {"t": {"top_hits": {"from": 95, "size": 6}}}}),
+            400,
+            "illegal_argument_exception",
+            "Top hits result window is too large",
+        ),
+        (
+            json!({"aggs": {"t": {"top_hits": {"script_fields": {}}}}}),
+            400,
+            "parsing_exception",
+            "[top_hits] unknown field [script_fields]",
+        ),
+        (
+            json!({"aggs": {"t": {"top_hits": {}, "aggs": {"m": {"max": {"field": "i"}}}}}}),
+            400,
+            "parsing_exception",
+            "of type [top_hits] cannot accept sub-aggregations",
+        ),
+        (
+            json!({"aggs": {"t": {"top_hits": {"sort": [{"title": "asc"}]}}}}),
+            400,
+            "illegal_argument_exception",
+            "Text fields are not optimised",
         ),
         (json!({"qurey": {}}), 400, "parsing_exception", "Unknown key for a START_OBJECT in [qurey]"),
     ] {
