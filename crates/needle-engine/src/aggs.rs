@@ -121,10 +121,12 @@ pub enum AggKind {
         precision_threshold: usize,
     },
     /// A bucket of the documents each query matches: `filter` (one, answered
-    /// as the bucket itself) or `filters` (named, or a list).
+    /// as the bucket itself) or `filters` (named, or a list), and with
+    /// `other` a last bucket, under that name, of those matching none.
     Filters {
         filters: Vec<(String, Query)>,
         shape: FiltersShape,
+        other: Option<String>,
     },
     /// The bucket's best hits: `request`'s `from`, `top_k` (from + size),
     /// `sort` (empty: by score) and what to fetch of each hit; `tag` is
@@ -282,7 +284,9 @@ fn fresh(agg: &Aggregation) -> State {
             State::Metric { count: 0, sum: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY }
         }
         AggKind::Range { ranges, .. } => State::Ranges(ranges.iter().map(|_| new_bucket(agg)).collect()),
-        AggKind::Filters { filters, .. } => State::Ranges(filters.iter().map(|_| new_bucket(agg)).collect()),
+        AggKind::Filters { filters, other, .. } => State::Ranges(
+            (0..filters.len() + usize::from(other.is_some())).map(|_| new_bucket(agg)).collect(),
+        ),
         AggKind::Cardinality { precision_threshold, .. } => {
             State::Distinct { seen: Distinct::new(*precision_threshold), ids: FxHashSet::default() }
         }
@@ -604,10 +608,16 @@ fn bucket_count(agg: &Aggregation, state: &State) -> u64 {
 
 fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, row: &Row) {
     if let (State::Ranges(buckets), AggKind::Filters { .. }) = (&mut *state, &agg.kind) {
+        let mut matched = false;
         for (bucket, i) in buckets.iter_mut().zip(plan.filters.clone()) {
             if row.in_filter(i) {
+                matched = true;
                 fill(agg, plan, bucket, row);
             }
+        }
+        // The `other` bucket, when there is one, is the last, past the filters.
+        if let (false, Some(other)) = (matched, buckets.get_mut(plan.filters.len())) {
+            fill(agg, plan, other, row);
         }
         return;
     }
@@ -792,7 +802,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 /// `agg`'s answer from what it gathered (`fetch` answers `top_hits`).
 fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Result<Value> {
-    if let (State::Ranges(buckets), AggKind::Filters { filters, shape }) = (&state, &agg.kind) {
+    if let (State::Ranges(buckets), AggKind::Filters { filters, shape, other }) = (&state, &agg.kind) {
         let mut shown = buckets
             .iter()
             .cloned()
@@ -802,7 +812,8 @@ fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Resu
             FiltersShape::One => shown.pop().unwrap_or(Value::Null),
             FiltersShape::Listed => json!({"buckets": shown}),
             FiltersShape::Keyed => {
-                let named: Map<String, Value> = filters.iter().map(|(n, _)| n.clone()).zip(shown).collect();
+                let names = filters.iter().map(|(n, _)| n).chain(other).cloned();
+                let named: Map<String, Value> = names.zip(shown).collect();
                 json!({"buckets": named})
             }
         });

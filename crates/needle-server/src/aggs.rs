@@ -135,6 +135,7 @@ fn agg_kind(name: &str, kind: &str, body: &Value, schema: &Schema) -> ApiResult<
             return Ok(AggKind::Filters {
                 filters: vec![(name.to_string(), query)],
                 shape: FiltersShape::One,
+                other: None,
             });
         }
         "filters" => return filters_kind(name, body, schema),
@@ -239,11 +240,18 @@ fn filters_kind(name: &str, body: &Value, schema: &Schema) -> ApiResult<AggKind>
             )))
         }
     };
-    if let Some(key) = ["other_bucket", "other_bucket_key"].into_iter().find(|k| o.m.contains_key(*k)) {
-        return Err(ApiError::illegal_argument(format!("[filters] [{key}] is not supported yet by Needle")));
-    }
+    // A key asks for the bucket; `other_bucket: false` with one still shows it, as in Elasticsearch.
+    let key = o.string("other_bucket_key")?;
+    let other = match o.take("other_bucket") {
+        None | Some(Value::Null) => key.is_some(),
+        Some(Value::Bool(b)) => b || key.is_some(),
+        Some(v) => {
+            return Err(ApiError::parsing(format!("[filters] [other_bucket] must be true or false, not {v}")))
+        }
+    };
     o.finish()?;
-    Ok(AggKind::Filters { filters, shape })
+    let other = other.then(|| key.unwrap_or_else(|| "_other_".to_string()));
+    Ok(AggKind::Filters { filters, shape, other })
 }
 
 /// The field of an aggregation: numeric, date or boolean. A field the index

@@ -183,6 +183,16 @@ def searches():
     }
     out.append({"size": 0, "query": {"match": {"title": "red"}}, "aggs": tops})
     out.append({"size": 0, "aggs": tops})
+    # filters' other bucket: the documents matching none of the filters.
+    others = {
+        "keyed": {"filters": {"filters": {"old": {"range": {"year": {"lt": 2000}}}, "blue": {"match": {"title": "blue"}}},
+                              "other_bucket": True}, "aggs": {"years": {"stats": {"field": "year"}}}},
+        "listed": {"filters": {"filters": [{"term": {"ok": True}}], "other_bucket_key": "rest"}},
+        "named": {"filters": {"filters": {"tagged": {"exists": {"field": "tag"}}}, "other_bucket_key": "untagged"}},
+        "not_asked": {"filters": {"filters": {"z": {"term": {"tag": "z"}}}, "other_bucket": False}},
+    }
+    out.append({"size": 0, "aggs": others})
+    out.append({"size": 0, "query": {"match": {"title": "red"}}, "aggs": others})
     return out
 
 
