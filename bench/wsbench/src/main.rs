@@ -18,6 +18,11 @@ mod util;
 mod validate;
 mod workload;
 
+/// The same allocator as the `needle` binary, so Needle in-process and
+/// Needle's server are measured alike.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 

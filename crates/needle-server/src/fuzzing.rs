@@ -68,9 +68,9 @@ pub fn search_body(data: &[u8]) {
         params: Params::parse(query).expect("fixed parameters"),
         body: Bytes::copy_from_slice(data),
     };
-    let _ = crate::routes::search::run_search(app, INDEX, &call("/fuzz/_search", None));
+    let _ = crate::routes::search::search_call(app, INDEX, &call("/fuzz/_search", None));
     let _ = crate::routes::search::run_count(app, INDEX, &call("/fuzz/_count", None));
-    let _ = crate::routes::search::run_search(app, INDEX, &call("/fuzz/_search", Some("scroll=1ms")));
+    let _ = crate::routes::search::search_call(app, INDEX, &call("/fuzz/_search", Some("scroll=1ms")));
 }
 
 /// Removes this process's scratch folder (after a replay of the corpus).

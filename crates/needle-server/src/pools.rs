@@ -5,6 +5,12 @@
 //! back off (the official ones retry a 429) instead of piling up work the
 //! server cannot finish in time. Other requests (index administration, stats,
 //! gets) are not limited.
+//!
+//! A light search (a page of hits, see `routes/search.rs`) runs on the
+//! runtime's thread that read its request: handing it to a blocking thread
+//! and its answer back cost two thread wake-ups, a sixth of the server's CPU
+//! for such a search. The rest run on blocking threads, so a long one does
+//! not hold up the connections that thread serves.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -14,15 +20,17 @@ use axum::response::Response;
 use tokio::sync::Semaphore;
 
 use crate::error::{ApiError, ApiResult};
-use crate::server::{blocking, Shared};
+use crate::server::{answer, blocking, Shared};
 
-/// Runs a search (`_search`, `_count`, a scroll's next page) in the search pool.
+/// Runs a search (`_search`, `_count`, a scroll's next page) in the search
+/// pool; a `light` one on the thread at hand.
 pub async fn search(
     app: Shared,
+    light: bool,
     work: impl FnOnce(&Shared) -> ApiResult<Response> + Send + 'static,
 ) -> Response {
     let pool = app.clone();
-    pool.searches.run(move || work(&app)).await
+    pool.searches.run(light, move || work(&app)).await
 }
 
 /// Runs a write (a document's index, create, update or delete, `_bulk`,
@@ -32,7 +40,7 @@ pub async fn write(
     work: impl FnOnce(&Shared) -> ApiResult<Response> + Send + 'static,
 ) -> Response {
     let pool = app.clone();
-    pool.writes.run(move || work(&app)).await
+    pool.writes.run(false, move || work(&app)).await
 }
 
 /// A pool's size: requests running at once, and waiting.
@@ -83,9 +91,14 @@ impl Pool {
         }
     }
 
-    /// Runs `work` on the blocking pool when its turn comes, or refuses it
-    /// with 429 when the pool's threads and queue are all taken.
-    pub async fn run(&self, work: impl FnOnce() -> ApiResult<Response> + Send + 'static) -> Response {
+    /// Runs `work` when its turn comes, on a blocking thread or (`here`) on
+    /// this one, or refuses it with 429 when the pool's threads and queue
+    /// are all taken.
+    pub async fn run(
+        &self,
+        here: bool,
+        work: impl FnOnce() -> ApiResult<Response> + Send + 'static,
+    ) -> Response {
         let _admitted = match self.admit() {
             Ok(a) => a,
             Err(e) => return axum::response::IntoResponse::into_response(e),
@@ -94,6 +107,11 @@ impl Pool {
         let Ok(turn) = self.running.clone().acquire_owned().await else {
             unreachable!("pools are never closed")
         };
+        if here {
+            let _turn = turn;
+            let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+            return answer(handled.map_err(|_| "it panicked"));
+        }
         blocking(move || {
             let _turn = turn;
             work()

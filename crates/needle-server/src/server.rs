@@ -146,7 +146,12 @@ fn hostname() -> String {
 
 /// Runs `work` (engine calls block: fsyncs, reads, scoring) on the blocking pool.
 pub async fn blocking(work: impl FnOnce() -> ApiResult<Response> + Send + 'static) -> Response {
-    match tokio::task::spawn_blocking(work).await {
+    answer(tokio::task::spawn_blocking(work).await)
+}
+
+/// A handler's response, its error's, or a 500 when it failed (panicked).
+pub fn answer<E: std::fmt::Display>(handled: Result<ApiResult<Response>, E>) -> Response {
+    match handled {
         Ok(Ok(response)) => response,
         Ok(Err(e)) => axum::response::IntoResponse::into_response(e),
         Err(e) => axum::response::IntoResponse::into_response(ApiError::new(

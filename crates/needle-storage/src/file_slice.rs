@@ -7,6 +7,7 @@
 //! `pread` or by direct I/O through the application cache.
 
 use std::ops::{Deref, Range};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use memmap2::{Advice, Mmap};
@@ -15,9 +16,9 @@ use needle_core::{Error, Result};
 use crate::backend::FileSource;
 use crate::page_cache::{runs, PAGE};
 
-/// Bytes in memory: a mapping or a heap buffer.
+/// Bytes in memory: a mapping (with what its residency checks found) or a heap buffer.
 pub(crate) enum Memory {
-    Mapped(Mmap),
+    Mapped(Mmap, Residency),
     Heap(Vec<u8>),
 }
 
@@ -26,9 +27,47 @@ impl Deref for Memory {
 
     fn deref(&self) -> &[u8] {
         match self {
-            Memory::Mapped(m) => m,
+            Memory::Mapped(m, _) => m,
             Memory::Heap(v) => v,
         }
+    }
+}
+
+/// How far a mapping's residency checks (see [`will_need_absent`]) are
+/// trusted. After `TRUST_AFTER` checks in a row found every page asked for
+/// in memory, the next asks are taken on trust: 2 of them, then twice as
+/// many after each further such check, up to 64. A check finding a page out
+/// of memory starts over. An index held in memory so pays for a `mincore`
+/// once in 64 asks (it was a sixth of a served search's CPU); one that does
+/// not fit keeps checking, and prefetching, every time.
+#[derive(Default)]
+pub(crate) struct Residency {
+    /// Asks still to be taken on trust.
+    skip: AtomicU32,
+    /// Checks in a row that found everything in memory.
+    streak: AtomicU32,
+}
+
+const TRUST_AFTER: u32 = 4;
+
+impl Residency {
+    /// Whether this ask must be checked. (Racy by design: a lost update
+    /// only changes how many asks are skipped.)
+    fn must_check(&self) -> bool {
+        let skip = self.skip.load(Ordering::Relaxed);
+        if skip == 0 {
+            return true;
+        }
+        self.skip.store(skip - 1, Ordering::Relaxed);
+        false
+    }
+
+    fn checked(&self, all_resident: bool) {
+        let streak =
+            if all_resident { (self.streak.load(Ordering::Relaxed) + 1).min(TRUST_AFTER + 5) } else { 0 };
+        self.streak.store(streak, Ordering::Relaxed);
+        let skip = if streak >= TRUST_AFTER { 2 << (streak - TRUST_AFTER) } else { 0 };
+        self.skip.store(skip, Ordering::Relaxed);
     }
 }
 
@@ -90,7 +129,11 @@ impl AsRef<[u8]> for ReadBytes {
 impl FileSlice {
     pub(crate) fn mapped(name: &str, map: Mmap) -> Self {
         let len = map.len();
-        FileSlice { name: name.into(), source: Source::Memory(Arc::new(Memory::Mapped(map))), range: 0..len }
+        FileSlice {
+            name: name.into(),
+            source: Source::Memory(Arc::new(Memory::Mapped(map, Residency::default()))),
+            range: 0..len,
+        }
     }
 
     pub(crate) fn file(name: &str, file: FileSource) -> Self {
@@ -196,9 +239,10 @@ impl FileSlice {
         let absolute = self.clamped_in_file(ranges);
         let asked = match &self.source {
             Source::Memory(memory) => match memory.as_ref() {
-                Memory::Mapped(map) => {
-                    for r in &absolute {
-                        will_need_absent(map, r.clone());
+                Memory::Mapped(map, residency) => {
+                    if residency.must_check() {
+                        let absent: usize = absolute.iter().map(|r| will_need_absent(map, r.clone())).sum();
+                        residency.checked(absent == 0);
                     }
                     true
                 }
@@ -243,16 +287,17 @@ impl FileSlice {
 }
 
 /// Asks the kernel to read the pages of `range` of `map` that are not in
-/// memory, each run of them with one MADV_WILLNEED. Pages in memory are told
-/// apart with `mincore`, which answers from the page tables for pages this
-/// process has mapped: advising them all instead would cost a page-cache
-/// lookup per page, which for an index held in memory was a fifth of the
-/// CPU of a disjunction.
-fn will_need_absent(map: &Mmap, range: Range<usize>) {
+/// memory, each run of them with one MADV_WILLNEED; returns how many there
+/// were. Pages in memory are told apart with `mincore`, which answers from
+/// the page tables for pages this process has mapped: advising them all
+/// instead would cost a page-cache lookup per page, which for an index held
+/// in memory was a fifth of the CPU of a disjunction.
+fn will_need_absent(map: &Mmap, range: Range<usize>) -> usize {
     const CHUNK: usize = 256; // pages asked about per `mincore`
     let first = range.start / PAGE;
     let end = range.end.div_ceil(PAGE).min(map.len().div_ceil(PAGE));
     let mut resident = [0u8; CHUNK];
+    let mut absent_pages = 0;
     for chunk in (first..end).step_by(CHUNK) {
         let pages = (end - chunk).min(CHUNK);
         // SAFETY: the address is page-aligned (a mapping starts on a page)
@@ -266,11 +311,38 @@ fn will_need_absent(map: &Mmap, range: Range<usize>) {
         };
         let absent: Vec<u64> =
             (0..pages).filter(|&i| rc != 0 || resident[i] & 1 == 0).map(|i| (chunk + i) as u64).collect();
+        absent_pages += absent.len();
         for run in runs(&absent) {
             // A hint: a kernel that refuses it still serves correct reads.
             let at = run.start as usize * PAGE;
             let len = (run.end - run.start) as usize * PAGE;
             let _ = map.advise_range(Advice::WillNeed, at, len.min(map.len() - at));
         }
+    }
+    absent_pages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How many asks pass unchecked after one check found `all_resident`.
+    fn skipped_after(r: &Residency, all_resident: bool) -> usize {
+        r.checked(all_resident);
+        let mut skipped = 0;
+        while !r.must_check() {
+            skipped += 1;
+        }
+        skipped
+    }
+
+    #[test]
+    fn residency_is_trusted_only_after_checks_in_a_row_and_lost_at_the_first_absence() {
+        let r = Residency::default();
+        assert!(r.must_check());
+        let first: Vec<usize> = (0..TRUST_AFTER + 7).map(|_| skipped_after(&r, true)).collect();
+        assert_eq!(first, [0, 0, 0, 2, 4, 8, 16, 32, 64, 64, 64]);
+        assert_eq!(skipped_after(&r, false), 0, "a page out of memory: every ask checked again");
+        assert_eq!(skipped_after(&r, true), 0, "the streak starts over");
     }
 }

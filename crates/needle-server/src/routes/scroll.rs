@@ -147,12 +147,12 @@ pub fn start(
 
 /// `GET|POST /_search/scroll` with `scroll_id` (and `scroll`, a new keep-alive) in the body or the URL.
 pub async fn next(State(app): State<Shared>, call: Call) -> Response {
-    pools::search(app, move |app| continue_scroll(app, None, &call)).await
+    pools::search(app, false, move |app| continue_scroll(app, None, &call)).await
 }
 
 /// `GET|POST /_search/scroll/{scroll_id}`.
 pub async fn next_by_path(State(app): State<Shared>, Path(id): Path<String>, call: Call) -> Response {
-    pools::search(app, move |app| continue_scroll(app, Some(id), &call)).await
+    pools::search(app, false, move |app| continue_scroll(app, Some(id), &call)).await
 }
 
 fn continue_scroll(app: &Shared, path_id: Option<String>, call: &Call) -> ApiResult<Response> {
