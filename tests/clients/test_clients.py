@@ -184,6 +184,10 @@ def exercise(client):
     r = client.search("docs", size=0, aggs={"tags": {"cardinality": {"field": "tag"}}, "ns": {"cardinality": {"field": "n"}}})
     assert r["aggregations"]["tags"]["value"] == 2, r["aggregations"]
     assert abs(r["aggregations"]["ns"]["value"] - N) <= N * 0.02, r["aggregations"]
+    top = {"tags": {"terms": {"field": "tag"}, "aggs": {"last": {"top_hits": {"size": 2, "sort": [{"n": "desc"}], "_source": ["n"]}}}}}
+    r = client.search("docs", size=0, aggs=top)
+    last = {b["key"]: [h["_source"]["n"] for h in b["last"]["hits"]["hits"]] for b in r["aggregations"]["tags"]["buckets"]}
+    assert last == {"even": [N - 2, N - 4], "odd": [N - 1, N - 3]}, last
 
     # Scrolling: helpers.scan reads every match once, page by page.
     scanned = sorted((h["_id"] for h in client.scan("docs", {"match": {"body": "alpha"}}, size=7)), key=int)
@@ -213,7 +217,7 @@ def exercise(client):
     # Errors arrive as the client's exception classes.
     raises(client.m.NotFoundError, lambda: client.search("nope", query={"match_all": {}}), "index_not_found_exception")
     raises(client.bad_request, lambda: client.search("docs", query={"bogus": {}}), "unknown query [bogus]")
-    raises(client.bad_request, lambda: client.search("docs", aggs={"t": {"top_hits": {"size": 1}}}), "Unknown aggregation type")
+    raises(client.bad_request, lambda: client.search("docs", aggs={"t": {"percentiles": {"field": "n"}}}), "Unknown aggregation type")
     raises(client.bad_request, lambda: client.create("docs", mappings), "resource_already_exists_exception")
     stats = c.indices.stats(index="docs")["indices"]["docs"]["primaries"]
     assert stats["docs"]["count"] == N - 1 and stats["indexing"]["delete_total"] == 1, stats

@@ -64,6 +64,51 @@ fn a_bad_document_fails_its_item_only() {
     assert_eq!(s.json("GET", "/a/_count", None).1["count"], json!(1));
 }
 
+/// A request of 600 actions: each item's outcome is that of the actions run
+/// in their order (a create after an index of the same id conflicts, a later
+/// index replaces an earlier one), and bad documents fail alone wherever they fall.
+#[test]
+fn a_large_request_is_written_in_its_order() {
+    let s = TestServer::start();
+    s.json("PUT", "/p", Some(json!({"mappings": {"properties": {"n": {"type": "long"}}}})));
+    let mut lines = Vec::new();
+    for i in 0..600u64 {
+        let (action, doc) = match i % 100 {
+            7 => ("index", json!({"n": "not a number"})),
+            8 => ("index", json!(["not", "an", "object"])),
+            50 => ("create", json!({"n": i})),
+            _ => ("index", json!({"n": i})),
+        };
+        // Ids repeat every 300 actions: the second half replaces the first, one by one.
+        let id = if i % 100 == 50 { (i - 1) % 300 } else { i % 300 };
+        lines.push(json!({action: {"_index": "p", "_id": id.to_string()}}));
+        lines.push(doc);
+    }
+    let (status, answer) = s.bulk("/_bulk?refresh=true", &lines);
+    assert_eq!(status, 200, "{answer}");
+    let items = answer["items"].as_array().unwrap();
+    for (i, item) in items.iter().enumerate() {
+        let (kind, item) = item.as_object().unwrap().iter().next().unwrap();
+        let want = match i % 100 {
+            7 | 8 => 400,
+            50 => 409, // a create of the id the action before it just indexed
+            _ if i >= 300 => 200,
+            _ => 201,
+        };
+        assert_eq!(item["status"], json!(want), "item {i} ({kind}): {item}");
+    }
+    let seq_nos: Vec<u64> = items.iter().filter_map(|i| i["index"]["_seq_no"].as_u64()).collect();
+    assert!(seq_nos.windows(2).all(|w| w[0] < w[1]), "sequence numbers in the order of the actions");
+    // Every id was written last by the second half (bad ones left as the first half wrote them).
+    let doc = |id: u64| s.json("GET", &format!("/p/_doc/{id}"), None).1;
+    assert_eq!(doc(12)["_source"]["n"], json!(312));
+    assert_eq!(doc(12)["_version"], json!(2));
+    assert_eq!(doc(7)["found"], json!(false), "item 7 and 307 failed: never written");
+    assert_eq!(doc(49)["_source"]["n"], json!(349), "the create of 49 (item 350) conflicted");
+    // Never written: the ids of the bad documents (7, 8, 107, ...) and 50, 150, 250 (only ever created as 49...).
+    assert_eq!(s.json("GET", "/p/_count", None).1["count"], json!(300 - 6 - 3));
+}
+
 #[test]
 fn a_malformed_action_fails_the_whole_request() {
     let s = TestServer::start();
