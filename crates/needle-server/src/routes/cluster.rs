@@ -1,4 +1,4 @@
-//! The node and the cluster: `GET /`, `HEAD /`, `_cluster/health`, `_cat/indices`.
+//! The node and the cluster: `GET /`, `HEAD /`, `_cluster/health`, `_cat/indices`, `_cat/aliases`.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -110,9 +110,56 @@ const CAT_COLUMNS: [&str; 10] = [
     "pri.store.size",
 ];
 
-/// `_cat/indices`: a text table (`v` for headers, `h` to pick columns, `s`
-/// to sort, `bytes` for the unit) or, with `format=json`, a list of objects.
+/// `_cat/indices` (`bytes` for the sizes' unit), as [`cat_table`] shows rows.
 fn cat(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
+    let unit = call.params.get("bytes").map(str::to_string);
+    call.params.ignore(&["health", "pri", "include_unloaded_segments"]);
+    let rows = app.catalog.resolve(expression)?.iter().map(|h| cat_row(h, unit.as_deref())).collect();
+    cat_table(call, "_cat/indices", &CAT_COLUMNS, rows)
+}
+
+pub async fn cat_aliases(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || cat_aliases_named(&app, "*", &call)).await
+}
+
+pub async fn cat_aliases_of(State(app): State<Shared>, Path(names): Path<String>, call: Call) -> Response {
+    blocking(move || cat_aliases_named(&app, &names, &call)).await
+}
+
+const ALIAS_COLUMNS: [&str; 6] =
+    ["alias", "index", "filter", "routing.index", "routing.search", "is_write_index"];
+
+/// `_cat/aliases[/{names}]`: a row per alias and index it names, those of
+/// `names` (a comma-separated list, `*` wildcards), by alias then index.
+/// Needle's aliases have no filter or routing, and no write index: `-`.
+fn cat_aliases_named(app: &Shared, names: &str, call: &Call) -> ApiResult<Response> {
+    let wanted: Vec<&str> = names.split(',').collect();
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for h in app.catalog.resolve("*")? {
+        let aliases = h.settings().aliases;
+        let named = aliases.into_iter().filter(|a| wanted.iter().any(|w| crate::pattern::matches(w, a)));
+        pairs.extend(named.map(|a| (a, h.name.clone())));
+    }
+    pairs.sort();
+    let rows = pairs
+        .into_iter()
+        .map(|(alias, index)| {
+            let values = [alias, index, "-".into(), "-".into(), "-".into(), "-".into()];
+            ALIAS_COLUMNS.iter().zip(values).map(|(c, v)| (c.to_string(), Value::String(v))).collect()
+        })
+        .collect();
+    cat_table(call, "_cat/aliases", &ALIAS_COLUMNS, rows)
+}
+
+/// A `_cat` answer: a text table (`v` for headers, `h` to pick columns, `s`
+/// to sort) or, with `format=json`, a list of objects; `rows` hold every
+/// column of `all`, as text.
+fn cat_table(
+    call: &Call,
+    what: &str,
+    all: &[&str],
+    mut rows: Vec<Map<String, Value>>,
+) -> ApiResult<Response> {
     let p = &call.params;
     let json_format = match p.get("format") {
         None | Some("text" | "txt") => false,
@@ -122,28 +169,22 @@ fn cat(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
         }
     };
     let headers = p.flag("v", false)?;
-    let unit = p.get("bytes").map(str::to_string);
     let columns: Vec<String> = match p.get("h") {
         Some(h) => h.split(',').map(str::to_string).collect(),
-        None => CAT_COLUMNS.iter().map(|c| c.to_string()).collect(),
+        None => all.iter().map(|c| c.to_string()).collect(),
     };
-    if let Some(bad) = columns.iter().find(|c| !CAT_COLUMNS.contains(&c.as_str())) {
-        return Err(ApiError::illegal_argument(format!("[_cat/indices] has no column [{bad}]")));
+    if let Some(bad) = columns.iter().find(|c| !all.contains(&c.as_str())) {
+        return Err(ApiError::illegal_argument(format!("[{what}] has no column [{bad}]")));
     }
     let sort = p.get("s").map(str::to_string);
-    p.ignore(&[
-        "expand_wildcards",
-        "health",
-        "pri",
-        "local",
-        "master_timeout",
-        "time",
-        "include_unloaded_segments",
-    ]);
+    if let Some(bad) =
+        sort.as_deref().map(|s| s.split_once(':').map_or(s, |(c, _)| c)).filter(|c| !all.contains(c))
+    {
+        return Err(ApiError::illegal_argument(format!("[{what}] cannot sort by [{bad}]: no such column")));
+    }
+    p.ignore(&["expand_wildcards", "local", "master_timeout", "time"]);
     p.finish(&call.path)?;
 
-    let mut rows: Vec<Map<String, Value>> =
-        app.catalog.resolve(expression)?.iter().map(|h| cat_row(h, unit.as_deref())).collect();
     if let Some(spec) = sort {
         let (column, desc) = match spec.split_once(':') {
             Some((c, order)) => (c.to_string(), order == "desc"),

@@ -28,6 +28,8 @@ pub fn router(app: Shared) -> Router {
         .route("/_cluster/health/{index}", get(cluster::health_of))
         .route("/_cat/indices", get(cluster::cat_indices))
         .route("/_cat/indices/{index}", get(cluster::cat_indices_of))
+        .route("/_cat/aliases", get(cluster::cat_aliases))
+        .route("/_cat/aliases/{name}", get(cluster::cat_aliases_of))
         .route("/_bulk", post(bulk::bulk).put(bulk::bulk))
         .route("/_search", get(search::search_all).post(search::search_all))
         .route("/_search/scroll", get(scroll::next).post(scroll::next).delete(scroll::clear))

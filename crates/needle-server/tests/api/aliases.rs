@@ -34,6 +34,14 @@ fn aliases_name_indexes_for_searches_and_single_index_requests() {
         let (_, found) = s.json("POST", "/only-*/_search", Some(json!({"query": {"match_all": {}}})));
         assert_eq!(found["hits"]["total"]["value"], 1, "wildcards match aliases too");
 
+        let (_, cat) = s.json("GET", "/_cat/aliases?format=json&h=alias,index", None);
+        let want = json!([{"alias": "both", "index": "a"}, {"alias": "both", "index": "b"}, {"alias": "only-a", "index": "a"}]);
+        assert_eq!(cat, want);
+        let table = s.call("GET", "/_cat/aliases/only*?v", None).text();
+        assert_eq!(table, "alias  index filter routing.index routing.search is_write_index\nonly-a a     -      -             -              -\n");
+        let (status, body) = s.json("GET", "/_cat/aliases?s=nope", None);
+        assert_eq!((status, &body["error"]["type"]), (400, &json!("illegal_argument_exception")), "{body}");
+
         let (status, listed) = s.json("GET", "/_alias/both", None);
         assert_eq!(status, 200);
         assert_eq!(listed, json!({"a": {"aliases": {"both": {}}}, "b": {"aliases": {"both": {}}}}));
