@@ -215,7 +215,11 @@ fn handle(shared: &Shared, line: &str) -> Answer {
     if mode == "sorted" {
         request.sort = vec![by_last_modified(searcher.schema()).map_err(|e| failed(&e))?];
     }
-    let parse = ParseOptions { default_and: false, field_tie_breaker: shared.options.field_tie_breaker };
+    let parse = ParseOptions {
+        default_and: false,
+        field_tie_breaker: shared.options.field_tie_breaker,
+        ..ParseOptions::default()
+    };
     let parsed = searcher.parse_with(query, &parse).map_err(|e| failed(&e))?;
     let response = searcher.search_query(&parsed, &request).map_err(|e| failed(&e))?;
     if let Some(stats) = &response.stats {

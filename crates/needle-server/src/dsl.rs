@@ -13,8 +13,8 @@ use needle_core::FieldId;
 use needle_engine::{has_doc_values, range_bounds, FieldKind, Query, RangeBounds, RangeQuery, Schema};
 use needle_search::regexp::{RegexpFlags, RegexpMatcher};
 use needle_search::{
-    parse_query_with, parse_simple_query, BoolQuery, Fuzzy, MultiTermQuery, ParseOptions, PhraseQuery,
-    QueryFields, SimpleFlags, SimpleOptions, TermPattern, TermQuery,
+    parse_query_with, parse_simple_query, BoolQuery, Fuzzy, FuzzyDefaults, MultiTermQuery, ParseOptions,
+    PhraseQuery, QueryFields, SimpleFlags, SimpleOptions, TermPattern, TermQuery,
 };
 use serde_json::{Map, Value};
 
@@ -464,12 +464,25 @@ impl FuzzyOptions {
 /// fraction is cut, more than 2 is 2), `AUTO` (0 edits up to 2 characters,
 /// 1 up to 5, else 2) or `AUTO:low,high` (0 below `low`, 1 below `high`).
 fn edits(spec: &Value, word: &str) -> ApiResult<u32> {
+    let FuzzyDefaults { edits, auto_low, auto_high, .. } = fuzziness(spec)?;
+    let len = word.chars().count() as u32;
+    let auto = if len < auto_low {
+        0
+    } else if len < auto_high {
+        1
+    } else {
+        2
+    };
+    Ok(edits.unwrap_or(auto))
+}
+
+/// A `fuzziness` read into the edits of [`FuzzyDefaults`] (its other settings the defaults).
+fn fuzziness(spec: &Value) -> ApiResult<FuzzyDefaults> {
     let bad = || ApiError::parsing(format!("failed to parse [fuzziness]: {}", short(spec)));
     let text = text_of(spec).ok_or_else(bad)?;
-    let len = word.chars().count() as u32;
     let upper = text.to_ascii_uppercase();
     if let Some(rest) = upper.strip_prefix("AUTO") {
-        let (low, high) = match rest.strip_prefix(':') {
+        let (auto_low, auto_high) = match rest.strip_prefix(':') {
             None if rest.is_empty() => (3, 6),
             Some(bounds) => {
                 let (low, high) = bounds.split_once(',').ok_or_else(bad)?;
@@ -480,18 +493,51 @@ fn edits(spec: &Value, word: &str) -> ApiResult<u32> {
             }
             None => return Err(bad()),
         };
-        return Ok(if len < low {
-            0
-        } else if len < high {
-            1
-        } else {
-            2
-        });
+        return Ok(FuzzyDefaults { edits: None, auto_low, auto_high, ..FuzzyDefaults::default() });
     }
     match text.parse::<f64>() {
-        Ok(n) if n >= 0.0 => Ok((n as u32).min(Fuzzy::MAX_EDITS)),
+        Ok(n) if n >= 0.0 => {
+            Ok(FuzzyDefaults { edits: Some((n as u32).min(Fuzzy::MAX_EDITS)), ..FuzzyDefaults::default() })
+        }
         _ => Err(bad()),
     }
+}
+
+/// A `query_string`'s `fuzziness` (for `term~` without a number) and `fuzzy_*` settings.
+fn fuzzy_defaults(body: &mut Value) -> ApiResult<FuzzyDefaults> {
+    const KIND: &str = "query_string";
+    let mut out = match take(body, "fuzziness").filter(|v| !v.is_null()) {
+        Some(spec) => fuzziness(&spec)?,
+        None => FuzzyDefaults::default(),
+    };
+    let count = |body: &mut Value, key: &str| -> ApiResult<Option<u32>> {
+        match take_f32(body, KIND, key)? {
+            None => Ok(None),
+            Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(Some(n as u32)),
+            Some(n) => Err(ApiError::illegal_argument(format!(
+                "[{KIND}] [{key}] must be a whole number >= 0, not {n}"
+            ))),
+        }
+    };
+    if let Some(n) = count(body, "fuzzy_prefix_length")? {
+        out.prefix_length = n;
+    }
+    if let Some(n) = count(body, "fuzzy_max_expansions")? {
+        if n == 0 {
+            return Err(ApiError::illegal_argument(format!(
+                "[{KIND}] [fuzzy_max_expansions] must be positive"
+            )));
+        }
+        out.max_expansions = n;
+    }
+    if let Some(t) = take_bool(body, KIND, "fuzzy_transpositions")? {
+        out.transpositions = t;
+    }
+    let mut o = FieldOptions { body: std::mem::take(body) };
+    let rewrite = rewrite_option(&mut o, KIND, "fuzzy_rewrite", "top_terms_blended_freqs_N");
+    *body = o.body;
+    rewrite?;
+    Ok(out)
 }
 
 fn phrase_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
@@ -738,7 +784,8 @@ fn query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         }
     };
     let tie_breaker = take_f32(body, "query_string", "tie_breaker")?.unwrap_or(type_tie_breaker);
-    let options = ParseOptions { default_and, field_tie_breaker: Some(tie_breaker) };
+    let options =
+        ParseOptions { default_and, field_tie_breaker: Some(tie_breaker), fuzzy: fuzzy_defaults(body)? };
     parse_query_with(&text, &DefaultFields { schema, fields }, &options).map_err(|e| {
         let mut err = ApiError::bad_request(
             "query_shard_exception",

@@ -123,6 +123,13 @@ def queries():
         {"bool": {}},
         {"bool": {"should": [{"fuzzy": {"body": {"value": "zzzzzz", "fuzziness": 0}}}],
                   "must_not": [{"match": {"body": "war"}}]}},
+        # query_string's fuzziness (for `~` without a number) and fuzzy_* settings.
+        {"query_string": {"query": "goverment~", "default_field": "body", "fuzziness": 1}},
+        {"query_string": {"query": "goverment~ econmy~2", "default_field": "body", "fuzzy_max_expansions": 2}},
+        {"query_string": {"query": "goverment~", "default_field": "body", "fuzzy_prefix_length": 3,
+                          "fuzzy_transpositions": False}},
+        {"query_string": {"query": "contsitution~ war~", "fields": ["title", "body"], "fuzziness": "AUTO:4,12"}},
+        {"query_string": {"query": "peaec~", "default_field": "body", "fuzzy_transpositions": False}},
     ]
 
 

@@ -79,6 +79,58 @@ pub struct ParseOptions {
     /// the best field's plus `t` times the others' (Elasticsearch's
     /// `query_string`, whose `best_fields` type has `t` = 0).
     pub field_tie_breaker: Option<f32>,
+    /// How `term~` reads (Elasticsearch's `fuzziness` and `fuzzy_*` of a `query_string`).
+    pub fuzzy: FuzzyDefaults,
+}
+
+/// The fuzzy terms of a query string: edits when `~` has no number, and the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FuzzyDefaults {
+    /// `None`: Elasticsearch's `AUTO:low,high` (no edit below `low`
+    /// characters, one below `high`, else two); `Some(n)`: `n` edits.
+    pub edits: Option<u32>,
+    pub auto_low: u32,
+    pub auto_high: u32,
+    pub prefix_length: u32,
+    pub max_expansions: u32,
+    pub transpositions: bool,
+}
+
+impl Default for FuzzyDefaults {
+    /// Elasticsearch's: `AUTO` (3, 6), no fixed prefix, 50 terms, transpositions.
+    fn default() -> Self {
+        FuzzyDefaults {
+            edits: None,
+            auto_low: 3,
+            auto_high: 6,
+            prefix_length: 0,
+            max_expansions: 50,
+            transpositions: true,
+        }
+    }
+}
+
+impl FuzzyDefaults {
+    /// The fuzzy query of `word` written `word~` (`given`: the number after `~`, if any).
+    fn fuzzy(&self, word: &str, given: Option<f32>) -> Fuzzy {
+        let len = word.chars().count() as u32;
+        let auto = if len < self.auto_low {
+            0
+        } else if len < self.auto_high {
+            1
+        } else {
+            2
+        };
+        // Elasticsearch's reading of `~N`: whole edits, at most 2.
+        let max_edits = given.map(|n| n as u32).or(self.edits).unwrap_or(auto).min(Fuzzy::MAX_EDITS);
+        Fuzzy {
+            term: word.to_string(),
+            max_edits,
+            prefix_length: self.prefix_length,
+            transpositions: self.transpositions,
+            max_expansions: self.max_expansions,
+        }
+    }
 }
 
 /// [`parse_query`] with `options`.
@@ -302,12 +354,8 @@ impl Parser<'_> {
             Token::Term(text) => match self.peek() {
                 Some(&Token::Tilde(edits)) => {
                     self.at += 1;
-                    self.multi_term(field, &text, |word| {
-                        // Elasticsearch's reading of `~N`: whole edits, at most 2; `~` alone is AUTO.
-                        let max_edits =
-                            edits.map_or(Fuzzy::auto_edits(word), |n| (n as u32).min(Fuzzy::MAX_EDITS));
-                        TermPattern::Fuzzy(Fuzzy { max_edits, ..Fuzzy::auto(word) })
-                    })?
+                    let defaults = self.options.fuzzy;
+                    self.multi_term(field, &text, |word| TermPattern::Fuzzy(defaults.fuzzy(word, edits)))?
                 }
                 _ => self.field_query(field, &text, None)?,
             },
@@ -552,7 +600,7 @@ mod tests {
     }
 
     fn parse_es(s: &str, default_and: bool) -> Query {
-        let options = ParseOptions { default_and, field_tie_breaker: Some(0.0) };
+        let options = ParseOptions { default_and, field_tie_breaker: Some(0.0), ..ParseOptions::default() };
         parse_query_with(s, &TwoFields, &options).unwrap()
     }
 
