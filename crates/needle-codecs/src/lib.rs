@@ -7,7 +7,7 @@
 //! | `NAME.terms`  | [`termmap`]   | (field, term) -> offset of its grouped record + prefetch zone size |
 //! | `NAME.post`   | [`postings`]  | one grouped record per term: header, skips, doc/freq blocks, positions, offsets |
 //! | `NAME.norms`  | [`norms`]     | one byte per document per text field: Lucene's quantized length |
-//! | `NAME.docs`   | [`docstore`]  | each stored document compressed on its own (zstd + trained dictionary) |
+//! | `NAME.docs`   | [`docstore`]  | each stored record on its own: `_id` and version as they are, the source compressed (zstd + trained dictionary) |
 //! | `NAME.dv`     | [`doc_values`] | numeric fields' values by document, in blocks with min/max (only when there are such fields) |
 //! | `NAME.meta`   | [`meta`]      | document count, per-field statistics and options; written last |
 //!

@@ -24,10 +24,12 @@ pub trait SegmentRead: Send + Sync {
     /// The stored source of `doc`.
     fn stored(&self, doc: DocId) -> Result<Vec<u8>>;
 
-    /// The stored record of `doc` as the segment was written, before any
-    /// in-place update of its values layered over it: for what such updates
-    /// never change (its `_id`), without the cost of applying them.
-    fn stored_as_written(&self, doc: DocId) -> Result<Vec<u8>> {
+    /// The head of `doc`'s stored record (its `_id` and version; see
+    /// `docstore::record`) as the segment was written, before any in-place
+    /// update layered over it: what a segment on storage reads without
+    /// decompressing the source. Any prefix of the record that holds the head
+    /// will do; by default, the whole record.
+    fn stored_head(&self, doc: DocId) -> Result<Vec<u8>> {
         self.stored(doc)
     }
 

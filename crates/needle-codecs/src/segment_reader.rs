@@ -78,7 +78,8 @@ impl SegmentReader {
         if norms.len() != normed * meta.max_doc as usize {
             return Err(Error::corrupt(&norms_name, "size does not match the meta's fields and documents"));
         }
-        let docs = DocStoreReader::open(opened(&docs, docstore::KIND, docstore::VERSION, large)?)?;
+        let (docs_body, docs_version) = versioned(&docs, docstore::KIND, docstore::VERSION, large)?;
+        let docs = DocStoreReader::open(docs_body, docs_version)?;
         if docs.count() != meta.max_doc {
             return Err(Error::corrupt(docs_name(name), "document count does not match the meta"));
         }
@@ -266,6 +267,10 @@ impl SegmentRead for SegmentReader {
 
     fn stored(&self, doc: DocId) -> Result<Vec<u8>> {
         self.docs.get(doc)
+    }
+
+    fn stored_head(&self, doc: DocId) -> Result<Vec<u8>> {
+        self.docs.head(doc)
     }
 
     fn numeric_values(&self, field: FieldId) -> Option<Box<dyn NumericValues + Send>> {

@@ -1,7 +1,8 @@
 //! The document store returns every document byte for byte, with and without
-//! a trained dictionary, and aligns documents that would straddle a page.
+//! a trained dictionary, and each record's head alone; it aligns documents
+//! that would straddle a page, and still reads its format 1.
 
-use needle_codecs::docstore::DocStoreReader;
+use needle_codecs::docstore::{record, DocStoreReader, VERSION};
 use needle_codecs::{footer, SegmentWriter};
 use needle_storage::{Backend, Directory, ReadOptions};
 use proptest::prelude::*;
@@ -17,11 +18,16 @@ fn round_trip(docs: &[Vec<u8>]) {
         for cache in [0, 64 << 10] {
             let dir = dir.clone().with_reads(ReadOptions::new(backend, cache).unwrap());
             let file = dir.open_read("s.docs").unwrap();
-            let (len, _) = footer::verify_file(&file, b"DOCS", 1, true).unwrap();
-            let store = DocStoreReader::open(file.slice(0..len)).unwrap();
+            let (len, _) = footer::verify_file(&file, b"DOCS", VERSION, true).unwrap();
+            let store = DocStoreReader::open(file.slice(0..len), VERSION).unwrap();
             assert_eq!(store.count() as usize, docs.len());
             for (i, d) in docs.iter().enumerate() {
                 assert_eq!(&store.get(i as u32).unwrap(), d, "{backend:?} cache {cache}");
+                assert_eq!(
+                    store.head(i as u32).unwrap(),
+                    d[..record::head_len(d)],
+                    "{backend:?} cache {cache}"
+                );
             }
             assert!(store.get(docs.len() as u32).is_err());
         }
@@ -37,12 +43,95 @@ proptest! {
     }
 }
 
+/// Records as the engine writes them: ids short and long (past the bytes a
+/// head is first read with), with and without versions.
+fn text_records(n: usize) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| {
+            let id = format!("d{i}{}", "-".repeat(i % 7 * 20));
+            let source = format!(
+                r#"{{"title":"State of the Union {i}","body":"Fellow citizens {} of the Senate"}}"#,
+                "and the House ".repeat(i % 17)
+            );
+            let rec = record::encode(&id, &source);
+            match i % 3 {
+                0 => rec,
+                _ => {
+                    record::with_version(&rec, record::DocVersion { version: i as u64, seq_no: 7 * i as u64 })
+                }
+            }
+        })
+        .collect()
+}
+
 #[test]
 fn text_documents_round_trip_with_a_trained_dictionary() {
-    let docs: Vec<Vec<u8>> = (0..3000)
-        .map(|i| format!(r#"{{"id":"d{i}","title":"State of the Union {i}","body":"Fellow citizens {} of the Senate"}}"#, "and the House ".repeat(i % 17)).into_bytes())
-        .collect();
-    round_trip(&docs);
+    round_trip(&text_records(3000));
+}
+
+/// The store `docs` make, without its footer.
+fn store_body(docs: &[Vec<u8>]) -> Vec<u8> {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = Directory::open(tmp.path(), true).unwrap();
+    let mut w = SegmentWriter::create(&dir, "s", docs.len() as u32).unwrap();
+    w.write_docs(&mut |i| Ok(docs[i as usize].clone())).unwrap();
+    w.finish().unwrap();
+    let file = dir.open_read("s.docs").unwrap();
+    let (len, _) = footer::verify_file(&file, b"DOCS", VERSION, true).unwrap();
+    file.slice(0..len).read_all().unwrap().to_vec()
+}
+
+/// A head is read without the source: fewer bytes than the frame, and no
+/// decompression (a store whose compressed sources are garbled still gives it).
+#[test]
+fn a_head_is_read_without_its_source() {
+    let docs = text_records(400);
+    let mut body = store_body(&docs);
+    let len = body.len();
+    let doc = 307; // a long id with a version
+    let store =
+        DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body.clone()), VERSION).unwrap();
+    let head = &docs[doc][..record::head_len(&docs[doc])];
+    assert!(head.len() > 48, "the test wants a head past the first read");
+    // The frame's last bytes (compressed source) garbled: the head still reads, the whole record does not.
+    let index_start = u64::from_le_bytes(body[len - 12..len - 4].try_into().unwrap()) as usize;
+    let entry = index_start + doc * 16;
+    let start = u64::from_le_bytes(body[entry..entry + 8].try_into().unwrap()) as usize;
+    let frame_len = u32::from_le_bytes(body[entry + 8..entry + 12].try_into().unwrap()) as usize;
+    for b in &mut body[start + frame_len - 8..start + frame_len] {
+        *b ^= 0x5a;
+    }
+    assert_eq!(store.get(doc as u32).unwrap(), docs[doc]);
+    let garbled = DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), VERSION).unwrap();
+    assert_eq!(garbled.head(doc as u32).unwrap(), head);
+    assert!(garbled.get(doc as u32).is_err());
+    let record = record::decode("s.docs", head).unwrap();
+    assert_eq!((record.version.version, record.source), (307, ""));
+}
+
+/// A store of format 1 (every record compressed whole, no head kept apart) reads as it did.
+#[test]
+fn a_format_1_store_is_still_read() {
+    let docs = text_records(50);
+    let mut body = Vec::new();
+    let mut index = Vec::new();
+    for d in &docs {
+        let frame = zstd::bulk::compress(d, 3).unwrap();
+        index.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        index.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        index.extend_from_slice(&(d.len() as u32).to_le_bytes());
+        body.extend_from_slice(&frame);
+    }
+    let index_start = body.len() as u64;
+    body.extend_from_slice(&index);
+    body.extend_from_slice(&0u64.to_le_bytes());
+    body.extend_from_slice(&index_start.to_le_bytes());
+    body.extend_from_slice(&(docs.len() as u32).to_le_bytes());
+    let store = DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), 1).unwrap();
+    for (i, d) in docs.iter().enumerate() {
+        assert_eq!(&store.get(i as u32).unwrap(), d);
+        assert_eq!(store.head(i as u32).unwrap(), d[..record::head_len(d)]);
+    }
 }
 
 /// Prefetching the top hits' documents reads their frames in one batch (the
@@ -59,8 +148,8 @@ fn prefetched_documents_are_read_from_the_cache() {
     w.finish().unwrap();
     let dir = dir.with_reads(ReadOptions::new(Backend::Direct, 8 << 20).unwrap());
     let file = dir.open_read("s.docs").unwrap();
-    let (len, _) = footer::verify_file(&file, b"DOCS", 1, true).unwrap();
-    let store = DocStoreReader::open(file.slice(0..len)).unwrap();
+    let (len, _) = footer::verify_file(&file, b"DOCS", VERSION, true).unwrap();
+    let store = DocStoreReader::open(file.slice(0..len), VERSION).unwrap();
     let wanted = [4999u32, 0, 2000, 1000, 3000, 4000]; // entries and frames on pages apart
     counters::start();
     store.prefetch(&wanted);
@@ -81,18 +170,14 @@ fn prefetched_documents_are_read_from_the_cache() {
 #[test]
 fn an_index_entry_outside_the_store_fails_the_open() {
     let docs: Vec<Vec<u8>> = (0..300).map(|i| format!("doc {i}").into_bytes()).collect();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = Directory::open(tmp.path(), true).unwrap();
-    let mut w = SegmentWriter::create(&dir, "s", docs.len() as u32).unwrap();
-    w.write_docs(&mut |i| Ok(docs[i as usize].clone())).unwrap();
-    w.finish().unwrap();
-    let file = dir.open_read("s.docs").unwrap();
-    let (len, _) = footer::verify_file(&file, b"DOCS", 1, true).unwrap();
-    let mut body = file.slice(0..len).read_all().unwrap().to_vec();
+    let mut body = store_body(&docs);
+    let len = body.len();
     let index_start = u64::from_le_bytes(body[len - 12..len - 4].try_into().unwrap()) as usize;
     let entry = index_start + 200 * 16;
     body[entry..entry + 8].copy_from_slice(&(len as u64).to_le_bytes());
-    let e =
-        DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body)).err().unwrap().to_string();
+    let e = DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), VERSION)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("s.docs") && e.contains("document 200"), "{e}");
 }

@@ -13,7 +13,7 @@ use needle_codecs::{termmap, Postings, SegmentRead, SegmentReader, Verify};
 use needle_core::{DocSet, Result, TERMINATED};
 use serde::Serialize;
 
-use crate::document::decode_stored;
+use crate::document::record;
 use crate::Index;
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -151,7 +151,7 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
     for doc in 0..meta.max_doc {
         match seg.stored(doc) {
             Ok(rec) => {
-                if let Err(e) = decode_stored(&file, &rec) {
+                if let Err(e) = record::decode(&file, &rec) {
                     problem(format!("stored document {doc}: {e}"));
                 }
             }

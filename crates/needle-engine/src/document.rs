@@ -1,22 +1,12 @@
 //! JSON lines -> documents: the `_id`, the values of each field checked
-//! against the schema, and the stored record.
-//!
-//! ```text
-//! StoredRecord := IdLen:vint Id [0x00 Version:vint SeqNo:vint] SourceJson
-//! ```
-//!
-//! The document's `_id`, its version (1 when first written, one more at each
-//! replacement) and sequence number (the write's, in the index's order of
-//! changes), then its JSON source exactly as it came in. The bracketed part is
-//! absent from records written before versions were kept (and from bulk
-//! imports', whose documents are all version 1, sequence number 0); a source
-//! never starts with a zero byte, so its presence is unambiguous. Example: `_id`
-//! "a", version 2, sequence number 7, source `{}` is `01 61 00 02 07 7B 7D`.
+//! against the schema, and the stored record (its format, the `_id` and
+//! version ahead of the source, is the document store's:
+//! `needle_codecs::docstore::record`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use needle_codecs::bytes::{write_vint, ByteReader};
+pub(crate) use needle_codecs::docstore::record::{self, DocVersion};
 use needle_core::{Error, FieldId, Result};
 use needle_index::AnalyzedDoc;
 use serde_json::Value;
@@ -101,7 +91,7 @@ pub(crate) fn parse_document(
         fields.push((current.field_id(&def.name).expect("just added"), strings));
     }
     fields.sort_by_key(|(f, _)| *f);
-    Ok((ParsedDoc { stored: encode_stored(&id, line.trim()), id, fields }, current))
+    Ok((ParsedDoc { stored: record::encode(&id, line.trim()), id, fields }, current))
 }
 
 /// The indexed forms of a field's values (nulls left out), or why one does not fit its type.
@@ -222,58 +212,6 @@ pub(crate) fn generated_id() -> String {
     format!("{nanos:016x}{:04x}", NEXT.fetch_add(1, Ordering::Relaxed) & 0xffff)
 }
 
-pub(crate) fn encode_stored(id: &str, source: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(id.len() + source.len() + 2);
-    write_vint(&mut out, id.len() as u64);
-    out.extend_from_slice(id.as_bytes());
-    out.extend_from_slice(source.as_bytes());
-    out
-}
-
-/// A document's version and sequence number (Elasticsearch's `_version` and `_seq_no`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct DocVersion {
-    pub version: u64,
-    pub seq_no: u64,
-}
-
-/// `record` (made by [`encode_stored`]) with `at` written into it.
-pub(crate) fn with_version(record: &[u8], at: DocVersion) -> Vec<u8> {
-    let mut pos = 0;
-    let id_len = needle_codecs::bytes::read_vint_lenient(record, &mut pos) as usize;
-    let split = (pos + id_len).min(record.len());
-    let mut out = Vec::with_capacity(record.len() + 12);
-    out.extend_from_slice(&record[..split]);
-    out.push(0);
-    write_vint(&mut out, at.version);
-    write_vint(&mut out, at.seq_no);
-    out.extend_from_slice(&record[split..]);
-    out
-}
-
-/// A stored record, decoded.
-pub(crate) struct StoredRecord<'a> {
-    pub id: &'a str,
-    pub version: DocVersion,
-    pub source: &'a str,
-}
-
-/// A stored record's parts; `file` names the document store in errors.
-/// A record without a version is version 1, sequence number 0.
-pub(crate) fn decode_stored<'a>(file: &'a str, record: &'a [u8]) -> Result<StoredRecord<'a>> {
-    let mut r = ByteReader::new(file, record);
-    let len = r.vint()? as usize;
-    let id = r.take(len)?;
-    let mut version = DocVersion { version: 1, seq_no: 0 };
-    if record.get(r.position()) == Some(&0) {
-        r.u8()?;
-        version = DocVersion { version: r.vint()?, seq_no: r.vint()? };
-    }
-    let rest = r.take(r.remaining())?;
-    let utf8 = |b| std::str::from_utf8(b).map_err(|_| Error::corrupt(file, "stored document is not UTF-8"));
-    Ok(StoredRecord { id: utf8(id)?, version, source: utf8(rest)? })
-}
-
 /// The text of `field` in a JSON source, values joined by one space (as their
 /// offsets were counted when indexed).
 pub(crate) fn field_text(source: &Value, name: &str) -> Option<String> {
@@ -339,24 +277,5 @@ mod tests {
         let message = |line: &str| parse_document(line, &schema, None).err().unwrap().to_string();
         assert!(message("[1]").contains("JSON object"));
         assert!(message("{").contains("malformed JSON"));
-    }
-
-    #[test]
-    fn stored_records_round_trip() {
-        let rec = encode_stored("abc", r#"{"a":1}"#);
-        let d = decode_stored("f", &rec).unwrap();
-        assert_eq!((d.id, d.version, d.source), ("abc", DocVersion { version: 1, seq_no: 0 }, r#"{"a":1}"#));
-        let versioned = with_version(&rec, DocVersion { version: 3, seq_no: 300 });
-        let d = decode_stored("f", &versioned).unwrap();
-        assert_eq!(
-            (d.id, d.version, d.source),
-            ("abc", DocVersion { version: 3, seq_no: 300 }, r#"{"a":1}"#)
-        );
-    }
-
-    #[test]
-    fn example_from_the_docs() {
-        let rec = with_version(&encode_stored("a", "{}"), DocVersion { version: 2, seq_no: 7 });
-        assert_eq!(rec, [0x01, 0x61, 0x00, 0x02, 0x07, 0x7B, 0x7D]);
     }
 }

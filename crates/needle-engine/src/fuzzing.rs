@@ -135,13 +135,19 @@ fn walk(p: &mut DiskPostings) {
     let _ = (p.max_impact(), p.total_term_freq());
 }
 
-/// A document store's body: opened, every document (up to 256) read.
+/// A document store's body, read as each format version: opened, every
+/// document (up to 256) read whole and by its head.
 pub fn docstore(data: &[u8]) {
-    let Ok(store) = DocStoreReader::open(FileSlice::from_vec("fuzz.docs", data.to_vec())) else { return };
-    let docs: Vec<u32> = (0..store.count().min(256)).collect();
-    store.prefetch(&docs);
-    for doc in docs {
-        let _ = store.get(doc);
+    for version in 1..=needle_codecs::docstore::VERSION {
+        let Ok(store) = DocStoreReader::open(FileSlice::from_vec("fuzz.docs", data.to_vec()), version) else {
+            continue;
+        };
+        let docs: Vec<u32> = (0..store.count().min(256)).collect();
+        store.prefetch(&docs);
+        for doc in docs {
+            let _ = store.get(doc);
+            let _ = store.head(doc);
+        }
     }
 }
 
@@ -171,10 +177,10 @@ pub fn segment(data: &[u8]) {
 /// corpus test knows its seeds reach the readers).
 pub fn segment_report(data: &[u8]) -> Option<crate::CheckReport> {
     const KINDS: [(&str, &[u8; 4], u32); 6] = [
-        ("post", b"POST", 3),
+        ("post", needle_codecs::postings::KIND, needle_codecs::postings::VERSION),
         ("terms", b"TERM", 1),
         ("norms", b"NORM", 1),
-        ("docs", b"DOCS", 1),
+        ("docs", needle_codecs::docstore::KIND, needle_codecs::docstore::VERSION),
         ("meta", b"META", 1),
         ("dv", needle_codecs::doc_values::KIND, needle_codecs::doc_values::VERSION),
     ];

@@ -14,7 +14,7 @@ use needle_storage::cache::CacheStats;
 use needle_storage::counters::{self, DataKind};
 use serde::Serialize;
 
-use crate::document::{decode_stored, field_text, DocVersion};
+use crate::document::{field_text, record, DocVersion};
 use crate::result_cache::ResultCache;
 use crate::schema::{Schema, ID_FIELD};
 use crate::value_fields::{doc_values_json, DocValueField};
@@ -325,20 +325,26 @@ pub(crate) fn stored_document(segment: &dyn SegmentRead, doc: DocId) -> Result<(
     Ok((id, source))
 }
 
-/// `(_id, version, JSON source)` of a stored document.
-/// The `_id` of a stored document.
+/// The `_id` of a stored document, read from its record's head.
 fn stored_id(segment: &dyn SegmentRead, doc: DocId) -> Result<String> {
-    let record = segment.stored_as_written(doc)?;
-    Ok(decode_stored(&format!("{}.docs", segment.name()), &record)?.id.to_string())
+    let head = segment.stored_head(doc)?;
+    Ok(record::decode(&format!("{}.docs", segment.name()), &head)?.id.to_string())
 }
 
+/// The version a segment's record of `doc` holds (its head alone is read).
+pub(crate) fn stored_version(segment: &dyn SegmentRead, doc: DocId) -> Result<DocVersion> {
+    let head = segment.stored_head(doc)?;
+    Ok(record::decode(&format!("{}.docs", segment.name()), &head)?.version)
+}
+
+/// `(_id, version, JSON source)` of a stored document.
 pub(crate) fn stored_document_versioned(
     segment: &dyn SegmentRead,
     doc: DocId,
 ) -> Result<(String, DocVersion, String)> {
     let record = segment.stored(doc)?;
     let file = format!("{}.docs", segment.name());
-    let r = decode_stored(&file, &record)?;
+    let r = record::decode(&file, &record)?;
     Ok((r.id.to_string(), r.version, r.source.to_string()))
 }
 

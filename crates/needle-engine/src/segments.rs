@@ -19,10 +19,10 @@ use needle_index::{AnalyzedDoc, MemSegment, MemView};
 use needle_storage::Directory;
 
 use crate::deletes::DeleteBits;
-use crate::document::{analyze, parse_document, with_version, DocVersion};
+use crate::document::{analyze, parse_document, record, DocVersion};
 use crate::manifest::{Manifest, SegmentEntry};
 use crate::schema::{Schema, SharedSchema};
-use crate::search::{find_ids, stored_document_versioned, View};
+use crate::search::{find_ids, stored_version, View};
 use crate::updates::{FieldUpdate, UpdatedSegment, Updates};
 use crate::wal::{self, OnDamage, Record, Replayed};
 
@@ -339,7 +339,7 @@ impl SegmentSet {
         }
         let version = DocVersion { version: previous.map_or(1, |p| p.version + 1), seq_no: lsn };
         if let Some(mut doc) = doc {
-            doc.set_stored(with_version(doc.stored(), version));
+            doc.set_stored(record::with_version(doc.stored(), version));
             self.tail.add(doc);
             if self.tail.max_doc() >= tail_docs {
                 self.freeze();
@@ -388,7 +388,8 @@ impl SegmentSet {
                 let updates = self.segments.get(i).map_or(&self.tail_updates, |s| &s.updates);
                 match updates.version(doc) {
                     Some(v) => Some(v),
-                    None => Some(stored_document_versioned(views[i].0, doc)?.1),
+                    // Not updated in place since written: the record's head says.
+                    None => Some(stored_version(views[i].0, doc)?),
                 }
             }
             None => None,

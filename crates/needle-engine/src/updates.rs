@@ -46,7 +46,7 @@ use needle_core::{DocId, Error, FieldId, Result};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use crate::document::{decode_stored, encode_stored, with_version, DocVersion};
+use crate::document::{record, DocVersion};
 use crate::schema::{FieldKind, Schema};
 
 const KIND: &[u8; 4] = b"DVUP";
@@ -382,7 +382,7 @@ impl UpdatedSegment {
     fn patched(&self, doc: DocId, record: Vec<u8>) -> Result<Vec<u8>> {
         let Some(at) = self.updates.version(doc) else { return Ok(record) };
         let file = format!("{}.docs", self.base.name());
-        let stored = decode_stored(&file, &record)?;
+        let stored = record::decode(&file, &record)?;
         let mut source: Value = serde_json::from_str(stored.source)
             .map_err(|e| Error::corrupt(&file, format!("stored source is not JSON: {e}")))?;
         for (field, json) in self.updates.of_doc(doc) {
@@ -391,7 +391,7 @@ impl UpdatedSegment {
             })?;
             set_path(&mut source, &self.schema.field(field).name, value);
         }
-        Ok(with_version(&encode_stored(stored.id, &source.to_string()), at))
+        Ok(record::with_version(&record::encode(stored.id, &source.to_string()), at))
     }
 }
 
@@ -439,8 +439,8 @@ impl SegmentRead for UpdatedSegment {
         self.patched(doc, self.base.stored(doc)?)
     }
 
-    fn stored_as_written(&self, doc: DocId) -> Result<Vec<u8>> {
-        self.base.stored_as_written(doc)
+    fn stored_head(&self, doc: DocId) -> Result<Vec<u8>> {
+        self.base.stored_head(doc)
     }
 
     fn postings_all(&self, terms: &[(FieldId, &[u8])]) -> Result<Vec<Option<Box<dyn Postings>>>> {

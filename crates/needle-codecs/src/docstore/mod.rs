@@ -1,15 +1,19 @@
-//! The document store: every stored document (its JSON source) compressed on
-//! its own with zstd and a dictionary trained on the segment's documents, so
-//! showing one hit reads and decompresses one document.
+//! The document store: every stored record (see `record.rs`: a head with the
+//! document's `_id` and version, then its JSON source) kept on its own, the
+//! head as it is and the source compressed with zstd and a dictionary trained
+//! on the segment's documents, so showing one hit reads and decompresses one
+//! document, and its `_id` or version needs no decompression at all.
 //!
 //! ```text
-//! DocsFile := Dict Frame^DocCount Index Trailer Footer(kind "DOCS", version 1)
+//! DocsFile := Dict Frame^DocCount Index Trailer Footer(kind "DOCS", version 2)
 //! Dict     := zstd dictionary bytes (DictLen of them; none when the segment is too small to train one)
-//! Frame    := Padding? ZstdFrame            one document, compressed at level 3 with Dict
-//! Index    := (Start:u64 Len:u32 RawLen:u32)^DocCount
+//! Frame    := Padding? HeadLen:vint Head ZstdFrame
+//!                                   the source, compressed at level 3 with Dict (no dictionary id)
+//! Index    := (Start:u64 Len:u32 RawLen:u32)^DocCount     RawLen: the whole record's length
 //! Trailer  := DictLen:u64 IndexStart:u64 DocCount:u32
 //! ```
 //!
+//! Version 1 (still read) had no head: each frame compressed the whole record.
 //! A frame is moved to the next 4 KiB boundary whenever that makes it span
 //! fewer 4 KiB blocks than it would where it stands (a 3 KB frame starting 2 KB
 //! into a block would span two; aligned, it spans one), so each document costs
@@ -18,12 +22,13 @@
 
 mod index;
 mod reader;
+pub mod record;
 mod writer;
 
 pub use reader::DocStoreReader;
 pub use writer::write_doc_store;
 
 pub const KIND: &[u8; 4] = b"DOCS";
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 pub(crate) const TRAILER_LEN: usize = 20;
 pub(crate) const INDEX_ENTRY_LEN: usize = 16;

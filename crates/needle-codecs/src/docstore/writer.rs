@@ -2,7 +2,8 @@
 
 use needle_core::{Error, Result};
 
-use super::{KIND, VERSION};
+use super::{record, KIND, VERSION};
+use crate::bytes::write_vint;
 use crate::checksummed::ChecksummedWriter;
 use crate::page::aligned_start;
 
@@ -11,7 +12,7 @@ const MAX_DICT: usize = 110 * 1024;
 const MAX_SAMPLE_BYTES: usize = 4 << 20;
 const MIN_SAMPLE_BYTES: usize = 32 * 1024;
 
-/// Writes `count` documents, fetched by `doc(i)` (called twice per document:
+/// Writes `count` records, fetched by `doc(i)` (called twice per document:
 /// once to sample for the dictionary, once to compress). Returns the file's length and checksum.
 pub fn write_doc_store(
     mut out: ChecksummedWriter,
@@ -20,12 +21,19 @@ pub fn write_doc_store(
 ) -> Result<crate::meta::FileStamp> {
     let dict = train_dictionary(count, doc)?;
     out.write(&dict)?;
-    let mut compressor = zstd::bulk::Compressor::with_dictionary(LEVEL, &dict)
-        .map_err(|e| Error::Resources { what: format!("zstd: {e}") })?;
+    let zstd = |e: std::io::Error| Error::Resources { what: format!("zstd: {e}") };
+    let mut compressor = zstd::bulk::Compressor::with_dictionary(LEVEL, &dict).map_err(zstd)?;
+    // The store has one dictionary: naming it in every frame would spend 4 bytes a document.
+    compressor.set_parameter(zstd::zstd_safe::CParameter::DictIdFlag(false)).map_err(zstd)?;
     let mut index = Vec::with_capacity(count as usize * super::INDEX_ENTRY_LEN);
+    let mut frame = Vec::new();
     for i in 0..count {
         let raw = doc(i)?;
-        let frame = compressor.compress(&raw).map_err(|e| Error::Resources { what: format!("zstd: {e}") })?;
+        let (head, source) = raw.split_at(record::head_len(&raw));
+        frame.clear();
+        write_vint(&mut frame, head.len() as u64);
+        frame.extend_from_slice(head);
+        frame.extend_from_slice(&compressor.compress(source).map_err(zstd)?);
         let start = aligned_start(out.position(), frame.len() as u64);
         out.write(&vec![0; (start - out.position()) as usize])?;
         out.write(&frame)?;
@@ -43,7 +51,8 @@ pub fn write_doc_store(
     out.finish(KIND, VERSION)
 }
 
-/// Trains a dictionary on an even sample of the documents; empty when there is too little text.
+/// Trains a dictionary on an even sample of the sources (what it compresses);
+/// empty when there is too little text.
 fn train_dictionary(count: u32, doc: &mut dyn FnMut(u32) -> Result<Vec<u8>>) -> Result<Vec<u8>> {
     let mut samples = Vec::new();
     let mut total = 0usize;
@@ -55,7 +64,8 @@ fn train_dictionary(count: u32, doc: &mut dyn FnMut(u32) -> Result<Vec<u8>>) -> 
     let avg = probe.iter().sum::<usize>() / probe.len().max(1);
     let stride = ((count as usize * avg.max(1)) / MAX_SAMPLE_BYTES).max(1);
     for i in (0..count).step_by(stride) {
-        let d = doc(i)?;
+        let mut d = doc(i)?;
+        d.drain(..record::head_len(&d));
         total += d.len();
         samples.push(d);
         if total >= MAX_SAMPLE_BYTES {
