@@ -108,6 +108,42 @@ struct Shared {
 
 type Answer = std::result::Result<Option<String>, (String, String)>;
 
+/// Requests waiting for a worker. A worker with nothing to do sleeps on the
+/// condition variable, as the peers' workers do (a channel that spins and
+/// yields before it sleeps would add its spinning to the engine's CPU time).
+#[derive(Default)]
+struct Queue {
+    state: Mutex<(std::collections::VecDeque<String>, bool)>,
+    work: Condvar,
+}
+
+impl Queue {
+    fn push(&self, line: String) {
+        self.state.lock().unwrap().0.push_back(line);
+        self.work.notify_one();
+    }
+
+    /// No more requests: workers end once the queue is empty.
+    fn close(&self) {
+        self.state.lock().unwrap().1 = true;
+        self.work.notify_all();
+    }
+
+    /// The next request, waiting for one; `None` once closed and empty.
+    fn pop(&self) -> Option<String> {
+        let mut state = self.state.lock().unwrap();
+        loop {
+            if let Some(line) = state.0.pop_front() {
+                return Some(line);
+            }
+            if state.1 {
+                return None;
+            }
+            state = self.work.wait(state).unwrap();
+        }
+    }
+}
+
 impl Shared {
     fn answer(&self, line: &str) {
         match handle(self, line) {
@@ -294,18 +330,18 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
         out.flush()?;
     }
     let pool = |n: usize, name: &str| -> Result<_> {
-        let (tx, rx) = crossbeam_channel::unbounded::<String>();
+        let queue = Arc::new(Queue::default());
         let mut workers = Vec::new();
         for _ in 0..n {
-            let rx = rx.clone();
+            let queue = Arc::clone(&queue);
             let shared = Arc::clone(&shared);
             workers.push(std::thread::Builder::new().name(name.to_string()).spawn(move || {
-                for line in rx {
+                while let Some(line) = queue.pop() {
                     shared.answer(&line);
                 }
             })?);
         }
-        Ok((tx, workers))
+        Ok((queue, workers))
     };
     let (searches, mut workers) = pool(threads.max(1), "search")?;
     let (adds, ingest_workers) = pool(ingest_threads, "ingest")?;
@@ -342,13 +378,12 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
         *shared.inflight.lock().unwrap() += 1;
         match mode_of(line) {
             "id" => shared.answer(line),
-            "add" | "numeric" | "binary" if ingest_threads > 0 => {
-                adds.send(line.to_string()).map_err(|_| "workers gone")?
-            }
-            _ => searches.send(line.to_string()).map_err(|_| "workers gone")?,
+            "add" | "numeric" | "binary" if ingest_threads > 0 => adds.push(line.to_string()),
+            _ => searches.push(line.to_string()),
         }
     }
-    drop((searches, adds));
+    searches.close();
+    adds.close();
     for w in workers {
         let _ = w.join();
     }

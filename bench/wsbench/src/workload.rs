@@ -298,7 +298,8 @@ fn normalize(q: &str) -> Vec<String> {
 }
 
 /// The realistic workload, split into `real_term` (one word), `real_or` (several
-/// words, OR), `real_phrase` (two to four words, as a phrase).
+/// words, OR), `real_and` (two to four words, all required) and `real_phrase`
+/// (the same two to four words, as a phrase).
 pub fn realistic(dir: &Path, max: usize, rng: &mut StdRng) -> Result<Vec<(String, String)>> {
     let mut seen = HashSet::new();
     let mut all: Vec<Vec<String>> = Vec::new();
@@ -321,26 +322,28 @@ pub fn realistic(dir: &Path, max: usize, rng: &mut StdRng) -> Result<Vec<(String
         }
     }
     all.shuffle(rng);
-    let (mut term, mut or, mut phrase) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut term, mut or, mut and, mut phrase) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for w in &all {
         if w.len() == 1 {
             term.push(("real_term".to_string(), w[0].clone()));
         } else {
             or.push(("real_or".to_string(), w.join(" ")));
             if w.len() <= 4 {
+                let required: Vec<String> = w.iter().map(|t| format!("+{t}")).collect();
+                and.push(("real_and".to_string(), required.join(" ")));
                 phrase.push(("real_phrase".to_string(), format!("\"{}\"", w.join(" "))));
             }
         }
     }
     println!(
-        "realistic: {} distinct queries: {} single-term, {} multi-term, {} phrase (2-4 words)",
+        "realistic: {} distinct queries: {} single-term, {} multi-term, {} conjunctions and phrases (2-4 words)",
         all.len(),
         term.len(),
         or.len(),
         phrase.len()
     );
-    for v in [&mut term, &mut or, &mut phrase] {
+    for v in [&mut term, &mut or, &mut and, &mut phrase] {
         v.truncate(max);
     }
-    Ok(term.into_iter().chain(or).chain(phrase).collect())
+    Ok(term.into_iter().chain(or).chain(and).chain(phrase).collect())
 }
