@@ -11,8 +11,9 @@
 //! non-essential clauses, strongest first, are moved to it only while the
 //! score so far plus their remaining bounds can still beat the threshold.
 //! When every clause is non-essential the window is skipped whole. Until
-//! pruning is allowed (see `TopCollector::threshold`) every matching document
-//! is scored and counted. Unlike block-max WAND (which this replaced), no
+//! pruning is allowed (see `TopCollector::threshold`) every clause is
+//! essential, and every matching document is scored (a window at a time,
+//! as after) and counted. Unlike block-max WAND (which this replaced), no
 //! clause ordering is kept per document, and the weak clauses (a query's
 //! common terms) are only sought to the few documents that need them.
 //!
@@ -89,27 +90,30 @@ pub(crate) fn max_score(
         if first == TERMINATED {
             return;
         }
-        let Some(threshold) = top.threshold() else {
-            run.collect_every_clause_on(first, top);
-            continue;
-        };
+        let threshold = top.threshold();
         let last = run.window(first, &essential);
-        order.sort_by(|&a, &b| run.bounds[a].total_cmp(&run.bounds[b]));
-        // Ascending by bound: a clause is weak while the weak bounds of its
-        // group (or of all, when groups are not apart) stay within the threshold.
-        weak_sums.iter_mut().for_each(|s| *s = 0.0);
-        closed.iter_mut().for_each(|c| *c = false);
         let mut non_essential = Vec::new();
         essential.clear();
-        for &i in &order {
-            let g = if per_group { run.group[i] } else { 0 };
-            let sum = weak_sums[g] + f64::from(run.bounds[i]);
-            if !closed[g] && sum as f32 <= threshold {
-                weak_sums[g] = sum;
-                non_essential.push(i);
-            } else {
-                closed[g] = true;
-                essential.push(i);
+        match threshold {
+            // Every match counts until pruning is allowed: every clause is essential.
+            None => essential.extend(0..n),
+            Some(threshold) => {
+                order.sort_by(|&a, &b| run.bounds[a].total_cmp(&run.bounds[b]));
+                // Ascending by bound: a clause is weak while the weak bounds of its
+                // group (or of all, when groups are not apart) stay within the threshold.
+                weak_sums.iter_mut().for_each(|s| *s = 0.0);
+                closed.iter_mut().for_each(|c| *c = false);
+                for &i in &order {
+                    let g = if per_group { run.group[i] } else { 0 };
+                    let sum = weak_sums[g] + f64::from(run.bounds[i]);
+                    if !closed[g] && sum as f32 <= threshold {
+                        weak_sums[g] = sum;
+                        non_essential.push(i);
+                    } else {
+                        closed[g] = true;
+                        essential.push(i);
+                    }
+                }
             }
         }
         if !essential.is_empty() {
@@ -226,24 +230,6 @@ impl Run<'_, '_> {
         if !self.is_excluded(doc) {
             let score = self.combined(None);
             top.collect(self.hit(doc, score));
-        }
-    }
-
-    /// Scores `doc` with every clause on it, collects it unless excluded, and
-    /// moves those clauses on.
-    fn collect_every_clause_on(&mut self, doc: DocId, top: &mut TopCollector) {
-        if !self.is_excluded(doc) {
-            self.group_scores.iter_mut().for_each(|s| *s = 0.0);
-            for i in 0..self.scorers.len() {
-                if self.docs[i] == doc {
-                    self.group_scores[self.group[i]] += f64::from(self.scorers[i].score());
-                }
-            }
-            let score = self.combined(None);
-            top.collect(self.hit(doc, score));
-        }
-        for (c, d) in self.scorers.iter_mut().zip(self.docs.iter_mut()).filter(|(_, d)| **d == doc) {
-            *d = c.advance();
         }
     }
 

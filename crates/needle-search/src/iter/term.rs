@@ -166,6 +166,8 @@ impl Scorer for TermScorer<'_> {
                 continue;
             }
             let n = docs.partition_point(|&d| d <= last);
+            // As `score`: a score above the list's bound means damaged bytes.
+            let (bound, mut damaged) = (self.max_score, None);
             for (i, (&d, &f)) in docs[..n].iter().zip(&freqs[..n]).enumerate() {
                 let norm = match self.norms {
                     Some(norms) => {
@@ -176,7 +178,15 @@ impl Scorer for TermScorer<'_> {
                     }
                     None => NO_NORM,
                 };
-                window.add(d, self.bm25.score(f as f32, norm));
+                let score = self.bm25.score(f as f32, norm);
+                if score > bound {
+                    damaged = Some((d, score));
+                }
+                window.add(d, score.min(bound));
+            }
+            if let Some((d, score)) = damaged {
+                self.postings
+                    .record_damage(format!("doc {d} scores {score}, above the bound {bound} of its impacts"));
             }
             counters::record_memory(DataKind::Norms, n * usize::from(self.norms.is_some()));
             doc = self.postings.advance_by(n);
