@@ -3,6 +3,7 @@
 //! is a process speaking bench/PROTOCOL.md).
 
 mod cgroup;
+mod charts;
 mod corpus;
 mod engine;
 mod filter_stats;

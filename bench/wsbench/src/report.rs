@@ -2,7 +2,7 @@
 //! `realtime`) and writes report.md with tables (QPS and latency per workload
 //! category per engine, storage bytes per query, validation, capacity, real
 //! time) and SVG plots drawn
-//! with plotters' pure-Rust SVG backend: QPS per category per engine, latency
+//! by `charts.rs`: QPS per category per engine, latency
 //! percentiles against offered load, storage bytes per query against the memory
 //! limit (the shape of WiSER's Figure 19).
 
@@ -10,8 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use plotters::prelude::*;
-
+use crate::charts::{self, Unit};
 use crate::realtime::RealtimeResult;
 use crate::run::RunResult;
 use crate::util::Result;
@@ -171,7 +170,7 @@ pub fn write(results: &Path, out: &Path) -> Result<()> {
             writeln!(md, "{row}")?;
         }
         let svg = format!("qps_{gi}.svg");
-        qps_chart(&out.join(&svg), &format!("{workload}: {cond}"), &cats, &labels, &qps)?;
+        charts::qps_dots(&out.join(&svg), &format!("{workload}: {cond}"), &cats, &labels, &qps)?;
         writeln!(md, "\n![QPS per category]({svg})\n")?;
     }
 
@@ -204,11 +203,11 @@ pub fn write(results: &Path, out: &Path) -> Result<()> {
         for v in series.values_mut() {
             v.sort_by(|a, b| a.0.total_cmp(&b.0));
         }
-        line_chart(
+        charts::log_lines(
             &out.join("bytes_vs_memory.svg"),
             "storage bytes read per query vs memory limit",
-            "memory limit (MB)",
-            "bytes read per query",
+            ("memory limit", Unit::Megabytes),
+            ("bytes read per query", Unit::Bytes),
             &series,
         )?;
         writeln!(md, "\n![bytes per query vs memory](bytes_vs_memory.svg)\n")?;
@@ -244,11 +243,11 @@ pub fn write(results: &Path, out: &Path) -> Result<()> {
                 }
             }
         }
-        line_chart(
+        charts::log_lines(
             &out.join("latency_vs_load.svg"),
             "response time percentiles vs offered load",
-            "offered load (queries/s)",
-            "latency (ms)",
+            ("offered load, queries/s", Unit::Count),
+            ("latency", Unit::Millis),
             &series,
         )?;
         writeln!(md, "\n![latency vs offered load](latency_vs_load.svg)\n")?;
@@ -355,7 +354,7 @@ fn needed_by_kind_section(md: &mut String, out: &Path, runs: &[&RunResult]) -> R
     writeln!(md)?;
     for (i, (workload, bars)) in bars.iter().enumerate() {
         let svg = format!("needed_by_kind_{i}.svg");
-        stacked_chart(
+        charts::stacked_bytes(
             &out.join(&svg),
             &format!("bytes needed per query by data kind: {workload}"),
             bars,
@@ -364,154 +363,4 @@ fn needed_by_kind_section(md: &mut String, out: &Path, runs: &[&RunResult]) -> R
         writeln!(md, "![bytes needed per query by kind, {workload}]({svg})\n")?;
     }
     Ok(())
-}
-
-/// One bar per row, its parts stacked (one color per part), linear scale.
-fn stacked_chart(path: &Path, title: &str, bars: &[(String, Vec<f64>)], parts: &[String]) -> Result<()> {
-    let width = (200 + 40 * bars.len() as u32).max(640);
-    let root = SVGBackend::new(path, (width, 620)).into_drawing_area();
-    root.fill(&WHITE).map_err(plot_err)?;
-    let ymax = bars.iter().map(|(_, v)| v.iter().sum::<f64>()).fold(1.0, f64::max) * 1.15;
-    let names: Vec<String> = bars.iter().map(|(n, _)| n.clone()).collect();
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 16))
-        .margin(12)
-        .x_label_area_size(200)
-        .y_label_area_size(80)
-        .build_cartesian_2d(-0.5f64..bars.len() as f64 - 0.5, 0f64..ymax)
-        .map_err(plot_err)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(bars.len().max(2))
-        .x_label_formatter(&|x| category_label(&names, *x))
-        .x_label_style(("sans-serif", 11).into_font().transform(FontTransform::Rotate90))
-        .y_desc("bytes needed per query")
-        .draw()
-        .map_err(plot_err)?;
-    for (pi, part) in parts.iter().enumerate() {
-        let color = Palette99::pick(pi).to_rgba();
-        let rects = bars.iter().enumerate().map(|(bi, (_, v))| {
-            let below: f64 = v[..pi].iter().sum();
-            Rectangle::new([(bi as f64 - 0.35, below), (bi as f64 + 0.35, below + v[pi])], color.filled())
-        });
-        chart
-            .draw_series(rects)
-            .map_err(plot_err)?
-            .label(part.as_str())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
-    }
-    legend_and_present(&mut chart, &root, SeriesLabelPosition::UpperRight)
-}
-
-fn plot_err<E: std::fmt::Debug>(e: E) -> crate::util::BoxError {
-    format!("plotting: {e:?}").into()
-}
-
-/// The name of the bar at `x` (bars sit on whole numbers), empty between bars.
-fn category_label(names: &[String], x: f64) -> String {
-    let i = x.round();
-    match (x - i).abs() < 1e-6 && i >= 0.0 {
-        true => names.get(i as usize).cloned().unwrap_or_default(),
-        false => String::new(),
-    }
-}
-
-/// Draws the series' legend at `position` and writes the file.
-fn legend_and_present<'a, CT: plotters::coord::CoordTranslate>(
-    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
-    root: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
-    position: SeriesLabelPosition,
-) -> Result<()> {
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(position)
-        .draw()
-        .map_err(plot_err)?;
-    root.present().map_err(plot_err)?;
-    Ok(())
-}
-
-/// Grouped bars, log-scale QPS, one color per engine.
-fn qps_chart(path: &Path, title: &str, cats: &[String], labels: &[String], qps: &[Vec<f64>]) -> Result<()> {
-    let width = (160 + 70 * cats.len() as u32).max(640);
-    let root = SVGBackend::new(path, (width, 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(plot_err)?;
-    let ymax = qps.iter().flatten().copied().fold(1.0, f64::max) * 2.0;
-    let n = cats.len().max(1) as f64;
-    let names = cats.to_vec();
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 16))
-        .margin(12)
-        .x_label_area_size(70)
-        .y_label_area_size(70)
-        .build_cartesian_2d(-0.5f64..n - 0.5, (0.5f64..ymax).log_scale())
-        .map_err(plot_err)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(cats.len().max(2))
-        .x_label_formatter(&|x| category_label(&names, *x))
-        .x_label_style(("sans-serif", 11).into_font().transform(FontTransform::Rotate90))
-        .y_desc("queries/s")
-        .draw()
-        .map_err(plot_err)?;
-    let w = 0.8 / labels.len().max(1) as f64;
-    for (li, l) in labels.iter().enumerate() {
-        let color = Palette99::pick(li).to_rgba();
-        chart
-            .draw_series(qps[li].iter().enumerate().filter(|(_, q)| **q > 0.0).map(|(ci, q)| {
-                let x0 = ci as f64 - 0.4 + li as f64 * w;
-                Rectangle::new([(x0, 0.5), (x0 + w * 0.9, *q)], color.filled())
-            }))
-            .map_err(plot_err)?
-            .label(l.as_str())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
-    }
-    legend_and_present(&mut chart, &root, SeriesLabelPosition::UpperRight)
-}
-
-/// Lines on log-log axes, one per named series.
-fn line_chart(
-    path: &Path,
-    title: &str,
-    xdesc: &str,
-    ydesc: &str,
-    series: &BTreeMap<String, Vec<(f64, f64)>>,
-) -> Result<()> {
-    let root = SVGBackend::new(path, (900, 540)).into_drawing_area();
-    root.fill(&WHITE).map_err(plot_err)?;
-    let pts = series.values().flatten();
-    let (mut xmin, mut xmax, mut ymin, mut ymax) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in pts {
-        xmin = xmin.min(x);
-        xmax = xmax.max(x);
-        ymin = ymin.min(y);
-        ymax = ymax.max(y);
-    }
-    if xmin > xmax {
-        return Ok(());
-    }
-    let (xmin, xmax) = (xmin.max(1e-3) / 1.5, xmax.max(1e-3) * 1.5);
-    let (ymin, ymax) = (ymin.max(1e-3) / 2.0, ymax.max(1e-3) * 2.0);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 16))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(80)
-        .build_cartesian_2d((xmin..xmax).log_scale(), (ymin..ymax).log_scale())
-        .map_err(plot_err)?;
-    chart.configure_mesh().x_desc(xdesc).y_desc(ydesc).draw().map_err(plot_err)?;
-    for (i, (name, pts)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-            .map_err(plot_err)?
-            .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
-        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(plot_err)?;
-    }
-    legend_and_present(&mut chart, &root, SeriesLabelPosition::UpperLeft)
 }
