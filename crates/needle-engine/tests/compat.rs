@@ -2,8 +2,8 @@
 //! format version (tests/compat/README.md says which commit made each, and
 //! how), read by today's code. Each must open, check whole, answer every
 //! query as an index built today from the same documents does (same ids,
-//! same scores), give back every document, replay its old write-ahead log,
-//! and merge into today's format.
+//! same scores, same highlights), give back every document, replay its old
+//! write-ahead log, and merge into today's format.
 
 mod common;
 
@@ -95,6 +95,19 @@ fn assert_same(old: &Index, new: &Index, context: &str) {
         assert_eq!(a, b, "{context}: `{q}`");
         assert!(!a.is_empty(), "{context}: `{q}` finds nothing: the fixture tests nothing");
     }
+    // Highlights are cut at the offsets stored in the postings.
+    for q in ["quick brown fox", "\"the needle\"~2"] {
+        let request = SearchRequest { top_k: 50, highlight: true, ..SearchRequest::new(q) };
+        let marked = |index: &Index| -> Vec<_> {
+            let hits = index.searcher().search(&request).unwrap().hits;
+            let mut marked: Vec<_> = hits.into_iter().map(|h| (h.id, h.highlight)).collect();
+            marked.sort_by(|a, b| a.0.cmp(&b.0));
+            marked
+        };
+        let (a, b) = (marked(old), marked(new));
+        assert_eq!(a, b, "{context}: highlights of `{q}`");
+        assert!(a.iter().any(|(_, h)| !h.is_empty()), "{context}: `{q}` highlights nothing");
+    }
     for id in ["c0", "c9", "c13", "c200", "c399", "n7", "l3"] {
         assert_eq!(old.searcher().get(id).unwrap(), new.searcher().get(id).unwrap(), "{context}: get {id}");
     }
@@ -109,7 +122,7 @@ fn every_earlier_format_reads_and_answers_as_today() {
     let merged_today = today(&tmp.path().join("today-merged"), true);
     common::merge(&merged_today, 1);
     let fixtures = fixtures();
-    assert!(fixtures.len() >= 3, "postings formats 1, 2 and 3: {fixtures:?}");
+    assert!(fixtures.len() >= 4, "postings formats 1 to 4: {fixtures:?}");
     for fixture in fixtures {
         let name = fixture.file_name().unwrap().to_string_lossy().into_owned();
         let dir = tmp.path().join(&name);

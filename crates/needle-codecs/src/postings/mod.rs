@@ -2,7 +2,7 @@
 //! record, in the order a query reads it (WiSER's cross-stage grouping).
 //!
 //! ```text
-//! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 3)
+//! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 4)
 //! Record       := Header SkipIndex? Skip^NumBlocks DocFreqBlock^NumBlocks BloomGroup^NumBlocks
 //!                 PosBlock^NumBlocks OffBlock^NumBlocks
 //! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint DocBytes:vint PosBytes:vint OffBytes:vint
@@ -14,7 +14,8 @@
 //!                 [BloomBytes:vint] MaxFreq:vint MinNorm:u8
 //! DocFreqBlock := Block(DocGap^n) Block((Freq-1)^n)                  n = 128, or the tail (< 128)
 //! PosBlock     := Stream(PosDelta^(sum of the block's freqs))
-//! OffBlock     := (StartDelta:vint Length:vint)^(sum of the block's freqs)
+//! OffBlock     := Stream(StartDelta^n) (CommonLength:vint | 0:vint Stream(Length^n))
+//!                                                              n = the sum of the block's freqs
 //! ```
 //!
 //! - `Flags`: bit 0 = positions stored, bit 1 = offsets stored, bit 2 = Bloom
@@ -28,6 +29,9 @@
 //!   Older files are read as they are: version 2 records put the filters last
 //!   (`... PosBlock* OffBlock* BloomGroup*`, bit 4 clear), version 1 records
 //!   are version 2 without skip indexes.
+//!   Bit 5: offsets bit-packed, as positions are (version 4 writes it with
+//!   bit 1); without it, a version 3 record's `OffBlock` is
+//!   `(StartDelta:vint Length:vint)^(sum of the block's freqs)`.
 //!   `ExtraFreq` = total term frequency - doc frequency. `NumBlocks` = ceil(DocFreq / 128).
 //! - The prefetch zone is `Header Skip* DocFreqBlock*`: what a query that does
 //!   not need positions reads. Its size goes in the term map entry.
@@ -49,7 +53,9 @@
 //!   entries when a query reaches it (see `skips`).
 //! - `PosDelta`: per document, its first position, then each position minus the previous one.
 //!   `StartDelta`: the start offset minus the previous token's start in the
-//!   same document (0 for the first); `Length` = end - start.
+//!   same document (0 for the first); `Length` = end - start. `CommonLength`
+//!   = the length every offset of the block has, plus 1 (a term's tokens
+//!   mostly have one length); 0 when they differ, the lengths following.
 //! - A record of at most 4 KiB never straddles a 4 KiB boundary: the writer
 //!   pads to the next page when the record would cross one, so a rare term costs one read.
 //!
@@ -71,13 +77,14 @@ use crate::bloom::FilterShape;
 pub use crate::bloom::Side;
 
 pub const KIND: &[u8; 4] = b"POST";
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 pub(crate) const FLAG_POSITIONS: u8 = 1;
 pub(crate) const FLAG_OFFSETS: u8 = 2;
 pub(crate) const FLAG_BLOOM: u8 = 4;
 pub(crate) const FLAG_SKIP_INDEX: u8 = 8;
 pub(crate) const FLAG_FILTERS_FIRST: u8 = 16;
+pub(crate) const FLAG_PACKED_OFFSETS: u8 = 32;
 
 /// The two Bloom filters of every posting of a term, as the writer takes them:
 /// one slot of `shape.max_bytes()` bytes per posting and side, in posting

@@ -6,10 +6,10 @@ use needle_storage::{FileSlice, ReadBytes};
 
 use super::skips::{Sections, Skip, SkipLayout, SkipList};
 use super::{
-    BlockImpact, Part, Postings, Side, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_OFFSETS, FLAG_POSITIONS,
-    FLAG_SKIP_INDEX,
+    BlockImpact, Part, Postings, Side, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_OFFSETS, FLAG_PACKED_OFFSETS,
+    FLAG_POSITIONS, FLAG_SKIP_INDEX,
 };
-use crate::bitpack::decode_block;
+use crate::bitpack::{decode_block, decode_stream};
 use crate::bloom::{self, FilterShape};
 use crate::bytes::{read_vint_lenient, ByteReader};
 use crate::page::PAGE;
@@ -40,6 +40,8 @@ pub struct DiskPostings {
     total_term_freq: u64,
     has_positions: bool,
     has_offsets: bool,
+    /// Offsets bit-packed (format 4), not vint pairs.
+    packed_offsets: bool,
     bloom: Option<FilterShape>,
     group: BloomGroup,
     skips: SkipList,
@@ -116,6 +118,7 @@ impl DiskPostings {
             total_term_freq: header.total_term_freq,
             has_positions: flags & FLAG_POSITIONS != 0,
             has_offsets: flags & FLAG_OFFSETS != 0,
+            packed_offsets: flags & FLAG_PACKED_OFFSETS != 0,
             bloom,
             group: BloomGroup::default(),
             skips,
@@ -376,22 +379,39 @@ impl DiskPostings {
     /// Reads and decodes the block's offsets; false (the list ended) when the read fails.
     fn load_offsets(&mut self) -> bool {
         let start = self.cur.off_start;
-        // An offset is two varints, two bytes at least.
-        if u64::from(self.occ_start[self.len]) > (self.cur.off_end - start) as u64 / 2 {
+        let (occurrences, bytes_held) = (self.occ_start[self.len] as usize, self.cur.off_end - start);
+        // Packed, the starts take a byte per 128 at least (their bit width);
+        // as varints, an offset takes two bytes at least.
+        let most = if self.packed_offsets { 128 * bytes_held } else { bytes_held / 2 };
+        if occurrences > most {
             let e = self.corrupt_block(start, "more occurrences than its offsets hold".into());
             self.fail(e);
             return false;
         }
         let Some(bytes) = self.read_or_fail(start..self.cur.off_end) else { return false };
         let mut pos = 0;
+        let (mut deltas, mut lengths) = (vec![0u32; occurrences], vec![0u32; occurrences]);
+        if self.packed_offsets {
+            decode_stream(&bytes, &mut pos, &mut deltas);
+            match read_vint_lenient(&bytes, &mut pos) {
+                0 => decode_stream(&bytes, &mut pos, &mut lengths),
+                common => lengths.fill(common.wrapping_sub(1) as u32),
+            }
+        } else {
+            for (d, l) in deltas.iter_mut().zip(&mut lengths) {
+                *d = read_vint_lenient(&bytes, &mut pos) as u32;
+                *l = read_vint_lenient(&bytes, &mut pos) as u32;
+            }
+        }
         self.off_buf.clear();
-        for i in 0..self.len {
+        let mut at = 0;
+        for &freq in &self.freqs[..self.len] {
             let mut prev_start = 0u32;
-            for _ in 0..self.freqs[i] {
-                let start = prev_start.wrapping_add(read_vint_lenient(&bytes, &mut pos) as u32);
-                let end = start.wrapping_add(read_vint_lenient(&bytes, &mut pos) as u32);
-                self.off_buf.push((start, end));
+            for _ in 0..freq {
+                let start = prev_start.wrapping_add(deltas[at]);
+                self.off_buf.push((start, start.wrapping_add(lengths[at])));
                 prev_start = start;
+                at += 1;
             }
         }
         counters::record(DataKind::Offsets, &self.data, start, pos);
@@ -620,17 +640,38 @@ fn page_end(data: &FileSlice, at: usize) -> usize {
     at + (PAGE - absolute % PAGE) as usize
 }
 
+type Layout = (RecordHeader, Option<FilterShape>, SkipLayout);
+
 /// Reads and checks a record's header: its sizes, filter shape and where its skip list is.
-fn read_layout(data: &FileSlice, offset: u64) -> Result<(RecordHeader, Option<FilterShape>, SkipLayout)> {
+fn read_layout(data: &FileSlice, offset: u64) -> Result<Layout> {
     let name = data.name();
     let start = usize::try_from(offset).ok().filter(|&o| o < data.len());
     let Some(start) = start else {
         return Err(needle_core::Error::corrupt(name, format!("term record offset {offset} out of bounds")));
     };
-    let bytes = data.read(start..(start + MAX_HEADER).min(data.len()))?;
-    let mut r = ByteReader::at(name, &bytes, data.position(start).1);
+    // Reading the header's longest size past the page the record starts on
+    // would ask for a second page (the next record's) whenever a small record
+    // ends near a page's end: read to the page's end first, further only when
+    // the header does not end there.
+    let longest = (start + MAX_HEADER).min(data.len());
+    let on_page = longest.min(page_end(data, start));
+    match parse_layout(data, start, &data.read(start..on_page)?) {
+        Err(_) if on_page < longest => parse_layout(data, start, &data.read(start..longest)?),
+        parsed => parsed,
+    }
+}
+
+/// [`read_layout`] over `bytes`, the file's from `start` on.
+fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> {
+    let name = data.name();
+    let mut r = ByteReader::at(name, bytes, data.position(start).1);
     let flags = r.u8()?;
-    let known = FLAG_POSITIONS | FLAG_OFFSETS | FLAG_BLOOM | FLAG_SKIP_INDEX | FLAG_FILTERS_FIRST;
+    let known = FLAG_POSITIONS
+        | FLAG_OFFSETS
+        | FLAG_BLOOM
+        | FLAG_SKIP_INDEX
+        | FLAG_FILTERS_FIRST
+        | FLAG_PACKED_OFFSETS;
     if flags & !known != 0 {
         return Err(r.corrupt("unknown record flags"));
     }

@@ -1,8 +1,8 @@
 //! Writes one grouped record (format: see the module above).
 
 use super::{
-    BlockImpact, BloomPostings, TermPostings, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_OFFSETS, FLAG_POSITIONS,
-    FLAG_SKIP_INDEX, PAGE_BLOCKS,
+    BlockImpact, BloomPostings, TermPostings, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_OFFSETS,
+    FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX, PAGE_BLOCKS,
 };
 use crate::bitpack::{encode_block, encode_stream};
 use crate::bytes::write_vint;
@@ -96,7 +96,7 @@ pub fn write_record(
     let index = encode_skip_index(&written, [with_positions, with_offsets, p.bloom.is_some()]);
     let start = out.len();
     let flags = (u8::from(with_positions) * FLAG_POSITIONS)
-        | (u8::from(with_offsets) * FLAG_OFFSETS)
+        | (u8::from(with_offsets) * (FLAG_OFFSETS | FLAG_PACKED_OFFSETS))
         | (u8::from(p.bloom.is_some()) * (FLAG_BLOOM | FLAG_FILTERS_FIRST))
         | (u8::from(!index.is_empty()) * FLAG_SKIP_INDEX);
     out.push(flags);
@@ -205,16 +205,29 @@ fn encode_positions(positions: &[u32], freqs: &[u32], out: &mut Vec<u8>) {
     encode_stream(&deltas, out);
 }
 
+/// The block's start deltas (from the previous start in the same document),
+/// bit-packed as positions are, then its lengths: one value when they are all
+/// the same (a term's tokens mostly have one length), else bit-packed too.
 fn encode_offsets(offsets: &[(u32, u32)], freqs: &[u32], out: &mut Vec<u8>) {
+    let n: usize = freqs.iter().map(|&f| f as usize).sum();
+    let (mut deltas, mut lengths) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut i = 0;
     for &f in freqs {
         let mut prev_start = 0u32;
         for &(s, e) in &offsets[i..i + f as usize] {
-            write_vint(out, u64::from(s.wrapping_sub(prev_start)));
-            write_vint(out, u64::from(e.wrapping_sub(s)));
+            deltas.push(s.wrapping_sub(prev_start));
+            lengths.push(e.wrapping_sub(s));
             prev_start = s;
         }
         i += f as usize;
+    }
+    encode_stream(&deltas, out);
+    match lengths.split_first() {
+        Some((&first, rest)) if rest.iter().all(|&l| l == first) => write_vint(out, u64::from(first) + 1),
+        _ => {
+            write_vint(out, 0);
+            encode_stream(&lengths, out);
+        }
     }
 }
 
