@@ -81,8 +81,8 @@ fn store_body(docs: &[Vec<u8>]) -> Vec<u8> {
     file.slice(0..len).read_all().unwrap().to_vec()
 }
 
-/// A head is read without the source: fewer bytes than the frame, and no
-/// decompression (a store whose compressed sources are garbled still gives it).
+/// A head is read without decompressing the source: a store whose
+/// compressed sources are garbled still gives it.
 #[test]
 fn a_head_is_read_without_its_source() {
     let docs = text_records(400);

@@ -91,7 +91,7 @@ pub(crate) fn max_score(
             return;
         }
         let threshold = top.threshold();
-        let last = run.window(first, &essential);
+        let last = run.window(first, &essential, threshold.is_some());
         let mut non_essential = Vec::new();
         essential.clear();
         match threshold {
@@ -148,14 +148,17 @@ struct Run<'s, 'd> {
 impl Run<'_, '_> {
     /// The last document of the window starting at `first`, ended by the
     /// blocks of the `essential` clauses, with every clause's bound over the
-    /// window in `bounds`.
-    fn window(&mut self, first: DocId, essential: &[usize]) -> DocId {
+    /// window in `bounds` when `bounded` (before pruning, none is used).
+    fn window(&mut self, first: DocId, essential: &[usize], bounded: bool) -> DocId {
         let block_end = essential
             .iter()
             .map(|&i| self.scorers[i].block_end(self.docs[i].max(first)))
             .min()
             .unwrap_or(TERMINATED);
         let last = block_end.max(first.saturating_add(MIN_WINDOW - 1)).min(TERMINATED - 1);
+        if !bounded {
+            return last;
+        }
         for ((c, &doc), bound) in self.scorers.iter_mut().zip(&self.docs).zip(&mut self.bounds) {
             *bound = if doc > last { 0.0 } else { c.block_max_score(first, last) };
         }

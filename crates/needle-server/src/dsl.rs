@@ -100,6 +100,17 @@ fn take(body: &mut Value, key: &str) -> Option<Value> {
     body.as_object_mut().and_then(|m| m.remove(key))
 }
 
+/// A whole number `>= 0` at `key`, taken out of `body`.
+fn take_count(body: &mut Value, kind: &str, key: &str) -> ApiResult<Option<u32>> {
+    match take_f32(body, kind, key)? {
+        None => Ok(None),
+        Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(Some(n as u32)),
+        Some(n) => {
+            Err(ApiError::illegal_argument(format!("[{kind}] [{key}] must be a whole number >= 0, not {n}")))
+        }
+    }
+}
+
 fn take_f32(body: &mut Value, kind: &str, key: &str) -> ApiResult<Option<f32>> {
     match take(body, key) {
         None => Ok(None),
@@ -510,19 +521,10 @@ fn fuzzy_defaults(body: &mut Value) -> ApiResult<FuzzyDefaults> {
         Some(spec) => fuzziness(&spec)?,
         None => FuzzyDefaults::default(),
     };
-    let count = |body: &mut Value, key: &str| -> ApiResult<Option<u32>> {
-        match take_f32(body, KIND, key)? {
-            None => Ok(None),
-            Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(Some(n as u32)),
-            Some(n) => Err(ApiError::illegal_argument(format!(
-                "[{KIND}] [{key}] must be a whole number >= 0, not {n}"
-            ))),
-        }
-    };
-    if let Some(n) = count(body, "fuzzy_prefix_length")? {
+    if let Some(n) = take_count(body, KIND, "fuzzy_prefix_length")? {
         out.prefix_length = n;
     }
-    if let Some(n) = count(body, "fuzzy_max_expansions")? {
+    if let Some(n) = take_count(body, KIND, "fuzzy_max_expansions")? {
         if n == 0 {
             return Err(ApiError::illegal_argument(format!(
                 "[{KIND}] [fuzzy_max_expansions] must be positive"
@@ -835,19 +837,10 @@ fn simple_query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         }
         .ok_or_else(|| ApiError::illegal_argument(format!("[{KIND}] unknown flags {}", short(&flags))))?;
     }
-    let count = |body: &mut Value, key: &str| -> ApiResult<Option<u32>> {
-        match take_f32(body, KIND, key)? {
-            None => Ok(None),
-            Some(n) if n >= 0.0 && n.fract() == 0.0 => Ok(Some(n as u32)),
-            Some(n) => Err(ApiError::illegal_argument(format!(
-                "[{KIND}] [{key}] must be a whole number >= 0, not {n}"
-            ))),
-        }
-    };
-    if let Some(n) = count(body, "fuzzy_prefix_length")? {
+    if let Some(n) = take_count(body, KIND, "fuzzy_prefix_length")? {
         options.fuzzy_prefix_length = n;
     }
-    if let Some(n) = count(body, "fuzzy_max_expansions")? {
+    if let Some(n) = take_count(body, KIND, "fuzzy_max_expansions")? {
         options.fuzzy_max_expansions = n.max(1);
     }
     if let Some(t) = take_bool(body, KIND, "fuzzy_transpositions")? {
