@@ -6,6 +6,11 @@
 /// a single character out for every character in.
 pub fn lowercase_into(word: &str, out: &mut String) {
     out.clear();
+    if word.is_ascii() {
+        out.push_str(word);
+        out.make_ascii_lowercase();
+        return;
+    }
     for c in word.chars() {
         if c.is_ascii() {
             out.push(c.to_ascii_lowercase());

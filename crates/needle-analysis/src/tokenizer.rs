@@ -16,8 +16,124 @@ use unicode_segmentation::UnicodeSegmentation;
 pub const MAX_TOKEN_CHARS: usize = 255;
 
 /// Calls `emit(start, end)` with the byte range of every word of `text`, in order.
+///
+/// The text is cut into pieces after each space, tab or line break that an
+/// ASCII character other than those follows. UAX #29 breaks there and no rule
+/// looks across such a place (a separator is neither a letter, a digit nor a
+/// mid-word character, and what follows is no combining mark), so each piece
+/// is segmented alone: a piece of ASCII by [`ascii_words`], which needs no
+/// Unicode tables (most text is such pieces), any other piece as before.
 pub fn for_each_word(text: &str, mut emit: impl FnMut(usize, usize)) {
-    words_in(text, 0, &mut emit);
+    let mut start = 0;
+    while start < text.len() {
+        let (end, ascii) = piece_end(text.as_bytes(), start);
+        if ascii {
+            ascii_words(text.as_bytes(), start, end, &mut emit);
+        } else {
+            words_in(&text[start..end], start, &mut emit);
+        }
+        start = end;
+    }
+}
+
+fn is_separator(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c')
+}
+
+/// The end of the piece that begins at `start` (see [`for_each_word`]), and whether it is all ASCII.
+fn piece_end(b: &[u8], start: usize) -> (usize, bool) {
+    let mut ascii = true;
+    let mut i = start;
+    while i < b.len() {
+        let c = b[i];
+        ascii &= c.is_ascii();
+        i += 1;
+        if is_separator(c) && b.get(i).is_some_and(|&n| n.is_ascii() && !is_separator(n)) {
+            break;
+        }
+    }
+    (i, ascii)
+}
+
+/// UAX #29 word classes of ASCII characters (the others are all "Other" but
+/// for spaces and line breaks, which join only each other and no word).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ascii {
+    Letter,
+    Digit,
+    /// ExtendNumLet: `_`.
+    Connector,
+    /// MidLetter: `:`.
+    MidLetter,
+    /// MidNum: `,` `;`.
+    MidNum,
+    /// MidNumLet and Single_Quote: `.` `'`.
+    MidNumLet,
+    Other,
+}
+
+fn ascii_class(b: u8) -> Ascii {
+    match b {
+        b'a'..=b'z' | b'A'..=b'Z' => Ascii::Letter,
+        b'0'..=b'9' => Ascii::Digit,
+        b'_' => Ascii::Connector,
+        b':' => Ascii::MidLetter,
+        b',' | b';' => Ascii::MidNum,
+        b'.' | b'\'' => Ascii::MidNumLet,
+        _ => Ascii::Other,
+    }
+}
+
+/// The words of the ASCII text `b[start..end]`: UAX #29's rules WB5-WB13b,
+/// the only ones that join ASCII characters into a word, then the same
+/// choices as [`words_in`] (a word holds a letter or digit; one longer than
+/// 255 characters is cut there and the rest segmented afresh).
+fn ascii_words(b: &[u8], start: usize, end: usize, emit: &mut impl FnMut(usize, usize)) {
+    let mut i = start;
+    while i < end {
+        let first = ascii_class(b[i]);
+        if !matches!(first, Ascii::Letter | Ascii::Digit | Ascii::Connector) {
+            // A segment that begins with anything else holds no letter or digit.
+            i += 1;
+            continue;
+        }
+        let (segment_end, has_alnum) = ascii_segment(b, i, end, first);
+        if !has_alnum {
+            i = segment_end;
+        } else if segment_end - i > MAX_TOKEN_CHARS {
+            emit(i, i + MAX_TOKEN_CHARS);
+            i += MAX_TOKEN_CHARS;
+        } else {
+            emit(i, segment_end);
+            i = segment_end;
+        }
+    }
+}
+
+/// The end of the segment that begins at `i` with a character of class
+/// `first` (a letter, digit or `_`), and whether it holds a letter or digit.
+fn ascii_segment(b: &[u8], mut i: usize, end: usize, first: Ascii) -> (usize, bool) {
+    let mut prev = first;
+    let mut has_alnum = first != Ascii::Connector;
+    i += 1;
+    while i < end {
+        let c = ascii_class(b[i]);
+        let next = || b[..end].get(i + 1).map_or(Ascii::Other, |&n| ascii_class(n));
+        match c {
+            // WB5, WB8, WB9, WB10, WB13a, WB13b: letters, digits and `_` join each other.
+            Ascii::Letter | Ascii::Digit | Ascii::Connector => {
+                has_alnum |= c != Ascii::Connector;
+                prev = c;
+                i += 1;
+            }
+            // WB6, WB7: letter (MidLetter | MidNumLetQ) letter.
+            Ascii::MidLetter | Ascii::MidNumLet if prev == Ascii::Letter && next() == Ascii::Letter => i += 2,
+            // WB11, WB12: digit (MidNum | MidNumLetQ) digit.
+            Ascii::MidNum | Ascii::MidNumLet if prev == Ascii::Digit && next() == Ascii::Digit => i += 2,
+            _ => break,
+        }
+    }
+    (i, has_alnum)
 }
 
 /// Segments `text` (at byte `base` of the whole). A segment cut (at the
@@ -165,6 +281,62 @@ mod tests {
         assert_eq!(words("x\u{b8}\u{b8}y\u{b8}"), ["x", "y"]);
         let long = "b".repeat(255 * 500);
         assert_eq!(words(&long).len(), 500);
+    }
+
+    /// Every word range of the Unicode path run on the whole text: the reference the pieces must equal.
+    fn unicode_words(text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        words_in(text, 0, &mut |s, e| out.push((s, e)));
+        out
+    }
+
+    fn word_ranges(text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for_each_word(text, |s, e| out.push((s, e)));
+        out
+    }
+
+    /// Characters of every ASCII word class, separators, and non-ASCII ones
+    /// that join, attach, stand alone or pair up (combining marks, a Tamil
+    /// vowel sign that makes a word of a space before it, ZWJ, regional indicators).
+    const ALPHABET: &[char] = &[
+        'a', 'Z', 'q', '5', '0', '_', ':', ',', ';', '.', '\'', '"', '-', '!', '/', ' ', ' ', '\t', '\n', '\r',
+        '\u{b}', '\u{c}', 'é', 'ß', 'İ', '’', '\u{301}', '\u{bbe}', '\u{200d}', '\u{1f1e6}', '\u{a0}', '日',
+        '👍', '\u{b8}', '²', '\u{2024}', '\u{ff0e}', 'ｶ', 'א',
+    ];
+
+    /// The ASCII characters lead [`ALPHABET`].
+    const ASCII_LEN: usize = 22;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn pieces_segment_as_the_whole_text_does(
+            picks in proptest::collection::vec(0..ALPHABET.len(), 0..48),
+        ) {
+            let text: String = picks.iter().map(|&i| ALPHABET[i]).collect();
+            proptest::prop_assert_eq!(word_ranges(&text), unicode_words(&text), "text {:?}", text);
+        }
+
+        #[test]
+        fn ascii_text_segments_as_unicode_segmentation_does(
+            picks in proptest::collection::vec(0..ASCII_LEN, 0..48),
+        ) {
+            let text: String = picks.iter().map(|&i| ALPHABET[i]).collect();
+            proptest::prop_assert_eq!(word_ranges(&text), unicode_words(&text), "text {:?}", text);
+        }
+
+        #[test]
+        fn long_ascii_words_are_cut_as_the_whole_text_does(
+            run in 250usize..800,
+            unit in proptest::sample::select(vec!["a", "7", "a.", "1,", "_", "x_"]),
+            tail in proptest::collection::vec(0..ALPHABET.len(), 0..8),
+        ) {
+            let mut text = unit.repeat(run / unit.len());
+            text.extend(tail.iter().map(|&i| ALPHABET[i]));
+            proptest::prop_assert_eq!(word_ranges(&text), unicode_words(&text));
+        }
     }
 
     #[test]
