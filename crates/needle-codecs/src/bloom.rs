@@ -34,12 +34,48 @@ use serde::{Deserialize, Serialize};
 /// How filters are sized: by their posting's frequency, up to `max_insertions`,
 /// at false-positive rate `fp_millionths` / 10^6.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "ShapeSpec", into = "ShapeSpec")]
 pub struct FilterShape {
-    pub max_insertions: u32,
-    pub fp_millionths: u32,
+    max_insertions: u32,
+    fp_millionths: u32,
+    /// `ln` of the false-positive rate (its bits), computed once: sizes are
+    /// asked for every posting written, grouped or merged.
+    ln_fp: u64,
+}
+
+/// What a shape is made from, and how it is recorded.
+#[derive(Serialize, Deserialize)]
+struct ShapeSpec {
+    max_insertions: u32,
+    fp_millionths: u32,
+}
+
+impl From<ShapeSpec> for FilterShape {
+    fn from(s: ShapeSpec) -> Self {
+        FilterShape::new(s.max_insertions, s.fp_millionths)
+    }
+}
+
+impl From<FilterShape> for ShapeSpec {
+    fn from(s: FilterShape) -> Self {
+        ShapeSpec { max_insertions: s.max_insertions, fp_millionths: s.fp_millionths }
+    }
 }
 
 impl FilterShape {
+    pub fn new(max_insertions: u32, fp_millionths: u32) -> Self {
+        let fp = (f64::from(fp_millionths) / 1e6).clamp(1e-9, 0.5);
+        FilterShape { max_insertions, fp_millionths, ln_fp: fp.ln().to_bits() }
+    }
+
+    pub fn max_insertions(self) -> u32 {
+        self.max_insertions
+    }
+
+    pub fn fp_millionths(self) -> u32 {
+        self.fp_millionths
+    }
+
     fn insertions(self, freq: u32) -> u32 {
         freq.clamp(1, self.max_insertions.max(1))
     }
@@ -47,8 +83,7 @@ impl FilterShape {
     /// Bytes of the filter of a posting with frequency `freq`.
     pub fn bytes(self, freq: u32) -> usize {
         let ln2 = std::f64::consts::LN_2;
-        let fp = (f64::from(self.fp_millionths) / 1e6).clamp(1e-9, 0.5);
-        let bits = -f64::from(self.insertions(freq)) * fp.ln() / (ln2 * ln2);
+        let bits = -f64::from(self.insertions(freq)) * f64::from_bits(self.ln_fp) / (ln2 * ln2);
         // Rounded up, forgiving 0.15 byte, so 73 bits fit in 9 bytes as in WiSER.
         (bits / 8.0 - 0.15).ceil().max(1.0) as usize
     }
@@ -78,7 +113,7 @@ impl BloomParams {
     pub fn for_rate(expected: u32, fp: f64, stop_words: Vec<String>) -> Self {
         let fp_millionths = (fp * 1e6).round().clamp(1.0, 500_000.0) as u32;
         BloomParams {
-            shape: FilterShape { max_insertions: expected.clamp(1, 64), fp_millionths },
+            shape: FilterShape::new(expected.clamp(1, 64), fp_millionths),
             stop_words,
         }
     }
@@ -146,6 +181,21 @@ mod tests {
         let s = BloomParams::for_rate(5, 0.0009, vec![]).shape;
         assert_eq!((s.bytes(5), s.hashes(5)), (9, 10));
         assert_eq!((s.bytes(1), s.bytes(2), s.bytes(40)), (2, 4, 9));
+    }
+
+    #[test]
+    fn sizes_follow_the_formula_for_every_shape() {
+        for fp_millionths in [1, 7, 100, 900, 1000, 12_345, 100_000, 500_000] {
+            let s = FilterShape::new(64, fp_millionths);
+            let fp = (f64::from(fp_millionths) / 1e6).clamp(1e-9, 0.5);
+            for n in 1..=64u32 {
+                let bits = -f64::from(n) * fp.ln() / (std::f64::consts::LN_2 * std::f64::consts::LN_2);
+                assert_eq!(s.bytes(n), (bits / 8.0 - 0.15).ceil().max(1.0) as usize);
+            }
+        }
+        let json = serde_json::to_string(&FilterShape::new(5, 900)).unwrap();
+        assert_eq!(json, r#"{"max_insertions":5,"fp_millionths":900}"#);
+        assert_eq!(serde_json::from_str::<FilterShape>(&json).unwrap(), FilterShape::new(5, 900));
     }
 
     #[test]

@@ -261,29 +261,31 @@ fn bloom_record(n: u32) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
     use needle_codecs::bloom::{insert, term_hash, BloomParams};
     use needle_codecs::postings::BloomPostings;
     let shape = BloomParams::for_rate(5, 0.0009, vec![]).shape;
-    let stride = shape.max_bytes();
     let docs: Vec<u32> = (0..n).map(|i| i * 2).collect();
     let freqs: Vec<u32> = (0..n).map(|i| 1 + i % 7).collect();
     let occ: usize = freqs.iter().map(|&f| f as usize).sum();
     let positions: Vec<u32> = freqs.iter().flat_map(|&f| 0..f).collect();
     let offsets: Vec<(u32, u32)> = (0..occ as u32).map(|i| (i, i + 1)).collect();
-    let (mut before, mut after) = (vec![0u8; n as usize * stride], vec![0u8; n as usize * stride]);
+    let total: usize = freqs.iter().map(|&f| shape.bytes(f)).sum();
+    let (mut before, mut after) = (vec![0u8; total], vec![0u8; total]);
+    let mut at = 0;
     for i in 0..n as usize {
         let len = shape.bytes(freqs[i]);
         if i % 3 != 0 {
             insert(
-                &mut before[i * stride..i * stride + len],
+                &mut before[at..at + len],
                 term_hash(format!("b{i}").as_bytes()),
                 shape.hashes(freqs[i]),
             );
         }
         if i % 4 != 0 {
             insert(
-                &mut after[i * stride..i * stride + len],
+                &mut after[at..at + len],
                 term_hash(format!("a{i}").as_bytes()),
                 shape.hashes(freqs[i]),
             );
         }
+        at += len;
     }
     let p = TermPostings {
         docs: &docs,

@@ -4,7 +4,7 @@
 //! lock, so the segment only files one posting per distinct term under it
 //! (a 300 KB document has tens of thousands of tokens but a few thousand terms).
 
-use needle_codecs::bloom::{self, BloomParams};
+use needle_codecs::bloom::{self, BloomParams, FilterShape};
 use rustc_hash::FxHashMap;
 
 use crate::analyzed::{AnalyzedDoc, TokenRef};
@@ -22,18 +22,22 @@ pub(crate) struct GroupedText {
     /// Positions and offsets, term by term, each term's in token order.
     pub positions: Vec<u32>,
     pub offsets: Vec<(u32, u32)>,
-    /// Each term's before and after filters, `stride` bytes apiece (empty without filters).
+    /// Each term's before and after filters in a slot of `stride` bytes (empty without filters).
     pub before: Vec<u8>,
     pub after: Vec<u8>,
     /// The largest filter's size (0 without filters), computed once.
     stride: usize,
+    /// The filters' shape (none without filters).
+    shape: Option<FilterShape>,
 }
 
 impl GroupedText {
-    /// The `i`-th term's filters.
+    /// The `i`-th term's filters, each of its posting's size (empty without filters).
     pub fn filters(&self, i: usize) -> (&[u8], &[u8]) {
-        let s = self.stride;
-        (&self.before[i * s..(i + 1) * s], &self.after[i * s..(i + 1) * s])
+        let Some(shape) = self.shape else { return (&[], &[]) };
+        let at = i * self.stride;
+        let len = shape.bytes(self.terms[i].occurrences.len() as u32);
+        (&self.before[at..at + len], &self.after[at..at + len])
     }
 }
 
@@ -83,6 +87,7 @@ pub(crate) fn group(doc: &AnalyzedDoc, tokens: &[TokenRef], bloom: Option<&Bloom
         before: Vec::new(),
         after: Vec::new(),
         stride: bloom.map_or(0, |b| b.shape.max_bytes()),
+        shape: bloom.map(|b| b.shape),
     };
     if let Some(b) = bloom {
         fill_filters(&mut grouped, doc, tokens, &token_group, b);

@@ -16,7 +16,9 @@ use needle_codecs::{BlockImpact, Postings, BLOCK_LEN};
 use needle_core::{DocId, DocSet, TERMINATED};
 
 /// Up to [`BLOCK_LEN`] postings of one term. `occ_start[i]` is where posting
-/// `i`'s positions and offsets start in this chunk.
+/// `i`'s positions and offsets start in this chunk. A posting's filters take
+/// as many bytes as its frequency calls for (most postings occur once: 2
+/// bytes, not the 9 of the largest), one after another.
 #[derive(Clone)]
 pub(crate) struct Chunk {
     pub docs: Vec<DocId>,
@@ -24,7 +26,7 @@ pub(crate) struct Chunk {
     pub occ_start: Vec<u32>,
     pub positions: Vec<u32>,
     pub offsets: Vec<(u32, u32)>,
-    /// Each posting's Bloom filters, one slot of the shape's `max_bytes` apiece (empty without filters).
+    /// Each posting's Bloom filters, packed (empty without filters).
     pub before: Vec<u8>,
     pub after: Vec<u8>,
     pub impact: BlockImpact,
@@ -125,6 +127,9 @@ pub(crate) struct MemPostings {
     positions: bool,
     /// The filters' shape, when the field has them.
     bloom: Option<FilterShape>,
+    /// Where the filters of posting `.1` of chunk `.0` start (`.2`): the
+    /// last one found, so filters read in order cost no walk from the chunk's start.
+    filter_at: (usize, usize, usize),
 }
 
 impl MemPostings {
@@ -142,7 +147,18 @@ impl MemPostings {
         let max_impact =
             term.chunks[..visible.len()].iter().fold(BlockImpact::NONE, |a, c| a.merge(c.impact));
         let doc = if visible.is_empty() { TERMINATED } else { term.chunks[0].docs[0] };
-        MemPostings { term, visible, chunk: 0, idx: 0, doc, doc_freq, max_impact, positions, bloom }
+        MemPostings {
+            term,
+            visible,
+            chunk: 0,
+            idx: 0,
+            doc,
+            doc_freq,
+            max_impact,
+            positions,
+            bloom,
+            filter_at: (0, 0, 0),
+        }
     }
 
     fn current(&self) -> &Chunk {
@@ -175,14 +191,23 @@ impl MemPostings {
         self.current().occurrences(self.idx)
     }
 
-    /// The current document's filter on `side` (its slot, cut to its size).
-    fn filter(&self, side: Side, shape: FilterShape) -> Option<&[u8]> {
+    /// The current document's filter on `side`.
+    fn filter(&mut self, side: Side, shape: FilterShape) -> Option<&[u8]> {
+        let (chunk, idx, mut at) = self.filter_at;
+        let from = if chunk == self.chunk && idx <= self.idx {
+            idx
+        } else {
+            at = 0;
+            0
+        };
+        let freqs = &self.term.chunks[self.chunk].freqs;
+        at += freqs[from..self.idx].iter().map(|&f| shape.bytes(f)).sum::<usize>();
+        self.filter_at = (self.chunk, self.idx, at);
         let chunk = self.current();
         let all = match side {
             Side::Before => &chunk.before,
             Side::After => &chunk.after,
         };
-        let at = self.idx * shape.max_bytes();
         all.get(at..at + shape.bytes(self.freq()))
     }
 }
@@ -308,11 +333,8 @@ impl Postings for MemPostings {
 
     fn filters_into(&mut self, before: &mut Vec<u8>, after: &mut Vec<u8>) -> Option<FilterShape> {
         let shape = self.bloom?;
-        let stride = shape.max_bytes();
         for (side, out) in [(Side::Before, before), (Side::After, after)] {
-            let start = out.len();
             out.extend_from_slice(self.filter(side, shape)?);
-            out.resize(start + stride, 0);
         }
         Some(shape)
     }
@@ -353,6 +375,35 @@ mod tests {
         assert_eq!(p.impact(0, 10), BlockImpact { max_freq: 3, min_norm: 0 });
         assert_eq!(p.seek(1000), TERMINATED);
         assert_eq!(MemPostings::new(term, 0, true, None).doc(), TERMINATED);
+    }
+
+    #[test]
+    fn packed_filters_are_found_in_order_and_after_seeks() {
+        let shape = needle_codecs::bloom::BloomParams::for_rate(5, 0.0009, vec![]).shape;
+        let filter = |d: u32, side: u8| vec![(d as u8) ^ side; shape.bytes(1 + d % 7)];
+        let mut t = TermBuf::default();
+        for d in 0..300 {
+            let chunk = t.push(d, 1 + d % 7, 0);
+            chunk.before.extend(filter(d, 0));
+            chunk.after.extend(filter(d, 0xff));
+        }
+        let term = Arc::new(t);
+        let read = |p: &mut MemPostings| {
+            let (mut before, mut after) = (Vec::new(), Vec::new());
+            assert_eq!(p.filters_into(&mut before, &mut after), Some(shape));
+            (before, after)
+        };
+        let mut p = MemPostings::new(term.clone(), 300, true, Some(shape));
+        for d in 0..300 {
+            assert_eq!(p.doc(), d);
+            assert_eq!(read(&mut p), (filter(d, 0), filter(d, 0xff)), "doc {d} in order");
+            p.advance();
+        }
+        let mut p = MemPostings::new(term, 300, true, Some(shape));
+        for target in [5, 6, 90, 127, 128, 200, 299] {
+            assert_eq!(p.seek(target), target);
+            assert_eq!(read(&mut p), (filter(target, 0), filter(target, 0xff)), "doc {target} after a seek");
+        }
     }
 
     #[test]

@@ -321,8 +321,8 @@ fn flush(
             }
             let occurrences: usize = t.freqs[..n].iter().map(|&f| f as usize).sum();
             let bloom = buf.bloom.as_ref().map(|b| {
-                let slot = b.shape.max_bytes();
-                BloomPostings { shape: b.shape, before: &t.before[..n * slot], after: &t.after[..n * slot] }
+                let len: usize = t.freqs[..n].iter().map(|&f| b.shape.bytes(f)).sum();
+                BloomPostings { shape: b.shape, before: &t.before[..len], after: &t.after[..len] }
             });
             let p = TermPostings {
                 bloom,

@@ -87,9 +87,8 @@ pub(crate) const FLAG_FILTERS_FIRST: u8 = 16;
 pub(crate) const FLAG_PACKED_OFFSETS: u8 = 32;
 
 /// The two Bloom filters of every posting of a term, as the writer takes them:
-/// one slot of `shape.max_bytes()` bytes per posting and side, in posting
-/// order, of which a posting's filter uses the first `shape.bytes(freq)`;
-/// all-zero for an empty filter.
+/// for each side, every posting's filter of `shape.bytes(freq)` bytes, one
+/// after another in posting order; all-zero for an empty filter.
 #[derive(Debug, Clone, Copy)]
 pub struct BloomPostings<'a> {
     pub shape: FilterShape,
@@ -221,8 +220,8 @@ pub trait Postings: DocSet + Send {
     /// `hash` (`false`: certainly not); `None` when the list has no filters.
     fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool>;
 
-    /// Appends the current document's two filters, each in a slot of
-    /// `shape.max_bytes()` (zeros when empty); `None` (and nothing appended)
-    /// when the list has no filters, else their shape.
+    /// Appends the current document's two filters, each of
+    /// `shape.bytes(freq)` bytes (zeros when empty); `None` (and nothing
+    /// appended) when the list has no filters, else their shape.
     fn filters_into(&mut self, before: &mut Vec<u8>, after: &mut Vec<u8>) -> Option<FilterShape>;
 }

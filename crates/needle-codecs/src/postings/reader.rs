@@ -610,7 +610,7 @@ impl Postings for DiskPostings {
             let f = self.filter(side).unwrap_or(&[]);
             let start = out.len();
             out.extend_from_slice(f);
-            out.resize(start + shape.max_bytes(), 0);
+            out.resize(start + shape.bytes(self.freq()), 0);
         }
         Some(shape)
     }
@@ -688,7 +688,7 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
         if !(1..=64).contains(&max_insertions) || !(1..=500_000).contains(&fp_millionths) {
             return Err(r.corrupt("bad Bloom filter shape"));
         }
-        (len, Some(FilterShape { max_insertions, fp_millionths }))
+        (len, Some(FilterShape::new(max_insertions, fp_millionths)))
     } else {
         (0, None)
     };

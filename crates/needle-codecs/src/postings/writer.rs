@@ -52,6 +52,8 @@ pub fn write_record(
     let mut occ = 0usize;
     let mut values = Vec::with_capacity(BLOCK_LEN);
     let mut written = Vec::new();
+    // Where the next group's filters start in `p.bloom`'s sides.
+    let mut filters_at = 0;
     for (b, chunk) in p.docs.chunks(BLOCK_LEN).enumerate() {
         let freqs = &p.freqs[b * BLOCK_LEN..b * BLOCK_LEN + chunk.len()];
         let (d0, p0, o0) = (docs.len(), pos.len(), off.len());
@@ -73,7 +75,7 @@ pub fn write_record(
         }
         let (bl0, s0) = (bloom.len(), skip.len());
         if let Some(filters) = &p.bloom {
-            encode_bloom_group(filters, b * BLOCK_LEN, freqs, &mut bloom);
+            filters_at = encode_bloom_group(filters, filters_at, freqs, &mut bloom);
         }
         occ += block_occ;
         let last = *chunk.last().unwrap();
@@ -107,7 +109,7 @@ pub fn write_record(
         write_vint(out, len as u64);
     }
     if let Some(b) = &p.bloom {
-        for v in [bloom.len() as u64, u64::from(b.shape.max_insertions), u64::from(b.shape.fp_millionths)] {
+        for v in [bloom.len() as u64, u64::from(b.shape.max_insertions()), u64::from(b.shape.fp_millionths())] {
             write_vint(out, v);
         }
     }
@@ -231,29 +233,33 @@ fn encode_offsets(offsets: &[(u32, u32)], freqs: &[u32], out: &mut Vec<u8>) {
     }
 }
 
-/// One group: the before and after bitmaps of non-empty filters, then those
-/// filters, each cut to its posting's size.
-fn encode_bloom_group(b: &BloomPostings, first: usize, freqs: &[u32], out: &mut Vec<u8>) {
-    let stride = b.shape.max_bytes();
-    fn cut(side: &[u8], at: usize, len: usize) -> &[u8] {
-        &side[at..at + len]
+/// One group (its filters start at byte `at` of each side): the before and
+/// after bitmaps of non-empty filters, then those filters. Returns where the
+/// next group's filters start.
+fn encode_bloom_group(b: &BloomPostings, at: usize, freqs: &[u32], out: &mut Vec<u8>) -> usize {
+    let mut ranges = Vec::with_capacity(freqs.len());
+    let mut end = at;
+    for &f in freqs {
+        let len = b.shape.bytes(f);
+        ranges.push(end..end + len);
+        end += len;
     }
-    let filter = |side, i: usize| cut(side, (first + i) * stride, b.shape.bytes(freqs[i]));
     for side in [b.before, b.after] {
         let mut bitmap = vec![0u8; freqs.len().div_ceil(8)];
-        for i in 0..freqs.len() {
-            if filter(side, i).iter().any(|&x| x != 0) {
+        for (i, r) in ranges.iter().enumerate() {
+            if side[r.clone()].iter().any(|&x| x != 0) {
                 bitmap[i / 8] |= 1 << (i % 8);
             }
         }
         out.extend_from_slice(&bitmap);
     }
     for side in [b.before, b.after] {
-        for i in 0..freqs.len() {
-            let f = filter(side, i);
+        for r in &ranges {
+            let f = &side[r.clone()];
             if f.iter().any(|&x| x != 0) {
                 out.extend_from_slice(f);
             }
         }
     }
+    end
 }
