@@ -269,20 +269,20 @@ fn bloom_record(n: u32) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
     let total: usize = freqs.iter().map(|&f| shape.bytes(f)).sum();
     let (mut before, mut after) = (vec![0u8; total], vec![0u8; total]);
     let mut at = 0;
-    for i in 0..n as usize {
-        let len = shape.bytes(freqs[i]);
+    for (i, &freq) in freqs.iter().enumerate() {
+        let len = shape.bytes(freq);
         if i % 3 != 0 {
             insert(
                 &mut before[at..at + len],
                 term_hash(format!("b{i}").as_bytes()),
-                shape.hashes(freqs[i]),
+                shape.hashes(freq),
             );
         }
         if i % 4 != 0 {
             insert(
                 &mut after[at..at + len],
                 term_hash(format!("a{i}").as_bytes()),
-                shape.hashes(freqs[i]),
+                shape.hashes(freq),
             );
         }
         at += len;
