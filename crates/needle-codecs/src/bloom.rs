@@ -112,10 +112,7 @@ impl BloomParams {
     /// Filters for up to `expected` insertions at false-positive rate `fp`.
     pub fn for_rate(expected: u32, fp: f64, stop_words: Vec<String>) -> Self {
         let fp_millionths = (fp * 1e6).round().clamp(1.0, 500_000.0) as u32;
-        BloomParams {
-            shape: FilterShape::new(expected.clamp(1, 64), fp_millionths),
-            stop_words,
-        }
+        BloomParams { shape: FilterShape::new(expected.clamp(1, 64), fp_millionths), stop_words }
     }
 
     pub fn is_stop_word(&self, term: &[u8]) -> bool {

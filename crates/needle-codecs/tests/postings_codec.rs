@@ -272,18 +272,10 @@ fn bloom_record(n: u32) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
     for (i, &freq) in freqs.iter().enumerate() {
         let len = shape.bytes(freq);
         if i % 3 != 0 {
-            insert(
-                &mut before[at..at + len],
-                term_hash(format!("b{i}").as_bytes()),
-                shape.hashes(freq),
-            );
+            insert(&mut before[at..at + len], term_hash(format!("b{i}").as_bytes()), shape.hashes(freq));
         }
         if i % 4 != 0 {
-            insert(
-                &mut after[at..at + len],
-                term_hash(format!("a{i}").as_bytes()),
-                shape.hashes(freq),
-            );
+            insert(&mut after[at..at + len], term_hash(format!("a{i}").as_bytes()), shape.hashes(freq));
         }
         at += len;
     }

@@ -109,7 +109,8 @@ pub fn write_record(
         write_vint(out, len as u64);
     }
     if let Some(b) = &p.bloom {
-        for v in [bloom.len() as u64, u64::from(b.shape.max_insertions()), u64::from(b.shape.fp_millionths())] {
+        for v in [bloom.len() as u64, u64::from(b.shape.max_insertions()), u64::from(b.shape.fp_millionths())]
+        {
             write_vint(out, v);
         }
     }
