@@ -85,19 +85,32 @@ impl FilterShape {
         let ln2 = std::f64::consts::LN_2;
         let bits = -f64::from(self.insertions(freq)) * f64::from_bits(self.ln_fp) / (ln2 * ln2);
         // Rounded up, forgiving 0.15 byte, so 73 bits fit in 9 bytes as in WiSER.
-        (bits / 8.0 - 0.15).ceil().max(1.0) as usize
+        ceil_positive(bits / 8.0 - 0.15).max(1)
     }
 
     /// Probes of the filter of a posting with frequency `freq`.
     pub fn hashes(self, freq: u32) -> u32 {
         let bits = (self.bytes(freq) * 8) as f64;
-        (bits / f64::from(self.insertions(freq)) * std::f64::consts::LN_2).round().clamp(1.0, 32.0) as u32
+        round_positive(bits / f64::from(self.insertions(freq)) * std::f64::consts::LN_2).clamp(1, 32) as u32
     }
 
     /// The largest filter: the slot size when filters are kept at a fixed stride.
     pub fn max_bytes(self) -> usize {
         self.bytes(self.max_insertions)
     }
+}
+
+/// `x.ceil()` for `x` below 2^52 (0 for negatives) without a libm call:
+/// sizes are asked for every posting grouped, written and merged.
+fn ceil_positive(x: f64) -> usize {
+    let t = x as usize;
+    t + usize::from((t as f64) < x)
+}
+
+/// `x.round()` (halves away from zero) for `x` below 2^52 (0 for negatives), likewise.
+fn round_positive(x: f64) -> usize {
+    let t = x as usize;
+    t + usize::from(x - t as f64 >= 0.5)
 }
 
 /// The filters of a segment, recorded in its meta.
@@ -187,8 +200,16 @@ mod tests {
             let fp = (f64::from(fp_millionths) / 1e6).clamp(1e-9, 0.5);
             for n in 1..=64u32 {
                 let bits = -f64::from(n) * fp.ln() / (std::f64::consts::LN_2 * std::f64::consts::LN_2);
-                assert_eq!(s.bytes(n), (bits / 8.0 - 0.15).ceil().max(1.0) as usize);
+                let bytes = (bits / 8.0 - 0.15).ceil().max(1.0) as usize;
+                assert_eq!(s.bytes(n), bytes);
+                let hashes = (bytes as f64 * 8.0 / f64::from(n) * std::f64::consts::LN_2).round();
+                assert_eq!(s.hashes(n), hashes.clamp(1.0, 32.0) as u32);
             }
+        }
+        for x in [-0.4, 0.0, 0.2, 0.5, 0.9999999999999999, 1.0, 1.5, 2.4999999999999996, 2.5, 3.0, 1e15 + 0.5]
+        {
+            assert_eq!(ceil_positive(x), x.ceil().max(0.0) as usize, "ceil {x}");
+            assert_eq!(round_positive(x), x.round().max(0.0) as usize, "round {x}");
         }
         let json = serde_json::to_string(&FilterShape::new(5, 900)).unwrap();
         assert_eq!(json, r#"{"max_insertions":5,"fp_millionths":900}"#);

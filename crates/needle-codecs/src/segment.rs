@@ -33,6 +33,14 @@ pub trait SegmentRead: Send + Sync {
         self.stored(doc)
     }
 
+    /// `doc`'s frame as the segment's document store keeps it, for a merge
+    /// that keeps that store's dictionary to copy it without recompressing;
+    /// `None` when the record [`Self::stored`] reads differs from it (an
+    /// in-place update layered over it) or the segment keeps no such frames.
+    fn stored_frame(&self, _doc: DocId) -> Result<Option<crate::docstore::Frame>> {
+        Ok(None)
+    }
+
     /// The posting lists of `terms`, in order. A segment on storage asks for
     /// the records' first pages (all of their prefetch zones when adaptive
     /// prefetch says so) in one batch before opening any.

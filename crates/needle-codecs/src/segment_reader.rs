@@ -273,6 +273,10 @@ impl SegmentRead for SegmentReader {
         self.docs.head(doc)
     }
 
+    fn stored_frame(&self, doc: DocId) -> Result<Option<crate::docstore::Frame>> {
+        self.docs.frame_bytes(doc)
+    }
+
     fn numeric_values(&self, field: FieldId) -> Option<Box<dyn NumericValues + Send>> {
         self.values.as_ref()?.values(field)
     }

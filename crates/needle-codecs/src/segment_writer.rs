@@ -147,6 +147,20 @@ impl SegmentWriter {
         Ok(())
     }
 
+    /// Writes the stored documents compressed with `dict`, each fetched once
+    /// by `doc(i)` as its record or as a frame to copy (see
+    /// [`docstore::write_with_dictionary`]).
+    pub fn write_docs_with_dictionary(
+        &mut self,
+        dict: &[u8],
+        doc: &mut dyn FnMut(u32) -> Result<docstore::StoredDoc>,
+    ) -> Result<()> {
+        let out = ChecksummedWriter::new(self.dir.create(&segment_files(&self.name)[3])?);
+        let stamp = docstore::write_with_dictionary(out, self.max_doc, dict, doc)?;
+        self.files.insert("docs".into(), stamp);
+        Ok(())
+    }
+
     /// Writes the term map, norms and meta; the segment is complete when this returns.
     pub fn finish(mut self) -> Result<(SegmentMeta, RecordSizes)> {
         let [_, terms_name, norms_name, _, values_name, meta_name] = segment_files(&self.name);

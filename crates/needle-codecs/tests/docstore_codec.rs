@@ -109,6 +109,51 @@ fn a_head_is_read_without_its_source() {
     assert_eq!((record.version.version, record.source), (307, ""));
 }
 
+/// A merge's store: the dictionary of one input, that input's frames copied
+/// as they are, other records compressed with it; every document reads back.
+/// A frame whose header disagrees with the index is refused, not copied.
+#[test]
+fn frames_are_copied_into_a_store_with_the_same_dictionary() {
+    use needle_codecs::docstore::StoredDoc;
+    let (first, second) = (text_records(600), text_records(900)[600..].to_vec());
+    let body = store_body(&first);
+    let source =
+        DocStoreReader::open(needle_storage::FileSlice::from_vec("a.docs", body.clone()), VERSION).unwrap();
+    let dict = source.dictionary().unwrap().unwrap();
+    assert!(!dict.is_empty(), "600 records train a dictionary");
+    // Interleaved: copied frames and compressed records side by side.
+    let merged: Vec<(bool, Vec<u8>)> =
+        first.iter().zip(&second).flat_map(|(a, b)| [(true, a.clone()), (false, b.clone())]).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = Directory::open(tmp.path(), true).unwrap();
+    let mut w = SegmentWriter::create(&dir, "m", merged.len() as u32).unwrap();
+    w.write_docs_with_dictionary(&dict, &mut |i| {
+        let i = i as usize;
+        Ok(match merged[i] {
+            (true, _) => StoredDoc::Frame(source.frame_bytes(i as u32 / 2).unwrap().unwrap()),
+            (false, ref record) => StoredDoc::Record(record.clone()),
+        })
+    })
+    .unwrap();
+    w.finish().unwrap();
+    let file = dir.open_read("m.docs").unwrap();
+    let (len, _) = footer::verify_file(&file, b"DOCS", VERSION, true).unwrap();
+    let store = DocStoreReader::open(file.slice(0..len), VERSION).unwrap();
+    assert_eq!(store.dictionary().unwrap().unwrap(), dict);
+    for (i, (_, record)) in merged.iter().enumerate() {
+        assert_eq!(&store.get(i as u32).unwrap(), record, "document {i}");
+    }
+    // A frame whose compressed source lost its first byte (its header no longer parses) is refused.
+    let mut garbled = body;
+    let len = garbled.len();
+    let index_start = u64::from_le_bytes(garbled[len - 12..len - 4].try_into().unwrap()) as usize;
+    let start = u64::from_le_bytes(garbled[index_start..index_start + 8].try_into().unwrap()) as usize;
+    let head_len = garbled[start] as usize;
+    garbled[start + 1 + head_len] ^= 0xff;
+    let bad = DocStoreReader::open(needle_storage::FileSlice::from_vec("a.docs", garbled), VERSION).unwrap();
+    assert!(bad.frame_bytes(0).is_err());
+}
+
 /// A store of format 1 (every record compressed whole, no head kept apart) reads as it did.
 #[test]
 fn a_format_1_store_is_still_read() {
@@ -128,6 +173,8 @@ fn a_format_1_store_is_still_read() {
     body.extend_from_slice(&index_start.to_le_bytes());
     body.extend_from_slice(&(docs.len() as u32).to_le_bytes());
     let store = DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), 1).unwrap();
+    assert!(store.dictionary().unwrap().is_none(), "format 1 frames are never copied");
+    assert!(store.frame_bytes(0).unwrap().is_none());
     for (i, d) in docs.iter().enumerate() {
         assert_eq!(&store.get(i as u32).unwrap(), d);
         assert_eq!(store.head(i as u32).unwrap(), d[..record::head_len(d)]);

@@ -443,6 +443,13 @@ impl SegmentRead for UpdatedSegment {
         self.base.stored_head(doc)
     }
 
+    fn stored_frame(&self, doc: DocId) -> Result<Option<needle_codecs::docstore::Frame>> {
+        match self.updates.version(doc) {
+            Some(_) => Ok(None),
+            None => self.base.stored_frame(doc),
+        }
+    }
+
     fn postings_all(&self, terms: &[(FieldId, &[u8])]) -> Result<Vec<Option<Box<dyn Postings>>>> {
         self.base.postings_all(terms)
     }

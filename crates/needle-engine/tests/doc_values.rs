@@ -794,3 +794,38 @@ fn updates_made_during_merges_survive_them_and_a_crash() {
     index.close().unwrap();
     check(&open(), "after a merge and a close");
 }
+
+/// A merge keeps the larger segment's compression dictionary and copies its
+/// documents' frames as they are; a document updated in place is written
+/// anew, with its new value and version. (Segments large enough to train a
+/// dictionary: the random runs above write smaller ones.)
+#[test]
+fn a_merge_copying_stored_frames_keeps_in_place_updates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = Index::open_or_create(tmp.path(), Some(Schema::from_mapping(MAPPING).unwrap()))
+        .unwrap()
+        .writer(WriterOptions::default())
+        .unwrap();
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut model = BTreeMap::new();
+    for (segment, count) in [(0, 900), (1, 300)] {
+        for i in 0..count {
+            let id = format!("s{segment}-{i}");
+            let mut m = random_doc(&mut rng);
+            m.n = vec![i];
+            index.add(&to_json(&id, &m)).unwrap();
+            model.insert(id, m);
+        }
+        index.commit().unwrap();
+    }
+    for id in ["s0-5", "s0-600", "s1-7"] {
+        let m = model.get_mut(id).unwrap();
+        m.n = vec![-1];
+        m.version += 1;
+        index.update_numeric(id, "n", &json!(-1), IfCurrent::Any).unwrap();
+    }
+    index.commit().unwrap();
+    index.merge(1).unwrap();
+    assert_eq!(index.searcher().segment_count(), 1);
+    check_sources(&index, &model);
+}

@@ -6,6 +6,7 @@
 use fst::{IntoStreamer, Streamer};
 use needle_codecs::bloom::FilterShape;
 use needle_codecs::doc_values::{sorted_keywords, BinaryBuf, ColumnBuf, MemTerms, SortedKeywords};
+use needle_codecs::docstore::StoredDoc;
 use needle_codecs::postings::BloomPostings;
 use needle_codecs::{
     termmap, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter, TermPostings,
@@ -114,11 +115,45 @@ pub fn merge_segments_paced(
     for (field, column) in merged_binaries(current, &map)? {
         writer.add_binary(field, column);
     }
-    writer.write_docs(&mut |doc| {
-        let (seg, old) = map.sources[doc as usize];
-        current[seg].stored(old)
-    })?;
+    write_docs(&mut writer, segments, current, &map)?;
     Ok((writer.finish()?.0, map.maps))
+}
+
+/// Writes the merged documents with the dictionary of the input holding the
+/// most of them, whose frames are copied as they are (unless an update was
+/// layered over them); the others' are recompressed with it. Training a
+/// dictionary and recompressing every document was a quarter of a merge.
+/// Without a trained dictionary among the inputs, a new one is trained.
+fn write_docs(
+    writer: &mut SegmentWriter,
+    segments: &[(&SegmentReader, Option<&dyn Deletes>)],
+    current: &[&dyn SegmentRead],
+    map: &DocMap,
+) -> Result<()> {
+    let mut live = vec![0usize; segments.len()];
+    map.sources.iter().for_each(|&(seg, _)| live[seg] += 1);
+    let mut dictionaries = Vec::new();
+    for (i, (s, _)) in segments.iter().enumerate() {
+        if let Some(dict) = s.doc_store().dictionary()?.filter(|d| !d.is_empty()) {
+            dictionaries.push((live[i], i, dict));
+        }
+    }
+    let Some((_, kept, dict)) = dictionaries.into_iter().max_by_key(|&(n, i, _)| (n, std::cmp::Reverse(i)))
+    else {
+        return writer.write_docs(&mut |doc| {
+            let (seg, old) = map.sources[doc as usize];
+            current[seg].stored(old)
+        });
+    };
+    writer.write_docs_with_dictionary(&dict, &mut |doc| {
+        let (seg, old) = map.sources[doc as usize];
+        if seg == kept {
+            if let Some(frame) = current[seg].stored_frame(old)? {
+                return Ok(StoredDoc::Frame(frame));
+            }
+        }
+        Ok(StoredDoc::Record(current[seg].stored(old)?))
+    })
 }
 
 /// Every numeric column any segment has, its live documents' values in their new order.

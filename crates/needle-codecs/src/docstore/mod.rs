@@ -13,6 +13,10 @@
 //! Trailer  := DictLen:u64 IndexStart:u64 DocCount:u32
 //! ```
 //!
+//! A merge writes its store with the dictionary of the input holding the most
+//! of its documents and copies that input's frames as they are (any trained
+//! dictionary serves the format; only the others' sources are recompressed).
+//!
 //! Version 1 (still read) had no head: each frame compressed the whole record.
 //! A frame is moved to the next 4 KiB boundary whenever that makes it span
 //! fewer 4 KiB blocks than it would where it stands (a 3 KB frame starting 2 KB
@@ -26,7 +30,15 @@ pub mod record;
 mod writer;
 
 pub use reader::DocStoreReader;
-pub use writer::write_doc_store;
+pub use writer::{write_doc_store, write_with_dictionary, StoredDoc};
+
+/// One document's frame as a store of the current version keeps it (its
+/// head, then its compressed source), and its record's length: what a merge
+/// that keeps the store's dictionary copies as it is.
+pub struct Frame {
+    pub bytes: Vec<u8>,
+    pub raw_len: usize,
+}
 
 pub const KIND: &[u8; 4] = b"DOCS";
 pub const VERSION: u32 = 2;

@@ -6,7 +6,7 @@ use needle_storage::FileSlice;
 use zstd::zstd_safe::DDict;
 
 use super::index::DocIndex;
-use super::{record, INDEX_ENTRY_LEN, TRAILER_LEN};
+use super::{record, Frame, INDEX_ENTRY_LEN, TRAILER_LEN};
 use crate::bytes::{read_vint_lenient, ByteReader};
 
 thread_local! {
@@ -104,6 +104,36 @@ impl DocStoreReader {
             return Err(Error::corrupt(name, format!("document {doc} decompressed to the wrong length")));
         }
         Ok(out)
+    }
+
+    /// The store's dictionary; `None` in a store of format 1 (whose frames hold
+    /// no head apart, so they cannot be copied into a store of today's format).
+    pub fn dictionary(&self) -> Result<Option<Vec<u8>>> {
+        match self.version {
+            1 => Ok(None),
+            _ => Ok(Some(self.body.read(0..self.dict_len)?.to_vec())),
+        }
+    }
+
+    /// `doc`'s frame as stored, to be copied into a store with the same
+    /// dictionary; `None` in a store of format 1. The frame's own header must
+    /// give the source's length the index gives, as [`Self::get`] checks.
+    pub fn frame_bytes(&self, doc: DocId) -> Result<Option<Frame>> {
+        if self.version == 1 {
+            return Ok(None);
+        }
+        let (range, raw_len) = self.frame(doc)?;
+        let (start, len) = (range.start, range.len());
+        let frame = self.body.read(range)?;
+        counters::record(DataKind::DocStore, &self.body, start, len);
+        let (head, compressed) = split_head(&frame);
+        let source_len = raw_len.checked_sub(head.len());
+        let sized = |n: usize| matches!(zstd::zstd_safe::get_frame_content_size(compressed), Ok(Some(c)) if c == n as u64);
+        if !source_len.is_some_and(sized) {
+            let what = format!("document {doc}: its frame does not hold the record the index says");
+            return Err(Error::corrupt_at(self.body.name(), self.body.position(start).1, what));
+        }
+        Ok(Some(Frame { bytes: frame.to_vec(), raw_len }))
     }
 
     /// The head of `doc`'s record (see `record.rs`): its `_id` and version,

@@ -2,7 +2,7 @@
 
 use needle_core::{Error, Result};
 
-use super::{record, KIND, VERSION};
+use super::{record, Frame, KIND, VERSION};
 use crate::bytes::write_vint;
 use crate::checksummed::ChecksummedWriter;
 use crate::page::aligned_start;
@@ -15,31 +15,57 @@ const MIN_SAMPLE_BYTES: usize = 32 * 1024;
 /// Writes `count` records, fetched by `doc(i)` (called twice per document:
 /// once to sample for the dictionary, once to compress). Returns the file's length and checksum.
 pub fn write_doc_store(
-    mut out: ChecksummedWriter,
+    out: ChecksummedWriter,
     count: u32,
     doc: &mut dyn FnMut(u32) -> Result<Vec<u8>>,
 ) -> Result<crate::meta::FileStamp> {
     let dict = train_dictionary(count, doc)?;
-    out.write(&dict)?;
+    write_with_dictionary(out, count, &dict, &mut |i| doc(i).map(StoredDoc::Record))
+}
+
+/// A document for [`write_with_dictionary`]: its record, or its frame as
+/// another store with the same dictionary keeps it (copied, not recompressed).
+pub enum StoredDoc {
+    Record(Vec<u8>),
+    Frame(Frame),
+}
+
+/// Writes `count` documents, fetched by `doc(i)` once each, compressed with
+/// `dict` (a merge passes the dictionary of the store it copies frames from).
+pub fn write_with_dictionary(
+    mut out: ChecksummedWriter,
+    count: u32,
+    dict: &[u8],
+    doc: &mut dyn FnMut(u32) -> Result<StoredDoc>,
+) -> Result<crate::meta::FileStamp> {
+    out.write(dict)?;
     let zstd = |e: std::io::Error| Error::Resources { what: format!("zstd: {e}") };
-    let mut compressor = zstd::bulk::Compressor::with_dictionary(LEVEL, &dict).map_err(zstd)?;
+    let mut compressor = zstd::bulk::Compressor::with_dictionary(LEVEL, dict).map_err(zstd)?;
     // The store has one dictionary: naming it in every frame would spend 4 bytes a document.
     compressor.set_parameter(zstd::zstd_safe::CParameter::DictIdFlag(false)).map_err(zstd)?;
     let mut index = Vec::with_capacity(count as usize * super::INDEX_ENTRY_LEN);
     let mut frame = Vec::new();
     for i in 0..count {
-        let raw = doc(i)?;
-        let (head, source) = raw.split_at(record::head_len(&raw));
-        frame.clear();
-        write_vint(&mut frame, head.len() as u64);
-        frame.extend_from_slice(head);
-        frame.extend_from_slice(&compressor.compress(source).map_err(zstd)?);
+        let raw_len = match doc(i)? {
+            StoredDoc::Record(raw) => {
+                let (head, source) = raw.split_at(record::head_len(&raw));
+                frame.clear();
+                write_vint(&mut frame, head.len() as u64);
+                frame.extend_from_slice(head);
+                frame.extend_from_slice(&compressor.compress(source).map_err(zstd)?);
+                raw.len()
+            }
+            StoredDoc::Frame(copied) => {
+                frame = copied.bytes;
+                copied.raw_len
+            }
+        };
         let start = aligned_start(out.position(), frame.len() as u64);
         out.write(&vec![0; (start - out.position()) as usize])?;
         out.write(&frame)?;
         index.extend_from_slice(&start.to_le_bytes());
         index.extend_from_slice(&(frame.len() as u32).to_le_bytes());
-        index.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+        index.extend_from_slice(&(raw_len as u32).to_le_bytes());
     }
     let index_start = out.position();
     out.write(&index)?;
