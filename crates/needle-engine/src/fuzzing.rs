@@ -136,7 +136,7 @@ fn walk(p: &mut DiskPostings) {
 }
 
 /// A document store's body, read as each format version: opened, every
-/// document (up to 256) read whole and by its head.
+/// document (up to 256) read whole, by its head and as a frame to copy.
 pub fn docstore(data: &[u8]) {
     for version in 1..=needle_codecs::docstore::VERSION {
         let Ok(store) = DocStoreReader::open(FileSlice::from_vec("fuzz.docs", data.to_vec()), version) else {
@@ -144,9 +144,11 @@ pub fn docstore(data: &[u8]) {
         };
         let docs: Vec<u32> = (0..store.count().min(256)).collect();
         store.prefetch(&docs);
+        let _ = store.dictionary();
         for doc in docs {
             let _ = store.get(doc);
             let _ = store.head(doc);
+            let _ = store.frame_bytes(doc);
         }
     }
 }
