@@ -8,6 +8,7 @@ use needle_codecs::bloom::{self, BloomParams, FilterShape};
 use rustc_hash::FxHashMap;
 
 use crate::analyzed::{AnalyzedDoc, TokenRef};
+use crate::mem_postings::Occurrence;
 
 /// One distinct term of a field: its text (a range of the document's term
 /// text), and its occurrences as a range of [`GroupedText`]'s arrays.
@@ -19,9 +20,8 @@ pub(crate) struct GroupedTerm {
 pub(crate) struct GroupedText {
     /// In order of first occurrence.
     pub terms: Vec<GroupedTerm>,
-    /// Positions and offsets, term by term, each term's in token order.
-    pub positions: Vec<u32>,
-    pub offsets: Vec<(u32, u32)>,
+    /// Occurrences, term by term, each term's in token order.
+    pub occurrences: Vec<Occurrence>,
     /// Each term's before and after filters in a slot of `stride` bytes (empty without filters).
     pub before: Vec<u8>,
     pub after: Vec<u8>,
@@ -72,18 +72,16 @@ pub(crate) fn group(doc: &AnalyzedDoc, tokens: &[TokenRef], bloom: Option<&Bloom
         .zip(&counts)
         .map(|((&term, &s), &c)| GroupedTerm { term, occurrences: s..s + c })
         .collect();
-    let (mut positions, mut offsets) = (vec![0; tokens.len()], vec![(0, 0); tokens.len()]);
+    let mut occurrences = vec![Occurrence { position: 0, start: 0, end: 0 }; tokens.len()];
     let mut next = starts.clone();
     for (t, &g) in tokens.iter().zip(&token_group) {
         let slot = &mut next[g as usize];
-        positions[*slot] = t.position;
-        offsets[*slot] = (t.start, t.end);
+        occurrences[*slot] = Occurrence { position: t.position, start: t.start, end: t.end };
         *slot += 1;
     }
     let mut grouped = GroupedText {
         terms,
-        positions,
-        offsets,
+        occurrences,
         before: Vec::new(),
         after: Vec::new(),
         stride: bloom.map_or(0, |b| b.shape.max_bytes()),

@@ -15,48 +15,49 @@ use needle_codecs::bloom::{self, FilterShape, Side};
 use needle_codecs::{BlockImpact, Postings, BLOCK_LEN};
 use needle_core::{DocId, DocSet, TERMINATED};
 
-/// Up to [`BLOCK_LEN`] postings of one term. `occ_start[i]` is where posting
-/// `i`'s positions and offsets start in this chunk. A posting's filters take
-/// as many bytes as its frequency calls for (most postings occur once: 2
-/// bytes, not the 9 of the largest), one after another.
+/// One occurrence of a term in a document: its position and byte offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Occurrence {
+    pub position: u32,
+    pub start: u32,
+    pub end: u32,
+}
+
+/// Up to [`BLOCK_LEN`] postings of one term: four vectors, so the many terms
+/// seen once cost few allocations. A posting's occurrences and filters are
+/// found by summing the frequencies and filter sizes of the postings before
+/// it (a reader keeps its place, so reading in order sums each once).
 #[derive(Clone)]
 pub(crate) struct Chunk {
     pub docs: Vec<DocId>,
     pub freqs: Vec<u32>,
-    pub occ_start: Vec<u32>,
-    pub positions: Vec<u32>,
-    pub offsets: Vec<(u32, u32)>,
-    /// Each posting's Bloom filters, packed (empty without filters).
-    pub before: Vec<u8>,
-    pub after: Vec<u8>,
+    /// Each posting's occurrences (`freq` of them), one posting after another
+    /// (empty for a field without positions).
+    pub occurrences: Vec<Occurrence>,
+    /// Each posting's before filter then its after filter, each of the size
+    /// its frequency calls for (most postings occur once: 2 bytes, not the 9
+    /// of the largest), one posting after another (empty without filters).
+    pub filters: Vec<u8>,
     pub impact: BlockImpact,
 }
 
-impl Default for Chunk {
-    fn default() -> Self {
+impl Chunk {
+    /// A chunk for a term's next postings: room for a whole block when the
+    /// term already filled one (it is a common term), else as small as can be.
+    fn for_list(full_chunks: usize) -> Self {
+        let room = if full_chunks > 0 { BLOCK_LEN } else { 0 };
         Chunk {
-            docs: Vec::new(),
-            freqs: Vec::new(),
-            occ_start: Vec::new(),
-            positions: Vec::new(),
-            offsets: Vec::new(),
-            before: Vec::new(),
-            after: Vec::new(),
+            docs: Vec::with_capacity(room),
+            freqs: Vec::with_capacity(room),
+            occurrences: Vec::new(),
+            filters: Vec::new(),
             impact: BlockImpact::NONE,
         }
     }
 }
 
-impl Chunk {
-    fn occurrences(&self, i: usize) -> std::ops::Range<usize> {
-        let start = self.occ_start[i] as usize;
-        let end = self.occ_start.get(i + 1).map_or(self.positions.len(), |&e| e as usize);
-        start..end
-    }
-}
-
 /// One term's postings.
-#[derive(Default, Clone)]
+#[derive(Default)]
 pub(crate) struct TermBuf {
     pub chunks: Vec<Arc<Chunk>>,
 }
@@ -66,16 +67,23 @@ impl TermBuf {
         self.chunks.last().and_then(|c| c.docs.last().copied())
     }
 
+    pub fn first_doc(&self) -> Option<DocId> {
+        self.chunks.first().and_then(|c| c.docs.first().copied())
+    }
+
     /// Starts a posting for `doc` (after every document already here):
     /// the chunk to write it in, copied first if a reader holds it.
     pub fn push(&mut self, doc: DocId, freq: u32, norm: u8) -> &mut Chunk {
         if self.chunks.last().is_none_or(|c| c.docs.len() >= BLOCK_LEN) {
-            self.chunks.push(Arc::default());
+            if self.chunks.capacity() == 0 {
+                // Most terms never fill a chunk.
+                self.chunks.reserve_exact(1);
+            }
+            self.chunks.push(Arc::new(Chunk::for_list(self.chunks.len())));
         }
         let chunk = Arc::make_mut(self.chunks.last_mut().expect("a chunk was pushed"));
         chunk.docs.push(doc);
         chunk.freqs.push(freq);
-        chunk.occ_start.push(chunk.positions.len() as u32);
         chunk.impact = chunk.impact.merge(BlockImpact { max_freq: freq, min_norm: norm });
         chunk
     }
@@ -90,18 +98,34 @@ impl TermBuf {
         }
     }
 
-    /// Every chunk's postings, concatenated: the layout the segment writer takes.
-    pub fn flat(&self) -> FlatPostings {
-        let mut out = FlatPostings::default();
+    /// The first `n` postings (every one of chunks before the last) in the
+    /// layout the segment writer takes, into `out` (cleared first, so one
+    /// buffer serves every term of a flush).
+    pub fn flat_into(&self, n: usize, bloom: Option<FilterShape>, out: &mut FlatPostings) {
+        out.clear();
+        let mut left = n;
         for c in &self.chunks {
-            out.docs.extend_from_slice(&c.docs);
-            out.freqs.extend_from_slice(&c.freqs);
-            out.positions.extend_from_slice(&c.positions);
-            out.offsets.extend_from_slice(&c.offsets);
-            out.before.extend_from_slice(&c.before);
-            out.after.extend_from_slice(&c.after);
+            let take = left.min(c.docs.len());
+            if take == 0 {
+                break;
+            }
+            left -= take;
+            out.docs.extend_from_slice(&c.docs[..take]);
+            out.freqs.extend_from_slice(&c.freqs[..take]);
+            let occurrences: usize = c.freqs[..take].iter().map(|&f| f as usize).sum();
+            let occurrences = &c.occurrences[..occurrences.min(c.occurrences.len())];
+            out.positions.extend(occurrences.iter().map(|o| o.position));
+            out.offsets.extend(occurrences.iter().map(|o| (o.start, o.end)));
+            if let Some(shape) = bloom {
+                let mut at = 0;
+                for &f in &c.freqs[..take] {
+                    let len = shape.bytes(f);
+                    out.before.extend_from_slice(&c.filters[at..at + len]);
+                    out.after.extend_from_slice(&c.filters[at + len..at + 2 * len]);
+                    at += 2 * len;
+                }
+            }
         }
-        out
     }
 }
 
@@ -115,8 +139,20 @@ pub(crate) struct FlatPostings {
     pub after: Vec<u8>,
 }
 
+impl FlatPostings {
+    fn clear(&mut self) {
+        self.docs.clear();
+        self.freqs.clear();
+        self.positions.clear();
+        self.offsets.clear();
+        self.before.clear();
+        self.after.clear();
+    }
+}
+
 pub(crate) struct MemPostings {
-    term: Arc<TermBuf>,
+    /// The chunks holding visible postings.
+    chunks: Vec<Arc<Chunk>>,
     /// Postings visible in each chunk (a prefix of the list: full chunks, then a part).
     visible: Vec<usize>,
     chunk: usize,
@@ -127,14 +163,22 @@ pub(crate) struct MemPostings {
     positions: bool,
     /// The filters' shape, when the field has them.
     bloom: Option<FilterShape>,
-    /// Where the filters of posting `.1` of chunk `.0` start (`.2`): the
-    /// last one found, so filters read in order cost no walk from the chunk's start.
-    filter_at: (usize, usize, usize),
+    /// The last posting whose occurrences and filters were found, and where.
+    place: Place,
+}
+
+/// Where posting `idx` of chunk `chunk` has its occurrences and filters start.
+#[derive(Clone, Copy, Default)]
+struct Place {
+    chunk: usize,
+    idx: usize,
+    occurrence: usize,
+    filter: usize,
 }
 
 impl MemPostings {
     /// The postings of `term` for documents below `max_doc`.
-    pub fn new(term: Arc<TermBuf>, max_doc: DocId, positions: bool, bloom: Option<FilterShape>) -> Self {
+    pub fn new(term: &TermBuf, max_doc: DocId, positions: bool, bloom: Option<FilterShape>) -> Self {
         let mut visible = Vec::with_capacity(term.chunks.len());
         for c in &term.chunks {
             let n = c.docs.partition_point(|&d| d < max_doc);
@@ -143,12 +187,12 @@ impl MemPostings {
             }
             visible.push(n);
         }
+        let chunks = term.chunks[..visible.len()].to_vec();
         let doc_freq = visible.iter().sum::<usize>() as u32;
-        let max_impact =
-            term.chunks[..visible.len()].iter().fold(BlockImpact::NONE, |a, c| a.merge(c.impact));
-        let doc = if visible.is_empty() { TERMINATED } else { term.chunks[0].docs[0] };
+        let max_impact = chunks.iter().fold(BlockImpact::NONE, |a, c| a.merge(c.impact));
+        let doc = if visible.is_empty() { TERMINATED } else { chunks[0].docs[0] };
         MemPostings {
-            term,
+            chunks,
             visible,
             chunk: 0,
             idx: 0,
@@ -157,17 +201,17 @@ impl MemPostings {
             max_impact,
             positions,
             bloom,
-            filter_at: (0, 0, 0),
+            place: Place::default(),
         }
     }
 
     fn current(&self) -> &Chunk {
-        &self.term.chunks[self.chunk]
+        &self.chunks[self.chunk]
     }
 
     /// The last visible document of chunk `c`.
     fn last_of(&self, c: usize) -> DocId {
-        self.term.chunks[c].docs[self.visible[c] - 1]
+        self.chunks[c].docs[self.visible[c] - 1]
     }
 
     /// The first chunk at or after the current one holding a document `>= target`.
@@ -178,7 +222,7 @@ impl MemPostings {
     fn enter(&mut self, c: usize, idx: usize) -> DocId {
         self.chunk = c;
         self.idx = idx;
-        self.doc = self.term.chunks[c].docs[idx];
+        self.doc = self.chunks[c].docs[idx];
         self.doc
     }
 
@@ -187,28 +231,35 @@ impl MemPostings {
         TERMINATED
     }
 
-    fn occurrences(&self) -> std::ops::Range<usize> {
-        self.current().occurrences(self.idx)
+    /// Where the current posting's occurrences and filters start: summed
+    /// on from the last posting found when that was before it in this chunk.
+    fn place(&mut self) -> Place {
+        let p = self.place;
+        let mut at = match p.chunk == self.chunk && p.idx <= self.idx {
+            true => p,
+            false => Place { chunk: self.chunk, ..Place::default() },
+        };
+        for &f in &self.chunks[self.chunk].freqs[at.idx..self.idx] {
+            at.occurrence += f as usize;
+            at.filter += self.bloom.map_or(0, |shape| 2 * shape.bytes(f));
+        }
+        at.idx = self.idx;
+        self.place = at;
+        at
+    }
+
+    /// The current posting's occurrences.
+    fn occurrences(&mut self) -> &[Occurrence] {
+        let start = self.place().occurrence;
+        let end = start + self.freq() as usize;
+        self.current().occurrences.get(start..end).unwrap_or(&[])
     }
 
     /// The current document's filter on `side`.
     fn filter(&mut self, side: Side, shape: FilterShape) -> Option<&[u8]> {
-        let (chunk, idx, mut at) = self.filter_at;
-        let from = if chunk == self.chunk && idx <= self.idx {
-            idx
-        } else {
-            at = 0;
-            0
-        };
-        let freqs = &self.term.chunks[self.chunk].freqs;
-        at += freqs[from..self.idx].iter().map(|&f| shape.bytes(f)).sum::<usize>();
-        self.filter_at = (self.chunk, self.idx, at);
-        let chunk = self.current();
-        let all = match side {
-            Side::Before => &chunk.before,
-            Side::After => &chunk.after,
-        };
-        all.get(at..at + shape.bytes(self.freq()))
+        let len = shape.bytes(self.freq());
+        let at = self.place().filter + if side == Side::After { len } else { 0 };
+        self.current().filters.get(at..at + len)
     }
 }
 
@@ -236,7 +287,7 @@ impl DocSet for MemPostings {
         }
         let Some(c) = self.chunk_for(target) else { return self.end() };
         let from = if c == self.chunk { self.idx } else { 0 };
-        let docs = &self.term.chunks[c].docs[from..self.visible[c]];
+        let docs = &self.chunks[c].docs[from..self.visible[c]];
         let idx = from + docs.partition_point(|&d| d < target);
         self.enter(c, idx)
     }
@@ -261,14 +312,14 @@ impl Postings for MemPostings {
     fn positions(&mut self, out: &mut Vec<u32>) {
         out.clear();
         if self.positions && self.doc != TERMINATED {
-            out.extend_from_slice(&self.current().positions[self.occurrences()]);
+            out.extend(self.occurrences().iter().map(|o| o.position));
         }
     }
 
     fn offsets(&mut self, out: &mut Vec<(u32, u32)>) {
         out.clear();
         if self.positions && self.doc != TERMINATED {
-            out.extend_from_slice(&self.current().offsets[self.occurrences()]);
+            out.extend(self.occurrences().iter().map(|o| (o.start, o.end)));
         }
     }
 
@@ -280,7 +331,7 @@ impl Postings for MemPostings {
         let Some(first) = self.chunk_for(from) else { return BlockImpact::NONE };
         let mut bound = BlockImpact::NONE;
         for c in first..self.visible.len() {
-            bound = bound.merge(self.term.chunks[c].impact);
+            bound = bound.merge(self.chunks[c].impact);
             if self.last_of(c) >= to {
                 break;
             }
@@ -293,8 +344,7 @@ impl Postings for MemPostings {
     }
 
     fn total_term_freq(&self) -> u64 {
-        self.term
-            .chunks
+        self.chunks
             .iter()
             .zip(&self.visible)
             .map(|(c, &n)| c.freqs[..n].iter().map(|&f| u64::from(f)).sum::<u64>())
@@ -344,29 +394,66 @@ impl Postings for MemPostings {
 mod tests {
     use super::*;
 
+    /// Doc `d`'s occurrences in [`list`]: positions `10 d + i`, offsets `(p, p + 1)`.
+    fn occurrences_of(d: u32) -> Vec<Occurrence> {
+        (0..1 + d % 3).map(|i| 10 * d + i).map(|p| Occurrence { position: p, start: p, end: p + 1 }).collect()
+    }
+
     /// Docs 0, 2, 4, ... (n of them), doc d with frequency 1 + d % 3 and norm d % 7.
     fn list(n: u32) -> TermBuf {
         let mut t = TermBuf::default();
         for i in 0..n {
             let d = 2 * i;
             let chunk = t.push(d, 1 + d % 3, (d % 7) as u8);
-            chunk.positions.extend(0..1 + d % 3);
-            chunk.offsets.extend((0..1 + d % 3).map(|p| (p, p + 1)));
+            chunk.occurrences.extend(occurrences_of(d));
         }
         t
     }
 
+    /// The current posting's positions and offsets, as occurrences.
+    fn read_occurrences(p: &mut MemPostings) -> Vec<Occurrence> {
+        let (mut positions, mut offsets) = (Vec::new(), Vec::new());
+        p.positions(&mut positions);
+        p.offsets(&mut offsets);
+        positions
+            .iter()
+            .zip(offsets)
+            .map(|(&position, (start, end))| Occurrence { position, start, end })
+            .collect()
+    }
+
+    #[test]
+    fn occurrences_are_found_in_order_and_after_seeks() {
+        let term = list(300);
+        let mut p = MemPostings::new(&term, 600, true, None);
+        while p.doc() != TERMINATED {
+            assert_eq!(read_occurrences(&mut p), occurrences_of(p.doc()), "doc {} in order", p.doc());
+            p.advance();
+        }
+        let mut p = MemPostings::new(&term, 600, true, None);
+        for target in [4, 6, 100, 254, 256, 258, 500] {
+            assert_eq!(p.seek(target), target);
+            assert_eq!(read_occurrences(&mut p), occurrences_of(target), "doc {target} after a seek");
+        }
+        let mut flat = FlatPostings::default();
+        term.flat_into(200, None, &mut flat);
+        let want: Vec<Occurrence> = (0..200).flat_map(|i| occurrences_of(2 * i)).collect();
+        assert_eq!(flat.docs, (0..200).map(|i| 2 * i).collect::<Vec<_>>());
+        assert_eq!(flat.positions, want.iter().map(|o| o.position).collect::<Vec<_>>());
+        assert_eq!(flat.offsets, want.iter().map(|o| (o.start, o.end)).collect::<Vec<_>>());
+    }
+
     #[test]
     fn walks_seeks_and_bounds_across_chunks_and_sees_only_its_prefix() {
-        let term = Arc::new(list(300));
-        let mut p = MemPostings::new(term.clone(), 401, true, None);
+        let term = list(300);
+        let mut p = MemPostings::new(&term, 401, true, None);
         assert_eq!(p.doc_freq(), 201, "docs 0..=400");
         let mut all = vec![p.doc()];
         while p.advance() != TERMINATED {
             all.push(p.doc());
         }
         assert_eq!(all, (0..=200).map(|i| 2 * i).collect::<Vec<_>>());
-        let mut p = MemPostings::new(term.clone(), 401, true, None);
+        let mut p = MemPostings::new(&term, 401, true, None);
         assert_eq!(p.seek(255), 256);
         assert_eq!(p.block_end(257), 400, "the second chunk, as far as the view sees it");
         let mut pos = Vec::new();
@@ -374,7 +461,7 @@ mod tests {
         assert_eq!(pos.len() as u32, 1 + 256 % 3);
         assert_eq!(p.impact(0, 10), BlockImpact { max_freq: 3, min_norm: 0 });
         assert_eq!(p.seek(1000), TERMINATED);
-        assert_eq!(MemPostings::new(term, 0, true, None).doc(), TERMINATED);
+        assert_eq!(MemPostings::new(&term, 0, true, None).doc(), TERMINATED);
     }
 
     #[test]
@@ -384,26 +471,30 @@ mod tests {
         let mut t = TermBuf::default();
         for d in 0..300 {
             let chunk = t.push(d, 1 + d % 7, 0);
-            chunk.before.extend(filter(d, 0));
-            chunk.after.extend(filter(d, 0xff));
+            chunk.filters.extend(filter(d, 0));
+            chunk.filters.extend(filter(d, 0xff));
         }
-        let term = Arc::new(t);
+        let term = t;
         let read = |p: &mut MemPostings| {
             let (mut before, mut after) = (Vec::new(), Vec::new());
             assert_eq!(p.filters_into(&mut before, &mut after), Some(shape));
             (before, after)
         };
-        let mut p = MemPostings::new(term.clone(), 300, true, Some(shape));
+        let mut p = MemPostings::new(&term, 300, true, Some(shape));
         for d in 0..300 {
             assert_eq!(p.doc(), d);
             assert_eq!(read(&mut p), (filter(d, 0), filter(d, 0xff)), "doc {d} in order");
             p.advance();
         }
-        let mut p = MemPostings::new(term, 300, true, Some(shape));
+        let mut p = MemPostings::new(&term, 300, true, Some(shape));
         for target in [5, 6, 90, 127, 128, 200, 299] {
             assert_eq!(p.seek(target), target);
             assert_eq!(read(&mut p), (filter(target, 0), filter(target, 0xff)), "doc {target} after a seek");
         }
+        let mut flat = FlatPostings::default();
+        term.flat_into(250, Some(shape), &mut flat);
+        assert_eq!(flat.before, (0..250).flat_map(|d| filter(d, 0)).collect::<Vec<_>>());
+        assert_eq!(flat.after, (0..250).flat_map(|d| filter(d, 0xff)).collect::<Vec<_>>());
     }
 
     #[test]

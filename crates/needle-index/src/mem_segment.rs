@@ -33,12 +33,12 @@ use rustc_hash::FxHashMap;
 
 use crate::analyzed::{AnalyzedDoc, FieldTokens};
 use crate::grouped::GroupedText;
-use crate::mem_postings::{MemPostings, TermBuf};
+use crate::mem_postings::{FlatPostings, MemPostings, TermBuf};
 
 struct FieldBuf {
     positions: bool,
     terms: FxHashMap<Box<[u8]>, u32>,
-    postings: Vec<Arc<TermBuf>>,
+    postings: Vec<TermBuf>,
     norms: Arc<Vec<u8>>,
     /// Bloom filters of text fields: their parameters (documents come with their filters filled).
     bloom: Option<Arc<BloomParams>>,
@@ -63,11 +63,11 @@ impl FieldBuf {
             None => {
                 let id = self.postings.len() as u32;
                 self.terms.insert(term.into(), id);
-                self.postings.push(Arc::default());
+                self.postings.push(TermBuf::default());
                 (id, true)
             }
         };
-        (Arc::make_mut(&mut self.postings[id as usize]), new)
+        (&mut self.postings[id as usize], new)
     }
 
     /// Records one occurrence of keyword `term` in `doc`; returns (bytes added, new doc, new term).
@@ -91,10 +91,9 @@ impl FieldBuf {
         let occ = g.terms[i].occurrences.clone();
         let (before, after) = g.filters(i);
         let chunk = buf.push(doc, occ.len() as u32, norm);
-        chunk.positions.extend_from_slice(&g.positions[occ.clone()]);
-        chunk.offsets.extend_from_slice(&g.offsets[occ.clone()]);
-        chunk.before.extend_from_slice(before);
-        chunk.after.extend_from_slice(after);
+        chunk.occurrences.extend_from_slice(&g.occurrences[occ.clone()]);
+        chunk.filters.extend_from_slice(before);
+        chunk.filters.extend_from_slice(after);
         let bytes =
             if new_term { term.len() + 120 } else { 0 } + 12 + before.len() + after.len() + 12 * occ.len();
         (bytes, new_term)
@@ -313,23 +312,21 @@ fn flush(
         writer.add_field(id, buf.positions, buf.positions, norms, doc_count);
         let mut terms: Vec<(&[u8], u32)> = buf.terms.iter().map(|(t, &i)| (&t[..], i)).collect();
         terms.sort_unstable();
+        let shape = buf.bloom.as_ref().map(|b| b.shape);
+        let mut t = FlatPostings::default();
         for (term, tid) in terms {
-            let t = buf.postings[tid as usize].flat();
-            let n = t.docs.partition_point(|&d| d < max_doc);
+            let list = &buf.postings[tid as usize];
+            let n = list.chunks.iter().map(|c| c.docs.partition_point(|&d| d < max_doc)).sum();
             if n == 0 {
                 continue;
             }
-            let occurrences: usize = t.freqs[..n].iter().map(|&f| f as usize).sum();
-            let bloom = buf.bloom.as_ref().map(|b| {
-                let len: usize = t.freqs[..n].iter().map(|&f| b.shape.bytes(f)).sum();
-                BloomPostings { shape: b.shape, before: &t.before[..len], after: &t.after[..len] }
-            });
+            list.flat_into(n, shape, &mut t);
             let p = TermPostings {
-                bloom,
-                docs: &t.docs[..n],
-                freqs: &t.freqs[..n],
-                positions: &t.positions[..occurrences.min(t.positions.len())],
-                offsets: &t.offsets[..occurrences.min(t.offsets.len())],
+                bloom: shape.map(|shape| BloomPostings { shape, before: &t.before, after: &t.after }),
+                docs: &t.docs,
+                freqs: &t.freqs,
+                positions: &t.positions,
+                offsets: &t.offsets,
             };
             writer.add_term(id, term, &p)?;
         }
@@ -391,8 +388,7 @@ impl SegmentRead for MemView {
         let Some(buf) = data.fields.get(&field) else { return Ok(None) };
         let Some(&id) = buf.terms.get(term) else { return Ok(None) };
         let bloom = buf.bloom.as_ref().map(|b| b.shape);
-        let postings =
-            MemPostings::new(buf.postings[id as usize].clone(), self.meta.max_doc, buf.positions, bloom);
+        let postings = MemPostings::new(&buf.postings[id as usize], self.meta.max_doc, buf.positions, bloom);
         Ok((postings.doc_freq() > 0).then(|| Box::new(postings) as Box<dyn Postings>))
     }
 
@@ -400,11 +396,7 @@ impl SegmentRead for MemView {
         let data = self.data.read();
         let Some(buf) = data.fields.get(&field) else { return Ok(Vec::new()) };
         // A term first seen after the view was taken has no documents in it.
-        let in_view = |id: u32| {
-            MemPostings::new(buf.postings[id as usize].clone(), self.meta.max_doc, buf.positions, None)
-                .doc_freq()
-                > 0
-        };
+        let in_view = |id: u32| buf.postings[id as usize].first_doc().is_some_and(|d| d < self.meta.max_doc);
         let mut terms: Vec<Vec<u8>> = buf
             .terms
             .iter()
