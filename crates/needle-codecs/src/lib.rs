@@ -31,6 +31,7 @@ mod segment_writer;
 pub mod term_matcher;
 pub mod termmap;
 
+pub use checksummed::ChecksummedWriter;
 pub use meta::{FieldMeta, FieldStats, SegmentMeta};
 pub use postings::{BlockImpact, Part, Postings, TermPostings};
 pub use segment::SegmentRead;

@@ -141,24 +141,21 @@ impl SegmentWriter {
 
     /// Writes the stored documents, fetched by `doc(i)` for `i` in `0..max_doc`.
     pub fn write_docs(&mut self, doc: &mut dyn FnMut(u32) -> Result<Vec<u8>>) -> Result<()> {
-        let out = ChecksummedWriter::new(self.dir.create(&segment_files(&self.name)[3])?);
-        let stamp = docstore::write_doc_store(out, self.max_doc, doc)?;
-        self.files.insert("docs".into(), stamp);
+        let stamp = docstore::write_doc_store(self.docs_output()?, self.max_doc, doc)?;
+        self.docs_written(stamp);
         Ok(())
     }
 
-    /// Writes the stored documents compressed with `dict`, each fetched once
-    /// by `doc(i)` as its record or as a frame to copy (see
-    /// [`docstore::write_with_dictionary`]).
-    pub fn write_docs_with_dictionary(
-        &mut self,
-        dict: &[u8],
-        doc: &mut dyn FnMut(u32) -> Result<docstore::StoredDoc>,
-    ) -> Result<()> {
-        let out = ChecksummedWriter::new(self.dir.create(&segment_files(&self.name)[3])?);
-        let stamp = docstore::write_with_dictionary(out, self.max_doc, dict, doc)?;
+    /// The document store's file, for a caller that writes it apart (a
+    /// merge writes it on a thread of its own while it adds terms); pass
+    /// what writing it returns to [`Self::docs_written`].
+    pub fn docs_output(&self) -> Result<ChecksummedWriter> {
+        Ok(ChecksummedWriter::new(self.dir.create(&segment_files(&self.name)[3])?))
+    }
+
+    /// Records the document store written to [`Self::docs_output`].
+    pub fn docs_written(&mut self, stamp: FileStamp) {
         self.files.insert("docs".into(), stamp);
-        Ok(())
     }
 
     /// Writes the term map, norms and meta; the segment is complete when this returns.

@@ -114,7 +114,7 @@ fn a_head_is_read_without_its_source() {
 /// A frame whose header disagrees with the index is refused, not copied.
 #[test]
 fn frames_are_copied_into_a_store_with_the_same_dictionary() {
-    use needle_codecs::docstore::StoredDoc;
+    use needle_codecs::docstore::{write_with_dictionary, StoredDoc};
     let (first, second) = (text_records(600), text_records(900)[600..].to_vec());
     let body = store_body(&first);
     let source =
@@ -127,7 +127,8 @@ fn frames_are_copied_into_a_store_with_the_same_dictionary() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = Directory::open(tmp.path(), true).unwrap();
     let mut w = SegmentWriter::create(&dir, "m", merged.len() as u32).unwrap();
-    w.write_docs_with_dictionary(&dict, &mut |i| {
+    let out = w.docs_output().unwrap();
+    let stamp = write_with_dictionary(out, merged.len() as u32, &dict, &mut |i| {
         let i = i as usize;
         Ok(match merged[i] {
             (true, _) => StoredDoc::Frame(source.frame_bytes(i as u32 / 2).unwrap().unwrap()),
@@ -135,6 +136,7 @@ fn frames_are_copied_into_a_store_with_the_same_dictionary() {
         })
     })
     .unwrap();
+    w.docs_written(stamp);
     w.finish().unwrap();
     let file = dir.open_read("m.docs").unwrap();
     let (len, _) = footer::verify_file(&file, b"DOCS", VERSION, true).unwrap();

@@ -6,14 +6,16 @@
 use fst::{IntoStreamer, Streamer};
 use needle_codecs::bloom::FilterShape;
 use needle_codecs::doc_values::{sorted_keywords, BinaryBuf, ColumnBuf, MemTerms, SortedKeywords};
-use needle_codecs::docstore::StoredDoc;
+use needle_codecs::docstore::{write_doc_store, write_with_dictionary, StoredDoc};
+use needle_codecs::meta::FileStamp;
 use needle_codecs::postings::BloomPostings;
 use needle_codecs::{
-    termmap, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter, TermPostings,
+    termmap, ChecksummedWriter, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter,
+    TermPostings,
 };
 use std::collections::BTreeMap;
 
-use needle_core::{Deletes, DocId, DocSet, FieldId, Result, TERMINATED};
+use needle_core::{Deletes, DocId, DocSet, Error, FieldId, Result, TERMINATED};
 use needle_storage::Directory;
 
 /// Old document -> new document (`None`: deleted), for every source segment.
@@ -76,7 +78,33 @@ pub fn merge_segments_paced(
     let mut writer = SegmentWriter::create(dir, name, max_doc)?;
     let first = segments.first().and_then(|(s, _)| s.meta().bloom.clone());
     writer.set_bloom(first.filter(|b| segments.iter().all(|(s, _)| s.meta().bloom.as_ref() == Some(b))));
-    let mut with_field = declare_fields(&mut writer, segments, &map);
+    let kept = kept_dictionary(segments, &map)?;
+    let docs_out = writer.docs_output()?;
+    // The document store is a file of its own: it is written on a second
+    // thread while this one merges the terms (each about half of a merge).
+    let docs = std::thread::scope(|scope| {
+        let docs = std::thread::Builder::new()
+            .name("needle-merge-docs".into())
+            .spawn_scoped(scope, || write_docs(docs_out, kept, current, &map))
+            .map_err(|e| Error::Resources { what: format!("cannot start a merge thread: {e}") })?;
+        let terms = merge_terms(&mut writer, segments, current, legacy, &map, pace);
+        let docs = docs.join().map_err(|_| Error::invalid("the merge's document store writer failed"))?;
+        terms.and(docs)
+    })?;
+    writer.docs_written(docs);
+    Ok((writer.finish()?.0, map.maps))
+}
+
+/// Adds every term of the inputs, their documents renumbered, and the doc values columns.
+fn merge_terms(
+    writer: &mut SegmentWriter,
+    segments: &[(&SegmentReader, Option<&dyn Deletes>)],
+    current: &[&dyn SegmentRead],
+    legacy: &dyn Fn(FieldId, &[u8]) -> Option<i64>,
+    map: &DocMap,
+    pace: &mut dyn FnMut(u64),
+) -> Result<()> {
+    let mut with_field = declare_fields(writer, segments, map);
     let mut union = fst::map::OpBuilder::new();
     for (s, _) in segments {
         union = union.add(s.term_map());
@@ -106,46 +134,57 @@ pub fn merge_segments_paced(
     for (field, seen) in with_field {
         writer.set_doc_count(field, seen.iter().filter(|&&s| s).count() as u64);
     }
-    for (field, column) in merged_columns(segments, current, legacy, &map)? {
+    for (field, column) in merged_columns(segments, current, legacy, map)? {
         writer.add_numeric(field, column);
     }
-    for (field, column) in merged_keywords(segments, &map)? {
+    for (field, column) in merged_keywords(segments, map)? {
         writer.add_keywords(field, column);
     }
-    for (field, column) in merged_binaries(current, &map)? {
+    for (field, column) in merged_binaries(current, map)? {
         writer.add_binary(field, column);
     }
-    write_docs(&mut writer, segments, current, &map)?;
-    Ok((writer.finish()?.0, map.maps))
+    Ok(())
 }
 
-/// Writes the merged documents with the dictionary of the input holding the
-/// most of them, whose frames are copied as they are (unless an update was
-/// layered over them); the others' are recompressed with it. Training a
-/// dictionary and recompressing every document was a quarter of a merge.
-/// Without a trained dictionary among the inputs, a new one is trained.
-fn write_docs(
-    writer: &mut SegmentWriter,
+/// The dictionary a merge's document store is written with: that of the
+/// input holding the most of its documents (with that input's index), whose
+/// frames are then copied as they are; `None` when no input has a trained
+/// one (small segments, stores of format 1), and a new one is trained.
+fn kept_dictionary(
     segments: &[(&SegmentReader, Option<&dyn Deletes>)],
-    current: &[&dyn SegmentRead],
     map: &DocMap,
-) -> Result<()> {
+) -> Result<Option<(usize, Vec<u8>)>> {
     let mut live = vec![0usize; segments.len()];
     map.sources.iter().for_each(|&(seg, _)| live[seg] += 1);
-    let mut dictionaries = Vec::new();
+    let mut best: Option<(usize, Vec<u8>)> = None;
     for (i, (s, _)) in segments.iter().enumerate() {
-        if let Some(dict) = s.doc_store().dictionary()?.filter(|d| !d.is_empty()) {
-            dictionaries.push((live[i], i, dict));
+        if best.as_ref().is_none_or(|(b, _)| live[i] > live[*b]) {
+            if let Some(dict) = s.doc_store().dictionary()?.filter(|d| !d.is_empty()) {
+                best = Some((i, dict));
+            }
         }
     }
-    let Some((_, kept, dict)) = dictionaries.into_iter().max_by_key(|&(n, i, _)| (n, std::cmp::Reverse(i)))
-    else {
-        return writer.write_docs(&mut |doc| {
+    Ok(best)
+}
+
+/// Writes the merged documents to `out`: with the kept input's dictionary,
+/// copying its frames (unless an update was layered over them) and
+/// recompressing the others' with it, or with a newly trained one. Training
+/// and recompressing every document was a quarter of a merge.
+fn write_docs(
+    out: ChecksummedWriter,
+    kept: Option<(usize, Vec<u8>)>,
+    current: &[&dyn SegmentRead],
+    map: &DocMap,
+) -> Result<FileStamp> {
+    let count = map.sources.len() as u32;
+    let Some((kept, dict)) = kept else {
+        return write_doc_store(out, count, &mut |doc| {
             let (seg, old) = map.sources[doc as usize];
             current[seg].stored(old)
         });
     };
-    writer.write_docs_with_dictionary(&dict, &mut |doc| {
+    write_with_dictionary(out, count, &dict, &mut |doc| {
         let (seg, old) = map.sources[doc as usize];
         if seg == kept {
             if let Some(frame) = current[seg].stored_frame(old)? {
