@@ -238,12 +238,13 @@ fn index_chunk(
 ) -> Result<ChunkResult> {
     let mut builder = MemSegment::new(name).with_bloom(bloom.clone());
     let mut skipped = Vec::new();
-    for (i, line) in chunk.lines.iter().enumerate() {
+    // Lines are dropped as they are indexed: their memory serves the segment.
+    for (i, line) in chunk.lines.into_iter().enumerate() {
         let line_no = chunk.first_line + i as u64;
         if line.trim().is_empty() {
             continue;
         }
-        match parse_document(line, schema, None) {
+        match parse_document(&line, schema, None) {
             Ok((doc, current)) => {
                 builder.add(analyze(doc, &current));
                 progress.docs.fetch_add(1, Ordering::Relaxed);
