@@ -8,20 +8,23 @@ use needle_codecs::bloom::{self, BloomParams, FilterShape};
 use rustc_hash::FxHashMap;
 
 use crate::analyzed::{AnalyzedDoc, TokenRef};
-use crate::mem_postings::Occurrence;
+use crate::mem_postings::{encode_occurrences, Occurrence};
 
 /// One distinct term of a field: its text (a range of the document's term
 /// text), and its occurrences as a range of [`GroupedText`]'s arrays.
 pub(crate) struct GroupedTerm {
     pub term: (u32, u32),
     pub occurrences: std::ops::Range<usize>,
+    /// Its occurrences encoded for a chunk (see `mem_postings::encode_occurrences`):
+    /// a range of [`GroupedText::encoded`].
+    pub encoded: std::ops::Range<usize>,
 }
 
 pub(crate) struct GroupedText {
     /// In order of first occurrence.
     pub terms: Vec<GroupedTerm>,
-    /// Occurrences, term by term, each term's in token order.
-    pub occurrences: Vec<Occurrence>,
+    /// Each term's occurrences in token order, encoded, term after term.
+    pub encoded: Vec<u8>,
     /// Each term's before and after filters in a slot of `stride` bytes (empty without filters).
     pub before: Vec<u8>,
     pub after: Vec<u8>,
@@ -66,12 +69,6 @@ pub(crate) fn group(doc: &AnalyzedDoc, tokens: &[TokenRef], bloom: Option<&Bloom
         starts.push(at);
         at += c;
     }
-    let terms = first
-        .iter()
-        .zip(&starts)
-        .zip(&counts)
-        .map(|((&term, &s), &c)| GroupedTerm { term, occurrences: s..s + c })
-        .collect();
     let mut occurrences = vec![Occurrence { position: 0, start: 0, end: 0 }; tokens.len()];
     let mut next = starts.clone();
     for (t, &g) in tokens.iter().zip(&token_group) {
@@ -79,9 +76,20 @@ pub(crate) fn group(doc: &AnalyzedDoc, tokens: &[TokenRef], bloom: Option<&Bloom
         occurrences[*slot] = Occurrence { position: t.position, start: t.start, end: t.end };
         *slot += 1;
     }
+    let mut encoded = Vec::with_capacity(4 * tokens.len());
+    let terms = first
+        .iter()
+        .zip(&starts)
+        .zip(&counts)
+        .map(|((&term, &s), &c)| {
+            let from = encoded.len();
+            encode_occurrences(&occurrences[s..s + c], &mut encoded);
+            GroupedTerm { term, occurrences: s..s + c, encoded: from..encoded.len() }
+        })
+        .collect();
     let mut grouped = GroupedText {
         terms,
-        occurrences,
+        encoded,
         before: Vec::new(),
         after: Vec::new(),
         stride: bloom.map_or(0, |b| b.shape.max_bytes()),

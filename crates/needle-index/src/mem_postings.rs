@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use needle_codecs::bloom::{self, FilterShape, Side};
+use needle_codecs::bytes::{read_vint_lenient, write_vint};
 use needle_codecs::{BlockImpact, Postings, BLOCK_LEN};
 use needle_core::{DocId, DocSet, TERMINATED};
 
@@ -23,6 +24,44 @@ pub(crate) struct Occurrence {
     pub end: u32,
 }
 
+/// Appends one posting's occurrences as vints: each position and start as
+/// the difference from the one before it in the posting (the first from 0),
+/// and the length. About 4 bytes an occurrence where plain numbers took 12:
+/// positions and offsets are most of an in-memory segment.
+pub(crate) fn encode_occurrences(occurrences: &[Occurrence], out: &mut Vec<u8>) {
+    let (mut position, mut start) = (0u32, 0u32);
+    for o in occurrences {
+        for v in [o.position.wrapping_sub(position), o.start.wrapping_sub(start), o.end.wrapping_sub(o.start)]
+        {
+            write_vint(out, u64::from(v));
+        }
+        (position, start) = (o.position, o.start);
+    }
+}
+
+/// Decodes `n` occurrences from the front of `bytes` (see [`encode_occurrences`]).
+fn decode_occurrences(bytes: &[u8], n: usize, mut emit: impl FnMut(Occurrence)) {
+    let (mut at, mut position, mut start) = (0, 0u32, 0u32);
+    for _ in 0..n {
+        position = position.wrapping_add(read_vint_lenient(bytes, &mut at) as u32);
+        start = start.wrapping_add(read_vint_lenient(bytes, &mut at) as u32);
+        let end = start.wrapping_add(read_vint_lenient(bytes, &mut at) as u32);
+        emit(Occurrence { position, start, end });
+    }
+}
+
+/// The bytes `n` encoded occurrences take at the front of `bytes`: three
+/// vints each, so as many bytes without the continuation bit.
+fn occurrences_len(bytes: &[u8], n: usize) -> usize {
+    let mut left = 3 * n;
+    let mut len = 0;
+    while left > 0 && len < bytes.len() {
+        left -= usize::from(bytes[len] < 0x80);
+        len += 1;
+    }
+    len
+}
+
 /// Up to [`BLOCK_LEN`] postings of one term: four vectors, so the many terms
 /// seen once cost few allocations. A posting's occurrences and filters are
 /// found by summing the frequencies and filter sizes of the postings before
@@ -31,9 +70,9 @@ pub(crate) struct Occurrence {
 pub(crate) struct Chunk {
     pub docs: Vec<DocId>,
     pub freqs: Vec<u32>,
-    /// Each posting's occurrences (`freq` of them), one posting after another
-    /// (empty for a field without positions).
-    pub occurrences: Vec<Occurrence>,
+    /// Each posting's occurrences (`freq` of them, see [`encode_occurrences`]),
+    /// one posting after another (empty for a field without positions).
+    pub occurrences: Vec<u8>,
     /// Each posting's before filter then its after filter, each of the size
     /// its frequency calls for (most postings occur once: 2 bytes, not the 9
     /// of the largest), one posting after another (empty without filters).
@@ -112,10 +151,15 @@ impl TermBuf {
             left -= take;
             out.docs.extend_from_slice(&c.docs[..take]);
             out.freqs.extend_from_slice(&c.freqs[..take]);
-            let occurrences: usize = c.freqs[..take].iter().map(|&f| f as usize).sum();
-            let occurrences = &c.occurrences[..occurrences.min(c.occurrences.len())];
-            out.positions.extend(occurrences.iter().map(|o| o.position));
-            out.offsets.extend(occurrences.iter().map(|o| (o.start, o.end)));
+            let mut at = 0;
+            for &f in c.freqs[..take].iter().filter(|_| !c.occurrences.is_empty()) {
+                let bytes = &c.occurrences[at..];
+                decode_occurrences(bytes, f as usize, |o| {
+                    out.positions.push(o.position);
+                    out.offsets.push((o.start, o.end));
+                });
+                at += occurrences_len(bytes, f as usize);
+            }
             if let Some(shape) = bloom {
                 let mut at = 0;
                 for &f in &c.freqs[..take] {
@@ -239,8 +283,9 @@ impl MemPostings {
             true => p,
             false => Place { chunk: self.chunk, ..Place::default() },
         };
-        for &f in &self.chunks[self.chunk].freqs[at.idx..self.idx] {
-            at.occurrence += f as usize;
+        let chunk = &self.chunks[self.chunk];
+        for &f in &chunk.freqs[at.idx..self.idx] {
+            at.occurrence += occurrences_len(&chunk.occurrences[at.occurrence..], f as usize);
             at.filter += self.bloom.map_or(0, |shape| 2 * shape.bytes(f));
         }
         at.idx = self.idx;
@@ -248,11 +293,13 @@ impl MemPostings {
         at
     }
 
-    /// The current posting's occurrences.
-    fn occurrences(&mut self) -> &[Occurrence] {
+    /// Calls `emit` with each of the current posting's occurrences.
+    fn occurrences(&mut self, emit: impl FnMut(Occurrence)) {
         let start = self.place().occurrence;
-        let end = start + self.freq() as usize;
-        self.current().occurrences.get(start..end).unwrap_or(&[])
+        let bytes = &self.current().occurrences;
+        if start < bytes.len() {
+            decode_occurrences(&bytes[start..], self.freq() as usize, emit);
+        }
     }
 
     /// The current document's filter on `side`.
@@ -312,14 +359,14 @@ impl Postings for MemPostings {
     fn positions(&mut self, out: &mut Vec<u32>) {
         out.clear();
         if self.positions && self.doc != TERMINATED {
-            out.extend(self.occurrences().iter().map(|o| o.position));
+            self.occurrences(|o| out.push(o.position));
         }
     }
 
     fn offsets(&mut self, out: &mut Vec<(u32, u32)>) {
         out.clear();
         if self.positions && self.doc != TERMINATED {
-            out.extend(self.occurrences().iter().map(|o| (o.start, o.end)));
+            self.occurrences(|o| out.push((o.start, o.end)));
         }
     }
 
@@ -405,7 +452,7 @@ mod tests {
         for i in 0..n {
             let d = 2 * i;
             let chunk = t.push(d, 1 + d % 3, (d % 7) as u8);
-            chunk.occurrences.extend(occurrences_of(d));
+            encode_occurrences(&occurrences_of(d), &mut chunk.occurrences);
         }
         t
     }
@@ -420,6 +467,31 @@ mod tests {
             .zip(offsets)
             .map(|(&position, (start, end))| Occurrence { position, start, end })
             .collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn encoded_occurrences_round_trip(
+            postings in proptest::collection::vec(
+                proptest::collection::vec((0u32.., 0u32.., 0u32..), 0..20), 0..10),
+        ) {
+            let postings: Vec<Vec<Occurrence>> = postings
+                .iter()
+                .map(|p| p.iter().map(|&(position, start, end)| Occurrence { position, start, end }).collect())
+                .collect();
+            let mut bytes = Vec::new();
+            for p in &postings {
+                encode_occurrences(p, &mut bytes);
+            }
+            let mut at = 0;
+            for p in &postings {
+                let mut back = Vec::new();
+                decode_occurrences(&bytes[at..], p.len(), |o| back.push(o));
+                proptest::prop_assert_eq!(&back, p);
+                at += occurrences_len(&bytes[at..], p.len());
+            }
+            proptest::prop_assert_eq!(at, bytes.len());
+        }
     }
 
     #[test]

@@ -91,11 +91,12 @@ impl FieldBuf {
         let occ = g.terms[i].occurrences.clone();
         let (before, after) = g.filters(i);
         let chunk = buf.push(doc, occ.len() as u32, norm);
-        chunk.occurrences.extend_from_slice(&g.occurrences[occ.clone()]);
+        let encoded = &g.encoded[g.terms[i].encoded.clone()];
+        chunk.occurrences.extend_from_slice(encoded);
         chunk.filters.extend_from_slice(before);
         chunk.filters.extend_from_slice(after);
         let bytes =
-            if new_term { term.len() + 120 } else { 0 } + 12 + before.len() + after.len() + 12 * occ.len();
+            if new_term { term.len() + 120 } else { 0 } + 8 + before.len() + after.len() + encoded.len();
         (bytes, new_term)
     }
 }
