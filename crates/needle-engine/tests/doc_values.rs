@@ -829,3 +829,35 @@ fn a_merge_copying_stored_frames_keeps_in_place_updates() {
     assert_eq!(index.searcher().segment_count(), 1);
     check_sources(&index, &model);
 }
+
+/// A flush compresses its documents with the dictionary of the largest
+/// segment already on disk instead of training one; they read back whole.
+#[test]
+fn a_flush_takes_the_largest_segments_dictionary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = Index::open_or_create(tmp.path(), Some(Schema::from_mapping(MAPPING).unwrap()))
+        .unwrap()
+        .writer(WriterOptions::default())
+        .unwrap();
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut model = BTreeMap::new();
+    for (segment, count) in [(0, 900), (1, 300), (2, 50)] {
+        for i in 0..count {
+            let id = format!("s{segment}-{i}");
+            let m = random_doc(&mut rng);
+            index.add(&to_json(&id, &m)).unwrap();
+            model.insert(id, m);
+        }
+        index.commit().unwrap();
+    }
+    check_sources(&index, &model);
+    let dir = needle_storage::Directory::open(tmp.path(), false).unwrap();
+    let dictionary = |name: &str| {
+        let segment = needle_codecs::SegmentReader::open(&dir, name).unwrap();
+        segment.doc_store().dictionary().unwrap().unwrap()
+    };
+    let first = dictionary("seg_000000");
+    assert!(!first.is_empty(), "900 documents train a dictionary");
+    assert_eq!(dictionary("seg_000001"), first);
+    assert_eq!(dictionary("seg_000002"), first);
+}

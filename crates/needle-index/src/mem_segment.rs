@@ -21,6 +21,7 @@ use needle_codecs::bloom::BloomParams;
 use needle_codecs::doc_values::{
     self, BinaryBuf, BinaryValues, ColumnBuf, KeywordValues, MemTerms, NumericValues,
 };
+use needle_codecs::docstore::{write_with_dictionary, StoredDoc};
 use needle_codecs::norms::encode_length;
 use needle_codecs::postings::BloomPostings;
 use needle_codecs::{
@@ -243,7 +244,7 @@ impl MemSegment {
 
     /// Writes the segment as `name` in `dir`.
     pub fn flush(&self, dir: &Directory, name: &str) -> Result<SegmentMeta> {
-        flush(&self.data.read(), &self.meta, self.bloom.as_deref(), dir, name)
+        flush(&self.data.read(), &self.meta, self.bloom.as_deref(), dir, name, None)
     }
 }
 
@@ -290,13 +291,15 @@ fn field_meta(meta: &mut SegmentMeta, field: FieldId, positions: bool) -> &mut F
     &mut meta.fields[i]
 }
 
-/// Writes the first `meta.max_doc` documents of `data` as segment `name`.
+/// Writes the first `meta.max_doc` documents of `data` as segment `name`
+/// (the sources compressed with `dictionary` when given, else a trained one).
 fn flush(
     data: &Data,
     meta: &SegmentMeta,
     bloom: Option<&BloomParams>,
     dir: &Directory,
     name: &str,
+    dictionary: Option<&[u8]>,
 ) -> Result<SegmentMeta> {
     let max_doc = meta.max_doc;
     let mut writer = SegmentWriter::create(dir, name, max_doc)?;
@@ -341,7 +344,14 @@ fn flush(
     for (&field, column) in &data.binaries {
         writer.add_binary(field, column.clone());
     }
-    writer.write_docs(&mut |i| Ok(data.stored[i as usize].clone()))?;
+    let record = |i: u32| data.stored[i as usize].clone();
+    match dictionary {
+        Some(dict) => {
+            let records = &mut |i| Ok(StoredDoc::Record(record(i)));
+            writer.docs_written(write_with_dictionary(writer.docs_output()?, max_doc, dict, records)?);
+        }
+        None => writer.write_docs(&mut |i| Ok(record(i)))?,
+    }
     Ok(writer.finish()?.0)
 }
 
@@ -369,9 +379,11 @@ impl MemView {
         self.memory
     }
 
-    /// Writes the view's documents as segment `name` in `dir`.
-    pub fn flush(&self, dir: &Directory, name: &str) -> Result<SegmentMeta> {
-        flush(&self.data.read(), &self.meta, self.meta.bloom.as_ref(), dir, name)
+    /// Writes the view's documents as segment `name` in `dir`, their
+    /// sources compressed with `dictionary` (another segment's) when given,
+    /// else with one trained on them.
+    pub fn flush(&self, dir: &Directory, name: &str, dictionary: Option<&[u8]>) -> Result<SegmentMeta> {
+        flush(&self.data.read(), &self.meta, self.meta.bloom.as_ref(), dir, name, dictionary)
     }
 }
 

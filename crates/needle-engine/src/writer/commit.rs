@@ -26,6 +26,9 @@ pub(crate) struct CommitPlan {
     pub checkpoint_lsn: u64,
     schema: Schema,
     to_flush: Vec<(usize, Arc<MemView>, String)>,
+    /// The largest segment on disk, whose document store's dictionary the
+    /// flushed segments are compressed with (none yet: they train their own).
+    dictionary_from: Option<Arc<SegmentReader>>,
     /// The deletions of every segment the commit covers (all of them when it began), by position.
     deletes: Vec<Arc<DeleteBits>>,
     /// Their in-place updates, by position.
@@ -106,8 +109,14 @@ impl PendingCommit {
 /// Writes the plan's in-memory segments to disk (without the lock).
 pub(crate) fn flush(dir: &Directory, plan: &CommitPlan, verify: Verify) -> Result<Vec<Arc<SegmentReader>>> {
     let mut out = Vec::with_capacity(plan.to_flush.len());
+    // Training a dictionary took most of a small flush's document store;
+    // the corpus's documents look alike from one flush to the next.
+    let dictionary = match &plan.dictionary_from {
+        Some(s) => s.doc_store().dictionary()?.filter(|d| !d.is_empty()),
+        None => None,
+    };
     for (_, mem, name) in &plan.to_flush {
-        mem.flush(dir, name)?;
+        mem.flush(dir, name, dictionary.as_deref())?;
         out.push(Arc::new(SegmentReader::open_with(dir, name, verify)?));
     }
     Ok(out)
@@ -127,14 +136,21 @@ impl SegmentSet {
             self.add_imported(reader, name)?;
         }
         let mut to_flush = Vec::new();
+        let mut dictionary_from: Option<&Arc<SegmentReader>> = None;
         for (i, s) in self.segments.iter().enumerate() {
-            if let SegmentData::Mem(m) = &s.data {
-                to_flush.push((i, m.clone(), self.manifest.new_segment_name()));
+            match &s.data {
+                SegmentData::Mem(m) => to_flush.push((i, m.clone(), self.manifest.new_segment_name())),
+                SegmentData::Disk(d) => {
+                    if dictionary_from.is_none_or(|b| d.meta().max_doc > b.meta().max_doc) {
+                        dictionary_from = Some(d);
+                    }
+                }
             }
         }
         Ok(CommitPlan {
             checkpoint_lsn: self.next_lsn - 1,
             schema: schema.clone(),
+            dictionary_from: dictionary_from.cloned(),
             to_flush,
             deletes: self.segments.iter().map(|s| s.deletes.clone()).collect(),
             updates: self.segments.iter().map(|s| s.updates.clone()).collect(),
