@@ -4,6 +4,7 @@
 //! keeping document order.
 
 mod analyzed;
+mod flat_postings;
 mod grouped;
 mod mem_postings;
 mod mem_segment;

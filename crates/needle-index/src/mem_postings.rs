@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 use needle_codecs::bloom::{self, FilterShape, Side};
 use needle_codecs::bytes::{read_vint_lenient, write_vint};
+
+use crate::flat_postings::FlatPostings;
 use needle_codecs::{BlockImpact, Postings, BLOCK_LEN};
 use needle_core::{DocId, DocSet, TERMINATED};
 
@@ -170,27 +172,6 @@ impl TermBuf {
                 }
             }
         }
-    }
-}
-
-#[derive(Default)]
-pub(crate) struct FlatPostings {
-    pub docs: Vec<DocId>,
-    pub freqs: Vec<u32>,
-    pub positions: Vec<u32>,
-    pub offsets: Vec<(u32, u32)>,
-    pub before: Vec<u8>,
-    pub after: Vec<u8>,
-}
-
-impl FlatPostings {
-    fn clear(&mut self) {
-        self.docs.clear();
-        self.freqs.clear();
-        self.positions.clear();
-        self.offsets.clear();
-        self.before.clear();
-        self.after.clear();
     }
 }
 

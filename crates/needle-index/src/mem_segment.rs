@@ -23,18 +23,16 @@ use needle_codecs::doc_values::{
 };
 use needle_codecs::docstore::{write_with_dictionary, StoredDoc};
 use needle_codecs::norms::encode_length;
-use needle_codecs::postings::BloomPostings;
-use needle_codecs::{
-    FieldMeta, FieldStats, Postings, SegmentMeta, SegmentRead, SegmentWriter, TermMatcher, TermPostings,
-};
+use needle_codecs::{FieldMeta, FieldStats, Postings, SegmentMeta, SegmentRead, SegmentWriter, TermMatcher};
 use needle_core::{DocId, Error, FieldId, Result};
 use needle_storage::Directory;
 use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
 
 use crate::analyzed::{AnalyzedDoc, FieldTokens};
+use crate::flat_postings::FlatPostings;
 use crate::grouped::GroupedText;
-use crate::mem_postings::{FlatPostings, MemPostings, TermBuf};
+use crate::mem_postings::{MemPostings, TermBuf};
 
 struct FieldBuf {
     positions: bool,
@@ -325,14 +323,7 @@ fn flush(
                 continue;
             }
             list.flat_into(n, shape, &mut t);
-            let p = TermPostings {
-                bloom: shape.map(|shape| BloomPostings { shape, before: &t.before, after: &t.after }),
-                docs: &t.docs,
-                freqs: &t.freqs,
-                positions: &t.positions,
-                offsets: &t.offsets,
-            };
-            writer.add_term(id, term, &p)?;
+            writer.add_term(id, term, &t.as_postings(shape))?;
         }
     }
     for (&field, column) in &data.columns {

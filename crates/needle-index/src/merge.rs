@@ -8,7 +8,6 @@ use needle_codecs::bloom::FilterShape;
 use needle_codecs::doc_values::{sorted_keywords, BinaryBuf, ColumnBuf, MemTerms, SortedKeywords};
 use needle_codecs::docstore::{write_doc_store, write_with_dictionary, StoredDoc};
 use needle_codecs::meta::FileStamp;
-use needle_codecs::postings::BloomPostings;
 use needle_codecs::{
     termmap, ChecksummedWriter, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter,
     TermPostings,
@@ -17,6 +16,8 @@ use std::collections::BTreeMap;
 
 use needle_core::{Deletes, DocId, DocSet, Error, FieldId, Result, TERMINATED};
 use needle_storage::Directory;
+
+use crate::flat_postings::FlatPostings;
 
 /// Old document -> new document (`None`: deleted), for every source segment.
 struct DocMap {
@@ -122,11 +123,11 @@ fn merge_terms(
             // A list cut short by a failed read must fail the merge, not lose documents.
             needle_core::read_error::check()?;
         }
-        if buf.docs.is_empty() {
+        if buf.flat.docs.is_empty() {
             continue;
         }
         if let Some(seen) = with_field.get_mut(&field) {
-            buf.docs.iter().for_each(|&d| seen[d as usize] = true);
+            buf.flat.docs.iter().for_each(|&d| seen[d as usize] = true);
         }
         writer.add_term(field, term, &buf.as_postings())?;
         pace(writer.bytes_written());
@@ -350,14 +351,9 @@ fn declare_fields(
 
 #[derive(Default)]
 struct MergedTerm {
-    docs: Vec<DocId>,
-    freqs: Vec<u32>,
-    positions: Vec<u32>,
-    offsets: Vec<(u32, u32)>,
+    flat: FlatPostings,
     pos_scratch: Vec<u32>,
     off_scratch: Vec<(u32, u32)>,
-    before: Vec<u8>,
-    after: Vec<u8>,
     /// The filters' shape when every source posting had filters of one shape.
     bloom: Option<FilterShape>,
     bloom_consistent: bool,
@@ -365,12 +361,7 @@ struct MergedTerm {
 
 impl MergedTerm {
     fn clear(&mut self) {
-        self.docs.clear();
-        self.freqs.clear();
-        self.positions.clear();
-        self.offsets.clear();
-        self.before.clear();
-        self.after.clear();
+        self.flat.clear();
         self.bloom = None;
         self.bloom_consistent = true;
     }
@@ -382,14 +373,15 @@ impl MergedTerm {
                 doc = postings.advance();
                 continue;
             };
-            self.docs.push(new);
-            self.freqs.push(postings.freq());
+            let flat = &mut self.flat;
+            flat.docs.push(new);
+            flat.freqs.push(postings.freq());
             postings.positions(&mut self.pos_scratch);
-            self.positions.extend_from_slice(&self.pos_scratch);
+            flat.positions.extend_from_slice(&self.pos_scratch);
             postings.offsets(&mut self.off_scratch);
-            self.offsets.extend_from_slice(&self.off_scratch);
-            let shape = postings.filters_into(&mut self.before, &mut self.after);
-            if shape.is_none() || (self.docs.len() > 1 && shape != self.bloom) {
+            flat.offsets.extend_from_slice(&self.off_scratch);
+            let shape = postings.filters_into(&mut flat.before, &mut flat.after);
+            if shape.is_none() || (flat.docs.len() > 1 && shape != self.bloom) {
                 self.bloom_consistent = false;
             }
             self.bloom = shape;
@@ -398,16 +390,6 @@ impl MergedTerm {
     }
 
     fn as_postings(&self) -> TermPostings<'_> {
-        TermPostings {
-            docs: &self.docs,
-            freqs: &self.freqs,
-            positions: &self.positions,
-            offsets: &self.offsets,
-            bloom: self.bloom.filter(|_| self.bloom_consistent).map(|shape| BloomPostings {
-                shape,
-                before: &self.before,
-                after: &self.after,
-            }),
-        }
+        self.flat.as_postings(self.bloom.filter(|_| self.bloom_consistent))
     }
 }
