@@ -6,11 +6,12 @@
 //! manifest, which [`PendingCommit::write`] writes without the lock; last,
 //! [`SegmentSet::complete`] records what was persisted.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use fst::{IntoStreamer, Streamer};
 use needle_codecs::{termmap, SegmentRead, SegmentReader, Verify};
-use needle_core::{Deletes, DocId, DocSet, Result, TERMINATED};
+use needle_core::{Deletes, DocId, DocSet, Error, Result, TERMINATED};
 use needle_index::MemView;
 use needle_storage::Directory;
 
@@ -106,20 +107,46 @@ impl PendingCommit {
     }
 }
 
-/// Writes the plan's in-memory segments to disk (without the lock).
+/// Writes the plan's in-memory segments to disk (without the lock), in
+/// order. Each is files of its own, so they are written side by side, on as
+/// many threads as there are cores (this one among them).
 pub(crate) fn flush(dir: &Directory, plan: &CommitPlan, verify: Verify) -> Result<Vec<Arc<SegmentReader>>> {
-    let mut out = Vec::with_capacity(plan.to_flush.len());
     // Training a dictionary took most of a small flush's document store;
     // the corpus's documents look alike from one flush to the next.
     let dictionary = match &plan.dictionary_from {
         Some(s) => s.doc_store().dictionary()?.filter(|d| !d.is_empty()),
         None => None,
     };
-    for (_, mem, name) in &plan.to_flush {
+    let one = |(_, mem, name): &(usize, Arc<MemView>, String)| -> Result<Arc<SegmentReader>> {
         mem.flush(dir, name, dictionary.as_deref())?;
-        out.push(Arc::new(SegmentReader::open_with(dir, name, verify)?));
+        Ok(Arc::new(SegmentReader::open_with(dir, name, verify)?))
+    };
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        while let Some(item) = plan.to_flush.get(next.fetch_add(1, Ordering::Relaxed)) {
+            done.push((item.0, one(item)));
+        }
+        done
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut done = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..cores.min(plan.to_flush.len()))
+            .filter_map(|_| {
+                std::thread::Builder::new().name("needle-flush".into()).spawn_scoped(scope, work).ok()
+            })
+            .collect();
+        let mut done = work();
+        for helper in helpers {
+            done.extend(helper.join().unwrap_or_default());
+        }
+        done
+    });
+    if done.len() != plan.to_flush.len() {
+        return Err(Error::invalid("a flush thread failed"));
     }
-    Ok(out)
+    done.sort_by_key(|(position, _)| *position);
+    done.into_iter().map(|(_, result)| result).collect()
 }
 
 impl SegmentSet {
