@@ -795,20 +795,20 @@ fn updates_made_during_merges_survive_them_and_a_crash() {
     check(&open(), "after a merge and a close");
 }
 
-/// A merge keeps the larger segment's compression dictionary and copies its
-/// documents' frames as they are; a document updated in place is written
-/// anew, with its new value and version. (Segments large enough to train a
-/// dictionary: the random runs above write smaller ones.)
-#[test]
-fn a_merge_copying_stored_frames_keeps_in_place_updates() {
-    let tmp = tempfile::tempdir().unwrap();
-    let index = Index::open_or_create(tmp.path(), Some(Schema::from_mapping(MAPPING).unwrap()))
+/// A new index at `path` with one committed segment of random documents
+/// (ids `s{segment}-{i}`, `n` set to `i`) for each count; and its model.
+fn committed_segments(
+    path: &std::path::Path,
+    seed: u64,
+    counts: &[i64],
+) -> (IndexWriter, BTreeMap<String, Model>) {
+    let index = Index::open_or_create(path, Some(Schema::from_mapping(MAPPING).unwrap()))
         .unwrap()
         .writer(WriterOptions::default())
         .unwrap();
-    let mut rng = StdRng::seed_from_u64(7);
+    let mut rng = StdRng::seed_from_u64(seed);
     let mut model = BTreeMap::new();
-    for (segment, count) in [(0, 900), (1, 300)] {
+    for (segment, &count) in counts.iter().enumerate() {
         for i in 0..count {
             let id = format!("s{segment}-{i}");
             let mut m = random_doc(&mut rng);
@@ -818,6 +818,17 @@ fn a_merge_copying_stored_frames_keeps_in_place_updates() {
         }
         index.commit().unwrap();
     }
+    (index, model)
+}
+
+/// A merge keeps the larger segment's compression dictionary and copies its
+/// documents' frames as they are; a document updated in place is written
+/// anew, with its new value and version. (Segments large enough to train a
+/// dictionary: the random runs above write smaller ones.)
+#[test]
+fn a_merge_copying_stored_frames_keeps_in_place_updates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (index, mut model) = committed_segments(tmp.path(), 7, &[900, 300]);
     for id in ["s0-5", "s0-600", "s1-7"] {
         let m = model.get_mut(id).unwrap();
         m.n = vec![-1];
@@ -835,21 +846,7 @@ fn a_merge_copying_stored_frames_keeps_in_place_updates() {
 #[test]
 fn a_flush_takes_the_largest_segments_dictionary() {
     let tmp = tempfile::tempdir().unwrap();
-    let index = Index::open_or_create(tmp.path(), Some(Schema::from_mapping(MAPPING).unwrap()))
-        .unwrap()
-        .writer(WriterOptions::default())
-        .unwrap();
-    let mut rng = StdRng::seed_from_u64(11);
-    let mut model = BTreeMap::new();
-    for (segment, count) in [(0, 900), (1, 300), (2, 50)] {
-        for i in 0..count {
-            let id = format!("s{segment}-{i}");
-            let m = random_doc(&mut rng);
-            index.add(&to_json(&id, &m)).unwrap();
-            model.insert(id, m);
-        }
-        index.commit().unwrap();
-    }
+    let (index, model) = committed_segments(tmp.path(), 11, &[900, 300, 50]);
     check_sources(&index, &model);
     let dir = needle_storage::Directory::open(tmp.path(), false).unwrap();
     let dictionary = |name: &str| {

@@ -25,20 +25,24 @@ pub(crate) struct GroupedText {
     pub terms: Vec<GroupedTerm>,
     /// Each term's occurrences in token order, encoded, term after term.
     pub encoded: Vec<u8>,
-    /// Each term's before and after filters in a slot of `stride` bytes (empty without filters).
+    /// Each term's before and after filters in a slot of the largest
+    /// filter's size ([`GroupedText::stride`]; empty without filters).
     pub before: Vec<u8>,
     pub after: Vec<u8>,
-    /// The largest filter's size (0 without filters), computed once.
-    stride: usize,
     /// The filters' shape (none without filters).
     shape: Option<FilterShape>,
 }
 
 impl GroupedText {
+    /// The bytes of a term's slot in `before` and `after` (0 without filters).
+    fn stride(&self) -> usize {
+        self.shape.map_or(0, FilterShape::max_bytes)
+    }
+
     /// The `i`-th term's filters, each of its posting's size (empty without filters).
     pub fn filters(&self, i: usize) -> (&[u8], &[u8]) {
         let Some(shape) = self.shape else { return (&[], &[]) };
-        let at = i * self.stride;
+        let at = i * self.stride();
         let len = shape.bytes(self.terms[i].occurrences.len() as u32);
         (&self.before[at..at + len], &self.after[at..at + len])
     }
@@ -87,14 +91,8 @@ pub(crate) fn group(doc: &AnalyzedDoc, tokens: &[TokenRef], bloom: Option<&Bloom
             GroupedTerm { term, occurrences: s..s + c, encoded: from..encoded.len() }
         })
         .collect();
-    let mut grouped = GroupedText {
-        terms,
-        encoded,
-        before: Vec::new(),
-        after: Vec::new(),
-        stride: bloom.map_or(0, |b| b.shape.max_bytes()),
-        shape: bloom.map(|b| b.shape),
-    };
+    let mut grouped =
+        GroupedText { terms, encoded, before: Vec::new(), after: Vec::new(), shape: bloom.map(|b| b.shape) };
     if let Some(b) = bloom {
         fill_filters(&mut grouped, doc, tokens, &token_group, b);
     }
@@ -108,7 +106,7 @@ fn fill_filters(
     token_group: &[u32],
     b: &BloomParams,
 ) {
-    let stride = g.stride;
+    let stride = g.stride();
     g.before = vec![0; g.terms.len() * stride];
     g.after = vec![0; g.terms.len() * stride];
     // Once per distinct term of the document, not once per occurrence: the

@@ -153,8 +153,10 @@ impl TermBuf {
             left -= take;
             out.docs.extend_from_slice(&c.docs[..take]);
             out.freqs.extend_from_slice(&c.freqs[..take]);
+            // A field without positions keeps no occurrences.
+            let freqs = if c.occurrences.is_empty() { &[][..] } else { &c.freqs[..take] };
             let mut at = 0;
-            for &f in c.freqs[..take].iter().filter(|_| !c.occurrences.is_empty()) {
+            for &f in freqs {
                 let bytes = &c.occurrences[at..];
                 decode_occurrences(bytes, f as usize, |o| {
                     out.positions.push(o.position);

@@ -2,7 +2,7 @@
 
 use needle_core::{DocId, Error, Result};
 use needle_storage::counters::{self, DataKind};
-use needle_storage::FileSlice;
+use needle_storage::{FileSlice, ReadBytes};
 use zstd::zstd_safe::DDict;
 
 use super::index::DocIndex;
@@ -72,26 +72,10 @@ impl DocStoreReader {
     /// The stored record of `doc`.
     pub fn get(&self, doc: DocId) -> Result<Vec<u8>> {
         let name = self.body.name();
-        let (range, raw_len) = self.frame(doc)?;
-        let (start, len) = (range.start, range.len());
-        let frame = self.body.read(range)?;
+        let (frame, raw_len) = self.checked_frame(doc)?;
         counters::record_memory(DataKind::DocStore, INDEX_ENTRY_LEN);
-        counters::record(DataKind::DocStore, &self.body, start, len);
-        let (head, compressed) = match self.version {
-            1 => (&[][..], &frame[..]),
-            _ => split_head(&frame),
-        };
-        let damaged = |what: String| Error::corrupt_at(name, self.body.position(start).1, what);
-        let source_len = raw_len
-            .checked_sub(head.len())
-            .ok_or_else(|| damaged(format!("document {doc}: its head is longer than its record")))?;
-        // The frame's header says its size too: a damaged length must not size an allocation.
-        if !matches!(zstd::zstd_safe::get_frame_content_size(compressed), Ok(Some(n)) if n == source_len as u64)
-        {
-            return Err(damaged(format!(
-                "document {doc}: its frame does not hold the {source_len} bytes the index says"
-            )));
-        }
+        let (head, compressed) = self.split(&frame);
+        let source_len = raw_len - head.len();
         let mut out = vec![0; raw_len];
         out[..head.len()].copy_from_slice(head);
         let source = &mut out[head.len()..];
@@ -122,18 +106,38 @@ impl DocStoreReader {
         if self.version == 1 {
             return Ok(None);
         }
+        let (frame, raw_len) = self.checked_frame(doc)?;
+        Ok(Some(Frame { bytes: frame.to_vec(), raw_len }))
+    }
+
+    /// A frame's head and compressed source (format 1 kept no head apart).
+    fn split<'a>(&self, frame: &'a [u8]) -> (&'a [u8], &'a [u8]) {
+        match self.version {
+            1 => (&[], frame),
+            _ => split_head(frame),
+        }
+    }
+
+    /// `doc`'s frame, read and counted, and its record's length, checked
+    /// against the frame's own header: a damaged length must size no
+    /// allocation, and a damaged frame must not be copied.
+    fn checked_frame(&self, doc: DocId) -> Result<(ReadBytes, usize)> {
         let (range, raw_len) = self.frame(doc)?;
         let (start, len) = (range.start, range.len());
         let frame = self.body.read(range)?;
         counters::record(DataKind::DocStore, &self.body, start, len);
-        let (head, compressed) = split_head(&frame);
-        let source_len = raw_len.checked_sub(head.len());
-        let sized = |n: usize| matches!(zstd::zstd_safe::get_frame_content_size(compressed), Ok(Some(c)) if c == n as u64);
-        if !source_len.is_some_and(sized) {
-            let what = format!("document {doc}: its frame does not hold the record the index says");
-            return Err(Error::corrupt_at(self.body.name(), self.body.position(start).1, what));
+        let (head, compressed) = self.split(&frame);
+        let damaged = |what: String| Error::corrupt_at(self.body.name(), self.body.position(start).1, what);
+        let source_len = raw_len
+            .checked_sub(head.len())
+            .ok_or_else(|| damaged(format!("document {doc}: its head is longer than its record")))?;
+        if !matches!(zstd::zstd_safe::get_frame_content_size(compressed), Ok(Some(n)) if n == source_len as u64)
+        {
+            return Err(damaged(format!(
+                "document {doc}: its frame does not hold the {source_len} bytes the index says"
+            )));
         }
-        Ok(Some(Frame { bytes: frame.to_vec(), raw_len }))
+        Ok((frame, raw_len))
     }
 
     /// The head of `doc`'s record (see `record.rs`): its `_id` and version,
