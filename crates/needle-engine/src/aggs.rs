@@ -13,15 +13,20 @@
 //! each bucket's best hits by score or sort keys during the pass; only the
 //! buckets answered fetch theirs, through the caller's [`FetchTopHits`].
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use std::sync::Arc;
 
-use needle_codecs::doc_values::{double_to_sortable, sortable_to_double, KeywordValues, NumericValues};
+use needle_codecs::doc_values::{
+    double_to_sortable, sortable_to_double, KeywordValues, NumericValues, ValueBatch,
+};
 use needle_codecs::SegmentRead;
 use needle_core::{DocId, Error, FieldId, Result};
-use needle_search::{ScoredDoc, SortBy, SortColumns, SortKey, SortValue, SortedHit, SortedTop};
-use rustc_hash::FxHashSet;
+use needle_search::{
+    MatchVisitor, ScoredDoc, SortBy, SortColumns, SortKey, SortedHit, SortedTop, MATCH_BATCH,
+};
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{json, Map, Value};
 
 use crate::distinct::{hash_bytes, hash_value, Distinct};
@@ -335,23 +340,23 @@ impl State {
     }
 
     /// Moves the current segment's keyword buckets (here and in every bucket
-    /// below) to their values, with `row`'s terms of the segment ending.
-    fn end_segment(&mut self, plan: &Plan, row: &Row) {
+    /// below) to their values, with the terms of the segment ending.
+    fn end_segment(&mut self, plan: &Plan, batch: &Batch) {
         match self {
             State::Named { done, by_id } => {
                 for (id, bucket) in std::mem::take(by_id).into_iter().enumerate() {
                     if let Some(mut bucket) = bucket {
-                        bucket.end_segment(plan, row);
-                        merge_into(done, row.term(plan.slot, id), bucket);
+                        bucket.end_segment(plan, batch);
+                        merge_into(done, batch.term(plan.slot, id), bucket);
                     }
                 }
-                done.values_mut().for_each(|b| b.end_segment(plan, row));
+                done.values_mut().for_each(|b| b.end_segment(plan, batch));
             }
-            State::Keyed(buckets) => buckets.values_mut().for_each(|b| b.end_segment(plan, row)),
-            State::Ranges(buckets) => buckets.iter_mut().for_each(|b| b.end_segment(plan, row)),
+            State::Keyed(buckets) => buckets.values_mut().for_each(|b| b.end_segment(plan, batch)),
+            State::Ranges(buckets) => buckets.iter_mut().for_each(|b| b.end_segment(plan, batch)),
             // A keyword's value ids mean nothing past their segment: count their bytes.
             State::Distinct { seen, ids } => {
-                ids.drain().for_each(|id| seen.insert(hash_bytes(&row.term(plan.slot, id as usize))))
+                ids.drain().for_each(|id| seen.insert(hash_bytes(&batch.term(plan.slot, id as usize))))
             }
             State::Metric { .. } | State::Top { .. } => {}
         }
@@ -364,9 +369,9 @@ impl Bucket {
         self.subs.iter_mut().zip(other.subs).for_each(|(a, b)| a.merge(b));
     }
 
-    fn end_segment(&mut self, plan: &Plan, row: &Row) {
+    fn end_segment(&mut self, plan: &Plan, batch: &Batch) {
         for (state, sub) in self.subs.iter_mut().zip(&plan.subs) {
-            state.end_segment(sub, row);
+            state.end_segment(sub, batch);
         }
     }
 }
@@ -397,37 +402,34 @@ struct Plan {
     /// A calendar histogram's buckets met so far, (start, next start) in
     /// order: a value's bucket is found by a binary search, not the calendar
     /// (as Elasticsearch prepares its roundings).
-    spans: std::cell::RefCell<Vec<(i64, i64)>>,
+    spans: RefCell<Vec<(i64, i64)>>,
 }
 
-/// The doc values of the document being aggregated, for every field the
-/// aggregations read, each loaded once per document into a buffer reused
-/// from one document to the next.
+/// The doc values of a batch of matches (of one segment), for every field
+/// the aggregations read, each read once per batch into a buffer reused
+/// from one batch to the next.
 #[derive(Default)]
-struct Row {
+struct Batch {
     /// (field, keyword?) of each slot.
     slots: Vec<(FieldId, bool)>,
-    /// Each slot's values: numbers, or a keyword slot's value ids.
-    numbers: Vec<Vec<i64>>,
+    /// Each slot's values for the batch's documents: numbers, or a keyword slot's value ids.
+    values: Vec<ValueBatch>,
     segment: Option<usize>,
     numeric: Vec<Option<Box<dyn NumericValues + Send>>>,
     keyword: Vec<Option<Box<dyn KeywordValues + Send>>>,
-    /// The documents each filter query matches, and the document loaded.
+    /// The documents each filter query matches.
     filters: Vec<Matches>,
-    doc: DocId,
-    /// The loaded document's score (NaN when none is computed) and place in the index.
-    score: f32,
-    global: u64,
+    /// The batch's documents and their scores (NaN when none is computed).
+    docs: Vec<DocId>,
+    scores: Vec<f32>,
     /// Where each segment starts in the index (its first document's place).
     bases: Vec<u64>,
-    /// Each `top_hits`' ranking keys, their columns in the current segment,
-    /// and the loaded document's values for them.
+    /// Each `top_hits`' ranking keys, and their columns in the current segment.
     tops: Vec<Vec<SortKey>>,
-    top_columns: Vec<SortColumns>,
-    top_values: Vec<Vec<SortValue>>,
+    top_columns: RefCell<Vec<SortColumns>>,
 }
 
-impl Row {
+impl Batch {
     /// Where `agg` reads; `filters` counts the filter queries planned so far.
     fn plan(&mut self, agg: &Aggregation, filters: &mut usize) -> Plan {
         let slot = match agg.field() {
@@ -455,9 +457,9 @@ impl Row {
         Plan { slot, filters: first..*filters, top, subs, spans: Default::default() }
     }
 
-    /// Whether the loaded document matches filter query `i`.
-    fn in_filter(&self, i: usize) -> bool {
-        let (seg, doc) = (self.segment.unwrap_or(0), self.doc as usize);
+    /// Whether the batch's document `row` matches filter query `i`.
+    fn in_filter(&self, i: usize, row: u32) -> bool {
+        let (seg, doc) = (self.segment.unwrap_or(0), self.docs[row as usize] as usize);
         self.filters[i]
             .get(seg)
             .and_then(|bits| bits.get(doc / 64))
@@ -476,30 +478,35 @@ impl Row {
             self.slots.iter().map(|&(f, k)| (!k).then(|| segment.numeric_values(f)).flatten()).collect();
         self.keyword =
             self.slots.iter().map(|&(f, k)| k.then(|| segment.keyword_values(f)).flatten()).collect();
-        self.numbers.resize_with(self.slots.len(), Vec::new);
-        self.top_columns = self.tops.iter().map(|keys| SortColumns::open(keys, segment)).collect();
-        self.top_values.resize_with(self.tops.len(), Vec::new);
+        self.values.resize_with(self.slots.len(), ValueBatch::default);
+        *self.top_columns.get_mut() = self.tops.iter().map(|keys| SortColumns::open(keys, segment)).collect();
     }
 
-    /// Loads `doc`'s values, and its values for each `top_hits`' keys.
-    fn load(&mut self, doc: DocId, score: f32) {
-        self.doc = doc;
-        self.score = score;
-        let seg = self.segment.unwrap_or(0);
-        self.global = self.bases.get(seg).copied().unwrap_or(0) + u64::from(doc);
-        let hit = ScoredDoc { segment: seg, doc, global: self.global, score };
-        for (i, keys) in self.tops.iter().enumerate() {
-            self.top_columns[i].values(keys, &hit, &mut self.top_values[i]);
-        }
+    /// Reads the values of `docs` (of the current segment) for every slot.
+    fn load(&mut self, docs: &[DocId], scores: &[f32]) {
+        self.docs.clear();
+        self.docs.extend_from_slice(docs);
+        self.scores.clear();
+        self.scores.extend_from_slice(scores);
         for slot in 0..self.slots.len() {
-            self.numbers[slot].clear();
-            if let Some(c) = self.numeric[slot].as_mut() {
-                self.numbers[slot].extend_from_slice(c.values(doc));
-            }
-            if let Some(c) = self.keyword[slot].as_mut() {
-                self.numbers[slot].extend_from_slice(c.ids(doc));
+            let out = &mut self.values[slot];
+            match (self.numeric[slot].as_mut(), self.keyword[slot].as_mut()) {
+                (Some(c), _) => c.fill(docs, out),
+                (_, Some(c)) => c.fill_ids(docs, out),
+                _ => {
+                    out.clear();
+                    docs.iter().for_each(|_| out.push(&[]));
+                }
             }
         }
+    }
+
+    /// The batch's document `row` as a hit.
+    fn hit(&self, row: u32, score: f32) -> ScoredDoc {
+        let seg = self.segment.unwrap_or(0);
+        let doc = self.docs[row as usize];
+        let global = self.bases.get(seg).copied().unwrap_or(0) + u64::from(doc);
+        ScoredDoc { segment: seg, doc, global, score }
     }
 
     /// The value of keyword value id `id` of `slot` in the current segment.
@@ -508,36 +515,38 @@ impl Row {
     }
 }
 
-/// Runs `aggs` over every match: `walk` calls its visitor once per matching
-/// document (segment number, segment, document, score: NaN unless some
-/// aggregation [`needs_scores`](Aggregation::needs_scores)). Returns the `aggregations` object.
+/// Runs `aggs` over every match: `walk` calls its visitor with each batch of
+/// matching documents (segment number, segment, documents, scores: NaN unless
+/// some aggregation [`needs_scores`](Aggregation::needs_scores)). Returns the `aggregations` object.
 /// `filters`: what each query of [`filter_queries`] matches; `bases`: where
 /// each segment starts in the index; `fetch`: answers each `top_hits` shown.
 pub(crate) fn aggregate(
     aggs: &[Aggregation],
     filters: Vec<Matches>,
     bases: Vec<u64>,
-    walk: impl FnOnce(&mut dyn FnMut(usize, &dyn SegmentRead, DocId, f32)) -> Result<u64>,
+    walk: impl FnOnce(&mut MatchVisitor<'_>) -> Result<u64>,
     fetch: &mut FetchTopHits<'_>,
 ) -> Result<Map<String, Value>> {
     let mut states: Vec<State> = aggs.iter().map(fresh).collect();
-    let mut row = Row { filters, bases, ..Row::default() };
+    let mut batch = Batch { filters, bases, ..Batch::default() };
     let mut planned = 0;
-    let plans: Vec<Plan> = aggs.iter().map(|a| row.plan(a, &mut planned)).collect();
-    let end_segment = |states: &mut Vec<State>, row: &Row| {
-        states.iter_mut().zip(&plans).for_each(|(s, p)| s.end_segment(p, row));
+    let plans: Vec<Plan> = aggs.iter().map(|a| batch.plan(a, &mut planned)).collect();
+    let end_segment = |states: &mut Vec<State>, batch: &Batch| {
+        states.iter_mut().zip(&plans).for_each(|(s, p)| s.end_segment(p, batch));
     };
-    walk(&mut |seg, segment, doc, score| {
-        if row.is_new(seg) {
-            end_segment(&mut states, &row);
-            row.enter(seg, segment);
+    let every_row: Vec<u32> = (0..MATCH_BATCH as u32).collect();
+    walk(&mut |seg, segment, docs, scores| {
+        if batch.is_new(seg) {
+            end_segment(&mut states, &batch);
+            batch.enter(seg, segment);
         }
-        row.load(doc, score);
+        batch.load(docs, scores);
+        let rows = &every_row[..docs.len()];
         for ((agg, plan), state) in aggs.iter().zip(&plans).zip(states.iter_mut()) {
-            collect(agg, plan, state, &row);
+            collect(agg, plan, state, &batch, rows);
         }
     })?;
-    end_segment(&mut states, &row);
+    end_segment(&mut states, &batch);
     needle_core::read_error::check()?;
     let buckets: u64 = aggs.iter().zip(&states).map(|(a, s)| bucket_count(a, s)).sum();
     if buckets > MAX_BUCKETS {
@@ -606,108 +615,202 @@ fn bucket_count(agg: &Aggregation, state: &State) -> u64 {
     }
 }
 
-fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, row: &Row) {
+/// Gathers the batch's documents `rows` (indexes into the batch, ascending and distinct) into `state`.
+fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, rows: &[u32]) {
+    if rows.is_empty() {
+        return;
+    }
     if let (State::Ranges(buckets), AggKind::Filters { .. }) = (&mut *state, &agg.kind) {
-        let mut matched = false;
+        let mut matched = vec![false; rows.len()];
         for (bucket, i) in buckets.iter_mut().zip(plan.filters.clone()) {
-            if row.in_filter(i) {
-                matched = true;
-                fill(agg, plan, bucket, row);
-            }
+            let inside: Vec<u32> = (rows.iter().zip(&mut matched))
+                .filter(|(&r, _)| batch.in_filter(i, r))
+                .map(|(&r, m)| {
+                    *m = true;
+                    r
+                })
+                .collect();
+            fill(agg, plan, bucket, batch, &inside);
         }
         // The `other` bucket, when there is one, is the last, past the filters.
-        if let (false, Some(other)) = (matched, buckets.get_mut(plan.filters.len())) {
-            fill(agg, plan, other, row);
+        if let Some(other) = buckets.get_mut(plan.filters.len()) {
+            let rest: Vec<u32> = rows.iter().zip(&matched).filter(|(_, &m)| !m).map(|(&r, _)| r).collect();
+            fill(agg, plan, other, batch, &rest);
         }
         return;
     }
     if let (State::Top { total, max_score, top }, AggKind::TopHits { request, .. }) = (&mut *state, &agg.kind)
     {
-        // Scores computed for another aggregation are not this one's to show.
-        let score = if top_hits_scored(request) { row.score } else { f32::NAN };
-        *total += 1;
-        *max_score = max_score.max(score);
-        let values = &row.top_values[plan.top];
-        if top.would_take(values, row.global) {
-            let hit =
-                ScoredDoc { segment: row.segment.unwrap_or(0), doc: row.doc, global: row.global, score };
-            top.offer(SortedHit { hit, values: values.clone() });
+        let keys = &batch.tops[plan.top];
+        let columns = &mut batch.top_columns.borrow_mut()[plan.top];
+        let mut values = Vec::with_capacity(keys.len());
+        for &r in rows {
+            // Scores computed for another aggregation are not this one's to show.
+            let score = if top_hits_scored(request) { batch.scores[r as usize] } else { f32::NAN };
+            *total += 1;
+            *max_score = max_score.max(score);
+            let hit = batch.hit(r, score);
+            columns.values(keys, &hit, &mut values);
+            if top.would_take(&values, hit.global) {
+                top.offer(SortedHit { hit, values: values.clone() });
+            }
         }
         return;
     }
     let field = agg.field().expect("aggregations other than filters read a field");
-    let values = &row.numbers[plan.slot];
+    let values = &batch.values[plan.slot];
     match (state, &agg.kind) {
         (State::Named { by_id, .. }, _) => {
-            for &id in values {
-                let i = id as usize;
-                if by_id.len() <= i {
-                    by_id.resize_with(i + 1, || None);
-                }
-                fill(agg, plan, by_id[i].get_or_insert_with(|| new_bucket(agg)), row);
+            if agg.subs.is_empty() {
+                each_value(values, rows, |id| id_bucket(by_id, id, agg).count += 1);
+                return;
             }
+            let pairs: Vec<(i64, u32)> =
+                rows.iter().flat_map(|&r| values.doc(r as usize).iter().map(move |&id| (id, r))).collect();
+            grouped(&pairs, |id, rows| fill(agg, plan, id_bucket(by_id, id, agg), batch, rows));
         }
         (State::Metric { count, sum, min, max }, AggKind::Metric(..)) => {
-            for &v in values {
-                let x = field.number(v);
+            let mut add = |x: f64| {
                 *count += 1;
                 *sum += x;
                 *min = min.min(x);
                 *max = max.max(x);
+            };
+            match field.kind {
+                FieldKind::Double => each_value(values, rows, |v| add(sortable_to_double(v))),
+                _ => each_value(values, rows, |v| add(v as f64)),
             }
         }
         (State::Distinct { seen, ids }, _) => match field.kind {
-            FieldKind::Keyword => ids.extend(values.iter().copied()),
-            _ => values.iter().for_each(|&v| seen.insert(hash_value(v))),
+            FieldKind::Keyword => each_value(values, rows, |id| {
+                ids.insert(id);
+            }),
+            _ => each_value(values, rows, |v| seen.insert(hash_value(v))),
         },
         (State::Ranges(buckets), AggKind::Range { ranges, .. }) => {
             for (bucket, range) in buckets.iter_mut().zip(ranges) {
                 // Compared as doubles (-0.0 equals 0.0), as Elasticsearch's range aggregator compares.
                 let inside = |x: f64| range.from.is_none_or(|f| x >= f) && range.to.is_none_or(|t| x < t);
-                if values.iter().any(|&v| inside(field.number(v))) {
-                    fill(agg, plan, bucket, row);
-                }
+                let rows: Vec<u32> = (rows.iter().copied())
+                    .filter(|&r| values.doc(r as usize).iter().any(|&v| inside(field.number(v))))
+                    .collect();
+                fill(agg, plan, bucket, batch, &rows);
             }
         }
         (State::Keyed(buckets), kind) => {
-            if let [v] = values[..] {
-                let bucket =
-                    buckets.entry(bucket_key(kind, field, v, plan)).or_insert_with(|| new_bucket(agg));
-                fill(agg, plan, bucket, row);
-                return;
+            let mut pairs: Vec<(i64, u32)> = Vec::with_capacity(rows.len());
+            let spans = &mut *plan.spans.borrow_mut();
+            match values.singles() {
+                Some(singles) => pairs
+                    .extend(rows.iter().map(|&r| (bucket_key(kind, field, singles[r as usize], spans), r))),
+                None => {
+                    let mut keys = Vec::new();
+                    for &r in rows {
+                        keys.clear();
+                        keys.extend(
+                            values.doc(r as usize).iter().map(|&v| bucket_key(kind, field, v, spans)),
+                        );
+                        keys.sort_unstable();
+                        keys.dedup();
+                        pairs.extend(keys.iter().map(|&k| (k, r)));
+                    }
+                }
             }
-            let mut keys: Vec<i64> = values.iter().map(|&v| bucket_key(kind, field, v, plan)).collect();
-            keys.sort_unstable();
-            keys.dedup();
-            for key in keys {
-                let bucket = buckets.entry(key).or_insert_with(|| new_bucket(agg));
-                fill(agg, plan, bucket, row);
-            }
+            grouped(&pairs, |key, rows| {
+                fill(agg, plan, buckets.entry(key).or_insert_with(|| new_bucket(agg)), batch, rows)
+            });
         }
         _ => unreachable!("states are made for their aggregations"),
     }
 }
 
-/// Counts the document in `bucket` and gives it to the bucket's sub-aggregations.
-fn fill(agg: &Aggregation, plan: &Plan, bucket: &mut Bucket, row: &Row) {
-    bucket.count += 1;
+/// Calls `f` with every value of the batch's documents `rows` (ascending
+/// indexes into the batch): when they are the whole batch, its values as read.
+#[inline]
+fn each_value(values: &ValueBatch, rows: &[u32], mut f: impl FnMut(i64)) {
+    if rows.len() == values.len() {
+        values.all().iter().for_each(|&v| f(v));
+    } else if let Some(singles) = values.singles() {
+        rows.iter().for_each(|&r| f(singles[r as usize]));
+    } else {
+        rows.iter().for_each(|&r| values.doc(r as usize).iter().for_each(|&v| f(v)));
+    }
+}
+
+/// The bucket of keyword value id `id`, made when new.
+fn id_bucket<'a>(by_id: &'a mut Vec<Option<Bucket>>, id: i64, agg: &Aggregation) -> &'a mut Bucket {
+    let i = id as usize;
+    if by_id.len() <= i {
+        by_id.resize_with(i + 1, || None);
+    }
+    by_id[i].get_or_insert_with(|| new_bucket(agg))
+}
+
+/// Calls `each(key, rows)` once for each distinct key of `pairs` (key, row),
+/// with the rows that have that key: a bucket is looked up once per batch,
+/// not once per document.
+fn grouped(pairs: &[(i64, u32)], mut each: impl FnMut(i64, &[u32])) {
+    // Keys are spread first: FxHash keeps a key's trailing zero bits, and
+    // bucket keys (round dates, doubles) have many, so they would collide.
+    let mut group_of: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut keys = Vec::new();
+    let mut sizes: Vec<u32> = Vec::new();
+    let groups: Vec<u32> = pairs
+        .iter()
+        .map(|&(key, _)| {
+            let g = *group_of.entry(spread(key)).or_insert_with(|| {
+                keys.push(key);
+                sizes.push(0);
+                keys.len() as u32 - 1
+            });
+            sizes[g as usize] += 1;
+            g
+        })
+        .collect();
+    // A counting sort of the rows by group.
+    let mut starts: Vec<u32> = Vec::with_capacity(sizes.len() + 1);
+    starts.push(0);
+    sizes.iter().for_each(|&n| starts.push(starts[starts.len() - 1] + n));
+    let mut next = starts.clone();
+    let mut order = vec![0u32; pairs.len()];
+    for (&(_, row), &g) in pairs.iter().zip(&groups) {
+        order[next[g as usize] as usize] = row;
+        next[g as usize] += 1;
+    }
+    for (g, &key) in keys.iter().enumerate() {
+        each(key, &order[starts[g] as usize..starts[g + 1] as usize]);
+    }
+}
+
+/// A bijection of the 64-bit keys whose every bit depends on every bit of
+/// the key (SplitMix64's finalizer).
+fn spread(key: i64) -> u64 {
+    let mut x = key as u64;
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// Counts the batch's documents `rows` in `bucket` and gives them to the bucket's sub-aggregations.
+fn fill(agg: &Aggregation, plan: &Plan, bucket: &mut Bucket, batch: &Batch, rows: &[u32]) {
+    bucket.count += rows.len() as u64;
     for ((sub, sub_plan), state) in agg.subs.iter().zip(&plan.subs).zip(bucket.subs.iter_mut()) {
-        collect(sub, sub_plan, state, row);
+        collect(sub, sub_plan, state, batch, rows);
     }
 }
 
 /// The bucket a column value falls in.
-fn bucket_key(kind: &AggKind, field: AggField, v: i64, plan: &Plan) -> i64 {
+/// `spans`: a calendar histogram's buckets met so far (see [`Plan::spans`]).
+fn bucket_key(kind: &AggKind, field: AggField, v: i64, spans: &mut Vec<(i64, i64)>) -> i64 {
     match kind {
         AggKind::Histogram { interval, offset, .. } => {
-            double_to_sortable(((field.number(v) - offset) / interval).floor() * interval + offset)
+            double_to_sortable(floor((field.number(v) - offset) / interval) * interval + offset)
         }
         AggKind::DateHistogram { interval: DateInterval::Fixed(ms), zone: Zone::UTC, .. } => {
             v.div_euclid(*ms) * ms
         }
         AggKind::DateHistogram { interval, zone, .. } => {
             // The buckets met so far: a value's is found by a binary search, not the calendar.
-            let mut spans = plan.spans.borrow_mut();
             let at = spans.partition_point(|&(start, _)| start <= v);
             match at.checked_sub(1).map(|i| spans[i]) {
                 Some((start, next)) if v < next => start,
@@ -719,6 +822,20 @@ fn bucket_key(kind: &AggKind, field: AggField, v: i64, plan: &Plan) -> i64 {
             }
         }
         _ => v,
+    }
+}
+
+/// `x.floor()`, without a call into libm for the quotients histograms meet.
+fn floor(x: f64) -> f64 {
+    if x.abs() < 4.5e15 && x != 0.0 {
+        let t = x as i64 as f64;
+        if t > x {
+            t - 1.0
+        } else {
+            t
+        }
+    } else {
+        x.floor()
     }
 }
 

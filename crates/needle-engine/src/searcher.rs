@@ -162,8 +162,8 @@ impl Searcher {
         for q in crate::aggs::filter_queries(aggs) {
             let mut bits: Vec<Vec<u64>> =
                 views.iter().map(|(s, _)| vec![0u64; (s.meta().max_doc as usize).div_ceil(64)]).collect();
-            searcher.for_each_match(&numeric_terms(q, schema), false, &mut |seg, _, doc, _| {
-                bits[seg][doc as usize / 64] |= 1 << (doc % 64);
+            searcher.for_each_match(&numeric_terms(q, schema), false, &mut |seg, _, docs, _| {
+                docs.iter().for_each(|&doc| bits[seg][doc as usize / 64] |= 1 << (doc % 64));
             })?;
             filters.push(bits);
         }

@@ -9,6 +9,7 @@ mod explain;
 pub mod highlight;
 pub mod iter;
 mod matches;
+pub use matches::{MatchVisitor, MATCH_BATCH};
 mod maxscore;
 mod multi_term;
 mod parser;

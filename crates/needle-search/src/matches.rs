@@ -1,5 +1,5 @@
 //! Every matching document, in index order, unpruned, scored only when
-//! asked: what aggregations walk.
+//! asked: what aggregations walk, a batch of matches at a time.
 
 use needle_codecs::SegmentRead;
 use needle_core::{read_error, Deletes, DocId, Result, TERMINATED};
@@ -8,27 +8,48 @@ use crate::stats::IndexStats;
 use crate::weight::scorer;
 use crate::Query;
 
-/// Calls `visit(segment number, segment, doc, score)` for every live
-/// document `query` matches (the score NaN unless `scores`); returns how
-/// many there were.
+/// Matches handed over at once: enough that reading a field's values for
+/// them pays per block of values, not per document.
+pub const MATCH_BATCH: usize = 1024;
+
+/// What is handed each batch: (segment number, segment, documents, scores).
+pub type MatchVisitor<'a> = dyn FnMut(usize, &dyn SegmentRead, &[DocId], &[f32]) + 'a;
+
+/// Calls `visit(segment number, segment, docs, scores)` with every live
+/// document `query` matches, up to [`MATCH_BATCH`] at a time, ascending and
+/// of one segment per call (the scores NaN unless `scores`); returns how many
+/// there were.
 pub(crate) fn for_each_match(
     segments: &[&dyn SegmentRead],
     deletes: &[Option<&dyn Deletes>],
     query: &Query,
     scores: bool,
-    visit: &mut dyn FnMut(usize, &dyn SegmentRead, DocId, f32),
+    visit: &mut MatchVisitor<'_>,
 ) -> Result<u64> {
     let mut stats = IndexStats::collect(segments, query, true)?;
     let mut total = 0;
+    let (mut docs, mut scored) = (Vec::with_capacity(MATCH_BATCH), Vec::with_capacity(MATCH_BATCH));
     for (seg, &segment) in segments.iter().enumerate() {
         if let Some(mut s) = scorer(query, &mut stats, seg, segment, 1.0)? {
             let mut doc = s.doc();
             while doc != TERMINATED {
                 if !deletes[seg].is_some_and(|d| d.is_deleted(doc)) {
-                    total += 1;
-                    visit(seg, segment, doc, if scores { s.score() } else { f32::NAN });
+                    docs.push(doc);
+                    scored.push(if scores { s.score() } else { f32::NAN });
+                    if docs.len() == MATCH_BATCH {
+                        visit(seg, segment, &docs, &scored);
+                        total += docs.len() as u64;
+                        docs.clear();
+                        scored.clear();
+                    }
                 }
                 doc = s.advance();
+            }
+            if !docs.is_empty() {
+                visit(seg, segment, &docs, &scored);
+                total += docs.len() as u64;
+                docs.clear();
+                scored.clear();
             }
         }
         read_error::check()?;

@@ -84,13 +84,14 @@ impl<'a> Searcher<'a> {
         Ok(TopDocs { hits: top.into_sorted(), total, total_is_exact })
     }
 
-    /// Calls `visit(segment number, segment, doc, score)` for every live
-    /// match, in index order (the score NaN unless `scores`); returns the count.
+    /// Calls `visit(segment number, segment, docs, scores)` with every live
+    /// match, in index order, a batch of one segment's at a time (the scores
+    /// NaN unless `scores`); returns the count.
     pub fn for_each_match(
         &self,
         query: &Query,
         scores: bool,
-        visit: &mut dyn FnMut(usize, &dyn SegmentRead, DocId, f32),
+        visit: &mut crate::MatchVisitor<'_>,
     ) -> Result<u64> {
         let query = self.prepare(query)?;
         read_error::clear();

@@ -9,7 +9,7 @@ use needle_core::{DocId, Error, Result};
 use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
 
-use super::{mem_values, ColumnBuf, Cursor, DiskSource, NumericValues};
+use super::{mem_values, ColumnBuf, Cursor, DiskSource, NumericValues, ValueBatch};
 use crate::bytes::{write_vint, ByteReader};
 
 /// What a search reads a keyword column through, in memory or on disk.
@@ -19,6 +19,13 @@ pub trait KeywordValues {
     fn ids(&mut self, doc: DocId) -> &[i64];
     /// The value an id stands for.
     fn term(&self, id: i64) -> Arc<[u8]>;
+    /// The value ids of each of `docs` (ascending), into `out` (cleared first).
+    fn fill_ids(&mut self, docs: &[DocId], out: &mut ValueBatch) {
+        out.clear();
+        for &doc in docs {
+            out.push(self.ids(doc));
+        }
+    }
 }
 
 /// A segment's sorted distinct values.
@@ -81,6 +88,17 @@ impl KeywordValues for DiskKeywords {
     fn term(&self, id: i64) -> Arc<[u8]> {
         self.dictionary.terms[id as usize].clone()
     }
+
+    fn fill_ids(&mut self, docs: &[DocId], out: &mut ValueBatch) {
+        self.ords.fill(docs, out);
+        let terms = self.dictionary.len();
+        if out.all().iter().any(|&o| o < 0 || o as usize >= terms) {
+            let file = self.ords.source.file.name();
+            needle_core::read_error::record(Error::corrupt(file, "keyword ordinal past its dictionary"));
+            out.clear();
+            docs.iter().for_each(|_| out.push(&[]));
+        }
+    }
 }
 
 /// The values an in-memory keyword column has met, in order of arrival
@@ -127,6 +145,10 @@ impl KeywordValues for MemKeywords {
 
     fn term(&self, id: i64) -> Arc<[u8]> {
         self.terms.term(id)
+    }
+
+    fn fill_ids(&mut self, docs: &[DocId], out: &mut ValueBatch) {
+        self.ids.fill(docs, out)
     }
 }
 

@@ -281,11 +281,93 @@ impl ColumnBuf {
     }
 }
 
+/// The values of a run of documents read at once ([`NumericValues::fill`]):
+/// what an aggregation reads a field through, a batch of matches at a time.
+#[derive(Debug, Default)]
+pub struct ValueBatch {
+    /// Document `i`'s values are `values[starts[i]..starts[i + 1]]`; empty
+    /// while every document has exactly one (then value `i` is document `i`'s).
+    starts: Vec<u32>,
+    values: Vec<i64>,
+    docs: usize,
+}
+
+impl ValueBatch {
+    pub fn clear(&mut self) {
+        self.starts.clear();
+        self.values.clear();
+        self.docs = 0;
+    }
+
+    /// Appends the next document's one value.
+    #[inline]
+    pub fn push_one(&mut self, value: i64) {
+        match self.starts.is_empty() {
+            true => {
+                self.values.push(value);
+                self.docs += 1;
+            }
+            false => self.push(&[value]),
+        }
+    }
+
+    /// Appends the next document's values.
+    #[inline]
+    pub fn push(&mut self, values: &[i64]) {
+        if let ([v], true) = (values, self.starts.is_empty()) {
+            self.values.push(*v);
+        } else {
+            if self.starts.is_empty() {
+                // Every document so far had one value: document i's starts at i.
+                self.starts.extend(0..=self.docs as u32);
+            }
+            self.values.extend_from_slice(values);
+            self.starts.push(self.values.len() as u32);
+        }
+        self.docs += 1;
+    }
+
+    /// Documents in the batch.
+    pub fn len(&self) -> usize {
+        self.docs
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.docs == 0
+    }
+
+    /// Each document's value, when every document has exactly one.
+    pub fn singles(&self) -> Option<&[i64]> {
+        self.starts.is_empty().then_some(&self.values)
+    }
+
+    /// The values of the batch's document `i`.
+    #[inline]
+    pub fn doc(&self, i: usize) -> &[i64] {
+        match self.starts.is_empty() {
+            true => &self.values[i..i + 1],
+            false => &self.values[self.starts[i] as usize..self.starts[i + 1] as usize],
+        }
+    }
+
+    /// Every value of the batch, document after document.
+    pub fn all(&self) -> &[i64] {
+        &self.values
+    }
+}
+
 /// What a search reads a numeric column through, in memory or on disk.
 /// A failed read records its error (see `needle_core::read_error`) and gives no values.
 pub trait NumericValues {
     /// The values of `doc`, ascending; empty when it has none.
     fn values(&mut self, doc: DocId) -> &[i64];
+    /// The values of each of `docs` (ascending), into `out` (cleared first).
+    fn fill(&mut self, docs: &[DocId], out: &mut ValueBatch) {
+        out.clear();
+        for &doc in docs {
+            out.push(self.values(doc));
+        }
+    }
     /// The last document of the block holding `doc`, and the smallest and
     /// largest value in that block (`None`: no document there has one).
     fn block_bounds(&self, doc: DocId) -> (DocId, Option<(i64, i64)>);
@@ -321,11 +403,12 @@ struct PackedBlock {
 }
 
 impl PackedBlock {
-    /// Widths up to this are read with one unaligned 8-byte load.
-    const MAX_WIDTH: u32 = 56;
+    /// Widths up to this are read with one unaligned 8-byte load; wider
+    /// ones (doubles spanning exponents) with a 16-byte one.
+    const LOAD8_WIDTH: u32 = 56;
 
-    /// The packed block in `bytes` when its documents have one value each and
-    /// its values fit [`PackedBlock::MAX_WIDTH`] bits (`None`: decode it whole).
+    /// The packed block in `bytes` when its documents have one value each
+    /// (`None`: decode it whole).
     fn of(bytes: ReadBytes, docs: usize, entry: &BlockEntry, file: &str) -> Result<Option<PackedBlock>> {
         let Some((min, _)) = entry.bounds else { return Ok(None) };
         let mut r = ByteReader::new(file, &bytes);
@@ -334,23 +417,30 @@ impl PackedBlock {
         let start = r.position();
         let fits = (width as usize * docs).div_ceil(8) <= r.remaining();
         let dense = count_bits == 0 && entry.docs as usize == docs;
-        Ok((dense && fits && width <= Self::MAX_WIDTH && gcd > 0).then_some(PackedBlock {
-            bytes,
-            start,
-            width,
-            min,
-            gcd,
-        }))
+        Ok((dense && fits && width <= 64 && gcd > 0).then_some(PackedBlock { bytes, start, width, min, gcd }))
     }
 
     fn value(&self, i: usize) -> i64 {
+        self.value_in(&self.bytes, i)
+    }
+
+    /// Value `i`, from the block's bytes already at hand (`bytes` is `self.bytes`).
+    #[inline]
+    fn value_in(&self, bytes: &[u8], i: usize) -> i64 {
         let bit = i * self.width as usize;
-        let at = &self.bytes[self.start + bit / 8..];
-        let mut word = [0u8; 8];
-        let n = at.len().min(8);
-        word[..n].copy_from_slice(&at[..n]);
-        let mask = (1u64 << self.width) - 1;
-        let packed = (u64::from_le_bytes(word) >> (bit % 8)) & mask;
+        let at = &bytes[self.start + bit / 8..];
+        let mask = u64::MAX.checked_shr(64 - self.width).unwrap_or(0);
+        let word = match at.first_chunk::<8>() {
+            Some(word) if self.width <= Self::LOAD8_WIDTH => u64::from_le_bytes(*word) >> (bit % 8),
+            // A wide value, or the block's last bytes.
+            _ => {
+                let mut word = [0u8; 16];
+                let n = at.len().min(16);
+                word[..n].copy_from_slice(&at[..n]);
+                (u128::from_le_bytes(word) >> (bit % 8)) as u64
+            }
+        };
+        let packed = word & mask;
         self.min.wrapping_add(packed.wrapping_mul(self.gcd) as i64)
     }
 }
@@ -392,6 +482,34 @@ impl<S: BlockSource> NumericValues for Cursor<S> {
                 &self.one
             }
             None => &[],
+        }
+    }
+
+    fn fill(&mut self, docs: &[DocId], out: &mut ValueBatch) {
+        out.clear();
+        let max_doc = self.source.max_doc();
+        let mut rest = docs;
+        while let Some(&doc) = rest.first() {
+            if doc >= max_doc {
+                rest.iter().for_each(|_| out.push(&[]));
+                return;
+            }
+            // The run of documents in `doc`'s block, read from it without looking it up again.
+            let b = doc as usize / BLOCK_DOCS;
+            let end = ((b + 1) * BLOCK_DOCS).min(max_doc as usize);
+            let (run, after) = rest.split_at(rest.partition_point(|&d| (d as usize) < end));
+            rest = after;
+            self.values(doc);
+            match &self.at {
+                Some((at, CursorBlock::Packed(block))) if *at == b => {
+                    let bytes: &[u8] = &block.bytes;
+                    run.iter().for_each(|&d| out.push_one(block.value_in(bytes, d as usize % BLOCK_DOCS)))
+                }
+                Some((at, CursorBlock::Decoded(block))) if *at == b => {
+                    run.iter().for_each(|&d| out.push(block.doc(d as usize % BLOCK_DOCS)))
+                }
+                _ => run.iter().for_each(|_| out.push(&[])),
+            }
         }
     }
 
@@ -787,6 +905,40 @@ mod tests {
                 prop_assert_eq!(bounds, all.clone().min().copied().zip(all.max().copied()));
             }
             prop_assert!(reader.values(4).is_none());
+        }
+
+        /// A batch read gives each document the values a read of that document
+        /// gives: packed and decoded blocks, documents skipped, past the end.
+        #[test]
+        fn batches_read_what_documents_read(
+            docs in values_strategy(),
+            single in any::<bool>(),
+            picks in proptest::collection::vec(any::<bool>(), 0..3100),
+            cuts in proptest::collection::vec(1usize..2000, 1..4),
+        ) {
+            let docs: Vec<Vec<i64>> = match single {
+                true => docs.into_iter().enumerate().map(|(d, v)| vec![v.first().copied().unwrap_or(d as i64)]).collect(),
+                false => docs,
+            };
+            let reader = reopened(&docs);
+            let mut batched = reader.values(3).unwrap();
+            let mut one_by_one = reader.values(3).unwrap();
+            let chosen: Vec<DocId> = (0..picks.len()).filter(|&d| picks[d]).map(|d| d as DocId).collect();
+            let mut out = ValueBatch::default();
+            let mut rest = &chosen[..];
+            for cut in cuts.iter().cycle().take(64) {
+                let (batch, after) = rest.split_at((*cut).min(rest.len()));
+                batched.fill(batch, &mut out);
+                prop_assert_eq!(out.len(), batch.len());
+                let mut all = Vec::new();
+                for (i, &d) in batch.iter().enumerate() {
+                    prop_assert_eq!(out.doc(i), one_by_one.values(d), "document {}", d);
+                    all.extend_from_slice(one_by_one.values(d));
+                }
+                prop_assert_eq!(out.all(), &all[..]);
+                prop_assert_eq!(out.singles().is_some(), batch.iter().all(|&d| one_by_one.values(d).len() == 1));
+                rest = after;
+            }
         }
 
         /// One value a document (the packed blocks read in place), of every
