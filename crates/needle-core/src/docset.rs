@@ -39,6 +39,16 @@ pub trait DocSet {
     /// An estimate of how many documents the set holds, used to order
     /// iterators cheapest first.
     fn cost(&self) -> u64;
+
+    /// Appends the current document and those after it to `out`, until it
+    /// holds `max`; the set is left on the first document not taken.
+    fn fill_docs(&mut self, out: &mut Vec<DocId>, max: usize) {
+        let mut doc = self.doc();
+        while doc != TERMINATED && out.len() < max {
+            out.push(doc);
+            doc = self.advance();
+        }
+    }
 }
 
 impl<S: DocSet + ?Sized> DocSet for Box<S> {
@@ -53,5 +63,8 @@ impl<S: DocSet + ?Sized> DocSet for Box<S> {
     }
     fn cost(&self) -> u64 {
         (**self).cost()
+    }
+    fn fill_docs(&mut self, out: &mut Vec<DocId>, max: usize) {
+        (**self).fill_docs(out, max)
     }
 }

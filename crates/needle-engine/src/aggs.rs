@@ -399,10 +399,10 @@ struct Plan {
     /// A `top_hits`' place in `Row::tops`.
     top: usize,
     subs: Vec<Plan>,
-    /// A calendar histogram's buckets met so far, (start, next start) in
-    /// order: a value's bucket is found by a binary search, not the calendar
-    /// (as Elasticsearch prepares its roundings).
-    spans: RefCell<Vec<(i64, i64)>>,
+    /// A calendar histogram's buckets met so far.
+    spans: RefCell<Spans>,
+    /// Buffers of [`grouped`], kept from one batch to the next.
+    grouping: RefCell<Grouping>,
 }
 
 /// The doc values of a batch of matches (of one segment), for every field
@@ -454,7 +454,14 @@ impl Batch {
             _ => usize::MAX,
         };
         let subs = agg.subs.iter().map(|s| self.plan(s, filters)).collect();
-        Plan { slot, filters: first..*filters, top, subs, spans: Default::default() }
+        Plan {
+            slot,
+            filters: first..*filters,
+            top,
+            subs,
+            spans: Default::default(),
+            grouping: Default::default(),
+        }
     }
 
     /// Whether the batch's document `row` matches filter query `i`.
@@ -665,9 +672,12 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
                 each_value(values, rows, |id| id_bucket(by_id, id, agg).count += 1);
                 return;
             }
-            let pairs: Vec<(i64, u32)> =
-                rows.iter().flat_map(|&r| values.doc(r as usize).iter().map(move |&id| (id, r))).collect();
-            grouped(&pairs, |id, rows| fill(agg, plan, id_bucket(by_id, id, agg), batch, rows));
+            let mut grouping = plan.grouping.borrow_mut();
+            grouping.pairs.clear();
+            grouping
+                .pairs
+                .extend(rows.iter().flat_map(|&r| values.doc(r as usize).iter().map(move |&id| (id, r))));
+            grouping.group(|id, rows| fill(agg, plan, id_bucket(by_id, id, agg), batch, rows));
         }
         (State::Metric { count, sum, min, max }, AggKind::Metric(..)) => {
             let mut add = |x: f64| {
@@ -698,25 +708,24 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
             }
         }
         (State::Keyed(buckets), kind) => {
-            let mut pairs: Vec<(i64, u32)> = Vec::with_capacity(rows.len());
-            let spans = &mut *plan.spans.borrow_mut();
+            let mut grouping = plan.grouping.borrow_mut();
+            let Grouping { pairs, keys, .. } = &mut *grouping;
+            pairs.clear();
+            let mut keyer = Keyer::of(kind, field, &plan.spans);
             match values.singles() {
-                Some(singles) => pairs
-                    .extend(rows.iter().map(|&r| (bucket_key(kind, field, singles[r as usize], spans), r))),
+                Some(singles) => keyer.pairs(singles, rows, pairs),
                 None => {
-                    let mut keys = Vec::new();
                     for &r in rows {
                         keys.clear();
-                        keys.extend(
-                            values.doc(r as usize).iter().map(|&v| bucket_key(kind, field, v, spans)),
-                        );
+                        keys.extend(values.doc(r as usize).iter().map(|&v| keyer.key(v)));
                         keys.sort_unstable();
                         keys.dedup();
                         pairs.extend(keys.iter().map(|&k| (k, r)));
                     }
                 }
             }
-            grouped(&pairs, |key, rows| {
+            drop(keyer);
+            grouping.group(|key, rows| {
                 fill(agg, plan, buckets.entry(key).or_insert_with(|| new_bucket(agg)), batch, rows)
             });
         }
@@ -746,39 +755,152 @@ fn id_bucket<'a>(by_id: &'a mut Vec<Option<Bucket>>, id: i64, agg: &Aggregation)
     by_id[i].get_or_insert_with(|| new_bucket(agg))
 }
 
-/// Calls `each(key, rows)` once for each distinct key of `pairs` (key, row),
-/// with the rows that have that key: a bucket is looked up once per batch,
-/// not once per document.
-fn grouped(pairs: &[(i64, u32)], mut each: impl FnMut(i64, &[u32])) {
-    // Keys are spread first: FxHash keeps a key's trailing zero bits, and
-    // bucket keys (round dates, doubles) have many, so they would collide.
-    let mut group_of: FxHashMap<u64, u32> = FxHashMap::default();
-    let mut keys = Vec::new();
-    let mut sizes: Vec<u32> = Vec::new();
-    let groups: Vec<u32> = pairs
-        .iter()
-        .map(|&(key, _)| {
+/// A batch's documents grouped by bucket key: `pairs` (key, row) in, each
+/// key's rows out; the buffers are kept for the next batch.
+#[derive(Default)]
+struct Grouping {
+    pairs: Vec<(i64, u32)>,
+    /// A document's keys (several values), deduplicated.
+    keys: Vec<i64>,
+    group_of: FxHashMap<u64, u32>,
+    group_keys: Vec<i64>,
+    starts: Vec<u32>,
+    groups: Vec<u32>,
+    order: Vec<u32>,
+}
+
+impl Grouping {
+    /// Calls `each(key, rows)` once for each distinct key of the pairs, with
+    /// the rows that have that key: a bucket is looked up once per batch,
+    /// not once per document.
+    fn group(&mut self, mut each: impl FnMut(i64, &[u32])) {
+        let Grouping { pairs, group_of, group_keys, starts, groups, order, .. } = self;
+        group_of.clear();
+        group_keys.clear();
+        // Group sizes first, in `starts[g + 1]`.
+        starts.clear();
+        starts.push(0);
+        groups.clear();
+        for &(key, _) in pairs.iter() {
+            // Keys are spread first: FxHash keeps a key's trailing zero bits, and
+            // bucket keys (round dates, doubles) have many, so they would collide.
             let g = *group_of.entry(spread(key)).or_insert_with(|| {
-                keys.push(key);
-                sizes.push(0);
-                keys.len() as u32 - 1
+                group_keys.push(key);
+                starts.push(0);
+                group_keys.len() as u32 - 1
             });
-            sizes[g as usize] += 1;
-            g
-        })
-        .collect();
-    // A counting sort of the rows by group.
-    let mut starts: Vec<u32> = Vec::with_capacity(sizes.len() + 1);
-    starts.push(0);
-    sizes.iter().for_each(|&n| starts.push(starts[starts.len() - 1] + n));
-    let mut next = starts.clone();
-    let mut order = vec![0u32; pairs.len()];
-    for (&(_, row), &g) in pairs.iter().zip(&groups) {
-        order[next[g as usize] as usize] = row;
-        next[g as usize] += 1;
+            starts[g as usize + 1] += 1;
+            groups.push(g);
+        }
+        // A counting sort of the rows by group.
+        for g in 1..starts.len() {
+            starts[g] += starts[g - 1];
+        }
+        order.resize(pairs.len(), 0);
+        let mut next = starts.clone();
+        for (&(_, row), &g) in pairs.iter().zip(groups.iter()) {
+            order[next[g as usize] as usize] = row;
+            next[g as usize] += 1;
+        }
+        for (g, &key) in group_keys.iter().enumerate() {
+            each(key, &order[starts[g] as usize..starts[g + 1] as usize]);
+        }
     }
-    for (g, &key) in keys.iter().enumerate() {
-        each(key, &order[starts[g] as usize..starts[g + 1] as usize]);
+}
+
+/// A calendar histogram's buckets met so far, in order: a value's bucket is
+/// found by a binary search among them, not by the calendar (as
+/// Elasticsearch prepares its roundings).
+#[derive(Default)]
+struct Spans {
+    starts: Vec<i64>,
+    /// Where each bucket ends: the next one's start.
+    nexts: Vec<i64>,
+}
+
+impl Spans {
+    /// The key (start) of the bucket of `v`, added when new.
+    #[inline]
+    fn find(&mut self, v: i64, interval: DateInterval, zone: Zone) -> i64 {
+        let at = self.starts.partition_point(|&start| start <= v);
+        match at.checked_sub(1) {
+            Some(i) if v < self.nexts[i] => self.starts[i],
+            _ => {
+                let start = zone.utc(interval_floor(interval, zone.local(v)));
+                self.starts.insert(at, start);
+                self.nexts.insert(at, next_key(interval, zone, start));
+                start
+            }
+        }
+    }
+}
+
+/// How a keyed aggregation finds a value's bucket key, decided once per batch.
+enum Keyer<'a> {
+    Histogram {
+        interval: f64,
+        offset: f64,
+        double: bool,
+    },
+    /// A fixed interval in UTC: arithmetic.
+    FixedUtc(i64),
+    /// A calendar interval or a time zone: the buckets met so far, searched.
+    Spans {
+        interval: DateInterval,
+        zone: Zone,
+        spans: std::cell::RefMut<'a, Spans>,
+    },
+    /// Terms: the value itself.
+    Value,
+}
+
+impl<'a> Keyer<'a> {
+    fn of(kind: &AggKind, field: AggField, spans: &'a RefCell<Spans>) -> Self {
+        match *kind {
+            AggKind::Histogram { interval, offset, .. } => {
+                Keyer::Histogram { interval, offset, double: field.kind == FieldKind::Double }
+            }
+            AggKind::DateHistogram { interval: DateInterval::Fixed(ms), zone: Zone::UTC, .. } => {
+                Keyer::FixedUtc(ms)
+            }
+            AggKind::DateHistogram { interval, zone, .. } => {
+                Keyer::Spans { interval, zone, spans: spans.borrow_mut() }
+            }
+            _ => Keyer::Value,
+        }
+    }
+
+    /// (key, row) of each of `rows`, whose one value is in `singles`: a loop per kind of key.
+    fn pairs(&mut self, singles: &[i64], rows: &[u32], pairs: &mut Vec<(i64, u32)>) {
+        let each = rows.iter().map(|&r| (singles[r as usize], r));
+        match self {
+            Keyer::Histogram { interval, offset, double: true } => {
+                pairs.extend(each.map(|(v, r)| (histogram_key(sortable_to_double(v), *interval, *offset), r)))
+            }
+            Keyer::Histogram { interval, offset, double: false } => {
+                pairs.extend(each.map(|(v, r)| (histogram_key(v as f64, *interval, *offset), r)))
+            }
+            Keyer::FixedUtc(ms) => pairs.extend(each.map(|(v, r)| (v.div_euclid(*ms) * *ms, r))),
+            Keyer::Value => pairs.extend(each),
+            Keyer::Spans { .. } => {
+                for (v, r) in each {
+                    pairs.push((self.key(v), r));
+                }
+            }
+        }
+    }
+
+    /// The bucket a column value falls in.
+    #[inline]
+    fn key(&mut self, v: i64) -> i64 {
+        match self {
+            Keyer::Histogram { interval, offset, double } => {
+                histogram_key(if *double { sortable_to_double(v) } else { v as f64 }, *interval, *offset)
+            }
+            Keyer::FixedUtc(ms) => v.div_euclid(*ms) * *ms,
+            Keyer::Spans { interval, zone, spans } => spans.find(v, *interval, *zone),
+            Keyer::Value => v,
+        }
     }
 }
 
@@ -799,33 +921,14 @@ fn fill(agg: &Aggregation, plan: &Plan, bucket: &mut Bucket, batch: &Batch, rows
     }
 }
 
-/// The bucket a column value falls in.
-/// `spans`: a calendar histogram's buckets met so far (see [`Plan::spans`]).
-fn bucket_key(kind: &AggKind, field: AggField, v: i64, spans: &mut Vec<(i64, i64)>) -> i64 {
-    match kind {
-        AggKind::Histogram { interval, offset, .. } => {
-            double_to_sortable(floor((field.number(v) - offset) / interval) * interval + offset)
-        }
-        AggKind::DateHistogram { interval: DateInterval::Fixed(ms), zone: Zone::UTC, .. } => {
-            v.div_euclid(*ms) * ms
-        }
-        AggKind::DateHistogram { interval, zone, .. } => {
-            // The buckets met so far: a value's is found by a binary search, not the calendar.
-            let at = spans.partition_point(|&(start, _)| start <= v);
-            match at.checked_sub(1).map(|i| spans[i]) {
-                Some((start, next)) if v < next => start,
-                _ => {
-                    let start = zone.utc(interval_floor(*interval, zone.local(v)));
-                    spans.insert(at, (start, next_key(*interval, *zone, start)));
-                    start
-                }
-            }
-        }
-        _ => v,
-    }
+/// The key of the histogram bucket holding `x` (the bucket's start, as a sortable double).
+#[inline(always)]
+fn histogram_key(x: f64, interval: f64, offset: f64) -> i64 {
+    double_to_sortable(floor((x - offset) / interval) * interval + offset)
 }
 
 /// `x.floor()`, without a call into libm for the quotients histograms meet.
+#[inline(always)]
 fn floor(x: f64) -> f64 {
     if x.abs() < 4.5e15 && x != 0.0 {
         let t = x as i64 as f64;

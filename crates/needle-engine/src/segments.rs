@@ -190,10 +190,14 @@ pub(crate) struct SnapshotSegment {
 }
 
 impl Snapshot {
+    /// Each segment, with its deletions when it has any (a snapshot's do not
+    /// change, and a search then asks nothing per document).
     pub fn views(&self) -> Vec<View<'_>> {
         self.segments
             .iter()
-            .map(|s| (s.data.as_ref(), Some(&*s.deletes as &dyn needle_core::Deletes)))
+            .map(|s| {
+                (s.data.as_ref(), (s.deletes.count() > 0).then_some(&*s.deletes as &dyn needle_core::Deletes))
+            })
             .collect()
     }
 }

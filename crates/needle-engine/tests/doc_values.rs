@@ -176,6 +176,14 @@ fn check(index: &IndexWriter, model: &BTreeMap<String, Model>, rng: &mut StdRng)
                     .map(|(id, _)| id.clone())
                     .collect();
                 assert_eq!(got, want, "{field} in {lower}..={upper} (word {need_word})");
+                // Counted alone, a range is counted from its blocks, not match by match.
+                let count = SearchRequest { top_k: 0, track_total_hits: u64::MAX, ..all.clone() };
+                let total = index.searcher().search_query(&query, &count).unwrap().total;
+                assert_eq!(
+                    total,
+                    want.len() as u64,
+                    "count of {field} in {lower}..={upper} (word {need_word})"
+                );
             }
         }
         for descending in [false, true] {

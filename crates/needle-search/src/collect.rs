@@ -49,6 +49,11 @@ impl TopCollector {
         TopCollector { k, heap: BinaryHeap::with_capacity(k + 1), count: 0, track_limit }
     }
 
+    /// Whether only the count is wanted (no hits kept).
+    pub fn counts_only(&self) -> bool {
+        self.k == 0
+    }
+
     /// The score a document must beat to be collected, once pruning is
     /// allowed (the top k are full and enough hits were counted).
     pub fn threshold(&self) -> Option<f32> {

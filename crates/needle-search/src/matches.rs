@@ -31,25 +31,36 @@ pub(crate) fn for_each_match(
     let (mut docs, mut scored) = (Vec::with_capacity(MATCH_BATCH), Vec::with_capacity(MATCH_BATCH));
     for (seg, &segment) in segments.iter().enumerate() {
         if let Some(mut s) = scorer(query, &mut stats, seg, segment, 1.0)? {
-            let mut doc = s.doc();
-            while doc != TERMINATED {
-                if !deletes[seg].is_some_and(|d| d.is_deleted(doc)) {
-                    docs.push(doc);
-                    scored.push(if scores { s.score() } else { f32::NAN });
-                    if docs.len() == MATCH_BATCH {
-                        visit(seg, segment, &docs, &scored);
-                        total += docs.len() as u64;
-                        docs.clear();
-                        scored.clear();
-                    }
-                }
-                doc = s.advance();
-            }
-            if !docs.is_empty() {
-                visit(seg, segment, &docs, &scored);
-                total += docs.len() as u64;
+            while s.doc() != TERMINATED {
                 docs.clear();
                 scored.clear();
+                if scores {
+                    while s.doc() != TERMINATED && docs.len() < MATCH_BATCH {
+                        docs.push(s.doc());
+                        scored.push(s.score());
+                        s.advance();
+                    }
+                } else {
+                    s.fill_docs(&mut docs, MATCH_BATCH);
+                }
+                if !scores {
+                    scored.resize(docs.len(), f32::NAN);
+                }
+                if let Some(deletes) = deletes[seg] {
+                    let mut kept = 0;
+                    for i in 0..docs.len() {
+                        if !deletes.is_deleted(docs[i]) {
+                            (docs[kept], scored[kept]) = (docs[i], scored[i]);
+                            kept += 1;
+                        }
+                    }
+                    docs.truncate(kept);
+                    scored.truncate(kept);
+                }
+                if !docs.is_empty() {
+                    visit(seg, segment, &docs, &scored);
+                    total += docs.len() as u64;
+                }
             }
         }
         read_error::check()?;

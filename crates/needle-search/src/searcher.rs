@@ -5,7 +5,7 @@ use needle_core::{read_error, Deletes, DocId, Result, TERMINATED};
 
 pub use crate::collect::ScoredDoc;
 use crate::collect::TopCollector;
-use crate::iter::{checked, BoxScorer, Combine, Disjunction};
+use crate::iter::{checked, count_in_range, BoxScorer, Combine, Disjunction};
 use crate::maxscore::{max_score, Clauses};
 use crate::sort::{SortRequest, SortedDocs};
 use crate::stats::IndexStats;
@@ -143,6 +143,12 @@ fn search_segment(
         Query::Boost(inner, boost) => (inner.as_ref(), *boost),
         other => (other, 1.0),
     };
+    if top.counts_only() && deletes.is_none() {
+        if let Some(count) = count_without_visiting(query, segment) {
+            top.count += count;
+            return Ok(());
+        }
+    }
     if let Query::Bool(b) = query {
         if b.must.is_empty() && b.filter.is_empty() && b.minimum_should_match <= 1 && b.should.len() > 1 {
             let clauses = all_some(&b.should, stats, seg, segment, boost)?;
@@ -171,6 +177,22 @@ fn search_segment(
         collect_with_block_max(s, deletes, seg, base, top);
     }
     Ok(())
+}
+
+/// The documents of `segment` (with no deletions) that `query` matches,
+/// when they can be counted without visiting each: every document, or a
+/// numeric range (see [`count_in_range`]).
+fn count_without_visiting(query: &Query, segment: &dyn SegmentRead) -> Option<u64> {
+    let max_doc = segment.meta().max_doc;
+    match query {
+        Query::MatchAll => Some(u64::from(max_doc)),
+        Query::Range(r) => {
+            let mut values = segment.numeric_values(r.field)?;
+            Some(count_in_range(values.as_mut(), r.lower, r.upper, max_doc))
+        }
+        Query::Constant(inner) | Query::Boost(inner, _) => count_without_visiting(inner, segment),
+        _ => None,
+    }
 }
 
 /// A dis-max's clauses as MaxScore's groups: a plain disjunction's clauses

@@ -299,15 +299,15 @@ impl ValueBatch {
         self.docs = 0;
     }
 
-    /// Appends the next document's one value.
+    /// Appends the next documents' values, one each.
     #[inline]
-    pub fn push_one(&mut self, value: i64) {
+    pub fn extend_ones(&mut self, values: impl ExactSizeIterator<Item = i64>) {
         match self.starts.is_empty() {
             true => {
-                self.values.push(value);
-                self.docs += 1;
+                self.docs += values.len();
+                self.values.extend(values);
             }
-            false => self.push(&[value]),
+            false => values.for_each(|v| self.push(&[v])),
         }
     }
 
@@ -424,6 +424,24 @@ impl PackedBlock {
         self.value_in(&self.bytes, i)
     }
 
+    /// Appends the values of `docs` (ascending, all in this block) to `out`.
+    fn read_run(&self, docs: &[DocId], out: &mut ValueBatch) {
+        let bytes: &[u8] = &self.bytes;
+        let (width, last) = (self.width as usize, docs.last().map_or(0, |&d| d as usize % BLOCK_DOCS));
+        if self.width > Self::LOAD8_WIDTH || self.start + last * width / 8 + 8 > bytes.len() {
+            return out.extend_ones(docs.iter().map(|&d| self.value_in(bytes, d as usize % BLOCK_DOCS)));
+        }
+        // Every value here is one 8-byte load within the bytes: no other case to test per value.
+        let mask = u64::MAX.checked_shr(64 - self.width).unwrap_or(0);
+        out.extend_ones(docs.iter().map(|&d| {
+            let bit = (d as usize % BLOCK_DOCS) * width;
+            let at = self.start + bit / 8;
+            let word = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+            let packed = (word >> (bit % 8)) & mask;
+            self.min.wrapping_add(packed.wrapping_mul(self.gcd) as i64)
+        }));
+    }
+
     /// Value `i`, from the block's bytes already at hand (`bytes` is `self.bytes`).
     #[inline]
     fn value_in(&self, bytes: &[u8], i: usize) -> i64 {
@@ -501,10 +519,7 @@ impl<S: BlockSource> NumericValues for Cursor<S> {
             rest = after;
             self.values(doc);
             match &self.at {
-                Some((at, CursorBlock::Packed(block))) if *at == b => {
-                    let bytes: &[u8] = &block.bytes;
-                    run.iter().for_each(|&d| out.push_one(block.value_in(bytes, d as usize % BLOCK_DOCS)))
-                }
+                Some((at, CursorBlock::Packed(block))) if *at == b => block.read_run(run, out),
                 Some((at, CursorBlock::Decoded(block))) if *at == b => {
                     run.iter().for_each(|&d| out.push(block.doc(d as usize % BLOCK_DOCS)))
                 }

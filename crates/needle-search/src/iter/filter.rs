@@ -44,6 +44,13 @@ impl<M: Matcher> DocSet for FilterScorer<M> {
     fn cost(&self) -> u64 {
         self.matcher.cost()
     }
+    fn fill_docs(&mut self, out: &mut Vec<DocId>, max: usize) {
+        // The matcher is called directly: no call through the scorer's box per document.
+        while self.doc != TERMINATED && out.len() < max {
+            out.push(self.doc);
+            self.doc = self.matcher.next_match(self.doc.saturating_add(1));
+        }
+    }
 }
 
 impl<M: Matcher> Scorer for FilterScorer<M> {

@@ -29,6 +29,7 @@ pub use exists::ExistsScorer;
 pub use filter::{FilterScorer, Matcher};
 pub use phrase::{exact_matches as phrase_exact_matches, PhraseScorer, PhraseTerm};
 pub use phrase_filters::FilterPlan;
+pub(crate) use range::count_in_range;
 pub use range::RangeScorer;
 pub use req_opt::ReqOpt;
 pub use term::TermScorer;
