@@ -426,20 +426,29 @@ impl PackedBlock {
 
     /// Appends the values of `docs` (ascending, all in this block) to `out`.
     fn read_run(&self, docs: &[DocId], out: &mut ValueBatch) {
-        let bytes: &[u8] = &self.bytes;
-        let (width, last) = (self.width as usize, docs.last().map_or(0, |&d| d as usize % BLOCK_DOCS));
-        if self.width > Self::LOAD8_WIDTH || self.start + last * width / 8 + 8 > bytes.len() {
-            return out.extend_ones(docs.iter().map(|&d| self.value_in(bytes, d as usize % BLOCK_DOCS)));
+        if self.width == 0 {
+            // Every document has the block's smallest value (a column of one value).
+            return out.extend_ones(docs.iter().map(|_| self.min));
         }
-        // Every value here is one 8-byte load within the bytes: no other case to test per value.
+        let bytes: &[u8] = &self.bytes;
+        let width = self.width as usize;
+        // The documents whose value is one 8-byte load within the bytes (all
+        // but the last few of a block), read without testing anything else per value.
+        let loads = match self.width <= Self::LOAD8_WIDTH {
+            true => docs
+                .partition_point(|&d| self.start + (d as usize % BLOCK_DOCS) * width / 8 + 8 <= bytes.len()),
+            false => 0,
+        };
+        let (fast, rest) = docs.split_at(loads);
         let mask = u64::MAX.checked_shr(64 - self.width).unwrap_or(0);
-        out.extend_ones(docs.iter().map(|&d| {
+        out.extend_ones(fast.iter().map(|&d| {
             let bit = (d as usize % BLOCK_DOCS) * width;
             let at = self.start + bit / 8;
             let word = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
             let packed = (word >> (bit % 8)) & mask;
             self.min.wrapping_add(packed.wrapping_mul(self.gcd) as i64)
         }));
+        out.extend_ones(rest.iter().map(|&d| self.value_in(bytes, d as usize % BLOCK_DOCS)));
     }
 
     /// Value `i`, from the block's bytes already at hand (`bytes` is `self.bytes`).
