@@ -30,6 +30,8 @@ DAY = 86_400_000
 EPOCH_2000 = 946_684_800_000
 
 REQUESTS = {
+    # What a request costs this client and each server before any search work.
+    "match_none (floor)": {"size": 0, "query": {"match_none": {}}},
     "sort by long, match_all": {"size": 10, "sort": [{"words": "desc"}], "_source": False},
     "match + date range filter": {"size": 10, "_source": False, "query": {"bool": {
         "must": {"match": {"body": "government"}},

@@ -319,7 +319,7 @@ impl ValueBatch {
         } else {
             if self.starts.is_empty() {
                 // Every document so far had one value: document i's starts at i.
-                self.starts.extend(0..=self.docs as u32);
+                self.starts.extend(0..self.docs as u32 + 1);
             }
             self.values.extend_from_slice(values);
             self.starts.push(self.values.len() as u32);

@@ -81,7 +81,7 @@ pub fn count_in_range(values: &mut dyn NumericValues, lower: i64, upper: i64, ma
             }
             Some(_) => {
                 docs.clear();
-                docs.extend(from..=end);
+                docs.extend(from..end + 1);
                 values.fill(&docs, &mut batch);
                 count += match batch.singles() {
                     Some(singles) => singles.iter().filter(|v| inside(v)).count(),
