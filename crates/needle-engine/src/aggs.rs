@@ -174,6 +174,18 @@ impl Aggregation {
         }
     }
 
+    fn field_mut(&mut self) -> Option<&mut AggField> {
+        match &mut self.kind {
+            AggKind::Metric(_, f) => Some(f),
+            AggKind::Histogram { field, .. }
+            | AggKind::DateHistogram { field, .. }
+            | AggKind::Range { field, .. }
+            | AggKind::Terms { field, .. }
+            | AggKind::Cardinality { field, .. } => Some(field),
+            AggKind::Filters { .. } | AggKind::TopHits { .. } => None,
+        }
+    }
+
     /// Whether it, or one below, ranks hits by score.
     pub(crate) fn needs_scores(&self) -> bool {
         let own = match &self.kind {
@@ -522,18 +534,61 @@ impl Batch {
     }
 }
 
+/// What aggregations gathered over one index's matches, before they are
+/// answered: merged with what the same aggregations gathered in other indexes
+/// ([`Gathered::merge`]), then answered ([`Gathered::answer`]).
+pub struct Gathered {
+    /// The matches walked.
+    pub total: u64,
+    states: Vec<State>,
+}
+
+impl Gathered {
+    /// Adds what the same aggregations gathered in another index (read
+    /// against its schema, their fields' kinds made one by [`unify_fields`]).
+    pub fn merge(&mut self, other: Gathered) {
+        self.total += other.total;
+        self.states.iter_mut().zip(other.states).for_each(|(a, b)| a.merge(b));
+    }
+
+    /// The `aggregations` object of an Elasticsearch response, or an error
+    /// when they would answer with more than [`MAX_BUCKETS`] buckets.
+    /// `fetch` answers each `top_hits` shown.
+    pub(crate) fn answer_with(
+        self,
+        aggs: &[Aggregation],
+        fetch: &mut FetchTopHits<'_>,
+    ) -> Result<Map<String, Value>> {
+        let buckets: u64 = aggs.iter().zip(&self.states).map(|(a, s)| bucket_count(a, s)).sum();
+        if buckets > MAX_BUCKETS {
+            return Err(Error::invalid(format!(
+                "Trying to create too many buckets. Must be less than or equal to: [{MAX_BUCKETS}] but was [{buckets}]. \
+                 This limit can be set by changing the [search.max_buckets] cluster level setting."
+            )));
+        }
+        aggs.iter().zip(self.states).map(|(a, s)| Ok((a.name.clone(), finish(a, s, fetch)?))).collect()
+    }
+
+    /// [`Gathered::answer_with`] for aggregations without `top_hits` (whose
+    /// hits belong to one index): what several indexes gathered, merged.
+    pub fn answer(self, aggs: &[Aggregation]) -> Result<Map<String, Value>> {
+        self.answer_with(aggs, &mut |_, _, _| {
+            Err(Error::invalid("[top_hits] over several indexes is not supported yet by Needle"))
+        })
+    }
+}
+
 /// Runs `aggs` over every match: `walk` calls its visitor with each batch of
 /// matching documents (segment number, segment, documents, scores: NaN unless
-/// some aggregation [`needs_scores`](Aggregation::needs_scores)). Returns the `aggregations` object.
-/// `filters`: what each query of [`filter_queries`] matches; `bases`: where
-/// each segment starts in the index; `fetch`: answers each `top_hits` shown.
-pub(crate) fn aggregate(
+/// some aggregation [`needs_scores`](Aggregation::needs_scores)) and returns
+/// their count. `filters`: what each query of [`filter_queries`] matches;
+/// `bases`: where each segment starts in the index.
+pub(crate) fn gather(
     aggs: &[Aggregation],
     filters: Vec<Matches>,
     bases: Vec<u64>,
     walk: impl FnOnce(&mut MatchVisitor<'_>) -> Result<u64>,
-    fetch: &mut FetchTopHits<'_>,
-) -> Result<Map<String, Value>> {
+) -> Result<Gathered> {
     let mut states: Vec<State> = aggs.iter().map(fresh).collect();
     let mut batch = Batch { filters, bases, ..Batch::default() };
     let mut planned = 0;
@@ -542,7 +597,7 @@ pub(crate) fn aggregate(
         states.iter_mut().zip(&plans).for_each(|(s, p)| s.end_segment(p, batch));
     };
     let every_row: Vec<u32> = (0..MATCH_BATCH as u32).collect();
-    walk(&mut |seg, segment, docs, scores| {
+    let total = walk(&mut |seg, segment, docs, scores| {
         if batch.is_new(seg) {
             end_segment(&mut states, &batch);
             batch.enter(seg, segment);
@@ -555,14 +610,50 @@ pub(crate) fn aggregate(
     })?;
     end_segment(&mut states, &batch);
     needle_core::read_error::check()?;
-    let buckets: u64 = aggs.iter().zip(&states).map(|(a, s)| bucket_count(a, s)).sum();
-    if buckets > MAX_BUCKETS {
-        return Err(Error::invalid(format!(
-            "Trying to create too many buckets. Must be less than or equal to: [{MAX_BUCKETS}] but was [{buckets}]. \
-             This limit can be set by changing the [search.max_buckets] cluster level setting."
-        )));
+    Ok(Gathered { total, states })
+}
+
+/// Makes `trees` (the same aggregations, each read against another index's
+/// schema) agree on their fields' kinds, so that what they gather merges: a
+/// field one index does not map (no values there) takes the kind the others
+/// map it with. A field mapped with different kinds is an error.
+pub fn unify_fields(trees: &mut [Vec<Aggregation>]) -> Result<()> {
+    fn kinds(aggs: &[Aggregation], out: &mut Vec<(String, Option<FieldKind>)>) {
+        for agg in aggs {
+            let mapped = agg.field().filter(|f| f.id != FieldId::MAX).map(|f| f.kind);
+            out.push((agg.name.clone(), mapped));
+            kinds(&agg.subs, out);
+        }
     }
-    aggs.iter().zip(states).map(|(a, s)| Ok((a.name.clone(), finish(a, s, fetch)?))).collect()
+    fn set(aggs: &mut [Aggregation], agreed: &[Option<FieldKind>], at: &mut usize) {
+        for agg in aggs {
+            if let (Some(field), Some(kind)) = (agg.field_mut(), agreed[*at]) {
+                field.kind = kind;
+            }
+            *at += 1;
+            set(&mut agg.subs, agreed, at);
+        }
+    }
+    let mut agreed: Vec<Option<FieldKind>> = Vec::new();
+    for tree in trees.iter() {
+        let mut found = Vec::new();
+        kinds(tree, &mut found);
+        agreed.resize(found.len(), None);
+        for ((name, kind), seen) in found.into_iter().zip(agreed.iter_mut()) {
+            match (kind, *seen) {
+                (Some(a), Some(b)) if a != b => return Err(Error::invalid(format!(
+                    "the field of aggregation [{name}] is mapped as [{}] in one index and [{}] in another: \
+                         aggregate one index at a time",
+                    a.name(),
+                    b.name()
+                ))),
+                (Some(a), _) => *seen = Some(a),
+                _ => {}
+            }
+        }
+    }
+    trees.iter_mut().for_each(|tree| set(tree, &agreed, &mut 0));
+    Ok(())
 }
 
 /// The most buckets one search's aggregations may answer with (Elasticsearch's `search.max_buckets`).

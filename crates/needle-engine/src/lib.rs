@@ -41,8 +41,8 @@ mod writer;
 mod zone;
 
 pub use aggs::{
-    AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FiltersShape, Metric, RangeSpec, TermsOrder,
-    TopHits,
+    unify_fields, AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FiltersShape, Gathered, Metric,
+    RangeSpec, TermsOrder, TopHits,
 };
 pub use check::CheckReport;
 pub use distinct::DEFAULT_THRESHOLD as DEFAULT_PRECISION_THRESHOLD;

@@ -10,11 +10,12 @@ use needle_search::{parse_query, parse_query_with, ParseOptions, Query, SearchOp
 
 use serde_json::{Map, Value};
 
-use crate::aggs::{Aggregation, FoundHits, TopHits};
+use crate::aggs::{Aggregation, FoundHits, Gathered, TopHits};
 use crate::index::Shared;
 use crate::schema::Schema;
 use crate::search::{
     fetch, find_id, run_search, stored_document, stored_document_versioned, SearchRequest, SearchResponse,
+    View,
 };
 use crate::segments::Snapshot;
 use crate::values::numeric_terms;
@@ -157,6 +158,40 @@ impl Searcher {
         let searcher = needle_search::Searcher::with_deletes(views.clone());
         // Prepared once: the walk, the highlights and the explanations of `top_hits` use it.
         let query = searcher.prepare(&numeric_terms(query, schema))?;
+        let gathered = self.gather_prepared(&views, &searcher, &query, aggs)?;
+        let mut fetch_hits = |request: &SearchRequest, tag: usize, found: FoundHits| {
+            let by_score = request.sort.is_empty();
+            let wanted: Vec<_> = found
+                .hits
+                .into_iter()
+                .skip(request.from)
+                .map(|h| (h.hit, if by_score { Vec::new() } else { h.values }))
+                .collect();
+            let hits = fetch(&views, schema, &searcher, &query, &wanted, request)?;
+            answer(tag, TopHits { total: found.total, max_score: found.max_score, hits })
+        };
+        let total = gathered.total;
+        Ok((total, gathered.answer_with(aggs, &mut fetch_hits)?))
+    }
+
+    /// What `aggs` gather over the documents `query` matches, to merge with
+    /// what they gather in other indexes and answer (see [`Gathered`]).
+    pub fn gather(&self, query: &Query, aggs: &[Aggregation]) -> Result<Gathered> {
+        let views = self.snapshot.views();
+        let searcher = needle_search::Searcher::with_deletes(views.clone());
+        let query = searcher.prepare(&numeric_terms(query, self.schema()))?;
+        self.gather_prepared(&views, &searcher, &query, aggs)
+    }
+
+    /// [`Searcher::gather`] of a prepared query over `views` (this snapshot's).
+    fn gather_prepared(
+        &self,
+        views: &[View<'_>],
+        searcher: &needle_search::Searcher<'_>,
+        query: &Query,
+        aggs: &[Aggregation],
+    ) -> Result<Gathered> {
+        let schema = self.schema();
         // What each filter aggregation's query matches, walked first (live documents only).
         let mut filters = Vec::new();
         for q in crate::aggs::filter_queries(aggs) {
@@ -175,30 +210,8 @@ impl Searcher {
                 Some(base)
             })
             .collect();
-        let mut fetch_hits = |request: &SearchRequest, tag: usize, found: FoundHits| {
-            let by_score = request.sort.is_empty();
-            let wanted: Vec<_> = found
-                .hits
-                .into_iter()
-                .skip(request.from)
-                .map(|h| (h.hit, if by_score { Vec::new() } else { h.values }))
-                .collect();
-            let hits = fetch(&views, schema, &searcher, &query, &wanted, request)?;
-            answer(tag, TopHits { total: found.total, max_score: found.max_score, hits })
-        };
         let scores = aggs.iter().any(Aggregation::needs_scores);
-        let mut total = 0;
-        let out = crate::aggs::aggregate(
-            aggs,
-            filters,
-            bases,
-            |visit| {
-                total = searcher.for_each_match(&query, scores, visit)?;
-                Ok(total)
-            },
-            &mut fetch_hits,
-        )?;
-        Ok((total, out))
+        crate::aggs::gather(aggs, filters, bases, |visit| searcher.for_each_match(query, scores, visit))
     }
 
     /// The `_id`s of every live document matching `query`.

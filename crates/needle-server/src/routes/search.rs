@@ -122,11 +122,6 @@ pub(crate) fn run_search(app: &Shared, expression: &str, request: Request) -> Ap
     if request.search_after.is_some() && sort::is_by_score(&request.sort) {
         return Err(ApiError::illegal_argument("[search_after] needs a [sort] by fields"));
     }
-    if request.aggs.is_some() && handles.len() > 1 {
-        return Err(ApiError::illegal_argument(
-            "aggregations over several indexes are not supported yet by Needle: aggregate one index at a time",
-        ));
-    }
     let targets: Vec<Target> = handles
         .iter()
         .map(|h| Target { name: h.name.clone(), searcher: h.index.searcher(), counters: h.counters.clone() })
@@ -232,7 +227,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
             search_after,
             ..engine_request(request, resolved.as_ref(), &value_fields, window, from)
         };
-        if let Some(spec) = &request.aggs {
+        if let (Some(spec), true) = (&request.aggs, one) {
             aggregations = Some(aggregate(name, searcher, &query, spec)?);
         }
         let response = searcher.search_query(&query, &engine_request)?;
@@ -256,6 +251,9 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
         if let Some(r) = resolved {
             keys = r.keys;
         }
+    }
+    if let (Some(spec), false) = (&request.aggs, one) {
+        aggregations = Some(aggregate_all(targets, request, spec)?);
     }
     if !one {
         hits.sort_by(|a, b| match by_fields {
@@ -312,13 +310,51 @@ fn aggregate(name: &str, searcher: &Searcher, query: &Query, spec: &Value) -> Ap
     if let Some(e) = failed {
         return Err(e);
     }
-    let (_, aggregations) = answered.map_err(|e| match e {
+    let (_, aggregations) = answered.map_err(too_many_buckets)?;
+    Ok(aggregations)
+}
+
+/// The `aggregations` of a search of several indexes: what each index
+/// gathers (the aggregations read against its mapping), merged, then
+/// answered. `top_hits` are refused: their hits would come from several indexes.
+fn aggregate_all(targets: &[Target], request: &Request, spec: &Value) -> ApiResult<Map<String, Value>> {
+    let mut trees = Vec::with_capacity(targets.len());
+    for target in targets {
+        let mut tops = Vec::new();
+        trees.push(crate::aggs::parse(spec, target.searcher.schema(), &mut tops)?);
+        if !tops.is_empty() {
+            return Err(ApiError::illegal_argument(
+                "[top_hits] over several indexes is not supported yet by Needle: aggregate one index at a time",
+            ));
+        }
+    }
+    needle_engine::unify_fields(&mut trees).map_err(|e| match e {
+        needle_engine::Error::InvalidInput { reason, .. } => ApiError::illegal_argument(reason),
+        other => other.into(),
+    })?;
+    let mut merged: Option<needle_engine::Gathered> = None;
+    for (target, tree) in targets.iter().zip(&trees) {
+        let query = query_of(&request.query, &target.searcher)?;
+        let gathered = target.searcher.gather(&query, tree)?;
+        match merged.as_mut() {
+            Some(m) => m.merge(gathered),
+            None => merged = Some(gathered),
+        }
+    }
+    match merged {
+        Some(m) => m.answer(&trees[0]).map_err(too_many_buckets),
+        None => Ok(Map::new()),
+    }
+}
+
+/// An aggregation's refusal to answer with more buckets than allowed, as Elasticsearch words it.
+fn too_many_buckets(e: needle_engine::Error) -> ApiError {
+    match e {
         needle_engine::Error::InvalidInput { reason, .. } => {
             ApiError::bad_request("too_many_buckets_exception", reason)
         }
         other => other.into(),
-    })?;
-    Ok(aggregations)
+    }
 }
 
 /// The most hits a `top_hits` may rank (Elasticsearch's `index.max_inner_result_window`).

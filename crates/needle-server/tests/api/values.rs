@@ -239,9 +239,65 @@ fn aggregations_answer_in_elasticsearch_shapes() {
         assert_eq!(status, 400, "{aggs}: {answer}");
         assert!(answer["error"]["reason"].as_str().unwrap().contains(words), "{aggs}: {answer}");
     }
-    let (status, answer) =
-        s.json("POST", "/v1,v2/_search", Some(json!({"aggs": {"m": {"max": {"field": "year"}}}})));
-    assert_eq!(status, 400, "{answer}");
+}
+
+#[test]
+fn aggregations_over_several_indexes_merge_what_each_gathers() {
+    let s = TestServer::start();
+    let mapping = json!({"properties": {"tag": {"type": "keyword"}, "n": {"type": "long"},
+        "when": {"type": "date"}, "x": {"type": "double"}}});
+    for index in ["k1", "k2", "kall"] {
+        assert_eq!(s.json("PUT", &format!("/{index}"), Some(json!({"mappings": mapping.clone()}))).0, 200);
+    }
+    // An index mapping none of the fields, and one mapping `n` as another type.
+    let other = json!({"mappings": {"properties": {"other": {"type": "keyword"}}}});
+    assert_eq!(s.json("PUT", "/k3", Some(other)).0, 200);
+    let conflict = json!({"mappings": {"properties": {"n": {"type": "keyword"}}}});
+    assert_eq!(s.json("PUT", "/kconf", Some(conflict)).0, 200);
+    let tags = ["red", "blue", "green", "red", "blue", "red"];
+    let (mut split, mut all) = (Vec::new(), Vec::new());
+    for i in 0..60usize {
+        let doc = json!({"tag": tags[i % 6], "n": (i * 7 % 23) as i64,
+            "when": format!("2020-{:02}-15", i % 12 + 1), "x": (i % 5) as f64 * 1.5});
+        split.push(json!({"index": {"_index": if i % 3 == 0 { "k1" } else { "k2" }, "_id": i.to_string()}}));
+        split.push(doc.clone());
+        all.push(json!({"index": {"_index": "kall", "_id": i.to_string()}}));
+        all.push(doc);
+        if i == 30 {
+            // Part of k1 and k2 in on-disk segments.
+            assert_eq!(s.bulk("/_bulk?refresh=true", &split).1["errors"], json!(false));
+            assert_eq!(s.json("POST", "/k1,k2/_flush", None).0, 200);
+            split.clear();
+        }
+    }
+    split.push(json!({"index": {"_index": "k3", "_id": "z"}}));
+    split.push(json!({"other": "zzz"}));
+    assert_eq!(s.bulk("/_bulk?refresh=true", &split).1["errors"], json!(false));
+    assert_eq!(s.bulk("/_bulk?refresh=true", &all).1["errors"], json!(false));
+    let body = json!({"size": 0, "aggs": {
+        "tags": {"terms": {"field": "tag"}, "aggs": {"n": {"stats": {"field": "n"}}}},
+        "quarters": {"date_histogram": {"field": "when", "calendar_interval": "quarter"},
+                     "aggs": {"x": {"avg": {"field": "x"}}}},
+        "steps": {"histogram": {"field": "x", "interval": 2}},
+        "bands": {"range": {"field": "n", "ranges": [{"to": 10}, {"from": 10}]}},
+        "distinct": {"cardinality": {"field": "tag"}},
+        "reds": {"filter": {"term": {"tag": "red"}}, "aggs": {"top": {"max": {"field": "n"}}}},
+    }});
+    let (status, one) = s.json("POST", "/kall/_search", Some(body.clone()));
+    assert_eq!(status, 200, "{one}");
+    let (status, several) = s.json("POST", "/k1,k2,k3/_search", Some(body));
+    assert_eq!(status, 200, "{several}");
+    assert_eq!(several["aggregations"], one["aggregations"], "one index holding them all answers the same");
+    assert_eq!(several["aggregations"]["tags"]["buckets"][0]["doc_count"], json!(30));
+    assert_eq!(several["hits"]["total"]["value"], json!(61));
+    for (body, words) in [
+        (json!({"aggs": {"s": {"terms": {"field": "n"}}}}), "mapped as"),
+        (json!({"aggs": {"s": {"terms": {"field": "tag"}, "aggs": {"h": {"top_hits": {}}}}}}), "[top_hits]"),
+    ] {
+        let (status, answer) = s.json("POST", "/k1,kconf/_search", Some(body.clone()));
+        assert_eq!(status, 400, "{body}: {answer}");
+        assert!(answer["error"]["reason"].as_str().unwrap().contains(words), "{body}: {answer}");
+    }
 }
 
 #[test]
