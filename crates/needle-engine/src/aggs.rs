@@ -641,12 +641,14 @@ pub fn unify_fields(trees: &mut [Vec<Aggregation>]) -> Result<()> {
         agreed.resize(found.len(), None);
         for ((name, kind), seen) in found.into_iter().zip(agreed.iter_mut()) {
             match (kind, *seen) {
-                (Some(a), Some(b)) if a != b => return Err(Error::invalid(format!(
+                (Some(a), Some(b)) if a != b => {
+                    return Err(Error::invalid(format!(
                     "the field of aggregation [{name}] is mapped as [{}] in one index and [{}] in another: \
                          aggregate one index at a time",
                     a.name(),
                     b.name()
-                ))),
+                )))
+                }
                 (Some(a), _) => *seen = Some(a),
                 _ => {}
             }

@@ -42,8 +42,6 @@ pub(crate) fn for_each_match(
                     }
                 } else {
                     s.fill_docs(&mut docs, MATCH_BATCH);
-                }
-                if !scores {
                     scored.resize(docs.len(), f32::NAN);
                 }
                 if let Some(deletes) = deletes[seg] {

@@ -440,13 +440,12 @@ impl PackedBlock {
             false => 0,
         };
         let (fast, rest) = docs.split_at(loads);
-        let mask = u64::MAX.checked_shr(64 - self.width).unwrap_or(0);
+        let mask = self.mask();
         out.extend_ones(fast.iter().map(|&d| {
             let bit = (d as usize % BLOCK_DOCS) * width;
             let at = self.start + bit / 8;
             let word = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-            let packed = (word >> (bit % 8)) & mask;
-            self.min.wrapping_add(packed.wrapping_mul(self.gcd) as i64)
+            self.scaled((word >> (bit % 8)) & mask)
         }));
         out.extend_ones(rest.iter().map(|&d| self.value_in(bytes, d as usize % BLOCK_DOCS)));
     }
@@ -456,7 +455,6 @@ impl PackedBlock {
     fn value_in(&self, bytes: &[u8], i: usize) -> i64 {
         let bit = i * self.width as usize;
         let at = &bytes[self.start + bit / 8..];
-        let mask = u64::MAX.checked_shr(64 - self.width).unwrap_or(0);
         let word = match at.first_chunk::<8>() {
             Some(word) if self.width <= Self::LOAD8_WIDTH => u64::from_le_bytes(*word) >> (bit % 8),
             // A wide value, or the block's last bytes.
@@ -467,7 +465,18 @@ impl PackedBlock {
                 (u128::from_le_bytes(word) >> (bit % 8)) as u64
             }
         };
-        let packed = word & mask;
+        self.scaled(word & self.mask())
+    }
+
+    /// The low `width` bits.
+    #[inline]
+    fn mask(&self) -> u64 {
+        u64::MAX.checked_shr(64 - self.width).unwrap_or(0)
+    }
+
+    /// The value a packed number stands for: `Min + Gcd * packed`.
+    #[inline]
+    fn scaled(&self, packed: u64) -> i64 {
         self.min.wrapping_add(packed.wrapping_mul(self.gcd) as i64)
     }
 }
@@ -486,30 +495,40 @@ impl<S> Cursor<S> {
     }
 }
 
-impl<S: BlockSource> NumericValues for Cursor<S> {
-    fn values(&mut self, doc: DocId) -> &[i64] {
-        let (b, i) = (doc as usize / BLOCK_DOCS, doc as usize % BLOCK_DOCS);
-        if doc >= self.source.max_doc() {
-            return &[];
-        }
+impl<S: BlockSource> Cursor<S> {
+    /// Block `b`, read unless it is the one kept; `None` when it fails to
+    /// read (the error recorded).
+    fn load(&mut self, b: usize) -> Option<&CursorBlock> {
         if self.at.as_ref().is_none_or(|(at, _)| *at != b) {
             match self.source.block(b) {
                 Ok(block) => self.at = Some((b, block)),
                 Err(e) => {
                     read_error::record(e);
                     self.at = None;
-                    return &[];
                 }
             }
         }
-        match &self.at {
-            Some((_, CursorBlock::Decoded(block))) => block.doc(i),
-            Some((_, CursorBlock::Packed(block))) => {
-                self.one = [block.value(i)];
-                &self.one
-            }
-            None => &[],
+        self.at.as_ref().map(|(_, block)| block)
+    }
+}
+
+impl<S: BlockSource> NumericValues for Cursor<S> {
+    fn values(&mut self, doc: DocId) -> &[i64] {
+        let (b, i) = (doc as usize / BLOCK_DOCS, doc as usize % BLOCK_DOCS);
+        if doc >= self.source.max_doc() {
+            return &[];
         }
+        let one = match self.load(b) {
+            Some(CursorBlock::Packed(block)) => block.value(i),
+            _ => {
+                return match &self.at {
+                    Some((_, CursorBlock::Decoded(block))) => block.doc(i),
+                    _ => &[],
+                }
+            }
+        };
+        self.one = [one];
+        &self.one
     }
 
     fn fill(&mut self, docs: &[DocId], out: &mut ValueBatch) {
@@ -526,13 +545,12 @@ impl<S: BlockSource> NumericValues for Cursor<S> {
             let end = ((b + 1) * BLOCK_DOCS).min(max_doc as usize);
             let (run, after) = rest.split_at(rest.partition_point(|&d| (d as usize) < end));
             rest = after;
-            self.values(doc);
-            match &self.at {
-                Some((at, CursorBlock::Packed(block))) if *at == b => block.read_run(run, out),
-                Some((at, CursorBlock::Decoded(block))) if *at == b => {
+            match self.load(b) {
+                Some(CursorBlock::Packed(block)) => block.read_run(run, out),
+                Some(CursorBlock::Decoded(block)) => {
                     run.iter().for_each(|&d| out.push(block.doc(d as usize % BLOCK_DOCS)))
                 }
-                _ => run.iter().for_each(|_| out.push(&[])),
+                None => run.iter().for_each(|_| out.push(&[])),
             }
         }
     }

@@ -209,8 +209,21 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
     let mut hits: Vec<Ranked> = Vec::new();
     let mut keys: Vec<SortKey> = Vec::new();
     let mut profiles = Vec::new();
+    // Over several indexes, each gathers with the aggregations read against its mapping.
+    let trees = match (&request.aggs, one) {
+        (Some(spec), false) => Some(aggregations_of(targets, spec)?),
+        _ => None,
+    };
+    let mut gathered: Option<needle_engine::Gathered> = None;
     for (n, Target { name, searcher, .. }) in targets.iter().enumerate() {
         let query = query_of(&request.query, searcher)?;
+        if let Some(trees) = &trees {
+            let mine = searcher.gather(&query, &trees[n])?;
+            match gathered.as_mut() {
+                Some(all) => all.merge(mine),
+                None => gathered = Some(mine),
+            }
+        }
         let resolved = match by_fields {
             true => Some(sort::resolve(&request.sort, searcher.schema())?),
             false => None,
@@ -252,8 +265,8 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
             keys = r.keys;
         }
     }
-    if let (Some(spec), false) = (&request.aggs, one) {
-        aggregations = Some(aggregate_all(targets, request, spec)?);
+    if let (Some(trees), Some(all)) = (&trees, gathered) {
+        aggregations = Some(all.answer(&trees[0]).map_err(too_many_buckets)?);
     }
     if !one {
         hits.sort_by(|a, b| match by_fields {
@@ -314,10 +327,11 @@ fn aggregate(name: &str, searcher: &Searcher, query: &Query, spec: &Value) -> Ap
     Ok(aggregations)
 }
 
-/// The `aggregations` of a search of several indexes: what each index
-/// gathers (the aggregations read against its mapping), merged, then
-/// answered. `top_hits` are refused: their hits would come from several indexes.
-fn aggregate_all(targets: &[Target], request: &Request, spec: &Value) -> ApiResult<Map<String, Value>> {
+/// The aggregations of `spec` read against each target's mapping, their
+/// fields' types made one so that what each index gathers merges (see
+/// `needle_engine::Gathered`). `top_hits` are refused: their hits would come
+/// from several indexes.
+fn aggregations_of(targets: &[Target], spec: &Value) -> ApiResult<Vec<Vec<needle_engine::Aggregation>>> {
     let mut trees = Vec::with_capacity(targets.len());
     for target in targets {
         let mut tops = Vec::new();
@@ -332,19 +346,7 @@ fn aggregate_all(targets: &[Target], request: &Request, spec: &Value) -> ApiResu
         needle_engine::Error::InvalidInput { reason, .. } => ApiError::illegal_argument(reason),
         other => other.into(),
     })?;
-    let mut merged: Option<needle_engine::Gathered> = None;
-    for (target, tree) in targets.iter().zip(&trees) {
-        let query = query_of(&request.query, &target.searcher)?;
-        let gathered = target.searcher.gather(&query, tree)?;
-        match merged.as_mut() {
-            Some(m) => m.merge(gathered),
-            None => merged = Some(gathered),
-        }
-    }
-    match merged {
-        Some(m) => m.answer(&trees[0]).map_err(too_many_buckets),
-        None => Ok(Map::new()),
-    }
+    Ok(trees)
 }
 
 /// An aggregation's refusal to answer with more buckets than allowed, as Elasticsearch words it.
