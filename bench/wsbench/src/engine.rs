@@ -52,6 +52,8 @@ pub enum Reply {
         ids: Vec<String>,
         /// The hits' scores, when the engine sends them (an optional fourth field).
         scores: Vec<f32>,
+        /// An optional fifth field, as sent (`values` mode: JSON of sort values and aggregations).
+        extra: String,
     },
     Error {
         id: u64,
@@ -241,8 +243,12 @@ impl EngineProcess {
 
     /// Queues one request (not flushed).
     pub fn send(&mut self, id: u64, count: bool, k: usize, query: &str) -> Result<()> {
+        self.send_mode(id, if count { "count" } else { "top" }, k, query)
+    }
+
+    /// Queues one request of any mode (not flushed).
+    pub fn send_mode(&mut self, id: u64, mode: &str, k: usize, query: &str) -> Result<()> {
         let w = self.stdin.as_mut().ok_or("the engine's input is closed")?;
-        let mode = if count { "count" } else { "top" };
         writeln!(w, "{id}\t{mode}\t{k}\t{query}")?;
         Ok(())
     }
@@ -337,9 +343,13 @@ fn parse_answer(l: &str, at: Instant) -> Reply {
             s.split(',').map(String::from).collect()
         }
     };
-    let scores: Option<Vec<f32>> = list(parts.next().unwrap_or("")).iter().map(|s| s.parse().ok()).collect();
+    let tail = parts.next().unwrap_or("");
+    let (scores, extra) = tail.split_once('\t').unwrap_or((tail, ""));
+    let scores: Option<Vec<f32>> = list(scores).iter().map(|s| s.parse().ok()).collect();
     match (total.parse::<u64>(), scores) {
-        (Ok(total), Some(scores)) => Reply::Answer { id, at, total, ids: list(rest), scores },
+        (Ok(total), Some(scores)) => {
+            Reply::Answer { id, at, total, ids: list(rest), scores, extra: extra.into() }
+        }
         _ => Reply::Error { id, at, message: format!("unparsable line: {l}") },
     }
 }

@@ -17,6 +17,7 @@ mod run;
 mod updates;
 mod util;
 mod validate;
+mod values;
 mod workload;
 
 /// The same allocator as the `needle` binary, so Needle in-process and
@@ -178,7 +179,18 @@ enum Command {
     /// Seed 002's benchmark: search sorted by a field while documents are
     /// re-indexed or their doc values updated in place at fixed rates.
     Updates(updates::UpdatesArgs),
-    /// Add the update benchmark's `last_modified` and `title_dv` to every document of a corpus.
+    /// Sorts, range filters and aggregations (field values), one engine, one request at a time.
+    Values(values::ValuesArgs),
+    /// Compare the engines' kept `values` answers with one engine's.
+    CompareValues {
+        #[arg(long, default_value = "bench/results/answers")]
+        answers_dir: PathBuf,
+        /// The label whose answers the others are compared with.
+        #[arg(long, default_value = "needle")]
+        reference: String,
+    },
+    /// Add the field-value benchmarks' fields to every document of a corpus (`updates`'
+    /// `last_modified` and `title_dv`; `values`' `tag`, `words`, `rating` and `stamp`).
     WithValues {
         #[arg(long)]
         corpus: PathBuf,
@@ -328,6 +340,12 @@ fn run_command(c: Command) -> Result<()> {
         }
         Command::Realtime(a) => realtime::realtime(&a).map(|_| ()),
         Command::Updates(a) => updates::updates(&a).map(|_| ()),
+        Command::Values(a) => values::values(&a).map(|_| ()),
+        Command::CompareValues { answers_dir, reference } => match values::compare(&answers_dir, &reference)?
+        {
+            0 => Ok(()),
+            n => Err(format!("{n} difference(s)").into()),
+        },
         Command::WithValues { corpus, out } => corpus::with_values(&corpus, &out),
         Command::Split { corpus, fraction, head, tail } => corpus::split(&corpus, fraction, &head, &tail),
         Command::Report { results, out } => report::write(&results, &out),

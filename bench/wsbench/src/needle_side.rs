@@ -19,11 +19,12 @@ use needle_engine::{
 
 use crate::util::{open_input, Result};
 
-/// The mapping every WSBench Needle index uses.
-/// The benchmark's fields; `last_modified` and `title_dv` only in the update
-/// benchmark's corpus (`needle-bench with-values`).
+/// The mapping every WSBench Needle index uses: the benchmark's fields; the
+/// others only in the corpus with values (`needle-bench with-values`): the
+/// update benchmark's `last_modified` and `title_dv`, and `values`' fields.
 pub const MAPPING: &str = r#"{"dynamic": false, "properties": {"title": {"type": "text"}, "body": {"type": "text"},
-  "last_modified": {"type": "long"}, "title_dv": {"type": "binary"}}}"#;
+  "last_modified": {"type": "long"}, "title_dv": {"type": "binary"},
+  "tag": {"type": "keyword"}, "words": {"type": "long"}, "rating": {"type": "double"}, "stamp": {"type": "date"}}}"#;
 
 pub fn index(corpus: &Path, dir: &Path, threads: usize, memory_bytes: u64) -> Result<()> {
     let started = Instant::now();
@@ -234,6 +235,7 @@ fn handle(shared: &Shared, line: &str) -> Answer {
             return Ok(Some(format!("{id}\t1\t{doc_id}\n")));
         }
         "sorted" => 1_000,
+        "values" => return values_answer(shared, &id, query).map(Some).map_err(|e| failed(&e)),
         "id" => {
             shared.index.live().map_err(|e| failed(&e))?;
             let found = shared.index.index.searcher().contains(query).map_err(|e| failed(&e))?;
@@ -270,6 +272,19 @@ fn handle(shared: &Shared, line: &str) -> Answer {
     let ids: Vec<&str> = response.hits.iter().map(|h| h.id.as_str()).collect();
     let scores: Vec<String> = response.hits.iter().map(|h| h.score.to_string()).collect();
     Ok(Some(format!("{id}\t{}\t{}\t{}\n", response.total, ids.join(","), scores.join(","))))
+}
+
+/// A `values` request: a search body in Elasticsearch's DSL, answered as the
+/// server answers it (`needle_server::search_body`), without HTTP.
+fn values_answer(shared: &Shared, id: &str, body: &str) -> Result<String> {
+    let body: serde_json::Value = serde_json::from_str(body)?;
+    let answer = needle_server::search_body("bench", shared.index.index.searcher(), body)?;
+    let hits = answer["hits"]["hits"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let ids: Vec<&str> = hits.iter().filter_map(|h| h["_id"].as_str()).collect();
+    let values: Vec<&serde_json::Value> =
+        hits.iter().map(|h| h.get("sort").and_then(|s| s.get(0)).unwrap_or(&h["_score"])).collect();
+    let extra = serde_json::json!({"sort": values, "aggs": answer.get("aggregations")});
+    Ok(format!("{id}\t{}\t{}\t\t{extra}\n", answer["hits"]["total"]["value"], ids.join(",")))
 }
 
 pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {

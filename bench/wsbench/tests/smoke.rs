@@ -232,3 +232,78 @@ fn updates_smoke() {
     }
     assert_eq!(files(&tmp.path().join("base")), base_files);
 }
+
+/// The field-value benchmark, Needle alone on the bundled corpus with values:
+/// every request kind is answered and timed, the kept answers hold what a scan
+/// of the corpus gives (the count of a range, the stats of a field, one bucket
+/// per tag), and `compare-values` finds a changed answer.
+#[test]
+fn values_smoke() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/data/sotu.jsonl.gz");
+    let tmp = tempfile::tempdir().unwrap();
+    let t = |p: &str| tmp.path().join(p).to_string_lossy().into_owned();
+    bench(&["with-values", "--corpus", &corpus.to_string_lossy(), "--out", &t("values.jsonl")]);
+    bench(&["index-needle", "--corpus", &t("values.jsonl"), "--index", &t("idx"), "--threads", "2"]);
+    bench(&[
+        "values",
+        "--engine",
+        "needle",
+        "--index",
+        &t("idx"),
+        "--warmup",
+        "1",
+        "--runs",
+        "3",
+        "--answers-dir",
+        &t("answers"),
+        "--out",
+        &t("values.json"),
+    ]);
+    let results = read_json(&tmp.path().join("values.json"));
+    let results = results.as_array().expect("one result per request kind");
+    assert_eq!(results.len(), 9, "{results:?}");
+    for r in results {
+        assert!(r["p50_us"].as_u64().unwrap() > 0 && r["qps"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    let docs: Vec<serde_json::Value> = std::fs::read_to_string(tmp.path().join("values.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let words: Vec<i64> = docs.iter().map(|d| d["words"].as_i64().unwrap()).collect();
+    let answers = read_json(&tmp.path().join("answers/needle.values.json"));
+    let in_range = words.iter().filter(|w| (100..=200).contains(*w)).count();
+    assert_eq!(answers["count_range"]["total"], in_range as u64);
+    let stats = &answers["stats_histogram"]["aggs"]["w"];
+    assert_eq!(stats["count"], docs.len() as u64);
+    assert_eq!(stats["max"].as_f64().unwrap(), *words.iter().max().unwrap() as f64);
+    assert_eq!(stats["sum"].as_f64().unwrap(), words.iter().sum::<i64>() as f64);
+    let tags = &answers["terms_all"]["aggs"]["t"]["buckets"];
+    // The bundled corpus's documents all come from one source.
+    assert_eq!(tags, &serde_json::json!([{"key": "sotu", "doc_count": docs.len()}]), "{tags}");
+    let mut longest: Vec<&i64> = words.iter().collect();
+    longest.sort_unstable_by(|a, b| b.cmp(a));
+    let sorted: Vec<i64> = longest.iter().take(10).map(|w| **w).collect();
+    let shown: Vec<i64> = answers["sort_long"]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap() as i64)
+        .collect();
+    assert_eq!(shown, sorted);
+
+    // A copy agrees; a copy with one count changed does not.
+    let mut copy = answers.clone();
+    std::fs::write(tmp.path().join("answers/same.values.json"), copy.to_string()).unwrap();
+    let compare = |expect_ok: bool| {
+        let out = Command::new(env!("CARGO_BIN_EXE_needle-bench"))
+            .args(["compare-values", "--answers-dir", &t("answers"), "--reference", "needle"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.success(), expect_ok, "{}", String::from_utf8_lossy(&out.stdout));
+    };
+    compare(true);
+    copy["terms_all"]["aggs"]["t"]["buckets"][0]["doc_count"] = serde_json::json!(docs.len() - 1);
+    std::fs::write(tmp.path().join("answers/same.values.json"), copy.to_string()).unwrap();
+    compare(false);
+}

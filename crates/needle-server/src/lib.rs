@@ -28,5 +28,7 @@ mod sort;
 mod source_filter;
 
 pub use demo::load_demo;
+pub use error::ApiError;
 pub use pools::PoolSize;
+pub use routes::search::search_body;
 pub use server::{Server, ServerConfig};

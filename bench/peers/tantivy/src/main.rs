@@ -9,6 +9,9 @@
 //! tantivy's `default` tokenizer, frequencies and positions; tantivy has no offsets), one writer
 //! with one indexing thread, one commit, then every segment merged into one.
 //!
+//! With the field-value corpus (`needle-bench with-values`), also `tag` (STRING | FAST), `words`
+//! (i64), `rating` (f64) and `stamp` (a date, milliseconds), each INDEXED | FAST (`values.rs`).
+//!
 //! `serve` opens the index (memory-mapped, not warmed), prints `READY\t{...}` and answers
 //! `ID\tMODE\tK\tQUERY` lines with `ID\tTOTAL\tID1,...,IDk` from a pool of T worker threads.
 //! `top` mode collects `TopDocs(k)` alone (block-max WAND; TOTAL is the number of hits returned, a
@@ -23,6 +26,8 @@ use std::process::ExitCode;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::Instant;
+
+mod values;
 
 use tantivy::collector::{Count, TopDocs};
 use tantivy::indexer::NoMergePolicy;
@@ -107,6 +112,7 @@ fn cmd_index(options: &Options) -> Result<(), String> {
     let id = builder.add_text_field("id", STRING | STORED);
     let title = builder.add_text_field("title", TEXT | STORED);
     let body = builder.add_text_field("body", TEXT | STORED);
+    let values = values::add_fields(&mut builder);
     let schema = builder.build();
 
     if dir.exists() {
@@ -137,6 +143,7 @@ fn cmd_index(options: &Options) -> Result<(), String> {
                 doc.add_text(field, text);
             }
         }
+        values.add_values(&json, &mut doc);
         writer.add_document(doc).map_err(err("adding a document"))?;
         docs += 1;
     }
@@ -187,6 +194,8 @@ struct Engine {
     docs: usize,
     parser: QueryParser,
     id: Field,
+    /// `values` requests: a query parser per text field (`match`).
+    field_parsers: Vec<(String, QueryParser)>,
 }
 
 enum Mode {
@@ -213,6 +222,7 @@ impl Engine {
             return Err(format!("bad request id {req_id:?}"));
         }
         let mode = match mode {
+            "values" => return values::answer(self, req_id, query),
             "top" => Mode::Top,
             "count" => Mode::Count,
             other => return Err(format!("unknown mode {other:?}")),
@@ -294,6 +304,9 @@ fn cmd_serve(options: &Options) -> Result<(), String> {
         docs: docs as usize,
         parser: QueryParser::for_index(&index, vec![title, body]),
         id,
+        field_parsers: [("title", title), ("body", body)]
+            .map(|(name, f)| (name.to_string(), QueryParser::for_index(&index, vec![f])))
+            .into(),
     });
 
     let out = Arc::new(Mutex::new(BufWriter::new(io::stdout())));

@@ -94,13 +94,17 @@ pub fn print_side_by_side(real: &CorpusStats, generated: &CorpusStats) {
     }
 }
 
-/// Writes the first `fraction` of the corpus's non-empty lines to `head` and the rest to
-/// `tail` (`.gz` compresses), for `realtime`: the base index and the documents added to it.
-/// The corpus with the update benchmark's values added to each document
-/// (seed 002): `last_modified`, a whole number (milliseconds from
-/// 2020-09-13, one second a line), and `title_dv`, the title's first 64
-/// bytes as base64 text (a binary doc value).
+/// The corpus with the field-value benchmarks' values added to each document:
+/// for the update benchmark (seed 002), `last_modified`, a whole number
+/// (milliseconds from 2020-09-13, one second a line), and `title_dv`, the
+/// title's first 64 bytes as base64 text (a binary doc value); for `values`
+/// (sorts, filters, aggregations), as `bench/http/values.py` derives them:
+/// `tag` (a keyword: the document's `source`), `words` (a long: the body's
+/// whitespace-separated words), `rating` (a double in 0..100) and `stamp` (a
+/// date in 2000-2024, epoch milliseconds), the last two from the CRC-32 of the `id`.
 pub fn with_values(corpus: &Path, out: &Path) -> Result<()> {
+    const DAY: u64 = 86_400_000;
+    const EPOCH_2000: u64 = 946_684_800_000;
     let lines = crate::util::read_lines(corpus)?;
     let mut w = crate::util::create_output(out)?;
     for (i, line) in lines.iter().enumerate() {
@@ -110,6 +114,13 @@ pub fn with_values(corpus: &Path, out: &Path) -> Result<()> {
         let title_dv = needle_engine::base64_text(&title[..title.len().min(64)]);
         doc["last_modified"] = serde_json::json!(1_600_000_000_000i64 + i as i64 * 1000);
         doc["title_dv"] = serde_json::json!(title_dv);
+        let mut crc = flate2::Crc::new();
+        crc.update(doc["id"].as_str().unwrap_or_default().as_bytes());
+        let h = u64::from(crc.sum());
+        doc["tag"] = serde_json::json!(doc["source"].as_str().unwrap_or("none"));
+        doc["words"] = serde_json::json!(doc["body"].as_str().map_or(0, |b| b.split_whitespace().count()));
+        doc["rating"] = serde_json::json!((h % 10_000) as f64 / 100.0);
+        doc["stamp"] = serde_json::json!(EPOCH_2000 + (h % (25 * 365)) * DAY + h % DAY);
         writeln!(w, "{doc}")?;
     }
     w.flush()?;
@@ -117,6 +128,8 @@ pub fn with_values(corpus: &Path, out: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Writes the first `fraction` of the corpus's non-empty lines to `head` and the rest to
+/// `tail` (`.gz` compresses), for `realtime`: the base index and the documents added to it.
 pub fn split(corpus: &Path, fraction: f64, head: &Path, tail: &Path) -> Result<()> {
     if !(0.0..=1.0).contains(&fraction) {
         return Err(format!("--fraction {fraction} is not between 0 and 1").into());

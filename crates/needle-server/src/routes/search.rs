@@ -136,6 +136,24 @@ pub(crate) fn run_search(app: &Shared, expression: &str, request: Request) -> Ap
     Ok(respond::ok(&page.answer(&request, started)))
 }
 
+/// What the server answers to `_search` with `body` on one index's
+/// snapshot, without HTTP: the same reading of the body, the same search and
+/// the same answer. For measuring the engine's share of a search in-process
+/// (WSBench's field-value searches).
+pub fn search_body(name: &str, searcher: Searcher, body: Value) -> ApiResult<Value> {
+    let started = Instant::now();
+    let Value::Object(body) = body else {
+        return Err(ApiError::parsing("the search body must be an object"));
+    };
+    let mut request = Request::new();
+    for (key, value) in body {
+        apply_body_key(&mut request, &key, value)?;
+    }
+    let target = Target { name: name.to_string(), searcher, counters: Arc::default() };
+    let page = search_page(std::slice::from_ref(&target), &request, None)?;
+    Ok(page.answer(&request, started))
+}
+
 /// An index's name and the snapshot of it a search reads (not its handle:
 /// a scroll keeping one must not keep a deleted index's writer open).
 pub struct Target {
@@ -241,7 +259,13 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
             ..engine_request(request, resolved.as_ref(), &value_fields, window, from)
         };
         if let (Some(spec), true) = (&request.aggs, one) {
-            aggregations = Some(aggregate(name, searcher, &query, spec)?);
+            let (matched, answer) = aggregate(name, searcher, &query, spec)?;
+            aggregations = Some(answer);
+            if window == 0 && !request.profile {
+                // The aggregations walked every match: the count is theirs, no second walk.
+                total += matched;
+                continue;
+            }
         }
         let response = searcher.search_query(&query, &engine_request)?;
         if let Some(stats) = &response.stats {
@@ -305,9 +329,14 @@ fn engine_request(
     }
 }
 
-/// The `aggregations` of a search of index `name`; each `top_hits` bucket's
-/// hits shown as the search's hits are.
-fn aggregate(name: &str, searcher: &Searcher, query: &Query, spec: &Value) -> ApiResult<Map<String, Value>> {
+/// The matches and the `aggregations` of a search of index `name`; each
+/// `top_hits` bucket's hits shown as the search's hits are.
+fn aggregate(
+    name: &str,
+    searcher: &Searcher,
+    query: &Query,
+    spec: &Value,
+) -> ApiResult<(u64, Map<String, Value>)> {
     let mut tops = Vec::new();
     let aggs = crate::aggs::parse(spec, searcher.schema(), &mut tops)?;
     // A failure to show a hit is the server's error, kept here to answer with.
@@ -323,8 +352,7 @@ fn aggregate(name: &str, searcher: &Searcher, query: &Query, spec: &Value) -> Ap
     if let Some(e) = failed {
         return Err(e);
     }
-    let (_, aggregations) = answered.map_err(too_many_buckets)?;
-    Ok(aggregations)
+    answered.map_err(too_many_buckets)
 }
 
 /// The aggregations of `spec` read against each target's mapping, their

@@ -10,6 +10,9 @@ import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import java.util.Base64;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.document.DoubleField;
+import org.apache.lucene.document.KeywordField;
+import org.apache.lucene.document.LongField;
 import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.document.Field;
@@ -36,8 +39,10 @@ import org.apache.lucene.store.FSDirectory;
  * <p>Fields: {@code id} ({@link StringField}, stored), {@code title} and {@code body} (tokenized,
  * stored, positions + offsets, norms); {@code last_modified} (a whole number) as a numeric doc
  * value and {@code title_dv} (base64 text) as a binary doc value when a document has them (the
- * update benchmark's corpus: {@code needle-bench with-values}); every other corpus field is
- * ignored. {@link
+ * update benchmark's corpus: {@code needle-bench with-values}); the field-value benchmark's {@code
+ * tag} ({@link KeywordField}: a term and sorted-set doc values), {@code words} and {@code stamp}
+ * ({@link LongField}: points and sorted-numeric doc values) and {@code rating} ({@link
+ * DoubleField}), from the same corpus; every other corpus field is ignored. {@link
  * StandardAnalyzer} defaults, {@link BM25Similarity} defaults. One thread, documents in file order,
  * then {@code forceMerge(1)}: one segment whose doc ids follow the corpus lines. DIR is replaced.
  */
@@ -136,6 +141,17 @@ public final class BenchIndex {
     }
     if (json.get(TITLE_DV) instanceof String b64) {
       doc.add(new BinaryDocValuesField(TITLE_DV, new BytesRef(Base64.getDecoder().decode(b64))));
+    }
+    if (json.get("tag") instanceof String tag) {
+      doc.add(new KeywordField("tag", tag, Field.Store.NO));
+    }
+    for (String name : new String[] {"words", "stamp"}) {
+      if (json.get(name) instanceof Number n) {
+        doc.add(new LongField(name, n.longValue(), Field.Store.NO));
+      }
+    }
+    if (json.get("rating") instanceof Number n) {
+      doc.add(new DoubleField("rating", n.doubleValue(), Field.Store.NO));
     }
     return doc;
   }

@@ -77,6 +77,9 @@ import org.apache.lucene.util.Version;
  * {@code ID\tbinary\t0\tDOCID\tBASE64} ({@code updateBinaryDocValue} of {@code title_dv}),
  * answered {@code ID\t1\tDOCID}; {@code ID\tsorted\tK\tQUERY}: the top K by {@code
  * last_modified} descending. {@code STATS} adds the time spent in update calls and in reopens.
+ *
+ * <p>{@code ID\tvalues\tK\tBODY}: a search body in Elasticsearch's DSL over the field values
+ * ({@link Values}).
  */
 public final class Serve {
   private static final String USAGE =
@@ -240,6 +243,10 @@ public final class Serve {
         String docId = write(parts[1], parts[3]);
         UPDATES.add(started);
         return id + "\t1\t" + docId;
+      }
+      if (parts[1].equals("values")) {
+        searcher = searchers.acquire();
+        return Values.answer(searcher, id, parts[3]);
       }
       boolean sorted = parts[1].equals("sorted");
       boolean count =
