@@ -40,6 +40,17 @@ pub trait DocSet {
     /// iterators cheapest first.
     fn cost(&self) -> u64;
 
+    /// Whether `target` (at or after the current document) is in the set,
+    /// told by looking at that document alone, where the set can: it then
+    /// moves to `target` when it is there, and stays where it was when not.
+    /// `None`: the set can only be walked (`seek`). Filters over column
+    /// values answer it, so that a conjunction led by a selective clause
+    /// checks that clause's documents one by one instead of walking the
+    /// filter to its next match at each (Lucene's two-phase iteration).
+    fn matches(&mut self, _target: DocId) -> Option<bool> {
+        None
+    }
+
     /// Appends the current document and those after it to `out`, until it
     /// holds `max`; the set is left on the first document not taken.
     fn fill_docs(&mut self, out: &mut Vec<DocId>, max: usize) {
@@ -63,6 +74,9 @@ impl<S: DocSet + ?Sized> DocSet for Box<S> {
     }
     fn cost(&self) -> u64 {
         (**self).cost()
+    }
+    fn matches(&mut self, target: DocId) -> Option<bool> {
+        (**self).matches(target)
     }
     fn fill_docs(&mut self, out: &mut Vec<DocId>, max: usize) {
         (**self).fill_docs(out, max)

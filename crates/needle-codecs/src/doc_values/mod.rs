@@ -356,6 +356,9 @@ impl ValueBatch {
     }
 }
 
+/// A bit per document of a block.
+pub type BlockBits = [u64; BLOCK_DOCS / 64];
+
 /// What a search reads a numeric column through, in memory or on disk.
 /// A failed read records its error (see `needle_core::read_error`) and gives no values.
 pub trait NumericValues {
@@ -366,6 +369,17 @@ pub trait NumericValues {
         out.clear();
         for &doc in docs {
             out.push(self.values(doc));
+        }
+    }
+    /// Sets `bits` to the documents of the block holding `doc` (a bit each,
+    /// from the block's first document) with a value in `lower..=upper`.
+    fn block_in_range(&mut self, doc: DocId, lower: i64, upper: i64, bits: &mut BlockBits) {
+        let first = doc - doc % BLOCK_DOCS as DocId;
+        let (last, _) = self.block_bounds(doc);
+        *bits = [0; BLOCK_DOCS / 64];
+        for (i, d) in (first..=last).enumerate() {
+            let inside = self.values(d).iter().any(|&v| lower <= v && v <= upper);
+            bits[i / 64] |= u64::from(inside) << (i % 64);
         }
     }
     /// The last document of the block holding `doc`, and the smallest and
@@ -448,6 +462,50 @@ impl PackedBlock {
             self.scaled((word >> (bit % 8)) & mask)
         }));
         out.extend_ones(rest.iter().map(|&d| self.value_in(bytes, d as usize % BLOCK_DOCS)));
+    }
+
+    /// Sets in `bits` the first `n` documents whose value is in
+    /// `lower..=upper`, compared in the packed domain (`Min + Gcd * p` is in
+    /// the range exactly when `p` is in the range mapped back), without
+    /// scaling a value.
+    fn in_range(&self, n: usize, lower: i64, upper: i64, bits: &mut BlockBits) {
+        let (min, gcd) = (i128::from(self.min), i128::from(self.gcd));
+        let hi = i128::from(upper) - min;
+        if hi < 0 {
+            return;
+        }
+        let hi = (hi / gcd).min(i128::from(self.mask()));
+        let lo = ((i128::from(lower) - min).max(0) + gcd - 1) / gcd;
+        if lo > hi {
+            return;
+        }
+        let (lo, span) = (lo as u64, (hi - lo) as u64);
+        let inside = |p: u64| u64::from(p.wrapping_sub(lo) <= span);
+        let bytes: &[u8] = &self.bytes;
+        let width = self.width as usize;
+        let loads = match (self.width, self.width <= Self::LOAD8_WIDTH) {
+            (0, _) | (_, false) => 0,
+            _ if bytes.len() < self.start + 8 => 0,
+            _ => ((bytes.len() - self.start - 8) * 8 / width + 1).min(n),
+        };
+        let (mask, packed) = (self.mask(), &bytes[self.start..]);
+        // 64 documents at a time into a word of bits, stored once.
+        for (w, out) in bits.iter_mut().enumerate().take(loads.div_ceil(64)) {
+            let mut word = 0u64;
+            for i in w * 64..(w * 64 + 64).min(loads) {
+                let bit = i * width;
+                let load = u64::from_le_bytes(*packed[bit / 8..].first_chunk::<8>().expect("8 bytes"));
+                word |= inside((load >> (bit % 8)) & mask) << (i % 64);
+            }
+            *out |= word;
+        }
+        for i in loads..n {
+            let p = match self.width {
+                0 => 0,
+                _ => (self.value_in(bytes, i).wrapping_sub(self.min) as u64) / self.gcd,
+            };
+            bits[i / 64] |= inside(p) << (i % 64);
+        }
     }
 
     /// Value `i`, from the block's bytes already at hand (`bytes` is `self.bytes`).
@@ -552,6 +610,20 @@ impl<S: BlockSource> NumericValues for Cursor<S> {
                 }
                 None => run.iter().for_each(|_| out.push(&[])),
             }
+        }
+    }
+
+    fn block_in_range(&mut self, doc: DocId, lower: i64, upper: i64, bits: &mut BlockBits) {
+        *bits = [0; BLOCK_DOCS / 64];
+        let b = doc as usize / BLOCK_DOCS;
+        let n = (self.source.max_doc() as usize).saturating_sub(b * BLOCK_DOCS).min(BLOCK_DOCS);
+        match self.load(b) {
+            Some(CursorBlock::Packed(block)) => block.in_range(n, lower, upper, bits),
+            Some(CursorBlock::Decoded(block)) => (0..n).for_each(|i| {
+                let inside = block.doc(i).iter().any(|&v| lower <= v && v <= upper);
+                bits[i / 64] |= u64::from(inside) << (i % 64);
+            }),
+            None => {}
         }
     }
 
@@ -1004,6 +1076,49 @@ mod tests {
             for i in order {
                 let d = i.index(docs.len());
                 prop_assert_eq!(values.values(d as DocId), &docs[d][..], "document {}", d);
+            }
+        }
+
+        /// A block's documents in a range, compared packed, are those a scan
+        /// of their values finds: every width, gcd and bound (below, inside,
+        /// between two multiples of the gcd, above), one or several values a document.
+        #[test]
+        fn ranges_of_a_block_match_a_scan(
+            bits in 0u32..=64,
+            seeds in proptest::collection::vec(any::<u64>(), 1..2600),
+            base in prop_oneof![any::<i64>(), -100i64..100],
+            gcd in prop_oneof![Just(1i64), 1i64..1000],
+            several in any::<bool>(),
+            bounds in proptest::collection::vec((any::<prop::sample::Index>(), -2i64..3, any::<prop::sample::Index>(), -2i64..3), 1..8),
+            extreme in any::<bool>(),
+        ) {
+            let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let value = |r: u64| base.wrapping_add(((r & mask) as i64).wrapping_mul(gcd));
+            let docs: Vec<Vec<i64>> = seeds
+                .iter()
+                .map(|&r| match several && r % 3 == 0 {
+                    true => vec![value(r), value(r.rotate_left(17))],
+                    false => vec![value(r)],
+                })
+                .collect();
+            let reader = reopened(&docs);
+            let mut values = reader.values(3).unwrap();
+            let all: Vec<i64> = docs.iter().flatten().copied().collect();
+            for (a, da, b, db) in bounds {
+                let (mut lower, mut upper) = (all[a.index(all.len())].saturating_add(da), all[b.index(all.len())].saturating_add(db));
+                if extreme {
+                    (lower, upper) = (i64::MIN, upper.max(lower));
+                }
+                for first in (0..docs.len()).step_by(BLOCK_DOCS) {
+                    let mut got = [0u64; BLOCK_DOCS / 64];
+                    values.block_in_range(first as DocId, lower, upper, &mut got);
+                    let mut want = [0u64; BLOCK_DOCS / 64];
+                    for (i, d) in docs[first..(first + BLOCK_DOCS).min(docs.len())].iter().enumerate() {
+                        let inside = d.iter().any(|&v| lower <= v && v <= upper);
+                        want[i / 64] |= u64::from(inside) << (i % 64);
+                    }
+                    prop_assert_eq!(got, want, "block at {} in {}..={}", first, lower, upper);
+                }
             }
         }
 

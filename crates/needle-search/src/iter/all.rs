@@ -17,6 +17,11 @@ impl Matcher for Every {
             TERMINATED
         }
     }
+    fn fill_matches(&mut self, from: DocId, out: &mut Vec<DocId>, max: usize) -> DocId {
+        let end = self.max_doc.min(from.saturating_add(max.saturating_sub(out.len()) as DocId));
+        out.extend(from..end.max(from));
+        self.next_match(end.max(from))
+    }
     fn cost(&self) -> u64 {
         u64::from(self.max_doc)
     }

@@ -78,6 +78,19 @@ impl DocSet for AssertingScorer<'_> {
     fn cost(&self) -> u64 {
         self.inner.cost()
     }
+
+    fn matches(&mut self, target: DocId) -> Option<bool> {
+        let from = self.doc;
+        assert!(from == TERMINATED || target >= from, "{}: matches({target}) behind {from}", self.what);
+        let found = self.inner.matches(target);
+        match found {
+            Some(true) => {
+                self.moved(from, target, "matches");
+            }
+            _ => self.unmoved("matches (not there)"),
+        }
+        found
+    }
 }
 
 impl Scorer for AssertingScorer<'_> {

@@ -23,13 +23,25 @@ impl<'a> Conjunction<'a> {
         conj
     }
 
-    /// The first document `>= target` that every child has.
+    /// The first document `>= target` that every child has. The lead is
+    /// walked; a child that can tell whether it holds a document by looking
+    /// at it alone is asked that, not walked to its next match.
     fn align(&mut self, mut target: DocId) -> DocId {
         'outer: loop {
             if target == TERMINATED {
                 return TERMINATED;
             }
-            for (c, _) in &mut self.children {
+            for (i, (c, _)) in self.children.iter_mut().enumerate() {
+                if i > 0 && c.doc() < target {
+                    match c.matches(target) {
+                        Some(true) => continue,
+                        Some(false) => {
+                            target = target.saturating_add(1);
+                            continue 'outer;
+                        }
+                        None => {}
+                    }
+                }
                 let d = c.seek(target);
                 if d > target {
                     target = d;

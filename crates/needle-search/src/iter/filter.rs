@@ -10,8 +10,22 @@ use crate::Scorer;
 pub trait Matcher: Send {
     /// The first match at or after `from`, or `TERMINATED`.
     fn next_match(&mut self, from: DocId) -> DocId;
+    /// Appends the matches from `from` (itself a match, or `TERMINATED`) on
+    /// until `out` holds `max`; the first match not taken.
+    fn fill_matches(&mut self, mut from: DocId, out: &mut Vec<DocId>, max: usize) -> DocId {
+        while from != TERMINATED && out.len() < max {
+            out.push(from);
+            from = self.next_match(from.saturating_add(1));
+        }
+        from
+    }
     /// An upper bound on the matches.
     fn cost(&self) -> u64;
+    /// Whether `doc` matches, where the matcher can tell by looking at it
+    /// alone (see [`DocSet::matches`]).
+    fn matches(&mut self, _doc: DocId) -> Option<bool> {
+        None
+    }
 }
 
 pub struct FilterScorer<M> {
@@ -44,11 +58,20 @@ impl<M: Matcher> DocSet for FilterScorer<M> {
     fn cost(&self) -> u64 {
         self.matcher.cost()
     }
+    fn matches(&mut self, target: DocId) -> Option<bool> {
+        if self.doc == TERMINATED || target <= self.doc {
+            return Some(target == self.doc);
+        }
+        let found = self.matcher.matches(target);
+        if found == Some(true) {
+            self.doc = target;
+        }
+        found
+    }
     fn fill_docs(&mut self, out: &mut Vec<DocId>, max: usize) {
         // The matcher is called directly: no call through the scorer's box per document.
-        while self.doc != TERMINATED && out.len() < max {
-            out.push(self.doc);
-            self.doc = self.matcher.next_match(self.doc.saturating_add(1));
+        if self.doc != TERMINATED {
+            self.doc = self.matcher.fill_matches(self.doc, out, max);
         }
     }
 }
