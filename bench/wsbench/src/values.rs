@@ -121,6 +121,7 @@ pub struct ValuesResult {
     pub runs: usize,
     pub qps: f64,
     /// Latency, microseconds.
+    pub min_us: u64,
     pub mean_us: f64,
     pub p50_us: u64,
     pub p90_us: u64,
@@ -174,13 +175,17 @@ pub fn values(a: &ValuesArgs) -> Result<Vec<ValuesResult>> {
             request: name.to_string(),
             runs: a.runs,
             qps: a.runs as f64 / started.elapsed().as_secs_f64(),
+            min_us: latency.min(),
             mean_us: latency.mean(),
             p50_us: latency.value_at_quantile(0.5),
             p90_us: latency.value_at_quantile(0.9),
             p99_us: latency.value_at_quantile(0.99),
             max_us: latency.max(),
         };
-        eprintln!("{} {name}: {:.0} QPS, p50 {} us, p99 {} us", r.engine, r.qps, r.p50_us, r.p99_us);
+        eprintln!(
+            "{} {name}: {:.0} QPS, p50 {} us, p99 {} us, min {} us",
+            r.engine, r.qps, r.p50_us, r.p99_us, r.min_us
+        );
         out.push(r);
     }
     engine.finish()?;

@@ -34,6 +34,9 @@ use crate::schema::FieldKind;
 use crate::zone::Zone;
 use crate::{Hit, Query, SearchRequest};
 
+mod keyed;
+use keyed::KeyedBuckets;
+
 /// A field an aggregation reads, with its type (how its column values read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AggField {
@@ -266,8 +269,8 @@ enum State {
         min: f64,
         max: f64,
     },
-    /// Buckets by key (histogram keys as sortable doubles, so the map orders them).
-    Keyed(BTreeMap<i64, Bucket>),
+    /// Buckets by key (histogram keys as sortable doubles, so they sort as the doubles).
+    Keyed(KeyedBuckets),
     /// Buckets by keyword: those of the segments walked so far by value, the
     /// current segment's by value id (a vector index, not a lookup by bytes),
     /// moved into the first at the end of each segment ([`State::end_segment`]).
@@ -315,7 +318,7 @@ fn fresh(agg: &Aggregation) -> State {
         AggKind::Terms { field, .. } if field.kind == FieldKind::Keyword => {
             State::Named { done: BTreeMap::new(), by_id: Vec::new() }
         }
-        _ => State::Keyed(BTreeMap::new()),
+        _ => State::Keyed(KeyedBuckets::default()),
     }
 }
 
@@ -332,9 +335,7 @@ impl State {
                 *min = min.min(lo);
                 *max = max.max(hi);
             }
-            (State::Keyed(mine), State::Keyed(theirs)) => {
-                theirs.into_iter().for_each(|(k, b)| merge_into(mine, k, b))
-            }
+            (State::Keyed(mine), State::Keyed(theirs)) => mine.merge(theirs),
             (State::Named { done, .. }, State::Named { done: theirs, .. }) => {
                 theirs.into_iter().for_each(|(k, b)| merge_into(done, k, b))
             }
@@ -364,7 +365,7 @@ impl State {
                 }
                 done.values_mut().for_each(|b| b.end_segment(plan, batch));
             }
-            State::Keyed(buckets) => buckets.values_mut().for_each(|b| b.end_segment(plan, batch)),
+            State::Keyed(buckets) => buckets.buckets_mut().for_each(|b| b.end_segment(plan, batch)),
             State::Ranges(buckets) => buckets.iter_mut().for_each(|b| b.end_segment(plan, batch)),
             // A keyword's value ids mean nothing past their segment: count their bytes.
             State::Distinct { seen, ids } => {
@@ -676,19 +677,17 @@ fn bucket_count(agg: &Aggregation, state: &State) -> u64 {
                 AggKind::Terms { size, .. } => buckets.len().min(*size) as u64,
                 _ => buckets.len() as u64,
             };
-            let span = |step: f64| match (buckets.keys().next(), buckets.keys().next_back()) {
-                (Some(&a), Some(&b)) => ((b as f64 - a as f64) / step).max(0.0) as u64 + 1,
+            let span = |step: f64| match buckets.first_last() {
+                Some((a, b)) => ((b as f64 - a as f64) / step).max(0.0) as u64 + 1,
                 _ => 0,
             };
             let filled = match kind {
-                AggKind::Histogram { interval, min_doc_count: 0, .. } => {
-                    match (buckets.keys().next(), buckets.keys().next_back()) {
-                        (Some(&a), Some(&b)) => {
-                            ((sortable_to_double(b) - sortable_to_double(a)) / interval).max(0.0) as u64 + 1
-                        }
-                        _ => 0,
+                AggKind::Histogram { interval, min_doc_count: 0, .. } => match buckets.first_last() {
+                    Some((a, b)) => {
+                        ((sortable_to_double(b) - sortable_to_double(a)) / interval).max(0.0) as u64 + 1
                     }
-                }
+                    _ => 0,
+                },
                 AggKind::DateHistogram { interval: DateInterval::Fixed(ms), min_doc_count: 0, .. } => {
                     span(*ms as f64)
                 }
@@ -709,7 +708,7 @@ fn bucket_count(agg: &Aggregation, state: &State) -> u64 {
                 }
                 _ => 0,
             };
-            gathered.max(filled) + buckets.values().map(below).sum::<u64>()
+            gathered.max(filled) + buckets.buckets().map(below).sum::<u64>()
         }
         _ => 0,
     }
@@ -765,6 +764,12 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
                 each_value(values, rows, |id| id_bucket(by_id, id, agg).count += 1);
                 return;
             }
+            if let (Some(singles), true) = (values.singles(), metrics_only(agg)) {
+                for &r in rows {
+                    add_row(agg, plan, id_bucket(by_id, singles[r as usize], agg), batch, r);
+                }
+                return;
+            }
             let mut grouping = plan.grouping.borrow_mut();
             grouping.pairs.clear();
             grouping
@@ -818,9 +823,22 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
                 }
             }
             drop(keyer);
-            grouping.group(|key, rows| {
-                fill(agg, plan, buckets.entry(key).or_insert_with(|| new_bucket(agg)), batch, rows)
-            });
+            if metrics_only(agg) {
+                // One bucket lookup a document (none in a run of one key), its
+                // metrics added at once: grouping the batch first looks each
+                // bucket up once, but costs more than that saves.
+                let mut last: Option<(i64, usize)> = None;
+                for &(key, r) in pairs.iter() {
+                    let at = match last {
+                        Some((k, at)) if k == key => at,
+                        _ => buckets.place(key, || new_bucket(agg)),
+                    };
+                    last = Some((key, at));
+                    add_row(agg, plan, buckets.at(at), batch, r);
+                }
+                return;
+            }
+            grouping.group(|key, rows| fill(agg, plan, buckets.entry(key, || new_bucket(agg)), batch, rows));
         }
         _ => unreachable!("states are made for their aggregations"),
     }
@@ -836,6 +854,31 @@ fn each_value(values: &ValueBatch, rows: &[u32], mut f: impl FnMut(i64)) {
         rows.iter().for_each(|&r| f(singles[r as usize]));
     } else {
         rows.iter().for_each(|&r| values.doc(r as usize).iter().for_each(|&v| f(v)));
+    }
+}
+
+/// Whether every sub-aggregation of `agg` is a metric (then a document is
+/// added to its bucket and the bucket's metrics at once, [`add_row`]).
+fn metrics_only(agg: &Aggregation) -> bool {
+    agg.subs.iter().all(|s| matches!(s.kind, AggKind::Metric(..)))
+}
+
+/// Counts the batch's document `row` in `bucket` and adds its values to the
+/// bucket's metrics (every sub-aggregation a metric: [`metrics_only`]).
+#[inline(always)]
+fn add_row(agg: &Aggregation, plan: &Plan, bucket: &mut Bucket, batch: &Batch, row: u32) {
+    bucket.count += 1;
+    for ((sub, sub_plan), state) in agg.subs.iter().zip(&plan.subs).zip(bucket.subs.iter_mut()) {
+        let (State::Metric { count, sum, min, max }, AggKind::Metric(_, field)) = (state, &sub.kind) else {
+            unreachable!("metrics_only");
+        };
+        for &v in batch.values[sub_plan.slot].doc(row as usize) {
+            let x = field.number(v);
+            *count += 1;
+            *sum += x;
+            *min = min.min(x);
+            *max = max.max(x);
+        }
     }
 }
 
@@ -1179,7 +1222,7 @@ fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Resu
             });
             json!({"buckets": shown.collect::<Result<Vec<_>>>()?})
         }
-        (State::Keyed(buckets), kind) => keyed_json(agg, kind, field, buckets, fetch)?,
+        (State::Keyed(buckets), kind) => keyed_json(agg, kind, field, buckets.into_sorted(), fetch)?,
         (State::Named { done, .. }, AggKind::Terms { size, min_doc_count, order, .. }) => {
             let key =
                 |k: Arc<[u8]>| Map::from_iter([("key".to_string(), json!(String::from_utf8_lossy(&k)))]);

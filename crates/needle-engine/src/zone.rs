@@ -6,7 +6,7 @@
 
 use std::str::FromStr;
 
-use chrono::{DateTime, LocalResult, Offset, TimeZone};
+use chrono::{DateTime, Datelike, LocalResult, Offset, TimeZone, Timelike};
 use chrono_tz::Tz;
 
 const DAY_MS: i64 = 86_400_000;
@@ -86,7 +86,23 @@ impl Zone {
         let Some(local) = DateTime::from_timestamp_millis(utc_ms + offset).map(|d| d.naive_utc()) else {
             return utc_ms.to_string();
         };
-        format!("{}{}", local.format("%Y-%m-%dT%H:%M:%S%.3f"), offset_text(offset))
+        let (date, time) = (local.date(), local.time());
+        if !(0..=9999).contains(&date.year()) {
+            // chrono's sign and width for years of more than four digits.
+            return format!("{}{}", local.format("%Y-%m-%dT%H:%M:%S%.3f"), offset_text(offset));
+        }
+        // The fields written out directly: a format string read at every call costs a microsecond.
+        format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}{}",
+            date.year(),
+            date.month(),
+            date.day(),
+            time.hour(),
+            time.minute(),
+            time.second(),
+            time.nanosecond() / 1_000_000 % 1000,
+            offset_text(offset)
+        )
     }
 }
 
@@ -102,6 +118,31 @@ fn offset_text(offset_ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formats_as_chrono_formats() {
+        let zones =
+            [Zone::UTC, Zone::Fixed(19_800), Zone::Fixed(-28_800), Zone::parse("Europe/Paris").unwrap()];
+        let instants = [
+            -62_167_219_200_001, // year -1
+            -62_135_596_800_000, // year 1
+            -1,
+            0,
+            999,
+            1_700_000_000_123,
+            253_402_300_799_999, // 9999-12-31T23:59:59.999Z
+            253_402_300_800_000, // year 10000
+        ];
+        for zone in zones {
+            for ms in instants.into_iter().chain((0..500).map(|i| i * 7_919_000_003_i64 - 1_000_000_000_000))
+            {
+                let offset = zone.offset_ms(ms);
+                let local = DateTime::from_timestamp_millis(ms + offset).unwrap().naive_utc();
+                let want = format!("{}{}", local.format("%Y-%m-%dT%H:%M:%S%.3f"), offset_text(offset));
+                assert_eq!(zone.format(ms), want, "{zone:?} {ms}");
+            }
+        }
+    }
 
     #[test]
     fn parses_offsets_and_names() {

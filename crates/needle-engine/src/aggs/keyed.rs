@@ -1,0 +1,76 @@
+//! A keyed aggregation's buckets (histograms, terms of numbers): kept in
+//! the order first met beside an index from key to place, so gathering a
+//! value costs one hash lookup (none when it falls in the bucket found
+//! last); sorted by key only to be answered.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+
+use super::{spread, Bucket};
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct KeyedBuckets {
+    /// Each key's place, by the key spread (a bijection: FxHash keeps a
+    /// key's trailing zero bits, which round dates and doubles share).
+    places: FxHashMap<u64, u32>,
+    keys: Vec<i64>,
+    buckets: Vec<Bucket>,
+}
+
+impl KeyedBuckets {
+    /// The place of `key`'s bucket, made with `new` when the key is new.
+    #[inline]
+    pub fn place(&mut self, key: i64, new: impl FnOnce() -> Bucket) -> usize {
+        let next = self.keys.len() as u32;
+        let at = *self.places.entry(spread(key)).or_insert(next);
+        if at == next {
+            self.keys.push(key);
+            self.buckets.push(new());
+        }
+        at as usize
+    }
+
+    pub fn entry(&mut self, key: i64, new: impl FnOnce() -> Bucket) -> &mut Bucket {
+        let at = self.place(key, new);
+        &mut self.buckets[at]
+    }
+
+    pub fn at(&mut self, place: usize) -> &mut Bucket {
+        &mut self.buckets[place]
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The smallest and the largest key.
+    pub fn first_last(&self) -> Option<(i64, i64)> {
+        let min = self.keys.iter().min()?;
+        Some((*min, *self.keys.iter().max()?))
+    }
+
+    pub fn buckets(&self) -> impl Iterator<Item = &Bucket> {
+        self.buckets.iter()
+    }
+
+    pub fn buckets_mut(&mut self) -> impl Iterator<Item = &mut Bucket> {
+        self.buckets.iter_mut()
+    }
+
+    /// Adds `other`'s buckets (of the same aggregation) to these.
+    pub fn merge(&mut self, other: KeyedBuckets) {
+        for (key, bucket) in other.keys.into_iter().zip(other.buckets) {
+            let mut bucket = Some(bucket);
+            let at = self.place(key, || bucket.take().expect("taken once"));
+            if let Some(theirs) = bucket {
+                self.buckets[at].merge(theirs);
+            }
+        }
+    }
+
+    /// The buckets by key.
+    pub fn into_sorted(self) -> BTreeMap<i64, Bucket> {
+        self.keys.into_iter().zip(self.buckets).collect()
+    }
+}
