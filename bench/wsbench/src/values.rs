@@ -35,6 +35,8 @@ pub fn requests() -> Vec<(&'static str, Value)> {
                          "aggs": {"r": {"avg": {"field": "rating"}}}});
     let terms = json!({"terms": {"field": "tag", "size": 10}});
     vec![
+        // What a request costs the protocol and the engine before any search work.
+        ("floor", json!({"size": 0, "track_total_hits": true, "query": {"match_none": {}}})),
         (
             "sort_long",
             json!({"size": 10, "track_total_hits": 1000, "_source": false, "query": {"match_all": {}},

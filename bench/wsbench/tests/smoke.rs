@@ -261,7 +261,7 @@ fn values_smoke() {
     ]);
     let results = read_json(&tmp.path().join("values.json"));
     let results = results.as_array().expect("one result per request kind");
-    assert_eq!(results.len(), 9, "{results:?}");
+    assert_eq!(results.len(), 10, "{results:?}");
     for r in results {
         assert!(r["p50_us"].as_u64().unwrap() > 0 && r["qps"].as_f64().unwrap() > 0.0, "{r}");
     }

@@ -10,11 +10,12 @@ use std::hash::{Hash, Hasher};
 
 use std::sync::Arc;
 
-use needle_codecs::doc_values::{KeywordValues, NumericValues};
+use needle_codecs::doc_values::{KeywordValues, NumericValues, ValueBatch};
 use needle_codecs::SegmentRead;
 use needle_core::{read_error, Deletes, DocId, FieldId, Result, TERMINATED};
 
 use crate::collect::ScoredDoc;
+use crate::iter::BoxScorer;
 use crate::stats::IndexStats;
 use crate::weight::scorer;
 use crate::Query;
@@ -276,11 +277,23 @@ pub(crate) fn search_sorted(
     for (seg, &segment) in segments.iter().enumerate() {
         let mut columns = SortColumns::open(request.keys, segment);
         if let Some(mut s) = scorer(query, &mut stats, seg, segment, 1.0)? {
+            if let (Top::Numeric(top), false) = (&mut top, scores) {
+                let walk = NumericWalk { key: &request.keys[0], seg, base, track: request.track_total_hits };
+                walk.run(&mut s, top, &mut columns.0[0], deletes[seg], &mut total, &mut skipped);
+                read_error::check()?;
+                base += u64::from(segment.meta().max_doc);
+                continue;
+            }
             let mut doc = s.doc();
             let mut competitive_until = None;
             while doc != TERMINATED {
                 if total >= request.track_total_hits && competitive_until.is_none_or(|end| doc > end) {
-                    let (end, hopeless) = block_hopeless(&top, request.keys, &columns.0, doc);
+                    let (end, hopeless) = match (request.keys.first(), columns.0.first()) {
+                        (Some(key), Some(column)) => {
+                            block_hopeless(top.worst_first(), key, request.keys.len(), column, doc)
+                        }
+                        _ => (TERMINATED, false),
+                    };
                     if hopeless {
                         skipped = true;
                         doc = if end == TERMINATED { TERMINATED } else { s.seek(end + 1) };
@@ -320,17 +333,104 @@ pub(crate) fn search_sorted(
     Ok(SortedDocs { hits, total, total_is_exact: !skipped })
 }
 
+/// Matches in a batch, for a sort by one numeric key without scores.
+const SORT_BATCH: usize = 1024;
+
+/// One segment's matches ranked by one numeric key without scores, a batch
+/// at a time: the batch's values read at once, each compared with the worst
+/// kept as a plain number, only those ahead of it offered.
+struct NumericWalk<'k> {
+    key: &'k SortKey,
+    seg: usize,
+    base: u64,
+    track: u64,
+}
+
+impl NumericWalk<'_> {
+    fn run(
+        &self,
+        s: &mut BoxScorer<'_>,
+        top: &mut NumericTop,
+        column: &mut Column,
+        deletes: Option<&dyn Deletes>,
+        total: &mut u64,
+        skipped: &mut bool,
+    ) {
+        let SortBy::Field { missing, .. } = self.key.by else { unreachable!("a numeric key") };
+        let (mut docs, mut batch) = (Vec::with_capacity(SORT_BATCH), ValueBatch::default());
+        let mut doc = s.doc();
+        while doc != TERMINATED {
+            // A batch ends near the end of the first key's block, where skipping is decided.
+            let (end, hopeless) = match *total >= self.track {
+                true => block_hopeless(top.worst(), self.key, 1, column, doc),
+                false => (block_end(column, doc), false),
+            };
+            if hopeless {
+                *skipped = true;
+                doc = if end == TERMINATED { TERMINATED } else { s.seek(end + 1) };
+                continue;
+            }
+            docs.clear();
+            s.fill_docs(&mut docs, (end.saturating_sub(doc) as usize).saturating_add(1).min(SORT_BATCH));
+            doc = s.doc();
+            if let Some(d) = deletes {
+                docs.retain(|&x| !d.is_deleted(x));
+            }
+            *total += docs.len() as u64;
+            match column {
+                Column::Numeric(c) => c.fill(&docs, &mut batch),
+                _ => {
+                    batch.clear();
+                    docs.iter().for_each(|_| batch.push(&[]));
+                }
+            }
+            let mut worst = top.worst();
+            for (i, &d) in docs.iter().enumerate() {
+                let values = batch.doc(i);
+                let picked = if self.key.descending { values.last() } else { values.first() };
+                let value = picked.copied().unwrap_or(missing);
+                // Equal to the worst kept is behind it (later in index order).
+                let ahead = worst.is_none_or(|w| if self.key.descending { value > w } else { value < w });
+                if ahead {
+                    let hit = ScoredDoc {
+                        segment: self.seg,
+                        doc: d,
+                        global: self.base + u64::from(d),
+                        score: f32::NAN,
+                    };
+                    top.offer(value, hit);
+                    worst = top.worst();
+                }
+            }
+        }
+    }
+}
+
+/// The last document of the first key's block holding `doc` (`TERMINATED`: no blocks).
+fn block_end(column: &Column, doc: DocId) -> DocId {
+    match column {
+        Column::Numeric(c) => c.block_bounds(doc).0,
+        _ => TERMINATED,
+    }
+}
+
 /// Whether no document of the block holding `doc` can enter the top (it is
 /// full, and the first key is a numeric field whose best value in the block,
 /// or the missing value's stand-in, ranks below the worst kept), and the
 /// block's last document.
-fn block_hopeless(top: &Top, keys: &[SortKey], columns: &[Column], doc: DocId) -> (DocId, bool) {
-    let (Some(key), Some(Column::Numeric(c))) = (keys.first(), columns.first()) else {
+fn block_hopeless(
+    worst: Option<i64>,
+    key: &SortKey,
+    keys: usize,
+    column: &Column,
+    doc: DocId,
+) -> (DocId, bool) {
+    let Column::Numeric(c) = column else {
         return (TERMINATED, false);
     };
     let SortBy::Field { missing, .. } = key.by else { return (TERMINATED, false) };
     let (end, bounds) = c.block_bounds(doc);
-    let Some(worst) = top.worst_first() else {
+    let Some(worst) = worst else {
         return (end, false);
     };
     // The best a document there can have: its best value, or `missing` (some may have none).
@@ -342,7 +442,7 @@ fn block_hopeless(top: &Top, keys: &[SortKey], columns: &[Column], doc: DocId) -
     // How the best ranks against the worst kept (Less: ahead of it). A tie
     // loses to it (later in index order) only when the key is the only one.
     let rank = if key.descending { worst.cmp(&best) } else { best.cmp(&worst) };
-    (end, rank == Ordering::Greater || (rank == Ordering::Equal && keys.len() == 1))
+    (end, rank == Ordering::Greater || (rank == Ordering::Equal && keys == 1))
 }
 
 /// A sort key's doc values in the segment being walked.

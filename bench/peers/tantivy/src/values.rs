@@ -2,7 +2,7 @@
 //! (`needle-bench with-values`) and the `values` mode of bench/PROTOCOL.md, a search body in
 //! Elasticsearch's DSL (the subset `needle-bench values` sends) run tantivy's way:
 //!
-//! - queries: `match_all` (AllQuery), `match` (the field's QueryParser, terms OR'ed), `range`
+//! - queries: `match_all` (AllQuery), `match_none` (EmptyQuery), `match` (the field's QueryParser, terms OR'ed), `range`
 //!   (RangeQuery, over the fast field), `bool` (must, should, must_not; a filter is a must scoring
 //!   0 through ConstScoreQuery);
 //! - a sort by one field: `TopDocs::order_by_fast_field`; by score: `order_by_score`; the total
@@ -137,6 +137,7 @@ fn query(engine: &Engine, schema: &Schema, spec: Option<&Value>) -> Result<Box<d
     let (kind, args) = single(spec, "query")?;
     Ok(match kind.as_str() {
         "match_all" => Box::new(AllQuery),
+        "match_none" => Box::new(EmptyQuery),
         "match" => {
             let (field, text) = single(args, "match")?;
             let parser = engine

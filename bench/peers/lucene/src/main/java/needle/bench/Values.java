@@ -42,7 +42,7 @@ import org.apache.lucene.util.QueryBuilder;
  * The {@code values} mode of bench/PROTOCOL.md: a search body in Elasticsearch's DSL (the subset
  * {@code needle-bench values} sends) run the way Elasticsearch runs it on Lucene, in-process.
  *
- * <p>Queries: {@code match_all}, {@code match} (one field, terms OR'ed, {@link QueryBuilder} with
+ * <p>Queries: {@code match_all}, {@code match_none}, {@code match} (one field, terms OR'ed, {@link QueryBuilder} with
  * the {@link StandardAnalyzer}), {@code range} ({@link LongField#newRangeQuery} / {@link
  * DoubleField#newRangeQuery}: points or doc values, whichever leads, as Elasticsearch's {@code
  * IndexOrDocValuesQuery}), {@code bool} (must, filter, should, must_not). Sorts: one field ({@link
@@ -121,6 +121,7 @@ final class Values {
     Object args = only.getValue();
     return switch (only.getKey()) {
       case "match_all" -> new MatchAllDocsQuery();
+      case "match_none" -> new MatchNoDocsQuery();
       case "match" -> {
         Map.Entry<String, Object> m = single(args, "match");
         Query q = MATCH.createBooleanQuery(m.getKey(), (String) m.getValue());
