@@ -32,7 +32,7 @@ pub mod term_matcher;
 pub mod termmap;
 
 pub use checksummed::ChecksummedWriter;
-pub use meta::{FieldMeta, FieldStats, SegmentMeta};
+pub use meta::{FieldMeta, FieldStats, IndexOrder, SegmentMeta};
 pub use postings::{BlockImpact, Part, Postings, TermPostings};
 pub use segment::SegmentRead;
 pub use segment_reader::{segment_files, SegmentReader, TermEntry, Verify};

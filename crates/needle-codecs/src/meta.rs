@@ -10,7 +10,11 @@
 //! field's place in the norms file, and the length and footer checksum of each
 //! other file of the segment (`files`, by extension; absent in segments
 //! written before it was added): a file from another segment put in one's
-//! place is caught at open by its footer alone. Example:
+//! place is caught at open by its footer alone. A segment whose documents
+//! are in the index's sort order (written by a merge of an index with an
+//! index sort) says so under `sorted`: the field, the direction and the
+//! value that stands in for a missing one; searches sorted the same way stop
+//! in it once they have their hits. Example:
 //! `{"max_doc":2,"fields":[{"field":0,"positions":true,"offsets":true,"norms_index":0,
 //!   "doc_count":2,"sum_total_term_freq":9,"sum_doc_freq":7,"terms":7}],
 //!   "files":{"post":{"len":4120,"crc":3735928559}, ...}}`
@@ -65,6 +69,36 @@ pub struct SegmentMeta {
     /// Each other file of the segment by extension: what its footer must say.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<String, FileStamp>,
+    /// The order of the segment's documents, when they are sorted by a field's values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sorted: Option<IndexOrder>,
+}
+
+/// Documents in the order of one numeric field's values (an index sort):
+/// each document's smallest value ascending, its largest descending,
+/// `missing` standing in for none; equal values in their earlier order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexOrder {
+    pub field: FieldId,
+    pub descending: bool,
+    pub missing: i64,
+}
+
+impl IndexOrder {
+    /// A document's key among `values` (ascending): what it is ordered by.
+    pub fn key(&self, values: &[i64]) -> i64 {
+        let picked = if self.descending { values.last() } else { values.first() };
+        picked.copied().unwrap_or(self.missing)
+    }
+
+    /// Whether a document keyed `a` comes before (or with) one keyed `b`.
+    pub fn in_order(&self, a: i64, b: i64) -> bool {
+        if self.descending {
+            a >= b
+        } else {
+            a <= b
+        }
+    }
 }
 
 /// A file's length and the checksum its footer holds: which file it is.
@@ -126,7 +160,7 @@ mod tests {
     }
 
     fn decoded(fields: Vec<FieldMeta>) -> Result<SegmentMeta> {
-        let meta = SegmentMeta { max_doc: 3, fields, bloom: None, files: BTreeMap::new() };
+        let meta = SegmentMeta { max_doc: 3, fields, bloom: None, files: BTreeMap::new(), sorted: None };
         SegmentMeta::decode("s.meta", &meta.encode())
     }
 

@@ -9,7 +9,7 @@ use crate::bloom::BloomParams;
 use crate::checksummed::ChecksummedWriter;
 
 use crate::doc_values::{BinaryBuf, ColumnBuf, ColumnRef, SortedKeywords};
-use crate::meta::{FieldMeta, FieldStats, FileStamp, SegmentMeta};
+use crate::meta::{FieldMeta, FieldStats, FileStamp, IndexOrder, SegmentMeta};
 use crate::page::aligned_start;
 use crate::postings::{write_record, RecordSizes, TermPostings};
 use crate::segment_reader::segment_files;
@@ -36,6 +36,8 @@ pub struct SegmentWriter {
     record: Vec<u8>,
     sizes: RecordSizes,
     bloom: Option<BloomParams>,
+    /// The order of the documents, when they are sorted (the meta records it).
+    sorted: Option<IndexOrder>,
     /// What each file written so far is (the meta records it).
     files: BTreeMap<String, FileStamp>,
     /// Doc values by field.
@@ -55,6 +57,7 @@ impl SegmentWriter {
             record: Vec::new(),
             sizes: RecordSizes::default(),
             bloom: None,
+            sorted: None,
             files: BTreeMap::new(),
             columns: BTreeMap::new(),
         })
@@ -84,6 +87,11 @@ impl SegmentWriter {
     /// Records the Bloom filter parameters the terms' filters were built with.
     pub fn set_bloom(&mut self, params: Option<BloomParams>) {
         self.bloom = params;
+    }
+
+    /// Records that the documents are written in `order`.
+    pub fn set_sorted(&mut self, order: Option<IndexOrder>) {
+        self.sorted = order;
     }
 
     /// Sets the number of documents with the field, when it is known only after its terms.
@@ -192,7 +200,13 @@ impl SegmentWriter {
             let bytes = doc_values::encode_file(&columns, self.max_doc);
             self.files.insert("dv".into(), write_file(&self.dir, &values_name, &bytes)?);
         }
-        let meta = SegmentMeta { max_doc: self.max_doc, fields, bloom: self.bloom, files: self.files };
+        let meta = SegmentMeta {
+            max_doc: self.max_doc,
+            fields,
+            bloom: self.bloom,
+            files: self.files,
+            sorted: self.sorted,
+        };
         write_file(&self.dir, &meta_name, &meta.encode())?;
         self.dir.sync()?;
         Ok((meta, self.sizes))

@@ -22,6 +22,8 @@ pub struct CheckReport {
     /// Live documents (deleted ones not counted).
     pub docs: u64,
     pub segments: usize,
+    /// Segments whose documents are in the index sort's order (checked).
+    pub sorted_segments: usize,
     pub terms: u64,
     /// Bytes by data kind.
     pub sizes: BTreeMap<String, u64>,
@@ -165,6 +167,21 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
             }
         }
         add_size(&mut report.sizes, "doc_values", values.byte_len() as u64);
+    }
+    if let Some(order) = meta.sorted {
+        // A segment that says its documents are sorted must hold them so: searches stop early on it.
+        let mut column = seg.numeric_values(order.field);
+        let keys: Vec<i64> = (0..meta.max_doc)
+            .map(|doc| order.key(column.as_mut().map_or(&[][..], |c| c.values(doc))))
+            .collect();
+        match keys.windows(2).position(|w| !order.in_order(w[0], w[1])) {
+            Some(at) => problem(format!(
+                "document {} is out of the segment's sort order on field {}",
+                at + 1,
+                order.field
+            )),
+            None => report.sorted_segments += 1,
+        }
     }
     let (dict, docs, index) = seg.doc_store().sizes();
     report.terms += terms;

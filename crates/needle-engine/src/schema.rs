@@ -21,6 +21,9 @@
 //! `false` keeps them in the source unindexed, `"strict"` rejects them.
 //! `"bloom": {"enabled": true, "expected_insertions": 5, "false_positive_rate":
 //! 0.0009, "stop_words": [...]}` sets the phrase filters (these are the defaults).
+//! An index's whole creation body is read too: `{"settings": {"index":
+//! {"sort.field": "year", "sort.order": "desc"}}, "mappings": {...}}` sets
+//! the index sort ([`IndexSort`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -120,12 +123,28 @@ impl Default for BloomSettings {
     }
 }
 
+/// The index sort (Elasticsearch's `index.sort.*` settings, set when an
+/// index is created): segments written by merges hold their documents in
+/// the order of one numeric, date or boolean field's values, and searches
+/// sorted the same way stop in them once they have their hits. The field is
+/// not updated in place (that would break the order): a change re-indexes
+/// the document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexSort {
+    pub field: String,
+    pub descending: bool,
+    /// Documents without a value first (Elasticsearch's `_first`); last by default.
+    pub missing_first: bool,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Schema {
     pub dynamic: Dynamic,
     pub fields: Vec<FieldDef>,
     #[serde(default)]
     pub bloom: BloomSettings,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort: Option<IndexSort>,
     #[serde(skip)]
     analyzers: Vec<Option<Arc<Analyzer>>>,
     #[serde(skip)]
@@ -134,7 +153,7 @@ pub struct Schema {
 
 impl PartialEq for Schema {
     fn eq(&self, other: &Self) -> bool {
-        self.dynamic == other.dynamic && self.fields == other.fields
+        self.dynamic == other.dynamic && self.fields == other.fields && self.sort == other.sort
     }
 }
 
@@ -157,6 +176,7 @@ impl Schema {
             dynamic,
             fields: Vec::new(),
             bloom: BloomSettings::default(),
+            sort: None,
             analyzers: Vec::new(),
             by_name: HashMap::new(),
         };
@@ -168,8 +188,83 @@ impl Schema {
 
     /// Rebuilds the lookup tables after deserializing.
     pub(crate) fn prepared(self) -> Result<Self> {
-        let bloom = self.bloom;
-        Ok(Schema { bloom, ..Schema::from_fields(self.dynamic, self.fields)? })
+        let (bloom, sort) = (self.bloom, self.sort);
+        Ok(Schema { bloom, sort, ..Schema::from_fields(self.dynamic, self.fields)? })
+    }
+
+    /// Sets the index sort from Elasticsearch's settings (`index.sort.field`,
+    /// `index.sort.order`, `index.sort.missing`, nested or with dotted keys,
+    /// with or without `index.`); other settings are left alone. One field,
+    /// of a numeric, date or boolean type defined in this mapping.
+    pub fn set_index_sort(&mut self, settings: &Value) -> Result<()> {
+        let mut flat = Vec::new();
+        flatten_settings("", settings, &mut flat);
+        let setting = |name: &str| -> Result<Option<String>> {
+            let Some((_, v)) = flat.iter().find(|(k, _)| k.strip_prefix("index.").unwrap_or(k) == name)
+            else {
+                return Ok(None);
+            };
+            let one = match v {
+                Value::Array(items) if items.len() == 1 => &items[0],
+                Value::Array(_) => {
+                    return Err(Error::invalid(format!("[index.{name}]: Needle sorts an index by one field")))
+                }
+                other => other,
+            };
+            match one {
+                Value::String(s) => Ok(Some(s.clone())),
+                other => Err(Error::invalid(format!("[index.{name}] must be a string, not {other}"))),
+            }
+        };
+        let Some(field) = setting("sort.field")? else {
+            if let Some((key, _)) =
+                flat.iter().find(|(k, _)| k.strip_prefix("index.").unwrap_or(k).starts_with("sort."))
+            {
+                return Err(Error::invalid(format!("[{key}] needs [index.sort.field]")));
+            }
+            return Ok(());
+        };
+        let descending = match setting("sort.order")?.as_deref() {
+            None | Some("asc") => false,
+            Some("desc") => true,
+            Some(other) => return Err(Error::invalid(format!("illegal sort order [{other}]: asc or desc"))),
+        };
+        let missing_first = match setting("sort.missing")?.as_deref() {
+            None | Some("_last") => false,
+            Some("_first") => true,
+            Some(other) => {
+                return Err(Error::invalid(format!("illegal missing value [{other}]: _last or _first")))
+            }
+        };
+        let default_mode = if descending { "max" } else { "min" };
+        if let Some(mode) = setting("sort.mode")?.filter(|m| m != default_mode) {
+            return Err(Error::invalid(format!(
+                "[index.sort.mode] {mode} is not supported yet by Needle (a document sorts by its {default_mode} value)"
+            )));
+        }
+        let id = self
+            .field_id(&field)
+            .ok_or_else(|| Error::invalid(format!("unknown index sort field:[{field}]")))?;
+        let def = self.field(id);
+        if !matches!(def.kind, FieldKind::Long | FieldKind::Double | FieldKind::Date | FieldKind::Boolean)
+            || !def.index
+        {
+            return Err(Error::invalid(format!(
+                "index sort field [{field}] is of type [{}]: Needle sorts an index by a long, integer, double, float, date or boolean field",
+                def.kind.name()
+            )));
+        }
+        self.sort = Some(IndexSort { field, descending, missing_first });
+        Ok(())
+    }
+
+    /// The order merges write documents in, from the index sort.
+    pub fn index_order(&self) -> Option<needle_codecs::IndexOrder> {
+        let sort = self.sort.as_ref()?;
+        let field = self.field_id(&sort.field)?;
+        let missing =
+            crate::values::missing_value(self.field(field).kind, sort.descending, sort.missing_first);
+        Some(needle_codecs::IndexOrder { field, descending: sort.descending, missing })
     }
 
     /// The filter parameters new segments are built with, when filters are on.
@@ -214,6 +309,8 @@ impl Schema {
     pub fn from_mapping(json: &str) -> Result<Self> {
         let mut v: Value = serde_json::from_str(json)
             .map_err(|e| Error::invalid(format!("mapping is not valid JSON: {e}")))?;
+        // An index's whole creation body: its settings may hold the index sort.
+        let settings = v.as_object_mut().and_then(|o| o.remove("settings"));
         if let Some(inner) = v.get_mut("mappings") {
             v = inner.take();
         }
@@ -251,6 +348,9 @@ impl Schema {
         let mut schema = Schema { dynamic, bloom, ..Schema::default() };
         for def in parse_properties("", properties)? {
             schema.push(def)?;
+        }
+        if let Some(settings) = settings {
+            schema.set_index_sort(&settings)?;
         }
         Ok(schema)
     }
@@ -474,6 +574,19 @@ fn parse_field(name: &str, def: Value) -> Result<FieldDef> {
         return Err(bad("`id` and `_id` are reserved for the document id"));
     }
     Ok(FieldDef { name: name.to_string(), kind, index, analyzer, stopwords })
+}
+
+/// Settings as (dotted key, value) pairs, nested objects flattened.
+fn flatten_settings(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                flatten_settings(&key, v, out);
+            }
+        }
+        other => out.push((prefix.to_string(), other.clone())),
+    }
 }
 
 #[cfg(test)]

@@ -105,6 +105,10 @@ pub fn in_place_field(schema: &Schema, field: &str) -> Result<FieldId> {
         let reason = format!("field [{shown}] is mapped with [index: false]: it keeps no values to update");
         return Err(Error::invalid_field(field, reason));
     }
+    if schema.sort.as_ref().is_some_and(|s| s.field == def.name) {
+        let reason = format!("field [{shown}] is the index sort: changing it re-indexes the document");
+        return Err(Error::invalid_field(field, reason));
+    }
     if !is_point(def.kind) && def.kind != FieldKind::Binary {
         let reason = format!(
             "field [{shown}] is of type [{}]: only long, integer, double, float, date and binary fields are updated in place",

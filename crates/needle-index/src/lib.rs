@@ -12,7 +12,7 @@ mod merge;
 
 pub use analyzed::AnalyzedDoc;
 pub use mem_segment::{MemSegment, MemView};
-pub use merge::{merge_segments, merge_segments_paced, DocMaps};
+pub use merge::{merge_segments, merge_segments_paced, DocMaps, Merge};
 
 /// Positions between two values of a multi-valued text field, as
 /// Elasticsearch's `position_increment_gap`, so a phrase cannot span values.

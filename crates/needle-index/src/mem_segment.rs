@@ -135,7 +135,13 @@ impl MemSegment {
             name: name.to_string(),
             bloom: None,
             data: Arc::default(),
-            meta: SegmentMeta { max_doc: 0, fields: Vec::new(), bloom: None, files: Default::default() },
+            meta: SegmentMeta {
+                max_doc: 0,
+                fields: Vec::new(),
+                bloom: None,
+                files: Default::default(),
+                sorted: None,
+            },
             memory: 0,
         }
     }

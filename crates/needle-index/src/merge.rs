@@ -9,7 +9,7 @@ use needle_codecs::doc_values::{sorted_keywords, BinaryBuf, ColumnBuf, MemTerms,
 use needle_codecs::docstore::{write_doc_store, write_with_dictionary, StoredDoc};
 use needle_codecs::meta::FileStamp;
 use needle_codecs::{
-    termmap, ChecksummedWriter, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter,
+    termmap, ChecksummedWriter, IndexOrder, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter,
     TermPostings,
 };
 use std::collections::BTreeMap;
@@ -27,20 +27,39 @@ struct DocMap {
 }
 
 impl DocMap {
-    fn new(segments: &[(&SegmentReader, Option<&dyn Deletes>)]) -> Self {
-        let mut map = DocMap { maps: Vec::new(), sources: Vec::new() };
+    /// The live documents of `segments` in order, or in `order` by their
+    /// values as `current` reads them (equal keys in their order before).
+    fn new(
+        segments: &[(&SegmentReader, Option<&dyn Deletes>)],
+        current: &[&dyn SegmentRead],
+        order: Option<IndexOrder>,
+    ) -> Result<Self> {
+        let mut sources = Vec::new();
         for (i, (s, deletes)) in segments.iter().enumerate() {
-            let m = (0..s.meta().max_doc)
-                .map(|d| {
-                    (!deletes.is_some_and(|del| del.is_deleted(d))).then(|| {
-                        map.sources.push((i, d));
-                        map.sources.len() as DocId - 1
-                    })
-                })
-                .collect();
-            map.maps.push(m);
+            let live = (0..s.meta().max_doc).filter(|&d| !deletes.is_some_and(|del| del.is_deleted(d)));
+            sources.extend(live.map(|d| (i, d)));
         }
-        map
+        if let Some(order) = order {
+            let mut columns: Vec<_> = current.iter().map(|c| c.numeric_values(order.field)).collect();
+            let keys: Vec<i64> = sources
+                .iter()
+                .map(|&(seg, old)| order.key(columns[seg].as_mut().map_or(&[][..], |c| c.values(old))))
+                .collect();
+            // A key that failed to read must fail the merge, not misplace documents.
+            needle_core::read_error::check()?;
+            let mut by_key: Vec<usize> = (0..sources.len()).collect();
+            by_key.sort_by(|&a, &b| match order.descending {
+                true => keys[b].cmp(&keys[a]),
+                false => keys[a].cmp(&keys[b]),
+            });
+            sources = by_key.into_iter().map(|i| sources[i]).collect();
+        }
+        let mut maps: Vec<Vec<Option<DocId>>> =
+            segments.iter().map(|(s, _)| vec![None; s.meta().max_doc as usize]).collect();
+        for (new, &(seg, old)) in sources.iter().enumerate() {
+            maps[seg][old as usize] = Some(new as DocId);
+        }
+        Ok(DocMap { maps, sources })
     }
 }
 
@@ -52,31 +71,42 @@ pub fn merge_segments(
     segments: &[(&SegmentReader, Option<&dyn Deletes>)],
 ) -> Result<SegmentMeta> {
     let current: Vec<&dyn SegmentRead> = segments.iter().map(|(s, _)| *s as &dyn SegmentRead).collect();
-    merge_segments_paced(dir, name, segments, &current, &|_, _| None, &mut |_| {}).map(|(meta, _)| meta)
+    let merge = Merge { current: &current, legacy: &|_, _| None, order: None };
+    merge_segments_paced(dir, name, segments, &merge, &mut |_| {}).map(|(meta, _)| meta)
+}
+
+/// How a merge reads its inputs and orders its output.
+pub struct Merge<'a> {
+    /// What each segment's numeric values and stored documents read as: the
+    /// segment, or a view of it with in-place updates, which the merge so folds in.
+    pub current: &'a [&'a dyn SegmentRead],
+    /// Reads an indexed term of a numeric field as its column value: a
+    /// segment written before doc values has no column, and its documents'
+    /// values are read from their terms when the merged segment has one.
+    pub legacy: &'a dyn Fn(FieldId, &[u8]) -> Option<i64>,
+    /// The index sort: the merged segment's documents in this order (in
+    /// their order before when `None`).
+    pub order: Option<IndexOrder>,
 }
 
 /// Where each source document went: `maps[segment][old doc]`, `None` when it was deleted.
 pub type DocMaps = Vec<Vec<Option<DocId>>>;
 
-/// [`merge_segments`] that calls `pace(bytes written so far)` after every term
-/// (so a background merge can be slowed to a rate) and also returns where
-/// each document went. `current` is what each segment's numeric values and
-/// stored documents read as: the segment, or a view of it with in-place
-/// updates, which the merge so folds in. `legacy` reads an indexed term of
-/// a numeric field as its column value: a segment written before doc values
-/// has no column, and its documents' values are read from their terms when
-/// the merged segment has one.
+/// [`merge_segments`] as `merge` says, calling `pace(bytes written so far)`
+/// after every term (so a background merge can be slowed to a rate); also
+/// returns where each document went.
 pub fn merge_segments_paced(
     dir: &Directory,
     name: &str,
     segments: &[(&SegmentReader, Option<&dyn Deletes>)],
-    current: &[&dyn SegmentRead],
-    legacy: &dyn Fn(FieldId, &[u8]) -> Option<i64>,
+    merge: &Merge<'_>,
     pace: &mut dyn FnMut(u64),
 ) -> Result<(SegmentMeta, DocMaps)> {
-    let map = DocMap::new(segments);
+    let (current, legacy) = (merge.current, merge.legacy);
+    let map = DocMap::new(segments, current, merge.order)?;
     let max_doc = map.sources.len() as DocId;
     let mut writer = SegmentWriter::create(dir, name, max_doc)?;
+    writer.set_sorted(merge.order);
     let first = segments.first().and_then(|(s, _)| s.meta().bloom.clone());
     writer.set_bloom(first.filter(|b| segments.iter().all(|(s, _)| s.meta().bloom.as_ref() == Some(b))));
     let kept = kept_dictionary(segments, &map)?;
@@ -126,6 +156,7 @@ fn merge_terms(
         if buf.flat.docs.is_empty() {
             continue;
         }
+        buf.order_by_doc();
         if let Some(seen) = with_field.get_mut(&field) {
             buf.flat.docs.iter().for_each(|&d| seen[d as usize] = true);
         }
@@ -357,13 +388,42 @@ struct MergedTerm {
     /// The filters' shape when every source posting had filters of one shape.
     bloom: Option<FilterShape>,
     bloom_consistent: bool,
+    /// Where each posting's positions, offsets and filters start (to reorder them).
+    starts: Vec<[usize; 4]>,
+    /// The postings reordered by document, when the documents were renumbered out of order.
+    sorted: FlatPostings,
 }
 
 impl MergedTerm {
     fn clear(&mut self) {
         self.flat.clear();
+        self.starts.clear();
         self.bloom = None;
         self.bloom_consistent = true;
+    }
+
+    /// Puts the postings in document order (an index sort renumbers the
+    /// documents out of their order), each with its positions, offsets and filters.
+    fn order_by_doc(&mut self) {
+        if self.flat.docs.is_sorted() {
+            return;
+        }
+        let flat = &self.flat;
+        let ends = [flat.positions.len(), flat.offsets.len(), flat.before.len(), flat.after.len()];
+        let range = |i: usize, k: usize| self.starts[i][k]..self.starts.get(i + 1).map_or(ends[k], |s| s[k]);
+        let mut order: Vec<usize> = (0..flat.docs.len()).collect();
+        order.sort_unstable_by_key(|&i| flat.docs[i]);
+        let out = &mut self.sorted;
+        out.clear();
+        for i in order {
+            out.docs.push(flat.docs[i]);
+            out.freqs.push(flat.freqs[i]);
+            out.positions.extend_from_slice(&flat.positions[range(i, 0)]);
+            out.offsets.extend_from_slice(&flat.offsets[range(i, 1)]);
+            out.before.extend_from_slice(&flat.before[range(i, 2)]);
+            out.after.extend_from_slice(&flat.after[range(i, 3)]);
+        }
+        std::mem::swap(&mut self.flat, &mut self.sorted);
     }
 
     fn append(&mut self, postings: &mut dyn Postings, map: &[Option<DocId>]) {
@@ -374,6 +434,7 @@ impl MergedTerm {
                 continue;
             };
             let flat = &mut self.flat;
+            self.starts.push([flat.positions.len(), flat.offsets.len(), flat.before.len(), flat.after.len()]);
             flat.docs.push(new);
             flat.freqs.push(postings.freq());
             postings.positions(&mut self.pos_scratch);

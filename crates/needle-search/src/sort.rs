@@ -222,6 +222,11 @@ impl NumericTop {
         self.hits.last().filter(|_| self.hits.len() == self.k).map(|h| h.0)
     }
 
+    /// No more hits are kept (it holds `k`).
+    fn is_full(&self) -> bool {
+        self.hits.len() == self.k
+    }
+
     fn offer(&mut self, value: i64, hit: ScoredDoc) {
         let key = (value, hit.global);
         if self.k == 0 || (self.hits.len() == self.k && self.hits.last().is_some_and(|w| !self.ahead(key, w)))
@@ -278,7 +283,9 @@ pub(crate) fn search_sorted(
         let mut columns = SortColumns::open(request.keys, segment);
         if let Some(mut s) = scorer(query, &mut stats, seg, segment, 1.0)? {
             if let (Top::Numeric(top), false) = (&mut top, scores) {
-                let walk = NumericWalk { key: &request.keys[0], seg, base, track: request.track_total_hits };
+                let key = &request.keys[0];
+                let sorted = in_index_order(segment, key);
+                let walk = NumericWalk { key, seg, base, track: request.track_total_hits, sorted };
                 walk.run(&mut s, top, &mut columns.0[0], deletes[seg], &mut total, &mut skipped);
                 read_error::check()?;
                 base += u64::from(segment.meta().max_doc);
@@ -344,6 +351,17 @@ struct NumericWalk<'k> {
     seg: usize,
     base: u64,
     track: u64,
+    /// The segment's documents are in this key's order (an index sort): once
+    /// the top is full, no later match can enter it.
+    sorted: bool,
+}
+
+/// Whether `segment` holds its documents in `key`'s order (its index sort is that key).
+fn in_index_order(segment: &dyn SegmentRead, key: &SortKey) -> bool {
+    let (Some(order), SortBy::Field { field, missing }) = (segment.meta().sorted, key.by) else {
+        return false;
+    };
+    order.field == field && order.descending == key.descending && order.missing == missing
 }
 
 impl NumericWalk<'_> {
@@ -360,6 +378,20 @@ impl NumericWalk<'_> {
         let (mut docs, mut batch) = (Vec::with_capacity(SORT_BATCH), ValueBatch::default());
         let mut doc = s.doc();
         while doc != TERMINATED {
+            if self.sorted && top.is_full() && !self.ahead(top.worst(), column, doc, missing) {
+                // Matches come in the key's order: none from here on can enter the top;
+                // the rest only count, up to what is tracked.
+                if *total >= self.track {
+                    *skipped = true;
+                    return;
+                }
+                docs.clear();
+                s.fill_docs(&mut docs, SORT_BATCH);
+                doc = s.doc();
+                *total +=
+                    docs.iter().filter(|&&d| deletes.is_none_or(|del| !del.is_deleted(d))).count() as u64;
+                continue;
+            }
             // A batch ends near the end of the first key's block, where skipping is decided.
             let (end, hopeless) = match *total >= self.track {
                 true => block_hopeless(top.worst(), self.key, 1, column, doc),
@@ -389,9 +421,7 @@ impl NumericWalk<'_> {
                 let values = batch.doc(i);
                 let picked = if self.key.descending { values.last() } else { values.first() };
                 let value = picked.copied().unwrap_or(missing);
-                // Equal to the worst kept is behind it (later in index order).
-                let ahead = worst.is_none_or(|w| if self.key.descending { value > w } else { value < w });
-                if ahead {
+                if self.beats(worst, value) {
                     let hit = ScoredDoc {
                         segment: self.seg,
                         doc: d,
@@ -403,6 +433,24 @@ impl NumericWalk<'_> {
                 }
             }
         }
+    }
+}
+
+impl NumericWalk<'_> {
+    /// Whether `value` ranks ahead of the worst kept (equal to it is behind:
+    /// later in index order), or nothing is kept yet.
+    fn beats(&self, worst: Option<i64>, value: i64) -> bool {
+        worst.is_none_or(|w| if self.key.descending { value > w } else { value < w })
+    }
+
+    /// Whether `doc`'s value ranks ahead of the worst kept.
+    fn ahead(&self, worst: Option<i64>, column: &mut Column, doc: DocId, missing: i64) -> bool {
+        let values = match column {
+            Column::Numeric(c) => c.values(doc),
+            _ => &[],
+        };
+        let picked = if self.key.descending { values.last() } else { values.first() };
+        self.beats(worst, picked.copied().unwrap_or(missing))
     }
 }
 

@@ -68,6 +68,8 @@ impl Settings {
                 })
             };
             match name {
+                // The index sort belongs to the mapping (see `Catalog::create_with_aliases`).
+                _ if name.starts_with("sort.") => {}
                 "number_of_shards" => self.number_of_shards = number()?.clamp(1, 1024) as u32,
                 "number_of_replicas" => self.number_of_replicas = number()? as u32,
                 "refresh_interval" => self.refresh_interval = text,
@@ -122,11 +124,24 @@ impl Settings {
         Ok(())
     }
 
-    pub fn to_json(&self, name: &str) -> Value {
+    /// The settings as Elasticsearch shows them, with the index sort of `schema`.
+    pub fn to_json(&self, name: &str, schema: &Schema) -> Value {
         let durability = match self.durability.as_str() {
             "durable" => "request",
             _ => "async",
         };
+        let mut shown = self.shown(name, durability);
+        if let Some(sort) = &schema.sort {
+            let order = if sort.descending { "desc" } else { "asc" };
+            let missing = if sort.missing_first { "_first" } else { "_last" };
+            let mode = if sort.descending { "max" } else { "min" };
+            shown["index"]["sort"] =
+                json!({"field": [sort.field], "order": [order], "missing": [missing], "mode": [mode]});
+        }
+        shown
+    }
+
+    fn shown(&self, name: &str, durability: &str) -> Value {
         json!({"index": {
             "number_of_shards": self.number_of_shards.to_string(),
             "number_of_replicas": self.number_of_replicas.to_string(),
@@ -337,6 +352,12 @@ impl Catalog {
         let mut s = Settings::new();
         s.apply(settings)?;
         s.aliases = aliases;
+        let mut mapping = mapping;
+        let mut sorted = mapping.clone().unwrap_or_default();
+        sorted.set_index_sort(settings).map_err(|e| ApiError::illegal_argument(e.to_string()))?;
+        if sorted.sort.is_some() {
+            mapping = Some(sorted);
+        }
         let mut all = self.indexes.write().expect("catalog lock");
         if !alias_targets(&all, name).is_empty() {
             return Err(ApiError::bad_request(

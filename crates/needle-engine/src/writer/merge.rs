@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use needle_codecs::{SegmentRead, SegmentReader, Verify};
 use needle_core::{Deletes, Error, Result};
-use needle_index::{merge_segments_paced, DocMaps};
+use needle_index::{merge_segments_paced, DocMaps, Merge};
 use needle_storage::Directory;
 
 use super::commit::PendingCommit;
@@ -42,8 +42,10 @@ pub(crate) struct MergePlan {
 
 impl MergePolicy {
     /// The run of adjacent segments to merge, among `sizes` (the committed
-    /// segments' document counts), or `None`.
-    fn pick(self, sizes: &[u64]) -> Option<std::ops::Range<usize>> {
+    /// segments' document counts), or `None`. `unsorted`: which segments are
+    /// out of the index sort's order (an explicit target rewrites such a
+    /// segment even alone, so that a merged index is sorted).
+    fn pick(self, sizes: &[u64], unsorted: &[bool]) -> Option<std::ops::Range<usize>> {
         match self {
             MergePolicy::Tiered { factor, trigger } => {
                 if sizes.len() < trigger.max(factor) || factor < 2 {
@@ -53,7 +55,9 @@ impl MergePolicy {
                     (0..=sizes.len() - factor).min_by_key(|&i| sizes[i..i + factor].iter().sum::<u64>())?;
                 Some(start..start + factor)
             }
-            MergePolicy::AtMost(max) => group_by_size(sizes, max.max(1)).into_iter().find(|g| g.len() >= 2),
+            MergePolicy::AtMost(max) => group_by_size(sizes, max.max(1))
+                .into_iter()
+                .find(|g| g.len() >= 2 || (g.len() == 1 && unsorted[g.start])),
         }
     }
 }
@@ -96,7 +100,8 @@ pub(crate) fn run_merge(
         plan.sources.iter().map(|(r, _, updates)| with_updates(r.clone(), updates, &plan.schema)).collect();
     let current: Vec<&dyn SegmentRead> = current.iter().map(|c| c.as_ref()).collect();
     let legacy = |field, term: &[u8]| crate::values::indexed_value(&plan.schema, field, term);
-    let (_, maps) = merge_segments_paced(dir, &plan.name, &sources, &current, &legacy, pace)?;
+    let merge = Merge { current: &current, legacy: &legacy, order: plan.schema.index_order() };
+    let (_, maps) = merge_segments_paced(dir, &plan.name, &sources, &merge, pace)?;
     Ok((Arc::new(SegmentReader::open_with(dir, &plan.name, verify)?), maps))
 }
 
@@ -105,7 +110,12 @@ impl SegmentSet {
     pub fn plan_merge(&mut self, policy: MergePolicy, schema: Arc<Schema>) -> Option<MergePlan> {
         let committed = self.segments.iter().take_while(|s| s.entry.is_some()).count();
         let sizes: Vec<u64> = self.segments[..committed].iter().map(|s| u64::from(s.max_doc())).collect();
-        let run = policy.pick(&sizes)?;
+        let order = schema.index_order();
+        let unsorted: Vec<bool> = self.segments[..committed]
+            .iter()
+            .map(|s| order.is_some() && matches!(&s.data, SegmentData::Disk(r) if r.meta().sorted != order))
+            .collect();
+        let run = policy.pick(&sizes, &unsorted)?;
         let sources = self.segments[run]
             .iter()
             .map(|s| match &s.data {
@@ -218,8 +228,17 @@ mod tests {
     #[test]
     fn tiered_picks_the_smallest_adjacent_run_once_there_are_enough() {
         let policy = MergePolicy::Tiered { factor: 2, trigger: 3 };
-        assert_eq!(policy.pick(&[5, 5]), None);
-        assert_eq!(policy.pick(&[9, 1, 2, 8]), Some(1..3));
-        assert_eq!(MergePolicy::AtMost(4).pick(&[1, 2, 3]), None);
+        assert_eq!(policy.pick(&[5, 5], &[false; 2]), None);
+        assert_eq!(policy.pick(&[9, 1, 2, 8], &[false; 4]), Some(1..3));
+        assert_eq!(MergePolicy::AtMost(4).pick(&[1, 2, 3], &[false; 3]), None);
+    }
+
+    #[test]
+    fn an_explicit_target_rewrites_a_segment_out_of_the_index_order_alone() {
+        assert_eq!(MergePolicy::AtMost(4).pick(&[1, 2, 3], &[false, true, false]), Some(1..2));
+        assert_eq!(MergePolicy::AtMost(1).pick(&[7], &[true]), Some(0..1));
+        assert_eq!(MergePolicy::AtMost(1).pick(&[7], &[false]), None);
+        // The background policy leaves them to its merges.
+        assert_eq!(MergePolicy::Tiered { factor: 2, trigger: 3 }.pick(&[7], &[true]), None);
     }
 }

@@ -79,7 +79,7 @@ pub async fn get(State(app): State<Shared>, Path(expression): Path<String>, call
         for h in app.catalog.resolve(&expression)? {
             let settings = h.settings();
             let aliases: Map<String, Value> = settings.aliases.iter().map(|a| (a.clone(), json!({}))).collect();
-            let about = json!({"aliases": aliases, "mappings": mapping_of(&h), "settings": settings.to_json(&h.name)});
+            let about = json!({"aliases": aliases, "mappings": mapping_of(&h), "settings": settings.to_json(&h.name, &h.index.schema())});
             out.insert(h.name.clone(), about);
         }
         Ok(respond::ok(&Value::Object(out)))
@@ -144,7 +144,7 @@ pub async fn settings(State(app): State<Shared>, Path(expression): Path<String>,
             .catalog
             .resolve(&expression)?
             .iter()
-            .map(|h| (h.name.clone(), json!({"settings": h.settings().to_json(&h.name)})))
+            .map(|h| (h.name.clone(), json!({"settings": h.settings().to_json(&h.name, &h.index.schema())})))
             .collect();
         Ok(respond::ok(&Value::Object(out)))
     })

@@ -414,3 +414,44 @@ fn binary_values_are_kept_shown_and_updated_in_place() {
     assert_eq!(status, 400, "{err}");
     assert_eq!(shown(&s)[0], Some(json!({"blob": ["AAEC"]})), "a refused update changes nothing");
 }
+
+/// An index created with `index.sort.*` settings: shown back, its sort's
+/// field not updated in place (`_update` re-indexes the document), searches
+/// sorted by it answer as the unsorted index does after a force-merge wrote
+/// its segment in order; settings it cannot honour are refused.
+#[test]
+fn index_sort_settings() {
+    let s = server();
+    let mapping = json!({"properties": {"title": {"type": "text"}, "year": {"type": "long"}}});
+    let settings = json!({"index": {"sort.field": "year", "sort.order": "desc"}});
+    let (status, body) = s.json("PUT", "/sorted", Some(json!({"settings": settings, "mappings": mapping})));
+    assert_eq!(status, 200, "{body}");
+    let (_, shown) = s.json("GET", "/sorted/_settings", None);
+    assert_eq!(shown["sorted"]["settings"]["index"]["sort"]["field"], json!(["year"]), "{shown}");
+    assert_eq!(shown["sorted"]["settings"]["index"]["sort"]["order"], json!(["desc"]), "{shown}");
+    let mut lines = Vec::new();
+    for (i, (year, ..)) in DOCS.iter().enumerate() {
+        lines.push(json!({"index": {"_index": "sorted", "_id": i.to_string()}}));
+        lines.push(match year {
+            Some(y) => json!({"title": "fox", "year": y}),
+            None => json!({"title": "fox"}),
+        });
+    }
+    assert_eq!(s.bulk("/_bulk?refresh=true", &lines).1["errors"], json!(false));
+    let (status, body) = s.json("POST", "/sorted/_update/1", Some(json!({"doc": {"year": 2030}})));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(s.json("POST", "/sorted/_forcemerge?max_num_segments=1", None).0, 200);
+    let by_year = json!({"sort": [{"year": "desc"}, {"_id": "asc"}], "size": 3});
+    let (_, found) = s.json("POST", "/sorted/_search", Some(by_year.clone()));
+    assert_eq!(ids(&found), ["1", "5", "3"], "{found}");
+    let (_, all) = s.json("POST", "/v1,v2/_search", Some(by_year));
+    assert_eq!(ids(&all), ["5", "3", "1"], "the same documents without the update, unsorted");
+    for (settings, says) in [
+        (json!({"index.sort.field": "title"}), "of type [text]"),
+        (json!({"index.sort.field": "nope"}), "unknown index sort field:[nope]"),
+    ] {
+        let (status, body) = s.json("PUT", "/bad", Some(json!({"settings": settings, "mappings": mapping})));
+        assert_eq!(status, 400, "{body}");
+        assert!(body["error"]["reason"].as_str().unwrap().contains(says), "{body}");
+    }
+}
