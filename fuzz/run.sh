@@ -29,7 +29,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 if [[ ${#targets[@]} -eq 0 ]]; then
-  targets=(query search_body document manifest deletes wal postings docstore termmap segment)
+  targets=(query search_body document manifest deletes updates wal postings docstore termmap segment)
 fi
 
 cargo +nightly fuzz build "${build[@]}"

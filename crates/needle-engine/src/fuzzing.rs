@@ -22,6 +22,7 @@ use crate::deletes::DeleteBits;
 use crate::document::parse_document;
 use crate::manifest::Manifest;
 use crate::schema::{FieldKind, Schema, SharedSchema};
+use crate::updates::Updates;
 use crate::wal::{self, OnDamage};
 use crate::{AggKind, Index, IndexOptions, SearchRequest, SortBy, SortKey, Verify};
 
@@ -67,6 +68,22 @@ pub fn deletes(data: &[u8]) {
     let Some((size, body)) = data.split_first_chunk::<2>() else { return };
     let max_doc = u32::from(u16::from_le_bytes(*size));
     let _ = DeleteBits::decode("fuzz.del.1", &with_footer(body, b"DELS", 1), max_doc);
+}
+
+/// An in-place updates file's body (with a correct footer) for a segment of
+/// as many documents as the first two bytes say. What decodes is read for
+/// every document (its updated values and version), and written again it
+/// must read as it did.
+pub fn updates(data: &[u8]) {
+    let Some((size, body)) = data.split_first_chunk::<2>() else { return };
+    let max_doc = u32::from(u16::from_le_bytes(*size));
+    let Ok(read) = Updates::decode("fuzz.upd.1", &with_footer(body, b"DVUP", 2), max_doc) else { return };
+    for doc in 0..max_doc {
+        let _ = (read.of_doc(doc), read.version(doc));
+    }
+    let written = read.encode();
+    let again = Updates::decode("fuzz.upd.2", &written, max_doc).expect("what was written reads");
+    assert_eq!(again.encode(), written, "written again, an updates file reads as it did");
 }
 
 /// Write-ahead log files: the input cut at each `\n--\n` into up to four
@@ -246,6 +263,17 @@ fn field_values(index: &Index) {
     ] {
         let sort = vec![SortKey { by, descending: true }];
         let _ = searcher.search_query(&range, &SearchRequest { sort, ..SearchRequest::new("") });
+    }
+    // A range counted alone (block by block) and behind a term (asked one document at a time).
+    let count = SearchRequest { top_k: 0, track_total_hits: u64::MAX, ..SearchRequest::new("") };
+    let _ = searcher.search_query(&range, &count);
+    if let Ok(term) = searcher.parse("needle") {
+        let both = Query::Bool(needle_search::BoolQuery {
+            must: vec![term],
+            filter: vec![range.clone()],
+            ..Default::default()
+        });
+        let _ = searcher.search_query(&both, &SearchRequest::new(""));
     }
     let agg = |name: &str, kind, subs| crate::Aggregation { name: name.into(), kind, subs };
     let terms =
@@ -429,4 +457,24 @@ fn split<'a>(data: &'a [u8], separator: &'a [u8]) -> impl Iterator<Item = &'a [u
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed seeds of the `updates` target are files that decode (so
+    /// the fuzzer starts inside the decoder, not at its first refusal).
+    #[test]
+    fn the_updates_seeds_decode() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/updates");
+        for seed in ["seed-example", "seed-two-kinds"] {
+            let data = std::fs::read(dir.join(seed)).unwrap();
+            let (size, body) = data.split_first_chunk::<2>().unwrap();
+            let max_doc = u32::from(u16::from_le_bytes(*size));
+            let read = Updates::decode(seed, &with_footer(body, b"DVUP", 2), max_doc).unwrap();
+            assert!(!read.is_empty(), "{seed}");
+            updates(&data);
+        }
+    }
 }

@@ -175,6 +175,12 @@ impl Index {
         &self.shared.dir
     }
 
+    /// Bytes the index holds in memory for its writer: in-memory segments
+    /// and in-place updates not yet folded into their segments.
+    pub fn memory_bytes(&self) -> usize {
+        self.shared.set.lock().memory_bytes()
+    }
+
     /// Live documents.
     pub fn num_docs(&self) -> u64 {
         self.shared.set.lock().num_docs()

@@ -430,10 +430,15 @@ impl SegmentSet {
         all - deleted
     }
 
-    /// Bytes held by frozen in-memory segments and the tail.
+    /// Bytes held by frozen in-memory segments and the tail, and by in-place updates.
     pub fn memory_bytes(&self) -> usize {
         let frozen: usize = self.segments.iter().map(|s| mem_bytes(&s.data)).sum();
-        frozen + self.tail.memory()
+        frozen + self.tail.memory() + self.updates_bytes()
+    }
+
+    /// Bytes held by in-place updates (until merges fold them into segments).
+    pub fn updates_bytes(&self) -> usize {
+        self.segments.iter().map(|s| s.updates.memory()).sum::<usize>() + self.tail_updates.memory()
     }
 
     /// Whether anything happened since the last commit that a commit would persist.

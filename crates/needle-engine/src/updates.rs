@@ -70,6 +70,18 @@ struct Entry {
     at: DocVersion,
 }
 
+impl Entry {
+    /// About the bytes it holds: its map slot, its copy in a reader's walk
+    /// and its document's version (128 in all), and its text and bytes.
+    fn memory(&self) -> usize {
+        let bytes = match &self.value {
+            ColumnValue::Bytes(b) => b.len(),
+            ColumnValue::Number(_) => 0,
+        };
+        128 + self.json.len() + bytes
+    }
+}
+
 /// One field's new value in an update: the field, its column value, the value as given.
 pub(crate) type FieldUpdate = (FieldId, ColumnValue, Arc<str>);
 
@@ -86,13 +98,14 @@ struct FieldLayer {
 }
 
 impl FieldLayer {
-    fn set(&mut self, doc: DocId, entry: Entry) {
+    /// Sets `doc`'s value; the one it replaces.
+    fn set(&mut self, doc: DocId, entry: Entry) -> Option<Entry> {
         if let ColumnValue::Number(v) = entry.value {
             let b = self.blocks.entry(doc / BLOCK_DOCS as u32).or_insert((v, v));
             *b = (b.0.min(v), b.1.max(v));
         }
-        self.values.insert(doc, entry);
         self.ascending = OnceLock::new();
+        self.values.insert(doc, entry)
     }
 
     /// A cursor over the values by document, for reads in (mostly) ascending order.
@@ -141,13 +154,18 @@ struct Layer {
     fields: BTreeMap<FieldId, FieldLayer>,
     /// Each updated document's version after its newest update here.
     versions: FxHashMap<DocId, DocVersion>,
+    /// About the bytes its entries hold ([`Entry::memory`]).
+    bytes: usize,
 }
 
 impl Layer {
     fn set(&mut self, doc: DocId, field: FieldId, entry: Entry) {
         let f = self.fields.entry(field).or_default();
         let at = entry.at;
-        f.set(doc, entry);
+        self.bytes += entry.memory();
+        if let Some(old) = f.set(doc, entry) {
+            self.bytes -= old.memory();
+        }
         let v = self.versions.entry(doc).or_insert(at);
         if at.seq_no >= v.seq_no {
             *v = at;
@@ -184,6 +202,11 @@ impl Updates {
 
     pub fn last_seq(&self) -> u64 {
         self.last_seq
+    }
+
+    /// About the bytes the updates hold (see [`Entry::memory`]).
+    pub fn memory(&self) -> usize {
+        self.layers.iter().map(|l| l.bytes).sum()
     }
 
     /// Sets the fields of `doc` that `changes` gives by the write `at`.
@@ -248,7 +271,7 @@ impl Updates {
     }
 
     /// The updates of `doc` (field, value as given), newest wins.
-    fn of_doc(&self, doc: DocId) -> Vec<(FieldId, Arc<str>)> {
+    pub(crate) fn of_doc(&self, doc: DocId) -> Vec<(FieldId, Arc<str>)> {
         let mut out: BTreeMap<FieldId, Arc<str>> = BTreeMap::new();
         for layer in &self.layers {
             for (&field, f) in &layer.fields {
@@ -310,9 +333,14 @@ impl Updates {
         let (len, version) = footer::verify(file, bytes, KIND, VERSION)?;
         let mut r = ByteReader::new(file, &bytes[..len]);
         let mut out = Updates::default();
+        let mut seen = std::collections::BTreeSet::new();
         for _ in 0..r.vint()? {
             let field =
                 FieldId::try_from(r.vint()?).map_err(|_| Error::corrupt(file, "field number too large"))?;
+            // Written once each: a field listed again (maybe of another kind) is damage.
+            if !seen.insert(field) {
+                return Err(Error::corrupt(file, format!("field {field} listed twice")));
+            }
             let bytes = match version {
                 1 => false,
                 _ => match r.u8()? {

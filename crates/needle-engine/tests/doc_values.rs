@@ -866,3 +866,51 @@ fn a_flush_takes_the_largest_segments_dictionary() {
     assert_eq!(dictionary("seg_000001"), first);
     assert_eq!(dictionary("seg_000002"), first);
 }
+
+/// In-place updates count in the writer's memory budget: many updates of a
+/// committed segment are folded into it by merges, so what the writer holds
+/// stays near its budget (writers wait past twice it), and no update is lost
+/// on the way, nor after a reopen.
+#[test]
+fn updates_are_folded_to_keep_within_the_memory_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let budget = 256 << 10;
+    let options = WriterOptions { memory_bytes: budget, ..WriterOptions::default() };
+    let open = || {
+        let mapping = Schema::from_mapping(MAPPING).unwrap();
+        Index::open_or_create(tmp.path(), Some(mapping)).unwrap().writer(options.clone()).unwrap()
+    };
+    let writer = std::sync::Arc::new(open());
+    let docs = 20_000;
+    for i in 0..docs {
+        writer.put(Some(&format!("d{i}")), r#"{"n": 0}"#, IfCurrent::Any).unwrap();
+    }
+    writer.commit().unwrap();
+    // Each document once (about 140 bytes an update: 2.8 MB if none were
+    // folded), in a scattered order; writers wait past twice the budget, so
+    // updates never folded would stall here.
+    let (done, most) = std::sync::mpsc::channel();
+    let updating = std::sync::Arc::clone(&writer);
+    std::thread::spawn(move || {
+        let mut most = 0;
+        for u in 0..docs {
+            let doc = (u * 7_919) % docs;
+            updating.update_numeric(&format!("d{doc}"), "n", &json!(u), IfCurrent::Any).unwrap();
+            most = most.max(updating.index().memory_bytes());
+        }
+        drop(updating);
+        done.send(most).unwrap();
+    });
+    let most = most.recv_timeout(std::time::Duration::from_secs(300)).expect("the updates went on");
+    assert!(most <= 2 * budget + 4096, "the writer held {most} bytes for a budget of {budget}");
+    let check = |writer: &IndexWriter| {
+        let searcher = writer.searcher();
+        for u in (0..docs).step_by(97) {
+            let values = searcher.doc_values(&format!("d{}", (u * 7_919) % docs), "n").unwrap();
+            assert_eq!(values, Some(vec![json!(u)]), "update {u}");
+        }
+    };
+    check(&writer);
+    std::sync::Arc::into_inner(writer).expect("the updating thread is done").close().unwrap();
+    check(&open());
+}

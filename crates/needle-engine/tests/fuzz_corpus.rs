@@ -10,11 +10,12 @@ use needle_engine::fuzzing;
 
 type Target = fn(&[u8]);
 
-const TARGETS: [(&str, Target); 9] = [
+const TARGETS: [(&str, Target); 10] = [
     ("query", fuzzing::query),
     ("document", fuzzing::document),
     ("manifest", fuzzing::manifest),
     ("deletes", fuzzing::deletes),
+    ("updates", fuzzing::updates),
     ("wal", fuzzing::wal),
     ("postings", fuzzing::postings),
     ("docstore", fuzzing::docstore),

@@ -1,9 +1,10 @@
 //! The writer's background thread: commits when in-memory segments outgrow
 //! their budget, when the write-ahead log has grown by `checkpoint_bytes`
 //! since the last commit, or `checkpoint_interval` after it while there are
-//! changes (so recovery replays seconds of work, not hours); and merges
-//! committed segments at a bounded write rate. It runs at a lower priority
-//! than searches and writes.
+//! changes (so recovery replays seconds of work, not hours); merges
+//! committed segments at a bounded write rate; and folds in-place updates
+//! into their segments once they hold a quarter of the memory budget. It
+//! runs at a lower priority than searches and writes.
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -37,6 +38,11 @@ impl Core {
                 }
             };
             let _ = self.merge_once(policy, &mut pace);
+            // In-place updates stay in memory until a merge folds them into
+            // their segment: past a quarter of the budget, the largest are folded.
+            if self.index.shared.set.lock().updates_bytes() > self.options.memory_bytes / 4 {
+                let _ = self.merge_once(MergePolicy::FoldUpdates, &mut |_| {});
+            }
         }
     }
 

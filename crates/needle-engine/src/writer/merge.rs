@@ -28,6 +28,19 @@ pub(crate) enum MergePolicy {
     Tiered { factor: usize, trigger: usize },
     /// Until at most this many segments remain, groups of adjacent segments of similar sizes.
     AtMost(usize),
+    /// The segment whose in-place updates hold the most memory, rewritten
+    /// alone to fold them in (they stay in memory until a merge does).
+    FoldUpdates,
+}
+
+/// What a policy knows of each committed segment.
+#[derive(Debug, Clone, Copy, Default)]
+struct Candidate {
+    docs: u64,
+    /// Out of the index sort's order.
+    unsorted: bool,
+    /// Bytes its in-place updates hold.
+    updates: usize,
 }
 
 /// A merge decided under the lock: its sources (with their committed
@@ -41,11 +54,11 @@ pub(crate) struct MergePlan {
 }
 
 impl MergePolicy {
-    /// The run of adjacent segments to merge, among `sizes` (the committed
-    /// segments' document counts), or `None`. `unsorted`: which segments are
-    /// out of the index sort's order (an explicit target rewrites such a
-    /// segment even alone, so that a merged index is sorted).
-    fn pick(self, sizes: &[u64], unsorted: &[bool]) -> Option<std::ops::Range<usize>> {
+    /// The run of adjacent segments to merge among the committed ones, or
+    /// `None`. An explicit target rewrites a segment out of the index sort's
+    /// order even alone, so that a merged index is sorted.
+    fn pick(self, segments: &[Candidate]) -> Option<std::ops::Range<usize>> {
+        let sizes: Vec<u64> = segments.iter().map(|c| c.docs).collect();
         match self {
             MergePolicy::Tiered { factor, trigger } => {
                 if sizes.len() < trigger.max(factor) || factor < 2 {
@@ -55,9 +68,13 @@ impl MergePolicy {
                     (0..=sizes.len() - factor).min_by_key(|&i| sizes[i..i + factor].iter().sum::<u64>())?;
                 Some(start..start + factor)
             }
-            MergePolicy::AtMost(max) => group_by_size(sizes, max.max(1))
+            MergePolicy::AtMost(max) => group_by_size(&sizes, max.max(1))
                 .into_iter()
-                .find(|g| g.len() >= 2 || (g.len() == 1 && unsorted[g.start])),
+                .find(|g| g.len() >= 2 || (g.len() == 1 && segments[g.start].unsorted)),
+            MergePolicy::FoldUpdates => {
+                let (i, most) = segments.iter().enumerate().max_by_key(|(_, c)| c.updates)?;
+                (most.updates > 0).then_some(i..i + 1)
+            }
         }
     }
 }
@@ -109,13 +126,17 @@ impl SegmentSet {
     /// The next merge `policy` asks for among the committed segments.
     pub fn plan_merge(&mut self, policy: MergePolicy, schema: Arc<Schema>) -> Option<MergePlan> {
         let committed = self.segments.iter().take_while(|s| s.entry.is_some()).count();
-        let sizes: Vec<u64> = self.segments[..committed].iter().map(|s| u64::from(s.max_doc())).collect();
         let order = schema.index_order();
-        let unsorted: Vec<bool> = self.segments[..committed]
+        let candidates: Vec<Candidate> = self.segments[..committed]
             .iter()
-            .map(|s| order.is_some() && matches!(&s.data, SegmentData::Disk(r) if r.meta().sorted != order))
+            .map(|s| Candidate {
+                docs: u64::from(s.max_doc()),
+                unsorted: order.is_some()
+                    && matches!(&s.data, SegmentData::Disk(r) if r.meta().sorted != order),
+                updates: s.updates.memory(),
+            })
             .collect();
-        let run = policy.pick(&sizes, &unsorted)?;
+        let run = policy.pick(&candidates)?;
         let sources = self.segments[run]
             .iter()
             .map(|s| match &s.data {
@@ -228,17 +249,33 @@ mod tests {
     #[test]
     fn tiered_picks_the_smallest_adjacent_run_once_there_are_enough() {
         let policy = MergePolicy::Tiered { factor: 2, trigger: 3 };
-        assert_eq!(policy.pick(&[5, 5], &[false; 2]), None);
-        assert_eq!(policy.pick(&[9, 1, 2, 8], &[false; 4]), Some(1..3));
-        assert_eq!(MergePolicy::AtMost(4).pick(&[1, 2, 3], &[false; 3]), None);
+        assert_eq!(policy.pick(&docs(&[5, 5])), None);
+        assert_eq!(policy.pick(&docs(&[9, 1, 2, 8])), Some(1..3));
+        assert_eq!(MergePolicy::AtMost(4).pick(&docs(&[1, 2, 3])), None);
+    }
+
+    fn docs(sizes: &[u64]) -> Vec<Candidate> {
+        sizes.iter().map(|&docs| Candidate { docs, ..Candidate::default() }).collect()
     }
 
     #[test]
     fn an_explicit_target_rewrites_a_segment_out_of_the_index_order_alone() {
-        assert_eq!(MergePolicy::AtMost(4).pick(&[1, 2, 3], &[false, true, false]), Some(1..2));
-        assert_eq!(MergePolicy::AtMost(1).pick(&[7], &[true]), Some(0..1));
-        assert_eq!(MergePolicy::AtMost(1).pick(&[7], &[false]), None);
+        let mut three = docs(&[1, 2, 3]);
+        three[1].unsorted = true;
+        assert_eq!(MergePolicy::AtMost(4).pick(&three), Some(1..2));
+        let one = |unsorted| vec![Candidate { docs: 7, unsorted, updates: 0 }];
+        assert_eq!(MergePolicy::AtMost(1).pick(&one(true)), Some(0..1));
+        assert_eq!(MergePolicy::AtMost(1).pick(&one(false)), None);
         // The background policy leaves them to its merges.
-        assert_eq!(MergePolicy::Tiered { factor: 2, trigger: 3 }.pick(&[7], &[true]), None);
+        assert_eq!(MergePolicy::Tiered { factor: 2, trigger: 3 }.pick(&one(true)), None);
+    }
+
+    #[test]
+    fn folding_updates_rewrites_the_segment_whose_updates_hold_the_most() {
+        let mut three = docs(&[1, 2, 3]);
+        assert_eq!(MergePolicy::FoldUpdates.pick(&three), None);
+        three[0].updates = 500;
+        three[2].updates = 900;
+        assert_eq!(MergePolicy::FoldUpdates.pick(&three), Some(2..3));
     }
 }

@@ -69,8 +69,10 @@ pub struct WriterOptions {
     pub durability: Durability,
     /// Documents in the tail before it is frozen.
     pub tail_docs: u32,
-    /// Bytes of in-memory segments before the background thread commits them;
-    /// writers wait when twice this much is waiting (backpressure).
+    /// Bytes of in-memory segments before the background thread commits them
+    /// (in-place updates held in memory count too; past a quarter of it the
+    /// largest are folded into their segment by a merge); writers wait when
+    /// twice this much is held (backpressure).
     pub memory_bytes: usize,
     /// Committed on-disk segments that trigger a background merge...
     pub merge_trigger: usize,
@@ -527,6 +529,7 @@ impl Core {
     ) -> Result<Written> {
         self.check_writable()?;
         let changes = crate::values::field_updates(&self.index.shared.schema.current(), values)?;
+        self.wait_for_memory()?;
         let mut set = self.index.shared.set.lock();
         self.check_writable()?;
         let written = set.update(id, &changes, condition)?;
@@ -571,8 +574,9 @@ impl Core {
         cv.notify_all();
     }
 
-    /// Backpressure: writers wait while in-memory segments exceed twice the
-    /// budget, and give up if the background thread can no longer persist them.
+    /// Backpressure: writers wait while in-memory segments and updates exceed
+    /// twice the budget, and give up if the background thread can no longer
+    /// persist (or fold) them.
     fn wait_for_memory(&self) -> Result<()> {
         while self.index.shared.set.lock().memory_bytes() > 2 * self.options.memory_bytes {
             self.check_writable()?;
