@@ -60,6 +60,13 @@ pub trait SegmentRead: Send + Sync {
         None
     }
 
+    /// The points of `field`'s numeric column (its values sorted, each with
+    /// its document), when the segment has them and they are current (no
+    /// in-place update of the field over them).
+    fn numeric_points(&self, _field: FieldId) -> Option<crate::doc_values::Points> {
+        None
+    }
+
     /// The fields with a numeric column, ascending.
     fn numeric_fields(&self) -> Vec<FieldId>;
 

@@ -281,6 +281,10 @@ impl SegmentRead for SegmentReader {
         self.values.as_ref()?.values(field)
     }
 
+    fn numeric_points(&self, field: FieldId) -> Option<crate::doc_values::Points> {
+        self.values.as_ref()?.points(field)
+    }
+
     fn numeric_fields(&self) -> Vec<FieldId> {
         let Some(v) = &self.values else { return Vec::new() };
         let mut out: Vec<FieldId> = v.fields().filter(|&f| !v.is_keyword(f) && !v.is_binary(f)).collect();

@@ -505,6 +505,14 @@ impl SegmentRead for UpdatedSegment {
         Some(Box::new(UpdatedValues { base, layers, cursors, field, max_doc: self.meta().max_doc, one: [0] }))
     }
 
+    fn numeric_points(&self, field: FieldId) -> Option<needle_codecs::doc_values::Points> {
+        // Points hold the values before the updates: a field updated here is read from its column.
+        match self.updates.has_field(field) {
+            true => None,
+            false => self.base.numeric_points(field),
+        }
+    }
+
     fn numeric_fields(&self) -> Vec<FieldId> {
         let mut out = self.base.numeric_fields();
         out.extend(self.updates.fields().into_iter().filter(|&f| !self.is_binary(f)));

@@ -181,12 +181,16 @@ fn search_segment(
 
 /// The documents of `segment` (with no deletions) that `query` matches,
 /// when they can be counted without visiting each: every document, or a
-/// numeric range (see [`count_in_range`]).
+/// numeric range (from its points, or block by block: see [`count_in_range`]).
 fn count_without_visiting(query: &Query, segment: &dyn SegmentRead) -> Option<u64> {
     let max_doc = segment.meta().max_doc;
     match query {
         Query::MatchAll => Some(u64::from(max_doc)),
         Query::Range(r) => {
+            // Points count values: documents, when none has two.
+            if let Some(points) = segment.numeric_points(r.field).filter(|p| p.single_valued()) {
+                return Some(points.count(r.lower, r.upper));
+            }
             let mut values = segment.numeric_values(r.field)?;
             Some(count_in_range(values.as_mut(), r.lower, r.upper, max_doc))
         }

@@ -37,7 +37,20 @@ pub(crate) fn scorer<'a>(
         Query::Range(r) => match (segment.numeric_values(r.field), &r.indexed) {
             (Some(values), _) => {
                 let max_doc = segment.meta().max_doc;
-                Some(checked(Box::new(RangeScorer::new(values, r.lower, r.upper, max_doc, boost)), "range"))
+                // A narrow range's documents from its points (an eighth of the segment or
+                // fewer): cheaper than reading every block, and a bit test when asked one by one.
+                let narrow = segment
+                    .numeric_points(r.field)
+                    .filter(|p| p.estimate(r.lower, r.upper).saturating_mul(8) <= u64::from(max_doc));
+                Some(match narrow {
+                    Some(points) => {
+                        let bits = DocBits::in_range(&points, r.lower, r.upper, max_doc);
+                        checked(Box::new(TermSetScorer::new(bits, boost)), "range points")
+                    }
+                    None => {
+                        checked(Box::new(RangeScorer::new(values, r.lower, r.upper, max_doc, boost)), "range")
+                    }
+                })
             }
             (None, Some(term)) => stats.postings(seg, r.field, term)?.map(|p| {
                 let bm25 = stats.bm25(r.field, &[term], 1.0);

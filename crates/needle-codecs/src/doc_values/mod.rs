@@ -4,7 +4,7 @@
 //! present when the segment has such fields (its meta names it under `files`):
 //!
 //! ```text
-//! DocValuesFile := (Block* Dictionary?)* Directory DirectoryLen:u32 Footer(kind "DVAL", version 3)
+//! DocValuesFile := (Block* Dictionary? Points?)* Directory DirectoryLen:u32 Footer(kind "DVAL", version 4)
 //! Block       := CountBits:u8 ValueBits:u8 Gcd:vint Counts Values
 //! Counts      := Packed(CountBits, documents of the block)   each document's value count;
 //!                                                           absent when CountBits = 0 (one value each)
@@ -12,10 +12,14 @@
 //! Packed(w,n) := ceil(w * n / 8) bytes; value i is bits w*i .. w*(i+1), least significant first
 //! Dictionary  := TermCount:vint (Len:vint Bytes)^TermCount   a keyword column's terms, ascending bytes
 //! Directory   := ColumnCount:vint Column^ColumnCount
-//! Column      := Field:vint Kind:u8 BlockCount:vint Entry^BlockCount [DictOffset:vint DictLen:vint]
+//! Column      := Field:vint Kind:u8 BlockCount:vint Entry^BlockCount [DictOffset:vint DictLen:vint] [Leaves]
 //! Entry       := Offset:vint Len:vint Docs:vint [Min:zigzag-vint Max:zigzag-vint]   (when Docs > 0)
 //! ```
 //!
+//! A numeric column (version 4 on) ends with `Leaves`, the directory of
+//! its points (`points.rs`: its values sorted, each with its document, in
+//! leaves after its blocks): what counts a range, or finds a narrow one's
+//! documents, without reading every block.
 //! `Kind` 0 is numeric; 1 is keyword, whose values are ordinals into its
 //! dictionary (the segment's distinct values in byte order, so ordinals sort
 //! as the values do; a document's values are a set) and whose entry ends
@@ -39,6 +43,7 @@ use std::sync::{Arc, OnceLock};
 
 pub use binary::{mem_binary, BinaryBuf, BinaryValues};
 pub use keywords::{mem_keywords, sorted_keywords, Dictionary, KeywordValues, MemTerms, SortedKeywords};
+pub use points::Points;
 
 use needle_core::{read_error, DocId, Error, FieldId, Result};
 use needle_storage::counters::{self, DataKind};
@@ -49,9 +54,10 @@ use crate::footer;
 
 mod binary;
 mod keywords;
+mod points;
 
 pub const KIND: &[u8; 4] = b"DVAL";
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// Documents per block.
 pub const BLOCK_DOCS: usize = 1024;
 
@@ -722,6 +728,15 @@ pub fn encode_file(columns: &[(FieldId, ColumnRef<'_>)], max_doc: DocId) -> Vec<
             write_vint(&mut directory, at as u64);
             write_vint(&mut directory, (out.len() - at) as u64);
         }
+        if let ColumnRef::Numeric(c) = column {
+            let leaves = points::encode(c, max_doc, &mut out);
+            write_vint(&mut directory, leaves.len() as u64);
+            for l in leaves {
+                for n in [l.offset as u64, l.len as u64, u64::from(l.count), zigzag(l.min), zigzag(l.max)] {
+                    write_vint(&mut directory, n);
+                }
+            }
+        }
     }
     let len = directory.len() as u32;
     out.extend_from_slice(&directory);
@@ -769,6 +784,8 @@ struct Column {
     entries: Arc<[BlockEntry]>,
     dictionary: Option<(usize, usize)>,
     loaded: OnceLock<Arc<Dictionary>>,
+    /// A numeric column's points' leaves, and whether no document has two values.
+    points: Option<(Arc<[points::LeafEntry]>, bool)>,
 }
 
 /// An opened doc values file: its directory in memory, blocks read when used,
@@ -827,12 +844,20 @@ impl DocValuesReader {
                 }
                 _ => None,
             };
+            let points = match (kind, version >= 4) {
+                (NUMERIC, true) => {
+                    let with_values: u64 = entries.iter().map(|e| u64::from(e.docs)).sum();
+                    Some(read_leaves(&mut r, dir_start, with_values, &name)?)
+                }
+                _ => None,
+            };
             columns.push(Column {
                 field,
                 kind,
                 entries: entries.into(),
                 dictionary,
                 loaded: OnceLock::new(),
+                points,
             });
         }
         if r.remaining() > 0 {
@@ -875,6 +900,12 @@ impl DocValuesReader {
         Some(Box::new(Cursor::new(self.source(column))))
     }
 
+    /// The points of `field`'s numeric column (files of version 4 on).
+    pub fn points(&self, field: FieldId) -> Option<Points> {
+        let (leaves, single_valued) = self.column_of(field)?.points.clone()?;
+        Some(Points::new(self.file.clone(), leaves, self.max_doc, single_valued))
+    }
+
     /// The binary column of `field`, read as needed.
     pub fn binary(&self, field: FieldId) -> Option<Box<dyn BinaryValues + Send>> {
         self.binary_source(field).map(|s| Box::new(s) as Box<dyn BinaryValues + Send>)
@@ -910,7 +941,15 @@ impl DocValuesReader {
             Some(source) => (0..source.entries.len()).try_for_each(|b| source.block(b).map(drop)),
             None => {
                 self.keywords(field)?;
-                self.column(field).map(drop)
+                let column = self.column(field)?;
+                if let Some(points) = self.points(field) {
+                    let values: usize = (0..self.max_doc).map(|d| column.get(d).len()).sum();
+                    if points.verify()? != values as u64 {
+                        let what = format!("the points of field {field} are not its values");
+                        return Err(Error::corrupt(self.file.name(), what));
+                    }
+                }
+                Ok(())
             }
         }
     }
@@ -924,6 +963,37 @@ impl DocValuesReader {
         let blocks = (0..column.entries.len()).map(|b| source.decoded(b)).collect::<Result<_>>()?;
         Ok(ColumnBuf { blocks })
     }
+}
+
+/// A numeric column's points directory (see `points.rs`), checked: leaves
+/// within the blocks' bytes, of at most `LEAF` pairs, in ascending order,
+/// at least as many pairs as documents with a value (`with_values`, equal
+/// when no document has two).
+fn read_leaves(
+    r: &mut ByteReader<'_>,
+    dir_start: usize,
+    with_values: u64,
+    name: &str,
+) -> Result<(Arc<[points::LeafEntry]>, bool)> {
+    let corrupt = |what: &str| Error::corrupt(name, format!("points directory: {what}"));
+    let n = r.vint()?;
+    let mut leaves: Vec<points::LeafEntry> = Vec::new();
+    let mut pairs = 0u64;
+    for _ in 0..n {
+        let (offset, len, count) = (r.vint()? as usize, r.vint()? as usize, r.vint_u32()?);
+        let (min, max) = (unzigzag(r.vint()?), unzigzag(r.vint()?));
+        let within = offset.checked_add(len).is_some_and(|end| end <= dir_start);
+        let after = leaves.last().is_none_or(|l| l.max <= min);
+        if !within || count == 0 || count as usize > points::LEAF || min > max || !after {
+            return Err(corrupt("a leaf out of range or out of order"));
+        }
+        pairs += u64::from(count);
+        leaves.push(points::LeafEntry { offset, len, count, min, max });
+    }
+    if pairs < with_values {
+        return Err(corrupt("fewer points than documents with a value"));
+    }
+    Ok((leaves.into(), pairs == with_values))
 }
 
 struct DiskSource {
@@ -1122,6 +1192,42 @@ mod tests {
             }
         }
 
+        /// Points count and find what a scan of the values does, at any
+        /// bounds, with one or several values a document, and say whether
+        /// any document has two.
+        #[test]
+        fn points_find_what_a_scan_finds(
+            docs in values_strategy(),
+            bounds in proptest::collection::vec((any::<prop::sample::Index>(), -2i64..3, any::<prop::sample::Index>(), -2i64..3), 1..6),
+        ) {
+            let reader = reopened(&docs);
+            let all: Vec<i64> = docs.iter().flatten().copied().collect();
+            let Some(points) = reader.points(3) else {
+                prop_assert!(all.is_empty() && docs.is_empty());
+                return Ok(());
+            };
+            prop_assert_eq!(points.single_valued(), docs.iter().all(|d| d.len() <= 1));
+            prop_assert_eq!(points.verify().unwrap(), all.len() as u64);
+            for (a, da, b, db) in bounds {
+                if all.is_empty() {
+                    break;
+                }
+                let lower = all[a.index(all.len())].saturating_add(da);
+                let upper = all[b.index(all.len())].saturating_add(db);
+                let inside = |v: &i64| lower <= *v && *v <= upper;
+                let want = all.iter().filter(|v| inside(v)).count() as u64;
+                prop_assert_eq!(points.count(lower, upper), want, "{}..={}", lower, upper);
+                prop_assert!(points.estimate(lower, upper) >= want);
+                let mut bits = vec![0u64; docs.len().div_ceil(64)];
+                points.docs(lower, upper, &mut bits);
+                for (d, values) in docs.iter().enumerate() {
+                    let got = bits[d / 64] & (1 << (d % 64)) != 0;
+                    prop_assert_eq!(got, values.iter().any(inside), "document {}", d);
+                }
+            }
+            read_error::check().unwrap();
+        }
+
         #[test]
         fn doubles_keep_their_order(a in any::<f64>(), b in any::<f64>()) {
             prop_assume!(!a.is_nan() && !b.is_nan());
@@ -1148,8 +1254,37 @@ mod tests {
     fn example_from_the_docs() {
         let bytes = encode_file(&[(0, ColumnRef::Numeric(&column(&[vec![5], vec![], vec![9, 7]])))], 3);
         assert_eq!(&bytes[..5], [0x02, 0x02, 0x02, 0x21, 0x24]);
-        assert_eq!(&bytes[5..14], [0x01, 0x00, 0x00, 0x01, 0x00, 0x05, 0x02, 10, 18]);
+        // The points (points.rs): 3-bit values 0, 2, 4 over 5, then 2-bit documents 0, 2, 2.
+        assert_eq!(&bytes[5..9], [0x03, 0x10, 0x01, 0x28]);
+        assert_eq!(&bytes[9..18], [0x01, 0x00, 0x00, 0x01, 0x00, 0x05, 0x02, 10, 18]);
+        // The points directory: one leaf at 5 of 4 bytes and 3 pairs, from 5 to 9.
+        assert_eq!(&bytes[18..24], [0x01, 0x05, 0x04, 0x03, 10, 18]);
         assert!(double_to_sortable(-0.0) < double_to_sortable(0.0));
+    }
+
+    /// Any byte of a file with points damaged: opening refuses it, or its
+    /// points are read (counted, their documents found, verified) as errors, never a panic.
+    #[test]
+    fn damaged_points_are_errors_not_panics() {
+        let docs: Vec<Vec<i64>> =
+            (0..1_500).map(|i| if i % 3 == 0 { vec![i * 7, -i] } else { vec![i] }).collect();
+        let bytes = encode_file(&[(1, ColumnRef::Numeric(&column(&docs)))], 1_500);
+        let (len, _) = footer::verify("f.dv", &bytes, KIND, VERSION).unwrap();
+        for at in 0..len {
+            let mut damaged = bytes[..len].to_vec();
+            damaged[at] ^= 0x5a;
+            let Ok(reader) = DocValuesReader::open(FileSlice::from_vec("f.dv", damaged), 1_500, VERSION)
+            else {
+                continue;
+            };
+            if let Some(points) = reader.points(1) {
+                read_error::clear();
+                let _ = (points.count(-100, 100), points.estimate(0, 1_000), points.verify());
+                let mut bits = vec![0u64; 1_500usize.div_ceil(64)];
+                points.docs(i64::MIN, i64::MAX, &mut bits);
+                read_error::clear();
+            }
+        }
     }
 
     #[test]

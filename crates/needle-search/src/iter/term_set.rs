@@ -1,9 +1,10 @@
 //! The documents of many terms at once, each scoring the same: a prefix or
-//! wildcard query expanded to its terms. Their posting lists are read into
+//! wildcard query expanded to its terms (or a narrow numeric range, from its points). Their posting lists are read into
 //! one bit set per segment (as Lucene's constant-score rewrite does past a
 //! few terms), so the query costs one pass over each list instead of a heap
 //! of thousands of iterators.
 
+use needle_codecs::doc_values::Points;
 use needle_codecs::Postings;
 use needle_core::{DocId, TERMINATED};
 
@@ -32,6 +33,15 @@ impl DocBits {
         DocBits { words, count }
     }
 
+    /// The documents of a numeric range, read from its points (a narrow
+    /// range: its documents found without reading every block of the column).
+    pub fn in_range(points: &Points, lower: i64, upper: i64, max_doc: DocId) -> DocBits {
+        let mut words = vec![0u64; (max_doc as usize).div_ceil(64)];
+        points.docs(lower, upper, &mut words);
+        let count = words.iter().map(|w| u64::from(w.count_ones())).sum();
+        DocBits { words, count }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
@@ -56,10 +66,67 @@ impl Matcher for DocBits {
     fn cost(&self) -> u64 {
         self.count
     }
+    fn fill_matches(&mut self, from: DocId, out: &mut Vec<DocId>, max: usize) -> DocId {
+        // A word of bits at a time.
+        let mut at = from as usize / 64;
+        let mut word = self.words.get(at).map_or(0, |w| w & (u64::MAX << (from % 64)));
+        loop {
+            while word != 0 {
+                let doc = (at * 64) as DocId + word.trailing_zeros();
+                if out.len() == max {
+                    return doc;
+                }
+                out.push(doc);
+                word &= word - 1;
+            }
+            at += 1;
+            match self.words.get(at) {
+                Some(&w) => word = w,
+                None => return TERMINATED,
+            }
+        }
+    }
+    fn matches(&mut self, doc: DocId) -> Option<bool> {
+        let word = self.words.get(doc as usize / 64).copied().unwrap_or(0);
+        Some(word & (1 << (doc % 64)) != 0)
+    }
 }
 
 impl TermSetScorer {
     pub fn new(bits: DocBits, score: f32) -> Self {
         FilterScorer::with(bits, score)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use needle_core::DocSet;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// A bit set's documents walked one by one, in batches of any size,
+        /// and asked one by one, are its bits.
+        #[test]
+        fn bits_walk_as_they_are_set(set in proptest::collection::vec(any::<bool>(), 0..700), chunk in 1usize..200) {
+            let mut words = vec![0u64; set.len().div_ceil(64)];
+            set.iter().enumerate().filter(|(_, &b)| b).for_each(|(d, _)| words[d / 64] |= 1 << (d % 64));
+            let count = words.iter().map(|w| u64::from(w.count_ones())).sum();
+            let want: Vec<DocId> = (0..set.len()).filter(|&d| set[d]).map(|d| d as DocId).collect();
+            let scorer = || TermSetScorer::new(DocBits { words: words.clone(), count }, 1.0);
+            let mut batched = scorer();
+            let mut got = Vec::new();
+            while batched.doc() != TERMINATED {
+                let before = got.len();
+                batched.fill_docs(&mut got, before + chunk);
+            }
+            prop_assert_eq!(&got, &want);
+            let mut asked = scorer();
+            let first = asked.doc();
+            for d in (0..set.len() as DocId).filter(|&d| d >= first) {
+                prop_assert_eq!(asked.matches(d), Some(set[d as usize]));
+            }
+        }
     }
 }
