@@ -73,7 +73,8 @@ pub(crate) fn parse_document(
                 continue;
             }
         };
-        if def.index {
+        // A text field not indexed is kept in the source only; others keep their doc values.
+        if def.index || def.kind != FieldKind::Text {
             let strings = indexed_values(def, &values)?;
             if !strings.is_empty() {
                 fields.push((current.field_id(&name).expect("known"), strings));
@@ -191,9 +192,11 @@ pub(crate) fn analyze(doc: ParsedDoc, schema: &Schema) -> AnalyzedDoc {
             continue;
         }
         let values: Vec<&str> = values.iter().map(String::as_str).collect();
-        match schema.analyzer(*field) {
-            Some(analyzer) => out.text(*field, analyzer, &values),
-            None => out.keyword(*field, &values),
+        match (schema.analyzer(*field), schema.field(*field).index) {
+            (Some(analyzer), _) => out.text(*field, analyzer, &values),
+            (None, true) => out.keyword(*field, &values),
+            // `index: false`: doc values only (sorts, ranges, aggregations), no terms.
+            (None, false) => {}
         }
         if crate::values::has_doc_values(kind) {
             out.numeric(*field, values.iter().filter_map(|v| crate::values::column_value(kind, v)).collect());

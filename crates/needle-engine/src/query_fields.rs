@@ -10,7 +10,8 @@ use crate::schema::{FieldKind, Schema};
 impl QueryFields for Schema {
     fn field_id(&self, name: &str) -> Option<FieldId> {
         let name = if name == "id" { "_id" } else { name };
-        Schema::field_id(self, name).filter(|&f| self.field(f).index)
+        // Not indexed: a text field is in the source only; others are doc values.
+        Schema::field_id(self, name).filter(|&f| self.field(f).index || self.field(f).kind != FieldKind::Text)
     }
 
     fn default_fields(&self) -> Vec<FieldId> {
@@ -19,6 +20,7 @@ impl QueryFields for Schema {
 
     fn analyze(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>> {
         let def = self.field(field);
+        not_indexed(def)?;
         let single = |t: Option<String>| {
             t.map(|t| vec![(0, t)]).ok_or_else(|| {
                 Error::query(format!(
@@ -50,6 +52,7 @@ impl QueryFields for Schema {
 
     fn normalize(&self, field: FieldId, text: &str) -> Result<String> {
         let def = self.field(field);
+        not_indexed(def)?;
         match def.kind {
             FieldKind::Text => {
                 Ok(self.analyzer(field).expect("indexed text fields have analyzers").normalize(text))
@@ -61,5 +64,15 @@ impl QueryFields for Schema {
                 kind.name()
             ))),
         }
+    }
+}
+
+/// A field kept as doc values only (`index: false`) is searched for terms
+/// only when it is a number or a date (matched on its doc values); a
+/// keyword or boolean one has no terms to find (Elasticsearch's words).
+fn not_indexed(def: &crate::schema::FieldDef) -> Result<()> {
+    match def.index || crate::values::is_point(def.kind) {
+        true => Ok(()),
+        false => Err(Error::query(format!("Cannot search on field [{}] since it is not indexed.", def.name))),
     }
 }

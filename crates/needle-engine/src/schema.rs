@@ -15,8 +15,9 @@
 //! one term), `long`, `double`, `boolean`, `date` (the last four also kept as
 //! doc values, for sorts and ranges: see `values.rs`), `binary` (base64 text,
 //! kept only as doc values: one value a document; `"doc_values": true` is
-//! accepted on any field but text, as it is what Needle does). `"index": false` keeps a field in
-//! the stored source only. `dynamic`: `true` (the default) adds unknown fields
+//! accepted on any field but text, as it is what Needle does). `"index": false` keeps a text field
+//! in the stored source only, and any other field as doc values only (sorted, filtered by ranges
+//! and aggregated, as Elasticsearch's doc-values-only fields; no terms). `dynamic`: `true` (the default) adds unknown fields
 //! (strings -> text, integers -> long, floats -> double, booleans -> boolean),
 //! `false` keeps them in the source unindexed, `"strict"` rejects them.
 //! `"bloom": {"enabled": true, "expected_insertions": 5, "false_positive_rate":
@@ -246,9 +247,7 @@ impl Schema {
             .field_id(&field)
             .ok_or_else(|| Error::invalid(format!("unknown index sort field:[{field}]")))?;
         let def = self.field(id);
-        if !matches!(def.kind, FieldKind::Long | FieldKind::Double | FieldKind::Date | FieldKind::Boolean)
-            || !def.index
-        {
+        if !matches!(def.kind, FieldKind::Long | FieldKind::Double | FieldKind::Date | FieldKind::Boolean) {
             return Err(Error::invalid(format!(
                 "index sort field [{field}] is of type [{}]: Needle sorts an index by a long, integer, double, float, date or boolean field",
                 def.kind.name()

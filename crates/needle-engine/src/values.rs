@@ -101,10 +101,6 @@ pub fn in_place_field(schema: &Schema, field: &str) -> Result<FieldId> {
         .filter(|&id| id != crate::schema::ID_FIELD)
         .ok_or_else(|| Error::invalid_field(field, format!("no field [{shown}] in the mapping")))?;
     let def = schema.field(id);
-    if !def.index {
-        let reason = format!("field [{shown}] is mapped with [index: false]: it keeps no values to update");
-        return Err(Error::invalid_field(field, reason));
-    }
     if schema.sort.as_ref().is_some_and(|s| s.field == def.name) {
         let reason = format!("field [{shown}] is the index sort: changing it re-indexes the document");
         return Err(Error::invalid_field(field, reason));

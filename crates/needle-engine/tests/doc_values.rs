@@ -914,3 +914,60 @@ fn updates_are_folded_to_keep_within_the_memory_budget() {
     std::sync::Arc::into_inner(writer).expect("the updating thread is done").close().unwrap();
     check(&open());
 }
+
+/// Fields other than text mapped with `index: false` keep their doc values
+/// (as Elasticsearch's doc-values-only fields): sorted, filtered by a range,
+/// aggregated and updated in place, through flushes and a merge; a text one
+/// stays in the source only.
+#[test]
+fn fields_not_indexed_keep_their_doc_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mapping = r#"{"properties": {"n": {"type": "long", "index": false}, "k": {"type": "keyword", "index": false},
+      "t": {"type": "text", "index": false}, "body": {"type": "text"}}}"#;
+    let index = Index::open_or_create(tmp.path(), Some(Schema::from_mapping(mapping).unwrap())).unwrap();
+    let writer = index.writer(WriterOptions::default()).unwrap();
+    for i in 0..30i64 {
+        let tag = ["a", "b", "c"][i as usize % 3];
+        let doc = json!({"n": (i * 7) % 30, "k": tag, "t": "hidden words", "body": "red"});
+        writer.put(Some(&format!("d{i}")), &doc.to_string(), IfCurrent::Any).unwrap();
+        if i == 14 {
+            writer.commit().unwrap();
+        }
+    }
+    writer.update_numeric("d0", "n", &json!(100), IfCurrent::Any).unwrap();
+    let schema = index.schema();
+    let (n, k) = (schema.field_id("n").unwrap(), schema.field_id("k").unwrap());
+    let check = |writer: &IndexWriter| {
+        let searcher = writer.searcher();
+        let by_n = SortKey { by: SortBy::Field { field: n, missing: i64::MIN }, descending: true };
+        let request = SearchRequest { top_k: 3, sort: vec![by_n], ..SearchRequest::new("") };
+        let top: Vec<String> = searcher
+            .search_query(&Query::MatchAll, &request)
+            .unwrap()
+            .hits
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        assert_eq!(top, ["d0", "d17", "d4"], "sorted by the not-indexed long (d0 updated to 100)");
+        let range = Query::Range(RangeQuery { field: n, lower: 0, upper: 9, indexed: None });
+        let count = SearchRequest { top_k: 0, track_total_hits: u64::MAX, ..SearchRequest::new("") };
+        assert_eq!(searcher.search_query(&range, &count).unwrap().total, 9, "n in 0..=9, d0 now 100");
+        let terms = AggKind::Terms {
+            field: AggField { id: k, kind: FieldKind::Keyword },
+            size: 5,
+            min_doc_count: 1,
+            order: TermsOrder::KeyAsc,
+        };
+        let (_, got) = searcher.aggregate(&Query::MatchAll, &[agg("k", terms, vec![])]).unwrap();
+        assert_eq!(got["k"]["buckets"][0], json!({"key": "a", "doc_count": 10}));
+        let hidden = searcher.parse("hidden").unwrap();
+        assert_eq!(
+            searcher.search_query(&hidden, &count).unwrap().total,
+            0,
+            "a text field not indexed finds nothing"
+        );
+    };
+    check(&writer);
+    writer.merge(1).unwrap();
+    check(&writer);
+}

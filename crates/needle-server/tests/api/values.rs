@@ -455,3 +455,31 @@ fn index_sort_settings() {
         assert!(body["error"]["reason"].as_str().unwrap().contains(says), "{body}");
     }
 }
+
+/// Fields other than text mapped with `index: false` are doc values only:
+/// sorted by, filtered by a numeric range and aggregated over HTTP; a term
+/// query on such a keyword is refused as Elasticsearch refused it.
+#[test]
+fn fields_not_indexed_are_doc_values() {
+    let s = TestServer::start();
+    let mapping = json!({"properties": {"year": {"type": "long", "index": false}, "tag": {"type": "keyword", "index": false}}});
+    assert_eq!(s.json("PUT", "/dv", Some(json!({"mappings": mapping}))).0, 200);
+    let lines: Vec<Value> = (0..6)
+        .flat_map(|i| {
+            let tag = ["x", "y"][i % 2];
+            [json!({"index": {"_index": "dv", "_id": i.to_string()}}), json!({"year": 2000 + i, "tag": tag})]
+        })
+        .collect();
+    assert_eq!(s.bulk("/_bulk?refresh=true", &lines).1["errors"], json!(false));
+    let (_, sorted) = s.json("POST", "/dv/_search", Some(json!({"sort": [{"year": "desc"}], "size": 2})));
+    assert_eq!(ids(&sorted), ["5", "4"]);
+    let (_, ranged) =
+        s.json("POST", "/dv/_count", Some(json!({"query": {"range": {"year": {"gte": 2003}}}})));
+    assert_eq!(ranged["count"], 3, "{ranged}");
+    let aggs = json!({"size": 0, "aggs": {"t": {"terms": {"field": "tag"}}}});
+    let (_, tags) = s.json("POST", "/dv/_search", Some(aggs));
+    assert_eq!(tags["aggregations"]["t"]["buckets"][0], json!({"key": "x", "doc_count": 3}), "{tags}");
+    let (status, refused) = s.json("POST", "/dv/_search", Some(json!({"query": {"term": {"tag": "x"}}})));
+    assert_eq!(status, 400, "{refused}");
+    assert!(refused["error"]["reason"].as_str().unwrap().contains("not indexed"), "{refused}");
+}
