@@ -389,6 +389,7 @@ impl Schema {
                 mapping.insert("dynamic".into(), Value::String("strict".into()));
             }
         }
+        sort_properties(&mut properties);
         mapping.insert("properties".into(), Value::Object(properties));
         Value::Object(mapping)
     }
@@ -496,6 +497,17 @@ impl SharedSchema {
 /// The fields of `properties`, an object's (`prefix` its dotted name and a dot)
 /// or the mapping's: an entry with its own `properties` and no type (or type
 /// `object`) is an object whose fields are named `object.field`.
+/// Properties by name at every level, as Elasticsearch shows a mapping
+/// (the fields are kept in the order they were first mapped).
+fn sort_properties(properties: &mut serde_json::Map<String, Value>) {
+    properties.sort_keys();
+    for def in properties.values_mut() {
+        if let Some(inner) = def.get_mut("properties").and_then(Value::as_object_mut) {
+            sort_properties(inner);
+        }
+    }
+}
+
 fn parse_properties(prefix: &str, properties: serde_json::Map<String, Value>) -> Result<Vec<FieldDef>> {
     let mut out = Vec::new();
     for (name, def) in properties {
@@ -613,7 +625,15 @@ mod tests {
         let shown = s.to_mapping();
         assert_eq!(shown["properties"]["user"]["properties"]["age"]["type"], "long");
         assert_eq!(shown["properties"]["t"], serde_json::json!({"type": "text", "index": false}));
-        assert_eq!(Schema::from_mapping(&shown.to_string()).unwrap(), s, "what is shown reads back");
+        let again = Schema::from_mapping(&shown.to_string()).unwrap();
+        assert_eq!(again.to_mapping(), shown, "what is shown reads back");
+        // Fields are numbered in the order given; shown by name, as Elasticsearch does.
+        assert!(s.field_id("user.name").unwrap() < s.field_id("user.age").unwrap());
+        let names: Vec<&String> =
+            shown["properties"]["user"]["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(names, ["age", "name"]);
+        let top: Vec<&String> = shown["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(top, ["t", "user"]);
     }
 
     #[test]
