@@ -1,6 +1,7 @@
 //! The vocabulary every Needle layer shares: document and field ids, the
 //! [`DocSet`] iteration contract, and the error types that name what went wrong.
 
+pub mod deadline;
 mod docset;
 mod error;
 pub mod read_error;

@@ -45,14 +45,20 @@ impl ResultCache {
         run: impl FnOnce() -> Result<SearchResponse>,
     ) -> Result<SearchResponse> {
         let started = Instant::now();
-        let key =
-            Key { generation, request: SearchRequest { query: format!("{query:?}"), ..request.clone() } };
+        let key = Key {
+            generation,
+            request: SearchRequest { query: format!("{query:?}"), timeout: None, ..request.clone() },
+        };
         if let Some(hit) = self.cache.lock().unwrap().get(&key).cloned() {
             let mut response = SearchResponse::clone(&hit);
             response.took_ms = started.elapsed().as_secs_f64() * 1e3;
             return Ok(response);
         }
         let response = run()?;
+        if response.timed_out {
+            // A partial answer: the same search given time may find more.
+            return Ok(response);
+        }
         let bytes = key.request.query.len() + response_bytes(&response);
         self.cache.lock().unwrap().insert(key, Arc::new(response.clone()), bytes);
         Ok(response)

@@ -2,10 +2,10 @@
 //! top hits, fetch their `_id`s and highlights from the document store.
 
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use needle_codecs::SegmentRead;
-use needle_core::{Deletes, DocId, DocSet, Error, Result, TERMINATED};
+use needle_core::{deadline, Deletes, DocId, DocSet, Error, Result, TERMINATED};
 use needle_search::highlight::{fragments, match_spans, FragmentOptions};
 use needle_search::{
     Explanation, Query, ScoredDoc, SearchOptions, Searcher, SortKey, SortRequest, SortValue,
@@ -34,6 +34,8 @@ pub struct SearchRequest {
     pub highlight: bool,
     /// How highlighted fragments are cut and marked.
     pub fragments: FragmentOptions,
+    /// Fields cut and marked their own way (by name), in place of `fragments`.
+    pub field_fragments: BTreeMap<String, FragmentOptions>,
     pub track_total_hits: u64,
     /// Count what the query read (see [`QueryStats`]).
     pub stats: bool,
@@ -53,6 +55,9 @@ pub struct SearchRequest {
     pub value_fields: Vec<DocValueField>,
     /// Explain each hit's score ([`Hit::explanation`]).
     pub explain: bool,
+    /// Stop looking for matches after this long and answer with those found
+    /// ([`SearchResponse::timed_out`]); `None`: no limit.
+    pub timeout: Option<Duration>,
 }
 
 impl SearchRequest {
@@ -63,6 +68,7 @@ impl SearchRequest {
             from: 0,
             highlight: false,
             fragments: FragmentOptions::default(),
+            field_fragments: BTreeMap::new(),
             track_total_hits: 10_000,
             stats: false,
             bloom: true,
@@ -73,6 +79,7 @@ impl SearchRequest {
             track_scores: false,
             value_fields: Vec::new(),
             explain: false,
+            timeout: None,
         }
     }
 }
@@ -169,6 +176,9 @@ pub struct SearchResponse {
     pub hits: Vec<Hit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stats: Option<QueryStats>,
+    /// The request's `timeout` passed before every match was seen: the hits,
+    /// the total and the best score are of the matches seen by then.
+    pub timed_out: bool,
 }
 
 /// Runs `query` (`request.query` parsed, or built otherwise) as `request`
@@ -211,6 +221,7 @@ fn search_and_fetch(
     let searcher = Searcher::with_deletes(views.to_vec());
     // Expanded once (prefix, wildcard and fuzzy terms), for the search and the highlights.
     let query = &searcher.prepare(query)?;
+    let limit = deadline::limit(request.timeout);
     let ranked = match request.sort.is_empty() {
         true => {
             let options = SearchOptions {
@@ -237,15 +248,19 @@ fn search_and_fetch(
             Ranked { hits, total: top.total, exact: top.total_is_exact, max_score }
         }
     };
+    // The hits found are fetched whatever the time: a timed-out search still answers.
+    let timed_out = limit.timed_out();
+    drop(limit);
     let wanted = ranked.hits.get(request.from..).unwrap_or_default();
     let hits = fetch(views, schema, &searcher, query, wanted, request)?;
     Ok(SearchResponse {
         took_ms: started.elapsed().as_secs_f64() * 1e3,
         total: ranked.total,
-        total_relation: if ranked.exact { "eq" } else { "gte" },
+        total_relation: if ranked.exact && !timed_out { "eq" } else { "gte" },
         max_score: ranked.max_score,
         hits,
         stats: None,
+        timed_out,
     })
 }
 
@@ -283,7 +298,7 @@ pub(crate) fn fetch(
             false => stored_document_versioned(segment, h.doc)?,
         };
         let highlight = match &rewritten {
-            Some(query) => highlight(segment, h.doc, &source, query, schema, &request.fragments)?,
+            Some(query) => highlight(segment, h.doc, &source, query, schema, request)?,
             None => BTreeMap::new(),
         };
         needle_core::read_error::check()?;
@@ -354,7 +369,7 @@ fn highlight(
     source: &str,
     query: &Query,
     schema: &Schema,
-    options: &FragmentOptions,
+    request: &SearchRequest,
 ) -> Result<BTreeMap<String, Vec<String>>> {
     let spans = match_spans(segment, doc, query)?;
     let mut out = BTreeMap::new();
@@ -367,6 +382,7 @@ fn highlight(
     for (field, field_spans) in spans {
         let name = &schema.field(field).name;
         if let Some(text) = field_text(&json, name) {
+            let options = request.field_fragments.get(name).unwrap_or(&request.fragments);
             let f = fragments(&text, &field_spans, options);
             if !f.is_empty() {
                 out.insert(name.clone(), f);

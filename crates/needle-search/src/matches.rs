@@ -2,7 +2,7 @@
 //! asked: what aggregations walk, a batch of matches at a time.
 
 use needle_codecs::SegmentRead;
-use needle_core::{read_error, Deletes, DocId, Result, TERMINATED};
+use needle_core::{deadline, read_error, Deletes, DocId, Result, TERMINATED};
 
 use crate::stats::IndexStats;
 use crate::weight::scorer;
@@ -31,7 +31,7 @@ pub(crate) fn for_each_match(
     let (mut docs, mut scored) = (Vec::with_capacity(MATCH_BATCH), Vec::with_capacity(MATCH_BATCH));
     for (seg, &segment) in segments.iter().enumerate() {
         if let Some(mut s) = scorer(query, &mut stats, seg, segment, 1.0)? {
-            while s.doc() != TERMINATED {
+            while s.doc() != TERMINATED && !deadline::passed() {
                 docs.clear();
                 scored.clear();
                 if scores {

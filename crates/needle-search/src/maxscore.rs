@@ -26,7 +26,7 @@
 //! any dis-max. Each group sums into its own window; a candidate's groups are
 //! then combined as Lucene's DisjunctionMaxScorer does.
 
-use needle_core::{Deletes, DocId, DocSet, TERMINATED};
+use needle_core::{deadline, Deletes, DocId, DocSet, TERMINATED};
 
 use crate::collect::{ScoredDoc, TopCollector};
 use crate::iter::{BoxScorer, Combine};
@@ -87,7 +87,7 @@ pub(crate) fn max_score(
     let mut closed = vec![false; groups];
     loop {
         let first = run.docs.iter().copied().min().unwrap_or(TERMINATED);
-        if first == TERMINATED {
+        if first == TERMINATED || deadline::passed() {
             return;
         }
         let threshold = top.threshold();

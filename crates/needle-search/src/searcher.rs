@@ -1,6 +1,7 @@
 //! Runs a query over an index's segments and returns the top k.
 
 use needle_codecs::SegmentRead;
+use needle_core::deadline::{self, CHECK_EVERY};
 use needle_core::{read_error, Deletes, DocId, Result, TERMINATED};
 
 pub use crate::collect::ScoredDoc;
@@ -243,6 +244,9 @@ fn collect_with_block_max(
     while doc != TERMINATED {
         if let Some(threshold) = top.threshold() {
             if block_end.is_none_or(|end| doc > end) {
+                if deadline::passed() {
+                    return;
+                }
                 let end = scorer.block_end(doc);
                 block_bound = scorer.block_max_score(doc, end);
                 block_end = Some(end);
@@ -259,6 +263,9 @@ fn collect_with_block_max(
         if !deletes.is_some_and(|d| d.is_deleted(doc)) {
             let score = scorer.score();
             top.collect(ScoredDoc { segment: seg, doc, global: base + u64::from(doc), score });
+            if top.count % CHECK_EVERY == 0 && deadline::passed() {
+                return;
+            }
         }
         doc = scorer.advance();
     }

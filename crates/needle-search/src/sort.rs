@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use needle_codecs::doc_values::{KeywordValues, NumericValues, ValueBatch};
 use needle_codecs::SegmentRead;
+use needle_core::deadline::{self, CHECK_EVERY};
 use needle_core::{read_error, Deletes, DocId, FieldId, Result, TERMINATED};
 
 use crate::collect::ScoredDoc;
@@ -294,6 +295,9 @@ pub(crate) fn search_sorted(
             let mut doc = s.doc();
             let mut competitive_until = None;
             while doc != TERMINATED {
+                if total % CHECK_EVERY == 0 && deadline::passed() {
+                    break;
+                }
                 if total >= request.track_total_hits && competitive_until.is_none_or(|end| doc > end) {
                     let (end, hopeless) = match (request.keys.first(), columns.0.first()) {
                         (Some(key), Some(column)) => {
@@ -377,7 +381,7 @@ impl NumericWalk<'_> {
         let SortBy::Field { missing, .. } = self.key.by else { unreachable!("a numeric key") };
         let (mut docs, mut batch) = (Vec::with_capacity(SORT_BATCH), ValueBatch::default());
         let mut doc = s.doc();
-        while doc != TERMINATED {
+        while doc != TERMINATED && !deadline::passed() {
             if self.sorted && top.is_full() && !self.ahead(top.worst(), column, doc, missing) {
                 // Matches come in the key's order: none from here on can enter the top;
                 // the rest only count, up to what is tracked.

@@ -3,6 +3,7 @@
 //! must not pass silently).
 
 use std::cell::Cell;
+use std::time::Duration;
 
 use crate::error::{ApiError, ApiResult};
 
@@ -98,6 +99,27 @@ impl Params {
             ))),
         }
     }
+}
+
+/// A time value of setting `name`: `30s`, `1m`, `500ms`, `2h`, `1d`,
+/// `nanos`, `micros` (Elasticsearch's units).
+pub fn time_value(name: &str, text: &str) -> ApiResult<Duration> {
+    let bad =
+        || ApiError::parsing(format!("failed to parse setting [{name}] with value [{text}] as a time value"));
+    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+    let (number, unit) = text.split_at(split);
+    let n: u64 = number.parse().map_err(|_| bad())?;
+    let per_unit = match unit {
+        "nanos" => Duration::from_nanos(1),
+        "micros" => Duration::from_micros(1),
+        "ms" => Duration::from_millis(1),
+        "s" => Duration::from_secs(1),
+        "m" => Duration::from_secs(60),
+        "h" => Duration::from_secs(3600),
+        "d" => Duration::from_secs(24 * 3600),
+        _ => return Err(bad()),
+    };
+    per_unit.checked_mul(u32::try_from(n).map_err(|_| bad())?).ok_or_else(bad)
 }
 
 #[cfg(test)]

@@ -81,22 +81,7 @@ impl Scrolls {
 
 /// A keep-alive: `30s`, `1m`, `500ms`, `2h`, `1d` (Elasticsearch's time units), at most a day.
 pub fn keep_alive(text: &str) -> ApiResult<Duration> {
-    let bad =
-        || ApiError::parsing(format!("failed to parse setting [scroll] with value [{text}] as a time value"));
-    let split = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-    let (number, unit) = text.split_at(split);
-    let n: u64 = number.parse().map_err(|_| bad())?;
-    let per_unit = match unit {
-        "nanos" => Duration::from_nanos(1),
-        "micros" => Duration::from_micros(1),
-        "ms" => Duration::from_millis(1),
-        "s" => Duration::from_secs(1),
-        "m" => Duration::from_secs(60),
-        "h" => Duration::from_secs(3600),
-        "d" => Duration::from_secs(24 * 3600),
-        _ => return Err(bad()),
-    };
-    let keep = per_unit.checked_mul(u32::try_from(n).map_err(|_| bad())?).ok_or_else(bad)?;
+    let keep = crate::params::time_value("scroll", text)?;
     if keep > MAX_KEEP_ALIVE {
         return Err(ApiError::illegal_argument(format!(
             "Keep alive for request ({text}) is too large. It must be less than (1d). \

@@ -1,11 +1,13 @@
 //! `_search`, `_count` and `_delete_by_query`, on one index or several
 //! (hits merged by score, as Elasticsearch merges its shards' hits).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::extract::{Path, State};
 use axum::response::Response;
+use needle_core::deadline;
 use needle_engine::{FragmentOptions, IfCurrent, Query, Schema, SearchRequest, Searcher, SortKey, SortValue};
 use serde_json::{json, Map, Value};
 
@@ -25,8 +27,7 @@ use crate::source_filter::SourceFilter;
 use crate::{docvalue_fields, dsl};
 
 /// Parameters of a search that change nothing on one node.
-const SEARCH_PARAMS: [&str; 14] = [
-    "timeout",
+const SEARCH_PARAMS: [&str; 13] = [
     "search_type",
     "allow_no_indices",
     "ignore_unavailable",
@@ -87,6 +88,8 @@ pub struct Request {
     pub scroll: Option<std::time::Duration>,
     /// `explain`: each hit's score explained (`_explanation`).
     pub explain: bool,
+    /// `timeout`: how long the indexes are searched; what was found by then is the answer (`timed_out`).
+    pub timeout: Option<Duration>,
     /// `profile`: what each index's search read (Needle's figures, under `profile.shards[].needle`).
     pub profile: bool,
     /// How many of each hit's sort values are shown (`None`: all; a
@@ -95,7 +98,9 @@ pub struct Request {
 }
 
 struct Highlight {
-    fields: Vec<String>,
+    /// The field patterns asked for, each with its options.
+    fields: Vec<(String, FragmentOptions)>,
+    /// The options of fields not given their own.
     options: FragmentOptions,
 }
 
@@ -172,6 +177,8 @@ pub struct Page {
     indexes: usize,
     /// With `profile`: each index's `profile.shards` entry.
     profiles: Vec<Value>,
+    /// The `timeout` passed before every index's matches were seen.
+    timed_out: bool,
 }
 
 impl Page {
@@ -199,7 +206,7 @@ impl Page {
         let n = self.indexes;
         let mut answer = json!({
             "took": started.elapsed().as_millis() as u64,
-            "timed_out": false,
+            "timed_out": self.timed_out,
             "_shards": {"total": n, "successful": n, "skipped": 0, "failed": 0},
             "hits": hits_json,
         });
@@ -227,6 +234,10 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
     let mut hits: Vec<Ranked> = Vec::new();
     let mut keys: Vec<SortKey> = Vec::new();
     let mut profiles = Vec::new();
+    let mut timed_out = false;
+    let started = Instant::now();
+    // What is left of the request's time, for each index in turn.
+    let left = || request.timeout.map(|t| t.saturating_sub(started.elapsed()));
     // Over several indexes, each gathers with the aggregations read against its mapping.
     let trees = match (&request.aggs, one) {
         (Some(spec), false) => Some(aggregations_of(targets, spec)?),
@@ -236,7 +247,9 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
     for (n, Target { name, searcher, .. }) in targets.iter().enumerate() {
         let query = query_of(&request.query, searcher)?;
         if let Some(trees) = &trees {
+            let limit = deadline::limit(left());
             let mine = searcher.gather(&query, &trees[n])?;
+            timed_out |= limit.timed_out();
             match gathered.as_mut() {
                 Some(all) => all.merge(mine),
                 None => gathered = Some(mine),
@@ -256,10 +269,13 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
         let from = if one { request.from } else { 0 };
         let engine_request = SearchRequest {
             search_after,
-            ..engine_request(request, resolved.as_ref(), &value_fields, window, from)
+            timeout: left(),
+            ..engine_request(request, searcher.schema(), resolved.as_ref(), &value_fields, window, from)
         };
         if let (Some(spec), true) = (&request.aggs, one) {
+            let limit = deadline::limit(left());
             let (matched, answer) = aggregate(name, searcher, &query, spec)?;
+            timed_out |= limit.timed_out();
             aggregations = Some(answer);
             if window == 0 && !request.profile {
                 // The aggregations walked every match: the count is theirs, no second walk.
@@ -268,6 +284,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
             }
         }
         let response = searcher.search_query(&query, &engine_request)?;
+        timed_out |= response.timed_out;
         if let Some(stats) = &response.stats {
             let id = format!("[needle][{name}][0]");
             profiles.push(json!({"id": id, "searches": [], "aggregations": [], "needle": stats}));
@@ -300,13 +317,14 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
         hits = hits.into_iter().skip(request.from).collect();
     }
     hits.truncate(request.size);
-    Ok(Page { total, exact, max_score, hits, aggregations, indexes: targets.len(), profiles })
+    Ok(Page { total, exact, max_score, hits, aggregations, indexes: targets.len(), profiles, timed_out })
 }
 
 /// The engine's request for `request`'s hits in one index: its best
 /// `top_k`, those ranked from `from` fetched and shown as it asks.
 fn engine_request(
     request: &Request,
+    schema: &Schema,
     resolved: Option<&sort::Resolved>,
     value_fields: &docvalue_fields::Resolved,
     top_k: usize,
@@ -317,6 +335,7 @@ fn engine_request(
         from,
         highlight: request.highlight.is_some(),
         fragments: request.highlight.as_ref().map(|h| h.options.clone()).unwrap_or_default(),
+        field_fragments: request.highlight.as_ref().map(|h| h.field_fragments(schema)).unwrap_or_default(),
         track_total_hits: request.track.unwrap_or(0).max(top_k as u64),
         source: request.source.fetch,
         versions: request.version || request.seq_no,
@@ -440,7 +459,7 @@ pub(crate) fn top_hits(name: &str, body: &Value, schema: &Schema) -> ApiResult<(
         false => Some(sort::resolve(&request.sort, schema)?),
     };
     let value_fields = docvalue_fields::resolve(&request.docvalue_fields, schema)?;
-    let engine = engine_request(&request, resolved.as_ref(), &value_fields, window, request.from);
+    let engine = engine_request(&request, schema, resolved.as_ref(), &value_fields, window, request.from);
     Ok((engine, TopHitsSpec { request, resolved, value_fields }))
 }
 
@@ -525,7 +544,7 @@ fn hit_json(
         let fields: Map<String, Value> = hit
             .highlight
             .into_iter()
-            .filter(|(field, _)| wanted.fields.iter().any(|p| pattern::matches(p, field)))
+            .filter(|(field, _)| wanted.fields.iter().any(|(p, _)| pattern::matches(p, field)))
             .map(|(field, fragments)| (field, json!(fragments)))
             .collect();
         if !fields.is_empty() {
@@ -589,6 +608,7 @@ impl Request {
             shown_sort_keys: None,
             profile: false,
             explain: false,
+            timeout: None,
         }
     }
 }
@@ -602,6 +622,7 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
         total_as_int: p.flag("rest_total_hits_as_int", false)?,
         scroll: p.get("scroll").map(crate::routes::scroll::keep_alive).transpose()?,
         explain: p.flag("explain", false)?,
+        timeout: p.get("timeout").map(|t| timeout_value(&json!(t))).transpose()?.flatten(),
         ..Request::new()
     };
     if let Some(body) = call.json()? {
@@ -673,7 +694,8 @@ fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
         "seq_no_primary_term" => r.seq_no = bool_value(key, &value)?,
         "profile" => r.profile = bool_value(key, &value)?,
         "explain" => r.explain = bool_value(key, &value)?,
-        "timeout" | "stats" => {}
+        "timeout" => r.timeout = timeout_value(&value)?,
+        "stats" => {}
         "stored_fields" => r.source.fetch = stored_fields(&value)?,
         "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields" | "min_score"
         | "indices_boost" | "knn" | "pit" | "runtime_mappings" | "slice" | "terminate_after" | "fields" => {
@@ -720,6 +742,15 @@ fn bool_value(key: &str, v: &Value) -> ApiResult<bool> {
     }
 }
 
+/// `timeout`: a time value, or `-1` for none.
+fn timeout_value(v: &Value) -> ApiResult<Option<Duration>> {
+    match v {
+        Value::String(s) if s == "-1" => Ok(None),
+        Value::String(s) => crate::params::time_value("timeout", s).map(Some),
+        other => Err(ApiError::parsing(format!("[timeout] must be a time value, not {other}"))),
+    }
+}
+
 /// `track_total_hits`: true (exact), false (no total), or a number to count up to.
 fn track_value(v: &Value) -> ApiResult<Option<u64>> {
     match v {
@@ -732,42 +763,52 @@ fn track_value(v: &Value) -> ApiResult<Option<u64>> {
 }
 
 /// `highlight`: `fields` (an object or a list of one-key objects), tags,
-/// `fragment_size`, `number_of_fragments`. Options given in a field apply
-/// to every field (Needle cuts each hit's fragments one way).
+/// `fragment_size`, `number_of_fragments`; options given in a field apply
+/// to that field, over the ones given for all.
 fn highlight(v: &Value) -> ApiResult<Highlight> {
     let Value::Object(m) = v else { return Err(ApiError::parsing("[highlight] must be an object")) };
-    let mut h = Highlight { fields: Vec::new(), options: FragmentOptions::default() };
-    h.options.max_fragments = 5;
-    h.options.fragment_size = 100;
-    let mut per_field: Vec<&Map<String, Value>> = Vec::new();
+    let mut options = FragmentOptions { max_fragments: 5, fragment_size: 100, ..FragmentOptions::default() };
+    let mut per_field: Vec<(String, Option<&Map<String, Value>>)> = Vec::new();
     for (key, value) in m {
         match (key.as_str(), value) {
             ("fields", Value::Object(fields)) => {
-                for (name, opts) in fields {
-                    h.fields.push(name.clone());
-                    per_field.extend(opts.as_object());
-                }
+                per_field.extend(fields.iter().map(|(name, opts)| (name.clone(), opts.as_object())));
             }
             ("fields", Value::Array(list)) => {
                 for entry in list {
                     let Some(one) = entry.as_object() else {
                         return Err(ApiError::parsing("[highlight] [fields] entries must be objects"));
                     };
-                    for (name, opts) in one {
-                        h.fields.push(name.clone());
-                        per_field.extend(opts.as_object());
-                    }
+                    per_field.extend(one.iter().map(|(name, opts)| (name.clone(), opts.as_object())));
                 }
             }
-            _ => highlight_option(&mut h.options, key, value)?,
+            _ => highlight_option(&mut options, key, value)?,
         }
     }
-    for opts in per_field {
-        for (key, value) in opts {
-            highlight_option(&mut h.options, key, value)?;
+    let mut fields = Vec::with_capacity(per_field.len());
+    for (name, opts) in per_field {
+        let mut own = options.clone();
+        for (key, value) in opts.into_iter().flatten() {
+            highlight_option(&mut own, key, value)?;
         }
+        fields.push((name, own));
     }
-    Ok(h)
+    Ok(Highlight { fields, options })
+}
+
+impl Highlight {
+    /// The fields of `schema` cut their own way: each takes the options
+    /// of the first pattern that names it.
+    fn field_fragments(&self, schema: &Schema) -> BTreeMap<String, FragmentOptions> {
+        let mut out = BTreeMap::new();
+        for field in &schema.fields {
+            let first = self.fields.iter().find(|(p, _)| pattern::matches(p, &field.name));
+            if let Some((_, own)) = first.filter(|(_, own)| *own != self.options) {
+                out.insert(field.name.clone(), own.clone());
+            }
+        }
+        out
+    }
 }
 
 fn highlight_option(o: &mut FragmentOptions, key: &str, value: &Value) -> ApiResult<()> {
@@ -822,7 +863,7 @@ pub(crate) fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResul
     let p = &call.params;
     let mut query = url_query(p)?;
     p.ignore(&SEARCH_PARAMS);
-    p.ignore(&["min_score", "terminate_after", "ignore_throttled"]);
+    p.ignore(&["min_score", "terminate_after", "ignore_throttled", "timeout"]);
     p.finish(&call.path)?;
     if let Some(body) = call.json()? {
         query = query_only(body, "count")?;

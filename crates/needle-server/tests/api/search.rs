@@ -100,6 +100,65 @@ fn options_shape_the_hits() {
 }
 
 #[test]
+fn highlight_options_given_in_a_field_apply_to_that_field() {
+    let s = TestServer::start();
+    s.json(
+        "PUT",
+        "/h",
+        Some(json!({"mappings": {"properties": {"title": {"type": "text"}, "body": {"type": "text"}}}})),
+    );
+    let body = "fox one. ".repeat(30) + &"filler words here. ".repeat(20) + &"fox two. ".repeat(30);
+    let doc = json!({"title": "the quick fox", "body": body});
+    assert_eq!(s.json("PUT", "/h/_doc/1?refresh=true", Some(doc)).0, 201);
+    let search = json!({
+        "query": {"multi_match": {"query": "fox", "fields": ["title", "body"]}},
+        "highlight": {
+            "pre_tags": ["<b>"], "post_tags": ["</b>"], "number_of_fragments": 3, "fragment_size": 40,
+            "fields": {"title": {"pre_tags": ["["], "post_tags": ["]"]}, "b*": {"number_of_fragments": 1}},
+        },
+    });
+    let (status, answer) = s.json("POST", "/h/_search", Some(search));
+    assert_eq!(status, 200, "{answer}");
+    let h = &answer["hits"]["hits"][0]["highlight"];
+    assert_eq!(h["title"], json!(["the quick [fox]"]), "{h}");
+    let body = h["body"].as_array().unwrap();
+    assert_eq!(body.len(), 1, "the field's own count: {h}");
+    assert!(body[0].as_str().unwrap().contains("<b>fox</b>"), "the shared tags: {h}");
+    assert!(body[0].as_str().unwrap().len() < 120, "the shared size: {h}");
+}
+
+#[test]
+fn a_search_past_its_timeout_answers_with_what_it_found() {
+    let s = TestServer::start();
+    let mut lines = Vec::new();
+    for i in 0..3000 {
+        lines.push(json!({"index": {"_index": "t", "_id": i.to_string()}}));
+        lines.push(json!({"title": if i % 3 == 0 { "red fox" } else { "red dog" }, "n": i}));
+    }
+    assert_eq!(s.bulk("/_bulk?refresh=true", &lines).1["errors"], json!(false));
+    let body = |timeout: &str| {
+        json!({"query": {"match": {"title": "red"}}, "timeout": timeout, "track_total_hits": true,
+               "aggs": {"most": {"max": {"field": "n"}}}})
+    };
+    let full = s.json("POST", "/t/_search", Some(body("1m"))).1;
+    assert_eq!(
+        (full["timed_out"].clone(), full["hits"]["total"]["value"].clone()),
+        (json!(false), json!(3000))
+    );
+    assert_eq!(full["aggregations"]["most"]["value"], json!(2999.0));
+    let partial = s.json("POST", "/t/_search", Some(body("0nanos"))).1;
+    assert_eq!(partial["timed_out"], json!(true), "{partial}");
+    assert!(partial["hits"]["total"]["value"].as_u64().unwrap() < 3000, "{partial}");
+    let by_param = s.json("POST", "/t/_search?timeout=0nanos", Some(json!({"query": {"match_all": {}}}))).1;
+    assert_eq!(by_param["timed_out"], json!(true), "{by_param}");
+    let none = s.json("POST", "/t/_search", Some(body("-1"))).1;
+    assert_eq!(none["timed_out"], json!(false));
+    let (status, bad) = s.json("POST", "/t/_search", Some(body("soon")));
+    assert_eq!(status, 400, "{bad}");
+    assert!(bad["error"]["reason"].as_str().unwrap().contains("[timeout] with value [soon]"), "{bad}");
+}
+
+#[test]
 fn what_cannot_be_answered_is_refused_clearly() {
     let s = with_docs();
     for (body, status, kind, words) in [
