@@ -65,19 +65,20 @@ pub(crate) fn explain(query: &Query, cx: &mut Context<'_, '_>, boost: f32) -> Re
             }
             sum(details)
         }
+        Query::CrossFields { fields, term: t, tie_breaker } => {
+            let doc_freqs = cx.stats.blended_doc_freqs(fields, t);
+            let mut details = Vec::new();
+            for (&(field, field_boost), doc_freq) in fields.iter().zip(doc_freqs) {
+                details.extend(term(cx, field, t, boost * field_boost, Some(doc_freq))?);
+            }
+            dis_max(details, *tie_breaker)
+        }
         Query::DisMax { clauses, tie_breaker } => {
             let mut details = Vec::new();
             for c in clauses {
                 details.extend(explain(c, cx, boost)?);
             }
-            let max = details.iter().map(|d| d.value).fold(f32::NEG_INFINITY, f32::max);
-            let others: f64 = details.iter().map(|d| f64::from(d.value)).sum::<f64>() - f64::from(max);
-            let value = (f64::from(max) + others * f64::from(*tie_breaker)) as f32;
-            let description = match tie_breaker {
-                t if *t == 0.0 => "max of:".to_string(),
-                t => format!("max plus {t} times others of:"),
-            };
-            (!details.is_empty()).then(|| Explanation::new(value, description, details))
+            dis_max(details, *tie_breaker)
         }
         Query::Boosting { positive, negative, factor } => match explain(positive, cx, 1.0)? {
             None => None,
@@ -91,6 +92,18 @@ pub(crate) fn explain(query: &Query, cx: &mut Context<'_, '_>, boost: f32) -> Re
             }
         },
     })
+}
+
+/// The best of `details` plus `tie_breaker` times the others (Lucene's DisjunctionMaxQuery).
+fn dis_max(details: Vec<Explanation>, tie_breaker: f32) -> Option<Explanation> {
+    let max = details.iter().map(|d| d.value).fold(f32::NEG_INFINITY, f32::max);
+    let others: f64 = details.iter().map(|d| f64::from(d.value)).sum::<f64>() - f64::from(max);
+    let value = (f64::from(max) + others * f64::from(tie_breaker)) as f32;
+    let description = match tie_breaker {
+        t if t == 0.0 => "max of:".to_string(),
+        t => format!("max plus {t} times others of:"),
+    };
+    (!details.is_empty()).then(|| Explanation::new(value, description, details))
 }
 
 fn sum(details: Vec<Explanation>) -> Option<Explanation> {
@@ -282,6 +295,17 @@ pub fn describe(query: &Query, names: &dyn Fn(FieldId) -> String) -> String {
         Query::MultiTerm(m) => format!("{}:{:?}", names(m.field), m.pattern),
         Query::TermSet { field, terms } => format!("{}:({} terms)", names(*field), terms.len()),
         Query::Blended { field, terms } => format!("Blended({}: {} terms)", names(*field), terms.len()),
+        Query::CrossFields { fields, term, tie_breaker } => {
+            let word = String::from_utf8_lossy(term);
+            let each: Vec<String> = fields
+                .iter()
+                .map(|&(f, b)| match b {
+                    1.0 => format!("{}:{word}", names(f)),
+                    b => format!("({}:{word})^{b}", names(f)),
+                })
+                .collect();
+            format!("({})~{tie_breaker}", each.join(" | "))
+        }
         Query::Boosting { positive, negative, factor } => {
             format!("FunctionScoreQuery({}, scored by boost({})^{factor})", inner(positive), inner(negative))
         }

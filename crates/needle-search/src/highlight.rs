@@ -35,6 +35,9 @@ fn targets(q: &Query, out: &mut Vec<Target>) {
         Query::Blended { field, terms } => {
             out.extend(terms.iter().map(|(t, _)| Target::Term(*field, t.clone())))
         }
+        Query::CrossFields { fields, term, .. } => {
+            out.extend(fields.iter().map(|(f, _)| Target::Term(*f, term.clone())))
+        }
         Query::Boost(q, _) | Query::Constant(q) => targets(q, out),
         Query::Boosting { positive, .. } => targets(positive, out),
         Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| targets(c, out)),

@@ -53,6 +53,15 @@ pub enum Query {
         field: FieldId,
         terms: Vec<(Vec<u8>, f32)>,
     },
+    /// One term in several fields (each with its boost), each field's score
+    /// computed with a document frequency blended across the fields, then
+    /// the best plus `tie_breaker` times the others: Elasticsearch's
+    /// `cross_fields` (its BlendedTermQuery; see `IndexStats::blended_doc_freqs`).
+    CrossFields {
+        fields: Vec<(FieldId, f32)>,
+        term: Vec<u8>,
+        tie_breaker: f32,
+    },
 }
 
 /// `lower..=upper` over a numeric field's doc values (as `i64`s: doubles in
@@ -126,6 +135,9 @@ impl Query {
             }
             Query::TermSet { field, terms } => out.extend(terms.iter().map(|t| (*field, t.clone()))),
             Query::Blended { field, terms } => out.extend(terms.iter().map(|(t, _)| (*field, t.clone()))),
+            Query::CrossFields { fields, term, .. } => {
+                out.extend(fields.iter().map(|(f, _)| (*f, term.clone())))
+            }
             Query::Boost(q, _) | Query::Constant(q) => q.terms(out),
             Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| c.terms(out)),
             Query::Boosting { positive, negative, .. } => {
@@ -153,6 +165,7 @@ impl Query {
             // fuzzy query by its `max_expansions`), as Lucene counts them.
             Query::Range(_) | Query::Exists(_) | Query::MultiTerm(_) | Query::TermSet { .. } => 1,
             Query::Blended { terms, .. } => terms.len(),
+            Query::CrossFields { fields, .. } => fields.len(),
             Query::Boost(q, _) | Query::Constant(q) => q.leaf_count(),
             Query::DisMax { clauses, .. } => clauses.iter().map(Query::leaf_count).sum(),
             Query::Boosting { positive, negative, .. } => positive.leaf_count() + negative.leaf_count(),

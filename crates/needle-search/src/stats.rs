@@ -18,6 +18,8 @@ pub(crate) struct IndexStats<'a> {
     segments: &'a [&'a dyn SegmentRead],
     fields: HashMap<FieldId, FieldStats>,
     doc_freq: HashMap<TermKey, u64>,
+    /// Documents in every segment, deleted ones included (Lucene's `maxDoc`).
+    max_doc: u64,
     opened: HashMap<(usize, TermKey), Box<dyn Postings>>,
     bloom: bool,
 }
@@ -35,8 +37,9 @@ impl<'a> IndexStats<'a> {
         let mut seen = std::collections::HashSet::new();
         terms.retain(|t| seen.insert(t.clone()));
         let keys: Vec<(FieldId, &[u8])> = terms.iter().map(|(f, t)| (*f, t.as_slice())).collect();
+        let max_doc = segments.iter().map(|s| u64::from(s.meta().max_doc)).sum();
         let mut stats =
-            IndexStats { segments, fields, doc_freq: HashMap::new(), opened: HashMap::new(), bloom };
+            IndexStats { segments, fields, doc_freq: HashMap::new(), max_doc, opened: HashMap::new(), bloom };
         for (i, s) in segments.iter().enumerate() {
             for (key, p) in terms.iter().zip(s.postings_all(&keys)?) {
                 let df = stats.doc_freq.entry(key.clone()).or_default();
@@ -74,12 +77,52 @@ impl<'a> IndexStats<'a> {
     /// BM25 for a term of a blended group: the group's largest document
     /// frequency stands in for the term's own.
     pub fn bm25_blended(&self, field: FieldId, terms: &[(Vec<u8>, f32)], boost: f32) -> Arc<Bm25> {
-        let f = self.fields.get(&field).copied().unwrap_or_default();
         let doc_freq = terms.iter().map(|(t, _)| self.doc_freq(field, t)).max().unwrap_or(0);
+        self.bm25_with_doc_freq(field, doc_freq, boost)
+    }
+
+    /// BM25 for a term of `field` that `doc_freq` documents are taken to hold.
+    pub fn bm25_with_doc_freq(&self, field: FieldId, doc_freq: u64, boost: f32) -> Arc<Bm25> {
+        let f = self.field_stats(field);
         Arc::new(Bm25::new(
             boost * idf(doc_freq, f.doc_count),
             avg_field_length(f.sum_total_term_freq, f.doc_count),
         ))
+    }
+
+    /// The document frequencies of `term` in each of `fields` blended as
+    /// Elasticsearch's `cross_fields` blends them (its BlendedTermQuery), so
+    /// that a term rare in one field and common in another is not rewarded
+    /// for its rarity there. Every field holding the term takes the largest
+    /// frequency among them, plus one at each step down to a field where the
+    /// term is rarer (a bias toward the fields where it is common), capped by
+    /// the field's document count and by the smallest token count of those
+    /// fields; a field without the term keeps 0. One field is left as it is.
+    pub fn blended_doc_freqs(&self, fields: &[(FieldId, f32)], term: &[u8]) -> Vec<u64> {
+        let own: Vec<u64> = fields.iter().map(|(f, _)| self.doc_freq(*f, term)).collect();
+        let max = own.iter().copied().max().unwrap_or(0);
+        if fields.len() <= 1 || max == 0 {
+            return own;
+        }
+        let fewest_tokens = (fields.iter().zip(&own))
+            .filter(|(_, &df)| df > 0)
+            .map(|((f, _), _)| self.field_stats(*f).sum_total_term_freq)
+            .min()
+            .unwrap_or(u64::MAX);
+        let max_doc = self.max_doc.min(fewest_tokens);
+        // Most documents first; equal ones in the order given (a stable sort, as Lucene's).
+        let mut order: Vec<usize> = (0..fields.len()).collect();
+        order.sort_by(|&a, &b| own[b].cmp(&own[a]));
+        let mut blended = vec![0; fields.len()];
+        let (mut shared, mut previous) = (max.min(max_doc), own[order[0]]);
+        for i in order.into_iter().take_while(|&i| own[i] > 0) {
+            if previous > own[i] {
+                shared += 1;
+            }
+            blended[i] = shared.min(max_doc.min(self.field_stats(fields[i].0).doc_count));
+            previous = own[i];
+        }
+        blended
     }
 
     /// BM25 for a term, or for a phrase with the summed idf of its terms, boosted.

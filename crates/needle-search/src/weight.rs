@@ -89,6 +89,24 @@ pub(crate) fn scorer<'a>(
                 _ => Some(checked(Box::new(Disjunction::new(children, 1)), "blended")),
             }
         }
+        Query::CrossFields { fields, term, tie_breaker } => {
+            let doc_freqs = stats.blended_doc_freqs(fields, term);
+            let mut children = Vec::new();
+            for (&(field, field_boost), doc_freq) in fields.iter().zip(doc_freqs) {
+                if let Some(p) = stats.postings(seg, field, term)? {
+                    let bm25 = stats.bm25_with_doc_freq(field, doc_freq, boost * field_boost);
+                    children.push(checked(Box::new(TermScorer::new(p, bm25, segment.norms(field))), "term"));
+                }
+            }
+            match children.len() {
+                0 => None,
+                1 => children.pop(),
+                _ => Some(checked(
+                    Box::new(Disjunction::combining(children, 1, Combine::Max { tie_breaker: *tie_breaker })),
+                    "cross-fields",
+                )),
+            }
+        }
         Query::MultiTerm(_) => {
             return Err(needle_core::Error::query("a multi-term query reached a segment unexpanded (a bug)"))
         }

@@ -3,7 +3,7 @@
 //! terms, `multi_match` a dis-max over the fields, `terms` constant-scoring...).
 //!
 //! Supported: `match`, `match_phrase`, `multi_match` (`best_fields`,
-//! `most_fields`, `phrase`), `match_all`, `match_none`, `term`, `terms`,
+//! `most_fields`, `cross_fields`, `phrase`), `match_all`, `match_none`, `term`, `terms`,
 //! `ids`, `bool`, `constant_score`, `dis_max`, `query_string`, `range`,
 //! `exists` (on keyword, numeric, date and boolean fields, through their doc values),
 //! `prefix`, `wildcard` and `fuzzy` (and `match` with `fuzziness`), `simple_query_string`,
@@ -313,13 +313,24 @@ fn match_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -
             None => Ok(term(id, t)),
         })
         .collect::<ApiResult<_>>()?;
+    joined_terms(terms, &operator, msm, &zero_terms)
+}
+
+/// A `match` query's terms joined as its `operator`, `minimum_should_match`
+/// and `zero_terms_query` say.
+fn joined_terms(
+    mut terms: Vec<Query>,
+    operator: &str,
+    msm: Option<String>,
+    zero_terms: &str,
+) -> ApiResult<Query> {
     Ok(match terms.len() {
         0 if zero_terms == "all" => Query::MatchAll,
         0 => Query::MatchNone,
-        1 => terms.into_iter().next().expect("one term"),
+        1 => terms.pop().expect("one term"),
         n => {
             let mut b = BoolQuery::default();
-            match operator.as_str() {
+            match operator {
                 "and" => b.must = terms,
                 "or" => {
                     b.minimum_should_match =
@@ -332,6 +343,60 @@ fn match_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -
             }
             Query::Bool(b)
         }
+    })
+}
+
+/// `multi_match` of type `cross_fields`: the fields that analyze text alike
+/// (text fields with one analyzer, or keyword fields) form a group whose
+/// fields act as one: the text is analyzed once, and each term is searched
+/// in all of them as one blended term ([`Query::CrossFields`]), so that
+/// `operator` and `minimum_should_match` count terms, not fields. A field
+/// alone in its group is a `match` query on it; groups join in a dis-max.
+fn cross_fields(
+    text: &str,
+    fields: &[(String, f32)],
+    options: &FieldOptions,
+    schema: &Schema,
+    tie_breaker: f32,
+) -> ApiResult<Query> {
+    let mut groups: Vec<Vec<(FieldId, f32)>> = Vec::new();
+    for (name, boost) in fields {
+        let Some(id) = field_id(schema, name) else { continue };
+        let def = schema.field(id);
+        let alike = |other: &(FieldId, f32)| {
+            let o = schema.field(other.0);
+            o.kind == def.kind
+                && matches!(def.kind, FieldKind::Text | FieldKind::Keyword)
+                && (o.analyzer.as_ref(), o.stopwords.as_ref())
+                    == (def.analyzer.as_ref(), def.stopwords.as_ref())
+        };
+        match groups.iter_mut().find(|g| alike(&g[0])) {
+            Some(group) => group.push((id, *boost)),
+            None => groups.push(vec![(id, *boost)]),
+        }
+    }
+    let mut per_group = Vec::with_capacity(groups.len());
+    for group in groups {
+        let mut o = FieldOptions { body: options.body.clone() };
+        if let [(id, boost)] = group[..] {
+            let q = match_query(&schema.field(id).name, text, &mut o, schema)?;
+            per_group.push(if boost == 1.0 { q } else { Query::boosted(q, boost) });
+            continue;
+        }
+        let operator =
+            o.string("multi_match", "operator")?.unwrap_or_else(|| "or".into()).to_ascii_lowercase();
+        let msm = o.string("multi_match", "minimum_should_match")?;
+        let zero_terms = o.string("multi_match", "zero_terms_query")?.unwrap_or_else(|| "none".into());
+        let terms = tokens(schema, group[0].0, text)?
+            .into_iter()
+            .map(|(_, t)| Query::CrossFields { fields: group.clone(), term: t.into_bytes(), tie_breaker })
+            .collect();
+        per_group.push(joined_terms(terms, &operator, msm, &zero_terms)?);
+    }
+    Ok(match per_group.len() {
+        0 => Query::MatchNone,
+        1 => per_group.pop().expect("one group"),
+        _ => Query::DisMax { clauses: per_group, tie_breaker },
     })
 }
 
@@ -676,6 +741,15 @@ fn multi_match(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         Some(Value::String(f)) => vec![field_boost(&f)],
         Some(_) => return Err(malformed("multi_match", "[fields] must be an array of strings")),
     };
+    if kind == "cross_fields" {
+        if options.body.get("fuzziness").is_some() {
+            return Err(ApiError::parsing("Fuzziness not allowed for type [cross_fields]"));
+        }
+        let named: Vec<(String, f32)> = (fields.iter())
+            .flat_map(|(pattern, boost)| field_names(schema, pattern).into_iter().map(|n| (n, *boost)))
+            .collect();
+        return cross_fields(&text, &named, &options, schema, tie_breaker);
+    }
     let mut per_field = Vec::new();
     for (pattern, boost) in fields {
         for name in field_names(schema, &pattern) {
@@ -930,6 +1004,34 @@ mod tests {
 
     fn q(v: Value) -> ApiResult<Query> {
         query(&v, &schema())
+    }
+
+    #[test]
+    fn cross_fields_blends_the_fields_that_analyze_alike_and_joins_the_groups_in_a_dis_max() {
+        let s = Schema::from_mapping(
+            r#"{"properties":{"a":{"type":"text"},"b":{"type":"text"},"c":{"type":"text","analyzer":"english"},"k":{"type":"keyword"}}}"#,
+        )
+        .unwrap();
+        let id = |n: &str| s.field_id(n).unwrap();
+        let body = json!({"multi_match": {"query": "Running", "fields": ["a", "b^2", "c", "k"],
+                                          "type": "cross_fields", "tie_breaker": 0.5}});
+        let blended = Query::CrossFields {
+            fields: vec![(id("a"), 1.0), (id("b"), 2.0)],
+            term: b"running".to_vec(),
+            tie_breaker: 0.5,
+        };
+        let groups = vec![blended, Query::term(id("c"), "run"), Query::term(id("k"), "Running")];
+        assert_eq!(query(&body, &s).unwrap(), Query::DisMax { clauses: groups, tie_breaker: 0.5 });
+        // Two terms, `and`: each term must be in one of the group's fields.
+        let body = json!({"multi_match": {"query": "x y", "fields": ["a", "b"], "type": "cross_fields", "operator": "and"}});
+        let Query::Bool(b) = query(&body, &s).unwrap() else { panic!() };
+        assert_eq!(b.must.len(), 2);
+        assert!(matches!(&b.must[0], Query::CrossFields { term, .. } if term == b"x"));
+        let fuzzy = json!({"multi_match": {"query": "x", "fields": ["a", "b"], "type": "cross_fields", "fuzziness": 1}});
+        assert!(query(&fuzzy, &s)
+            .unwrap_err()
+            .to_string()
+            .contains("Fuzziness not allowed for type [cross_fields]"));
     }
 
     #[test]

@@ -144,15 +144,50 @@ impl Oracle {
                 Some((score * factor * f64::from(boost)) as f32)
             }
             Query::Constant(q) => self.score(q, doc).map(|_| boost),
+            Query::CrossFields { fields, term, tie_breaker } => {
+                let word = String::from_utf8_lossy(term);
+                let doc_freqs = self.cross_field_doc_freqs(fields, &word);
+                let scores: Vec<f32> = (fields.iter().zip(doc_freqs))
+                    .filter_map(|(&(field, field_boost), df)| {
+                        let freq = self.freq(doc, field, &word);
+                        (freq > 0)
+                            .then(|| self.bm25_with_df(field, df, freq as f32, doc, boost * field_boost))
+                    })
+                    .collect();
+                dis_max(&scores, *tie_breaker)
+            }
             Query::DisMax { clauses, tie_breaker } => {
                 let scores: Vec<f32> =
                     clauses.iter().filter_map(|c| self.boosted_score(c, doc, boost)).collect();
-                let best =
-                    scores.iter().copied().fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))))?;
-                let others: f64 = scores.iter().map(|&s| f64::from(s)).sum::<f64>() - f64::from(best);
-                Some((f64::from(best) + others * f64::from(*tie_breaker)) as f32)
+                dis_max(&scores, *tie_breaker)
             }
         }
+    }
+
+    /// Elasticsearch's blended document frequencies of a cross-fields term,
+    /// stated plainly: a field holding the term takes the largest frequency
+    /// of the fields, plus one for each distinct larger frequency than its
+    /// own, at most its document count and the fewest tokens of those fields
+    /// (and the number of documents).
+    fn cross_field_doc_freqs(&self, fields: &[(FieldId, f32)], term: &str) -> Vec<f64> {
+        let own: Vec<f64> = fields.iter().map(|&(f, _)| self.doc_freq(f, term)).collect();
+        let max = own.iter().copied().fold(0.0, f64::max);
+        let holding: Vec<usize> = (0..fields.len()).filter(|&i| own[i] > 0.0).collect();
+        let fewest_tokens =
+            holding.iter().map(|&i| self.field_stats(fields[i].0).1 as f64).fold(f64::MAX, f64::min);
+        let cap = fewest_tokens.min(self.docs.len() as f64);
+        let mut larger: Vec<f64> = own.clone();
+        larger.sort_by(f64::total_cmp);
+        larger.dedup();
+        (0..fields.len())
+            .map(|i| match own[i] > 0.0 {
+                false => 0.0,
+                true => {
+                    let steps = larger.iter().filter(|&&d| d > own[i]).count() as f64;
+                    (max + steps).min(cap).min(self.field_stats(fields[i].0).0)
+                }
+            })
+            .collect()
     }
 
     fn score_bool(&self, b: &BoolQuery, doc: usize, boost: f32) -> Option<f32> {
@@ -377,4 +412,11 @@ pub fn osa_distance(a: &[char], b: &[char], transpositions: bool) -> u32 {
         }
     }
     d[a.len()][b.len()]
+}
+
+/// The best of `scores` plus `tie_breaker` times the others; `None` when there are none.
+fn dis_max(scores: &[f32], tie_breaker: f32) -> Option<f32> {
+    let best = scores.iter().copied().fold(None, |m: Option<f32>, s| Some(m.map_or(s, |m| m.max(s))))?;
+    let others: f64 = scores.iter().map(|&s| f64::from(s)).sum::<f64>() - f64::from(best);
+    Some((f64::from(best) + others * f64::from(tie_breaker)) as f32)
 }

@@ -71,8 +71,16 @@ pub fn query(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth:
 
 fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth: u32) -> Query {
     let field = text_fields[rng.gen_range(0..text_fields.len())];
-    match rng.gen_range(0..if depth == 0 { 4 } else { 9 }) {
+    match rng.gen_range(0..if depth == 0 { 5 } else { 10 }) {
         0 => Query::Term(TermQuery { field, term: word(rng).as_bytes().to_vec() }),
+        4 => {
+            let fields = text_fields.iter().map(|&f| (f, [1.0, 2.0, 0.5][rng.gen_range(0..3)])).collect();
+            Query::CrossFields {
+                fields,
+                term: word(rng).as_bytes().to_vec(),
+                tie_breaker: [0.0, 0.3][rng.gen_range(0..2)],
+            }
+        }
         3 => multi_term(rng, field),
         1 => {
             let n = rng.gen_range(2..=3);

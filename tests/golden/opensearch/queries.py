@@ -130,6 +130,17 @@ def queries():
                           "fuzzy_transpositions": False}},
         {"query_string": {"query": "contsitution~ war~", "fields": ["title", "body"], "fuzziness": "AUTO:4,12"}},
         {"query_string": {"query": "peaec~", "default_field": "body", "fuzzy_transpositions": False}},
+        # cross_fields: each term blended across the fields (one analyzer: one group).
+        {"multi_match": {"query": "freedom liberty", "fields": ["body", "title", "source"], "type": "cross_fields"}},
+        {"multi_match": {"query": "washington lincoln union", "fields": ["title^2", "body"], "type": "cross_fields",
+                         "operator": "and"}},
+        {"multi_match": {"query": "war peace treaty", "fields": ["title", "body"], "type": "cross_fields",
+                         "minimum_should_match": "2"}},
+        {"multi_match": {"query": "roosevelt economy address", "fields": ["title", "body", "source"],
+                         "type": "cross_fields", "tie_breaker": 0.3}},
+        {"multi_match": {"query": "union", "fields": ["*"], "type": "cross_fields"}},
+        {"multi_match": {"query": "the of", "fields": ["title", "body"], "type": "cross_fields",
+                         "zero_terms_query": "all"}},
     ]
 
 
@@ -142,6 +153,7 @@ def explained():
         {"match": {"title": {"query": "state union", "boost": 2}}},
         {"dis_max": {"queries": [{"match": {"body": "peace"}}, {"match": {"body": "treaty"}}], "tie_breaker": 0.3}},
         {"match_phrase": {"body": {"query": "free people", "slop": 2}}},
+        {"multi_match": {"query": "lincoln war", "fields": ["title", "body^1.5"], "type": "cross_fields"}},
     ]
 
 

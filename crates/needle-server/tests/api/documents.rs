@@ -51,7 +51,11 @@ fn a_document_through_its_life() {
     let source = s.json("GET", "/books/_doc/1", None).1["_source"].clone();
     assert_eq!(source, json!({"title": "The quick fox", "n": 2, "tags": ["a"]}));
     let keys: Vec<&String> = source.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["title", "n", "tags"], "the document's order, new keys last, as Elasticsearch keeps it");
+    assert_eq!(
+        keys,
+        ["title", "n", "tags"],
+        "the document's order, new keys last, as Elasticsearch keeps it"
+    );
 
     // The right if_seq_no passes.
     let current = s.json("GET", "/books/_doc/1", None).1["_seq_no"].as_u64().unwrap();
