@@ -29,6 +29,7 @@ use needle_search::{
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{json, Map, Value};
 
+use crate::date_format::DateFormat;
 use crate::distinct::{hash_bytes, hash_value, Distinct};
 use crate::schema::FieldKind;
 use crate::zone::Zone;
@@ -161,9 +162,21 @@ pub struct Aggregation {
     pub name: String,
     pub kind: AggKind,
     pub subs: Vec<Aggregation>,
+    /// How a date field's values are shown (`key_as_string`,
+    /// `value_as_string`, a range's `from_as_string`); `None`:
+    /// `strict_date_optional_time`.
+    pub format: Option<DateFormat>,
 }
 
 impl Aggregation {
+    /// A date as this aggregation shows it, in `zone`.
+    fn date_text(&self, ms: i64, zone: Zone) -> String {
+        match &self.format {
+            Some(format) => format.format(ms, zone),
+            None => zone.format(ms),
+        }
+    }
+
     /// The field it reads (none for filters).
     fn field(&self) -> Option<AggField> {
         match &self.kind {
@@ -1199,24 +1212,31 @@ fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Resu
                     _ => None,
                 };
                 if let Some(ms) = shown {
-                    out["value_as_string"] = json!(date_string(ms as i64));
+                    out["value_as_string"] = json!(agg.date_text(ms as i64, Zone::UTC));
                 }
             }
             out
         }
         (State::Distinct { seen, .. }, _) => json!({"value": seen.count()}),
         (State::Ranges(buckets), AggKind::Range { ranges, .. }) => {
+            let dates = field.kind == FieldKind::Date;
+            let text = |x: f64| match dates {
+                true => agg.date_text(x as i64, Zone::UTC),
+                false => format!("{x:?}"),
+            };
             let shown = buckets.into_iter().zip(ranges).map(|(bucket, range)| {
-                let bound = |b: Option<f64>| b.map_or("*".to_string(), |x| format!("{x:?}"));
+                let bound = |b: Option<f64>| b.map_or("*".to_string(), text);
                 let key =
                     range.key.clone().unwrap_or_else(|| format!("{}-{}", bound(range.from), bound(range.to)));
                 let mut b = Map::new();
                 b.insert("key".into(), json!(key));
-                if let Some(from) = range.from {
-                    b.insert("from".into(), json!(from));
-                }
-                if let Some(to) = range.to {
-                    b.insert("to".into(), json!(to));
+                for (name, value) in [("from", range.from), ("to", range.to)] {
+                    if let Some(x) = value {
+                        b.insert(name.into(), json!(x));
+                        if dates {
+                            b.insert(format!("{name}_as_string"), json!(text(x)));
+                        }
+                    }
                 }
                 bucket_json(agg, b, bucket, fetch)
             });
@@ -1254,10 +1274,10 @@ fn keyed_json(
         }
         match (field.kind, kind) {
             (FieldKind::Date, AggKind::DateHistogram { zone, .. }) => {
-                b.insert("key_as_string".into(), json!(zone.format(key)));
+                b.insert("key_as_string".into(), json!(agg.date_text(key, *zone)));
             }
             (FieldKind::Date, _) => {
-                b.insert("key_as_string".into(), json!(date_string(key)));
+                b.insert("key_as_string".into(), json!(agg.date_text(key, Zone::UTC)));
             }
             (FieldKind::Boolean, _) => {
                 b.insert("key_as_string".into(), json!(if key == 1 { "true" } else { "false" }));
@@ -1347,15 +1367,10 @@ fn bucket_json(
     Ok(Value::Object(b))
 }
 
-/// Milliseconds as Elasticsearch shows a date: `2024-03-05T00:00:00.000Z`.
-pub fn date_string(ms: i64) -> String {
-    Zone::UTC.format(ms)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::values::parse_date;
+    use crate::date_format::parse_date;
     use chrono::{DateTime, Datelike};
 
     #[test]
@@ -1368,7 +1383,7 @@ mod tests {
         assert_eq!(calendar_floor(CalendarUnit::Year, at("1790-01-08")), at("1790-01-01"));
         assert_eq!(calendar_next(CalendarUnit::Month, at("2024-01-01")), at("2024-02-01"));
         assert_eq!(calendar_floor(CalendarUnit::Week, at("1969-12-31")), at("1969-12-29"));
-        assert_eq!(date_string(at("2024-03-05")), "2024-03-05T00:00:00.000Z");
+        assert_eq!(Zone::UTC.format(at("2024-03-05")), "2024-03-05T00:00:00.000Z");
         assert_eq!(calendar_next(CalendarUnit::Quarter, at("2024-10-01")), at("2025-01-01"));
         assert_eq!(calendar_floor(CalendarUnit::Month, at("1969-12-31T23:59:59.999Z")), at("1969-12-01"));
         // Every day of 600 years against chrono's calendar.

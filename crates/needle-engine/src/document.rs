@@ -11,6 +11,7 @@ use needle_core::{Error, FieldId, Result};
 use needle_index::AnalyzedDoc;
 use serde_json::Value;
 
+use crate::date_format::DEFAULT_DATE_FORMAT;
 use crate::schema::{FieldDef, FieldKind, Schema, SharedSchema, ID_FIELD};
 
 /// The longest `_id`, in bytes (Elasticsearch's limit).
@@ -97,11 +98,8 @@ pub(crate) fn parse_document(
 
 /// The indexed forms of a field's values (nulls left out), or why one does not fit its type.
 fn indexed_values(def: &FieldDef, values: &[&Value]) -> Result<Vec<String>> {
-    let out: Vec<String> = values
-        .iter()
-        .filter(|v| !v.is_null())
-        .map(|v| field_value(&def.name, def.kind, v))
-        .collect::<Result<_>>()?;
+    let out: Vec<String> =
+        values.iter().filter(|v| !v.is_null()).map(|v| field_value(def, v)).collect::<Result<_>>()?;
     if def.kind == FieldKind::Binary && out.len() > 1 {
         let reason =
             format!("field `{}` is binary: it takes one value a document, not {}", def.name, out.len());
@@ -127,7 +125,8 @@ fn flatten<'v>(name: &str, v: &'v Value, out: &mut Vec<(String, Vec<&'v Value>)>
 }
 
 /// The indexed form of one value, or why it does not fit the field's type.
-pub(crate) fn field_value(name: &str, kind: FieldKind, v: &Value) -> Result<String> {
+pub(crate) fn field_value(def: &FieldDef, v: &Value) -> Result<String> {
+    let (name, kind) = (def.name.as_str(), def.kind);
     let wrong = || {
         let shown = needle_core::printable(&v.to_string(), 64);
         Error::invalid_field(
@@ -149,9 +148,14 @@ pub(crate) fn field_value(name: &str, kind: FieldKind, v: &Value) -> Result<Stri
             s.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double).ok_or_else(wrong)
         }
         (FieldKind::Date, Value::Number(n)) => n.as_i64().map(|i| i.to_string()).ok_or_else(wrong),
-        (FieldKind::Date, Value::String(s)) => crate::values::parse_date(s, false)
-            .map(|ms| ms.to_string())
-            .ok_or_else(|| crate::values::date_error(name, s)),
+        (FieldKind::Date, Value::String(s)) => match &def.format {
+            None => crate::date_format::parse_date(s, false),
+            Some(_) => def.date_format().parse(s, crate::zone::Zone::UTC, false),
+        }
+        .map(|ms| ms.to_string())
+        .ok_or_else(|| {
+            crate::values::date_error(name, s, def.format.as_deref().unwrap_or(DEFAULT_DATE_FORMAT))
+        }),
         (FieldKind::Boolean, Value::Bool(b)) => Ok(b.to_string()),
         (FieldKind::Boolean, Value::String(s)) if s == "true" || s == "false" => Ok(s.clone()),
         (FieldKind::Binary, _) => {

@@ -251,8 +251,9 @@ fn field_values(index: &Index) {
         return;
     };
     let searcher = index.searcher();
-    let value_fields = [(year.id, false), (day.id, true), (kind.id, false), (blob.id, false)]
-        .map(|(field, dates_as_millis)| crate::DocValueField { field, dates_as_millis })
+    let millis = crate::DateFormat::new("epoch_millis").ok();
+    let value_fields = [(year.id, None), (day.id, millis), (kind.id, None), (blob.id, None)]
+        .map(|(field, date_format)| crate::DocValueField { field, date_format })
         .to_vec();
     let request = SearchRequest { top_k: 40, value_fields, ..SearchRequest::new("") };
     let _ = searcher.search_query(&Query::Exists(blob.id), &request);
@@ -275,7 +276,7 @@ fn field_values(index: &Index) {
         });
         let _ = searcher.search_query(&both, &SearchRequest::new(""));
     }
-    let agg = |name: &str, kind, subs| crate::Aggregation { name: name.into(), kind, subs };
+    let agg = |name: &str, kind, subs| crate::Aggregation { name: name.into(), kind, subs, format: None };
     let terms =
         AggKind::Terms { field: kind, size: 3, min_doc_count: 1, order: crate::TermsOrder::CountDesc };
     let stats = agg("s", AggKind::Metric(crate::Metric::Stats, year), vec![]);

@@ -17,6 +17,8 @@
 
 mod aggs;
 mod check;
+mod date_format;
+mod date_math;
 mod deletes;
 mod distinct;
 mod document;
@@ -45,6 +47,8 @@ pub use aggs::{
     RangeSpec, TermsOrder, TopHits,
 };
 pub use check::CheckReport;
+pub use date_format::{parse_date, DateFormat, DEFAULT_DATE_FORMAT};
+pub use date_math::{now_ms, DateReading};
 pub use distinct::DEFAULT_THRESHOLD as DEFAULT_PRECISION_THRESHOLD;
 pub use document_builder::Document;
 pub use hot_terms::PinSummary;
@@ -66,8 +70,8 @@ pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};
 pub use searcher::{Searcher, StoredDocument};
 pub use value_fields::DocValueField;
 pub use values::{
-    base64_text, column_json, has_doc_values, in_place_field, is_point, missing_value, parse_date,
-    query_value, range_bounds, RangeBounds,
+    base64_text, column_json, has_doc_values, in_place_field, is_point, missing_value, query_value,
+    range_bounds, RangeBounds,
 };
 pub use wal::Replayed;
 pub use writer::{

@@ -41,7 +41,9 @@ impl QueryFields for Schema {
                 single(text.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double))
             }
             FieldKind::Boolean => single((text == "true" || text == "false").then(|| text.to_string())),
-            FieldKind::Date => single(crate::values::parse_date(text, false).map(|ms| ms.to_string())),
+            FieldKind::Date => {
+                single(def.date_format().parse(text, crate::zone::Zone::UTC, false).map(|ms| ms.to_string()))
+            }
             // Elasticsearch's words: its values are kept as doc values only.
             FieldKind::Binary => Err(Error::query(format!(
                 "Binary fields do not support searching: field `{}` is binary",

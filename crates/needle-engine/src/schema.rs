@@ -36,6 +36,8 @@ use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::date_format::DateFormat;
+
 pub const ID_FIELD: FieldId = 0;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -100,6 +102,17 @@ pub struct FieldDef {
     pub analyzer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopwords: Option<Vec<String>>,
+    /// A date field's `format` (see `date_format.rs`); `None`: Elasticsearch's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+}
+
+impl FieldDef {
+    /// How the field's dates are read and shown: its mapping's `format`, or the default.
+    pub fn date_format(&self) -> DateFormat {
+        let mapped = self.format.as_deref().and_then(|f| DateFormat::new(f).ok());
+        mapped.unwrap_or_else(DateFormat::default_format)
+    }
 }
 
 fn yes() -> bool {
@@ -166,6 +179,7 @@ impl Default for Schema {
             index: true,
             analyzer: None,
             stopwords: None,
+            format: None,
         };
         Schema::from_fields(Dynamic::True, vec![id]).expect("the default schema is valid")
     }
@@ -370,6 +384,9 @@ impl Schema {
             if let Some(words) = &f.stopwords {
                 def.insert("stopwords".into(), serde_json::json!(words));
             }
+            if let Some(format) = &f.format {
+                def.insert("format".into(), Value::String(format.clone()));
+            }
             let mut parts: Vec<&str> = f.name.split('.').collect();
             let leaf = parts.pop().unwrap_or_default();
             let mut at = &mut properties;
@@ -434,7 +451,14 @@ impl Schema {
                 ));
             }
         }
-        Ok(Some(FieldDef { name: name.to_string(), kind, index: true, analyzer: None, stopwords: None }))
+        Ok(Some(FieldDef {
+            name: name.to_string(),
+            kind,
+            index: true,
+            analyzer: None,
+            stopwords: None,
+            format: None,
+        }))
     }
 }
 
@@ -578,13 +602,21 @@ fn parse_field(name: &str, def: Value) -> Result<FieldDef> {
         ),
         Some(_) => return Err(bad("`stopwords` must be a list of strings, on a text field")),
     };
+    let format = match m.remove("format") {
+        None => None,
+        Some(Value::String(f)) if kind == FieldKind::Date => {
+            DateFormat::new(&f).map_err(|e| bad(&e.to_string()))?;
+            Some(f)
+        }
+        Some(_) => return Err(bad("`format` must be a string, on a date field")),
+    };
     if let Some(key) = m.keys().next() {
         return Err(bad(&format!("unknown option `{key}`")));
     }
     if name == "_id" || name == "id" || name.is_empty() {
         return Err(bad("`id` and `_id` are reserved for the document id"));
     }
-    Ok(FieldDef { name: name.to_string(), kind, index, analyzer, stopwords })
+    Ok(FieldDef { name: name.to_string(), kind, index, analyzer, stopwords, format })
 }
 
 /// Settings as (dotted key, value) pairs, nested objects flattened.

@@ -305,7 +305,7 @@ pub(crate) fn fetch(
         let version = request.versions.then_some((at.version, at.seq_no));
         let source = request.source.then_some(source);
         let mut fields = BTreeMap::new();
-        for &shown in &request.value_fields {
+        for shown in &request.value_fields {
             let values = doc_values_json(segment, schema, shown, h.doc)?;
             if !values.is_empty() {
                 fields.insert(schema.field(shown.field).name.clone(), values);

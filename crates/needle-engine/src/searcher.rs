@@ -115,8 +115,8 @@ impl Searcher {
         crate::value_fields::check_field(schema, field)?;
         let views = self.snapshot.views();
         let Some((i, doc)) = find_id(&views, id)? else { return Ok(None) };
-        let shown = crate::value_fields::DocValueField { field, dates_as_millis: false };
-        crate::value_fields::doc_values_json(views[i].0, schema, shown, doc).map(Some)
+        let shown = crate::value_fields::DocValueField::new(field);
+        crate::value_fields::doc_values_json(views[i].0, schema, &shown, doc).map(Some)
     }
 
     /// Whether a live document has `_id` `id` (a lookup in the id field, no stored fields read).

@@ -1,5 +1,6 @@
 //! A document's doc values shown as Elasticsearch's `docvalue_fields` shows
-//! them: numbers as numbers, dates as ISO-8601 UTC text, booleans as
+//! them: numbers as numbers, dates as text in the format asked for (else
+//! the field's own, `strict_date_optional_time` by default) in UTC, booleans as
 //! `true`/`false`, keywords as text in byte order, binary values as base64
 //! text without padding (as OpenSearch shows them). Read from the columns (with their in-place updates), never from the
 //! stored source.
@@ -9,27 +10,40 @@ use needle_codecs::SegmentRead;
 use needle_core::{DocId, Error, FieldId, Result};
 use serde_json::Value;
 
-use crate::aggs::date_string;
+use crate::date_format::DateFormat;
 use crate::schema::{FieldKind, Schema};
 use crate::values::base64_text;
+use crate::zone::Zone;
 
 /// A field whose doc values a search returns with each hit.
-#[derive(Debug, Clone, Copy, Hash, PartialEq, Eq)]
+#[derive(Debug, Clone, Hash, PartialEq, Eq)]
 pub struct DocValueField {
     pub field: FieldId,
-    /// Dates as milliseconds since 1970 in text (`epoch_millis`), not ISO-8601.
-    pub dates_as_millis: bool,
+    /// How a date field's values are written (`None`: the field's own format).
+    pub date_format: Option<DateFormat>,
+}
+
+impl DocValueField {
+    /// `field`'s values as the field shows them.
+    pub fn new(field: FieldId) -> DocValueField {
+        DocValueField { field, date_format: None }
+    }
 }
 
 /// The values of `shown.field` in `doc` (empty when it has none).
 pub(crate) fn doc_values_json(
     segment: &dyn SegmentRead,
     schema: &Schema,
-    shown: DocValueField,
+    shown: &DocValueField,
     doc: DocId,
 ) -> Result<Vec<Value>> {
     let field = shown.field;
     let kind = schema.field(field).kind;
+    let dates = match (kind, &shown.date_format) {
+        (FieldKind::Date, Some(f)) => Some(f.clone()),
+        (FieldKind::Date, None) => Some(schema.field(field).date_format()),
+        _ => None,
+    };
     let out = match kind {
         FieldKind::Text => return Err(no_values(schema, field)),
         FieldKind::Keyword => match segment.keyword_values(field) {
@@ -51,7 +65,7 @@ pub(crate) fn doc_values_json(
         FieldKind::Long | FieldKind::Double | FieldKind::Boolean | FieldKind::Date => {
             match segment.numeric_values(field) {
                 Some(mut column) => {
-                    column.values(doc).iter().map(|&v| value_json(kind, v, shown.dates_as_millis)).collect()
+                    column.values(doc).iter().map(|&v| value_json(kind, v, dates.as_ref())).collect()
                 }
                 None => Vec::new(),
             }
@@ -74,14 +88,13 @@ fn no_values(schema: &Schema, field: FieldId) -> Error {
     Error::invalid_field(name, format!("field [{name}] is text: it keeps no doc values to show"))
 }
 
-fn value_json(kind: FieldKind, v: i64, dates_as_millis: bool) -> Value {
-    match kind {
-        FieldKind::Date if dates_as_millis => Value::String(v.to_string()),
-        FieldKind::Double => {
+fn value_json(kind: FieldKind, v: i64, dates: Option<&DateFormat>) -> Value {
+    match (kind, dates) {
+        (FieldKind::Date, Some(format)) => Value::String(format.format(v, Zone::UTC)),
+        (FieldKind::Double, _) => {
             serde_json::Number::from_f64(sortable_to_double(v)).map_or(Value::Null, Value::Number)
         }
-        FieldKind::Boolean => Value::Bool(v != 0),
-        FieldKind::Date => Value::String(date_string(v)),
+        (FieldKind::Boolean, _) => Value::Bool(v != 0),
         _ => Value::from(v),
     }
 }

@@ -4,16 +4,13 @@
 //! the bounds of a range over one, the stand-in for a missing value in a
 //! sort, and a column value shown back as JSON.
 //!
-//! Dates are read as Elasticsearch's default format reads them
-//! (`strict_date_optional_time||epoch_millis`): `2024`, `2024-03`,
-//! `2024-03-05`, `2024-03-05T10`, `…T10:20`, `…T10:20:30`, `…T10:20:30.123`,
-//! each with an optional zone (`Z`, `+01:00`, `+0100`, `+01`; UTC without
-//! one), or a whole number of milliseconds since 1970 (a JSON number or a string).
+//! Dates are read as `date_format.rs` reads them (Elasticsearch's default
+//! format, `strict_date_optional_time||epoch_millis`, unless told otherwise).
 
-use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double};
 use serde_json::Value;
 
+use crate::date_math::DateReading;
 use crate::schema::{FieldKind, Schema};
 use crate::updates::{ColumnValue, FieldUpdate};
 use base64::engine::{DecodePaddingMode, Engine, GeneralPurpose, GeneralPurposeConfig};
@@ -85,7 +82,7 @@ fn update_value(schema: &Schema, field: &str, value: &Value) -> Result<(FieldId,
     if kind == FieldKind::Binary {
         return Ok((id, ColumnValue::Bytes(binary_value(field, value)?.into())));
     }
-    let indexed = crate::document::field_value(field, kind, value)?;
+    let indexed = crate::document::field_value(schema.field(id), value)?;
     let v = column_value(kind, &indexed)
         .ok_or_else(|| Error::invalid_field(field, "not a value of the field"))?;
     Ok((id, ColumnValue::Number(v)))
@@ -185,7 +182,7 @@ pub fn missing_value(kind: FieldKind, descending: bool, missing_first: bool) -> 
 
 /// A value given in a query (a `search_after` value) as a column value of `kind`.
 pub fn query_value(kind: FieldKind, field: &str, v: &Value) -> Result<i64> {
-    match parse_bound(kind, field, v)? {
+    match parse_bound(kind, field, v, &DateReading::utc_now())? {
         Bound::Exact(i) => Ok(i),
         Bound::Fraction(f) => Ok(f.floor() as i64),
         Bound::Double(f) => Ok(double_to_sortable(f)),
@@ -200,6 +197,8 @@ pub struct RangeBounds<'a> {
     pub gt: Option<&'a Value>,
     pub lte: Option<&'a Value>,
     pub lt: Option<&'a Value>,
+    /// How date bounds are read (`None`: the default format, UTC, now).
+    pub dates: Option<&'a DateReading>,
 }
 
 /// A range over a field of `kind` as inclusive column values, as
@@ -209,7 +208,15 @@ pub struct RangeBounds<'a> {
 /// `<= 2024-03-01T23:59:59.999`: missing months and days are the first, not
 /// rounded up, as Elasticsearch documents and OpenSearch answers).
 pub fn range_bounds(kind: FieldKind, field: &str, b: RangeBounds<'_>) -> Result<(i64, i64)> {
-    let parse = |v: Option<&Value>| v.map(|v| parse_bound(kind, field, v)).transpose();
+    let default;
+    let dates = match b.dates {
+        Some(d) => d,
+        None => {
+            default = DateReading::utc_now();
+            &default
+        }
+    };
+    let parse = |v: Option<&Value>| v.map(|v| parse_bound(kind, field, v, dates)).transpose();
     let lower = [parse(b.gte)?.map(|v| v.first()), parse(b.gt)?.map(|v| v.last().saturating_add(1))];
     let upper = [parse(b.lte)?.map(|v| v.last()), parse(b.lt)?.map(|v| v.first().saturating_sub(1))];
     Ok((
@@ -249,7 +256,7 @@ impl Bound {
     }
 }
 
-fn parse_bound(kind: FieldKind, field: &str, v: &Value) -> Result<Bound> {
+fn parse_bound(kind: FieldKind, field: &str, v: &Value, dates: &DateReading) -> Result<Bound> {
     let bad = || {
         let shown = needle_core::printable(&v.to_string(), 64);
         Error::invalid_field(field, format!("{shown} is not a value of {} field `{field}`", kind.name()))
@@ -278,14 +285,20 @@ fn parse_bound(kind: FieldKind, field: &str, v: &Value) -> Result<Bound> {
             Value::String(s) if s == "true" || s == "false" => Ok(Bound::Exact(i64::from(s == "true"))),
             _ => Err(bad()),
         },
-        FieldKind::Date => match v {
-            Value::Number(n) => n.as_i64().map(|ms| Bound::Span(ms, ms)).ok_or_else(bad),
-            Value::String(s) => parse_date(s, false)
-                .zip(parse_date(s, true))
+        // A number is read as its text, as Elasticsearch reads it: `2020` is a
+        // year in the default format, `1577836800` seconds in `epoch_second`.
+        FieldKind::Date => {
+            let text = match v {
+                Value::Number(n) if n.is_i64() => n.to_string(),
+                Value::String(s) => s.clone(),
+                _ => return Err(bad()),
+            };
+            dates
+                .parse(&text, false)
+                .zip(dates.parse(&text, true))
                 .map(|(a, b)| Bound::Span(a, b))
-                .ok_or_else(|| date_error(field, s)),
-            _ => Err(bad()),
-        },
+                .ok_or_else(|| date_error(field, &text, dates.format.spec()))
+        }
         FieldKind::Text | FieldKind::Keyword | FieldKind::Binary => Err(Error::invalid_field(
             field,
             format!(
@@ -296,155 +309,18 @@ fn parse_bound(kind: FieldKind, field: &str, v: &Value) -> Result<Bound> {
     }
 }
 
-pub(crate) fn date_error(field: &str, s: &str) -> Error {
+pub(crate) fn date_error(field: &str, s: &str, format: &str) -> Error {
     let shown = needle_core::printable(s, 64);
     Error::invalid_field(
         field,
-        format!("failed to parse date field [{shown}] of `{field}` with format [strict_date_optional_time||epoch_millis]"),
+        format!("failed to parse date field [{shown}] of `{field}` with format [{format}]"),
     )
-}
-
-/// The milliseconds since 1970 of a date string (see the module docs); with
-/// `round_up`, missing parts of the time of day are their last value
-/// (`2024-03` is `2024-03-01T23:59:59.999`, `2024-03-05T10` is `10:59:59.999`).
-pub fn parse_date(s: &str, round_up: bool) -> Option<i64> {
-    let s = s.trim();
-    if !s.is_empty() && s.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) && s.len() > 4 {
-        return s.parse().ok();
-    }
-    let (date, rest) = s.split_once('T').map_or((s, None), |(d, t)| (d, Some(t)));
-    let mut parts = date.split('-');
-    let year: i32 = digits(parts.next()?, 4)?.try_into().ok()?;
-    let month = parts.next().map(|m| digits(m, 2)).unwrap_or(Some(1))?;
-    let day = parts.next().map(|d| digits(d, 2)).unwrap_or(Some(1))?;
-    let mut unit = match (date.matches('-').count(), rest) {
-        (_, Some(_)) => Unit::Hour,
-        (0, None) => Unit::Year,
-        (1, None) => Unit::Month,
-        (2, None) => Unit::Day,
-        _ => return None,
-    };
-    let start_date = NaiveDate::from_ymd_opt(year, month as u32, day as u32)?;
-    let (mut time, mut offset) = (NaiveTime::MIN, 0i64);
-    if let Some(rest) = rest {
-        let zone_at = rest.find(['Z', '+', '-']).unwrap_or(rest.len());
-        let (clock, zone) = rest.split_at(zone_at);
-        offset = zone_offset(zone)?;
-        let (hms, fraction) = clock.split_once('.').map_or((clock, None), |(a, b)| (a, Some(b)));
-        let mut fields = hms.split(':');
-        let hour = digits(fields.next()?, 2)?;
-        let minute = match fields.next() {
-            Some(m) => Some(digits(m, 2)?),
-            None => None,
-        };
-        let second = match fields.next() {
-            Some(s) => Some(digits(s, 2)?),
-            None => None,
-        };
-        if fields.next().is_some() || (fraction.is_some() && second.is_none()) {
-            return None;
-        }
-        let nanos = match fraction {
-            Some(f) if !f.is_empty() && f.len() <= 9 => digits(f, f.len())? * 10u64.pow(9 - f.len() as u32),
-            Some(_) => return None,
-            None => 0,
-        };
-        unit = match (minute, second, fraction) {
-            (None, _, _) => Unit::Hour,
-            (Some(_), None, _) => Unit::Minute,
-            (_, Some(_), None) => Unit::Second,
-            _ => Unit::Milli,
-        };
-        time = NaiveTime::from_hms_nano_opt(
-            hour as u32,
-            minute.unwrap_or(0) as u32,
-            second.unwrap_or(0) as u32,
-            nanos as u32,
-        )?;
-    }
-    let start = NaiveDateTime::new(start_date, time);
-    let at = if round_up { unit.end(start)? } else { start };
-    Some(at.and_utc().timestamp_millis() - offset)
-}
-
-/// A run of exactly `len` ASCII digits.
-fn digits(s: &str, len: usize) -> Option<u64> {
-    (s.len() == len && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok())?
-}
-
-/// `Z`, `+01:00`, `+0100`, `+01` (or nothing) as milliseconds east of UTC.
-fn zone_offset(zone: &str) -> Option<i64> {
-    if zone.is_empty() || zone == "Z" {
-        return Some(0);
-    }
-    let (sign, rest) = match zone.split_at(1) {
-        ("+", r) => (1, r),
-        ("-", r) => (-1, r),
-        _ => return None,
-    };
-    let rest = rest.replace(':', "");
-    let (h, m) = match rest.len() {
-        2 => (digits(&rest, 2)?, 0),
-        4 => (digits(&rest[..2], 2)?, digits(&rest[2..], 2)?),
-        _ => return None,
-    };
-    (h <= 18 && m < 60).then_some(sign * ((h * 60 + m) as i64) * 60_000)
-}
-
-/// The precision a date was written to.
-#[derive(Clone, Copy)]
-enum Unit {
-    Year,
-    Month,
-    Day,
-    Hour,
-    Minute,
-    Second,
-    Milli,
-}
-
-impl Unit {
-    /// `start` with the time of day it leaves out at its last value:
-    /// Elasticsearch fills missing hours, minutes, seconds and milliseconds
-    /// so, but not missing months or days (those are the first).
-    fn end(self, start: NaiveDateTime) -> Option<NaiveDateTime> {
-        let next = match self {
-            Unit::Year | Unit::Month | Unit::Day => start + Duration::days(1),
-            Unit::Hour => start + Duration::hours(1),
-            Unit::Minute => start + Duration::minutes(1),
-            Unit::Second => start + Duration::seconds(1),
-            Unit::Milli => return Some(start),
-        };
-        Some(next - Duration::milliseconds(1))
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates_read_as_elasticsearch_reads_them() {
-        // Milliseconds as Elasticsearch 8 / OpenSearch index these strings.
-        let cases = [
-            ("2024-03-05", 1_709_596_800_000),
-            ("2024-03-05T10:20:30Z", 1_709_634_030_000),
-            ("2024-03-05T10:20:30.123+01:00", 1_709_630_430_123),
-            ("2024-03-05T10:20", 1_709_634_000_000),
-            ("2024", 1_704_067_200_000),
-            ("1790-01-08", -5_679_590_400_000),
-            ("1709596800000", 1_709_596_800_000),
-        ];
-        for (s, want) in cases {
-            assert_eq!(parse_date(s, false), Some(want), "{s}");
-        }
-        assert_eq!(parse_date("2024-03-05", true), Some(1_709_596_800_000 + 86_400_000 - 1));
-        assert_eq!(parse_date("2024-12", true), parse_date("2024-12-01T23:59:59.999Z", false));
-        assert_eq!(parse_date("2024-03-05T10:20", true), parse_date("2024-03-05T10:20:59.999", false));
-        for bad in ["2024-13-01", "2024-02-30", "yesterday", "2024-03-05T25:00", "2024-3-5", ""] {
-            assert_eq!(parse_date(bad, false), None, "{bad}");
-        }
-    }
+    use crate::date_format::parse_date;
 
     #[test]
     fn bounds_round_toward_the_range() {

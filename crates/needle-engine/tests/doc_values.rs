@@ -235,7 +235,7 @@ fn check(index: &IndexWriter, model: &BTreeMap<String, Model>, rng: &mut StdRng)
 }
 
 fn agg(name: &str, kind: AggKind, subs: Vec<Aggregation>) -> Aggregation {
-    Aggregation { name: name.into(), kind, subs }
+    Aggregation { name: name.into(), kind, subs, format: None }
 }
 
 /// Every aggregation kind over the documents with one word, against sums
@@ -545,7 +545,7 @@ fn random_update(rng: &mut StdRng, m: &mut Model) -> (&'static str, serde_json::
 fn check_binary(index: &IndexWriter, model: &BTreeMap<String, Model>) {
     let searcher = index.searcher();
     let bin = index.index().schema().field_id("bin").unwrap();
-    let shown = needle_engine::DocValueField { field: bin, dates_as_millis: false };
+    let shown = needle_engine::DocValueField::new(bin);
     let request = SearchRequest { top_k: 10_000, value_fields: vec![shown], ..SearchRequest::new("") };
     let hits = searcher.search_query(&Query::MatchAll, &request).unwrap().hits;
     let shown: BTreeMap<String, Vec<serde_json::Value>> =

@@ -2,15 +2,17 @@
 //! (`needle_engine::Aggregation`) against an index's mapping.
 //!
 //! Supported: `min`, `max`, `sum`, `avg`, `stats`, `value_count`,
-//! `histogram`, `date_histogram` (UTC), `range`, `terms` (on keyword,
-//! numeric, date and boolean fields), `filter`, `filters`, `cardinality`,
-//! `top_hits` (its body read as a search's, see `routes/search.rs`), each
-//! bucketing with its own `aggs`. Others, and options not listed here, are
-//! refused with an error that names them.
+//! `histogram`, `date_histogram` (with a `time_zone`), `range` and
+//! `date_range` (date math in the bounds), `terms` (on keyword, numeric,
+//! date and boolean fields), `filter`, `filters`, `cardinality`, `top_hits`
+//! (its body read as a search's, see `routes/search.rs`), each bucketing
+//! with its own `aggs`; on a date field, `format` shows the dates (else the
+//! field's mapping's). Others, and options not listed here, are refused
+//! with an error that names them.
 
 use needle_engine::{
-    parse_date, AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FieldKind, FiltersShape, Metric,
-    RangeSpec, Schema, TermsOrder, Zone, DEFAULT_PRECISION_THRESHOLD,
+    AggField, AggKind, Aggregation, CalendarUnit, DateFormat, DateInterval, DateReading, FieldKind,
+    FiltersShape, Metric, RangeSpec, Schema, TermsOrder, Zone, DEFAULT_PRECISION_THRESHOLD,
 };
 use serde_json::{Map, Value};
 
@@ -29,6 +31,7 @@ fn one(name: &str, spec: &Value, schema: &Schema, tops: &mut Vec<TopHitsSpec>) -
         return Err(ApiError::parsing(format!("Expected [START_OBJECT] under aggregation [{name}]")));
     };
     let mut kind = None;
+    let mut format = None;
     let mut subs = Vec::new();
     for (key, body) in spec {
         match key.as_str() {
@@ -39,7 +42,10 @@ fn one(name: &str, spec: &Value, schema: &Schema, tops: &mut Vec<TopHitsSpec>) -
                 tops.push(spec);
                 kind = Some(AggKind::TopHits { request: Box::new(request), tag: tops.len() - 1 });
             }
-            other if kind.is_none() => kind = Some(agg_kind(name, other, body, schema)?),
+            other if kind.is_none() => {
+                let (k, f) = agg_kind(name, other, body, schema)?;
+                (kind, format) = (Some(k), f);
+            }
             other => {
                 return Err(ApiError::parsing(format!(
                     "Found two aggregation type definitions in [{name}]: [{other}] and another"
@@ -60,7 +66,7 @@ fn one(name: &str, spec: &Value, schema: &Schema, tops: &mut Vec<TopHitsSpec>) -
             "Aggregator [{name}] of type [{leaf}] cannot accept sub-aggregations"
         )));
     }
-    Ok(Aggregation { name: name.to_string(), kind, subs })
+    Ok(Aggregation { name: name.to_string(), kind, subs, format })
 }
 
 /// An aggregation's options, each taken once; what is left over is an error.
@@ -128,17 +134,20 @@ const KINDS: [&str; 12] = [
     "terms",
 ];
 
-fn agg_kind(name: &str, kind: &str, body: &Value, schema: &Schema) -> ApiResult<AggKind> {
+/// An aggregation's kind, and how it shows the dates of its field.
+fn agg_kind(
+    name: &str,
+    kind: &str,
+    body: &Value,
+    schema: &Schema,
+) -> ApiResult<(AggKind, Option<DateFormat>)> {
     match kind {
         "filter" => {
             let query = crate::dsl::query(body, schema)?;
-            return Ok(AggKind::Filters {
-                filters: vec![(name.to_string(), query)],
-                shape: FiltersShape::One,
-                other: None,
-            });
+            let filters = vec![(name.to_string(), query)];
+            return Ok((AggKind::Filters { filters, shape: FiltersShape::One, other: None }, None));
         }
-        "filters" => return filters_kind(name, body, schema),
+        "filters" => return Ok((filters_kind(name, body, schema)?, None)),
         _ => {}
     }
     if !KINDS.contains(&kind) {
@@ -154,6 +163,7 @@ fn agg_kind(name: &str, kind: &str, body: &Value, schema: &Schema) -> ApiResult<
         .string("field")?
         .ok_or_else(|| ApiError::parsing(format!("Required [field] for aggregation [{name}]")))?;
     let field = agg_field(&field_name, kind, schema)?;
+    let format = shown_format(&mut o, field, schema)?;
     let metric = |m| Ok(AggKind::Metric(m, field));
     let out = match kind {
         "min" => metric(Metric::Min),
@@ -185,7 +195,6 @@ fn agg_kind(name: &str, kind: &str, body: &Value, schema: &Schema) -> ApiResult<
                     ApiError::illegal_argument(format!("[date_histogram] unknown time zone [{text}]"))
                 })?,
             };
-            o.take("format");
             let interval = date_interval(name, &mut o)?;
             let min_doc_count = o.count("min_doc_count")?.unwrap_or(0);
             Ok(AggKind::DateHistogram { field, interval, min_doc_count, zone })
@@ -194,7 +203,16 @@ fn agg_kind(name: &str, kind: &str, body: &Value, schema: &Schema) -> ApiResult<
             let Some(Value::Array(items)) = o.take("ranges") else {
                 return Err(ApiError::parsing(format!("[{kind}] [ranges] of [{name}] must be an array")));
             };
-            let ranges = items.iter().map(|r| range_spec(kind, r, field)).collect::<ApiResult<_>>()?;
+            let zone = match o.string("time_zone")? {
+                None => Zone::UTC,
+                Some(text) => Zone::parse(&text).ok_or_else(|| {
+                    ApiError::illegal_argument(format!("[{kind}] unknown time zone [{text}]"))
+                })?,
+            };
+            let read = format.clone().unwrap_or_else(DateFormat::default_format);
+            let dates = DateReading { format: read, zone, now_ms: needle_engine::now_ms() };
+            let ranges =
+                items.iter().map(|r| range_spec(kind, r, field, &dates)).collect::<ApiResult<_>>()?;
             Ok(AggKind::Range { field, ranges })
         }
         "terms" => {
@@ -209,7 +227,28 @@ fn agg_kind(name: &str, kind: &str, body: &Value, schema: &Schema) -> ApiResult<
         ))),
     }?;
     o.finish()?;
-    Ok(out)
+    Ok((out, format))
+}
+
+/// How an aggregation shows its date field's values: its `format`, else
+/// the field's mapping's; `None` for the default (and for other fields,
+/// whose `format` Needle does not apply yet).
+fn shown_format(o: &mut Options<'_>, field: AggField, schema: &Schema) -> ApiResult<Option<DateFormat>> {
+    let given = o.string("format")?;
+    let mapped =
+        || schema.fields.get(usize::from(field.id)).filter(|d| d.format.is_some()).map(|d| d.date_format());
+    match (field.kind, given) {
+        (FieldKind::Date, Some(f)) => {
+            DateFormat::new(&f).map(Some).map_err(|e| ApiError::illegal_argument(e.to_string()))
+        }
+        (FieldKind::Date, None) => Ok(mapped()),
+        (kind, Some(f)) => Err(ApiError::illegal_argument(format!(
+            "[{}] [format] [{f}] on a {} field is not supported yet by Needle (formats of date fields only)",
+            o.agg,
+            kind.name()
+        ))),
+        (_, None) => Ok(None),
+    }
 }
 
 /// `filters`: `{"filters": {"name": query, ...}}` (buckets by name) or `{"filters": [query, ...]}`.
@@ -335,7 +374,7 @@ fn fixed_ms(s: &str) -> Option<i64> {
     n.checked_mul(ms)
 }
 
-fn range_spec(kind: &str, v: &Value, field: AggField) -> ApiResult<RangeSpec> {
+fn range_spec(kind: &str, v: &Value, field: AggField, dates: &DateReading) -> ApiResult<RangeSpec> {
     let Value::Object(m) = v else {
         return Err(ApiError::parsing(format!("[{kind}] each range must be an object")));
     };
@@ -343,7 +382,8 @@ fn range_spec(kind: &str, v: &Value, field: AggField) -> ApiResult<RangeSpec> {
         match m.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Number(n)) => Ok(n.as_f64()),
-            Some(Value::String(s)) if field.kind == FieldKind::Date => parse_date(s, false)
+            Some(Value::String(s)) if field.kind == FieldKind::Date => dates
+                .parse(s, false)
                 .map(|ms| Some(ms as f64))
                 .ok_or_else(|| ApiError::illegal_argument(format!("failed to parse date [{s}] in [{kind}]"))),
             Some(Value::String(s)) => s

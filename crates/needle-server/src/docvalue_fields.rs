@@ -1,13 +1,14 @@
 //! `docvalue_fields`: each hit's values of the named fields, read from the
 //! index's doc values (`needle_engine::Hit::fields`), under the hit's
 //! `fields` key. Entries are field names, `*` patterns, or objects with a
-//! `field` and a `format` (dates: `epoch_millis`, or ISO-8601 text, the
-//! default). A name or pattern that matches no field shows nothing; one that
+//! `field` and a `format` (for dates, any format `needle_engine::DateFormat`
+//! reads, such as `epoch_millis` or `yyyy-MM-dd`; `use_field_mapping` or none:
+//! the field's own). A name or pattern that matches no field shows nothing; one that
 //! matches a text field is an error (as in Elasticsearch: text fields keep no
 //! doc values); `_id` shows the hit's id.
 
 use needle_core::FieldId;
-use needle_engine::{DocValueField, FieldKind, Schema, ID_FIELD};
+use needle_engine::{DateFormat, DocValueField, FieldKind, Schema, ID_FIELD};
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
@@ -17,8 +18,8 @@ use crate::pattern;
 #[derive(Debug, Clone)]
 pub struct ValueField {
     pattern: String,
-    /// Dates as milliseconds (`epoch_millis`) rather than ISO-8601 text.
-    epoch_millis: bool,
+    /// The `format` asked for (`None`: the field's own).
+    format: Option<String>,
 }
 
 /// The fields of one index a request shows.
@@ -37,13 +38,14 @@ pub fn parse(v: &Value) -> ApiResult<Vec<ValueField>> {
 
 fn entry(v: &Value) -> ApiResult<ValueField> {
     match v {
-        Value::String(s) => Ok(ValueField { pattern: s.clone(), epoch_millis: false }),
+        Value::String(s) => Ok(ValueField { pattern: s.clone(), format: None }),
         Value::Object(o) => {
-            let mut out = ValueField { pattern: String::new(), epoch_millis: false };
+            let mut out = ValueField { pattern: String::new(), format: None };
             for (key, value) in o {
                 match (key.as_str(), value) {
                     ("field", Value::String(s)) => out.pattern = s.clone(),
-                    ("format", Value::String(f)) => out.epoch_millis = date_format(f)?,
+                    ("format", Value::String(f)) if f == "use_field_mapping" => out.format = None,
+                    ("format", Value::String(f)) => out.format = Some(f.clone()),
                     (k, _) => {
                         return Err(ApiError::parsing(format!(
                             "[docvalue_fields] entries take a string [field] and [format], not [{k}]: {value}"
@@ -59,17 +61,6 @@ fn entry(v: &Value) -> ApiResult<ValueField> {
         other => {
             Err(ApiError::parsing(format!("[docvalue_fields] entries are strings or objects, not {other}")))
         }
-    }
-}
-
-/// Whether a format asks for milliseconds; formats Needle does not know are an error.
-fn date_format(f: &str) -> ApiResult<bool> {
-    match f {
-        "epoch_millis" => Ok(true),
-        "use_field_mapping" | "strict_date_optional_time" | "date_optional_time" => Ok(false),
-        other => Err(ApiError::illegal_argument(format!(
-            "[docvalue_fields] format [{other}] is not supported yet by Needle (epoch_millis, strict_date_optional_time)"
-        ))),
     }
 }
 
@@ -89,9 +80,22 @@ pub fn resolve(wanted: &[ValueField], schema: &Schema) -> ApiResult<Resolved> {
                 out.with_id = true;
                 continue;
             }
+            let format = match (&w.format, def.kind) {
+                (None, _) => None,
+                (Some(f), FieldKind::Date) => {
+                    Some(DateFormat::new(f).map_err(|e| ApiError::illegal_argument(e.to_string()))?)
+                }
+                (Some(f), kind) => {
+                    return Err(ApiError::illegal_argument(format!(
+                        "[docvalue_fields] format [{f}] is not supported yet by Needle on {} field [{}] (formats of date fields only)",
+                        kind.name(),
+                        def.name
+                    )))
+                }
+            };
             match out.fields.iter_mut().find(|f| f.field == id) {
-                Some(f) => f.dates_as_millis |= w.epoch_millis,
-                None => out.fields.push(DocValueField { field: id, dates_as_millis: w.epoch_millis }),
+                Some(f) => f.date_format = f.date_format.take().or(format),
+                None => out.fields.push(DocValueField { field: id, date_format: format }),
             }
         }
     }

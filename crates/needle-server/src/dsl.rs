@@ -10,7 +10,10 @@
 //! `boosting`, and `boost` on each. Others are refused with an error that names them.
 
 use needle_core::FieldId;
-use needle_engine::{has_doc_values, range_bounds, FieldKind, Query, RangeBounds, RangeQuery, Schema};
+use needle_engine::{
+    has_doc_values, range_bounds, DateFormat, DateReading, FieldDef, FieldKind, Query, RangeBounds,
+    RangeQuery, Schema, Zone,
+};
 use needle_search::regexp::{RegexpFlags, RegexpMatcher};
 use needle_search::{
     parse_query_with, parse_simple_query, BoolQuery, Fuzzy, FuzzyDefaults, MultiTermQuery, ParseOptions,
@@ -234,19 +237,21 @@ fn range_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     let mut rest = Value::Object(spec);
     let boost = take_f32(&mut rest, "range", "boost")?;
     take(&mut rest, "relation");
-    for unsupported in ["format", "time_zone"] {
-        if take(&mut rest, unsupported).is_some() {
-            return Err(ApiError::parsing(format!(
-                "[range] option [{unsupported}] is not supported yet by Needle"
-            )));
-        }
-    }
+    let format = take_string(&mut rest, "range", "format")?;
+    let time_zone = take_string(&mut rest, "range", "time_zone")?;
     if let Some(key) = rest.as_object().and_then(|m| m.keys().next()) {
         return Err(ApiError::parsing(format!("[range] query does not support [{key}]")));
     }
     *body = Value::Object(Map::new());
     let Some(id) = field_id(schema, &field) else { return Ok(Query::MatchNone) };
-    let bounds = RangeBounds { gte: gte.as_ref(), gt: gt.as_ref(), lte: lte.as_ref(), lt: lt.as_ref() };
+    let dates = date_reading(schema.field(id), format.as_deref(), time_zone.as_deref())?;
+    let bounds = RangeBounds {
+        gte: gte.as_ref(),
+        gt: gt.as_ref(),
+        lte: lte.as_ref(),
+        lt: lt.as_ref(),
+        dates: Some(&dates),
+    };
     let (lower, upper) = range_bounds(schema.field(id).kind, &field, bounds)
         .map_err(|e| ApiError::illegal_argument(e.to_string()))?;
     let q = Query::Range(RangeQuery { field: id, lower, upper, indexed: None });
@@ -254,6 +259,27 @@ fn range_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         Some(b) if b != 1.0 => Query::boosted(q, b),
         _ => q,
     })
+}
+
+/// How a range reads its date bounds: its `format` (else the field's own),
+/// its `time_zone` (else UTC), `now` being this moment. Both are ignored on
+/// fields other than dates, as OpenSearch ignores them.
+fn date_reading(def: &FieldDef, format: Option<&str>, time_zone: Option<&str>) -> ApiResult<DateReading> {
+    let (format, time_zone) = match def.kind {
+        FieldKind::Date => (format, time_zone),
+        _ => (None, None),
+    };
+    let format = match format {
+        Some(f) => DateFormat::new(f).map_err(|e| ApiError::parsing(e.to_string()))?,
+        None => def.date_format(),
+    };
+    let zone = match time_zone {
+        Some(z) => {
+            Zone::parse(z).ok_or_else(|| ApiError::parsing(format!("[range] unknown time zone [{z}]")))?
+        }
+        None => Zone::UTC,
+    };
+    Ok(DateReading { format, zone, now_ms: needle_engine::now_ms() })
 }
 
 /// `exists`: documents with a value in the field (keyword, numeric, date, boolean and binary fields).
@@ -1143,10 +1169,6 @@ mod tests {
             (
                 json!({"wildcard": {"title": {"value": "x*", "rewrite": "scoring_boolean"}}}),
                 "[rewrite] [scoring_boolean] is not supported yet",
-            ),
-            (
-                json!({"range": {"year": {"gte": 1, "format": "x"}}}),
-                "[range] option [format] is not supported yet",
             ),
             (json!({"match": {"title": {"query": "x", "bogus": 1}}}), "does not support [bogus]"),
             (json!({"bool": {"must": [{"nope": {}}]}}), "unknown query [nope]"),

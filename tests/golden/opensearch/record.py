@@ -97,6 +97,15 @@ def searches():
         {"when": {"gte": "2000-01-01T00:00:00Z", "lte": "2020"}},
         {"when": {"gte": 0, "lte": 946684800000}},
         {"ok": {"gte": True}},
+        # Date formats, time zones and date math in the bounds.
+        {"when": {"gte": "01/03/2020", "lte": "31/03/2020", "format": "dd/MM/yyyy"}},
+        {"when": {"gte": "2020-03-01T00:00:00", "lt": "2020-04-01T00:00:00", "time_zone": "-05:00"}},
+        {"when": {"gte": "2020-02-29||+1d/d", "lte": "2020-03-31||/M"}},
+        {"when": {"gt": "2020-03-15||/d", "time_zone": "Europe/Paris"}},
+        {"when": {"gte": "2020", "lte": "2020", "format": "yyyy"}},
+        {"when": {"gte": 1577836800, "format": "epoch_second"}},
+        {"when": {"gte": 1990, "lte": 2020}},
+        {"when": {"lt": "2000-01-01 00:00||-1y", "format": "yyyy-MM-dd HH:mm||strict_date_optional_time"}},
     ]
     for r in ranges:
         out.append({"size": 200, "query": {"range": r}, "sort": [{"_doc": "asc"}], "_source": False})
@@ -159,6 +168,17 @@ def searches():
                                              "time_zone": "+05:30", "min_doc_count": 1}},
         "by_7d_ny": {"date_histogram": {"field": "when", "fixed_interval": "7d",
                                         "time_zone": "America/New_York", "min_doc_count": 1}},
+        "by_month_shown": {"date_histogram": {"field": "when", "calendar_interval": "month", "format": "yyyy-MM",
+                                              "min_doc_count": 1}},
+        "by_day_shown_paris": {"date_histogram": {"field": "when", "calendar_interval": "day",
+                                                  "format": "dd/MM/yyyy HH:mm XXX", "time_zone": "Europe/Paris",
+                                                  "min_doc_count": 1}},
+        "when_min_shown": {"min": {"field": "when", "format": "yyyy-MM-dd"}},
+        "when_ranges": {"date_range": {"field": "when", "ranges": [
+            {"to": "2000-01-01"}, {"from": "2000-01-01", "to": "2020-03-01||+1M"}, {"from": "2020-04"}]}},
+        "when_ranges_shown": {"date_range": {"field": "when", "format": "yyyy", "ranges": [
+            {"to": "2000"}, {"from": "2000", "key": "recent"}]}},
+        "when_terms_shown": {"terms": {"field": "when", "size": 3, "format": "epoch_second"}},
     }
     out.append({"size": 0, "aggs": aggs})
     out.append({"size": 0, "query": {"match": {"title": "green"}}, "aggs": aggs})
@@ -167,6 +187,8 @@ def searches():
     out.append({"size": 40, "sort": [{"_doc": "asc"}], "_source": False, "docvalue_fields": every})
     out.append({"size": 20, "query": {"range": {"year": {"gte": 2010}}}, "sort": [{"year": "desc"}, {"_doc": "asc"}],
                 "_source": False, "docvalue_fields": [{"field": "when", "format": "epoch_millis"}, "r*", "ta*"]})
+    out.append({"size": 20, "sort": [{"_doc": "asc"}], "_source": False,
+                "docvalue_fields": [{"field": "when", "format": "EEE, d MMM yyyy HH:mm:ss.SSS XX"}]})
     out.append({"size": 200, "query": {"exists": {"field": "blob"}}, "sort": [{"_doc": "asc"}], "_source": False})
     # top_hits: by score, by fields, with from, sources, doc values, versions, highlights, in buckets.
     tops = {

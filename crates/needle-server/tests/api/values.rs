@@ -483,3 +483,48 @@ fn fields_not_indexed_are_doc_values() {
     assert_eq!(status, 400, "{refused}");
     assert!(refused["error"]["reason"].as_str().unwrap().contains("not indexed"), "{refused}");
 }
+
+#[test]
+fn a_date_fields_mapped_format_reads_and_shows_its_dates() {
+    let s = TestServer::start();
+    let mapping = json!({"properties": {"day": {"type": "date", "format": "dd/MM/yyyy||epoch_millis"}}});
+    assert_eq!(s.json("PUT", "/d", Some(json!({"mappings": mapping}))).0, 200);
+    let shown = s.json("GET", "/d/_mapping", None).1;
+    assert_eq!(shown["d"]["mappings"]["properties"]["day"]["format"], json!("dd/MM/yyyy||epoch_millis"));
+    for (id, day) in
+        [("a", json!("05/03/2024")), ("b", json!("29/02/2024")), ("c", json!(1_709_856_000_000i64))]
+    {
+        assert_eq!(s.json("PUT", &format!("/d/_doc/{id}?refresh=true"), Some(json!({"day": day}))).0, 201);
+    }
+    // Not in the mapping's format: refused, naming the format, and nothing written.
+    let (status, err) = s.json("PUT", "/d/_doc/x", Some(json!({"day": "2024-03-05"})));
+    assert_eq!(status, 400, "{err}");
+    assert!(err["error"]["reason"].as_str().unwrap().contains("dd/MM/yyyy||epoch_millis"), "{err}");
+    // A range reads its bounds in the mapping's format; the hits show it.
+    let body = json!({"query": {"range": {"day": {"gte": "01/03/2024", "lte": "06/03/2024"}}},
+                      "sort": [{"day": "asc"}], "docvalue_fields": ["day"], "_source": false});
+    let answer = s.json("POST", "/d/_search", Some(body)).1;
+    assert_eq!(ids(&answer), ["a"]);
+    assert_eq!(answer["hits"]["hits"][0]["fields"]["day"], json!(["05/03/2024"]));
+    let histogram = json!({"size": 0, "aggs": {"days": {"date_histogram": {"field": "day", "calendar_interval": "month"}}}});
+    let buckets = s.json("POST", "/d/_search", Some(histogram)).1["aggregations"]["days"]["buckets"].clone();
+    assert_eq!(buckets[0]["key_as_string"], json!("01/02/2024"));
+    assert_eq!(buckets[1]["key_as_string"], json!("01/03/2024"));
+    for (range, words) in [
+        (json!({"gte": "2024", "format": "yyyy-ww"}), "[ww]"),
+        (json!({"gte": "2024", "time_zone": "Mars/Base"}), "unknown time zone [Mars/Base]"),
+        (json!({"gte": "2024-03-05"}), "with format [dd/MM/yyyy||epoch_millis]"),
+        (json!({"gte": "now-1x"}), "failed to parse date field [now-1x]"),
+    ] {
+        let (status, err) = s.json("POST", "/d/_search", Some(json!({"query": {"range": {"day": range}}})));
+        assert_eq!(status, 400, "{err}");
+        assert!(err["error"]["reason"].as_str().unwrap().contains(words), "{words}: {err}");
+    }
+    let (status, err) = s.json(
+        "PUT",
+        "/bad",
+        Some(json!({"mappings": {"properties": {"t": {"type": "date", "format": "yyyy-ww"}}}})),
+    );
+    assert_eq!(status, 400, "{err}");
+    assert!(err["error"]["reason"].as_str().unwrap().contains("[ww]"), "{err}");
+}
