@@ -67,9 +67,9 @@ fn index_search_get_merge_check() {
     assert_eq!(v["hits"][0]["_id"], "b");
     assert_eq!(v["hits"][0]["highlight"]["body"][0], "the dog <em>sleeps</em>; the fox is quick");
     assert_eq!(v["hits"][0]["highlight"]["title"][0], "<em>Lazy</em> afternoons");
-    let o = needle(&["search", "--index", index, "title:[a TO b]"]);
+    let o = needle(&["search", "--index", index, "title:[a b]"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("range queries"), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("a range is `[lower TO upper]`"), "{o:?}");
 
     let o = needle(&["search", "--index", index, "--top", "2", "fox"]);
     let text = stdout(&o);

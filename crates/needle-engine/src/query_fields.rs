@@ -2,10 +2,14 @@
 //! analyzes query text.
 
 use needle_core::{Error, FieldId, Result};
-use needle_search::QueryFields;
+use needle_search::{term_range, Query, QueryFields, RangeQuery, TermRange};
+use serde_json::Value;
 
+use crate::date_math::{now_ms, DateReading};
 use crate::document::{canonical_double, canonical_long};
 use crate::schema::{FieldKind, Schema};
+use crate::values::{range_bounds, RangeBounds};
+use crate::zone::Zone;
 
 impl QueryFields for Schema {
     fn field_id(&self, name: &str) -> Option<FieldId> {
@@ -52,6 +56,10 @@ impl QueryFields for Schema {
         }
     }
 
+    fn range(&self, field: FieldId, range: &TermRange) -> Result<Query> {
+        self.value_range(field, range)
+    }
+
     fn normalize(&self, field: FieldId, text: &str) -> Result<String> {
         let def = self.field(field);
         not_indexed(def)?;
@@ -65,6 +73,35 @@ impl QueryFields for Schema {
                 def.name,
                 kind.name()
             ))),
+        }
+    }
+}
+
+impl Schema {
+    /// A range of a number, date or boolean field as its column values
+    /// (bounds read as a `range` query reads them: dates in the field's
+    /// format, with date math); of other fields, the terms between the bounds.
+    fn value_range(&self, field: FieldId, range: &TermRange) -> Result<Query> {
+        let def = self.field(field);
+        not_indexed(def)?;
+        match def.kind {
+            FieldKind::Text | FieldKind::Keyword => term_range(field, range, |b| self.normalize(field, b)),
+            FieldKind::Binary => Err(Error::query(format!(
+                "Binary fields do not support searching: field `{}` is binary",
+                def.name
+            ))),
+            kind => {
+                let value = |b: &Option<String>| b.clone().map(Value::String);
+                let (lower, upper) = (value(&range.lower), value(&range.upper));
+                let (gte, gt) =
+                    if range.include_lower { (lower.as_ref(), None) } else { (None, lower.as_ref()) };
+                let (lte, lt) =
+                    if range.include_upper { (upper.as_ref(), None) } else { (None, upper.as_ref()) };
+                let dates = DateReading { format: def.date_format(), zone: Zone::UTC, now_ms: now_ms() };
+                let bounds = RangeBounds { gte, gt, lte, lt, dates: Some(&dates) };
+                let (lower, upper) = range_bounds(kind, &def.name, bounds)?;
+                Ok(Query::Range(RangeQuery { field, lower, upper, indexed: None }))
+            }
         }
     }
 }

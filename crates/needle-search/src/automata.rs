@@ -3,7 +3,8 @@
 //! wildcard pattern (`*` any characters, `?` one, `\` escapes), and terms
 //! within an edit distance of a word (Lucene's LevenshteinAutomata: insertions,
 //! deletions, substitutions and, when asked, transpositions of adjacent
-//! characters, counted in Unicode code points after an exact prefix).
+//! characters, counted in Unicode code points after an exact prefix), and
+//! terms between two bounds (Lucene's TermRangeQuery).
 
 use needle_codecs::{MatchState, TermMatcher};
 
@@ -37,6 +38,67 @@ impl TermMatcher for PrefixMatcher {
     }
     fn accepts(&self, state: &MatchState) -> bool {
         state[0] as usize == self.prefix.len()
+    }
+}
+
+/// Terms between two bounds in byte order (code point order, for UTF-8),
+/// either bound absent (open) or left out itself. State: for each bound,
+/// the characters of it the term equals so far, or `OUTSIDE` once the term
+/// has left it behind (past the lower one, before the upper one).
+pub struct RangeMatcher {
+    lower: Option<Vec<char>>,
+    upper: Option<Vec<char>>,
+    include_lower: bool,
+    include_upper: bool,
+}
+
+const OUTSIDE: u32 = u32::MAX;
+
+impl RangeMatcher {
+    pub fn new(lower: Option<&str>, upper: Option<&str>, include_lower: bool, include_upper: bool) -> Self {
+        let chars = |b: Option<&str>| b.map(|b| b.chars().collect());
+        RangeMatcher { lower: chars(lower), upper: chars(upper), include_lower, include_upper }
+    }
+}
+
+impl TermMatcher for RangeMatcher {
+    fn start(&self) -> MatchState {
+        let start = |b: &Option<Vec<char>>| if b.is_some() { 0 } else { OUTSIDE };
+        vec![start(&self.lower), start(&self.upper)]
+    }
+
+    fn step(&self, state: &MatchState, c: char) -> Option<MatchState> {
+        let (mut low, mut high) = (state[0], state[1]);
+        if let Some(lower) = self.lower.as_ref().filter(|_| low != OUTSIDE) {
+            match lower.get(low as usize) {
+                // Equal to the bound so far, then longer: past it.
+                None => low = OUTSIDE,
+                Some(&b) if c > b => low = OUTSIDE,
+                Some(&b) if c == b => low += 1,
+                Some(_) => return None,
+            }
+        }
+        if let Some(upper) = self.upper.as_ref().filter(|_| high != OUTSIDE) {
+            match upper.get(high as usize) {
+                None => return None,
+                Some(&b) if c < b => high = OUTSIDE,
+                Some(&b) if c == b => high += 1,
+                Some(_) => return None,
+            }
+        }
+        Some(vec![low, high])
+    }
+
+    fn accepts(&self, state: &MatchState) -> bool {
+        let low_ok = match &self.lower {
+            Some(lower) if state[0] != OUTSIDE => state[0] as usize == lower.len() && self.include_lower,
+            _ => true,
+        };
+        let high_ok = match &self.upper {
+            Some(upper) if state[1] != OUTSIDE => state[1] as usize != upper.len() || self.include_upper,
+            _ => true,
+        };
+        low_ok && high_ok
     }
 }
 

@@ -22,9 +22,11 @@ mod stats;
 mod weight;
 
 pub use explain::{describe, Explanation};
-pub use multi_term::{Fuzzy, MultiTermQuery, TermPattern};
+pub use multi_term::{Fuzzy, MultiTermQuery, TermPattern, TermRange};
 pub use parser::simple::{parse_simple_query, SimpleFlags, SimpleOptions};
-pub use parser::{parse_query, parse_query_with, FuzzyDefaults, ParseOptions, QueryFields, MAX_CLAUSES};
+pub use parser::{
+    parse_query, parse_query_with, term_range, FuzzyDefaults, ParseOptions, QueryFields, MAX_CLAUSES,
+};
 pub use query::{BoolQuery, PhraseQuery, Query, RangeQuery, TermQuery};
 pub use scorer::{ScoreWindow, Scorer};
 pub use searcher::{ScoredDoc, SearchOptions, Searcher, TopDocs};

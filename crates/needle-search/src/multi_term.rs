@@ -1,7 +1,7 @@
 //! Queries over the terms a pattern matches (Lucene's MultiTermQuery), and
 //! their expansion over an index's term maps before the query runs:
 //!
-//! - prefix and wildcard queries become [`Query::TermSet`]: every document
+//! - prefix, wildcard, regexp and term-range queries become [`Query::TermSet`]: every document
 //!   of every matching term, each scoring the boost around the query
 //!   (Lucene's default constant-score rewrite, as Elasticsearch runs them);
 //! - fuzzy queries become [`Query::Blended`]: the `max_expansions` terms
@@ -14,7 +14,7 @@
 use needle_codecs::{SegmentRead, TermMatcher};
 use needle_core::{FieldId, Result};
 
-use crate::automata::{EditDistanceMatcher, PrefixMatcher, WildcardMatcher};
+use crate::automata::{EditDistanceMatcher, PrefixMatcher, RangeMatcher, WildcardMatcher};
 use crate::parser::MAX_CLAUSES;
 use crate::regexp::{RegexpFlags, RegexpMatcher};
 use crate::Query;
@@ -44,6 +44,18 @@ pub enum TermPattern {
         flags: RegexpFlags,
         case_insensitive: bool,
     },
+    /// Terms between two bounds in byte order (Lucene's TermRangeQuery).
+    Range(TermRange),
+}
+
+/// The bounds of a range as written (`[a TO b]`, `{a TO *]`, `>=a`): a
+/// `None` bound is open; an excluded bound is left out of the range.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TermRange {
+    pub lower: Option<String>,
+    pub upper: Option<String>,
+    pub include_lower: bool,
+    pub include_upper: bool,
 }
 
 /// Terms within `max_edits` (at most 2) of `term`, its first
@@ -107,6 +119,11 @@ fn expand_one(m: &MultiTermQuery, segments: &[&dyn SegmentRead]) -> Result<Query
         TermPattern::Regexp { pattern, flags, case_insensitive } => {
             let matcher =
                 RegexpMatcher::new(pattern, *flags, *case_insensitive).map_err(needle_core::Error::query)?;
+            matching(segments, field, &matcher)?
+        }
+        TermPattern::Range(r) => {
+            let matcher =
+                RangeMatcher::new(r.lower.as_deref(), r.upper.as_deref(), r.include_lower, r.include_upper);
             matching(segments, field, &matcher)?
         }
     };

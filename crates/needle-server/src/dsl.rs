@@ -17,7 +17,7 @@ use needle_engine::{
 use needle_search::regexp::{RegexpFlags, RegexpMatcher};
 use needle_search::{
     parse_query_with, parse_simple_query, BoolQuery, Fuzzy, FuzzyDefaults, MultiTermQuery, ParseOptions,
-    PhraseQuery, QueryFields, SimpleFlags, SimpleOptions, TermPattern, TermQuery,
+    PhraseQuery, QueryFields, SimpleFlags, SimpleOptions, TermPattern, TermQuery, TermRange,
 };
 use serde_json::{Map, Value};
 
@@ -244,17 +244,32 @@ fn range_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     }
     *body = Value::Object(Map::new());
     let Some(id) = field_id(schema, &field) else { return Ok(Query::MatchNone) };
-    let dates = date_reading(schema.field(id), format.as_deref(), time_zone.as_deref())?;
-    let bounds = RangeBounds {
-        gte: gte.as_ref(),
-        gt: gt.as_ref(),
-        lte: lte.as_ref(),
-        lt: lt.as_ref(),
-        dates: Some(&dates),
+    let q = match schema.field(id).kind {
+        // The terms between the bounds, each document scoring 1.
+        FieldKind::Keyword | FieldKind::Text => {
+            let text = |v: Option<&Value>| v.and_then(text_of);
+            let range = TermRange {
+                lower: text(gte.as_ref().or(gt.as_ref())),
+                upper: text(lte.as_ref().or(lt.as_ref())),
+                include_lower: gte.is_some(),
+                include_upper: lte.is_some(),
+            };
+            QueryFields::range(schema, id, &range).map_err(|e| ApiError::illegal_argument(e.to_string()))?
+        }
+        kind => {
+            let dates = date_reading(schema.field(id), format.as_deref(), time_zone.as_deref())?;
+            let bounds = RangeBounds {
+                gte: gte.as_ref(),
+                gt: gt.as_ref(),
+                lte: lte.as_ref(),
+                lt: lt.as_ref(),
+                dates: Some(&dates),
+            };
+            let (lower, upper) =
+                range_bounds(kind, &field, bounds).map_err(|e| ApiError::illegal_argument(e.to_string()))?;
+            Query::Range(RangeQuery { field: id, lower, upper, indexed: None })
+        }
     };
-    let (lower, upper) = range_bounds(schema.field(id).kind, &field, bounds)
-        .map_err(|e| ApiError::illegal_argument(e.to_string()))?;
-    let q = Query::Range(RangeQuery { field: id, lower, upper, indexed: None });
     Ok(match boost {
         Some(b) if b != 1.0 => Query::boosted(q, b),
         _ => q,
@@ -840,6 +855,9 @@ impl QueryFields for DefaultFields<'_> {
     }
     fn normalize(&self, field: FieldId, text: &str) -> needle_core::Result<String> {
         QueryFields::normalize(self.schema, field, text)
+    }
+    fn range(&self, field: FieldId, range: &needle_search::TermRange) -> needle_core::Result<Query> {
+        QueryFields::range(self.schema, field, range)
     }
 }
 

@@ -271,6 +271,14 @@ impl Oracle {
             TermPattern::Prefix { prefix, case_insensitive: ci } => {
                 set(vocabulary.into_iter().filter(|t| fold(t, *ci).starts_with(&fold(prefix, *ci))).collect())
             }
+            TermPattern::Range(r) => set(vocabulary
+                .into_iter()
+                .filter(|t| {
+                    let above = r.lower.as_ref().is_none_or(|l| t > l || (r.include_lower && t == l));
+                    let below = r.upper.as_ref().is_none_or(|u| t < u || (r.include_upper && t == u));
+                    above && below
+                })
+                .collect()),
             TermPattern::Wildcard { pattern, case_insensitive: ci } => set(vocabulary
                 .into_iter()
                 .filter(|t| wildcard_matches(&fold(pattern, *ci), &fold(t, *ci)))

@@ -3,7 +3,9 @@
 //! sometimes hold several values.
 
 use needle_core::FieldId;
-use needle_search::{BoolQuery, Fuzzy, MultiTermQuery, PhraseQuery, Query, TermPattern, TermQuery};
+use needle_search::{
+    BoolQuery, Fuzzy, MultiTermQuery, PhraseQuery, Query, TermPattern, TermQuery, TermRange,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::json;
@@ -125,7 +127,21 @@ fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth:
 /// terms is exercised).
 pub fn multi_term(rng: &mut StdRng, field: FieldId) -> Query {
     let w: Vec<char> = word(rng).chars().collect();
-    let pattern = match rng.gen_range(0..4) {
+    let pattern = match rng.gen_range(0..5) {
+        4 => {
+            // Bounds that are words, their prefixes or longer, open or left out.
+            let bound = |rng: &mut StdRng| {
+                let w = word(rng);
+                match rng.gen_range(0..4) {
+                    0 => None,
+                    1 => Some(w[..w.len() / 2].to_string()),
+                    2 => Some(format!("{w}a")),
+                    _ => Some(w.to_string()),
+                }
+            };
+            let (lower, upper) = (bound(rng), bound(rng));
+            TermPattern::Range(TermRange { lower, upper, include_lower: rng.gen(), include_upper: rng.gen() })
+        }
         0 => {
             let prefix: String = w[..rng.gen_range(0..=w.len().min(3))].iter().collect();
             let case_insensitive = rng.gen_ratio(1, 3);

@@ -126,6 +126,16 @@ def searches():
                   "should": [{"term": {"year": {"value": 2010, "boost": 2}}}, {"term": {"ok": False}}]}},
         {"query_string": {"query": "year:2012 OR title:green"}},
     ]
+    # Ranges in the query string (bracketed and one-sided), and ranges of terms.
+    for q in ["year:[2000 TO 2010}", "year:>2020", "year:<=1995 OR year:>=2028", "when:[2020-03-01 TO 2020-03-31]",
+              "when:>=2020-03-15", "when:{* TO 1970-01-01]", "tag:[alpha TO delta]", "tag:{beta TO z}",
+              "title:[green TO red]", "rating:[0 TO *]", "rating:>2.25", "year:[2000 TO 2010] AND when:>=2020-01-01",
+              "when:[2020-03-01||/M TO 2020-03-01||+1M/M]", "tag:>=delta", "year:[\"2000\" TO \"2005\"]",
+              "title:{blue TO green}^2", "tag:[Gamma TO beta] OR title:red"]:
+        terms.append({"query_string": {"query": q}})
+    terms.append({"range": {"tag": {"gte": "beta", "lt": "delta"}}})
+    terms.append({"range": {"tag": {"gt": "alpha", "boost": 3}}})
+    terms.append({"bool": {"must": {"match": {"title": "red"}}, "filter": {"range": {"tag": {"lte": "beta-2"}}}}})
     for q in terms:
         out.append({"size": 200, "query": q, "_source": False})
     aggs = {

@@ -6,6 +6,8 @@
 
 use needle_core::{Error, Result};
 
+use crate::TermRange;
+
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Token {
     And,
@@ -28,8 +30,8 @@ pub(super) enum Token {
     Wildcard(String),
     /// `~` and the number after it, if any.
     Tilde(Option<f32>),
-    /// `[a TO b]` or `{a TO b}` (the opening bracket).
-    Range(char),
+    /// `[a TO b]`, `{a TO b}` or a mix (`[` includes its bound, `{` leaves it out; `*` is open).
+    Range(TermRange),
     /// `/regex/`, its text between the slashes (`\/` kept as written).
     Regex(String),
 }
@@ -71,8 +73,10 @@ pub(super) fn tokens(input: &str) -> Result<Vec<Token>> {
                 let Some(len) = chars[i..].iter().position(|&c| c == ']' || c == '}') else {
                     return Err(Error::query(format!("unterminated range: `{c}` without `]` or `}}`")));
                 };
+                let inside: String = chars[i..i + len].iter().collect();
+                let close = chars[i + len];
                 i += len + 1;
-                Token::Range(c)
+                Token::Range(range(&inside, c == '[', close == ']')?)
             }
             ']' | '}' => return Err(Error::query(format!("unexpected `{c}` without its opening bracket"))),
             '/' => Token::Regex(regex(&chars, &mut i)?),
@@ -84,6 +88,48 @@ pub(super) fn tokens(input: &str) -> Result<Vec<Token>> {
         out.push(token);
     }
     Ok(out)
+}
+
+/// The bounds of `[lower TO upper]` (Lucene's RANGE_GOOP and RANGE_QUOTED):
+/// words or quoted text, `*` for an open end.
+fn range(inside: &str, include_lower: bool, include_upper: bool) -> Result<TermRange> {
+    // Each part, `None` for a bare `*` (a quoted one is the term `*`).
+    let mut parts: Vec<Option<String>> = Vec::new();
+    let mut chars = inside.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if is_space(c) {
+            chars.next();
+            continue;
+        }
+        let mut part = String::new();
+        if c == '"' {
+            chars.next();
+            loop {
+                match chars.next() {
+                    Some('"') => break,
+                    Some('\\') => part.extend(chars.next()),
+                    Some(other) => part.push(other),
+                    None => return Err(Error::query(format!("unterminated phrase in the range `{inside}`"))),
+                }
+            }
+            parts.push(Some(part));
+            continue;
+        }
+        while let Some(&c) = chars.peek().filter(|c| !is_space(**c)) {
+            chars.next();
+            match c {
+                '\\' => part.extend(chars.next()),
+                c => part.push(c),
+            }
+        }
+        parts.push((part != "*").then_some(part));
+    }
+    match <[Option<String>; 3]>::try_from(parts) {
+        Ok([lower, Some(to), upper]) if to == "TO" => {
+            Ok(TermRange { lower, upper, include_lower, include_upper })
+        }
+        _ => Err(Error::query(format!("a range is `[lower TO upper]`, not `{inside}`"))),
+    }
 }
 
 /// A regular expression's text after its opening `/`, up to the next `/`
@@ -210,7 +256,16 @@ mod tests {
             [t("a:b"), t("(c)"), Wildcard("te?t".into()), Wildcard("te*".into()), Star, Colon, Star]
         );
         assert_eq!(tokens(r"a\*b* a\*b").unwrap(), [Wildcard(r"a\*b*".into()), t("a*b")]);
-        assert_eq!(tokens("[a TO b] c").unwrap(), [Range('['), t("c")]);
+        let range = |lower: Option<&str>, upper: Option<&str>, include_lower, include_upper| {
+            let own = |b: Option<&str>| b.map(str::to_string);
+            Range(TermRange { lower: own(lower), upper: own(upper), include_lower, include_upper })
+        };
+        assert_eq!(tokens("[a TO b] c").unwrap(), [range(Some("a"), Some("b"), true, true), t("c")]);
+        assert_eq!(tokens("{* TO \"x y\"]").unwrap(), [range(None, Some("x y"), false, true)]);
+        assert_eq!(tokens("[\"*\" TO *}").unwrap(), [range(Some("*"), None, true, false)]);
+        for bad in ["[a b]", "[a TO]", "[a to b]", "[a TO b c]"] {
+            assert!(tokens(bad).is_err(), "{bad}");
+        }
         assert!(tokens("]").is_err() && tokens("[a TO").is_err());
         assert!(tokens("\"open").is_err() && tokens("a^").is_err() && tokens("a\\").is_err());
     }

@@ -31,8 +31,10 @@
 //! only normalized (lowercased in a text field), as Elasticsearch does.
 //!
 //! `/x/` is a regular expression in Lucene's syntax (see `regexp.rs`),
-//! normalized as wildcard terms are. Ranges (`[a TO b]`) are refused with an
-//! error that says so, rather than searched as something else.
+//! normalized as wildcard terms are. `[a TO b]`, `{a TO b}` (or a mix; `*`
+//! an open end) and, after a field, `>a`, `>=a`, `<a`, `<=a` are ranges: the
+//! field's terms between the bounds, or its values for numbers and dates
+//! (see [`QueryFields::range`]).
 
 mod lexer;
 pub mod simple;
@@ -41,7 +43,7 @@ use needle_core::{Error, FieldId, Result};
 
 use self::lexer::Token;
 use crate::regexp::{RegexpFlags, RegexpMatcher};
-use crate::{BoolQuery, Fuzzy, MultiTermQuery, PhraseQuery, Query, TermPattern, TermQuery};
+use crate::{BoolQuery, Fuzzy, MultiTermQuery, PhraseQuery, Query, TermPattern, TermQuery, TermRange};
 
 /// The most leaf clauses (terms, phrase terms) a query may have, as Lucene's
 /// `IndexSearcher.maxClauseCount`.
@@ -62,6 +64,23 @@ pub trait QueryFields {
     /// normalization (a text field lowercases) without tokenizing or
     /// stemming. Fails for a field whose terms are not text (a number).
     fn normalize(&self, field: FieldId, text: &str) -> Result<String>;
+    /// The documents with a value of `field` in `range`: by default the
+    /// terms between the bounds, normalized (a field of numbers or dates
+    /// compares values instead).
+    fn range(&self, field: FieldId, range: &TermRange) -> Result<Query> {
+        term_range(field, range, |b| self.normalize(field, b))
+    }
+}
+
+/// The terms of `field` in `range`, its bounds normalized as `normalize` says.
+pub fn term_range(
+    field: FieldId,
+    range: &TermRange,
+    normalize: impl Fn(&str) -> Result<String>,
+) -> Result<Query> {
+    let bound = |b: &Option<String>| b.as_deref().map(&normalize).transpose();
+    let range = TermRange { lower: bound(&range.lower)?, upper: bound(&range.upper)?, ..range.clone() };
+    Ok(Query::MultiTerm(MultiTermQuery { field, pattern: TermPattern::Range(range) }))
 }
 
 pub fn parse_query(input: &str, fields: &dyn QueryFields) -> Result<Query> {
@@ -357,7 +376,11 @@ impl Parser<'_> {
                     let defaults = self.options.fuzzy;
                     self.multi_term(field, &text, |word| TermPattern::Fuzzy(defaults.fuzzy(word, edits)))?
                 }
-                _ => self.field_query(field, &text, None)?,
+                _ => match (field, one_sided(&text)) {
+                    // `year:>2000` (after a field only, as Elasticsearch reads it).
+                    (Some(_), Some(range)) => self.range(field, &range)?,
+                    _ => self.field_query(field, &text, None)?,
+                },
             },
             Token::Quoted(text) => {
                 let slop = match self.peek() {
@@ -373,7 +396,7 @@ impl Parser<'_> {
             Token::Star if field == Some("*") => Some(Query::MatchAll),
             Token::Wildcard(pattern) => self.multi_term(field, &pattern, glob)?,
             Token::Star => return Err(Error::query("`*` alone is only supported as `*:*` (every document)")),
-            Token::Range(_) => return Err(Error::query("range queries (`[a TO b]`) are not supported yet")),
+            Token::Range(range) => self.range(field, &range)?,
             Token::Regex(pattern) => {
                 // Checked here, so a bad expression is an error at parse time, not at search time.
                 RegexpMatcher::new(&pattern, RegexpFlags::ALL, false).map_err(Error::query)?;
@@ -432,6 +455,15 @@ impl Parser<'_> {
         Ok(self.across_fields(per_field))
     }
 
+    /// The documents with a value in `range` in `field` (or in any default field).
+    fn range(&self, field: Option<&str>, range: &TermRange) -> Result<Option<Query>> {
+        let mut per_field = Vec::new();
+        for field in self.targets(field)? {
+            per_field.push(self.fields.range(field, range)?);
+        }
+        Ok(self.across_fields(per_field))
+    }
+
     /// The query for `text` in `field` (or in every default field), a phrase when `phrase_slop` is given.
     fn field_query(
         &self,
@@ -456,6 +488,22 @@ impl Parser<'_> {
             (_, Some(tie_breaker)) => Some(Query::DisMax { clauses: per_field, tie_breaker }),
         }
     }
+}
+
+/// `>a`, `>=a`, `<a`, `<=a` as a range with one open end.
+fn one_sided(text: &str) -> Option<TermRange> {
+    let (rest, include) = match text.strip_prefix(">=").or_else(|| text.strip_prefix("<=")) {
+        Some(rest) => (rest, true),
+        None => (text.strip_prefix('>').or_else(|| text.strip_prefix('<'))?, false),
+    };
+    if rest.is_empty() {
+        return None;
+    }
+    let bound = Some(rest.to_string());
+    Some(match text.starts_with('>') {
+        true => TermRange { lower: bound, include_lower: include, ..TermRange::default() },
+        false => TermRange { upper: bound, include_upper: include, ..TermRange::default() },
+    })
 }
 
 /// A query-string wildcard term: a prefix when its only wildcard is a
@@ -658,6 +706,32 @@ mod tests {
     }
 
     #[test]
+    fn ranges_bracketed_and_one_sided() {
+        let range = |field, lower: Option<&str>, upper: Option<&str>, include_lower, include_upper| {
+            let own = |b: Option<&str>| b.map(str::to_string);
+            let r = TermRange { lower: own(lower), upper: own(upper), include_lower, include_upper };
+            Query::MultiTerm(MultiTermQuery { field, pattern: TermPattern::Range(r) })
+        };
+        assert_eq!(parse("title:[Apple TO pear}"), range(0, Some("apple"), Some("pear"), true, false));
+        assert_eq!(parse("body:{* TO \"Mid Way\"]"), range(1, None, Some("mid way"), false, true));
+        assert_eq!(parse("title:>=m"), range(0, Some("m"), None, true, false));
+        assert_eq!(parse("title:<m"), range(0, None, Some("m"), false, false));
+        assert_eq!(
+            parse("title:[a TO b]^2"),
+            Query::boosted(range(0, Some("a"), Some("b"), true, true), 2.0)
+        );
+        // In the default fields, each field's range; `>x` without a field is a word.
+        assert_eq!(
+            parse("[a TO b]"),
+            Query::or(vec![
+                range(0, Some("a"), Some("b"), true, true),
+                range(1, Some("a"), Some("b"), true, true)
+            ])
+        );
+        assert!(!matches!(parse(">x"), Query::MultiTerm(_)));
+    }
+
+    #[test]
     fn boolean_operators_follow_lucene_precedence() {
         let (a, b, c) = (title("x"), title("y"), title("z"));
         assert_eq!(parse("title:x AND title:y"), boolean(vec![a.clone(), b.clone()], vec![], vec![]));
@@ -735,7 +809,7 @@ mod tests {
             ("+", "ends where a term was expected"),
             ("", "empty"),
             ("te* *", "`*` alone"),
-            ("title:[a TO b]", "range queries"),
+            ("title:[a b]", "a range is `[lower TO upper]`"),
             ("/ab+c", "unterminated regular expression"),
             ("/a&b/", "`&`"),
             ("(a b", "missing `)`"),
