@@ -106,6 +106,9 @@ pub enum AggKind {
         interval: f64,
         offset: f64,
         min_doc_count: u64,
+        /// With `min_doc_count` 0, the buckets from the one of the first
+        /// value to the one of the second are shown, empty or not.
+        extended_bounds: Option<(f64, f64)>,
     },
     DateHistogram {
         field: AggField,
@@ -113,6 +116,8 @@ pub enum AggKind {
         min_doc_count: u64,
         /// Buckets are cut in this zone's wall-clock time (see `zone.rs`).
         zone: Zone,
+        /// As a histogram's, in milliseconds.
+        extended_bounds: Option<(i64, i64)>,
     },
     Range {
         field: AggField,
@@ -690,12 +695,13 @@ fn bucket_count(agg: &Aggregation, state: &State) -> u64 {
                 AggKind::Terms { size, .. } => buckets.len().min(*size) as u64,
                 _ => buckets.len() as u64,
             };
-            let span = |step: f64| match buckets.first_last() {
+            let first_last = widened(buckets.first_last(), agg.field().and_then(|f| kind.extended_keys(f)));
+            let span = |step: f64| match first_last {
                 Some((a, b)) => ((b as f64 - a as f64) / step).max(0.0) as u64 + 1,
                 _ => 0,
             };
             let filled = match kind {
-                AggKind::Histogram { interval, min_doc_count: 0, .. } => match buckets.first_last() {
+                AggKind::Histogram { interval, min_doc_count: 0, .. } => match first_last {
                     Some((a, b)) => {
                         ((sortable_to_double(b) - sortable_to_double(a)) / interval).max(0.0) as u64 + 1
                     }
@@ -1298,12 +1304,14 @@ fn keyed_json(
         }
         AggKind::Histogram { interval, min_doc_count, .. } => {
             if *min_doc_count == 0 {
+                extend(&mut buckets, agg, kind.extended_keys(field));
                 fill_gaps(&mut buckets, agg, |k| double_to_sortable(sortable_to_double(k) + interval));
             }
             *min_doc_count
         }
         AggKind::DateHistogram { interval, min_doc_count, zone, .. } => {
             if *min_doc_count == 0 {
+                extend(&mut buckets, agg, kind.extended_keys(field));
                 fill_gaps(&mut buckets, agg, |k| next_key(*interval, *zone, k));
             }
             *min_doc_count
@@ -1342,6 +1350,43 @@ fn terms_json<K: Ord>(
 
 /// Adds the empty buckets between the first and the last (Elasticsearch's
 /// histograms show them when `min_doc_count` is 0), at most a million.
+/// The empty buckets of a histogram's extended bounds, where it has none.
+fn extend(buckets: &mut BTreeMap<i64, Bucket>, agg: &Aggregation, keys: Option<(i64, i64)>) {
+    for key in keys.into_iter().flat_map(|(first, last)| [first, last]) {
+        buckets.entry(key).or_insert_with(|| new_bucket(agg));
+    }
+}
+
+/// `first_last` reaching out to `bounds` too.
+fn widened(first_last: Option<(i64, i64)>, bounds: Option<(i64, i64)>) -> Option<(i64, i64)> {
+    match (first_last, bounds) {
+        (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+        (x, y) => x.or(y),
+    }
+}
+
+impl AggKind {
+    /// The keys of the buckets of a histogram's extended bounds (shown only
+    /// with `min_doc_count` 0), when it has them.
+    fn extended_keys(&self, field: AggField) -> Option<(i64, i64)> {
+        match *self {
+            AggKind::Histogram {
+                interval,
+                offset,
+                min_doc_count: 0,
+                extended_bounds: Some((lo, hi)),
+                ..
+            } => Some((histogram_key(lo, interval, offset), histogram_key(hi, interval, offset))),
+            AggKind::DateHistogram { min_doc_count: 0, extended_bounds: Some((lo, hi)), .. } => {
+                let spans = RefCell::new(Spans::default());
+                let mut keyer = Keyer::of(self, field, &spans);
+                Some((keyer.key(lo), keyer.key(hi)))
+            }
+            _ => None,
+        }
+    }
+}
+
 fn fill_gaps(buckets: &mut BTreeMap<i64, Bucket>, agg: &Aggregation, next: impl Fn(i64) -> i64) {
     let (Some(&first), Some(&last)) = (buckets.keys().next(), buckets.keys().next_back()) else { return };
     let mut key = first;

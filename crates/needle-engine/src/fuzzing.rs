@@ -285,6 +285,7 @@ fn field_values(index: &Index) {
         interval: crate::DateInterval::Calendar(crate::CalendarUnit::Month),
         min_doc_count: 1,
         zone: crate::Zone::parse("Europe/Paris").expect("a zone"),
+        extended_bounds: None,
     };
     let _ = searcher.aggregate(&Query::MatchAll, &[agg("k", terms, vec![stats]), agg("d", days, vec![])]);
 }

@@ -249,7 +249,17 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
         agg("x_max", AggKind::Metric(Metric::Max, x), vec![]),
         agg("x_count", AggKind::Metric(Metric::ValueCount, x), vec![]),
         agg("n_distinct", AggKind::Cardinality { field: n, precision_threshold: 3_000 }, vec![]),
-        agg("n_hist", AggKind::Histogram { field: n, interval: 5.0, offset: 0.0, min_doc_count: 0 }, vec![]),
+        agg(
+            "n_hist",
+            AggKind::Histogram {
+                field: n,
+                interval: 5.0,
+                offset: 0.0,
+                min_doc_count: 0,
+                extended_bounds: None,
+            },
+            vec![],
+        ),
         agg(
             "days",
             AggKind::DateHistogram {
@@ -257,6 +267,7 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
                 interval: DateInterval::Calendar(CalendarUnit::Day),
                 min_doc_count: 1,
                 zone: needle_engine::Zone::UTC,
+                extended_bounds: None,
             },
             vec![agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![])],
         ),

@@ -186,7 +186,15 @@ fn agg_kind(
             })?;
             let offset = o.number("offset")?.unwrap_or(0.0);
             let min_doc_count = o.count("min_doc_count")?.unwrap_or(0);
-            Ok(AggKind::Histogram { field, interval, offset, min_doc_count })
+            let extended_bounds = match o.take("extended_bounds") {
+                None => None,
+                Some(b) => {
+                    let number =
+                        |v: Option<&Value>| v.and_then(|v| v.as_f64().or_else(|| v.as_str()?.parse().ok()));
+                    Some(bounds(name, &b, number)?)
+                }
+            };
+            Ok(AggKind::Histogram { field, interval, offset, min_doc_count, extended_bounds })
         }
         "date_histogram" => {
             let zone = match o.string("time_zone")? {
@@ -197,7 +205,20 @@ fn agg_kind(
             };
             let interval = date_interval(name, &mut o)?;
             let min_doc_count = o.count("min_doc_count")?.unwrap_or(0);
-            Ok(AggKind::DateHistogram { field, interval, min_doc_count, zone })
+            let extended_bounds = match o.take("extended_bounds") {
+                None => None,
+                Some(b) => {
+                    let read = format.clone().unwrap_or_else(DateFormat::default_format);
+                    let dates = DateReading { format: read, zone, now_ms: needle_engine::now_ms() };
+                    let date = |v: Option<&Value>| match v? {
+                        Value::Number(n) => n.as_i64(),
+                        Value::String(s) => dates.parse(s, false),
+                        _ => None,
+                    };
+                    Some(bounds(name, &b, date)?)
+                }
+            };
+            Ok(AggKind::DateHistogram { field, interval, min_doc_count, zone, extended_bounds })
         }
         "range" | "date_range" => {
             let Some(Value::Array(items)) = o.take("ranges") else {
@@ -228,6 +249,27 @@ fn agg_kind(
     }?;
     o.finish()?;
     Ok((out, format))
+}
+
+/// A histogram's `extended_bounds`: `min` and `max`, each read by `read`.
+fn bounds<T: PartialOrd + Copy>(
+    name: &str,
+    v: &Value,
+    read: impl Fn(Option<&Value>) -> Option<T>,
+) -> ApiResult<(T, T)> {
+    let bad = || ApiError::parsing(format!("[extended_bounds] of [{name}] takes a [min] and a [max]: {v}"));
+    let Value::Object(m) = v else { return Err(bad()) };
+    if m.keys().any(|k| k != "min" && k != "max") {
+        return Err(bad());
+    }
+    let (min, max) = (read(m.get("min")).ok_or_else(bad)?, read(m.get("max")).ok_or_else(bad)?);
+    match min <= max {
+        true => Ok((min, max)),
+        false => Err(ApiError::illegal_argument(format!(
+            "[extended_bounds.min][{}] cannot be greater than [extended_bounds.max][{}] for histogram aggregation [{name}]",
+            v["min"], v["max"]
+        ))),
+    }
 }
 
 /// How an aggregation shows its date field's values: its `format`, else

@@ -189,6 +189,16 @@ def searches():
         "when_ranges_shown": {"date_range": {"field": "when", "format": "yyyy", "ranges": [
             {"to": "2000"}, {"from": "2000", "key": "recent"}]}},
         "when_terms_shown": {"terms": {"field": "when", "size": 3, "format": "epoch_second"}},
+        # extended_bounds: empty buckets out to the bounds (min_doc_count 0), as dashboards ask.
+        "year_hist_extended": {"histogram": {"field": "year", "interval": 5, "extended_bounds": {"min": 1972, "max": 2042}}},
+        "by_year_extended": {"date_histogram": {"field": "when", "calendar_interval": "year", "min_doc_count": 0,
+                                                "extended_bounds": {"min": "1840", "max": "2040-06"}}},
+        "by_decade_millis": {"date_histogram": {"field": "when", "fixed_interval": "3650d", "min_doc_count": 0,
+                                                "format": "epoch_millis",
+                                                "extended_bounds": {"min": -5000000000000, "max": 2500000000000}}},
+        "by_month_narrow": {"date_histogram": {"field": "when", "calendar_interval": "month", "min_doc_count": 0,
+                                               "time_zone": "Europe/Paris",
+                                               "extended_bounds": {"min": "2020-01-01", "max": "2020-02-01"}}},
     }
     out.append({"size": 0, "aggs": aggs})
     out.append({"size": 0, "query": {"match": {"title": "green"}}, "aggs": aggs})

@@ -157,6 +157,16 @@ fn what_values_cannot_do_is_refused_clearly() {
         ),
         (json!({"sort": [{"year": "up"}]}), "illegal_argument_exception", "Unknown SortOrder [up]"),
         (
+            json!({"aggs": {"h": {"histogram": {"field": "year", "interval": 5, "extended_bounds": {"min": 9, "max": 1}}}}}),
+            "illegal_argument_exception",
+            "[extended_bounds.min][9] cannot be greater than [extended_bounds.max][1]",
+        ),
+        (
+            json!({"aggs": {"h": {"date_histogram": {"field": "when", "calendar_interval": "day", "extended_bounds": {"min": "x"}}}}}),
+            "parsing_exception",
+            "[extended_bounds] of [h] takes a [min] and a [max]",
+        ),
+        (
             json!({"query": {"range": {"when": {"gte": "someday"}}}}),
             "illegal_argument_exception",
             "failed to parse date field [someday]",
