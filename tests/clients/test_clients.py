@@ -82,6 +82,9 @@ class Elastic:
 
         return helpers.bulk(self.c, actions)
 
+    def msearch(self, searches):
+        return self.c.msearch(searches=searches)
+
     def scan(self, index, query, size):
         from elasticsearch import helpers
 
@@ -119,6 +122,9 @@ class OpenSearch:
         from opensearchpy import helpers
 
         return helpers.bulk(self.c, actions)
+
+    def msearch(self, searches):
+        return self.c.msearch(body=searches)
 
     def scan(self, index, query, size):
         from opensearchpy import helpers
@@ -188,6 +194,13 @@ def exercise(client):
     r = client.search("docs", size=0, aggs=top)
     last = {b["key"]: [h["_source"]["n"] for h in b["last"]["hits"]["hits"]] for b in r["aggregations"]["tags"]["buckets"]}
     assert last == {"even": [N - 2, N - 4], "odd": [N - 1, N - 3]}, last
+
+    # Several searches in one request, each answered or failed alone; ranges in the query string.
+    r = client.msearch([{"index": "docs"}, {"query": {"match": {"body": "alpha"}}, "track_total_hits": True},
+                        {"index": "nope"}, {"query": {"match_all": {}}}])
+    assert r["responses"][0]["hits"]["total"]["value"] == alpha, r["responses"][0]
+    assert r["responses"][1]["status"] == 404, r["responses"][1]
+    assert client.count("docs", {"query_string": {"query": "n:[100 TO 250}"}}) == 150
 
     # Scrolling: helpers.scan reads every match once, page by page.
     scanned = sorted((h["_id"] for h in client.scan("docs", {"match": {"body": "alpha"}}, size=7)), key=int)

@@ -5,6 +5,7 @@ mod bulk;
 mod cluster;
 mod documents;
 mod indices;
+mod msearch;
 pub mod scroll;
 pub(crate) mod search;
 mod stats;
@@ -38,6 +39,7 @@ pub fn router(app: Shared) -> Router {
             get(scroll::next_by_path).post(scroll::next_by_path).delete(scroll::clear_by_path),
         )
         .route("/_count", get(search::count_all).post(search::count_all))
+        .route("/_msearch", get(msearch::msearch).post(msearch::msearch))
         .route("/_stats", get(stats::stats_all))
         .route("/_stats/{metric}", get(stats::stats_all_of))
         .route("/{index}/_stats", get(stats::stats_of))
@@ -88,6 +90,7 @@ pub fn router(app: Shared) -> Router {
         .route("/{index}/_bulk", post(bulk::bulk_into).put(bulk::bulk_into))
         .route("/{index}/_search", get(search::search).post(search::search))
         .route("/{index}/_count", get(search::count).post(search::count))
+        .route("/{index}/_msearch", get(msearch::msearch_into).post(msearch::msearch_into))
         .route("/{index}/_delete_by_query", post(search::delete_by_query))
         .fallback(no_handler)
         .method_not_allowed_fallback(wrong_method)

@@ -105,7 +105,32 @@ struct Highlight {
 }
 
 pub(crate) fn run_search(app: &Shared, expression: &str, request: Request) -> ApiResult<Response> {
+    if let Some(keep_alive) = request.scroll {
+        let started = Instant::now();
+        let targets = targets_of(app, expression, &request)?.1;
+        return crate::routes::scroll::start(app, targets, request, keep_alive, started);
+    }
+    Ok(respond::ok(&search_answer(app, expression, &request)?))
+}
+
+/// The answer to `request` over the indexes `expression` names (not a scroll).
+pub(crate) fn search_answer(app: &Shared, expression: &str, request: &Request) -> ApiResult<Value> {
     let started = Instant::now();
+    let (handles, targets) = targets_of(app, expression, request)?;
+    let page = search_page(&targets, request, None)?;
+    for h in &handles {
+        h.counters.query.add(started);
+    }
+    Ok(page.answer(request, started))
+}
+
+/// The indexes `expression` names, once `request` is checked against their
+/// limits, and the snapshot of each it searches.
+fn targets_of(
+    app: &Shared,
+    expression: &str,
+    request: &Request,
+) -> ApiResult<(Vec<Arc<Handle>>, Vec<Target>)> {
     let handles = app.catalog.resolve(expression)?;
     let window = request.from + request.size;
     for h in &handles {
@@ -131,14 +156,7 @@ pub(crate) fn run_search(app: &Shared, expression: &str, request: Request) -> Ap
         .iter()
         .map(|h| Target { name: h.name.clone(), searcher: h.index.searcher(), counters: h.counters.clone() })
         .collect();
-    if let Some(keep_alive) = request.scroll {
-        return crate::routes::scroll::start(app, targets, request, keep_alive, started);
-    }
-    let page = search_page(&targets, &request, None)?;
-    for h in &handles {
-        h.counters.query.add(started);
-    }
-    Ok(respond::ok(&page.answer(&request, started)))
+    Ok((handles, targets))
 }
 
 /// What the server answers to `_search` with `body` on one index's
@@ -147,6 +165,14 @@ pub(crate) fn run_search(app: &Shared, expression: &str, request: Request) -> Ap
 /// (WSBench's field-value searches).
 pub fn search_body(name: &str, searcher: Searcher, body: Value) -> ApiResult<Value> {
     let started = Instant::now();
+    let request = body_request(body)?;
+    let target = Target { name: name.to_string(), searcher, counters: Arc::default() };
+    let page = search_page(std::slice::from_ref(&target), &request, None)?;
+    Ok(page.answer(&request, started))
+}
+
+/// A search request's body read into a request (the URL's parameters at their defaults).
+pub(crate) fn body_request(body: Value) -> ApiResult<Request> {
     let Value::Object(body) = body else {
         return Err(ApiError::parsing("the search body must be an object"));
     };
@@ -154,9 +180,7 @@ pub fn search_body(name: &str, searcher: Searcher, body: Value) -> ApiResult<Val
     for (key, value) in body {
         apply_body_key(&mut request, &key, value)?;
     }
-    let target = Target { name: name.to_string(), searcher, counters: Arc::default() };
-    let page = search_page(std::slice::from_ref(&target), &request, None)?;
-    Ok(page.answer(&request, started))
+    Ok(request)
 }
 
 /// An index's name and the snapshot of it a search reads (not its handle:

@@ -159,6 +159,45 @@ fn a_search_past_its_timeout_answers_with_what_it_found() {
 }
 
 #[test]
+fn msearch_answers_each_search_alone_in_order() {
+    let s = with_docs();
+    let red = json!({"query": {"match": {"title": "red"}}, "size": 3});
+    let lines = [
+        json!({"index": "a"}),
+        red.clone(),
+        json!({"index": ["a", "b"]}),
+        json!({"size": 0, "aggs": {"tags": {"terms": {"field": "tag"}}}}),
+        json!({"index": "nope"}),
+        json!({}),
+        json!({}),
+        json!({"query": {"matchh": {}}}),
+    ];
+    let (status, answer) = s.bulk("/_msearch", &lines);
+    assert_eq!(status, 200, "{answer}");
+    let responses = answer["responses"].as_array().unwrap();
+    assert_eq!(responses.len(), 4, "{answer}");
+    let alone = s.json("POST", "/a/_search", Some(red)).1;
+    assert_eq!(responses[0]["hits"], alone["hits"]);
+    assert_eq!(responses[0]["status"], json!(200));
+    assert_eq!(responses[1]["aggregations"]["tags"]["buckets"][0], json!({"key": "x", "doc_count": 3}));
+    assert_eq!(
+        (responses[2]["status"].clone(), responses[2]["error"]["type"].clone()),
+        (json!(404), json!("index_not_found_exception"))
+    );
+    assert_eq!(
+        (responses[3]["status"].clone(), responses[3]["error"]["type"].clone()),
+        (json!(400), json!("parsing_exception"))
+    );
+    // The path's index is the default; a header without its body is refused whole.
+    let (_, on_b) =
+        s.bulk("/b/_msearch?rest_total_hits_as_int=true", &[json!({}), json!({"query": {"match_all": {}}})]);
+    assert_eq!(on_b["responses"][0]["hits"]["total"], json!(3));
+    let (status, err) = s.bulk("/_msearch", &[json!({}), json!({}), json!({"index": "a"})]);
+    assert_eq!(status, 400, "{err}");
+    assert!(err["error"]["reason"].as_str().unwrap().contains("has no body"), "{err}");
+}
+
+#[test]
 fn what_cannot_be_answered_is_refused_clearly() {
     let s = with_docs();
     for (body, status, kind, words) in [

@@ -1,0 +1,103 @@
+//! `_msearch`: several searches in one request, as newline-delimited pairs
+//! of a header (`index`, and parameters that change nothing on one node)
+//! and a search body. Each search is answered or fails alone, in the
+//! order asked, under `responses`, each with its `status`.
+
+use std::time::Instant;
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use serde_json::{json, Value};
+
+use crate::call::{parse_json, Call};
+use crate::error::{ApiError, ApiResult};
+use crate::pools;
+use crate::respond;
+use crate::routes::search::{body_request, search_answer};
+use crate::server::Shared;
+
+/// Header keys that change nothing on one node.
+const IGNORED_HEADER_KEYS: [&str; 9] = [
+    "search_type",
+    "preference",
+    "routing",
+    "request_cache",
+    "ignore_unavailable",
+    "allow_no_indices",
+    "expand_wildcards",
+    "allow_partial_search_results",
+    "ccs_minimize_roundtrips",
+];
+
+pub async fn msearch(State(app): State<Shared>, call: Call) -> Response {
+    pools::search(app, false, move |app| run(app, None, &call)).await
+}
+
+pub async fn msearch_into(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    pools::search(app, false, move |app| run(app, Some(&index), &call)).await
+}
+
+fn run(app: &Shared, default_index: Option<&str>, call: &Call) -> ApiResult<Response> {
+    let started = Instant::now();
+    let p = &call.params;
+    let total_as_int = p.flag("rest_total_hits_as_int", false)?;
+    p.ignore(&[
+        "max_concurrent_searches",
+        "max_concurrent_shard_requests",
+        "pre_filter_shard_size",
+        "typed_keys",
+    ]);
+    p.ignore(&IGNORED_HEADER_KEYS);
+    p.finish(&call.path)?;
+    let lines: Vec<&str> = call.text()?.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return Err(ApiError::illegal_argument("no requests added"));
+    }
+    if lines.len() % 2 != 0 {
+        return Err(ApiError::illegal_argument(format!(
+            "the last search header (line {}) has no body: each search is a header line and a body line",
+            lines.len()
+        )));
+    }
+    let responses: Vec<Value> = lines
+        .chunks(2)
+        .map(|pair| match one(app, default_index, pair[0], pair[1], total_as_int) {
+            Ok(mut answer) => {
+                answer["status"] = json!(200);
+                answer
+            }
+            Err(e) => json!({"error": e.body()["error"], "status": e.status.as_u16()}),
+        })
+        .collect();
+    Ok(respond::ok(&json!({"took": started.elapsed().as_millis() as u64, "responses": responses})))
+}
+
+/// One search: its header read for the indexes, its body as `_search` reads one.
+fn one(
+    app: &Shared,
+    default_index: Option<&str>,
+    header: &str,
+    body: &str,
+    total_as_int: bool,
+) -> ApiResult<Value> {
+    let Value::Object(header) = parse_json(header.as_bytes())? else {
+        return Err(ApiError::parsing("a search header must be an object"));
+    };
+    let mut expression = default_index.unwrap_or("_all").to_string();
+    for (key, value) in &header {
+        match (key.as_str(), value) {
+            ("index", Value::String(s)) => expression = s.clone(),
+            ("index", Value::Array(names)) => {
+                let names: Option<Vec<&str>> = names.iter().map(Value::as_str).collect();
+                expression = names.ok_or_else(|| ApiError::parsing("[index] must be names"))?.join(",");
+            }
+            (k, _) if IGNORED_HEADER_KEYS.contains(&k) => {}
+            (k, _) => {
+                return Err(ApiError::parsing(format!("key [{k}] is not supported in the metadata section")))
+            }
+        }
+    }
+    let mut request = body_request(parse_json(body.as_bytes())?)?;
+    request.total_as_int = total_as_int;
+    search_answer(app, &expression, &request)
+}
