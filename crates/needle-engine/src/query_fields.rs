@@ -60,6 +60,15 @@ impl QueryFields for Schema {
         self.value_range(field, range)
     }
 
+    /// Keyword, binary and text fields by their doc values or norms (a text
+    /// field's documents with a token), the others by their column.
+    fn exists(&self, field: FieldId) -> Result<Query> {
+        Ok(match self.field(field).kind {
+            FieldKind::Keyword | FieldKind::Binary | FieldKind::Text => Query::Exists(field),
+            _ => Query::Range(RangeQuery { field, lower: i64::MIN, upper: i64::MAX, indexed: None }),
+        })
+    }
+
     fn normalize(&self, field: FieldId, text: &str) -> Result<String> {
         let def = self.field(field);
         not_indexed(def)?;

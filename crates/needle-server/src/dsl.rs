@@ -11,8 +11,7 @@
 
 use needle_core::FieldId;
 use needle_engine::{
-    has_doc_values, range_bounds, DateFormat, DateReading, FieldDef, FieldKind, Query, RangeBounds,
-    RangeQuery, Schema, Zone,
+    range_bounds, DateFormat, DateReading, FieldDef, FieldKind, Query, RangeBounds, RangeQuery, Schema, Zone,
 };
 use needle_search::regexp::{RegexpFlags, RegexpMatcher};
 use needle_search::{
@@ -302,18 +301,8 @@ fn exists_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     let field =
         take_string(body, "exists", "field")?.ok_or_else(|| malformed("exists", "[field] is missing"))?;
     let Some(id) = field_id(schema, &field) else { return Ok(Query::MatchNone) };
-    let kind = schema.field(id).kind;
-    match kind {
-        // A text field's documents with a token (an empty string counts as none).
-        FieldKind::Keyword | FieldKind::Binary | FieldKind::Text => Ok(Query::Exists(id)),
-        k if has_doc_values(k) => {
-            Ok(Query::Range(RangeQuery { field: id, lower: i64::MIN, upper: i64::MAX, indexed: None }))
-        }
-        k => Err(ApiError::illegal_argument(format!(
-            "[exists] on {} field [{field}] is not supported yet by Needle (keyword, numeric, date and boolean fields only)",
-            k.name()
-        ))),
-    }
+    // A text field's documents with a token (an empty string counts as none).
+    QueryFields::exists(schema, id).map_err(|e| ApiError::illegal_argument(e.to_string()))
 }
 
 /// The field's id, or `None` for a field the index does not have (Elasticsearch matches nothing there).
@@ -858,6 +847,9 @@ impl QueryFields for DefaultFields<'_> {
     }
     fn range(&self, field: FieldId, range: &needle_search::TermRange) -> needle_core::Result<Query> {
         QueryFields::range(self.schema, field, range)
+    }
+    fn exists(&self, field: FieldId) -> needle_core::Result<Query> {
+        QueryFields::exists(self.schema, field)
     }
 }
 

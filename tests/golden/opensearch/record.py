@@ -131,7 +131,8 @@ def searches():
               "when:>=2020-03-15", "when:{* TO 1970-01-01]", "tag:[alpha TO delta]", "tag:{beta TO z}",
               "title:[green TO red]", "rating:[0 TO *]", "rating:>2.25", "year:[2000 TO 2010] AND when:>=2020-01-01",
               "when:[2020-03-01||/M TO 2020-03-01||+1M/M]", "tag:>=delta", "year:[\"2000\" TO \"2005\"]",
-              "title:{blue TO green}^2", "tag:[Gamma TO beta] OR title:red"]:
+              "title:{blue TO green}^2", "tag:[Gamma TO beta] OR title:red",
+              "_exists_:when", "_exists_:tag AND title:red", "title:blue AND NOT _exists_:year", "_exists_:nope"]:
         terms.append({"query_string": {"query": q}})
     terms.append({"range": {"tag": {"gte": "beta", "lt": "delta"}}})
     terms.append({"range": {"tag": {"gt": "alpha", "boost": 3}}})

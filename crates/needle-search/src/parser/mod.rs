@@ -31,7 +31,8 @@
 //! only normalized (lowercased in a text field), as Elasticsearch does.
 //!
 //! `/x/` is a regular expression in Lucene's syntax (see `regexp.rs`),
-//! normalized as wildcard terms are. `[a TO b]`, `{a TO b}` (or a mix; `*`
+//! normalized as wildcard terms are. `_exists_:title` finds the documents
+//! with a value in `title`. `[a TO b]`, `{a TO b}` (or a mix; `*`
 //! an open end) and, after a field, `>a`, `>=a`, `<a`, `<=a` are ranges: the
 //! field's terms between the bounds, or its values for numbers and dates
 //! (see [`QueryFields::range`]).
@@ -69,6 +70,10 @@ pub trait QueryFields {
     /// compares values instead).
     fn range(&self, field: FieldId, range: &TermRange) -> Result<Query> {
         term_range(field, range, |b| self.normalize(field, b))
+    }
+    /// The documents with a value in `field` (`_exists_:field`).
+    fn exists(&self, field: FieldId) -> Result<Query> {
+        Ok(Query::Exists(field))
     }
 }
 
@@ -471,6 +476,12 @@ impl Parser<'_> {
         text: &str,
         phrase_slop: Option<u32>,
     ) -> Result<Option<Query>> {
+        if field == Some("_exists_") {
+            return Ok(Some(match self.fields.field_id(text) {
+                Some(id) => self.fields.exists(id)?,
+                None => Query::MatchNone,
+            }));
+        }
         let mut per_field = Vec::new();
         for field in self.targets(field)? {
             let tokens = self.fields.analyze(field, text)?;
@@ -729,6 +740,8 @@ mod tests {
             ])
         );
         assert!(!matches!(parse(">x"), Query::MultiTerm(_)));
+        assert_eq!(parse("_exists_:body"), Query::Exists(1));
+        assert_eq!(parse("_exists_:nope"), Query::MatchNone);
     }
 
     #[test]
