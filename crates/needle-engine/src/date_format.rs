@@ -129,7 +129,8 @@ impl DateFormat {
             Alternative::Iso => zone.format(ms),
             Alternative::Pattern(items) => {
                 let offset = zone.offset_ms(ms);
-                let Some(local) = chrono::DateTime::from_timestamp_millis(ms + offset).map(|d| d.naive_utc())
+                let Some(local) =
+                    chrono::DateTime::from_timestamp_millis(ms.saturating_add(offset)).map(|d| d.naive_utc())
                 else {
                     return ms.to_string();
                 };

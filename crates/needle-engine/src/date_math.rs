@@ -36,6 +36,8 @@ impl DateReading {
                 None => return self.format.parse(text, self.zone, round_up),
             },
         };
+        // Math on an instant the calendar cannot hold (an extreme epoch) has no answer.
+        chrono::DateTime::from_timestamp_millis(anchor)?;
         apply(anchor, math, self.zone, round_up)
     }
 }
@@ -162,6 +164,12 @@ mod tests {
         for (text, up, want) in cases {
             assert_eq!(r.parse(text, up), Some(utc(want)), "{text} (up: {up})");
         }
+        let extreme = DateReading { zone: Zone::Fixed(3600), ..reading(Zone::UTC) };
+        assert_eq!(extreme.parse("9223372036854775807||+1d", false), None, "no overflow, no answer");
+        assert_eq!(
+            DateFormat::new("yyyy").unwrap().format(i64::MAX, Zone::Fixed(3600)),
+            i64::MAX.to_string()
+        );
         for bad in ["now-", "now-1", "now/x", "now+1q", "2024-03-05||*1d", "nowish"] {
             assert_eq!(r.parse(bad, false), None, "{bad}");
         }

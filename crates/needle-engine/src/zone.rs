@@ -62,28 +62,31 @@ impl Zone {
 
     /// The wall-clock time at `utc_ms`, as milliseconds of a UTC-like count.
     pub fn local(self, utc_ms: i64) -> i64 {
-        utc_ms + self.offset_ms(utc_ms)
+        // Saturating: a value near the ends of `i64` (any epoch a user indexed) stays there.
+        utc_ms.saturating_add(self.offset_ms(utc_ms))
     }
 
     /// The instant the wall-clock time `local_ms` happens: the earlier one
     /// when clocks go back, and as if the clock had not moved forward when
     /// it skipped that time (as java.time resolves both).
     pub fn utc(self, local_ms: i64) -> i64 {
-        let Zone::Named(tz) = self else { return local_ms - self.offset_ms(local_ms) };
+        let Zone::Named(tz) = self else { return local_ms.saturating_sub(self.offset_ms(local_ms)) };
         let Some(naive) = DateTime::from_timestamp_millis(local_ms).map(|d| d.naive_utc()) else {
             return local_ms;
         };
         match tz.from_local_datetime(&naive) {
             LocalResult::Single(t) | LocalResult::Ambiguous(t, _) => t.timestamp_millis(),
             // A skipped time: the offset before the change applies.
-            LocalResult::None => local_ms - self.offset_ms(local_ms - DAY_MS),
+            LocalResult::None => local_ms.saturating_sub(self.offset_ms(local_ms.saturating_sub(DAY_MS))),
         }
     }
 
     /// `utc_ms` as Elasticsearch shows a date in this zone: `2020-03-01T00:00:00.000-05:00`.
     pub fn format(self, utc_ms: i64) -> String {
         let offset = self.offset_ms(utc_ms);
-        let Some(local) = DateTime::from_timestamp_millis(utc_ms + offset).map(|d| d.naive_utc()) else {
+        let Some(local) =
+            DateTime::from_timestamp_millis(utc_ms.saturating_add(offset)).map(|d| d.naive_utc())
+        else {
             return utc_ms.to_string();
         };
         let (date, time) = (local.date(), local.time());
