@@ -81,6 +81,23 @@ fn store_body(docs: &[Vec<u8>]) -> Vec<u8> {
     file.slice(0..len).read_all().unwrap().to_vec()
 }
 
+/// Enough text trains a dictionary, and it pays: the store is smaller than
+/// the same sources compressed one by one without it.
+#[test]
+fn a_trained_dictionary_shrinks_the_store() {
+    let docs = text_records(3000);
+    let body = store_body(&docs);
+    let store =
+        DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body.clone()), VERSION).unwrap();
+    let dict = store.dictionary().unwrap().expect("3000 documents train a dictionary");
+    let without: usize = docs
+        .iter()
+        .map(|d| zstd::bulk::compress(&d[record::head_len(d)..], 3).unwrap().len() + record::head_len(d))
+        .sum();
+    let frames = body.len() - dict.len() - docs.len() * 16;
+    assert!(frames * 10 < without * 9, "{frames} bytes with the dictionary, {without} without");
+}
+
 /// A head is read without decompressing the source: a store whose
 /// compressed sources are garbled still gives it.
 #[test]

@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{json, Map, Value};
 
-use crate::call::{parse_json, token_name, Call};
+use crate::call::{check_json_object, parse_json, token_name, Call};
 use crate::catalog::Handle;
 use crate::error::{ApiError, ApiResult};
 use crate::pools;
@@ -90,13 +90,18 @@ fn run(app: &Shared, default_index: Option<&str>, call: &Call) -> ApiResult<Resp
         };
         item.insert("status".into(), json!(status.as_u16()));
         write::note_refresh(&mut item, refresh && status.is_success());
-        items.push(json!({action.kind.name(): item}));
+        // Built by moving, not with `json!`, which would copy each item.
+        items.push(Value::Object(Map::from_iter([(action.kind.name().to_string(), Value::Object(item))])));
     }
     for (handle, seq_no) in waits.values() {
         handle.writer.durable_through(*seq_no)?;
     }
     let took = started.elapsed().as_millis() as u64;
-    Ok(respond::ok(&json!({"took": took, "errors": errors, "items": items})))
+    let mut answer = Map::new();
+    answer.insert("took".into(), json!(took));
+    answer.insert("errors".into(), json!(errors));
+    answer.insert("items".into(), Value::Array(items));
+    Ok(respond::ok(&Value::Object(answer)))
 }
 
 /// Runs one action; notes in `waits` the sequence number its index must be durable through.
@@ -133,12 +138,7 @@ fn run_action(
     match a.kind {
         Kind::Index | Kind::Create => {
             let source = a.source.unwrap_or_default();
-            if !matches!(parse_json(source.as_bytes())?, Value::Object(_)) {
-                return Err(ApiError::bad_request(
-                    "document_parsing_exception",
-                    "the document must be a JSON object",
-                ));
-            }
+            check_json_object(source.as_bytes())?;
             let o =
                 h.writer.put_deferred(id, source, condition).map_err(|e| write::about_index(e.into(), h))?;
             note(o.seq_no);

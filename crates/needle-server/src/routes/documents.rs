@@ -295,7 +295,7 @@ fn multi_get(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Respon
         };
         docs.push(answer);
     }
-    Ok(respond::ok(&json!({"docs": docs})))
+    Ok(respond::ok(&Value::Object(Map::from_iter([("docs".to_string(), Value::Array(docs))]))))
 }
 
 fn mget_doc(doc: &Value, default: &SourceFilter) -> ApiResult<(Option<String>, String, SourceFilter)> {

@@ -232,8 +232,9 @@ impl Page {
             "took": started.elapsed().as_millis() as u64,
             "timed_out": self.timed_out,
             "_shards": {"total": n, "successful": n, "skipped": 0, "failed": 0},
-            "hits": hits_json,
         });
+        // Moved in: `json!` would copy every hit's source.
+        answer["hits"] = Value::Object(hits_json);
         if let Some(aggregations) = self.aggregations {
             answer["aggregations"] = Value::Object(aggregations);
         }
@@ -499,9 +500,9 @@ impl TopHitsSpec {
             })
             .collect::<ApiResult<Vec<_>>>()?;
         let max_score = found.max_score.filter(|_| scored).map_or(Value::Null, score);
-        Ok(
-            json!({"hits": {"total": {"value": found.total, "relation": "eq"}, "max_score": max_score, "hits": hits}}),
-        )
+        let mut top = json!({"total": {"value": found.total, "relation": "eq"}, "max_score": max_score});
+        top["hits"] = Value::Array(hits);
+        Ok(Value::Object(Map::from_iter([("hits".to_string(), top)])))
     }
 }
 
