@@ -43,7 +43,7 @@ fn field(searcher: &Searcher, name: &str) -> AggField {
 }
 
 fn agg(name: &str, kind: AggKind, subs: Vec<Aggregation>) -> Aggregation {
-    Aggregation { name: name.into(), kind, subs }
+    Aggregation { name: name.into(), kind, subs, format: None }
 }
 
 fn values(c: &mut Criterion) {
@@ -103,8 +103,11 @@ fn values(c: &mut Criterion) {
         AggKind::DateHistogram {
             field: stamp,
             interval: DateInterval::Calendar(CalendarUnit::Year),
+            offset: 0,
             min_doc_count: 0,
             zone: Zone::UTC,
+            extended_bounds: None,
+            hard_bounds: None,
         },
         vec![agg("r", AggKind::Metric(Metric::Avg, rating), vec![])],
     )];
@@ -114,7 +117,18 @@ fn values(c: &mut Criterion) {
 
     let stats = [
         agg("w", AggKind::Metric(Metric::Stats, words), vec![]),
-        agg("h", AggKind::Histogram { field: rating, interval: 10.0, offset: 0.0, min_doc_count: 0 }, vec![]),
+        agg(
+            "h",
+            AggKind::Histogram {
+                field: rating,
+                interval: 10.0,
+                offset: 0.0,
+                min_doc_count: 0,
+                extended_bounds: None,
+                hard_bounds: None,
+            },
+            vec![],
+        ),
     ];
     g.bench_function("stats_histogram", |b| {
         b.iter(|| searcher.aggregate(&Query::MatchAll, &stats).unwrap().0)

@@ -5,7 +5,8 @@
 //! Metrics: `min`, `max`, `sum`, `avg`, `stats`, `value_count`, `cardinality`
 //! (distinct values, exact up to a threshold, then estimated: `distinct.rs`). Buckets:
 //! `histogram` (`interval`, `offset`), `date_histogram` (a fixed interval in
-//! milliseconds, or a calendar unit, in a time zone's wall-clock time: `zone.rs`), `range` (`from` inclusive, `to`
+//! milliseconds, or a calendar unit, in a time zone's wall-clock time: `zone.rs`;
+//! an offset), both with extended and hard bounds, `range` (`from` inclusive, `to`
 //! exclusive), `terms` on keyword, numeric, date and boolean fields, `filter`/`filters`
 //! (the documents a query matches, found before the pass: [`filter_queries`]); each bucket may
 //! hold sub-aggregations. A document with several values counts once in each
@@ -109,15 +110,25 @@ pub enum AggKind {
         /// With `min_doc_count` 0, the buckets from the one of the first
         /// value to the one of the second are shown, empty or not.
         extended_bounds: Option<(f64, f64)>,
+        /// (min, max), infinite on an open side: a value counts only where
+        /// `min <= floor((value - offset) / interval) * interval <= max`
+        /// (Elasticsearch's test, on the bucket's start before the offset).
+        hard_bounds: Option<(f64, f64)>,
     },
     DateHistogram {
         field: AggField,
         interval: DateInterval,
+        /// Milliseconds the buckets start after the interval's start (may be negative).
+        offset: i64,
         min_doc_count: u64,
         /// Buckets are cut in this zone's wall-clock time (see `zone.rs`).
         zone: Zone,
         /// As a histogram's, in milliseconds.
         extended_bounds: Option<(i64, i64)>,
+        /// (min, max) in milliseconds, `i64::MIN`/`i64::MAX` on an open side:
+        /// each is moved to the start of its interval (without the offset),
+        /// and a value counts only where `min <= its bucket's key < max`.
+        hard_bounds: Option<(i64, i64)>,
     },
     Range {
         field: AggField,
@@ -695,7 +706,7 @@ fn bucket_count(agg: &Aggregation, state: &State) -> u64 {
                 AggKind::Terms { size, .. } => buckets.len().min(*size) as u64,
                 _ => buckets.len() as u64,
             };
-            let first_last = widened(buckets.first_last(), agg.field().and_then(|f| kind.extended_keys(f)));
+            let first_last = widened(buckets.first_last(), kind.extended_keys());
             let span = |step: f64| match first_last {
                 Some((a, b)) => ((b as f64 - a as f64) / step).max(0.0) as u64 + 1,
                 _ => 0,
@@ -842,6 +853,9 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
                 }
             }
             drop(keyer);
+            if let Some(hard) = kind.hard_bounds() {
+                pairs.retain(|&(key, _)| hard.holds(key));
+            }
             if metrics_only(agg) {
                 // One bucket lookup a document (none in a run of one key), its
                 // metrics added at once: grouping the batch first looks each
@@ -997,12 +1011,16 @@ enum Keyer<'a> {
         offset: f64,
         double: bool,
     },
-    /// A fixed interval in UTC: arithmetic.
-    FixedUtc(i64),
+    /// A fixed interval in UTC, buckets starting `offset` after its start: arithmetic.
+    FixedUtc {
+        ms: i64,
+        offset: i64,
+    },
     /// A calendar interval or a time zone: the buckets met so far, searched.
     Spans {
         interval: DateInterval,
         zone: Zone,
+        offset: i64,
         spans: std::cell::RefMut<'a, Spans>,
     },
     /// Terms: the value itself.
@@ -1015,11 +1033,11 @@ impl<'a> Keyer<'a> {
             AggKind::Histogram { interval, offset, .. } => {
                 Keyer::Histogram { interval, offset, double: field.kind == FieldKind::Double }
             }
-            AggKind::DateHistogram { interval: DateInterval::Fixed(ms), zone: Zone::UTC, .. } => {
-                Keyer::FixedUtc(ms)
+            AggKind::DateHistogram { interval: DateInterval::Fixed(ms), zone: Zone::UTC, offset, .. } => {
+                Keyer::FixedUtc { ms, offset }
             }
-            AggKind::DateHistogram { interval, zone, .. } => {
-                Keyer::Spans { interval, zone, spans: spans.borrow_mut() }
+            AggKind::DateHistogram { interval, zone, offset, .. } => {
+                Keyer::Spans { interval, zone, offset, spans: spans.borrow_mut() }
             }
             _ => Keyer::Value,
         }
@@ -1035,7 +1053,9 @@ impl<'a> Keyer<'a> {
             Keyer::Histogram { interval, offset, double: false } => {
                 pairs.extend(each.map(|(v, r)| (histogram_key(v as f64, *interval, *offset), r)))
             }
-            Keyer::FixedUtc(ms) => pairs.extend(each.map(|(v, r)| (v.div_euclid(*ms) * *ms, r))),
+            Keyer::FixedUtc { ms, offset } => {
+                pairs.extend(each.map(|(v, r)| (fixed_key(v, *ms, *offset), r)))
+            }
             Keyer::Value => pairs.extend(each),
             Keyer::Spans { .. } => {
                 for (v, r) in each {
@@ -1052,8 +1072,10 @@ impl<'a> Keyer<'a> {
             Keyer::Histogram { interval, offset, double } => {
                 histogram_key(if *double { sortable_to_double(v) } else { v as f64 }, *interval, *offset)
             }
-            Keyer::FixedUtc(ms) => v.div_euclid(*ms) * *ms,
-            Keyer::Spans { interval, zone, spans } => spans.find(v, *interval, *zone),
+            Keyer::FixedUtc { ms, offset } => fixed_key(v, *ms, *offset),
+            Keyer::Spans { interval, zone, offset, spans } => {
+                spans.find(v.saturating_sub(*offset), *interval, *zone).saturating_add(*offset)
+            }
             Keyer::Value => v,
         }
     }
@@ -1080,6 +1102,12 @@ fn fill(agg: &Aggregation, plan: &Plan, bucket: &mut Bucket, batch: &Batch, rows
 #[inline(always)]
 fn histogram_key(x: f64, interval: f64, offset: f64) -> i64 {
     double_to_sortable(floor((x - offset) / interval) * interval + offset)
+}
+
+/// The key of the fixed-interval bucket (in UTC) holding `v`, buckets starting `offset` after the interval's.
+#[inline(always)]
+fn fixed_key(v: i64, ms: i64, offset: i64) -> i64 {
+    v.saturating_sub(offset).div_euclid(ms).saturating_mul(ms).saturating_add(offset)
 }
 
 /// `x.floor()`, without a call into libm for the quotients histograms meet.
@@ -1304,15 +1332,17 @@ fn keyed_json(
         }
         AggKind::Histogram { interval, min_doc_count, .. } => {
             if *min_doc_count == 0 {
-                extend(&mut buckets, agg, kind.extended_keys(field));
+                extend(&mut buckets, agg, kind.extended_keys());
                 fill_gaps(&mut buckets, agg, |k| double_to_sortable(sortable_to_double(k) + interval));
             }
             *min_doc_count
         }
-        AggKind::DateHistogram { interval, min_doc_count, zone, .. } => {
+        AggKind::DateHistogram { interval, offset, min_doc_count, zone, .. } => {
             if *min_doc_count == 0 {
-                extend(&mut buckets, agg, kind.extended_keys(field));
-                fill_gaps(&mut buckets, agg, |k| next_key(*interval, *zone, k));
+                extend(&mut buckets, agg, kind.extended_keys());
+                let next =
+                    |k: i64| next_key(*interval, *zone, k.saturating_sub(*offset)).saturating_add(*offset);
+                fill_gaps(&mut buckets, agg, next);
             }
             *min_doc_count
         }
@@ -1365,10 +1395,46 @@ fn widened(first_last: Option<(i64, i64)>, bounds: Option<(i64, i64)>) -> Option
     }
 }
 
+/// The bucket keys a histogram's `hard_bounds` let in (see [`AggKind::Histogram`]).
+enum HardBounds {
+    Numbers { min: f64, max: f64, offset: f64 },
+    Dates { min: i64, max: i64 },
+}
+
+impl HardBounds {
+    #[inline]
+    fn holds(&self, key: i64) -> bool {
+        match *self {
+            HardBounds::Numbers { min, max, offset } => {
+                let start = sortable_to_double(key) - offset;
+                min <= start && start <= max
+            }
+            HardBounds::Dates { min, max } => min <= key && key < max,
+        }
+    }
+}
+
 impl AggKind {
+    /// A histogram's hard bounds, the dates moved to their intervals' starts.
+    fn hard_bounds(&self) -> Option<HardBounds> {
+        match *self {
+            AggKind::Histogram { offset, hard_bounds: Some((min, max)), .. } => {
+                Some(HardBounds::Numbers { min, max, offset })
+            }
+            AggKind::DateHistogram { hard_bounds: Some((min, max)), .. } => {
+                let key = |ms: i64| match ms {
+                    i64::MIN | i64::MAX => ms,
+                    _ => self.bound_key(ms),
+                };
+                Some(HardBounds::Dates { min: key(min), max: key(max) })
+            }
+            _ => None,
+        }
+    }
+
     /// The keys of the buckets of a histogram's extended bounds (shown only
     /// with `min_doc_count` 0), when it has them.
-    fn extended_keys(&self, field: AggField) -> Option<(i64, i64)> {
+    fn extended_keys(&self) -> Option<(i64, i64)> {
         match *self {
             AggKind::Histogram {
                 interval,
@@ -1378,11 +1444,21 @@ impl AggKind {
                 ..
             } => Some((histogram_key(lo, interval, offset), histogram_key(hi, interval, offset))),
             AggKind::DateHistogram { min_doc_count: 0, extended_bounds: Some((lo, hi)), .. } => {
-                let spans = RefCell::new(Spans::default());
-                let mut keyer = Keyer::of(self, field, &spans);
-                Some((keyer.key(lo), keyer.key(hi)))
+                Some((self.bound_key(lo), self.bound_key(hi)))
             }
             _ => None,
+        }
+    }
+
+    /// The bucket key a date histogram's bound stands for: the start of its
+    /// interval, then the offset (not the start of the interval `bound -
+    /// offset` is in, as for a value: Elasticsearch rounds bounds so).
+    fn bound_key(&self, bound: i64) -> i64 {
+        match *self {
+            AggKind::DateHistogram { interval, zone, offset, .. } => {
+                zone.utc(interval_floor(interval, zone.local(bound))).saturating_add(offset)
+            }
+            _ => bound,
         }
     }
 }

@@ -283,9 +283,11 @@ fn field_values(index: &Index) {
     let days = AggKind::DateHistogram {
         field: day,
         interval: crate::DateInterval::Calendar(crate::CalendarUnit::Month),
+        offset: -3 * 3_600_000,
         min_doc_count: 1,
         zone: crate::Zone::parse("Europe/Paris").expect("a zone"),
         extended_bounds: None,
+        hard_bounds: Some((0, i64::MAX)),
     };
     let _ = searcher.aggregate(&Query::MatchAll, &[agg("k", terms, vec![stats]), agg("d", days, vec![])]);
 }

@@ -2,7 +2,8 @@
 //! (`needle_engine::Aggregation`) against an index's mapping.
 //!
 //! Supported: `min`, `max`, `sum`, `avg`, `stats`, `value_count`,
-//! `histogram`, `date_histogram` (with a `time_zone`), `range` and
+//! `histogram`, `date_histogram` (with a `time_zone` and an `offset`; both
+//! histograms with `extended_bounds` and `hard_bounds`), `range` and
 //! `date_range` (date math in the bounds), `terms` (on keyword, numeric,
 //! date and boolean fields), `filter`, `filters`, `cardinality`, `top_hits`
 //! (its body read as a search's, see `routes/search.rs`), each bucketing
@@ -186,15 +187,13 @@ fn agg_kind(
             })?;
             let offset = o.number("offset")?.unwrap_or(0.0);
             let min_doc_count = o.count("min_doc_count")?.unwrap_or(0);
-            let extended_bounds = match o.take("extended_bounds") {
-                None => None,
-                Some(b) => {
-                    let number =
-                        |v: Option<&Value>| v.and_then(|v| v.as_f64().or_else(|| v.as_str()?.parse().ok()));
-                    Some(bounds(name, &b, number)?)
-                }
-            };
-            Ok(AggKind::Histogram { field, interval, offset, min_doc_count, extended_bounds })
+            let number = |v: Option<&Value>| v.and_then(|v| v.as_f64().or_else(|| v.as_str()?.parse().ok()));
+            let extended_bounds = o.take("extended_bounds").map(|b| bounds(name, &b, number)).transpose()?;
+            let hard_bounds = o.take("hard_bounds").map(|b| hard_bounds(name, &b, number)).transpose()?;
+            let hard_bounds =
+                hard_bounds.map(|(min, max)| (min.unwrap_or(f64::MIN), max.unwrap_or(f64::MAX)));
+            check_inside(extended_bounds, hard_bounds)?;
+            Ok(AggKind::Histogram { field, interval, offset, min_doc_count, extended_bounds, hard_bounds })
         }
         "date_histogram" => {
             let zone = match o.string("time_zone")? {
@@ -204,21 +203,37 @@ fn agg_kind(
                 })?,
             };
             let interval = date_interval(name, &mut o)?;
-            let min_doc_count = o.count("min_doc_count")?.unwrap_or(0);
-            let extended_bounds = match o.take("extended_bounds") {
-                None => None,
-                Some(b) => {
-                    let read = format.clone().unwrap_or_else(DateFormat::default_format);
-                    let dates = DateReading { format: read, zone, now_ms: needle_engine::now_ms() };
-                    let date = |v: Option<&Value>| match v? {
-                        Value::Number(n) => n.as_i64(),
-                        Value::String(s) => dates.parse(s, false),
-                        _ => None,
-                    };
-                    Some(bounds(name, &b, date)?)
-                }
+            let offset = match o.take("offset") {
+                None | Some(Value::Null) => 0,
+                Some(v) => date_offset(&v).ok_or_else(|| {
+                    ApiError::illegal_argument(format!(
+                        "[date_histogram] [offset] of [{name}] must be a time value like +6h or -1d, not {v}"
+                    ))
+                })?,
             };
-            Ok(AggKind::DateHistogram { field, interval, min_doc_count, zone, extended_bounds })
+            let min_doc_count = o.count("min_doc_count")?.unwrap_or(0);
+            let read = format.clone().unwrap_or_else(DateFormat::default_format);
+            let dates = DateReading { format: read, zone, now_ms: needle_engine::now_ms() };
+            let date = |v: Option<&Value>| match v? {
+                Value::Number(n) => n.as_i64(),
+                Value::String(s) => dates.parse(s, false),
+                _ => None,
+            };
+            let extended_bounds = o.take("extended_bounds").map(|b| bounds(name, &b, date)).transpose()?;
+            let hard_bounds = o.take("hard_bounds").map(|b| hard_bounds(name, &b, date)).transpose()?;
+            let hard_bounds =
+                hard_bounds.map(|(min, max)| (min.unwrap_or(i64::MIN), max.unwrap_or(i64::MAX)));
+            check_inside(extended_bounds, hard_bounds)?;
+            let kind = AggKind::DateHistogram {
+                field,
+                interval,
+                offset,
+                min_doc_count,
+                zone,
+                extended_bounds,
+                hard_bounds,
+            };
+            Ok(kind)
         }
         "range" | "date_range" => {
             let Some(Value::Array(items)) = o.take("ranges") else {
@@ -269,6 +284,50 @@ fn bounds<T: PartialOrd + Copy>(
             "[extended_bounds.min][{}] cannot be greater than [extended_bounds.max][{}] for histogram aggregation [{name}]",
             v["min"], v["max"]
         ))),
+    }
+}
+
+/// A histogram's `hard_bounds`: `min`, `max` or both, each read by `read`.
+fn hard_bounds<T: PartialOrd + Copy>(
+    name: &str,
+    v: &Value,
+    read: impl Fn(Option<&Value>) -> Option<T>,
+) -> ApiResult<(Option<T>, Option<T>)> {
+    let bad = || ApiError::parsing(format!("[hard_bounds] of [{name}] takes a [min], a [max] or both: {v}"));
+    let Value::Object(m) = v else { return Err(bad()) };
+    if m.keys().any(|k| k != "min" && k != "max") {
+        return Err(bad());
+    }
+    let side = |key: &str| match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        given => read(given).map(Some).ok_or_else(bad),
+    };
+    Ok((side("min")?, side("max")?))
+}
+
+/// Extended bounds must lie inside hard bounds, as Elasticsearch requires.
+fn check_inside<T: PartialOrd + std::fmt::Debug>(
+    extended: Option<(T, T)>,
+    hard: Option<(T, T)>,
+) -> ApiResult<()> {
+    match (extended, hard) {
+        (Some((lo, hi)), Some((min, max))) if lo < min || hi > max => Err(ApiError::illegal_argument(format!(
+            "Extended bounds have to be inside hard bounds, hard bounds: [{min:?}--{max:?}], extended bounds: [{lo:?}--{hi:?}]"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// A date histogram's `offset`: a time value with an optional sign (`+6h`,
+/// `-1d`, `90m`), or milliseconds as a number.
+fn date_offset(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => match s.strip_prefix('-') {
+            Some(rest) => fixed_ms(rest).map(|ms| -ms),
+            None => fixed_ms(s.strip_prefix('+').unwrap_or(s)),
+        },
+        _ => None,
     }
 }
 

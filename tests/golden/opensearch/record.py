@@ -236,6 +236,32 @@ def searches():
     }
     out.append({"size": 0, "aggs": others})
     out.append({"size": 0, "query": {"match": {"title": "red"}}, "aggs": others})
+    # Date histograms' offset (buckets start that long after the interval's start) and
+    # histograms' hard_bounds (no bucket outside them, not even an extended bound's).
+    shifted = {
+        "by_12h_plus_6h": {"date_histogram": {"field": "when", "fixed_interval": "12h", "offset": "+6h",
+                                              "min_doc_count": 1}},
+        "by_day_minus_3h_paris": {"date_histogram": {"field": "when", "calendar_interval": "day", "offset": "-3h",
+                                                     "time_zone": "Europe/Paris", "min_doc_count": 1}},
+        "by_month_plus_1d": {"date_histogram": {"field": "when", "calendar_interval": "month", "offset": "1d",
+                                                "min_doc_count": 1}},
+        "by_year_offset_gaps": {"date_histogram": {"field": "when", "calendar_interval": "year", "offset": "+31d",
+                                                   "extended_bounds": {"min": "1995", "max": "2026"}}},
+        "year_hard": {"histogram": {"field": "year", "interval": 5, "hard_bounds": {"min": 2000, "max": 2015}}},
+        "year_hard_extended": {"histogram": {"field": "year", "interval": 4, "offset": 1,
+                                             "hard_bounds": {"min": 1995.5, "max": 2021},
+                                             "extended_bounds": {"min": 1996, "max": 2020}}},
+        "rating_hard_open": {"histogram": {"field": "rating", "interval": 2.5, "hard_bounds": {"min": 0},
+                                           "min_doc_count": 1}},
+        "when_hard": {"date_histogram": {"field": "when", "calendar_interval": "year",
+                                         "hard_bounds": {"min": "2000-01-01", "max": "2020-03-15"}},
+                      "aggs": {"years": {"max": {"field": "year"}}}},
+        "when_hard_month_offset": {"date_histogram": {"field": "when", "calendar_interval": "month", "offset": "+2d",
+                                                      "hard_bounds": {"min": "2020-02-01", "max": "2020-04-01"},
+                                                      "min_doc_count": 0}},
+    }
+    out.append({"size": 0, "aggs": shifted})
+    out.append({"size": 0, "query": {"match": {"title": "blue"}}, "aggs": shifted})
     return out
 
 

@@ -167,6 +167,22 @@ fn what_values_cannot_do_is_refused_clearly() {
             "[extended_bounds] of [h] takes a [min] and a [max]",
         ),
         (
+            json!({"aggs": {"h": {"histogram": {"field": "year", "interval": 5, "extended_bounds": {"min": 1, "max": 9},
+                                                 "hard_bounds": {"min": 2, "max": 9}}}}}),
+            "illegal_argument_exception",
+            "Extended bounds have to be inside hard bounds",
+        ),
+        (
+            json!({"aggs": {"h": {"date_histogram": {"field": "when", "calendar_interval": "day", "offset": "+6x"}}}}),
+            "illegal_argument_exception",
+            "[offset] of [h] must be a time value like +6h or -1d, not \"+6x\"",
+        ),
+        (
+            json!({"aggs": {"h": {"histogram": {"field": "year", "interval": 5, "hard_bounds": {"low": 2}}}}}),
+            "parsing_exception",
+            "[hard_bounds] of [h] takes a [min], a [max] or both",
+        ),
+        (
             json!({"query": {"range": {"when": {"gte": "someday"}}}}),
             "illegal_argument_exception",
             "failed to parse date field [someday]",
