@@ -222,13 +222,18 @@ pub(crate) fn generated_id() -> String {
 /// The text of `field` in a JSON source, values joined by one space (as their
 /// offsets were counted when indexed).
 pub(crate) fn field_text(source: &Value, name: &str) -> Option<String> {
+    Some(field_strings(source, name)?.join(" "))
+}
+
+/// Each value of field `name` (dotted for nested objects) in `source`, as text.
+pub(crate) fn field_strings(source: &Value, name: &str) -> Option<Vec<String>> {
     let Value::Object(object) = source else { return None };
     let mut named = Vec::new();
     for (key, v) in object {
         flatten(key, v, &mut named);
     }
     let (_, values) = named.into_iter().find(|(n, _)| n == name)?;
-    let strings: Vec<String> = values
+    let strings = values
         .iter()
         .filter(|v| !v.is_null())
         .map(|v| match v {
@@ -236,7 +241,7 @@ pub(crate) fn field_text(source: &Value, name: &str) -> Option<String> {
             other => other.to_string(),
         })
         .collect();
-    Some(strings.join(" "))
+    Some(strings)
 }
 
 #[cfg(test)]

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use needle_codecs::SegmentRead;
 use needle_core::{deadline, Deletes, DocId, DocSet, Error, Result, TERMINATED};
-use needle_search::highlight::{fragments, match_spans, FragmentOptions};
+use needle_search::highlight::{
+    fragments, keyword_fragments, leading_text, marked_terms, match_spans, FragmentOptions,
+};
 use needle_search::{
     Explanation, Query, ScoredDoc, SearchOptions, Searcher, SortKey, SortRequest, SortValue,
 };
@@ -14,9 +16,9 @@ use needle_storage::cache::CacheStats;
 use needle_storage::counters::{self, DataKind};
 use serde::Serialize;
 
-use crate::document::{field_text, record, DocVersion};
+use crate::document::{field_strings, field_text, record, DocVersion};
 use crate::result_cache::ResultCache;
-use crate::schema::{Schema, ID_FIELD};
+use crate::schema::{FieldKind, Schema, ID_FIELD};
 use crate::value_fields::{doc_values_json, DocValueField};
 
 /// A segment as a search sees it: its data and the documents deleted from it since.
@@ -373,7 +375,14 @@ fn highlight(
 ) -> Result<BTreeMap<String, Vec<String>>> {
     let spans = match_spans(segment, doc, query)?;
     let mut out = BTreeMap::new();
-    if spans.is_empty() {
+    let mut keyword_terms = marked_terms(query);
+    // `_id` is never highlighted (Elasticsearch does not show it).
+    keyword_terms.retain(|&field, _| {
+        field != ID_FIELD
+            && schema.fields.get(usize::from(field)).is_some_and(|d| d.kind == FieldKind::Keyword)
+    });
+    let unmatched_shown = request.field_fragments.values().any(|o| o.no_match_size > 0);
+    if spans.is_empty() && keyword_terms.is_empty() && !unmatched_shown {
         return Ok(out);
     }
     let json: serde_json::Value = serde_json::from_str(source).map_err(|e| {
@@ -387,6 +396,25 @@ fn highlight(
             if !f.is_empty() {
                 out.insert(name.clone(), f);
             }
+        }
+    }
+    for (field, terms) in &keyword_terms {
+        let name = &schema.field(*field).name;
+        let options = request.field_fragments.get(name).unwrap_or(&request.fragments);
+        let values = field_strings(&json, name).unwrap_or_default();
+        let f = keyword_fragments(&values, terms, options);
+        if !f.is_empty() {
+            out.insert(name.clone(), f);
+        }
+    }
+    // Fields where nothing matched show their first value's start, when asked.
+    for (name, options) in request.field_fragments.iter().filter(|(_, o)| o.no_match_size > 0) {
+        if out.contains_key(name) {
+            continue;
+        }
+        let first = field_strings(&json, name).and_then(|values| values.into_iter().next());
+        if let Some(shown) = first.map(|text| leading_text(&text, options.no_match_size)) {
+            out.insert(name.clone(), vec![shown]);
         }
     }
     Ok(out)

@@ -44,6 +44,28 @@ fn targets(q: &Query, out: &mut Vec<Target>) {
     }
 }
 
+/// The terms `query` marks, by field: a keyword field's value is marked
+/// whole where it is one of its field's terms (see [`keyword_fragments`]).
+pub fn marked_terms(query: &Query) -> BTreeMap<FieldId, Vec<Vec<u8>>> {
+    let mut list = Vec::new();
+    targets(query, &mut list);
+    let mut out: BTreeMap<FieldId, Vec<Vec<u8>>> = BTreeMap::new();
+    for t in list {
+        if let Target::Term(field, term) = t {
+            out.entry(field).or_default().push(term);
+        }
+    }
+    out
+}
+
+/// A keyword field's highlight: each of its `values` that is one of
+/// `terms`, marked whole, in the document's order (the first
+/// `max_fragments`), as OpenSearch highlights keyword fields.
+pub fn keyword_fragments(values: &[String], terms: &[Vec<u8>], opts: &FragmentOptions) -> Vec<String> {
+    let marked = values.iter().filter(|v| terms.iter().any(|t| t == v.as_bytes()));
+    marked.take(opts.max_fragments).map(|v| format!("{}{v}{}", opts.pre_tag, opts.post_tag)).collect()
+}
+
 /// Byte spans of `query`'s matches in `doc`, by field, sorted and merged.
 pub fn match_spans(
     segment: &dyn SegmentRead,
@@ -126,6 +148,9 @@ pub struct FragmentOptions {
     /// Target fragment length in bytes.
     pub fragment_size: usize,
     pub max_fragments: usize,
+    /// Where nothing in the field matched, show its first this many
+    /// characters (see [`leading_text`]); 0: show nothing.
+    pub no_match_size: usize,
 }
 
 impl Default for FragmentOptions {
@@ -135,8 +160,22 @@ impl Default for FragmentOptions {
             post_tag: "</em>".into(),
             fragment_size: 150,
             max_fragments: 3,
+            no_match_size: 0,
         }
     }
+}
+
+/// What a highlight shows of a field where nothing matched: the first
+/// `size` characters of `text`, carried on to the end of the word the cut
+/// falls in (or past the one other character there), trailing spaces
+/// dropped, as OpenSearch's highlighter cuts at the next word boundary.
+pub fn leading_text(text: &str, size: usize) -> String {
+    let Some((cut, c)) = text.char_indices().nth(size) else { return text.trim_end().to_string() };
+    let end = match c.is_alphanumeric() {
+        true => text[cut..].find(|c: char| !c.is_alphanumeric()).map_or(text.len(), |i| cut + i),
+        false => cut + c.len_utf8(),
+    };
+    text[..end].trim_end().to_string()
 }
 
 /// Fragments of `text` around `spans` (sorted byte ranges), with the spans
@@ -233,6 +272,26 @@ fn mark(text: &str, w: &Window, opts: &FragmentOptions) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// OpenSearch 3.8's answers for `no_match_size` on this text.
+    #[test]
+    fn leading_text_ends_at_a_word_boundary() {
+        let text = "The quick brown fox jumps over the lazy dog. A second sentence follows.";
+        for (size, shown) in [
+            (3, "The"),
+            (5, "The quick"),
+            (10, "The quick brown"),
+            (20, "The quick brown fox jumps"),
+            (30, "The quick brown fox jumps over"),
+            (44, "The quick brown fox jumps over the lazy dog."),
+            (45, "The quick brown fox jumps over the lazy dog. A"),
+            (500, text),
+        ] {
+            assert_eq!(leading_text(text, size), shown, "no_match_size {size}");
+        }
+        assert_eq!(leading_text("Short one.", 8), "Short one");
+        assert_eq!(leading_text("héllo wörld", 2), "héllo");
+    }
 
     #[test]
     fn marks_spans_in_short_text() {

@@ -262,6 +262,12 @@ def searches():
     }
     out.append({"size": 0, "aggs": shifted})
     out.append({"size": 0, "query": {"match": {"title": "blue"}}, "aggs": shifted})
+    # no_match_size: a highlighted field where nothing matched shows its start.
+    out.append({"size": 12, "query": {"term": {"tag": "beta"}}, "sort": [{"_doc": "asc"}], "_source": False,
+                "highlight": {"fields": {"title": {"no_match_size": 4}, "tag": {}}}})
+    out.append({"size": 12, "query": {"bool": {"should": [{"match": {"title": "red"}}, {"term": {"tag": "z"}}]}},
+                "sort": [{"_doc": "asc"}], "_source": False,
+                "highlight": {"no_match_size": 7, "fields": {"t*": {}, "year": {}}}})
     return out
 
 

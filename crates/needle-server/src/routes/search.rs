@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use axum::extract::{Path, State};
 use axum::response::Response;
 use needle_core::deadline;
-use needle_engine::{FragmentOptions, IfCurrent, Query, Schema, SearchRequest, Searcher, SortKey, SortValue};
+use needle_engine::{
+    FieldKind, FragmentOptions, IfCurrent, Query, Schema, SearchRequest, Searcher, SortKey, SortValue,
+};
 use serde_json::{json, Map, Value};
 
 use crate::call::{token_name, Call};
@@ -823,13 +825,27 @@ fn highlight(v: &Value) -> ApiResult<Highlight> {
 
 impl Highlight {
     /// The fields of `schema` cut their own way: each takes the options
-    /// of the first pattern that names it.
+    /// of the first pattern that names it. Fields with a `no_match_size`
+    /// are listed too, as the engine shows them unmatched: text and keyword
+    /// fields, and others named in full (as OpenSearch shows them).
     fn field_fragments(&self, schema: &Schema) -> BTreeMap<String, FragmentOptions> {
         let mut out = BTreeMap::new();
         for field in &schema.fields {
-            let first = self.fields.iter().find(|(p, _)| pattern::matches(p, &field.name));
-            if let Some((_, own)) = first.filter(|(_, own)| *own != self.options) {
-                out.insert(field.name.clone(), own.clone());
+            let Some((pattern, own)) = self.fields.iter().find(|(p, _)| pattern::matches(p, &field.name))
+            else {
+                continue;
+            };
+            let shown_unmatched = match field.kind {
+                FieldKind::Text | FieldKind::Keyword => true,
+                FieldKind::Binary => false,
+                _ => *pattern == field.name,
+            };
+            let mut own = own.clone();
+            if !shown_unmatched {
+                own.no_match_size = 0;
+            }
+            if own != self.options || own.no_match_size > 0 {
+                out.insert(field.name.clone(), own);
             }
         }
         out
@@ -850,6 +866,7 @@ fn highlight_option(o: &mut FragmentOptions, key: &str, value: &Value) -> ApiRes
             o.post_tag = first_tag(value).ok_or_else(|| ApiError::parsing("[post_tags] must be strings"))?
         }
         "fragment_size" => o.fragment_size = count_value(key, value)?.max(1),
+        "no_match_size" => o.no_match_size = count_value(key, value)?,
         "number_of_fragments" => match count_value(key, value)? {
             // 0: the whole field as one fragment.
             0 => (o.max_fragments, o.fragment_size) = (1, usize::MAX / 2),
@@ -859,7 +876,6 @@ fn highlight_option(o: &mut FragmentOptions, key: &str, value: &Value) -> ApiRes
         | "require_field_match"
         | "order"
         | "encoder"
-        | "no_match_size"
         | "boundary_scanner"
         | "tags_schema"
         | "fragmenter"

@@ -54,13 +54,17 @@ fn same(want: &Value, got: &Value, at: &str, diffs: &mut Vec<String>) {
     }
 }
 
-/// The parts of a search answer compared: totals, hits as (id, score, sort), aggregations.
+/// The parts of a search answer compared: totals, hits as (id, score, sort,
+/// doc values, highlights), aggregations.
 fn comparable(answer: &Value) -> Value {
     let hits: Vec<Value> = answer["hits"]["hits"]
         .as_array()
         .unwrap_or_else(|| panic!("no hits in {answer}"))
         .iter()
-        .map(|h| json!({"_id": h["_id"], "_score": h["_score"], "sort": h.get("sort"), "fields": h.get("fields")}))
+        .map(|h| {
+            json!({"_id": h["_id"], "_score": h["_score"], "sort": h.get("sort"), "fields": h.get("fields"),
+                                  "highlight": h.get("highlight")})
+        })
         .collect();
     json!({
         "total": answer["hits"]["total"],
