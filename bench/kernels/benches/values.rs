@@ -93,7 +93,13 @@ fn values(c: &mut Criterion) {
 
     let terms = [agg(
         "s",
-        AggKind::Terms { field: source, size: 10, min_doc_count: 1, order: TermsOrder::CountDesc },
+        AggKind::Terms {
+            field: source,
+            size: 10,
+            min_doc_count: 1,
+            order: TermsOrder::CountDesc,
+            filter: Default::default(),
+        },
         vec![],
     )];
     g.bench_function("terms_keyword", |b| b.iter(|| searcher.aggregate(&Query::MatchAll, &terms).unwrap().0));

@@ -83,6 +83,72 @@ pub enum DateInterval {
     Calendar(CalendarUnit),
 }
 
+/// Which terms a `terms` aggregation keeps: those `include` names (all
+/// when `None`) that `exclude` does not.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TermsFilter {
+    pub include: Option<TermsPattern>,
+    pub exclude: Option<TermsPattern>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TermsPattern {
+    /// A Lucene regular expression a keyword matches whole.
+    Regexp(String),
+    /// Exact keywords.
+    Keywords(Vec<String>),
+    /// Exact numbers (numeric, date and boolean fields: milliseconds for dates, 1 for true).
+    Numbers(Vec<f64>),
+}
+
+/// A pattern made ready to test terms.
+enum TermsTest {
+    Regexp(needle_search::regexp::RegexpMatcher),
+    Keywords(FxHashSet<Vec<u8>>),
+    Numbers(Vec<f64>),
+}
+
+impl TermsTest {
+    fn of(pattern: &TermsPattern) -> Result<Self> {
+        use needle_search::regexp::{RegexpFlags, RegexpMatcher};
+        Ok(match pattern {
+            TermsPattern::Regexp(r) => TermsTest::Regexp(
+                RegexpMatcher::new(r, RegexpFlags::ALL, false)
+                    .map_err(|e| Error::invalid(format!("[terms] {e}")))?,
+            ),
+            TermsPattern::Keywords(list) => {
+                TermsTest::Keywords(list.iter().map(|k| k.as_bytes().to_vec()).collect())
+            }
+            TermsPattern::Numbers(list) => TermsTest::Numbers(list.clone()),
+        })
+    }
+
+    fn keyword(&self, term: &[u8]) -> bool {
+        use needle_codecs::TermMatcher;
+        match self {
+            TermsTest::Regexp(m) => m.matches(term),
+            TermsTest::Keywords(set) => set.contains(term),
+            TermsTest::Numbers(_) => false,
+        }
+    }
+
+    /// Compared bit for bit, as Elasticsearch compares: -0.0 is not 0.0.
+    fn number(&self, x: f64) -> bool {
+        matches!(self, TermsTest::Numbers(list) if list.iter().any(|v| v.to_bits() == x.to_bits()))
+    }
+}
+
+impl TermsFilter {
+    /// What keeps a term, given how to test one against a pattern.
+    fn keeper<T: ?Sized>(&self, test: impl Fn(&TermsTest, &T) -> bool) -> Result<impl Fn(&T) -> bool> {
+        let include = self.include.as_ref().map(TermsTest::of).transpose()?;
+        let exclude = self.exclude.as_ref().map(TermsTest::of).transpose()?;
+        Ok(move |term: &T| {
+            include.as_ref().is_none_or(|t| test(t, term)) && !exclude.as_ref().is_some_and(|t| test(t, term))
+        })
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TermsOrder {
     CountDesc,
@@ -139,6 +205,8 @@ pub enum AggKind {
         size: usize,
         min_doc_count: u64,
         order: TermsOrder,
+        /// The terms kept (`include`/`exclude`); the others are not counted anywhere.
+        filter: TermsFilter,
     },
     /// Distinct values: exact up to `precision_threshold`, estimated past it (see `distinct.rs`).
     Cardinality {
@@ -1277,10 +1345,12 @@ fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Resu
             json!({"buckets": shown.collect::<Result<Vec<_>>>()?})
         }
         (State::Keyed(buckets), kind) => keyed_json(agg, kind, field, buckets.into_sorted(), fetch)?,
-        (State::Named { done, .. }, AggKind::Terms { size, min_doc_count, order, .. }) => {
+        (State::Named { done, .. }, AggKind::Terms { size, min_doc_count, order, filter, .. }) => {
             let key =
                 |k: Arc<[u8]>| Map::from_iter([("key".to_string(), json!(String::from_utf8_lossy(&k)))]);
-            terms_json(agg, done.into_iter().collect(), (*size, *min_doc_count, *order), key, fetch)?
+            let keep = filter.keeper(|test, term: &[u8]| test.keyword(term))?;
+            let kept = done.into_iter().filter(|(k, _)| keep(k)).collect();
+            terms_json(agg, kept, (*size, *min_doc_count, *order), key, fetch)?
         }
         _ => unreachable!("states are made for their aggregations"),
     })
@@ -1321,14 +1391,14 @@ fn keyed_json(
         b
     };
     let min_doc_count = match kind {
-        AggKind::Terms { size, min_doc_count, order, .. } => {
-            return terms_json(
-                agg,
-                buckets.into_iter().collect(),
-                (*size, *min_doc_count, *order),
-                key_json,
-                fetch,
-            )
+        AggKind::Terms { size, min_doc_count, order, filter, .. } => {
+            let number = |key: i64| match field.kind {
+                FieldKind::Double => sortable_to_double(key),
+                _ => key as f64,
+            };
+            let keep = filter.keeper(|test, &key: &i64| test.number(number(key)))?;
+            let kept = buckets.into_iter().filter(|(k, _)| keep(k)).collect();
+            return terms_json(agg, kept, (*size, *min_doc_count, *order), key_json, fetch);
         }
         AggKind::Histogram { interval, min_doc_count, .. } => {
             if *min_doc_count == 0 {

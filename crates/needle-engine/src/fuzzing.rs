@@ -277,8 +277,13 @@ fn field_values(index: &Index) {
         let _ = searcher.search_query(&both, &SearchRequest::new(""));
     }
     let agg = |name: &str, kind, subs| crate::Aggregation { name: name.into(), kind, subs, format: None };
-    let terms =
-        AggKind::Terms { field: kind, size: 3, min_doc_count: 1, order: crate::TermsOrder::CountDesc };
+    let terms = AggKind::Terms {
+        field: kind,
+        size: 3,
+        min_doc_count: 1,
+        order: crate::TermsOrder::CountDesc,
+        filter: Default::default(),
+    };
     let stats = agg("s", AggKind::Metric(crate::Metric::Stats, year), vec![]);
     let days = AggKind::DateHistogram {
         field: day,

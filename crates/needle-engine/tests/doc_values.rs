@@ -276,7 +276,13 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
         ),
         agg(
             "n_terms",
-            AggKind::Terms { field: n, size: 5, min_doc_count: 1, order: TermsOrder::CountDesc },
+            AggKind::Terms {
+                field: n,
+                size: 5,
+                min_doc_count: 1,
+                order: TermsOrder::CountDesc,
+                filter: Default::default(),
+            },
             vec![],
         ),
         agg(
@@ -397,6 +403,7 @@ fn check_top_hits(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'
         size: 4,
         min_doc_count: 1,
         order: TermsOrder::KeyAsc,
+        filter: Default::default(),
     };
     let aggs = vec![
         agg("n", terms, vec![agg("lowest_x", AggKind::TopHits { request: Box::new(by_x), tag: 0 }, vec![])]),
@@ -485,7 +492,13 @@ fn check_keywords(index: &IndexWriter, model: &BTreeMap<String, Model>) {
     let field = AggField { id: k, kind: FieldKind::Keyword };
     let n = AggField { id: schema.field_id("n").unwrap(), kind: FieldKind::Long };
     let sum = agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![]);
-    let kind = AggKind::Terms { field, size: 3, min_doc_count: 1, order: TermsOrder::CountDesc };
+    let kind = AggKind::Terms {
+        field,
+        size: 3,
+        min_doc_count: 1,
+        order: TermsOrder::CountDesc,
+        filter: Default::default(),
+    };
     let distinct = agg("k_distinct", AggKind::Cardinality { field, precision_threshold: 3_000 }, vec![]);
     let (_, got) =
         index.searcher().aggregate(&Query::MatchAll, &[agg("k", kind, vec![sum]), distinct]).unwrap();
@@ -971,6 +984,7 @@ fn fields_not_indexed_keep_their_doc_values() {
             size: 5,
             min_doc_count: 1,
             order: TermsOrder::KeyAsc,
+            filter: Default::default(),
         };
         let (_, got) = searcher.aggregate(&Query::MatchAll, &[agg("k", terms, vec![])]).unwrap();
         assert_eq!(got["k"]["buckets"][0], json!({"key": "a", "doc_count": 10}));

@@ -5,7 +5,7 @@
 //! `histogram`, `date_histogram` (with a `time_zone` and an `offset`; both
 //! histograms with `extended_bounds` and `hard_bounds`), `range` and
 //! `date_range` (date math in the bounds), `terms` (on keyword, numeric,
-//! date and boolean fields), `filter`, `filters`, `cardinality`, `top_hits`
+//! date and boolean fields; `include`/`exclude`), `filter`, `filters`, `cardinality`, `top_hits`
 //! (its body read as a search's, see `routes/search.rs`), each bucketing
 //! with its own `aggs`; on a date field, `format` shows the dates (else the
 //! field's mapping's). Others, and options not listed here, are refused
@@ -13,7 +13,8 @@
 
 use needle_engine::{
     AggField, AggKind, Aggregation, CalendarUnit, DateFormat, DateInterval, DateReading, FieldKind,
-    FiltersShape, Metric, RangeSpec, Schema, TermsOrder, Zone, DEFAULT_PRECISION_THRESHOLD,
+    FiltersShape, Metric, RangeSpec, Schema, TermsFilter, TermsOrder, TermsPattern, Zone,
+    DEFAULT_PRECISION_THRESHOLD,
 };
 use serde_json::{Map, Value};
 
@@ -256,7 +257,10 @@ fn agg_kind(
             let min_doc_count = o.count("min_doc_count")?.unwrap_or(1);
             let order = terms_order(o.take("order"))?;
             o.take("shard_size");
-            Ok(AggKind::Terms { field, size, min_doc_count, order })
+            let include = o.take("include").map(|v| terms_pattern(name, "include", &v, field)).transpose()?;
+            let exclude = o.take("exclude").map(|v| terms_pattern(name, "exclude", &v, field)).transpose()?;
+            let filter = TermsFilter { include, exclude };
+            Ok(AggKind::Terms { field, size, min_doc_count, order, filter })
         }
         other => Err(ApiError::parsing(format!(
             "Unknown aggregation type [{other}] (or not supported yet by Needle)"
@@ -284,6 +288,40 @@ fn bounds<T: PartialOrd + Copy>(
             "[extended_bounds.min][{}] cannot be greater than [extended_bounds.max][{}] for histogram aggregation [{name}]",
             v["min"], v["max"]
         ))),
+    }
+}
+
+/// A `terms` aggregation's `include` or `exclude`: a regular expression
+/// (keyword fields), or a list of exact values.
+fn terms_pattern(name: &str, key: &str, v: &Value, field: AggField) -> ApiResult<TermsPattern> {
+    let keyword = field.kind == FieldKind::Keyword;
+    let bad = |what: String| ApiError::illegal_argument(format!("[terms] [{key}] of [{name}] {what}"));
+    match v {
+        Value::String(regexp) if keyword => Ok(TermsPattern::Regexp(regexp.clone())),
+        Value::String(_) => Err(bad(format!(
+            "cannot be a regular expression: they only apply to keyword fields, and [{}] is a {} field",
+            field.id,
+            field.kind.name()
+        ))),
+        Value::Array(items) if keyword => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string).ok_or_else(|| bad(format!("must list strings, not {i}"))))
+            .collect::<ApiResult<_>>()
+            .map(TermsPattern::Keywords),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| match i {
+                Value::Number(n) => n.as_f64().ok_or_else(|| bad(format!("cannot read {i}"))),
+                Value::Bool(b) => Ok(f64::from(u8::from(*b))),
+                Value::String(s) => s.parse().map_err(|_| bad(format!("must list numbers, not {i}"))),
+                _ => Err(bad(format!("must list numbers, not {i}"))),
+            })
+            .collect::<ApiResult<_>>()
+            .map(TermsPattern::Numbers),
+        Value::Object(m) if m.contains_key("partition") => {
+            Err(bad("by partition is not supported yet by Needle".to_string()))
+        }
+        _ => Err(bad(format!("must be a regular expression or a list of values, not {v}"))),
     }
 }
 

@@ -262,6 +262,17 @@ def searches():
     }
     out.append({"size": 0, "aggs": shifted})
     out.append({"size": 0, "query": {"match": {"title": "blue"}}, "aggs": shifted})
+    # terms' include and exclude: a regular expression or a list of values.
+    filtered = {
+        "tags_regexp": {"terms": {"field": "tag", "include": "[a-d].*", "exclude": "beta-.*"}},
+        "tags_listed": {"terms": {"field": "tag", "include": ["alpha", "z", "nope"], "size": 1}},
+        "tags_not": {"terms": {"field": "tag", "exclude": ["beta", "Gamma"]},
+                     "aggs": {"years": {"terms": {"field": "year", "include": [2000, 2004, 2020, 2021]}}}},
+        "years_not": {"terms": {"field": "year", "exclude": [2004, 2028], "size": 5}},
+        "ratings_in": {"terms": {"field": "rating", "include": [2.25, -1.5, 0]}},
+    }
+    out.append({"size": 0, "aggs": filtered})
+    out.append({"size": 0, "query": {"match": {"title": "red"}}, "aggs": filtered})
     # no_match_size: a highlighted field where nothing matched shows its start.
     out.append({"size": 12, "query": {"term": {"tag": "beta"}}, "sort": [{"_doc": "asc"}], "_source": False,
                 "highlight": {"fields": {"title": {"no_match_size": 4}, "tag": {}}}})

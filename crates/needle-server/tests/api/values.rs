@@ -183,6 +183,16 @@ fn what_values_cannot_do_is_refused_clearly() {
             "[hard_bounds] of [h] takes a [min], a [max] or both",
         ),
         (
+            json!({"aggs": {"t": {"terms": {"field": "year", "include": "19.*"}}}}),
+            "illegal_argument_exception",
+            "[terms] [include] of [t] cannot be a regular expression",
+        ),
+        (
+            json!({"aggs": {"t": {"terms": {"field": "tag", "exclude": {"partition": 0, "num_partitions": 4}}}}}),
+            "illegal_argument_exception",
+            "by partition is not supported yet",
+        ),
+        (
             json!({"query": {"range": {"when": {"gte": "someday"}}}}),
             "illegal_argument_exception",
             "failed to parse date field [someday]",
