@@ -150,7 +150,7 @@ pub(crate) fn field_value(def: &FieldDef, v: &Value) -> Result<String> {
         (FieldKind::Date, Value::Number(n)) => n.as_i64().map(|i| i.to_string()).ok_or_else(wrong),
         (FieldKind::Date, Value::String(s)) => match &def.format {
             None => crate::date_format::parse_date(s, false),
-            Some(_) => def.date_format().parse(s, crate::zone::Zone::UTC, false),
+            Some(_) => def.parse_date(s, crate::zone::Zone::UTC, false),
         }
         .map(|ms| ms.to_string())
         .ok_or_else(|| {

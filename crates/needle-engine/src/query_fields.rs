@@ -46,7 +46,7 @@ impl QueryFields for Schema {
             }
             FieldKind::Boolean => single((text == "true" || text == "false").then(|| text.to_string())),
             FieldKind::Date => {
-                single(def.date_format().parse(text, crate::zone::Zone::UTC, false).map(|ms| ms.to_string()))
+                single(def.parse_date(text, crate::zone::Zone::UTC, false).map(|ms| ms.to_string()))
             }
             // Elasticsearch's words: its values are kept as doc values only.
             FieldKind::Binary => Err(Error::query(format!(

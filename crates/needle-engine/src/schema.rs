@@ -113,6 +113,25 @@ impl FieldDef {
         let mapped = self.format.as_deref().and_then(|f| DateFormat::new(f).ok());
         mapped.unwrap_or_else(DateFormat::default_format)
     }
+
+    /// The milliseconds of `text` read with [`Self::date_format`], the format
+    /// read once per thread and kept (indexing reads every date value so).
+    pub fn parse_date(&self, text: &str, zone: crate::zone::Zone, round_up: bool) -> Option<i64> {
+        thread_local! {
+            static KEPT: std::cell::RefCell<std::collections::HashMap<Option<String>, DateFormat>> =
+                std::cell::RefCell::default();
+        }
+        KEPT.with(|kept| {
+            let mut kept = kept.borrow_mut();
+            if !kept.contains_key(&self.format) {
+                if kept.len() >= 64 {
+                    kept.clear(); // mappings name few formats; this bounds the memory of many
+                }
+                kept.insert(self.format.clone(), self.date_format());
+            }
+            kept[&self.format].parse(text, zone, round_up)
+        })
+    }
 }
 
 fn yes() -> bool {
