@@ -102,24 +102,22 @@ pub enum TermsPattern {
 }
 
 /// A pattern made ready to test terms.
-enum TermsTest {
+enum TermsTest<'a> {
     Regexp(needle_search::regexp::RegexpMatcher),
-    Keywords(FxHashSet<Vec<u8>>),
-    Numbers(Vec<f64>),
+    Keywords(FxHashSet<&'a [u8]>),
+    Numbers(&'a [f64]),
 }
 
-impl TermsTest {
-    fn of(pattern: &TermsPattern) -> Result<Self> {
+impl<'a> TermsTest<'a> {
+    fn of(pattern: &'a TermsPattern) -> Result<Self> {
         use needle_search::regexp::{RegexpFlags, RegexpMatcher};
         Ok(match pattern {
             TermsPattern::Regexp(r) => TermsTest::Regexp(
                 RegexpMatcher::new(r, RegexpFlags::ALL, false)
                     .map_err(|e| Error::invalid(format!("[terms] {e}")))?,
             ),
-            TermsPattern::Keywords(list) => {
-                TermsTest::Keywords(list.iter().map(|k| k.as_bytes().to_vec()).collect())
-            }
-            TermsPattern::Numbers(list) => TermsTest::Numbers(list.clone()),
+            TermsPattern::Keywords(list) => TermsTest::Keywords(list.iter().map(|k| k.as_bytes()).collect()),
+            TermsPattern::Numbers(list) => TermsTest::Numbers(list),
         })
     }
 
@@ -140,7 +138,10 @@ impl TermsTest {
 
 impl TermsFilter {
     /// What keeps a term, given how to test one against a pattern.
-    fn keeper<T: ?Sized>(&self, test: impl Fn(&TermsTest, &T) -> bool) -> Result<impl Fn(&T) -> bool> {
+    fn keeper<'a, T: ?Sized>(
+        &'a self,
+        test: impl Fn(&TermsTest<'a>, &T) -> bool + 'a,
+    ) -> Result<impl Fn(&T) -> bool + 'a> {
         let include = self.include.as_ref().map(TermsTest::of).transpose()?;
         let exclude = self.exclude.as_ref().map(TermsTest::of).transpose()?;
         Ok(move |term: &T| {
@@ -192,7 +193,7 @@ pub enum AggKind {
         /// As a histogram's, in milliseconds.
         extended_bounds: Option<(i64, i64)>,
         /// (min, max) in milliseconds, `i64::MIN`/`i64::MAX` on an open side:
-        /// each is moved to the start of its interval (without the offset),
+        /// each stands for the key of its bucket (see `AggKind::bound_key`),
         /// and a value counts only where `min <= its bucket's key < max`.
         hard_bounds: Option<(i64, i64)>,
     },
@@ -1392,11 +1393,7 @@ fn keyed_json(
     };
     let min_doc_count = match kind {
         AggKind::Terms { size, min_doc_count, order, filter, .. } => {
-            let number = |key: i64| match field.kind {
-                FieldKind::Double => sortable_to_double(key),
-                _ => key as f64,
-            };
-            let keep = filter.keeper(|test, &key: &i64| test.number(number(key)))?;
+            let keep = filter.keeper(|test, &key: &i64| test.number(field.number(key)))?;
             let kept = buckets.into_iter().filter(|(k, _)| keep(k)).collect();
             return terms_json(agg, kept, (*size, *min_doc_count, *order), key_json, fetch);
         }

@@ -93,7 +93,8 @@ impl DateFormat {
 
     /// `strict_date_optional_time||epoch_millis`.
     pub fn default_format() -> DateFormat {
-        DateFormat::new(DEFAULT_DATE_FORMAT).expect("the default format reads")
+        static READ: std::sync::OnceLock<DateFormat> = std::sync::OnceLock::new();
+        READ.get_or_init(|| DateFormat::new(DEFAULT_DATE_FORMAT).expect("the default format reads")).clone()
     }
 
     /// The format's text, as given.

@@ -84,6 +84,11 @@ impl SearchRequest {
             timeout: None,
         }
     }
+
+    /// How `field`'s highlights are cut: its own options, else the request's.
+    pub fn fragments_for(&self, field: &str) -> &FragmentOptions {
+        self.field_fragments.get(field).unwrap_or(&self.fragments)
+    }
 }
 
 /// What a query read: bytes needed by data kind, 4 KiB pages touched, bytes the
@@ -391,7 +396,7 @@ fn highlight(
     for (field, field_spans) in spans {
         let name = &schema.field(field).name;
         if let Some(text) = field_text(&json, name) {
-            let options = request.field_fragments.get(name).unwrap_or(&request.fragments);
+            let options = request.fragments_for(name);
             let f = fragments(&text, &field_spans, options);
             if !f.is_empty() {
                 out.insert(name.clone(), f);
@@ -400,7 +405,7 @@ fn highlight(
     }
     for (field, terms) in &keyword_terms {
         let name = &schema.field(*field).name;
-        let options = request.field_fragments.get(name).unwrap_or(&request.fragments);
+        let options = request.fragments_for(name);
         let values = field_strings(&json, name).unwrap_or_default();
         let f = keyword_fragments(&values, terms, options);
         if !f.is_empty() {
