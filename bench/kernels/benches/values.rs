@@ -43,7 +43,7 @@ fn field(searcher: &Searcher, name: &str) -> AggField {
 }
 
 fn agg(name: &str, kind: AggKind, subs: Vec<Aggregation>) -> Aggregation {
-    Aggregation { name: name.into(), kind, subs, format: None }
+    Aggregation { name: name.into(), kind, subs, format: None, missing: None }
 }
 
 fn values(c: &mut Criterion) {

@@ -251,6 +251,18 @@ pub struct Aggregation {
     /// `value_as_string`, a range's `from_as_string`); `None`:
     /// `strict_date_optional_time`.
     pub format: Option<DateFormat>,
+    /// What a matching document without a value of the field counts as
+    /// (Elasticsearch's `missing`); `None`: it is not counted.
+    pub missing: Option<Missing>,
+}
+
+/// The value an aggregation gives a document that has none: a column value
+/// (numeric, date and boolean fields) or a keyword. A keyword equal to a
+/// value some documents have shares their bucket.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Missing {
+    Value(i64),
+    Term(Arc<[u8]>),
 }
 
 impl Aggregation {
@@ -521,8 +533,11 @@ struct Plan {
 /// from one batch to the next.
 #[derive(Default)]
 struct Batch {
-    /// (field, keyword?) of each slot.
-    slots: Vec<(FieldId, bool)>,
+    /// (field, keyword?, what a document without a value reads as) of each slot.
+    slots: Vec<(FieldId, bool, Option<Missing>)>,
+    /// Each slot's stand-in for a missing value in the current segment: the
+    /// value, or for a keyword an id past the segment's own.
+    missing_ids: Vec<Option<i64>>,
     /// Each slot's values for the batch's documents: numbers, or a keyword slot's value ids.
     values: Vec<ValueBatch>,
     segment: Option<usize>,
@@ -546,7 +561,7 @@ impl Batch {
         let slot = match agg.field() {
             None => usize::MAX,
             Some(field) => {
-                let key = (field.id, field.kind == FieldKind::Keyword);
+                let key = (field.id, field.kind == FieldKind::Keyword, agg.missing.clone());
                 self.slots.iter().position(|s| *s == key).unwrap_or_else(|| {
                     self.slots.push(key);
                     self.slots.len() - 1
@@ -593,9 +608,18 @@ impl Batch {
     fn enter(&mut self, seg: usize, segment: &dyn SegmentRead) {
         self.segment = Some(seg);
         self.numeric =
-            self.slots.iter().map(|&(f, k)| (!k).then(|| segment.numeric_values(f)).flatten()).collect();
+            self.slots.iter().map(|&(f, k, _)| (!k).then(|| segment.numeric_values(f)).flatten()).collect();
         self.keyword =
-            self.slots.iter().map(|&(f, k)| k.then(|| segment.keyword_values(f)).flatten()).collect();
+            self.slots.iter().map(|&(f, k, _)| k.then(|| segment.keyword_values(f)).flatten()).collect();
+        // A stand-in of the other sort than the slot's (a field mapped
+        // differently in another index) stands for nothing.
+        self.missing_ids = (self.slots.iter().zip(&self.keyword))
+            .map(|((_, keyword, missing), column)| match (missing, keyword) {
+                (Some(Missing::Value(v)), false) => Some(*v),
+                (Some(Missing::Term(_)), true) => Some(column.as_ref().map_or(0, |c| c.term_count() as i64)),
+                _ => None,
+            })
+            .collect();
         self.values.resize_with(self.slots.len(), ValueBatch::default);
         *self.top_columns.get_mut() = self.tops.iter().map(|keys| SortColumns::open(keys, segment)).collect();
     }
@@ -616,6 +640,9 @@ impl Batch {
                     docs.iter().for_each(|_| out.push(&[]));
                 }
             }
+            if let Some(stand_in) = self.missing_ids[slot] {
+                out.fill_empty(stand_in);
+            }
         }
     }
 
@@ -629,6 +656,11 @@ impl Batch {
 
     /// The value of keyword value id `id` of `slot` in the current segment.
     fn term(&self, slot: usize, id: usize) -> Arc<[u8]> {
+        if let (Some(Missing::Term(term)), Some(stand_in)) = (&self.slots[slot].2, self.missing_ids[slot]) {
+            if stand_in == id as i64 {
+                return term.clone();
+            }
+        }
         self.keyword[slot].as_ref().map_or_else(|| Arc::from(&[][..]), |c| c.term(id as i64))
     }
 }

@@ -276,7 +276,13 @@ fn field_values(index: &Index) {
         });
         let _ = searcher.search_query(&both, &SearchRequest::new(""));
     }
-    let agg = |name: &str, kind, subs| crate::Aggregation { name: name.into(), kind, subs, format: None };
+    let agg = |name: &str, kind, subs| crate::Aggregation {
+        name: name.into(),
+        kind,
+        subs,
+        format: None,
+        missing: None,
+    };
     let terms = AggKind::Terms {
         field: kind,
         size: 3,

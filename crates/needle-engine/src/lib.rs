@@ -44,7 +44,7 @@ mod zone;
 
 pub use aggs::{
     unify_fields, AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FiltersShape, Gathered, Metric,
-    RangeSpec, TermsFilter, TermsOrder, TermsPattern, TopHits,
+    Missing, RangeSpec, TermsFilter, TermsOrder, TermsPattern, TopHits,
 };
 pub use check::CheckReport;
 pub use date_format::{parse_date, DateFormat, DEFAULT_DATE_FORMAT};

@@ -10,8 +10,8 @@ use needle_codecs::doc_values::{double_to_sortable, sortable_to_double};
 use needle_engine::base64_text;
 use needle_engine::{
     AggField, AggKind, Aggregation, CalendarUnit, DateInterval, Durability, FieldKind, IfCurrent, Index,
-    IndexWriter, Metric, Query, RangeQuery, RangeSpec, Schema, SearchRequest, SortBy, SortKey, SortValue,
-    TermsOrder, WriterOptions,
+    IndexWriter, Metric, Missing, Query, RangeQuery, RangeSpec, Schema, SearchRequest, SortBy, SortKey,
+    SortValue, TermsOrder, WriterOptions,
 };
 use needle_search::BoolQuery;
 use rand::rngs::StdRng;
@@ -235,7 +235,7 @@ fn check(index: &IndexWriter, model: &BTreeMap<String, Model>, rng: &mut StdRng)
 }
 
 fn agg(name: &str, kind: AggKind, subs: Vec<Aggregation>) -> Aggregation {
-    Aggregation { name: name.into(), kind, subs, format: None }
+    Aggregation { name: name.into(), kind, subs, format: None, missing: None }
 }
 
 /// Every aggregation kind over the documents with one word, against sums
@@ -491,7 +491,12 @@ fn check_keywords(index: &IndexWriter, model: &BTreeMap<String, Model>) {
     assert_eq!(with_k, want, "exists on the keyword field");
     let field = AggField { id: k, kind: FieldKind::Keyword };
     let n = AggField { id: schema.field_id("n").unwrap(), kind: FieldKind::Long };
-    let sum = agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![]);
+    // Documents without a value count as `missing` says: a keyword some
+    // documents have (their buckets merge), and a number.
+    let sum = Aggregation {
+        missing: Some(Missing::Value(7)),
+        ..agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![])
+    };
     let kind = AggKind::Terms {
         field,
         size: 3,
@@ -500,8 +505,8 @@ fn check_keywords(index: &IndexWriter, model: &BTreeMap<String, Model>) {
         filter: Default::default(),
     };
     let distinct = agg("k_distinct", AggKind::Cardinality { field, precision_threshold: 3_000 }, vec![]);
-    let (_, got) =
-        index.searcher().aggregate(&Query::MatchAll, &[agg("k", kind, vec![sum]), distinct]).unwrap();
+    let terms = Aggregation { missing: Some(Missing::Term(b"fig"[..].into())), ..agg("k", kind, vec![sum]) };
+    let (_, got) = index.searcher().aggregate(&Query::MatchAll, &[terms, distinct]).unwrap();
     let keywords: std::collections::BTreeSet<&str> =
         model.values().flat_map(|m| m.k.iter().copied()).collect();
     assert_eq!(
@@ -511,13 +516,13 @@ fn check_keywords(index: &IndexWriter, model: &BTreeMap<String, Model>) {
     );
     let mut counts: BTreeMap<&str, (u64, i64)> = BTreeMap::new();
     for m in model.values() {
-        let mut v = m.k.clone();
+        let mut v = if m.k.is_empty() { vec!["fig"] } else { m.k.clone() };
         v.sort();
         v.dedup();
         for t in v {
             let e = counts.entry(t).or_default();
             e.0 += 1;
-            e.1 += m.n.iter().sum::<i64>();
+            e.1 += if m.n.is_empty() { 7 } else { m.n.iter().sum::<i64>() };
         }
     }
     let mut ranked: Vec<(&str, (u64, i64))> = counts.into_iter().collect();

@@ -8,12 +8,13 @@
 //! date and boolean fields; `include`/`exclude`), `filter`, `filters`, `cardinality`, `top_hits`
 //! (its body read as a search's, see `routes/search.rs`), each bucketing
 //! with its own `aggs`; on a date field, `format` shows the dates (else the
-//! field's mapping's). Others, and options not listed here, are refused
+//! field's mapping's); `missing` on every one that reads a field (what a
+//! document without a value counts as). Others, and options not listed here, are refused
 //! with an error that names them.
 
 use needle_engine::{
     AggField, AggKind, Aggregation, CalendarUnit, DateFormat, DateInterval, DateReading, FieldKind,
-    FiltersShape, Metric, RangeSpec, Schema, TermsFilter, TermsOrder, TermsPattern, Zone,
+    FiltersShape, Metric, Missing, RangeSpec, Schema, TermsFilter, TermsOrder, TermsPattern, Zone,
     DEFAULT_PRECISION_THRESHOLD,
 };
 use serde_json::{Map, Value};
@@ -33,7 +34,7 @@ fn one(name: &str, spec: &Value, schema: &Schema, tops: &mut Vec<TopHitsSpec>) -
         return Err(ApiError::parsing(format!("Expected [START_OBJECT] under aggregation [{name}]")));
     };
     let mut kind = None;
-    let mut format = None;
+    let (mut format, mut missing) = (None, None);
     let mut subs = Vec::new();
     for (key, body) in spec {
         match key.as_str() {
@@ -45,8 +46,8 @@ fn one(name: &str, spec: &Value, schema: &Schema, tops: &mut Vec<TopHitsSpec>) -
                 kind = Some(AggKind::TopHits { request: Box::new(request), tag: tops.len() - 1 });
             }
             other if kind.is_none() => {
-                let (k, f) = agg_kind(name, other, body, schema)?;
-                (kind, format) = (Some(k), f);
+                let (k, f, m) = agg_kind(name, other, body, schema)?;
+                (kind, format, missing) = (Some(k), f, m);
             }
             other => {
                 return Err(ApiError::parsing(format!(
@@ -68,7 +69,7 @@ fn one(name: &str, spec: &Value, schema: &Schema, tops: &mut Vec<TopHitsSpec>) -
             "Aggregator [{name}] of type [{leaf}] cannot accept sub-aggregations"
         )));
     }
-    Ok(Aggregation { name: name.to_string(), kind, subs, format })
+    Ok(Aggregation { name: name.to_string(), kind, subs, format, missing })
 }
 
 /// An aggregation's options, each taken once; what is left over is an error.
@@ -136,20 +137,21 @@ const KINDS: [&str; 12] = [
     "terms",
 ];
 
-/// An aggregation's kind, and how it shows the dates of its field.
+/// An aggregation's kind, how it shows the dates of its field, and what it
+/// counts a document without a value as.
 fn agg_kind(
     name: &str,
     kind: &str,
     body: &Value,
     schema: &Schema,
-) -> ApiResult<(AggKind, Option<DateFormat>)> {
+) -> ApiResult<(AggKind, Option<DateFormat>, Option<Missing>)> {
     match kind {
         "filter" => {
             let query = crate::dsl::query(body, schema)?;
             let filters = vec![(name.to_string(), query)];
-            return Ok((AggKind::Filters { filters, shape: FiltersShape::One, other: None }, None));
+            return Ok((AggKind::Filters { filters, shape: FiltersShape::One, other: None }, None, None));
         }
-        "filters" => return Ok((filters_kind(name, body, schema)?, None)),
+        "filters" => return Ok((filters_kind(name, body, schema)?, None, None)),
         _ => {}
     }
     if !KINDS.contains(&kind) {
@@ -164,8 +166,18 @@ fn agg_kind(
     let field_name = o
         .string("field")?
         .ok_or_else(|| ApiError::parsing(format!("Required [field] for aggregation [{name}]")))?;
-    let field = agg_field(&field_name, kind, schema)?;
+    let given_missing = o.take("missing").filter(|v| !v.is_null());
+    let mut field = agg_field(&field_name, kind, schema)?;
+    let keyword_kinds = matches!(kind, "terms" | "cardinality" | "value_count");
+    if field.id == needle_core::FieldId::MAX
+        && keyword_kinds
+        && given_missing.as_ref().is_some_and(|v| !v.is_number())
+    {
+        // A field the index does not map, given a missing text: every document gets it, as a keyword.
+        field.kind = FieldKind::Keyword;
+    }
     let format = shown_format(&mut o, field, schema)?;
+    let missing = given_missing.map(|v| missing_value(name, kind, &v, field, format.as_ref())).transpose()?;
     let metric = |m| Ok(AggKind::Metric(m, field));
     let out = match kind {
         "min" => metric(Metric::Min),
@@ -267,7 +279,39 @@ fn agg_kind(
         ))),
     }?;
     o.finish()?;
-    Ok((out, format))
+    Ok((out, format, missing))
+}
+
+/// An aggregation's `missing`, read as a value of its field: a keyword's
+/// text (a number or boolean given is read as its text), or a column value
+/// (a date in the aggregation's format, else the default one).
+fn missing_value(
+    name: &str,
+    kind: &str,
+    v: &Value,
+    field: AggField,
+    format: Option<&DateFormat>,
+) -> ApiResult<Missing> {
+    let bad = || {
+        ApiError::illegal_argument(format!(
+            "[{kind}] [missing] of [{name}] is not a value of a {} field: {v}",
+            field.kind.name()
+        ))
+    };
+    match (field.kind, v) {
+        (FieldKind::Keyword, Value::String(s)) => Ok(Missing::Term(s.as_bytes().into())),
+        (FieldKind::Keyword, Value::Number(_) | Value::Bool(_)) => {
+            Ok(Missing::Term(v.to_string().as_bytes().into()))
+        }
+        (FieldKind::Keyword, _) => Err(bad()),
+        (FieldKind::Date, Value::String(s)) => {
+            let format = format.cloned().unwrap_or_else(DateFormat::default_format);
+            let dates = DateReading { format, zone: Zone::UTC, now_ms: needle_engine::now_ms() };
+            dates.parse(s, false).map(Missing::Value).ok_or_else(bad)
+        }
+        (FieldKind::Date, Value::Number(n)) => n.as_i64().map(Missing::Value).ok_or_else(bad),
+        (k, _) => needle_engine::query_value(k, name, v).map(Missing::Value).map_err(|_| bad()),
+    }
 }
 
 /// A histogram's `extended_bounds`: `min` and `max`, each read by `read`.

@@ -279,6 +279,25 @@ def searches():
     out.append({"size": 12, "query": {"bool": {"should": [{"match": {"title": "red"}}, {"term": {"tag": "z"}}]}},
                 "sort": [{"_doc": "asc"}], "_source": False,
                 "highlight": {"no_match_size": 7, "fields": {"t*": {}, "year": {}}}})
+    # missing: what a document without a value counts as, in buckets and metrics.
+    missing = {
+        "tags_or_none": {"terms": {"field": "tag", "missing": "none", "size": 20}},
+        "tags_or_beta": {"terms": {"field": "tag", "missing": "beta"},
+                         "aggs": {"avg_year": {"avg": {"field": "year", "missing": 1000}}}},
+        "years_or_0": {"terms": {"field": "year", "missing": 0, "size": 3, "order": {"_key": "asc"}}},
+        "ratings_or": {"histogram": {"field": "rating", "interval": 5, "missing": -3.5,
+                                     "hard_bounds": {"min": -10, "max": 10}}},
+        "when_or": {"date_histogram": {"field": "when", "calendar_interval": "year", "missing": "2021-07-01",
+                                       "min_doc_count": 1}},
+        "ok_or": {"terms": {"field": "ok", "missing": True}},
+        "year_stats": {"stats": {"field": "year", "missing": 1990}},
+        "distinct_tags": {"cardinality": {"field": "tag", "missing": "zz"}},
+        "counted": {"value_count": {"field": "rating", "missing": 1}},
+        "year_ranges": {"range": {"field": "year", "missing": 2000, "ranges": [{"to": 2001}, {"from": 2001}]}},
+        "unmapped_or": {"terms": {"field": "nowhere", "missing": "gone"}},
+    }
+    out.append({"size": 0, "aggs": missing})
+    out.append({"size": 0, "query": {"match": {"title": "green"}}, "aggs": missing})
     return out
 
 

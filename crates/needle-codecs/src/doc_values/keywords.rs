@@ -19,6 +19,8 @@ pub trait KeywordValues {
     fn ids(&mut self, doc: DocId) -> &[i64];
     /// The value an id stands for.
     fn term(&self, id: i64) -> Arc<[u8]>;
+    /// The values there are: ids run from 0 below this.
+    fn term_count(&self) -> usize;
     /// The value ids of each of `docs` (ascending), into `out` (cleared first).
     fn fill_ids(&mut self, docs: &[DocId], out: &mut ValueBatch) {
         out.clear();
@@ -89,6 +91,10 @@ impl KeywordValues for DiskKeywords {
         self.dictionary.terms[id as usize].clone()
     }
 
+    fn term_count(&self) -> usize {
+        self.dictionary.len()
+    }
+
     fn fill_ids(&mut self, docs: &[DocId], out: &mut ValueBatch) {
         self.ords.fill(docs, out);
         let terms = self.dictionary.len();
@@ -145,6 +151,10 @@ impl KeywordValues for MemKeywords {
 
     fn term(&self, id: i64) -> Arc<[u8]> {
         self.terms.term(id)
+    }
+
+    fn term_count(&self) -> usize {
+        self.terms.terms.read().len()
     }
 
     fn fill_ids(&mut self, docs: &[DocId], out: &mut ValueBatch) {

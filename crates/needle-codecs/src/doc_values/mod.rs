@@ -360,6 +360,21 @@ impl ValueBatch {
     pub fn all(&self) -> &[i64] {
         &self.values
     }
+
+    /// Gives each document without a value the one value `v`.
+    pub fn fill_empty(&mut self, v: i64) {
+        if self.starts.is_empty() || self.starts.windows(2).all(|w| w[0] < w[1]) {
+            return; // every document has a value
+        }
+        let (starts, values) = (std::mem::take(&mut self.starts), std::mem::take(&mut self.values));
+        self.docs = 0;
+        for w in starts.windows(2) {
+            match &values[w[0] as usize..w[1] as usize] {
+                [] => self.push(&[v]),
+                own => self.push(own),
+            }
+        }
+    }
 }
 
 /// A bit per document of a block.

@@ -193,6 +193,16 @@ fn what_values_cannot_do_is_refused_clearly() {
             "by partition is not supported yet",
         ),
         (
+            json!({"aggs": {"y": {"avg": {"field": "year", "missing": "many"}}}}),
+            "illegal_argument_exception",
+            "[avg] [missing] of [y] is not a value of a long field: \"many\"",
+        ),
+        (
+            json!({"aggs": {"d": {"date_histogram": {"field": "when", "calendar_interval": "day", "missing": "someday"}}}}),
+            "illegal_argument_exception",
+            "[date_histogram] [missing] of [d] is not a value of a date field",
+        ),
+        (
             json!({"query": {"range": {"when": {"gte": "someday"}}}}),
             "illegal_argument_exception",
             "failed to parse date field [someday]",
