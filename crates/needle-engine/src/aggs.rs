@@ -10,7 +10,8 @@
 //! exclusive), `terms` on keyword, numeric, date and boolean fields, `filter`/`filters`
 //! (the documents a query matches, found before the pass: [`filter_queries`]); each bucket may
 //! hold sub-aggregations. A document with several values counts once in each
-//! bucket one of them falls in; metrics count every value. `top_hits` keeps
+//! bucket one of them falls in; metrics count every value; with a `missing`
+//! stand-in, a document without a value counts as having it. `top_hits` keeps
 //! each bucket's best hits by score or sort keys during the pass; only the
 //! buckets answered fetch theirs, through the caller's [`FetchTopHits`].
 
