@@ -1004,3 +1004,75 @@ fn fields_not_indexed_keep_their_doc_values() {
     writer.merge(1).unwrap();
     check(&writer);
 }
+
+/// A match-all sorted by a field every document has once is ranked from the
+/// field's points: the hits of a walk of every document (the same sort with
+/// the index order as a second key, which takes no such path), through
+/// deletions, several segments and ties, reading a few leaves of doc values
+/// where the walk reads the whole column.
+#[test]
+fn a_match_all_sorted_by_a_field_every_document_has_reads_its_points() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mapping = r#"{"properties": {"t": {"type": "long"}, "body": {"type": "text"}}}"#;
+    let index = Index::open_or_create(tmp.path(), Some(Schema::from_mapping(mapping).unwrap())).unwrap();
+    // Volatile: the write-ahead log is not what this tests.
+    let writer =
+        index.writer(WriterOptions { durability: Durability::Volatile, ..WriterOptions::default() }).unwrap();
+    let mut rng = StdRng::seed_from_u64(7);
+    for i in 0..20_000 {
+        let doc = json!({"t": rng.gen_range(-500i64..500), "body": "red"});
+        writer.put(Some(&format!("d{i}")), &doc.to_string(), IfCurrent::Any).unwrap();
+        if i % 8000 == 7999 {
+            writer.commit().unwrap();
+        }
+    }
+    let live = |deleted: &[usize]| 20_000 - deleted.len() as u64;
+    let t = index.schema().field_id("t").unwrap();
+    let mut deleted = Vec::new();
+    for round in 0..2 {
+        for descending in [false, true] {
+            let missing = if descending { i64::MIN } else { i64::MAX };
+            let key = SortKey { by: SortBy::Field { field: t, missing }, descending };
+            let in_order = SortKey { by: SortBy::Doc, descending: false };
+            for k in [1, 10, 100] {
+                let request = SearchRequest {
+                    top_k: k,
+                    track_total_hits: u64::MAX,
+                    stats: true,
+                    sort: vec![key],
+                    ..SearchRequest::new("")
+                };
+                let walked = SearchRequest { sort: vec![key, in_order], ..request.clone() };
+                let got = ids(&writer, &Query::MatchAll, &request);
+                let want: Vec<_> = ids(&writer, &Query::MatchAll, &walked)
+                    .into_iter()
+                    .map(|(id, sort)| (id, sort[..1].to_vec()))
+                    .collect();
+                let shown = |hits: &[(String, Vec<SortValue>)]| format!("{hits:?}");
+                assert_eq!(shown(&got), shown(&want), "top {k}, descending {descending}, round {round}");
+                let searcher = writer.searcher();
+                let fast = searcher.search_query(&Query::MatchAll, &request).unwrap();
+                let slow = searcher.search_query(&Query::MatchAll, &walked).unwrap();
+                assert_eq!(
+                    (fast.total, slow.total),
+                    (live(&deleted), live(&deleted)),
+                    "totals, round {round}"
+                );
+                let read =
+                    |r: &needle_engine::SearchResponse| r.stats.as_ref().unwrap().needed_bytes["doc_values"];
+                assert!(
+                    read(&fast) * 4 < read(&slow),
+                    "points read {} bytes, the walk {}",
+                    read(&fast),
+                    read(&slow)
+                );
+            }
+        }
+        // Then with deletions in every segment, and the last in memory no longer.
+        deleted = (0..20_000).step_by(7).collect();
+        for &i in &deleted {
+            writer.delete(&format!("d{i}")).unwrap();
+        }
+        writer.commit().unwrap();
+    }
+}

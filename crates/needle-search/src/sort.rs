@@ -287,7 +287,12 @@ pub(crate) fn search_sorted(
                 let key = &request.keys[0];
                 let sorted = in_index_order(segment, key);
                 let walk = NumericWalk { key, seg, base, track: request.track_total_hits, sorted };
-                walk.run(&mut s, top, &mut columns.0[0], deletes[seg], &mut total, &mut skipped);
+                let every_doc = matches!(query, Query::MatchAll);
+                if !(every_doc
+                    && walk.top_from_points(segment, top, deletes[seg], &mut total, &mut skipped)?)
+                {
+                    walk.run(&mut s, top, &mut columns.0[0], deletes[seg], &mut total, &mut skipped);
+                }
                 read_error::check()?;
                 base += u64::from(segment.meta().max_doc);
                 continue;
@@ -441,6 +446,63 @@ impl NumericWalk<'_> {
 }
 
 impl NumericWalk<'_> {
+    /// Ranks a segment whose every document matches (a match-all) from the
+    /// key's points, the values sorted: leaves from the best end, each pair
+    /// offered, until the top is full and the next leaf holds nothing ahead
+    /// of its worst (a tie may be ahead: earlier in index order). A date
+    /// newest first reads a leaf or two, not every value. `false`, having
+    /// done nothing, when the points cannot stand for the column: none (or
+    /// updated in place), a document with two values, or one without.
+    fn top_from_points(
+        &self,
+        segment: &dyn SegmentRead,
+        top: &mut NumericTop,
+        deletes: Option<&dyn Deletes>,
+        total: &mut u64,
+        skipped: &mut bool,
+    ) -> Result<bool> {
+        let SortBy::Field { field, .. } = self.key.by else { return Ok(false) };
+        let max_doc = segment.meta().max_doc;
+        let Some(points) = segment.numeric_points(field) else { return Ok(false) };
+        if !points.single_valued() || points.len() != u64::from(max_doc) {
+            return Ok(false);
+        }
+        let leaves = points.leaf_count();
+        let mut pairs = Vec::new();
+        for step in 0..leaves {
+            let i = if self.key.descending { leaves - 1 - step } else { step };
+            let (min, max) = points.leaf_bounds(i);
+            if top.worst().is_some_and(|w| if self.key.descending { max < w } else { min > w }) {
+                break;
+            }
+            points.read_pairs(i, &mut pairs)?;
+            for &(value, doc) in &pairs {
+                if !deletes.is_some_and(|d| d.is_deleted(doc)) {
+                    let hit = ScoredDoc {
+                        segment: self.seg,
+                        doc,
+                        global: self.base + u64::from(doc),
+                        score: f32::NAN,
+                    };
+                    top.offer(value, hit);
+                }
+            }
+        }
+        // Every live document matches: counted up to what is tracked.
+        match deletes {
+            None => *total += u64::from(max_doc),
+            Some(d) => {
+                let mut doc = 0;
+                while doc < max_doc && *total < self.track {
+                    *total += u64::from(!d.is_deleted(doc));
+                    doc += 1;
+                }
+                *skipped |= doc < max_doc;
+            }
+        }
+        Ok(true)
+    }
+
     /// Whether `value` ranks ahead of the worst kept (equal to it is behind:
     /// later in index order), or nothing is kept yet.
     fn beats(&self, worst: Option<i64>, value: i64) -> bool {

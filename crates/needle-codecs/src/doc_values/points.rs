@@ -154,6 +154,33 @@ impl Points {
         }
     }
 
+    /// The pairs in all (one per document with a value, when single-valued).
+    pub fn len(&self) -> u64 {
+        self.leaves.iter().map(|l| u64::from(l.count)).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.leaves.is_empty()
+    }
+
+    /// The leaves, ascending by value.
+    pub fn leaf_count(&self) -> usize {
+        self.leaves.len()
+    }
+
+    /// The smallest and largest value of leaf `i` (from the directory).
+    pub fn leaf_bounds(&self, i: usize) -> (i64, i64) {
+        (self.leaves[i].min, self.leaves[i].max)
+    }
+
+    /// Leaf `i`'s (value, document) pairs, ascending, into `out` (cleared first).
+    pub fn read_pairs(&self, i: usize, out: &mut Vec<(i64, DocId)>) -> Result<()> {
+        let (values, docs) = self.leaf(i)?;
+        out.clear();
+        out.extend(values.into_iter().zip(docs).map(|(v, d)| (v, d as DocId)));
+        Ok(())
+    }
+
     /// Leaf `i`'s values and documents.
     fn leaf(&self, i: usize) -> Result<(Vec<i64>, Vec<u64>)> {
         let mut leaf = Leaf::default();
