@@ -1005,11 +1005,11 @@ fn fields_not_indexed_keep_their_doc_values() {
     check(&writer);
 }
 
-/// A match-all sorted by a field every document has once is ranked from the
-/// field's points: the hits of a walk of every document (the same sort with
-/// the index order as a second key, which takes no such path), through
-/// deletions, several segments and ties, reading a few leaves of doc values
-/// where the walk reads the whole column.
+/// A match-all (or a range of the key) sorted by a field every document has
+/// once is ranked from the field's points: the hits of a walk of every match
+/// (the same sort with the index order as a second key, which takes no such
+/// path), through deletions, several segments and ties, a match-all reading
+/// a few leaves of doc values where the walk reads the whole column.
 #[test]
 fn a_match_all_sorted_by_a_field_every_document_has_reads_its_points() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1066,6 +1066,28 @@ fn a_match_all_sorted_by_a_field_every_document_has_reads_its_points() {
                     read(&fast),
                     read(&slow)
                 );
+                // A range of the key (alone, or as a filter), the same way.
+                let (lower, upper) = (rng.gen_range(-600..0), rng.gen_range(-100..600));
+                let range = Query::Range(RangeQuery { field: t, lower, upper, indexed: None });
+                let filtered = Query::Bool(BoolQuery {
+                    must: vec![Query::MatchAll],
+                    filter: vec![range.clone()],
+                    ..BoolQuery::default()
+                });
+                for query in [range, filtered] {
+                    let got = ids(&writer, &query, &request);
+                    let want: Vec<_> = ids(&writer, &query, &walked)
+                        .into_iter()
+                        .map(|(id, sort)| (id, sort[..1].to_vec()))
+                        .collect();
+                    assert_eq!(
+                        shown(&got),
+                        shown(&want),
+                        "{query:?} top {k}, descending {descending}, round {round}"
+                    );
+                    let total = |r: &SearchRequest| searcher.search_query(&query, r).unwrap().total;
+                    assert_eq!(total(&request), total(&walked), "{query:?} total, round {round}");
+                }
             }
         }
         // Then with deletions in every segment, and the last in memory no longer.

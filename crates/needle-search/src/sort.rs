@@ -287,10 +287,13 @@ pub(crate) fn search_sorted(
                 let key = &request.keys[0];
                 let sorted = in_index_order(segment, key);
                 let walk = NumericWalk { key, seg, base, track: request.track_total_hits, sorted };
-                let every_doc = matches!(query, Query::MatchAll);
-                if !(every_doc
-                    && walk.top_from_points(segment, top, deletes[seg], &mut total, &mut skipped)?)
-                {
+                let ranked = match key_span(query, key) {
+                    Some(span) => {
+                        walk.top_from_points(segment, span, top, deletes[seg], &mut total, &mut skipped)?
+                    }
+                    None => false,
+                };
+                if !ranked {
                     walk.run(&mut s, top, &mut columns.0[0], deletes[seg], &mut total, &mut skipped);
                 }
                 read_error::check()?;
@@ -446,16 +449,19 @@ impl NumericWalk<'_> {
 }
 
 impl NumericWalk<'_> {
-    /// Ranks a segment whose every document matches (a match-all) from the
-    /// key's points, the values sorted: leaves from the best end, each pair
+    /// Ranks a segment from the key's points, the values sorted, when the
+    /// query matches exactly the documents whose value lies in `span` (see
+    /// [`key_span`]): leaves from the best end, each pair in the span
     /// offered, until the top is full and the next leaf holds nothing ahead
     /// of its worst (a tie may be ahead: earlier in index order). A date
     /// newest first reads a leaf or two, not every value. `false`, having
     /// done nothing, when the points cannot stand for the column: none (or
-    /// updated in place), a document with two values, or one without.
+    /// updated in place), a document with two values, or one without; or
+    /// when a span short of every value leaves deletions to count.
     fn top_from_points(
         &self,
         segment: &dyn SegmentRead,
+        (lower, upper): (i64, i64),
         top: &mut NumericTop,
         deletes: Option<&dyn Deletes>,
         total: &mut u64,
@@ -464,7 +470,11 @@ impl NumericWalk<'_> {
         let SortBy::Field { field, .. } = self.key.by else { return Ok(false) };
         let max_doc = segment.meta().max_doc;
         let Some(points) = segment.numeric_points(field) else { return Ok(false) };
-        if !points.single_valued() || points.len() != u64::from(max_doc) {
+        let every_value = (lower, upper) == (i64::MIN, i64::MAX);
+        if !points.single_valued()
+            || points.len() != u64::from(max_doc)
+            || (deletes.is_some() && !every_value)
+        {
             return Ok(false);
         }
         let leaves = points.leaf_count();
@@ -475,9 +485,12 @@ impl NumericWalk<'_> {
             if top.worst().is_some_and(|w| if self.key.descending { max < w } else { min > w }) {
                 break;
             }
+            if max < lower || min > upper {
+                continue;
+            }
             points.read_pairs(i, &mut pairs)?;
             for &(value, doc) in &pairs {
-                if !deletes.is_some_and(|d| d.is_deleted(doc)) {
+                if (lower..=upper).contains(&value) && !deletes.is_some_and(|d| d.is_deleted(doc)) {
                     let hit = ScoredDoc {
                         segment: self.seg,
                         doc,
@@ -488,9 +501,9 @@ impl NumericWalk<'_> {
                 }
             }
         }
-        // Every live document matches: counted up to what is tracked.
+        // The live documents in the span match: counted up to what is tracked.
         match deletes {
-            None => *total += u64::from(max_doc),
+            None => *total += points.count(lower, upper),
             Some(d) => {
                 let mut doc = 0;
                 while doc < max_doc && *total < self.track {
@@ -517,6 +530,27 @@ impl NumericWalk<'_> {
         };
         let picked = if self.key.descending { values.last() } else { values.first() };
         self.beats(worst, picked.copied().unwrap_or(missing))
+    }
+}
+
+/// The values of `key`'s field a document must have to match `query`, when
+/// that is all the query asks (every document having one value): anything
+/// for a match-all, a range of the field, or all of a conjunction's such
+/// clauses; `None` for anything else.
+fn key_span(query: &Query, key: &SortKey) -> Option<(i64, i64)> {
+    let SortBy::Field { field, .. } = key.by else { return None };
+    match query {
+        Query::MatchAll => Some((i64::MIN, i64::MAX)),
+        Query::Range(r) if r.field == field => Some((r.lower, r.upper)),
+        Query::Boost(q, _) | Query::Constant(q) => key_span(q, key),
+        Query::Bool(b) if b.should.is_empty() && b.must_not.is_empty() && b.minimum_should_match == 0 => {
+            let mut clauses = b.must.iter().chain(&b.filter).peekable();
+            clauses.peek()?;
+            clauses.try_fold((i64::MIN, i64::MAX), |(lo, hi), q| {
+                key_span(q, key).map(|(l, h)| (lo.max(l), hi.min(h)))
+            })
+        }
+        _ => None,
     }
 }
 
