@@ -1,7 +1,8 @@
 //! A keyed aggregation's buckets (histograms, terms of numbers): kept in
 //! the order first met beside an index from key to place, so gathering a
 //! value costs one hash lookup (none when it falls in the bucket found
-//! last); sorted by key only to be answered.
+//! last, and only a probe of a small table when its key was met lately);
+//! sorted by key only to be answered.
 
 use std::collections::BTreeMap;
 
@@ -16,18 +17,42 @@ pub(super) struct KeyedBuckets {
     places: FxHashMap<u64, u32>,
     keys: Vec<i64>,
     buckets: Vec<Bucket>,
+    /// The places of keys met lately, [`RECENT`] of them by a cheap hash of
+    /// the key ([`NONE`]: empty): an aggregation's few buckets are found
+    /// here without a lookup in `places`, which spreads the key first.
+    recent: Vec<(i64, u32)>,
+}
+
+const RECENT: usize = 64;
+const NONE: u32 = u32::MAX;
+
+/// A key's slot in `recent`: the top bits of a multiplicative hash (the
+/// low bits of a key are often all zero).
+#[inline]
+fn recent_slot(key: i64) -> usize {
+    ((key as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT.trailing_zeros())) as usize
 }
 
 impl KeyedBuckets {
     /// The place of `key`'s bucket, made with `new` when the key is new.
     #[inline]
     pub fn place(&mut self, key: i64, new: impl FnOnce() -> Bucket) -> usize {
+        let slot = recent_slot(key);
+        if let Some(&(k, at)) = self.recent.get(slot) {
+            if k == key && at != NONE {
+                return at as usize;
+            }
+        }
         let next = self.keys.len() as u32;
         let at = *self.places.entry(spread(key)).or_insert(next);
         if at == next {
             self.keys.push(key);
             self.buckets.push(new());
         }
+        if self.recent.is_empty() {
+            self.recent = vec![(0, NONE); RECENT];
+        }
+        self.recent[slot] = (key, at);
         at as usize
     }
 
