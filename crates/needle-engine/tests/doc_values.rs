@@ -1020,7 +1020,19 @@ fn a_match_all_sorted_by_a_field_every_document_has_reads_its_points() {
         index.writer(WriterOptions { durability: Durability::Volatile, ..WriterOptions::default() }).unwrap();
     let mut rng = StdRng::seed_from_u64(7);
     for i in 0..20_000 {
-        let doc = json!({"t": rng.gen_range(-500i64..500), "body": "red"});
+        // Words of every density; `low` only where the key is low (the best
+        // end of a descending sort holds none of its matches).
+        let t = rng.gen_range(-500i64..500);
+        let mut body = String::from("red");
+        for (word, chance) in [("half", 0.5), ("rare", 0.01)] {
+            if rng.gen_bool(chance) {
+                body += &format!(" {word}");
+            }
+        }
+        if t < -400 {
+            body += " low";
+        }
+        let doc = json!({"t": t, "body": body});
         writer.put(Some(&format!("d{i}")), &doc.to_string(), IfCurrent::Any).unwrap();
         if i % 8000 == 7999 {
             writer.commit().unwrap();
@@ -1087,6 +1099,28 @@ fn a_match_all_sorted_by_a_field_every_document_has_reads_its_points() {
                     );
                     let total = |r: &SearchRequest| searcher.search_query(&query, r).unwrap().total;
                     assert_eq!(total(&request), total(&walked), "{query:?} total, round {round}");
+                }
+                // Any other query: its matches gathered, then ranked from the points.
+                let body = index.schema().field_id("body").unwrap();
+                for word in ["half", "rare", "low"] {
+                    let query = Query::term(body, word);
+                    let got = ids(&writer, &query, &request);
+                    let want: Vec<_> = ids(&writer, &query, &walked)
+                        .into_iter()
+                        .map(|(id, sort)| (id, sort[..1].to_vec()))
+                        .collect();
+                    assert_eq!(shown(&got), shown(&want), "{word} top {k}, descending {descending}, round {round}");
+                    let fast = searcher.search_query(&query, &request).unwrap();
+                    let slow = searcher.search_query(&query, &walked).unwrap();
+                    assert_eq!(fast.total, slow.total, "{word} total, round {round}");
+                    if word == "half" {
+                        assert!(
+                            read(&fast) * 2 < read(&slow),
+                            "{word}: points read {} bytes, the walk {}",
+                            read(&fast),
+                            read(&slow)
+                        );
+                    }
                 }
             }
         }

@@ -3,14 +3,17 @@
 //! `search_after` for deep paging. Matches are visited in index order; past
 //! `track_total_hits`, blocks of documents whose best value cannot enter the
 //! top are skipped by the first key's block bounds. One numeric key (the
-//! common sort) is ranked as plain numbers ([`NumericTop`]).
+//! common sort) is ranked as plain numbers ([`NumericTop`]), and, where the
+//! field's points stand for its column, from the points' best end: the
+//! matches gathered into bits and met leaf by leaf, so a top 10 reads a
+//! leaf or two instead of a value per match.
 
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 
 use std::sync::Arc;
 
-use needle_codecs::doc_values::{KeywordValues, NumericValues, ValueBatch};
+use needle_codecs::doc_values::{KeywordValues, NumericValues, Points, ValueBatch};
 use needle_codecs::SegmentRead;
 use needle_core::deadline::{self, CHECK_EVERY};
 use needle_core::{read_error, Deletes, DocId, FieldId, Result, TERMINATED};
@@ -287,14 +290,18 @@ pub(crate) fn search_sorted(
                 let key = &request.keys[0];
                 let sorted = in_index_order(segment, key);
                 let walk = NumericWalk { key, seg, base, track: request.track_total_hits, sorted };
+                let column = &mut columns.0[0];
                 let ranked = match key_span(query, key) {
                     Some(span) => {
                         walk.top_from_points(segment, span, top, deletes[seg], &mut total, &mut skipped)?
                     }
+                    None if !sorted => {
+                        walk.top_from_matches(segment, &mut s, column, top, deletes[seg], &mut total)?
+                    }
                     None => false,
                 };
                 if !ranked {
-                    walk.run(&mut s, top, &mut columns.0[0], deletes[seg], &mut total, &mut skipped);
+                    walk.run(&mut s, top, column, deletes[seg], &mut total, &mut skipped);
                 }
                 read_error::check()?;
                 base += u64::from(segment.meta().max_doc);
@@ -421,30 +428,35 @@ impl NumericWalk<'_> {
                 docs.retain(|&x| !d.is_deleted(x));
             }
             *total += docs.len() as u64;
-            match column {
-                Column::Numeric(c) => c.fill(&docs, &mut batch),
-                _ => {
-                    batch.clear();
-                    docs.iter().for_each(|_| batch.push(&[]));
-                }
-            }
-            let mut worst = top.worst();
-            for (i, &d) in docs.iter().enumerate() {
-                let values = batch.doc(i);
-                let picked = if self.key.descending { values.last() } else { values.first() };
-                let value = picked.copied().unwrap_or(missing);
-                if self.beats(worst, value) {
-                    let hit = ScoredDoc {
-                        segment: self.seg,
-                        doc: d,
-                        global: self.base + u64::from(d),
-                        score: f32::NAN,
-                    };
-                    top.offer(value, hit);
-                    worst = top.worst();
-                }
+            self.offer_batch(&docs, column, &mut batch, top);
+        }
+    }
+
+    /// Offers each of `docs` (ascending) by its value in `column`, read for
+    /// the batch at once; only those ahead of the worst kept are offered.
+    fn offer_batch(&self, docs: &[DocId], column: &mut Column, batch: &mut ValueBatch, top: &mut NumericTop) {
+        let SortBy::Field { missing, .. } = self.key.by else { unreachable!("a numeric key") };
+        match column {
+            Column::Numeric(c) => c.fill(docs, batch),
+            _ => {
+                batch.clear();
+                docs.iter().for_each(|_| batch.push(&[]));
             }
         }
+        let mut worst = top.worst();
+        for (i, &d) in docs.iter().enumerate() {
+            let values = batch.doc(i);
+            let picked = if self.key.descending { values.last() } else { values.first() };
+            let value = picked.copied().unwrap_or(missing);
+            if self.beats(worst, value) {
+                top.offer(value, self.hit(d));
+                worst = top.worst();
+            }
+        }
+    }
+
+    fn hit(&self, doc: DocId) -> ScoredDoc {
+        ScoredDoc { segment: self.seg, doc, global: self.base + u64::from(doc), score: f32::NAN }
     }
 }
 
@@ -467,22 +479,16 @@ impl NumericWalk<'_> {
         total: &mut u64,
         skipped: &mut bool,
     ) -> Result<bool> {
-        let SortBy::Field { field, .. } = self.key.by else { return Ok(false) };
         let max_doc = segment.meta().max_doc;
-        let Some(points) = segment.numeric_points(field) else { return Ok(false) };
+        let Some(points) = self.column_points(segment) else { return Ok(false) };
         let every_value = (lower, upper) == (i64::MIN, i64::MAX);
-        if !points.single_valued()
-            || points.len() != u64::from(max_doc)
-            || (deletes.is_some() && !every_value)
-        {
+        if deletes.is_some() && !every_value {
             return Ok(false);
         }
-        let leaves = points.leaf_count();
         let mut pairs = Vec::new();
-        for step in 0..leaves {
-            let i = if self.key.descending { leaves - 1 - step } else { step };
+        for i in self.best_first(&points) {
             let (min, max) = points.leaf_bounds(i);
-            if top.worst().is_some_and(|w| if self.key.descending { max < w } else { min > w }) {
+            if self.behind(top, min, max) {
                 break;
             }
             if max < lower || min > upper {
@@ -491,13 +497,7 @@ impl NumericWalk<'_> {
             points.read_pairs(i, &mut pairs)?;
             for &(value, doc) in &pairs {
                 if (lower..=upper).contains(&value) && !deletes.is_some_and(|d| d.is_deleted(doc)) {
-                    let hit = ScoredDoc {
-                        segment: self.seg,
-                        doc,
-                        global: self.base + u64::from(doc),
-                        score: f32::NAN,
-                    };
-                    top.offer(value, hit);
+                    top.offer(value, self.hit(doc));
                 }
             }
         }
@@ -516,6 +516,86 @@ impl NumericWalk<'_> {
         Ok(true)
     }
 
+    /// Ranks a segment's matches from the key's points, for a query whose
+    /// matches the points cannot stand for: the matches gathered first into
+    /// a bit per document (and counted), then leaves from the best end, each
+    /// pair whose document matches offered, until the top is full and the
+    /// next leaf holds nothing ahead of its worst, or every match was met. A
+    /// match sorted by date, newest first, reads its postings and a leaf or
+    /// two, not a value per match. When the best end holds few matches (the
+    /// leaves read pass [`PAIRS_PER_MATCH`] a match), the gathered matches
+    /// are ranked by their values instead, as a walk would. `false`, having
+    /// done nothing, when the points cannot stand for the column.
+    fn top_from_matches(
+        &self,
+        segment: &dyn SegmentRead,
+        s: &mut BoxScorer<'_>,
+        column: &mut Column,
+        top: &mut NumericTop,
+        deletes: Option<&dyn Deletes>,
+        total: &mut u64,
+    ) -> Result<bool> {
+        let Some(points) = self.column_points(segment) else { return Ok(false) };
+        let (matches, count) = gather(s, deletes, segment.meta().max_doc);
+        *total += count;
+        let kept = top.hits.clone();
+        let (mut pairs, mut read, mut met) = (Vec::new(), 0u64, 0u64);
+        for i in self.best_first(&points) {
+            let (min, max) = points.leaf_bounds(i);
+            if met == count || self.behind(top, min, max) {
+                return Ok(true);
+            }
+            if read > count.saturating_mul(PAIRS_PER_MATCH) {
+                break;
+            }
+            points.read_pairs(i, &mut pairs)?;
+            read += pairs.len() as u64;
+            for &(value, doc) in &pairs {
+                if matches[doc as usize / 64] & (1 << (doc % 64)) != 0 {
+                    met += 1;
+                    top.offer(value, self.hit(doc));
+                }
+            }
+        }
+        if met < count {
+            top.hits = kept;
+            let (mut docs, mut batch) = (Vec::with_capacity(SORT_BATCH), ValueBatch::default());
+            for (w, &word) in matches.iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    docs.push((w * 64) as DocId + word.trailing_zeros());
+                    word &= word - 1;
+                }
+                if docs.len() >= SORT_BATCH {
+                    self.offer_batch(&docs, column, &mut batch, top);
+                    docs.clear();
+                }
+            }
+            self.offer_batch(&docs, column, &mut batch, top);
+        }
+        Ok(true)
+    }
+
+    /// The key's points when they can stand for its column: one value in
+    /// every document (none updated in place, which the points would not see).
+    fn column_points(&self, segment: &dyn SegmentRead) -> Option<Points> {
+        let SortBy::Field { field, .. } = self.key.by else { return None };
+        let points = segment.numeric_points(field)?;
+        (points.single_valued() && points.len() == u64::from(segment.meta().max_doc)).then_some(points)
+    }
+
+    /// The leaves from the key's best end.
+    fn best_first(&self, points: &Points) -> impl Iterator<Item = usize> {
+        let (leaves, descending) = (points.leaf_count(), self.key.descending);
+        (0..leaves).map(move |step| if descending { leaves - 1 - step } else { step })
+    }
+
+    /// Whether a leaf of values `min..=max` holds nothing ahead of the worst
+    /// kept (a full top); a tie may be ahead, earlier in index order.
+    fn behind(&self, top: &NumericTop, min: i64, max: i64) -> bool {
+        top.worst().is_some_and(|w| if self.key.descending { max < w } else { min > w })
+    }
+
     /// Whether `value` ranks ahead of the worst kept (equal to it is behind:
     /// later in index order), or nothing is kept yet.
     fn beats(&self, worst: Option<i64>, value: i64) -> bool {
@@ -531,6 +611,28 @@ impl NumericWalk<'_> {
         let picked = if self.key.descending { values.last() } else { values.first() };
         self.beats(worst, picked.copied().unwrap_or(missing))
     }
+}
+
+/// Leaves read a match, past which ranking from the points gives way to the
+/// matches' values: a pair read in a leaf costs a fraction of a value read at
+/// random.
+const PAIRS_PER_MATCH: u64 = 4;
+
+/// The live matches of `s`, a bit per document of the segment, and their count.
+fn gather(s: &mut BoxScorer<'_>, deletes: Option<&dyn Deletes>, max_doc: DocId) -> (Vec<u64>, u64) {
+    let mut matches = vec![0u64; (max_doc as usize).div_ceil(64)];
+    let (mut docs, mut count) = (Vec::with_capacity(SORT_BATCH), 0);
+    while s.doc() != TERMINATED && !deadline::passed() {
+        docs.clear();
+        s.fill_docs(&mut docs, SORT_BATCH);
+        for &doc in &docs {
+            if doc < max_doc && !deletes.is_some_and(|d| d.is_deleted(doc)) {
+                matches[doc as usize / 64] |= 1 << (doc % 64);
+                count += 1;
+            }
+        }
+    }
+    (matches, count)
 }
 
 /// The values of `key`'s field a document must have to match `query`, when

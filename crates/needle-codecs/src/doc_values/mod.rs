@@ -237,18 +237,25 @@ fn unpack(bytes: &[u8], width: u32, n: usize, out: &mut Vec<u64>) -> Option<usiz
     }
     let need = (width as usize * n).div_ceil(8);
     let bytes = bytes.get(..need)?;
-    let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
-    let (mut acc, mut filled, mut pos) = (0u128, 0u32, 0usize);
-    for _ in 0..n {
-        while filled < width {
-            acc |= u128::from(bytes[pos]) << filled;
-            pos += 1;
-            filled += 8;
-        }
-        out.push(acc as u64 & mask);
-        acc >>= width;
-        filled -= width;
-    }
+    let (w, mask) = (width as usize, if width == 64 { u64::MAX } else { (1u64 << width) - 1 });
+    // A value is one unaligned 8-byte load while 8 bytes remain from its
+    // first (widths up to 56); the last few are gathered byte by byte.
+    let loads = match width <= 56 && need >= 8 {
+        true => ((need - 8) * 8 / w + 1).min(n),
+        false => 0,
+    };
+    out.reserve(n);
+    out.extend((0..loads).map(|i| {
+        let bit = i * w;
+        let word = u64::from_le_bytes(*bytes[bit / 8..].first_chunk::<8>().expect("8 bytes remain"));
+        (word >> (bit % 8)) & mask
+    }));
+    out.extend((loads..n).map(|i| {
+        let bit = i * w;
+        let span = (bit % 8 + w).div_ceil(8);
+        let acc = bytes[bit / 8..bit / 8 + span].iter().rev().fold(0u128, |acc, &b| acc << 8 | u128::from(b));
+        (acc >> (bit % 8)) as u64 & mask
+    }));
     Some(need)
 }
 
@@ -1089,6 +1096,27 @@ mod tests {
     }
 
     proptest! {
+        /// Unpacking gives back what was packed at every width, and refuses
+        /// bytes cut short.
+        #[test]
+        fn packed_values_round_trip(
+            width in 0u32..=64,
+            raw in proptest::collection::vec(any::<u64>(), 0..300),
+            lead in proptest::collection::vec(any::<u64>(), 0..3),
+        ) {
+            let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+            let values: Vec<u64> = raw.iter().map(|v| v & mask).collect();
+            let mut bytes = Vec::new();
+            pack(values.iter().copied(), width, &mut bytes);
+            let mut out = lead.clone();
+            prop_assert_eq!(unpack(&bytes, width, values.len(), &mut out), Some(bytes.len()));
+            prop_assert_eq!(&out[..lead.len()], &lead[..]);
+            prop_assert_eq!(&out[lead.len()..], &values[..]);
+            if let Some(short) = bytes.len().checked_sub(1) {
+                prop_assert_eq!(unpack(&bytes[..short], width, values.len(), &mut Vec::new()), None);
+            }
+        }
+
         #[test]
         fn columns_round_trip(docs in values_strategy()) {
             let reader = reopened(&docs);
