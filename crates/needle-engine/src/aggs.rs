@@ -100,6 +100,10 @@ pub enum TermsPattern {
     Keywords(Vec<String>),
     /// Exact numbers (numeric, date and boolean fields: milliseconds for dates, 1 for true).
     Numbers(Vec<f64>),
+    /// The terms whose hash falls in partition `partition` of `of`, as
+    /// Elasticsearch hashes them: an application pages through many terms
+    /// one partition a request.
+    Partition { partition: u32, of: u32 },
 }
 
 /// A pattern made ready to test terms.
@@ -107,6 +111,17 @@ enum TermsTest<'a> {
     Regexp(needle_search::regexp::RegexpMatcher),
     Keywords(FxHashSet<&'a [u8]>),
     Numbers(&'a [f64]),
+    Partition { partition: u32, of: u32 },
+}
+
+/// Lucene's seed for hashing terms into partitions (`HASH_PARTITIONING_SEED`).
+const PARTITION_SEED: u32 = 31;
+
+/// The 64-bit mix Elasticsearch hashes numbers into partitions with (HPPC's `BitMixer.mix64`).
+fn mix64(z: i64) -> i64 {
+    let z = (z ^ (z as u64 >> 32) as i64).wrapping_mul(0x4cd6_944c_5cc2_0b6d);
+    let z = (z ^ (z as u64 >> 29) as i64).wrapping_mul(0xfc12_c5b1_9d32_59e9_u64 as i64);
+    z ^ (z as u64 >> 32) as i64
 }
 
 impl<'a> TermsTest<'a> {
@@ -119,6 +134,7 @@ impl<'a> TermsTest<'a> {
             ),
             TermsPattern::Keywords(list) => TermsTest::Keywords(list.iter().map(|k| k.as_bytes()).collect()),
             TermsPattern::Numbers(list) => TermsTest::Numbers(list),
+            &TermsPattern::Partition { partition, of } => TermsTest::Partition { partition, of },
         })
     }
 
@@ -128,12 +144,24 @@ impl<'a> TermsTest<'a> {
             TermsTest::Regexp(m) => m.matches(term),
             TermsTest::Keywords(set) => set.contains(term),
             TermsTest::Numbers(_) => false,
+            &TermsTest::Partition { partition, of } => {
+                let hash = murmur3::murmur3_32(&mut std::io::Cursor::new(term), PARTITION_SEED).unwrap_or(0);
+                (hash as i32).rem_euclid(of as i32) == partition as i32
+            }
         }
     }
 
-    /// Compared bit for bit, as Elasticsearch compares: -0.0 is not 0.0.
-    fn number(&self, x: f64) -> bool {
-        matches!(self, TermsTest::Numbers(list) if list.iter().any(|v| v.to_bits() == x.to_bits()))
+    /// Whether `field`'s column value `key` passes: numbers compared bit for
+    /// bit, as Elasticsearch compares (-0.0 is not 0.0); partitions by the
+    /// column value (a double's sortable bits), as Elasticsearch hashes it.
+    fn number(&self, key: i64, field: AggField) -> bool {
+        match self {
+            TermsTest::Numbers(list) => list.iter().any(|v| v.to_bits() == field.number(key).to_bits()),
+            &TermsTest::Partition { partition, of } => {
+                mix64(key).rem_euclid(i64::from(of)) == i64::from(partition)
+            }
+            _ => false,
+        }
     }
 }
 
@@ -1426,7 +1454,7 @@ fn keyed_json(
     };
     let min_doc_count = match kind {
         AggKind::Terms { size, min_doc_count, order, filter, .. } => {
-            let keep = filter.keeper(|test, &key: &i64| test.number(field.number(key)))?;
+            let keep = filter.keeper(|test, &key: &i64| test.number(key, field))?;
             let kept = buckets.into_iter().filter(|(k, _)| keep(k)).collect();
             return terms_json(agg, kept, (*size, *min_doc_count, *order), key_json, fetch);
         }

@@ -1109,7 +1109,11 @@ fn a_match_all_sorted_by_a_field_every_document_has_reads_its_points() {
                         .into_iter()
                         .map(|(id, sort)| (id, sort[..1].to_vec()))
                         .collect();
-                    assert_eq!(shown(&got), shown(&want), "{word} top {k}, descending {descending}, round {round}");
+                    assert_eq!(
+                        shown(&got),
+                        shown(&want),
+                        "{word} top {k}, descending {descending}, round {round}"
+                    );
                     let fast = searcher.search_query(&query, &request).unwrap();
                     let slow = searcher.search_query(&query, &walked).unwrap();
                     assert_eq!(fast.total, slow.total, "{word} total, round {round}");

@@ -271,6 +271,11 @@ fn agg_kind(
             o.take("shard_size");
             let include = o.take("include").map(|v| terms_pattern(name, "include", &v, field)).transpose()?;
             let exclude = o.take("exclude").map(|v| terms_pattern(name, "exclude", &v, field)).transpose()?;
+            if matches!(include, Some(TermsPattern::Partition { .. })) && exclude.is_some() {
+                return Err(ApiError::illegal_argument(format!(
+                    "[terms] [{name}] cannot take an [exclude] with an [include] by partition"
+                )));
+            }
             let filter = TermsFilter { include, exclude };
             Ok(AggKind::Terms { field, size, min_doc_count, order, filter })
         }
@@ -336,7 +341,7 @@ fn bounds<T: PartialOrd + Copy>(
 }
 
 /// A `terms` aggregation's `include` or `exclude`: a regular expression
-/// (keyword fields), or a list of exact values.
+/// (keyword fields), a list of exact values, or (`include` alone) a partition.
 fn terms_pattern(name: &str, key: &str, v: &Value, field: AggField) -> ApiResult<TermsPattern> {
     let keyword = field.kind == FieldKind::Keyword;
     let bad = |what: String| ApiError::illegal_argument(format!("[terms] [{key}] of [{name}] {what}"));
@@ -362,11 +367,22 @@ fn terms_pattern(name: &str, key: &str, v: &Value, field: AggField) -> ApiResult
             })
             .collect::<ApiResult<_>>()
             .map(TermsPattern::Numbers),
-        Value::Object(m) if m.contains_key("partition") => {
-            Err(bad("by partition is not supported yet by Needle".to_string()))
-        }
+        Value::Object(m) if key == "include" => partition(m).ok_or_else(|| {
+            bad(format!(
+                "by partition takes an integer [num_partitions] of at least 1 and a [partition] below it, \
+                 and nothing else: {v}"
+            ))
+        }),
         _ => Err(bad(format!("must be a regular expression or a list of values, not {v}"))),
     }
+}
+
+/// An `include` by partition: `{"partition": p, "num_partitions": n}`, `0 <= p < n`.
+fn partition(m: &serde_json::Map<String, Value>) -> Option<TermsPattern> {
+    let read = |key: &str| m.get(key)?.as_u64().and_then(|n| u32::try_from(n).ok());
+    let (partition, of) = (read("partition")?, read("num_partitions")?);
+    (m.len() == 2 && partition < of && i32::try_from(of).is_ok())
+        .then_some(TermsPattern::Partition { partition, of })
 }
 
 /// A histogram's `hard_bounds`: `min`, `max` or both, each read by `read`.

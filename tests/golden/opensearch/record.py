@@ -298,6 +298,15 @@ def searches():
     }
     out.append({"size": 0, "aggs": missing})
     out.append({"size": 0, "query": {"match": {"title": "green"}}, "aggs": missing})
+    # include by partition: the terms whose hash falls in one of n partitions.
+    partitions = {
+        f"{field}_{p}_of_{n}": {"terms": {"field": field, "size": 50, "include": {"partition": p, "num_partitions": n}}}
+        for field, n in [("tag", 3), ("year", 4), ("rating", 3), ("when", 2), ("ok", 2)]
+        for p in range(n)
+    }
+    partitions["tags_or_none_1_of_2"] = {"terms": {"field": "tag", "missing": "none",
+                                                    "include": {"partition": 1, "num_partitions": 2}}}
+    out.append({"size": 0, "aggs": partitions})
     return out
 
 

@@ -190,7 +190,28 @@ fn what_values_cannot_do_is_refused_clearly() {
         (
             json!({"aggs": {"t": {"terms": {"field": "tag", "exclude": {"partition": 0, "num_partitions": 4}}}}}),
             "illegal_argument_exception",
-            "by partition is not supported yet",
+            "[terms] [exclude] of [t] must be a regular expression or a list of values",
+        ),
+        (
+            json!({"aggs": {"t": {"terms": {"field": "tag", "include": {"partition": 4, "num_partitions": 4}}}}}),
+            "illegal_argument_exception",
+            "[terms] [include] of [t] by partition takes an integer [num_partitions] of at least 1",
+        ),
+        (
+            json!({"aggs": {"t": {"terms": {"field": "year", "include": {"partition": 0}}}}}),
+            "illegal_argument_exception",
+            "by partition takes",
+        ),
+        (
+            json!({"aggs": {"t": {"terms": {"field": "tag", "include": {"partition": 0, "num_partitions": 2, "x": 1}}}}}),
+            "illegal_argument_exception",
+            "and nothing else",
+        ),
+        (
+            json!({"aggs": {"t": {"terms": {"field": "year", "include": {"partition": 0, "num_partitions": 2},
+                                             "exclude": [1]}}}}),
+            "illegal_argument_exception",
+            "cannot take an [exclude] with an [include] by partition",
         ),
         (
             json!({"aggs": {"y": {"avg": {"field": "year", "missing": "many"}}}}),
