@@ -32,6 +32,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::{json, Map, Value};
 
 use crate::date_format::DateFormat;
+use crate::decimal_format::DecimalFormat;
 use crate::distinct::{hash_bytes, hash_value, Distinct};
 use crate::schema::FieldKind;
 use crate::zone::Zone;
@@ -276,13 +277,20 @@ pub struct Aggregation {
     pub name: String,
     pub kind: AggKind,
     pub subs: Vec<Aggregation>,
-    /// How a date field's values are shown (`key_as_string`,
-    /// `value_as_string`, a range's `from_as_string`); `None`:
-    /// `strict_date_optional_time`.
-    pub format: Option<DateFormat>,
+    /// How the field's values are shown (`key_as_string`,
+    /// `value_as_string`, a range's `from_as_string`); `None`: a date as
+    /// `strict_date_optional_time`, a number not as text.
+    pub format: Option<ValueFormat>,
     /// What a matching document without a value of the field counts as
     /// (Elasticsearch's `missing`); `None`: it is not counted.
     pub missing: Option<Missing>,
+}
+
+/// How an aggregation shows its field's values as text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueFormat {
+    Date(DateFormat),
+    Decimal(DecimalFormat),
 }
 
 /// The value an aggregation gives a document that has none: a column value
@@ -298,8 +306,27 @@ impl Aggregation {
     /// A date as this aggregation shows it, in `zone`.
     fn date_text(&self, ms: i64, zone: Zone) -> String {
         match &self.format {
-            Some(format) => format.format(ms, zone),
-            None => zone.format(ms),
+            Some(ValueFormat::Date(format)) => format.format(ms, zone),
+            _ => zone.format(ms),
+        }
+    }
+
+    /// A number as this aggregation's `format` shows it (`None`: no format).
+    fn number_text(&self, x: f64) -> Option<String> {
+        match &self.format {
+            Some(ValueFormat::Decimal(format)) => Some(format.format(x)),
+            _ => None,
+        }
+    }
+
+    /// A column value (a key) of `field` as the `format` shows it: a long exactly.
+    fn key_text(&self, field: AggField, key: i64) -> Option<String> {
+        match (&self.format, field.kind) {
+            (Some(ValueFormat::Decimal(format)), FieldKind::Double) => {
+                Some(format.format(sortable_to_double(key)))
+            }
+            (Some(ValueFormat::Decimal(format)), _) => Some(format.format_long(key)),
+            _ => None,
         }
     }
 
@@ -1379,14 +1406,35 @@ fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Resu
                     out["value_as_string"] = json!(agg.date_text(ms as i64, Zone::UTC));
                 }
             }
+            // A number `format` shows the value (a sum's even of nothing), and each of stats'.
+            let mut show = |key: &str, x: f64| {
+                if let Some(text) = agg.number_text(x) {
+                    out[key] = json!(text);
+                }
+            };
+            match metric {
+                Metric::Min if count > 0 => show("value_as_string", min),
+                Metric::Max if count > 0 => show("value_as_string", max),
+                Metric::Avg if count > 0 => show("value_as_string", sum / count as f64),
+                Metric::Sum => show("value_as_string", sum),
+                Metric::Stats if count > 0 => {
+                    show("min_as_string", min);
+                    show("max_as_string", max);
+                    show("avg_as_string", sum / count as f64);
+                    show("sum_as_string", sum);
+                }
+                _ => {}
+            }
             out
         }
         (State::Distinct { seen, .. }, _) => json!({"value": seen.count()}),
         (State::Ranges(buckets), AggKind::Range { ranges, .. }) => {
             let dates = field.kind == FieldKind::Date;
-            let text = |x: f64| match dates {
-                true => agg.date_text(x as i64, Zone::UTC),
-                false => format!("{x:?}"),
+            let formatted = agg.number_text(0.0).is_some();
+            let text = |x: f64| match (dates, agg.number_text(x)) {
+                (true, _) => agg.date_text(x as i64, Zone::UTC),
+                (false, Some(shown)) => shown,
+                (false, None) => format!("{x:?}"),
             };
             let shown = buckets.into_iter().zip(ranges).map(|(bucket, range)| {
                 let bound = |b: Option<f64>| b.map_or("*".to_string(), text);
@@ -1397,7 +1445,7 @@ fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Resu
                 for (name, value) in [("from", range.from), ("to", range.to)] {
                     if let Some(x) = value {
                         b.insert(name.into(), json!(x));
-                        if dates {
+                        if dates || formatted {
                             b.insert(format!("{name}_as_string"), json!(text(x)));
                         }
                     }
@@ -1448,7 +1496,16 @@ fn keyed_json(
             (FieldKind::Boolean, _) => {
                 b.insert("key_as_string".into(), json!(if key == 1 { "true" } else { "false" }));
             }
-            _ => {}
+            (_, AggKind::Histogram { .. }) => {
+                if let Some(text) = agg.number_text(sortable_to_double(key)) {
+                    b.insert("key_as_string".into(), json!(text));
+                }
+            }
+            _ => {
+                if let Some(text) = agg.key_text(field, key) {
+                    b.insert("key_as_string".into(), json!(text));
+                }
+            }
         }
         b
     };

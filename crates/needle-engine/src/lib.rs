@@ -19,6 +19,7 @@ mod aggs;
 mod check;
 mod date_format;
 mod date_math;
+mod decimal_format;
 mod deletes;
 mod distinct;
 mod document;
@@ -44,11 +45,12 @@ mod zone;
 
 pub use aggs::{
     unify_fields, AggField, AggKind, Aggregation, CalendarUnit, DateInterval, FiltersShape, Gathered, Metric,
-    Missing, RangeSpec, TermsFilter, TermsOrder, TermsPattern, TopHits,
+    Missing, RangeSpec, TermsFilter, TermsOrder, TermsPattern, TopHits, ValueFormat,
 };
 pub use check::CheckReport;
 pub use date_format::{parse_date, DateFormat, DEFAULT_DATE_FORMAT};
 pub use date_math::{now_ms, DateReading};
+pub use decimal_format::DecimalFormat;
 pub use distinct::DEFAULT_THRESHOLD as DEFAULT_PRECISION_THRESHOLD;
 pub use document_builder::Document;
 pub use hot_terms::PinSummary;

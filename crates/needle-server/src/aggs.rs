@@ -8,14 +8,15 @@
 //! date and boolean fields; `include`/`exclude`), `filter`, `filters`, `cardinality`, `top_hits`
 //! (its body read as a search's, see `routes/search.rs`), each bucketing
 //! with its own `aggs`; on a date field, `format` shows the dates (else the
-//! field's mapping's); `missing` on every one that reads a field (what a
+//! field's mapping's), on a numeric field the numbers (a `DecimalFormat`
+//! pattern, see needle-engine's `decimal_format.rs`); `missing` on every one that reads a field (what a
 //! document without a value counts as). Others, and options not listed here, are refused
 //! with an error that names them.
 
 use needle_engine::{
-    AggField, AggKind, Aggregation, CalendarUnit, DateFormat, DateInterval, DateReading, FieldKind,
-    FiltersShape, Metric, Missing, RangeSpec, Schema, TermsFilter, TermsOrder, TermsPattern, Zone,
-    DEFAULT_PRECISION_THRESHOLD,
+    AggField, AggKind, Aggregation, CalendarUnit, DateFormat, DateInterval, DateReading, DecimalFormat,
+    FieldKind, FiltersShape, Metric, Missing, RangeSpec, Schema, TermsFilter, TermsOrder, TermsPattern,
+    ValueFormat, Zone, DEFAULT_PRECISION_THRESHOLD,
 };
 use serde_json::{Map, Value};
 
@@ -144,7 +145,7 @@ fn agg_kind(
     kind: &str,
     body: &Value,
     schema: &Schema,
-) -> ApiResult<(AggKind, Option<DateFormat>, Option<Missing>)> {
+) -> ApiResult<(AggKind, Option<ValueFormat>, Option<Missing>)> {
     match kind {
         "filter" => {
             let query = crate::dsl::query(body, schema)?;
@@ -177,7 +178,12 @@ fn agg_kind(
         field.kind = FieldKind::Keyword;
     }
     let format = shown_format(&mut o, field, schema)?;
-    let missing = given_missing.map(|v| missing_value(name, kind, &v, field, format.as_ref())).transpose()?;
+    let date_format = match &format {
+        Some(ValueFormat::Date(f)) => Some(f.clone()),
+        _ => None,
+    };
+    let missing =
+        given_missing.map(|v| missing_value(name, kind, &v, field, date_format.as_ref())).transpose()?;
     let metric = |m| Ok(AggKind::Metric(m, field));
     let out = match kind {
         "min" => metric(Metric::Min),
@@ -225,7 +231,7 @@ fn agg_kind(
                 })?,
             };
             let min_doc_count = o.count("min_doc_count")?.unwrap_or(0);
-            let read = format.clone().unwrap_or_else(DateFormat::default_format);
+            let read = date_format.clone().unwrap_or_else(DateFormat::default_format);
             let dates = DateReading { format: read, zone, now_ms: needle_engine::now_ms() };
             let date = |v: Option<&Value>| match v? {
                 Value::Number(n) => n.as_i64(),
@@ -258,7 +264,7 @@ fn agg_kind(
                     ApiError::illegal_argument(format!("[{kind}] unknown time zone [{text}]"))
                 })?,
             };
-            let read = format.clone().unwrap_or_else(DateFormat::default_format);
+            let read = date_format.clone().unwrap_or_else(DateFormat::default_format);
             let dates = DateReading { format: read, zone, now_ms: needle_engine::now_ms() };
             let ranges =
                 items.iter().map(|r| range_spec(kind, r, field, &dates)).collect::<ApiResult<_>>()?;
@@ -429,22 +435,25 @@ fn date_offset(v: &Value) -> Option<i64> {
     }
 }
 
-/// How an aggregation shows its date field's values: its `format`, else
-/// the field's mapping's; `None` for the default (and for other fields,
-/// whose `format` Needle does not apply yet).
-fn shown_format(o: &mut Options<'_>, field: AggField, schema: &Schema) -> ApiResult<Option<DateFormat>> {
+/// How an aggregation shows its field's values: on a date field its
+/// `format`, else the field's mapping's (`None`: the default); on a numeric
+/// field a `DecimalFormat` pattern; on others no `format`.
+fn shown_format(o: &mut Options<'_>, field: AggField, schema: &Schema) -> ApiResult<Option<ValueFormat>> {
     let given = o.string("format")?;
     let mapped =
         || schema.fields.get(usize::from(field.id)).filter(|d| d.format.is_some()).map(|d| d.date_format());
+    let bad = |e: needle_core::Error| ApiError::illegal_argument(e.to_string());
     match (field.kind, given) {
-        (FieldKind::Date, Some(f)) => {
-            DateFormat::new(&f).map(Some).map_err(|e| ApiError::illegal_argument(e.to_string()))
+        (FieldKind::Date, Some(f)) => DateFormat::new(&f).map(|f| Some(ValueFormat::Date(f))).map_err(bad),
+        (FieldKind::Date, None) => Ok(mapped().map(ValueFormat::Date)),
+        (FieldKind::Long | FieldKind::Double, Some(f)) if o.kind != "cardinality" => {
+            DecimalFormat::new(&f).map(|f| Some(ValueFormat::Decimal(f))).map_err(bad)
         }
-        (FieldKind::Date, None) => Ok(mapped()),
         (kind, Some(f)) => Err(ApiError::illegal_argument(format!(
-            "[{}] [format] [{f}] on a {} field is not supported yet by Needle (formats of date fields only)",
+            "[{}] [format] [{f}] on a {} field is not supported by [{}]",
             o.agg,
-            kind.name()
+            kind.name(),
+            o.kind
         ))),
         (_, None) => Ok(None),
     }

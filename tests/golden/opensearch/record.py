@@ -307,6 +307,22 @@ def searches():
     partitions["tags_or_none_1_of_2"] = {"terms": {"field": "tag", "missing": "none",
                                                     "include": {"partition": 1, "num_partitions": 2}}}
     out.append({"size": 0, "aggs": partitions})
+    # format on numeric fields: DecimalFormat patterns in every place a number is shown.
+    shown = {
+        "year_min": {"min": {"field": "year", "format": "#,##0.00"}},
+        "rating_max": {"max": {"field": "rating", "format": "0.###"}},
+        "rating_avg": {"avg": {"field": "rating", "format": "#.#"}},
+        "year_sum": {"sum": {"field": "year", "format": "'Y'#,###;('Y'#)"}},
+        "rating_stats": {"stats": {"field": "rating", "format": ".##"}},
+        "rating_count": {"value_count": {"field": "rating", "format": "0.0"}},
+        "rating_hist": {"histogram": {"field": "rating", "interval": 2.5, "format": "0.00",
+                                      "hard_bounds": {"min": -10, "max": 10}}},
+        "year_terms": {"terms": {"field": "year", "format": "0000 AD", "size": 4}},
+        "rating_terms": {"terms": {"field": "rating", "format": "#%", "size": 20}},
+        "year_ranges": {"range": {"field": "year", "format": "#,##0", "ranges": [{"to": 2000}, {"from": 2000, "to": 2010.5}, {"from": 2010.5}]}},
+    }
+    out.append({"size": 0, "aggs": shown})
+    out.append({"size": 0, "query": {"term": {"tag": "nowhere"}}, "aggs": shown})
     return out
 
 

@@ -214,6 +214,21 @@ fn what_values_cannot_do_is_refused_clearly() {
             "cannot take an [exclude] with an [include] by partition",
         ),
         (
+            json!({"aggs": {"y": {"avg": {"field": "year", "format": "#.#.#"}}}}),
+            "illegal_argument_exception",
+            "Multiple decimal separators in pattern \"#.#.#\"",
+        ),
+        (
+            json!({"aggs": {"y": {"max": {"field": "year", "format": "0.##E0"}}}}),
+            "illegal_argument_exception",
+            "Scientific notation (E) is not supported yet",
+        ),
+        (
+            json!({"aggs": {"y": {"cardinality": {"field": "year", "format": "0.0"}}}}),
+            "illegal_argument_exception",
+            "[y] [format] [0.0] on a long field is not supported by [cardinality]",
+        ),
+        (
             json!({"aggs": {"y": {"avg": {"field": "year", "missing": "many"}}}}),
             "illegal_argument_exception",
             "[avg] [missing] of [y] is not a value of a long field: \"many\"",
