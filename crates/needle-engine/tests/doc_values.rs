@@ -1119,3 +1119,47 @@ fn a_match_all_sorted_by_a_field_every_document_has_reads_its_points() {
         writer.commit().unwrap();
     }
 }
+
+/// A key whose values rise with the documents, sorted ascending with a
+/// bounded total: the walk in index order meets the best first and skips
+/// the rest of the postings, where gathering every match (what an exact
+/// total needs anyway) reads them all. Both rank the same.
+#[test]
+fn a_key_that_runs_with_the_documents_is_walked_not_gathered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mapping = r#"{"properties": {"t": {"type": "long"}, "body": {"type": "text"}}}"#;
+    let index = Index::open_or_create(tmp.path(), Some(Schema::from_mapping(mapping).unwrap())).unwrap();
+    let writer =
+        index.writer(WriterOptions { durability: Durability::Volatile, ..WriterOptions::default() }).unwrap();
+    for i in 0..20_000 {
+        writer
+            .put(Some(&format!("d{i}")), &json!({"t": i, "body": "red"}).to_string(), IfCurrent::Any)
+            .unwrap();
+    }
+    writer.commit().unwrap();
+    let t = index.schema().field_id("t").unwrap();
+    let red = Query::term(index.schema().field_id("body").unwrap(), "red");
+    let key = SortKey { by: SortBy::Field { field: t, missing: i64::MAX }, descending: false };
+    let tracked = SearchRequest {
+        top_k: 10,
+        track_total_hits: 100,
+        stats: true,
+        sort: vec![key],
+        ..SearchRequest::new("")
+    };
+    let exact = SearchRequest { track_total_hits: u64::MAX, ..tracked.clone() };
+    let searcher = writer.searcher();
+    let (walked, gathered) =
+        (searcher.search_query(&red, &tracked).unwrap(), searcher.search_query(&red, &exact).unwrap());
+    let ids = |r: &needle_engine::SearchResponse| r.hits.iter().map(|h| h.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&walked), (0..10).map(|i| format!("d{i}")).collect::<Vec<_>>());
+    assert_eq!(ids(&walked), ids(&gathered));
+    assert_eq!((gathered.total, gathered.total_relation), (20_000, "eq"));
+    let postings = |r: &needle_engine::SearchResponse| r.stats.as_ref().unwrap().needed_bytes["doc_ids"];
+    assert!(
+        postings(&walked) * 2 < postings(&gathered),
+        "the walk read {} bytes of postings, the gathering {}",
+        postings(&walked),
+        postings(&gathered)
+    );
+}

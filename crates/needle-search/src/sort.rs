@@ -291,15 +291,16 @@ pub(crate) fn search_sorted(
                 let sorted = in_index_order(segment, key);
                 let walk = NumericWalk { key, seg, base, track: request.track_total_hits, sorted };
                 let column = &mut columns.0[0];
-                let ranked = match key_span(query, key) {
+                let mut ranked = match key_span(query, key) {
                     Some(span) => {
                         walk.top_from_points(segment, span, top, deletes[seg], &mut total, &mut skipped)?
                     }
-                    None if !sorted => {
-                        walk.top_from_matches(segment, &mut s, column, top, deletes[seg], &mut total)?
-                    }
                     None => false,
                 };
+                // An index sorted by the key stops its walk early instead.
+                if !ranked && !sorted {
+                    ranked = walk.top_from_matches(segment, &mut s, column, top, deletes[seg], &mut total)?;
+                }
                 if !ranked {
                     walk.run(&mut s, top, column, deletes[seg], &mut total, &mut skipped);
                 }
@@ -536,6 +537,9 @@ impl NumericWalk<'_> {
         total: &mut u64,
     ) -> Result<bool> {
         let Some(points) = self.column_points(segment) else { return Ok(false) };
+        if self.track != u64::MAX && self.walk_meets_best_first(column, segment.meta().max_doc) {
+            return Ok(false);
+        }
         let (matches, count) = gather(s, deletes, segment.meta().max_doc);
         *total += count;
         let kept = top.hits.clone();
@@ -574,6 +578,22 @@ impl NumericWalk<'_> {
             self.offer_batch(&docs, column, &mut batch, top);
         }
         Ok(true)
+    }
+
+    /// Whether the key's values run with the documents the sort's way (the
+    /// first block's all ahead of the last's): a walk in index order then
+    /// meets the best first and, past what is tracked, skips every later
+    /// block, cheaper than gathering every match.
+    fn walk_meets_best_first(&self, column: &Column, max_doc: DocId) -> bool {
+        let Column::Numeric(c) = column else { return false };
+        let (Some(first), Some(last)) = (c.block_bounds(0).1, c.block_bounds(max_doc.saturating_sub(1)).1)
+        else {
+            return false;
+        };
+        match self.key.descending {
+            true => first.0 > last.1,
+            false => first.1 < last.0,
+        }
     }
 
     /// The key's points when they can stand for its column: one value in
