@@ -1005,6 +1005,17 @@ fn fields_not_indexed_keep_their_doc_values() {
     check(&writer);
 }
 
+/// A fresh index of a long `t` and a text `body`, written in volatile mode
+/// (the write-ahead log is not what the sort tests test).
+fn long_and_text_index() -> (tempfile::TempDir, Index, IndexWriter) {
+    let tmp = tempfile::tempdir().unwrap();
+    let mapping = r#"{"properties": {"t": {"type": "long"}, "body": {"type": "text"}}}"#;
+    let index = Index::open_or_create(tmp.path(), Some(Schema::from_mapping(mapping).unwrap())).unwrap();
+    let writer =
+        index.writer(WriterOptions { durability: Durability::Volatile, ..WriterOptions::default() }).unwrap();
+    (tmp, index, writer)
+}
+
 /// A match-all (or a range of the key) sorted by a field every document has
 /// once is ranked from the field's points: the hits of a walk of every match
 /// (the same sort with the index order as a second key, which takes no such
@@ -1012,12 +1023,7 @@ fn fields_not_indexed_keep_their_doc_values() {
 /// a few leaves of doc values where the walk reads the whole column.
 #[test]
 fn a_match_all_sorted_by_a_field_every_document_has_reads_its_points() {
-    let tmp = tempfile::tempdir().unwrap();
-    let mapping = r#"{"properties": {"t": {"type": "long"}, "body": {"type": "text"}}}"#;
-    let index = Index::open_or_create(tmp.path(), Some(Schema::from_mapping(mapping).unwrap())).unwrap();
-    // Volatile: the write-ahead log is not what this tests.
-    let writer =
-        index.writer(WriterOptions { durability: Durability::Volatile, ..WriterOptions::default() }).unwrap();
+    let (_tmp, index, writer) = long_and_text_index();
     let mut rng = StdRng::seed_from_u64(7);
     for i in 0..20_000 {
         // Words of every density; `low` only where the key is low (the best
@@ -1126,11 +1132,7 @@ fn a_match_all_sorted_by_a_field_every_document_has_reads_its_points() {
 /// total needs anyway) reads them all. Both rank the same.
 #[test]
 fn a_key_that_runs_with_the_documents_is_walked_not_gathered() {
-    let tmp = tempfile::tempdir().unwrap();
-    let mapping = r#"{"properties": {"t": {"type": "long"}, "body": {"type": "text"}}}"#;
-    let index = Index::open_or_create(tmp.path(), Some(Schema::from_mapping(mapping).unwrap())).unwrap();
-    let writer =
-        index.writer(WriterOptions { durability: Durability::Volatile, ..WriterOptions::default() }).unwrap();
+    let (_tmp, index, writer) = long_and_text_index();
     for i in 0..20_000 {
         writer
             .put(Some(&format!("d{i}")), &json!({"t": i, "body": "red"}).to_string(), IfCurrent::Any)
