@@ -1430,7 +1430,7 @@ fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Resu
         (State::Distinct { seen, .. }, _) => json!({"value": seen.count()}),
         (State::Ranges(buckets), AggKind::Range { ranges, .. }) => {
             let dates = field.kind == FieldKind::Date;
-            let formatted = agg.number_text(0.0).is_some();
+            let formatted = matches!(agg.format, Some(ValueFormat::Decimal(_)));
             let text = |x: f64| match (dates, agg.number_text(x)) {
                 (true, _) => agg.date_text(x as i64, Zone::UTC),
                 (false, Some(shown)) => shown,

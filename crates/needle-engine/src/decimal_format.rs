@@ -11,7 +11,6 @@ use needle_core::{Error, Result};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecimalFormat {
-    pattern: String,
     positive: (String, String),
     negative: (String, String),
     multiplier: u32,
@@ -84,7 +83,6 @@ impl DecimalFormat {
             None => (format!("-{prefix}"), suffix.clone()),
         };
         Ok(DecimalFormat {
-            pattern: pattern.to_string(),
             positive: (prefix, suffix),
             negative,
             multiplier,
@@ -94,10 +92,6 @@ impl DecimalFormat {
             grouping: d.group.unwrap_or(0),
             point_always: d.point.is_some_and(|p| p == 0 || p == total),
         })
-    }
-
-    pub fn pattern(&self) -> &str {
-        &self.pattern
     }
 
     /// `x` shown (a negative zero keeps its sign, as DecimalFormat keeps it).

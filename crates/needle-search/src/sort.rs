@@ -19,7 +19,7 @@ use needle_core::deadline::{self, CHECK_EVERY};
 use needle_core::{read_error, Deletes, DocId, FieldId, Result, TERMINATED};
 
 use crate::collect::ScoredDoc;
-use crate::iter::BoxScorer;
+use crate::iter::{BoxScorer, DocBits, Matcher};
 use crate::stats::IndexStats;
 use crate::weight::scorer;
 use crate::Query;
@@ -540,7 +540,8 @@ impl NumericWalk<'_> {
         if self.track != u64::MAX && self.walk_meets_best_first(column, segment.meta().max_doc) {
             return Ok(false);
         }
-        let (matches, count) = gather(s, deletes, segment.meta().max_doc);
+        let mut matches = gather(s, deletes, segment.meta().max_doc);
+        let count = matches.len();
         *total += count;
         let kept = top.hits.clone();
         let (mut pairs, mut read, mut met) = (Vec::new(), 0u64, 0u64);
@@ -555,7 +556,7 @@ impl NumericWalk<'_> {
             points.read_pairs(i, &mut pairs)?;
             read += pairs.len() as u64;
             for &(value, doc) in &pairs {
-                if matches[doc as usize / 64] & (1 << (doc % 64)) != 0 {
+                if matches.contains(doc) {
                     met += 1;
                     top.offer(value, self.hit(doc));
                 }
@@ -564,18 +565,12 @@ impl NumericWalk<'_> {
         if met < count {
             top.hits = kept;
             let (mut docs, mut batch) = (Vec::with_capacity(SORT_BATCH), ValueBatch::default());
-            for (w, &word) in matches.iter().enumerate() {
-                let mut word = word;
-                while word != 0 {
-                    docs.push((w * 64) as DocId + word.trailing_zeros());
-                    word &= word - 1;
-                }
-                if docs.len() >= SORT_BATCH {
-                    self.offer_batch(&docs, column, &mut batch, top);
-                    docs.clear();
-                }
+            let mut from = 0;
+            while from != TERMINATED {
+                docs.clear();
+                from = matches.fill_matches(from, &mut docs, SORT_BATCH);
+                self.offer_batch(&docs, column, &mut batch, top);
             }
-            self.offer_batch(&docs, column, &mut batch, top);
         }
         Ok(true)
     }
@@ -638,21 +633,20 @@ impl NumericWalk<'_> {
 /// random.
 const PAIRS_PER_MATCH: u64 = 4;
 
-/// The live matches of `s`, a bit per document of the segment, and their count.
-fn gather(s: &mut BoxScorer<'_>, deletes: Option<&dyn Deletes>, max_doc: DocId) -> (Vec<u64>, u64) {
-    let mut matches = vec![0u64; (max_doc as usize).div_ceil(64)];
-    let (mut docs, mut count) = (Vec::with_capacity(SORT_BATCH), 0);
+/// The live matches of `s`, a bit per document of the segment.
+fn gather(s: &mut BoxScorer<'_>, deletes: Option<&dyn Deletes>, max_doc: DocId) -> DocBits {
+    let mut matches = DocBits::empty(max_doc);
+    let mut docs = Vec::with_capacity(SORT_BATCH);
     while s.doc() != TERMINATED && !deadline::passed() {
         docs.clear();
         s.fill_docs(&mut docs, SORT_BATCH);
         for &doc in &docs {
             if doc < max_doc && !deletes.is_some_and(|d| d.is_deleted(doc)) {
-                matches[doc as usize / 64] |= 1 << (doc % 64);
-                count += 1;
+                matches.insert(doc);
             }
         }
     }
-    (matches, count)
+    matches
 }
 
 /// The values of `key`'s field a document must have to match `query`, when

@@ -42,6 +42,25 @@ impl DocBits {
         DocBits { words, count }
     }
 
+    /// No documents yet, of a segment of `max_doc`.
+    pub fn empty(max_doc: DocId) -> DocBits {
+        DocBits { words: vec![0u64; (max_doc as usize).div_ceil(64)], count: 0 }
+    }
+
+    /// Adds `doc` (not yet in the set).
+    pub fn insert(&mut self, doc: DocId) {
+        self.words[doc as usize / 64] |= 1 << (doc % 64);
+        self.count += 1;
+    }
+
+    pub fn contains(&self, doc: DocId) -> bool {
+        self.words.get(doc as usize / 64).is_some_and(|w| w & (1 << (doc % 64)) != 0)
+    }
+
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
@@ -87,8 +106,7 @@ impl Matcher for DocBits {
         }
     }
     fn matches(&mut self, doc: DocId) -> Option<bool> {
-        let word = self.words.get(doc as usize / 64).copied().unwrap_or(0);
-        Some(word & (1 << (doc % 64)) != 0)
+        Some(self.contains(doc))
     }
 }
 
