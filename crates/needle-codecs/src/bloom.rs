@@ -21,6 +21,14 @@
 //! for `n = min(f, max_insertions)` (2 bytes for the many postings with `f = 1`).
 //! The reader knows `f` from the frequency block, so sizes cost no space.
 //!
+//! Filters are kept only for postings of frequency `min_freq` or more: a
+//! posting's filter is there to spare reading its positions, and below about
+//! two occurrences its filter is larger than they are (a posting seen once
+//! has a 2-byte filter a side and a 1 to 2-byte position). A posting below
+//! `min_freq` has no filter (size 0): a test on it answers "unknown" and the
+//! phrase reads its positions. (Shapes before `min_freq` existed kept every
+//! posting's filter: their `min_freq` is 1.)
+//!
 //! On disk the filters of a term sit at the end of its grouped record, in
 //! groups of 128 postings (the doc blocks), each group
 //! `BeforeBitmap AfterBitmap BeforeFilter^a AfterFilter^b`: a bitmap of
@@ -38,6 +46,8 @@ use serde::{Deserialize, Serialize};
 pub struct FilterShape {
     max_insertions: u32,
     fp_millionths: u32,
+    /// The lowest frequency of a posting with filters.
+    min_freq: u32,
     /// `ln` of the false-positive rate (its bits), computed once: sizes are
     /// asked for every posting written, grouped or merged.
     ln_fp: u64,
@@ -48,24 +58,57 @@ pub struct FilterShape {
 struct ShapeSpec {
     max_insertions: u32,
     fp_millionths: u32,
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    min_freq: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
 }
 
 impl From<ShapeSpec> for FilterShape {
     fn from(s: ShapeSpec) -> Self {
-        FilterShape::new(s.max_insertions, s.fp_millionths)
+        FilterShape::new(s.max_insertions, s.fp_millionths).with_min_freq(s.min_freq)
     }
 }
 
 impl From<FilterShape> for ShapeSpec {
     fn from(s: FilterShape) -> Self {
-        ShapeSpec { max_insertions: s.max_insertions, fp_millionths: s.fp_millionths }
+        ShapeSpec { max_insertions: s.max_insertions, fp_millionths: s.fp_millionths, min_freq: s.min_freq }
     }
 }
 
 impl FilterShape {
     pub fn new(max_insertions: u32, fp_millionths: u32) -> Self {
         let fp = (f64::from(fp_millionths) / 1e6).clamp(1e-9, 0.5);
-        FilterShape { max_insertions, fp_millionths, ln_fp: fp.ln().to_bits() }
+        FilterShape { max_insertions, fp_millionths, min_freq: 1, ln_fp: fp.ln().to_bits() }
+    }
+
+    /// This shape, keeping filters only for postings of frequency `min_freq` or more.
+    pub fn with_min_freq(self, min_freq: u32) -> Self {
+        FilterShape { min_freq: min_freq.max(1), ..self }
+    }
+
+    pub fn min_freq(self) -> u32 {
+        self.min_freq
+    }
+
+    /// Whether a posting of frequency `freq` has filters.
+    pub fn stores(self, freq: u32) -> bool {
+        freq >= self.min_freq
+    }
+
+    /// `self` where the filters of `other` (the same shape, perhaps keeping
+    /// filters from a lower frequency) say what `self`'s would: every
+    /// posting `self` keeps a filter for, `other` does too, of the same size.
+    pub fn covered_by(self, other: FilterShape) -> bool {
+        self.max_insertions == other.max_insertions
+            && self.fp_millionths == other.fp_millionths
+            && other.min_freq <= self.min_freq
     }
 
     pub fn max_insertions(self) -> u32 {
@@ -80,8 +123,11 @@ impl FilterShape {
         freq.clamp(1, self.max_insertions.max(1))
     }
 
-    /// Bytes of the filter of a posting with frequency `freq`.
+    /// Bytes of the filter of a posting with frequency `freq` (0: it has none).
     pub fn bytes(self, freq: u32) -> usize {
+        if !self.stores(freq) {
+            return 0;
+        }
         let ln2 = std::f64::consts::LN_2;
         let bits = -f64::from(self.insertions(freq)) * f64::from_bits(self.ln_fp) / (ln2 * ln2);
         // Rounded up, forgiving 0.15 byte, so 73 bits fit in 9 bytes as in WiSER.
@@ -90,13 +136,16 @@ impl FilterShape {
 
     /// Probes of the filter of a posting with frequency `freq`.
     pub fn hashes(self, freq: u32) -> u32 {
+        if !self.stores(freq) {
+            return 0;
+        }
         let bits = (self.bytes(freq) * 8) as f64;
         round_positive(bits / f64::from(self.insertions(freq)) * std::f64::consts::LN_2).clamp(1, 32) as u32
     }
 
     /// The largest filter: the slot size when filters are kept at a fixed stride.
     pub fn max_bytes(self) -> usize {
-        self.bytes(self.max_insertions)
+        self.bytes(self.max_insertions.max(self.min_freq))
     }
 }
 
@@ -126,6 +175,24 @@ impl BloomParams {
     pub fn for_rate(expected: u32, fp: f64, stop_words: Vec<String>) -> Self {
         let fp_millionths = (fp * 1e6).round().clamp(1.0, 500_000.0) as u32;
         BloomParams { shape: FilterShape::new(expected.clamp(1, 64), fp_millionths), stop_words }
+    }
+
+    /// The filters a merge of segments with filters `each` writes: their
+    /// shape, keeping filters from the highest `min_freq` of them (the
+    /// others' filters cover those postings); none when a segment has no
+    /// filters or they differ otherwise.
+    pub fn common<'a>(mut each: impl Iterator<Item = Option<&'a BloomParams>>) -> Option<BloomParams> {
+        let mut common = each.next()??.clone();
+        for p in each {
+            let p = p?;
+            if p.stop_words != common.stop_words
+                || !(p.shape.covered_by(common.shape) || common.shape.covered_by(p.shape))
+            {
+                return None;
+            }
+            common.shape = common.shape.with_min_freq(common.shape.min_freq.max(p.shape.min_freq));
+        }
+        Some(common)
     }
 
     pub fn is_stop_word(&self, term: &[u8]) -> bool {
@@ -163,6 +230,9 @@ fn probes(hash: u64, bits: u32, hashes: u32) -> impl Iterator<Item = usize> {
 
 /// Inserts a term hash into a filter.
 pub fn insert(filter: &mut [u8], hash: u64, hashes: u32) {
+    if filter.is_empty() {
+        return; // a posting without filters
+    }
     let bits = filter.len() as u32 * 8;
     for bit in probes(hash, bits, hashes) {
         filter[bit / 8] |= 1 << (bit % 8);
@@ -214,6 +284,37 @@ mod tests {
         let json = serde_json::to_string(&FilterShape::new(5, 900)).unwrap();
         assert_eq!(json, r#"{"max_insertions":5,"fp_millionths":900}"#);
         assert_eq!(serde_json::from_str::<FilterShape>(&json).unwrap(), FilterShape::new(5, 900));
+    }
+
+    #[test]
+    fn postings_below_the_lowest_frequency_have_no_filter() {
+        let s = BloomParams::for_rate(5, 0.0009, vec![]).shape.with_min_freq(3);
+        assert_eq!((s.bytes(1), s.bytes(2), s.bytes(3), s.hashes(2)), (0, 0, 6, 0));
+        let mut empty = [];
+        insert(&mut empty, 7, 3);
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(json, r#"{"max_insertions":5,"fp_millionths":900,"min_freq":3}"#);
+        assert_eq!(serde_json::from_str::<FilterShape>(&json).unwrap(), s);
+    }
+
+    /// A merge keeps filters from the highest lowest frequency of its
+    /// inputs; inputs whose filters differ otherwise give none.
+    #[test]
+    fn merged_segments_keep_filters_all_their_inputs_have() {
+        let p = |min: u32, fp: f64| {
+            let mut b = BloomParams::for_rate(5, fp, vec!["the".into()]);
+            b.shape = b.shape.with_min_freq(min);
+            b
+        };
+        let (one, two, other) = (p(1, 0.0009), p(2, 0.0009), p(2, 0.01));
+        let common = BloomParams::common([Some(&one), Some(&two), Some(&one)].into_iter()).unwrap();
+        assert_eq!(common.shape.min_freq(), 2);
+        assert!(common.shape.covered_by(one.shape) && !one.shape.covered_by(common.shape));
+        assert_eq!(BloomParams::common([Some(&two), Some(&other)].into_iter()), None);
+        assert_eq!(BloomParams::common([Some(&two), None].into_iter()), None);
+        let mut words = two.clone();
+        words.stop_words.clear();
+        assert_eq!(BloomParams::common([Some(&two), Some(&words)].into_iter()), None);
     }
 
     #[test]

@@ -89,6 +89,11 @@ impl SegmentWriter {
         self.bloom = params;
     }
 
+    /// The filters recorded for the segment.
+    pub fn bloom(&self) -> Option<&BloomParams> {
+        self.bloom.as_ref()
+    }
+
     /// Records that the documents are written in `order`.
     pub fn set_sorted(&mut self, order: Option<IndexOrder>) {
         self.sorted = order;

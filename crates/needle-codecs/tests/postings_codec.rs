@@ -258,11 +258,20 @@ fn a_header_pointing_outside_the_file_is_an_error_naming_it() {
 
 /// A record of `n` postings with filters: (its bytes, the doc ids, the before and after filters).
 fn bloom_record(n: u32) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
+    bloom_record_from(n, 1, |i| 1 + i % 7)
+}
+
+/// [`bloom_record`] keeping filters from frequency `min_freq`, posting `i` of frequency `freq(i)`.
+fn bloom_record_from(
+    n: u32,
+    min_freq: u32,
+    freq: impl Fn(u32) -> u32,
+) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
     use needle_codecs::bloom::{insert, term_hash, BloomParams};
     use needle_codecs::postings::BloomPostings;
-    let shape = BloomParams::for_rate(5, 0.0009, vec![]).shape;
+    let shape = BloomParams::for_rate(5, 0.0009, vec![]).shape.with_min_freq(min_freq);
     let docs: Vec<u32> = (0..n).map(|i| i * 2).collect();
-    let freqs: Vec<u32> = (0..n).map(|i| 1 + i % 7).collect();
+    let freqs: Vec<u32> = (0..n).map(freq).collect();
     let occ: usize = freqs.iter().map(|&f| f as usize).sum();
     let positions: Vec<u32> = freqs.iter().flat_map(|&f| 0..f).collect();
     let offsets: Vec<(u32, u32)> = (0..occ as u32).map(|i| (i, i + 1)).collect();
@@ -293,16 +302,33 @@ fn bloom_record(n: u32) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
 
 /// Reads the record of [`bloom_record`] at `offset` of `file` and tests every filter.
 fn check_bloom_record(file: &FileSlice, offset: u64, docs: &[u32], before: &[u8], after: &[u8]) {
+    check_bloom_record_from(file, offset, docs, before, after, 1);
+}
+
+/// [`check_bloom_record`] of a record keeping filters from frequency `min_freq`:
+/// a test of a posting below it answers "unknown".
+fn check_bloom_record_from(
+    file: &FileSlice,
+    offset: u64,
+    docs: &[u32],
+    before: &[u8],
+    after: &[u8],
+    min_freq: u32,
+) {
     use needle_codecs::bloom::{term_hash, Side};
     let mut postings = DiskPostings::open(file, offset, ANY_DOC).unwrap();
     let (mut b, mut a) = (Vec::new(), Vec::new());
     for (i, &doc) in docs.iter().enumerate() {
         assert_eq!(postings.doc(), doc);
+        let kept = postings.freq() >= min_freq;
         assert_eq!(
             postings.bloom_test(Side::Before, term_hash(format!("b{i}").as_bytes())),
-            Some(i % 3 != 0)
+            kept.then_some(i % 3 != 0)
         );
-        assert_eq!(postings.bloom_test(Side::After, term_hash(format!("a{i}").as_bytes())), Some(i % 4 != 0));
+        assert_eq!(
+            postings.bloom_test(Side::After, term_hash(format!("a{i}").as_bytes())),
+            kept.then_some(i % 4 != 0)
+        );
         postings.filters_into(&mut b, &mut a);
         postings.advance();
     }
@@ -315,6 +341,33 @@ fn bloom_filters_round_trip_and_find_what_was_inserted() {
         let (bytes, docs, before, after) = bloom_record(n);
         check_bloom_record(&FileSlice::from_vec("t.post", bytes), 0, &docs, &before, &after);
     }
+}
+
+/// Filters kept from frequency 2 or 3: the postings below have none (a test
+/// answers "unknown", so a phrase reads their positions), the others read
+/// back as written, and a list none of whose postings keeps filters has none.
+#[test]
+fn filters_kept_from_a_frequency_leave_the_postings_below_without() {
+    use needle_codecs::bloom::{term_hash, Side};
+    use needle_codecs::postings::read_header;
+    for min_freq in [2, 3] {
+        for n in [1, 300, 5000] {
+            let (bytes, docs, before, after) = bloom_record_from(n, min_freq, |i| 1 + i % 7);
+            let file = FileSlice::from_vec("t.post", bytes);
+            check_bloom_record_from(&file, 0, &docs, &before, &after, min_freq);
+            let full = bloom_record(n).0.len();
+            assert!(
+                file.len() < full,
+                "{n} postings from {min_freq}: {} bytes, {full} keeping all",
+                file.len()
+            );
+        }
+    }
+    let (bytes, ..) = bloom_record_from(200, 2, |_| 1);
+    let file = FileSlice::from_vec("t.post", bytes);
+    assert_eq!(read_header(&file, 0).unwrap().bloom, 0);
+    let mut p = DiskPostings::open(&file, 0, ANY_DOC).unwrap();
+    assert_eq!(p.bloom_test(Side::After, term_hash(b"a1")), None);
 }
 
 /// Postings files pass 4 GiB on large indexes: a record beyond it (in a sparse

@@ -148,11 +148,20 @@ pub struct BloomSettings {
     pub false_positive_rate: f64,
     /// Words never inserted; Lucene's English stop list when absent.
     pub stop_words: Option<Vec<String>>,
+    /// The lowest frequency of a posting with filters: below it a posting's
+    /// filter would outweigh the positions it spares reading.
+    pub min_freq: u32,
 }
 
 impl Default for BloomSettings {
     fn default() -> Self {
-        BloomSettings { enabled: true, expected_insertions: 5, false_positive_rate: 0.0009, stop_words: None }
+        BloomSettings {
+            enabled: true,
+            expected_insertions: 5,
+            false_positive_rate: 0.0009,
+            stop_words: None,
+            min_freq: 2,
+        }
     }
 }
 
@@ -307,7 +316,9 @@ impl Schema {
                 .stop_words
                 .clone()
                 .unwrap_or_else(|| ENGLISH_STOP_WORDS.iter().map(|w| (*w).to_string()).collect());
-            BloomParams::for_rate(b.expected_insertions, b.false_positive_rate, stop)
+            let mut params = BloomParams::for_rate(b.expected_insertions, b.false_positive_rate, stop);
+            params.shape = params.shape.with_min_freq(b.min_freq);
+            params
         })
     }
 

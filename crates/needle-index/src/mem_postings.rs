@@ -407,6 +407,9 @@ impl Postings for MemPostings {
     fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool> {
         let shape = self.bloom?;
         let freq = self.freq();
+        if !shape.stores(freq) {
+            return None;
+        }
         let filter = self.filter(side, shape)?;
         Some(filter.iter().any(|&b| b != 0) && bloom::may_contain(filter, hash, shape.hashes(freq)))
     }

@@ -4,7 +4,7 @@
 //! renumbered.
 
 use fst::{IntoStreamer, Streamer};
-use needle_codecs::bloom::FilterShape;
+use needle_codecs::bloom::{BloomParams, FilterShape};
 use needle_codecs::doc_values::{sorted_keywords, BinaryBuf, ColumnBuf, MemTerms, SortedKeywords};
 use needle_codecs::docstore::{write_doc_store, write_with_dictionary, StoredDoc};
 use needle_codecs::meta::FileStamp;
@@ -107,8 +107,7 @@ pub fn merge_segments_paced(
     let max_doc = map.sources.len() as DocId;
     let mut writer = SegmentWriter::create(dir, name, max_doc)?;
     writer.set_sorted(merge.order);
-    let first = segments.first().and_then(|(s, _)| s.meta().bloom.clone());
-    writer.set_bloom(first.filter(|b| segments.iter().all(|(s, _)| s.meta().bloom.as_ref() == Some(b))));
+    writer.set_bloom(BloomParams::common(segments.iter().map(|(s, _)| s.meta().bloom.as_ref())));
     let kept = kept_dictionary(segments, &map)?;
     let docs_out = writer.docs_output()?;
     // The document store is a file of its own: it is written on a second
@@ -141,7 +140,7 @@ fn merge_terms(
         union = union.add(s.term_map());
     }
     let mut stream = union.union().into_stream();
-    let mut buf = MergedTerm::default();
+    let mut buf = MergedTerm { shape: writer.bloom().map(|b| b.shape), ..MergedTerm::default() };
     while let Some((key, sources)) = stream.next() {
         let (field, term) = termmap::split_key(key).expect("term map keys hold a field");
         let mut sources = sources.to_vec();
@@ -385,8 +384,11 @@ struct MergedTerm {
     flat: FlatPostings,
     pos_scratch: Vec<u32>,
     off_scratch: Vec<(u32, u32)>,
-    /// The filters' shape when every source posting had filters of one shape.
-    bloom: Option<FilterShape>,
+    /// The merged segment's filters.
+    shape: Option<FilterShape>,
+    /// Whether a source posting came with filters, and whether every one
+    /// that the merged segment keeps filters for did.
+    saw_filters: bool,
     bloom_consistent: bool,
     /// Where each posting's positions, offsets and filters start (to reorder them).
     starts: Vec<[usize; 4]>,
@@ -398,7 +400,7 @@ impl MergedTerm {
     fn clear(&mut self) {
         self.flat.clear();
         self.starts.clear();
-        self.bloom = None;
+        self.saw_filters = false;
         self.bloom_consistent = true;
     }
 
@@ -441,16 +443,25 @@ impl MergedTerm {
             flat.positions.extend_from_slice(&self.pos_scratch);
             postings.offsets(&mut self.off_scratch);
             flat.offsets.extend_from_slice(&self.off_scratch);
-            let shape = postings.filters_into(&mut flat.before, &mut flat.after);
-            if shape.is_none() || (flat.docs.len() > 1 && shape != self.bloom) {
-                self.bloom_consistent = false;
+            let (before, after, freq) = (flat.before.len(), flat.after.len(), postings.freq());
+            let kept = postings.filters_into(&mut flat.before, &mut flat.after);
+            self.saw_filters |= kept.is_some();
+            match (self.shape, kept) {
+                // A source keeping filters from a lower frequency has these.
+                (Some(out), Some(source)) if out.covered_by(source) => {
+                    if !out.stores(freq) {
+                        flat.before.truncate(before);
+                        flat.after.truncate(after);
+                    }
+                }
+                (Some(out), None) if !out.stores(freq) => {}
+                _ => self.bloom_consistent = false,
             }
-            self.bloom = shape;
             doc = postings.advance();
         }
     }
 
     fn as_postings(&self) -> TermPostings<'_> {
-        self.flat.as_postings(self.bloom.filter(|_| self.bloom_consistent))
+        self.flat.as_postings(self.shape.filter(|_| self.saw_filters && self.bloom_consistent))
     }
 }

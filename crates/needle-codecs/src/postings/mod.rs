@@ -2,11 +2,11 @@
 //! record, in the order a query reads it (WiSER's cross-stage grouping).
 //!
 //! ```text
-//! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 4)
+//! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 5)
 //! Record       := Header SkipIndex? Skip^NumBlocks DocFreqBlock^NumBlocks BloomGroup^NumBlocks
 //!                 PosBlock^NumBlocks OffBlock^NumBlocks
 //! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint DocBytes:vint PosBytes:vint OffBytes:vint
-//!                 [BloomBytes:vint MaxInsertions:vint FpMillionths:vint] [SkipIndexBytes:vint]
+//!                 [BloomBytes:vint MaxInsertions:vint FpMillionths:vint [MinFreq:vint]] [SkipIndexBytes:vint]
 //! Skip         := LastDocDelta:vint DocBlockBytes:vint [PosBlockBytes:vint] [OffBlockBytes:vint]
 //!                 [BloomGroupBytes:vint] ImpactCount:vint (FreqDelta:vint Norm:u8)^ImpactCount
 //! SkipIndex    := PageEntry^ceil(NumBlocks / 32)
@@ -32,6 +32,10 @@
 //!   Bit 5: offsets bit-packed, as positions are (version 4 writes it with
 //!   bit 1); without it, a version 3 record's `OffBlock` is
 //!   `(StartDelta:vint Length:vint)^(sum of the block's freqs)`.
+//!   Bit 6: `MinFreq` follows the filter shape (version 5 writes it when
+//!   above 1): only postings of that frequency or more have filters, and a
+//!   record has filters (bit 2) only when one of its postings does; a
+//!   group of a block without such postings is empty (no bitmaps).
 //!   `ExtraFreq` = total term frequency - doc frequency. `NumBlocks` = ceil(DocFreq / 128).
 //! - The prefetch zone is `Header Skip* DocFreqBlock*`: what a query that does
 //!   not need positions reads. Its size goes in the term map entry.
@@ -77,7 +81,7 @@ use crate::bloom::FilterShape;
 pub use crate::bloom::Side;
 
 pub const KIND: &[u8; 4] = b"POST";
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 pub(crate) const FLAG_POSITIONS: u8 = 1;
 pub(crate) const FLAG_OFFSETS: u8 = 2;
@@ -85,6 +89,7 @@ pub(crate) const FLAG_BLOOM: u8 = 4;
 pub(crate) const FLAG_SKIP_INDEX: u8 = 8;
 pub(crate) const FLAG_FILTERS_FIRST: u8 = 16;
 pub(crate) const FLAG_PACKED_OFFSETS: u8 = 32;
+pub(crate) const FLAG_MIN_FREQ: u8 = 64;
 
 /// The two Bloom filters of every posting of a term, as the writer takes them:
 /// for each side, every posting's filter of `shape.bytes(freq)` bytes, one

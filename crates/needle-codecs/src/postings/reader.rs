@@ -6,8 +6,8 @@ use needle_storage::{FileSlice, ReadBytes};
 
 use super::skips::{Sections, Skip, SkipLayout, SkipList};
 use super::{
-    BlockImpact, Part, Postings, Side, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_OFFSETS, FLAG_PACKED_OFFSETS,
-    FLAG_POSITIONS, FLAG_SKIP_INDEX,
+    BlockImpact, Part, Postings, Side, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_MIN_FREQ, FLAG_OFFSETS,
+    FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX,
 };
 use crate::bitpack::{decode_block, decode_stream};
 use crate::bloom::{self, FilterShape};
@@ -301,9 +301,10 @@ impl DiskPostings {
     }
 
     /// The current document's `side` filter: `Some(empty slice)` when it is empty.
+    /// `None` when it has no filters (see [`FilterShape::stores`]).
     fn filter(&mut self, side: Side) -> Option<&[u8]> {
         let shape = self.bloom?;
-        if self.doc == TERMINATED {
+        if self.doc == TERMINATED || !shape.stores(self.freqs[self.idx]) {
             return None;
         }
         if self.group.bytes.is_none() && !self.load_group(shape) {
@@ -671,7 +672,8 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
         | FLAG_BLOOM
         | FLAG_SKIP_INDEX
         | FLAG_FILTERS_FIRST
-        | FLAG_PACKED_OFFSETS;
+        | FLAG_PACKED_OFFSETS
+        | FLAG_MIN_FREQ;
     if flags & !known != 0 {
         return Err(r.corrupt("unknown record flags"));
     }
@@ -688,7 +690,11 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
         if !(1..=64).contains(&max_insertions) || !(1..=500_000).contains(&fp_millionths) {
             return Err(r.corrupt("bad Bloom filter shape"));
         }
-        (len, Some(FilterShape::new(max_insertions, fp_millionths)))
+        let min_freq = if flags & FLAG_MIN_FREQ != 0 { r.vint_u32()? } else { 1 };
+        if min_freq == 0 {
+            return Err(r.corrupt("bad Bloom filter shape"));
+        }
+        (len, Some(FilterShape::new(max_insertions, fp_millionths).with_min_freq(min_freq)))
     } else {
         (0, None)
     };

@@ -1,7 +1,7 @@
 //! Writes one grouped record (format: see the module above).
 
 use super::{
-    BlockImpact, BloomPostings, TermPostings, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_OFFSETS,
+    BlockImpact, BloomPostings, TermPostings, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_MIN_FREQ, FLAG_OFFSETS,
     FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX, PAGE_BLOCKS,
 };
 use crate::bitpack::{encode_block, encode_stream};
@@ -42,6 +42,8 @@ pub fn write_record(
     norms: &[u8],
     out: &mut Vec<u8>,
 ) -> RecordSizes {
+    // A list none of whose postings keeps filters has none.
+    let filters = p.bloom.filter(|b| p.freqs.iter().any(|&f| b.shape.stores(f)));
     let mut skip = Vec::new();
     let mut docs = Vec::new();
     let mut pos = Vec::new();
@@ -74,7 +76,7 @@ pub fn write_record(
             encode_offsets(&p.offsets[occ..occ + block_occ], freqs, &mut off);
         }
         let (bl0, s0) = (bloom.len(), skip.len());
-        if let Some(filters) = &p.bloom {
+        if let Some(filters) = &filters {
             filters_at = encode_bloom_group(filters, filters_at, freqs, &mut bloom);
         }
         occ += block_occ;
@@ -88,18 +90,19 @@ pub fn write_record(
         if with_offsets {
             write_vint(&mut skip, (off.len() - o0) as u64);
         }
-        if p.bloom.is_some() {
+        if filters.is_some() {
             write_vint(&mut skip, (bloom.len() - bl0) as u64);
         }
         let bound = encode_impacts(chunk, freqs, norms, &mut skip);
         let sizes = [skip.len() - s0, docs.len() - d0, pos.len() - p0, off.len() - o0, bloom.len() - bl0];
         written.push(BlockWritten { last_doc: last, sizes, bound });
     }
-    let index = encode_skip_index(&written, [with_positions, with_offsets, p.bloom.is_some()]);
+    let index = encode_skip_index(&written, [with_positions, with_offsets, filters.is_some()]);
     let start = out.len();
     let flags = (u8::from(with_positions) * FLAG_POSITIONS)
         | (u8::from(with_offsets) * (FLAG_OFFSETS | FLAG_PACKED_OFFSETS))
-        | (u8::from(p.bloom.is_some()) * (FLAG_BLOOM | FLAG_FILTERS_FIRST))
+        | (u8::from(filters.is_some()) * (FLAG_BLOOM | FLAG_FILTERS_FIRST))
+        | (u8::from(filters.is_some_and(|b| b.shape.min_freq() > 1)) * FLAG_MIN_FREQ)
         | (u8::from(!index.is_empty()) * FLAG_SKIP_INDEX);
     out.push(flags);
     let ttf: u64 = p.freqs.iter().map(|&f| u64::from(f)).sum();
@@ -108,10 +111,13 @@ pub fn write_record(
     for len in [skip.len(), docs.len(), pos.len(), off.len()] {
         write_vint(out, len as u64);
     }
-    if let Some(b) = &p.bloom {
+    if let Some(b) = &filters {
         for v in [bloom.len() as u64, u64::from(b.shape.max_insertions()), u64::from(b.shape.fp_millionths())]
         {
             write_vint(out, v);
+        }
+        if b.shape.min_freq() > 1 {
+            write_vint(out, u64::from(b.shape.min_freq()));
         }
     }
     if !index.is_empty() {
@@ -244,6 +250,9 @@ fn encode_bloom_group(b: &BloomPostings, at: usize, freqs: &[u32], out: &mut Vec
         let len = b.shape.bytes(f);
         ranges.push(end..end + len);
         end += len;
+    }
+    if end == at {
+        return end; // no posting of the block keeps filters: an empty group
     }
     for side in [b.before, b.after] {
         let mut bitmap = vec![0u8; freqs.len().div_ceil(8)];

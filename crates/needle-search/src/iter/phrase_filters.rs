@@ -115,13 +115,18 @@ impl FilterPlan {
                 let owner = terms[t.owner].postings.as_ref();
                 owner.read_cost(Part::Filters) as f32 / sharing(owner, Part::Filters, self.per_block[t.owner])
             };
-            let Some(test) = pair.iter().min_by(|x, y| cost(x).total_cmp(&cost(y))) else { continue };
-            let c = cost(test);
-            if c > 0.0 && c >= spared {
-                continue;
-            }
-            if terms[test.owner].postings.bloom_test(test.side, test.hash) == Some(false) {
-                return true;
+            // The cheaper test first; the other when the first posting keeps no filters.
+            let mut tests: Vec<(f32, &FilterTest)> = pair.iter().map(|t| (cost(t), t)).collect();
+            tests.sort_by(|x, y| x.0.total_cmp(&y.0));
+            for (c, test) in tests {
+                if c > 0.0 && c >= spared {
+                    break;
+                }
+                match terms[test.owner].postings.bloom_test(test.side, test.hash) {
+                    Some(false) => return true,
+                    Some(true) => break,
+                    None => continue,
+                }
             }
         }
         false
