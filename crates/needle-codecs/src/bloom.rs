@@ -21,13 +21,14 @@
 //! for `n = min(f, max_insertions)` (2 bytes for the many postings with `f = 1`).
 //! The reader knows `f` from the frequency block, so sizes cost no space.
 //!
-//! Filters are kept only for postings of frequency `min_freq` or more: a
-//! posting's filter is there to spare reading its positions, and below about
-//! two occurrences its filter is larger than they are (a posting seen once
-//! has a 2-byte filter a side and a 1 to 2-byte position). A posting below
-//! `min_freq` has no filter (size 0): a test on it answers "unknown" and the
-//! phrase reads its positions. (Shapes before `min_freq` existed kept every
-//! posting's filter: their `min_freq` is 1.)
+//! A record may keep filters only for postings of frequency `min_freq` or
+//! more (its shape's): a posting below it has no filter (size 0), a test on
+//! it answers "unknown" and the phrase reads its positions. A posting seen
+//! once has a 2-byte filter a side and a 1 to 2-byte position, so in a list
+//! of many blocks its filter outweighs what it spares; a list of one block
+//! (a rarer term) keeps them all, as its filters are what rules a phrase
+//! out before the common terms' lists seek. [`BloomParams::min_freq`] says
+//! where longer lists start keeping them; in memory every posting has them.
 //!
 //! On disk the filters of a term sit at the end of its grouped record, in
 //! groups of 128 postings (the doc blocks), each group
@@ -102,13 +103,9 @@ impl FilterShape {
         freq >= self.min_freq
     }
 
-    /// `self` where the filters of `other` (the same shape, perhaps keeping
-    /// filters from a lower frequency) say what `self`'s would: every
-    /// posting `self` keeps a filter for, `other` does too, of the same size.
-    pub fn covered_by(self, other: FilterShape) -> bool {
-        self.max_insertions == other.max_insertions
-            && self.fp_millionths == other.fp_millionths
-            && other.min_freq <= self.min_freq
+    /// Whether `other` sizes a posting's filter as `self` does (where both keep one).
+    pub fn sizes_match(self, other: FilterShape) -> bool {
+        self.max_insertions == other.max_insertions && self.fp_millionths == other.fp_millionths
     }
 
     pub fn max_insertions(self) -> u32 {
@@ -165,32 +162,45 @@ fn round_positive(x: f64) -> usize {
 /// The filters of a segment, recorded in its meta.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BloomParams {
+    /// Every posting's filters (as in memory).
     pub shape: FilterShape,
     /// Words never inserted (so never tested).
     pub stop_words: Vec<String>,
+    /// The lowest frequency of a posting of a list longer than a block that
+    /// keeps its filters on disk (1 in segments written before it existed).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub min_freq: u32,
 }
 
 impl BloomParams {
     /// Filters for up to `expected` insertions at false-positive rate `fp`.
     pub fn for_rate(expected: u32, fp: f64, stop_words: Vec<String>) -> Self {
         let fp_millionths = (fp * 1e6).round().clamp(1.0, 500_000.0) as u32;
-        BloomParams { shape: FilterShape::new(expected.clamp(1, 64), fp_millionths), stop_words }
+        BloomParams { shape: FilterShape::new(expected.clamp(1, 64), fp_millionths), stop_words, min_freq: 1 }
     }
 
-    /// The filters a merge of segments with filters `each` writes: their
-    /// shape, keeping filters from the highest `min_freq` of them (the
-    /// others' filters cover those postings); none when a segment has no
-    /// filters or they differ otherwise.
+    /// Lists longer than a block keep filters from frequency `min_freq` on.
+    pub fn with_min_freq(self, min_freq: u32) -> Self {
+        BloomParams { min_freq: min_freq.max(1), ..self }
+    }
+
+    /// The shape of a record of `doc_freq` postings written from filters of `layout`.
+    pub fn record_shape(&self, layout: FilterShape, doc_freq: usize) -> FilterShape {
+        let from = if doc_freq > crate::BLOCK_LEN { self.min_freq } else { 1 };
+        layout.with_min_freq(layout.min_freq().max(from))
+    }
+
+    /// The filters a merge of segments with filters `each` writes: theirs,
+    /// keeping longer lists' filters from the highest `min_freq` of them;
+    /// none when a segment has none or they differ otherwise.
     pub fn common<'a>(mut each: impl Iterator<Item = Option<&'a BloomParams>>) -> Option<BloomParams> {
         let mut common = each.next()??.clone();
         for p in each {
             let p = p?;
-            if p.stop_words != common.stop_words
-                || !(p.shape.covered_by(common.shape) || common.shape.covered_by(p.shape))
-            {
+            if p.stop_words != common.stop_words || p.shape != common.shape {
                 return None;
             }
-            common.shape = common.shape.with_min_freq(common.shape.min_freq.max(p.shape.min_freq));
+            common.min_freq = common.min_freq.max(p.min_freq);
         }
         Some(common)
     }
@@ -297,24 +307,33 @@ mod tests {
         assert_eq!(serde_json::from_str::<FilterShape>(&json).unwrap(), s);
     }
 
-    /// A merge keeps filters from the highest lowest frequency of its
-    /// inputs; inputs whose filters differ otherwise give none.
+    /// A merge keeps longer lists' filters from the highest `min_freq` of
+    /// its inputs; inputs whose filters differ otherwise give none.
     #[test]
     fn merged_segments_keep_filters_all_their_inputs_have() {
-        let p = |min: u32, fp: f64| {
-            let mut b = BloomParams::for_rate(5, fp, vec!["the".into()]);
-            b.shape = b.shape.with_min_freq(min);
-            b
-        };
+        let p = |min: u32, fp: f64| BloomParams::for_rate(5, fp, vec!["the".into()]).with_min_freq(min);
         let (one, two, other) = (p(1, 0.0009), p(2, 0.0009), p(2, 0.01));
         let common = BloomParams::common([Some(&one), Some(&two), Some(&one)].into_iter()).unwrap();
-        assert_eq!(common.shape.min_freq(), 2);
-        assert!(common.shape.covered_by(one.shape) && !one.shape.covered_by(common.shape));
+        assert_eq!((common.min_freq, common.shape), (2, one.shape));
         assert_eq!(BloomParams::common([Some(&two), Some(&other)].into_iter()), None);
         assert_eq!(BloomParams::common([Some(&two), None].into_iter()), None);
         let mut words = two.clone();
         words.stop_words.clear();
         assert_eq!(BloomParams::common([Some(&two), Some(&words)].into_iter()), None);
+    }
+
+    /// A list of one block keeps every posting's filters; a longer one from `min_freq`.
+    #[test]
+    fn longer_lists_keep_filters_from_the_lowest_frequency() {
+        let p = BloomParams::for_rate(5, 0.0009, vec![]).with_min_freq(3);
+        let full = p.shape;
+        assert_eq!(p.record_shape(full, 128).min_freq(), 1);
+        assert_eq!(p.record_shape(full, 129).min_freq(), 3);
+        assert_eq!(p.record_shape(full.with_min_freq(2), 1).min_freq(), 2);
+        assert_eq!(p.record_shape(full.with_min_freq(4), 500).min_freq(), 4);
+        let json = serde_json::to_string(&BloomParams::for_rate(5, 0.0009, vec![])).unwrap();
+        assert!(!json.contains("min_freq"), "{json}");
+        assert_eq!(serde_json::from_str::<BloomParams>(&json).unwrap().min_freq, 1);
     }
 
     #[test]

@@ -114,7 +114,12 @@ impl SegmentWriter {
             .ok_or_else(|| Error::invalid(format!("field {field} not declared")))?;
         self.record.clear();
         let norms = state.norms.as_deref().unwrap_or(&[]);
-        let sizes = write_record(p, state.meta.positions, state.meta.offsets, norms, &mut self.record);
+        // Lists longer than a block keep their filters from the segment's `min_freq`.
+        let mut p = *p;
+        if let (Some(b), Some(params)) = (&mut p.bloom, &self.bloom) {
+            b.keep_from = params.record_shape(b.shape, p.docs.len()).min_freq();
+        }
+        let sizes = write_record(&p, state.meta.positions, state.meta.offsets, norms, &mut self.record);
         let at = aligned_start(self.postings.position(), self.record.len() as u64);
         if at > self.postings.position() {
             self.postings.write(&vec![0; (at - self.postings.position()) as usize])?;

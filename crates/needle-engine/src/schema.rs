@@ -148,8 +148,9 @@ pub struct BloomSettings {
     pub false_positive_rate: f64,
     /// Words never inserted; Lucene's English stop list when absent.
     pub stop_words: Option<Vec<String>>,
-    /// The lowest frequency of a posting with filters: below it a posting's
-    /// filter would outweigh the positions it spares reading.
+    /// The lowest frequency of a posting of a list longer than a block with
+    /// filters on disk: below it a posting's filter outweighs the positions
+    /// it spares reading (see `needle_codecs::bloom`).
     pub min_freq: u32,
 }
 
@@ -316,9 +317,8 @@ impl Schema {
                 .stop_words
                 .clone()
                 .unwrap_or_else(|| ENGLISH_STOP_WORDS.iter().map(|w| (*w).to_string()).collect());
-            let mut params = BloomParams::for_rate(b.expected_insertions, b.false_positive_rate, stop);
-            params.shape = params.shape.with_min_freq(b.min_freq);
-            params
+            BloomParams::for_rate(b.expected_insertions, b.false_positive_rate, stop)
+                .with_min_freq(b.min_freq)
         })
     }
 

@@ -19,7 +19,7 @@ fn pinned_records_survive_a_flood_of_other_queries() {
     let tmp = tempfile::tempdir().unwrap();
     let index = Index::open_or_create(tmp.path(), None).unwrap();
     let lines: Vec<String> =
-        (0..4000).map(|i| format!(r#"{{"id":"d{i}","body":"hot{} rare{i} filler words"}}"#, i % 5)).collect();
+        (0..8000).map(|i| format!(r#"{{"id":"d{i}","body":"hot{} rare{i} filler words"}}"#, i % 5)).collect();
     common::import_lines(&index, &lines, 8 << 20).unwrap();
     common::merge(&index, 1);
     drop(index);
@@ -35,7 +35,7 @@ fn pinned_records_survive_a_flood_of_other_queries() {
     assert!(pinned_bytes > 0 && pinned_bytes <= 64 << 10, "{pinned_bytes} pinned, 64 KiB given");
     assert_eq!(pinned_bytes, summary.pages_pinned * 4096);
     for index in [&pinned, &plain] {
-        for i in (0..4000).step_by(7) {
+        for i in (0..8000).step_by(7) {
             storage_requests(index, &format!("rare{i}"));
         }
     }

@@ -35,7 +35,12 @@ impl FlatPostings {
             freqs: &self.freqs,
             positions: &self.positions,
             offsets: &self.offsets,
-            bloom: bloom.map(|shape| BloomPostings { shape, before: &self.before, after: &self.after }),
+            bloom: bloom.map(|shape| BloomPostings {
+                shape,
+                before: &self.before,
+                after: &self.after,
+                keep_from: 1,
+            }),
         }
     }
 }

@@ -125,9 +125,6 @@ fn fill_filters(
     for (i, t) in tokens.iter().enumerate() {
         let group = token_group[i] as usize;
         let (_, len, probes) = per_term[group];
-        if len == 0 {
-            continue; // a posting without filters
-        }
         let at = group * stride;
         let before = i.checked_sub(1).filter(|&j| tokens[j].position + 1 == t.position);
         let after = Some(i + 1).filter(|&j| j < tokens.len() && tokens[j].position == t.position + 1);

@@ -384,10 +384,12 @@ struct MergedTerm {
     flat: FlatPostings,
     pos_scratch: Vec<u32>,
     off_scratch: Vec<(u32, u32)>,
-    /// The merged segment's filters.
+    /// The merged segment's filters (every posting's, as in memory).
     shape: Option<FilterShape>,
-    /// Whether a source posting came with filters, and whether every one
-    /// that the merged segment keeps filters for did.
+    /// The filters gathered keep those of the postings of this frequency or
+    /// more: a source that kept none for a posting raises it past that one.
+    keep_from: u32,
+    /// Whether a source posting came with filters, and whether every one sized them as `shape`.
     saw_filters: bool,
     bloom_consistent: bool,
     /// Where each posting's positions, offsets and filters start (to reorder them).
@@ -400,6 +402,7 @@ impl MergedTerm {
     fn clear(&mut self) {
         self.flat.clear();
         self.starts.clear();
+        self.keep_from = 1;
         self.saw_filters = false;
         self.bloom_consistent = true;
     }
@@ -446,22 +449,45 @@ impl MergedTerm {
             let (before, after, freq) = (flat.before.len(), flat.after.len(), postings.freq());
             let kept = postings.filters_into(&mut flat.before, &mut flat.after);
             self.saw_filters |= kept.is_some();
-            match (self.shape, kept) {
-                // A source keeping filters from a lower frequency has these.
-                (Some(out), Some(source)) if out.covered_by(source) => {
-                    if !out.stores(freq) {
-                        flat.before.truncate(before);
-                        flat.after.truncate(after);
-                    }
-                }
-                (Some(out), None) if !out.stores(freq) => {}
-                _ => self.bloom_consistent = false,
+            if kept.is_some_and(|k| self.shape.is_none_or(|s| !s.sizes_match(k))) {
+                self.bloom_consistent = false;
+            }
+            if !kept.is_some_and(|k| k.stores(freq)) {
+                self.keep_filters_from(freq + 1);
+            } else if freq < self.keep_from {
+                flat.before.truncate(before);
+                flat.after.truncate(after);
             }
             doc = postings.advance();
         }
     }
 
+    /// Drops the filters gathered of postings below frequency `min` (when above `keep_from`).
+    fn keep_filters_from(&mut self, min: u32) {
+        if min <= self.keep_from {
+            return;
+        }
+        self.keep_from = min;
+        let flat = &mut self.flat;
+        let ends = [flat.before.len(), flat.after.len()];
+        let mut to = [0, 0];
+        for i in 0..flat.docs.len() {
+            let next = self.starts.get(i + 1).map_or(ends, |s| [s[2], s[3]]);
+            for (side, filters) in [&mut flat.before, &mut flat.after].into_iter().enumerate() {
+                let from = self.starts[i][2 + side];
+                self.starts[i][2 + side] = to[side];
+                if flat.freqs[i] >= min {
+                    filters.copy_within(from..next[side], to[side]);
+                    to[side] += next[side] - from;
+                }
+            }
+        }
+        flat.before.truncate(to[0]);
+        flat.after.truncate(to[1]);
+    }
+
     fn as_postings(&self) -> TermPostings<'_> {
-        self.flat.as_postings(self.shape.filter(|_| self.saw_filters && self.bloom_consistent))
+        let shape = self.shape.map(|s| s.with_min_freq(self.keep_from));
+        self.flat.as_postings(shape.filter(|_| self.saw_filters && self.bloom_consistent))
     }
 }

@@ -33,9 +33,10 @@
 //!   bit 1); without it, a version 3 record's `OffBlock` is
 //!   `(StartDelta:vint Length:vint)^(sum of the block's freqs)`.
 //!   Bit 6: `MinFreq` follows the filter shape (version 5 writes it when
-//!   above 1): only postings of that frequency or more have filters, and a
-//!   record has filters (bit 2) only when one of its postings does; a
-//!   group of a block without such postings is empty (no bitmaps).
+//!   above 1, for lists longer than a block: see [`crate::bloom`]): only
+//!   postings of that frequency or more have filters, and a record has
+//!   filters (bit 2) only when one of its postings does; a group of a block
+//!   without such postings is empty (no bitmaps).
 //!   `ExtraFreq` = total term frequency - doc frequency. `NumBlocks` = ceil(DocFreq / 128).
 //! - The prefetch zone is `Header Skip* DocFreqBlock*`: what a query that does
 //!   not need positions reads. Its size goes in the term map entry.
@@ -99,6 +100,9 @@ pub struct BloomPostings<'a> {
     pub shape: FilterShape,
     pub before: &'a [u8],
     pub after: &'a [u8],
+    /// The record keeps the filters of postings of this frequency or more
+    /// (and the shape's `min_freq`).
+    pub keep_from: u32,
 }
 
 /// One term's postings, as the writer takes them.

@@ -5,6 +5,7 @@ use super::{
     FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX, PAGE_BLOCKS,
 };
 use crate::bitpack::{encode_block, encode_stream};
+use crate::bloom::FilterShape;
 use crate::bytes::write_vint;
 use crate::BLOCK_LEN;
 
@@ -42,8 +43,9 @@ pub fn write_record(
     norms: &[u8],
     out: &mut Vec<u8>,
 ) -> RecordSizes {
-    // A list none of whose postings keeps filters has none.
-    let filters = p.bloom.filter(|b| p.freqs.iter().any(|&f| b.shape.stores(f)));
+    // The record's shape; a list none of whose postings keeps filters has none.
+    let filters = p.bloom.map(|b| (b, b.shape.with_min_freq(b.shape.min_freq().max(b.keep_from))));
+    let filters = filters.filter(|(_, kept)| p.freqs.iter().any(|&f| kept.stores(f)));
     let mut skip = Vec::new();
     let mut docs = Vec::new();
     let mut pos = Vec::new();
@@ -76,8 +78,8 @@ pub fn write_record(
             encode_offsets(&p.offsets[occ..occ + block_occ], freqs, &mut off);
         }
         let (bl0, s0) = (bloom.len(), skip.len());
-        if let Some(filters) = &filters {
-            filters_at = encode_bloom_group(filters, filters_at, freqs, &mut bloom);
+        if let Some((filters, kept)) = &filters {
+            filters_at = encode_bloom_group(filters, *kept, filters_at, freqs, &mut bloom);
         }
         occ += block_occ;
         let last = *chunk.last().unwrap();
@@ -102,7 +104,7 @@ pub fn write_record(
     let flags = (u8::from(with_positions) * FLAG_POSITIONS)
         | (u8::from(with_offsets) * (FLAG_OFFSETS | FLAG_PACKED_OFFSETS))
         | (u8::from(filters.is_some()) * (FLAG_BLOOM | FLAG_FILTERS_FIRST))
-        | (u8::from(filters.is_some_and(|b| b.shape.min_freq() > 1)) * FLAG_MIN_FREQ)
+        | (u8::from(filters.is_some_and(|(_, kept)| kept.min_freq() > 1)) * FLAG_MIN_FREQ)
         | (u8::from(!index.is_empty()) * FLAG_SKIP_INDEX);
     out.push(flags);
     let ttf: u64 = p.freqs.iter().map(|&f| u64::from(f)).sum();
@@ -111,13 +113,12 @@ pub fn write_record(
     for len in [skip.len(), docs.len(), pos.len(), off.len()] {
         write_vint(out, len as u64);
     }
-    if let Some(b) = &filters {
-        for v in [bloom.len() as u64, u64::from(b.shape.max_insertions()), u64::from(b.shape.fp_millionths())]
-        {
+    if let Some((_, kept)) = &filters {
+        for v in [bloom.len() as u64, u64::from(kept.max_insertions()), u64::from(kept.fp_millionths())] {
             write_vint(out, v);
         }
-        if b.shape.min_freq() > 1 {
-            write_vint(out, u64::from(b.shape.min_freq()));
+        if kept.min_freq() > 1 {
+            write_vint(out, u64::from(kept.min_freq()));
         }
     }
     if !index.is_empty() {
@@ -243,15 +244,24 @@ fn encode_offsets(offsets: &[(u32, u32)], freqs: &[u32], out: &mut Vec<u8>) {
 /// One group (its filters start at byte `at` of each side): the before and
 /// after bitmaps of non-empty filters, then those filters. Returns where the
 /// next group's filters start.
-fn encode_bloom_group(b: &BloomPostings, at: usize, freqs: &[u32], out: &mut Vec<u8>) -> usize {
+/// Writes the filters `kept` keeps of one block's postings (of frequencies
+/// `freqs`, their filters from `at` in `b`, laid out by `b.shape`); returns
+/// where the next block's start in `b`.
+fn encode_bloom_group(
+    b: &BloomPostings,
+    kept: FilterShape,
+    at: usize,
+    freqs: &[u32],
+    out: &mut Vec<u8>,
+) -> usize {
     let mut ranges = Vec::with_capacity(freqs.len());
     let mut end = at;
     for &f in freqs {
         let len = b.shape.bytes(f);
-        ranges.push(end..end + len);
+        ranges.push(if kept.stores(f) { end..end + len } else { end..end });
         end += len;
     }
-    if end == at {
+    if ranges.iter().all(|r| r.is_empty()) {
         return end; // no posting of the block keeps filters: an empty group
     }
     for side in [b.before, b.after] {
