@@ -117,7 +117,7 @@ impl SegmentWriter {
         // Lists longer than a block keep their filters from the segment's `min_freq`.
         let mut p = *p;
         if let (Some(b), Some(params)) = (&mut p.bloom, &self.bloom) {
-            b.keep_from = params.record_shape(b.shape, p.docs.len()).min_freq();
+            b.kept = params.record_shape(b.shape, p.docs.len());
         }
         let sizes = write_record(&p, state.meta.positions, state.meta.offsets, norms, &mut self.record);
         let at = aligned_start(self.postings.position(), self.record.len() as u64);

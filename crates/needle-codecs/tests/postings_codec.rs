@@ -293,7 +293,7 @@ fn bloom_record_from(
         freqs: &freqs,
         positions: &positions,
         offsets: &offsets,
-        bloom: Some(BloomPostings { shape, before: &before, after: &after, keep_from: 1 }),
+        bloom: Some(BloomPostings { shape, before: &before, after: &after, kept: shape }),
     };
     let mut bytes = Vec::new();
     write_record(&p, true, true, &[], &mut bytes);

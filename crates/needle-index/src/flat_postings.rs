@@ -39,7 +39,7 @@ impl FlatPostings {
                 shape,
                 before: &self.before,
                 after: &self.after,
-                keep_from: 1,
+                kept: shape,
             }),
         }
     }

@@ -100,9 +100,9 @@ pub struct BloomPostings<'a> {
     pub shape: FilterShape,
     pub before: &'a [u8],
     pub after: &'a [u8],
-    /// The record keeps the filters of postings of this frequency or more
-    /// (and the shape's `min_freq`).
-    pub keep_from: u32,
+    /// The filters the record keeps: `shape`, or it from a higher `min_freq`
+    /// (see `BloomParams::record_shape`).
+    pub kept: FilterShape,
 }
 
 /// One term's postings, as the writer takes them.

@@ -43,9 +43,8 @@ pub fn write_record(
     norms: &[u8],
     out: &mut Vec<u8>,
 ) -> RecordSizes {
-    // The record's shape; a list none of whose postings keeps filters has none.
-    let filters = p.bloom.map(|b| (b, b.shape.with_min_freq(b.shape.min_freq().max(b.keep_from))));
-    let filters = filters.filter(|(_, kept)| p.freqs.iter().any(|&f| kept.stores(f)));
+    // A list none of whose postings keeps filters has none.
+    let filters = p.bloom.map(|b| (b, b.kept)).filter(|(_, kept)| p.freqs.iter().any(|&f| kept.stores(f)));
     let mut skip = Vec::new();
     let mut docs = Vec::new();
     let mut pos = Vec::new();
@@ -241,12 +240,10 @@ fn encode_offsets(offsets: &[(u32, u32)], freqs: &[u32], out: &mut Vec<u8>) {
     }
 }
 
-/// One group (its filters start at byte `at` of each side): the before and
-/// after bitmaps of non-empty filters, then those filters. Returns where the
-/// next group's filters start.
-/// Writes the filters `kept` keeps of one block's postings (of frequencies
-/// `freqs`, their filters from `at` in `b`, laid out by `b.shape`); returns
-/// where the next block's start in `b`.
+/// One group: the before and after bitmaps of the non-empty filters `kept`
+/// keeps of one block's postings (of frequencies `freqs`, their filters from
+/// byte `at` of each side of `b`, laid out by `b.shape`), then those filters;
+/// nothing when it keeps none. Returns where the next group's filters start in `b`.
 fn encode_bloom_group(
     b: &BloomPostings,
     kept: FilterShape,

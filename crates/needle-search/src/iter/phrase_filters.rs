@@ -116,9 +116,13 @@ impl FilterPlan {
                 owner.read_cost(Part::Filters) as f32 / sharing(owner, Part::Filters, self.per_block[t.owner])
             };
             // The cheaper test first; the other when the first posting keeps no filters.
-            let mut tests: Vec<(f32, &FilterTest)> = pair.iter().map(|t| (cost(t), t)).collect();
-            tests.sort_by(|x, y| x.0.total_cmp(&y.0));
-            for (c, test) in tests {
+            let mut tests = [pair.first(), pair.get(1)].map(|t| t.map(|t| (cost(t), t)));
+            if let [Some(a), Some(b)] = &tests {
+                if b.0 < a.0 {
+                    tests.swap(0, 1);
+                }
+            }
+            for (c, test) in tests.into_iter().flatten() {
                 if c > 0.0 && c >= spared {
                     break;
                 }
