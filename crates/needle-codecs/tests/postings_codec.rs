@@ -256,6 +256,52 @@ fn a_header_pointing_outside_the_file_is_an_error_naming_it() {
     assert!(DiskPostings::open(&FileSlice::from_vec("t.post", cut), 3, ANY_DOC).is_err());
 }
 
+/// A record of one block leaves out of its skip entry the sizes the header
+/// holds, and a record of one document has no doc block: its doc and
+/// frequency are the skip entry's and the header's.
+#[test]
+fn one_block_records_leave_out_what_their_header_says() {
+    use needle_codecs::postings::read_header;
+    let lone = List {
+        docs: vec![70_000],
+        freqs: vec![3],
+        positions: vec![2, 9, 40],
+        offsets: vec![(5, 9), (30, 34), (200, 204)],
+        norms: vec![7; 70_001],
+    };
+    let file = encode(&lone, true);
+    let header = read_header(&file, 3).unwrap();
+    assert_eq!((header.docs, header.doc_freq, header.total_term_freq), (0, 1, 3));
+    let mut p = DiskPostings::open(&file, 3, ANY_DOC).unwrap();
+    assert_eq!((p.doc(), p.freq()), (70_000, 3));
+    let mut pos = Vec::new();
+    p.positions(&mut pos);
+    assert_eq!(pos, lone.positions);
+    assert_eq!(p.advance(), TERMINATED);
+    // The doc must be below the segment's count, as a decoded block's are.
+    assert!(DiskPostings::open(&file, 3, 70_000).is_err());
+
+    // 128 documents: one block; the skip entry is its last doc and its impacts only.
+    let many = |n: u32| List {
+        docs: (0..n).map(|i| i * 2).collect(),
+        freqs: vec![1; n as usize],
+        positions: vec![0; n as usize],
+        offsets: vec![(0, 1); n as usize],
+        norms: vec![1; 2 * n as usize],
+    };
+    let h = read_header(&encode(&many(128), true), 3).unwrap();
+    let vint = |v: usize| (usize::BITS - v.max(1).leading_zeros()).div_ceil(7) as usize;
+    let entry = vint(254) + 3; // last doc 254; one impact: count, frequency, norm
+    let header = 1 + vint(128) + vint(0) + vint(entry) + vint(h.docs) + vint(h.positions) + vint(h.offsets);
+    assert_eq!(h.header_and_skip, header + entry, "{h:?}");
+
+    // A two-block record claiming to be one block is refused, naming the fault.
+    let mut bytes = record_bytes(&many(129), true);
+    bytes[3] |= 128;
+    let error = DiskPostings::open(&FileSlice::from_vec("t.post", bytes), 3, ANY_DOC).err().unwrap();
+    assert!(error.to_string().contains("one-block record"), "{error}");
+}
+
 /// A record of `n` postings with filters: (its bytes, the doc ids, the before and after filters).
 fn bloom_record(n: u32) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
     bloom_record_from(n, 1, |i| 1 + i % 7)

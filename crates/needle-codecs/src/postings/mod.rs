@@ -2,13 +2,13 @@
 //! record, in the order a query reads it (WiSER's cross-stage grouping).
 //!
 //! ```text
-//! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 5)
+//! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 6)
 //! Record       := Header SkipIndex? Skip^NumBlocks DocFreqBlock^NumBlocks BloomGroup^NumBlocks
 //!                 PosBlock^NumBlocks OffBlock^NumBlocks
 //! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint DocBytes:vint PosBytes:vint OffBytes:vint
 //!                 [BloomBytes:vint MaxInsertions:vint FpMillionths:vint [MinFreq:vint]] [SkipIndexBytes:vint]
-//! Skip         := LastDocDelta:vint DocBlockBytes:vint [PosBlockBytes:vint] [OffBlockBytes:vint]
-//!                 [BloomGroupBytes:vint] ImpactCount:vint (FreqDelta:vint Norm:u8)^ImpactCount
+//! Skip         := LastDocDelta:vint [DocBlockBytes:vint [PosBlockBytes:vint] [OffBlockBytes:vint]
+//!                 [BloomGroupBytes:vint]] ImpactCount:vint (FreqDelta:vint Norm:u8)^ImpactCount
 //! SkipIndex    := PageEntry^ceil(NumBlocks / 32)
 //! PageEntry    := LastDocDelta:vint SkipBytes:vint DocBytes:vint [PosBytes:vint] [OffBytes:vint]
 //!                 [BloomBytes:vint] MaxFreq:vint MinNorm:u8
@@ -37,6 +37,12 @@
 //!   postings of that frequency or more have filters, and a record has
 //!   filters (bit 2) only when one of its postings does; a group of a block
 //!   without such postings is empty (no bitmaps).
+//!   Bit 7: the record is one block (version 6 writes it whenever
+//!   `DocFreq` <= 128). Its skip entry has no block sizes (the bracketed
+//!   run after `LastDocDelta`): they are the header's. A record of one
+//!   document also has no `DocFreqBlock` (`DocBytes` = 0): its doc is the
+//!   entry's last doc and its frequency `ExtraFreq + 1`. Most terms occur
+//!   in one document, and these bytes repeated what the header says.
 //!   `ExtraFreq` = total term frequency - doc frequency. `NumBlocks` = ceil(DocFreq / 128).
 //! - The prefetch zone is `Header Skip* DocFreqBlock*`: what a query that does
 //!   not need positions reads. Its size goes in the term map entry.
@@ -66,7 +72,8 @@
 //!
 //! Worked example: doc ids 3, 7, 8 with freqs 1, 2, 1 (one tail block) give
 //! `DocGap` = 3, 3, 0 and `Freq-1` = 0, 1, 0; the skip entry says last doc 8
-//! and, if doc 7 is the longest, impacts (1, norm of 3 or 8) and (2, norm of 7).
+//! (and no block sizes: the record is one block) and, if doc 7 is the
+//! longest, impacts (1, norm of 3 or 8) and (2, norm of 7).
 
 mod reader;
 mod skips;
@@ -82,7 +89,7 @@ use crate::bloom::FilterShape;
 pub use crate::bloom::Side;
 
 pub const KIND: &[u8; 4] = b"POST";
-pub const VERSION: u32 = 5;
+pub const VERSION: u32 = 6;
 
 pub(crate) const FLAG_POSITIONS: u8 = 1;
 pub(crate) const FLAG_OFFSETS: u8 = 2;
@@ -91,6 +98,7 @@ pub(crate) const FLAG_SKIP_INDEX: u8 = 8;
 pub(crate) const FLAG_FILTERS_FIRST: u8 = 16;
 pub(crate) const FLAG_PACKED_OFFSETS: u8 = 32;
 pub(crate) const FLAG_MIN_FREQ: u8 = 64;
+pub(crate) const FLAG_ONE_BLOCK: u8 = 128;
 
 /// The two Bloom filters of every posting of a term, as the writer takes them:
 /// for each side, every posting's filter of `shape.bytes(freq)` bytes, one

@@ -7,7 +7,7 @@ use needle_storage::{FileSlice, ReadBytes};
 use super::skips::{Sections, Skip, SkipLayout, SkipList};
 use super::{
     BlockImpact, Part, Postings, Side, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_MIN_FREQ, FLAG_OFFSETS,
-    FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX,
+    FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX,
 };
 use crate::bitpack::{decode_block, decode_stream};
 use crate::bloom::{self, FilterShape};
@@ -42,6 +42,9 @@ pub struct DiskPostings {
     has_offsets: bool,
     /// Offsets bit-packed (format 4), not vint pairs.
     packed_offsets: bool,
+    /// A one-document record (format 6): its doc and frequency are in the
+    /// skip entry and header, with no doc block.
+    lone_posting: bool,
     bloom: Option<FilterShape>,
     group: BloomGroup,
     skips: SkipList,
@@ -119,6 +122,7 @@ impl DiskPostings {
             has_positions: flags & FLAG_POSITIONS != 0,
             has_offsets: flags & FLAG_OFFSETS != 0,
             packed_offsets: flags & FLAG_PACKED_OFFSETS != 0,
+            lone_posting: flags & FLAG_ONE_BLOCK != 0 && header.doc_freq == 1,
             bloom,
             group: BloomGroup::default(),
             skips,
@@ -188,13 +192,19 @@ impl DiskPostings {
         self.len =
             if b + 1 == self.skips.blocks() { self.doc_freq as usize - b * BLOCK_LEN } else { BLOCK_LEN };
         let start = self.cur.doc_start;
-        let bytes = self.data.read(start..self.cur.doc_end)?;
-        let mut pos = 0;
-        decode_block(&bytes, &mut pos, &mut self.docs[..self.len]);
-        let mid = pos;
-        decode_block(&bytes, &mut pos, &mut self.freqs[..self.len]);
-        counters::record(DataKind::DocIds, &self.data, start, mid);
-        counters::record(DataKind::Freqs, &self.data, start + mid, pos - mid);
+        if self.lone_posting {
+            // Gaps as a block holds them: the doc counts from -1, the frequency from 1.
+            self.docs[0] = self.cur.last_doc;
+            self.freqs[0] = (self.total_term_freq - 1) as u32;
+        } else {
+            let bytes = self.data.read(start..self.cur.doc_end)?;
+            let mut pos = 0;
+            decode_block(&bytes, &mut pos, &mut self.docs[..self.len]);
+            let mid = pos;
+            decode_block(&bytes, &mut pos, &mut self.freqs[..self.len]);
+            counters::record(DataKind::DocIds, &self.data, start, mid);
+            counters::record(DataKind::Freqs, &self.data, start + mid, pos - mid);
+        }
         let mut prev = self.cur.prev_last_doc;
         let mut occ = 0u64;
         for i in 0..self.len {
@@ -673,7 +683,8 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
         | FLAG_SKIP_INDEX
         | FLAG_FILTERS_FIRST
         | FLAG_PACKED_OFFSETS
-        | FLAG_MIN_FREQ;
+        | FLAG_MIN_FREQ
+        | FLAG_ONE_BLOCK;
     if flags & !known != 0 {
         return Err(r.corrupt("unknown record flags"));
     }
@@ -703,6 +714,14 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
     // A long list without an index is a version 1 record: its skip list is read whole.
     if index_len > 0 && blocks <= super::PAGE_BLOCKS {
         return Err(r.corrupt("skip index on a list of one page"));
+    }
+    if flags & FLAG_ONE_BLOCK != 0 {
+        if blocks != 1 {
+            return Err(r.corrupt("a one-block record of more than a block of documents"));
+        }
+        if doc_freq == 1 && (docs_len != 0 || total_term_freq > u64::from(u32::MAX)) {
+            return Err(r.corrupt("a one-document record with a doc block"));
+        }
     }
     let index_start = start + r.position();
     let header_and_skip = [index_len, skip_len].into_iter().try_fold(r.position(), usize::checked_add);

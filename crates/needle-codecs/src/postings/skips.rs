@@ -15,7 +15,7 @@ use needle_core::{DocId, Error, Result, TERMINATED};
 use needle_storage::counters::{self, DataKind};
 use needle_storage::FileSlice;
 
-use super::{BlockImpact, FLAG_BLOOM, FLAG_OFFSETS, FLAG_POSITIONS};
+use super::{BlockImpact, FLAG_BLOOM, FLAG_OFFSETS, FLAG_ONE_BLOCK, FLAG_POSITIONS};
 use crate::bytes::ByteReader;
 
 /// Skip entries per page of a list that has a skip index.
@@ -48,9 +48,14 @@ pub(super) struct Sections {
 }
 
 impl Sections {
-    /// Which of (docs, positions, offsets, filters) have a length in an entry.
+    /// Which of (docs, positions, offsets, filters) the record stores.
     fn present(self) -> [bool; 4] {
         [true, self.flags & FLAG_POSITIONS != 0, self.flags & FLAG_OFFSETS != 0, self.flags & FLAG_BLOOM != 0]
+    }
+
+    /// Whether a skip entry leaves its block's sizes out (they are the record's).
+    fn sizes_implied(self) -> bool {
+        self.flags & FLAG_ONE_BLOCK != 0
     }
 }
 
@@ -278,7 +283,9 @@ impl SkipList {
                 .ok_or_else(|| r.corrupt("doc id out of range"))?;
             let [doc_start, pos_start, off_start, bloom_start] = at;
             for (s, &has) in present.iter().enumerate() {
-                if has {
+                if self.sections.sizes_implied() {
+                    at[s] += page.lens[s];
+                } else if has {
                     at[s] += r.vint()? as usize;
                 }
             }

@@ -2,7 +2,7 @@
 
 use super::{
     BlockImpact, BloomPostings, TermPostings, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_MIN_FREQ, FLAG_OFFSETS,
-    FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX, PAGE_BLOCKS,
+    FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX, PAGE_BLOCKS,
 };
 use crate::bitpack::{encode_block, encode_stream};
 use crate::bloom::FilterShape;
@@ -57,6 +57,10 @@ pub fn write_record(
     let mut written = Vec::new();
     // Where the next group's filters start in `p.bloom`'s sides.
     let mut filters_at = 0;
+    // One block's sections are the header's: its skip entry leaves their
+    // sizes out, and a lone posting's doc and frequency are the entry's last
+    // doc and the header's term frequency.
+    let one_block = p.docs.len() <= BLOCK_LEN;
     for (b, chunk) in p.docs.chunks(BLOCK_LEN).enumerate() {
         let freqs = &p.freqs[b * BLOCK_LEN..b * BLOCK_LEN + chunk.len()];
         let (d0, p0, o0) = (docs.len(), pos.len(), off.len());
@@ -65,10 +69,12 @@ pub fn write_record(
             values.push((i64::from(d) - prev_last - 1) as u32);
             prev_last = i64::from(d);
         }
-        encode_block(&values, &mut docs);
-        values.clear();
-        values.extend(freqs.iter().map(|f| f - 1));
-        encode_block(&values, &mut docs);
+        if p.docs.len() > 1 {
+            encode_block(&values, &mut docs);
+            values.clear();
+            values.extend(freqs.iter().map(|f| f - 1));
+            encode_block(&values, &mut docs);
+        }
         let block_occ: usize = freqs.iter().map(|&f| f as usize).sum();
         if with_positions {
             encode_positions(&p.positions[occ..occ + block_occ], freqs, &mut pos);
@@ -84,15 +90,17 @@ pub fn write_record(
         let last = *chunk.last().unwrap();
         write_vint(&mut skip, u64::from(last - if b == 0 { 0 } else { prev_last_for_delta }));
         prev_last_for_delta = last;
-        write_vint(&mut skip, (docs.len() - d0) as u64);
-        if with_positions {
-            write_vint(&mut skip, (pos.len() - p0) as u64);
-        }
-        if with_offsets {
-            write_vint(&mut skip, (off.len() - o0) as u64);
-        }
-        if filters.is_some() {
-            write_vint(&mut skip, (bloom.len() - bl0) as u64);
+        if !one_block {
+            write_vint(&mut skip, (docs.len() - d0) as u64);
+            if with_positions {
+                write_vint(&mut skip, (pos.len() - p0) as u64);
+            }
+            if with_offsets {
+                write_vint(&mut skip, (off.len() - o0) as u64);
+            }
+            if filters.is_some() {
+                write_vint(&mut skip, (bloom.len() - bl0) as u64);
+            }
         }
         let bound = encode_impacts(chunk, freqs, norms, &mut skip);
         let sizes = [skip.len() - s0, docs.len() - d0, pos.len() - p0, off.len() - o0, bloom.len() - bl0];
@@ -104,7 +112,8 @@ pub fn write_record(
         | (u8::from(with_offsets) * (FLAG_OFFSETS | FLAG_PACKED_OFFSETS))
         | (u8::from(filters.is_some()) * (FLAG_BLOOM | FLAG_FILTERS_FIRST))
         | (u8::from(filters.is_some_and(|(_, kept)| kept.min_freq() > 1)) * FLAG_MIN_FREQ)
-        | (u8::from(!index.is_empty()) * FLAG_SKIP_INDEX);
+        | (u8::from(!index.is_empty()) * FLAG_SKIP_INDEX)
+        | (u8::from(one_block) * FLAG_ONE_BLOCK);
     out.push(flags);
     let ttf: u64 = p.freqs.iter().map(|&f| u64::from(f)).sum();
     write_vint(out, p.docs.len() as u64);
