@@ -40,6 +40,12 @@
 
 use serde::{Deserialize, Serialize};
 
+/// WiSER's filter shape (at most 5 insertions, false-positive rate 0.0009),
+/// the schema's default: a postings record of this shape writes it as one
+/// byte (see [`crate::postings`]). Fixed forever, since records are stored.
+pub const WISER_MAX_INSERTIONS: u32 = 5;
+pub const WISER_FP_MILLIONTHS: u32 = 900;
+
 /// How filters are sized: by their posting's frequency, up to `max_insertions`,
 /// at false-positive rate `fp_millionths` / 10^6.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,6 +112,11 @@ impl FilterShape {
     /// Whether `other` sizes a posting's filter as `self` does (where both keep one).
     pub fn sizes_match(self, other: FilterShape) -> bool {
         self.max_insertions == other.max_insertions && self.fp_millionths == other.fp_millionths
+    }
+
+    /// Whether this is WiSER's shape, whatever its `min_freq`.
+    pub fn is_wiser(self) -> bool {
+        (self.max_insertions, self.fp_millionths) == (WISER_MAX_INSERTIONS, WISER_FP_MILLIONTHS)
     }
 
     pub fn max_insertions(self) -> u32 {

@@ -4,7 +4,7 @@ pub const PAGE: u64 = 4096;
 
 /// Where a record of `len` bytes should start if the next free byte is `at`:
 /// `at`, or the next page boundary when starting there spans fewer pages
-/// (so a record of at most one page never straddles two).
+/// (so `len` bytes of at most one page never straddle two).
 pub fn aligned_start(at: u64, len: u64) -> u64 {
     if len == 0 {
         return at;

@@ -236,10 +236,10 @@ impl SegmentRead for SegmentReader {
                 let zone = usize::from(e.zone_pages) * page;
                 let whole = prefetch::min_bytes().is_some_and(|min| zone >= min);
                 let start = e.offset as usize;
-                // A zone of at most a page of a record of at most a page lies
-                // on the record's first page (records that fit a page do not
-                // straddle two); of a longer record it may reach the next one,
-                // read then (rarely: the zone is small).
+                // A zone of at most a page of a record whose searched part
+                // fits a page lies on the record's first page (such parts do
+                // not straddle two); of a longer one it may reach the next
+                // page, read then (rarely: the zone is small).
                 let first = match e.zone_pages {
                     0 | 1 => page - start % page,
                     _ => page,

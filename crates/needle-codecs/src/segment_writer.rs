@@ -120,7 +120,9 @@ impl SegmentWriter {
             b.kept = params.record_shape(b.shape, p.docs.len());
         }
         let sizes = write_record(&p, state.meta.positions, state.meta.offsets, norms, &mut self.record);
-        let at = aligned_start(self.postings.position(), self.record.len() as u64);
+        // Padding keeps what a search reads on as few pages as can be; the
+        // offsets after it may cross into the next page.
+        let at = aligned_start(self.postings.position(), sizes.searched());
         if at > self.postings.position() {
             self.postings.write(&vec![0; (at - self.postings.position()) as usize])?;
         }

@@ -272,6 +272,9 @@ fn one_block_records_leave_out_what_their_header_says() {
     let file = encode(&lone, true);
     let header = read_header(&file, 3).unwrap();
     assert_eq!((header.docs, header.doc_freq, header.total_term_freq), (0, 1, 3));
+    // Flags, DocFreq, ExtraFreq, SkipBytes, PosBytes, OffBytes (no DocBytes); the entry is the
+    // doc (3 bytes) and its norm.
+    assert_eq!(header.header_and_skip, 6 + 4, "{header:?}");
     let mut p = DiskPostings::open(&file, 3, ANY_DOC).unwrap();
     assert_eq!((p.doc(), p.freq()), (70_000, 3));
     let mut pos = Vec::new();
@@ -313,9 +316,18 @@ fn bloom_record_from(
     min_freq: u32,
     freq: impl Fn(u32) -> u32,
 ) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
-    use needle_codecs::bloom::{insert, term_hash, BloomParams};
+    let shape = needle_codecs::bloom::BloomParams::for_rate(5, 0.0009, vec![]).shape;
+    bloom_record_shaped(n, shape.with_min_freq(min_freq), freq)
+}
+
+/// [`bloom_record_from`] with filters of `shape`.
+fn bloom_record_shaped(
+    n: u32,
+    shape: needle_codecs::bloom::FilterShape,
+    freq: impl Fn(u32) -> u32,
+) -> (Vec<u8>, Vec<u32>, Vec<u8>, Vec<u8>) {
+    use needle_codecs::bloom::{insert, term_hash};
     use needle_codecs::postings::BloomPostings;
-    let shape = BloomParams::for_rate(5, 0.0009, vec![]).shape.with_min_freq(min_freq);
     let docs: Vec<u32> = (0..n).map(|i| i * 2).collect();
     let freqs: Vec<u32> = (0..n).map(freq).collect();
     let occ: usize = freqs.iter().map(|&f| f as usize).sum();
@@ -387,6 +399,24 @@ fn bloom_filters_round_trip_and_find_what_was_inserted() {
         let (bytes, docs, before, after) = bloom_record(n);
         check_bloom_record(&FileSlice::from_vec("t.post", bytes), 0, &docs, &before, &after);
     }
+}
+
+/// WiSER's shape, the default, is written as one byte; another shape as its
+/// two numbers. Both read back.
+#[test]
+fn the_default_filter_shape_takes_one_byte() {
+    use needle_codecs::bloom::BloomParams;
+    use needle_codecs::postings::read_header;
+    let mut header_bytes = Vec::new();
+    for fp in [0.0009, 0.001] {
+        let shape = BloomParams::for_rate(5, fp, vec![]).shape;
+        let (bytes, docs, before, after) = bloom_record_shaped(40, shape, |_| 1);
+        let file = FileSlice::from_vec("t.post", bytes);
+        check_bloom_record(&file, 0, &docs, &before, &after);
+        header_bytes.push(read_header(&file, 0).unwrap().header_and_skip);
+    }
+    // FpMillionths 1000 is a two-byte vint, beside MaxInsertions' one byte.
+    assert_eq!(header_bytes[1] - header_bytes[0], 2, "{header_bytes:?}");
 }
 
 /// Filters kept from frequency 2 or 3: the postings below have none (a test
@@ -556,4 +586,50 @@ fn a_list_read_in_order_is_read_ahead_and_far_seeks_are_not() {
             far.storage_bytes
         );
     }
+}
+
+/// The writer pads so that what a search reads of a record (all but its
+/// offsets) stays on one page when it fits one; the offsets, read only to
+/// highlight, may cross into the next page rather than cost padding.
+#[test]
+fn padding_keeps_the_searched_part_on_a_page_and_lets_offsets_cross() {
+    use needle_codecs::page::PAGE;
+    use needle_codecs::postings::read_header;
+    use needle_codecs::{termmap, SegmentReader, SegmentWriter};
+    use needle_storage::Directory;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = Directory::open(tmp.path(), true).unwrap();
+    let max_doc = 400u32;
+    let mut w = SegmentWriter::create(&dir, "s", max_doc).unwrap();
+    w.add_field(0, true, true, Some(vec![1; max_doc as usize]), u64::from(max_doc));
+    // Terms of 1 to 60 documents, each occurring 3 times with long offsets:
+    // records of tens to hundreds of bytes, a good part of them offsets.
+    for t in 0..400u32 {
+        let n = 1 + (t * 37) % 60;
+        let docs: Vec<u32> = (0..n).map(|i| i * 6 + t % 6).collect();
+        let freqs = vec![3; n as usize];
+        let positions: Vec<u32> = (0..n).flat_map(|i| [i, i + 9, i + 700]).collect();
+        let offsets: Vec<(u32, u32)> =
+            (0..n).flat_map(|i| [(i * 90, i * 90 + 7), (i * 500, i * 500 + 3), (70_000 + i, 70_900 + i)]).collect();
+        let p = TermPostings { docs: &docs, freqs: &freqs, positions: &positions, offsets: &offsets, bloom: None };
+        w.add_term(0, format!("t{t:04}").as_bytes(), &p).unwrap();
+    }
+    w.write_docs(&mut |_| Ok(b"{}".to_vec())).unwrap();
+    w.finish().unwrap();
+
+    let seg = SegmentReader::open(&dir, "s").unwrap();
+    let mut stream = seg.term_map().stream();
+    let mut offsets_crossing = 0;
+    while let Some((_, entry)) = fst::Streamer::next(&mut stream) {
+        let (at, _) = termmap::unpack_entry(entry);
+        let h = read_header(seg.postings_file(), at).unwrap();
+        let searched = (h.header_and_skip + h.docs + h.bloom + h.positions) as u64;
+        let whole = searched + h.offsets as u64;
+        assert!(searched > PAGE || at / PAGE == (at + searched - 1) / PAGE, "record at {at} of {searched} bytes");
+        if whole <= PAGE && at / PAGE != (at + whole - 1) / PAGE {
+            offsets_crossing += 1;
+        }
+    }
+    assert!(offsets_crossing > 0, "no record's offsets cross a page: the writer padded for them");
 }

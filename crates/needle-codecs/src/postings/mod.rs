@@ -5,8 +5,9 @@
 //! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 6)
 //! Record       := Header SkipIndex? Skip^NumBlocks DocFreqBlock^NumBlocks BloomGroup^NumBlocks
 //!                 PosBlock^NumBlocks OffBlock^NumBlocks
-//! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint DocBytes:vint PosBytes:vint OffBytes:vint
-//!                 [BloomBytes:vint MaxInsertions:vint FpMillionths:vint [MinFreq:vint]] [SkipIndexBytes:vint]
+//! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint [DocBytes:vint] PosBytes:vint OffBytes:vint
+//!                 [BloomBytes:vint Shape [MinFreq:vint]] [SkipIndexBytes:vint]
+//! Shape        := 0:vint | MaxInsertions:vint FpMillionths:vint
 //! Skip         := LastDocDelta:vint [DocBlockBytes:vint [PosBlockBytes:vint] [OffBlockBytes:vint]
 //!                 [BloomGroupBytes:vint]] ImpactCount:vint (FreqDelta:vint Norm:u8)^ImpactCount
 //! SkipIndex    := PageEntry^ceil(NumBlocks / 32)
@@ -40,9 +41,14 @@
 //!   Bit 7: the record is one block (version 6 writes it whenever
 //!   `DocFreq` <= 128). Its skip entry has no block sizes (the bracketed
 //!   run after `LastDocDelta`): they are the header's. A record of one
-//!   document also has no `DocFreqBlock` (`DocBytes` = 0): its doc is the
-//!   entry's last doc and its frequency `ExtraFreq + 1`. Most terms occur
-//!   in one document, and these bytes repeated what the header says.
+//!   document (bit 7 and `DocFreq` 1) also has no `DocFreqBlock` and no
+//!   `DocBytes`: its doc is the entry's last doc and its frequency
+//!   `ExtraFreq + 1`; its skip entry is `LastDocDelta:vint Norm:u8`, its one
+//!   impact being (that frequency, `Norm`). Most terms occur in one
+//!   document, and these bytes repeated what the header says.
+//! - `Shape` 0 is WiSER's (`MaxInsertions` 5, `FpMillionths` 900, the
+//!   default: see [`crate::bloom`]); version 6 writes it so, older versions
+//!   wrote both numbers.
 //!   `ExtraFreq` = total term frequency - doc frequency. `NumBlocks` = ceil(DocFreq / 128).
 //! - The prefetch zone is `Header Skip* DocFreqBlock*`: what a query that does
 //!   not need positions reads. Its size goes in the term map entry.
@@ -67,8 +73,11 @@
 //!   same document (0 for the first); `Length` = end - start. `CommonLength`
 //!   = the length every offset of the block has, plus 1 (a term's tokens
 //!   mostly have one length); 0 when they differ, the lengths following.
-//! - A record of at most 4 KiB never straddles a 4 KiB boundary: the writer
-//!   pads to the next page when the record would cross one, so a rare term costs one read.
+//! - What a search reads of a record (all but its offsets, which come last
+//!   and only highlighting reads) never straddles a 4 KiB boundary when it
+//!   fits a page: the writer pads to the next page when it would cross one,
+//!   so a rare term costs one read. (Version 5 and older files pad so for
+//!   the whole record.)
 //!
 //! Worked example: doc ids 3, 7, 8 with freqs 1, 2, 1 (one tail block) give
 //! `DocGap` = 3, 3, 0 and `Freq-1` = 0, 1, 0; the skip entry says last doc 8

@@ -690,14 +690,18 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
     }
     let doc_freq = r.vint_u32()?;
     let total_term_freq = r.vint()? + u64::from(doc_freq);
+    // A one-document record (format 6) has no doc block, nor its size.
+    let lone = flags & FLAG_ONE_BLOCK != 0 && doc_freq == 1;
     let skip_len = r.vint()? as usize;
-    let docs_len = r.vint()? as usize;
+    let docs_len = if lone { 0 } else { r.vint()? as usize };
     let pos_len = r.vint()? as usize;
     let off_len = r.vint()? as usize;
     let (bloom_len, bloom) = if flags & FLAG_BLOOM != 0 {
         let len = r.vint()? as usize;
-        let max_insertions = r.vint_u32()?;
-        let fp_millionths = r.vint_u32()?;
+        let (max_insertions, fp_millionths) = match r.vint_u32()? {
+            0 => (bloom::WISER_MAX_INSERTIONS, bloom::WISER_FP_MILLIONTHS),
+            n => (n, r.vint_u32()?),
+        };
         if !(1..=64).contains(&max_insertions) || !(1..=500_000).contains(&fp_millionths) {
             return Err(r.corrupt("bad Bloom filter shape"));
         }
@@ -719,8 +723,8 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
         if blocks != 1 {
             return Err(r.corrupt("a one-block record of more than a block of documents"));
         }
-        if doc_freq == 1 && (docs_len != 0 || total_term_freq > u64::from(u32::MAX)) {
-            return Err(r.corrupt("a one-document record with a doc block"));
+        if lone && total_term_freq > u64::from(u32::MAX) {
+            return Err(r.corrupt("a one-document record's frequency out of range"));
         }
     }
     let index_start = start + r.position();
@@ -747,7 +751,7 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
         at += lens[s];
     }
     let layout = SkipLayout {
-        sections: Sections { flags },
+        sections: Sections { flags, lone_freq: lone.then_some(total_term_freq as u32) },
         blocks,
         index: index_start..index_start + index_len,
         entries: index_start + index_len..doc_base,

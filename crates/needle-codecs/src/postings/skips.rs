@@ -45,6 +45,9 @@ pub(super) struct Skip {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Sections {
     pub flags: u8,
+    /// A one-document record's frequency: its skip entry's one impact is
+    /// this frequency and the norm byte the entry holds.
+    pub lone_freq: Option<u32>,
 }
 
 impl Sections {
@@ -290,7 +293,14 @@ impl SkipList {
                 }
             }
             let first = impacts.len();
-            let bound = read_impacts(&mut r, &mut impacts)?;
+            let bound = match self.sections.lone_freq {
+                Some(max_freq) => {
+                    let min_norm = r.u8()?;
+                    impacts.push((max_freq, min_norm));
+                    BlockImpact { max_freq, min_norm }
+                }
+                None => read_impacts(&mut r, &mut impacts)?,
+            };
             let range = (first as u32, impacts.len() as u32);
             let [doc_end, pos_end, off_end, bloom_end] = at;
             skips.push(Skip {

@@ -25,6 +25,12 @@ impl RecordSizes {
         self.header_and_skip + self.docs
     }
 
+    /// What a search may read: all but the offsets, which come last and
+    /// only highlighting reads.
+    pub fn searched(&self) -> u64 {
+        self.zone() + self.bloom + self.positions
+    }
+
     pub fn add(&mut self, o: &RecordSizes) {
         self.header_and_skip += o.header_and_skip;
         self.docs += o.docs;
@@ -102,7 +108,14 @@ pub fn write_record(
                 write_vint(&mut skip, (bloom.len() - bl0) as u64);
             }
         }
-        let bound = encode_impacts(chunk, freqs, norms, &mut skip);
+        let bound = if p.docs.len() == 1 {
+            // A lone posting's one impact: its frequency is the header's; only its norm is written.
+            let norm = norms.get(last as usize).copied().unwrap_or(0);
+            skip.push(norm);
+            BlockImpact { max_freq: freqs[0], min_norm: norm }
+        } else {
+            encode_impacts(chunk, freqs, norms, &mut skip)
+        };
         let sizes = [skip.len() - s0, docs.len() - d0, pos.len() - p0, off.len() - o0, bloom.len() - bl0];
         written.push(BlockWritten { last_doc: last, sizes, bound });
     }
@@ -118,12 +131,20 @@ pub fn write_record(
     let ttf: u64 = p.freqs.iter().map(|&f| u64::from(f)).sum();
     write_vint(out, p.docs.len() as u64);
     write_vint(out, ttf - p.docs.len() as u64);
-    for len in [skip.len(), docs.len(), pos.len(), off.len()] {
-        write_vint(out, len as u64);
+    write_vint(out, skip.len() as u64);
+    // A lone posting has no doc block, so no size for it.
+    if p.docs.len() > 1 {
+        write_vint(out, docs.len() as u64);
     }
+    write_vint(out, pos.len() as u64);
+    write_vint(out, off.len() as u64);
     if let Some((_, kept)) = &filters {
-        for v in [bloom.len() as u64, u64::from(kept.max_insertions()), u64::from(kept.fp_millionths())] {
-            write_vint(out, v);
+        write_vint(out, bloom.len() as u64);
+        if kept.is_wiser() {
+            write_vint(out, 0);
+        } else {
+            write_vint(out, u64::from(kept.max_insertions()));
+            write_vint(out, u64::from(kept.fp_millionths()));
         }
         if kept.min_freq() > 1 {
             write_vint(out, u64::from(kept.min_freq()));
