@@ -610,9 +610,16 @@ fn padding_keeps_the_searched_part_on_a_page_and_lets_offsets_cross() {
         let docs: Vec<u32> = (0..n).map(|i| i * 6 + t % 6).collect();
         let freqs = vec![3; n as usize];
         let positions: Vec<u32> = (0..n).flat_map(|i| [i, i + 9, i + 700]).collect();
-        let offsets: Vec<(u32, u32)> =
-            (0..n).flat_map(|i| [(i * 90, i * 90 + 7), (i * 500, i * 500 + 3), (70_000 + i, 70_900 + i)]).collect();
-        let p = TermPostings { docs: &docs, freqs: &freqs, positions: &positions, offsets: &offsets, bloom: None };
+        let offsets: Vec<(u32, u32)> = (0..n)
+            .flat_map(|i| [(i * 90, i * 90 + 7), (i * 500, i * 500 + 3), (70_000 + i, 70_900 + i)])
+            .collect();
+        let p = TermPostings {
+            docs: &docs,
+            freqs: &freqs,
+            positions: &positions,
+            offsets: &offsets,
+            bloom: None,
+        };
         w.add_term(0, format!("t{t:04}").as_bytes(), &p).unwrap();
     }
     w.write_docs(&mut |_| Ok(b"{}".to_vec())).unwrap();
@@ -626,7 +633,10 @@ fn padding_keeps_the_searched_part_on_a_page_and_lets_offsets_cross() {
         let h = read_header(seg.postings_file(), at).unwrap();
         let searched = (h.header_and_skip + h.docs + h.bloom + h.positions) as u64;
         let whole = searched + h.offsets as u64;
-        assert!(searched > PAGE || at / PAGE == (at + searched - 1) / PAGE, "record at {at} of {searched} bytes");
+        assert!(
+            searched > PAGE || at / PAGE == (at + searched - 1) / PAGE,
+            "record at {at} of {searched} bytes"
+        );
         if whole <= PAGE && at / PAGE != (at + whole - 1) / PAGE {
             offsets_crossing += 1;
         }

@@ -4,8 +4,17 @@
 //! rounded half to even on its exact value. A prefix, a number part of `#`, `0`, `,` and `.`,
 //! and a suffix; `%` and `‰` in the affixes multiply by 100 and 1,000;
 //! quotes make text literal; `;` gives negative numbers their own affixes
-//! (else a `-` before the positive prefix). Scientific notation (`E`) is
-//! refused.
+//! (else a `-` before the positive prefix).
+//!
+//! Scientific notation (`0.###E0`, `##0.##E00`): the number part's digits
+//! then `E` and the exponent's minimum digits. The mantissa keeps as many
+//! significant digits as the pattern's maximum integer digits plus its
+//! maximum fraction digits; more integer digits than the minimum make the
+//! exponent a multiple of their count (engineering notation), else the
+//! exponent leaves the minimum integer digits before the point. Grouping is
+//! ignored. `DecimalFormat` rounds a whole double's tie away from zero there
+//! (its digits of a whole number are not marked exact); see
+//! `tests/golden/java/` for the recorded answers these follow.
 
 use needle_core::{Error, Result};
 
@@ -21,6 +30,21 @@ pub struct DecimalFormat {
     grouping: usize,
     /// A pattern ending or starting its number at the point shows it always.
     point_always: bool,
+    /// Scientific notation: the exponent's minimum digits, the most integer digits.
+    exponent: Option<Exponent>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Exponent {
+    min_digits: usize,
+    max_int: usize,
+}
+
+/// A magnitude as `DecimalFormat`'s digit list holds it: `0.DIGITS x
+/// 10^point`, without trailing zeros (no digits: zero).
+struct Significand {
+    digits: Vec<u8>,
+    point: i32,
 }
 
 /// A pattern's number part, as `DecimalFormat` counts it.
@@ -43,7 +67,7 @@ impl DecimalFormat {
             Some((p, n)) => (p, Some(n)),
             None => (pattern, None),
         };
-        let (prefix, number, suffix) = parts(positive).map_err(|why| bad(&why))?;
+        let (prefix, number, exponent_digits, suffix) = parts(positive).map_err(|why| bad(&why))?;
         let mut d = Digits::default();
         for c in number.chars() {
             match c {
@@ -77,20 +101,22 @@ impl DecimalFormat {
         };
         let negative = match negative {
             Some(n) => {
-                let (prefix, _, suffix) = parts(n).map_err(|why| bad(&why))?;
+                let (prefix, _, _, suffix) = parts(n).map_err(|why| bad(&why))?;
                 (prefix, suffix)
             }
             None => (format!("-{prefix}"), suffix.clone()),
         };
+        let min_int = point - d.left;
         Ok(DecimalFormat {
             positive: (prefix, suffix),
             negative,
             multiplier,
-            min_int: point - d.left,
+            min_int,
             min_frac: d.point.map_or(0, |p| (d.left + d.zeros).saturating_sub(p)),
             max_frac: d.point.map_or(0, |p| total - p),
             grouping: d.group.unwrap_or(0),
             point_always: d.point.is_some_and(|p| p == 0 || p == total),
+            exponent: exponent_digits.map(|min_digits| Exponent { min_digits, max_int: d.left + min_int }),
         })
     }
 
@@ -102,7 +128,10 @@ impl DecimalFormat {
         let number = match x {
             x if x.is_nan() => "NaN".to_string(),
             x if x.is_infinite() => "\u{221e}".to_string(),
-            x => self.digits(&self.rounded(x)),
+            x => match self.exponent {
+                Some(e) => self.scientific(&Significand::of_double(x, self.significant(e)), e),
+                None => self.digits(&self.rounded(x)),
+            },
         };
         format!("{prefix}{number}{suffix}")
     }
@@ -123,12 +152,56 @@ impl DecimalFormat {
     pub fn format_long(&self, v: i64) -> String {
         let (prefix, suffix) = if v < 0 { &self.negative } else { &self.positive };
         let magnitude = i128::from(v).abs() * i128::from(self.multiplier);
+        if let Some(e) = self.exponent {
+            let number = self.scientific(&Significand::of_whole(magnitude, self.significant(e)), e);
+            return format!("{prefix}{number}{suffix}");
+        }
         let mut plain = magnitude.to_string();
         if self.max_frac > 0 {
             plain.push('.');
             plain.extend(std::iter::repeat_n('0', self.max_frac));
         }
         format!("{prefix}{}{suffix}", self.digits(&plain))
+    }
+
+    /// The mantissa's significant digits (0: as many as the number has).
+    fn significant(&self, e: Exponent) -> usize {
+        e.max_int + self.max_frac
+    }
+
+    /// A magnitude in scientific notation, laid out as `DecimalFormat` lays it out.
+    fn scientific(&self, s: &Significand, e: Exponent) -> String {
+        let zero = s.digits.is_empty();
+        let (exponent, min_int) = if e.max_int > 1 && e.max_int > self.min_int {
+            // Engineering: the exponent a multiple of the integer digits
+            // (`/` truncates toward zero, as Java's does).
+            let r = e.max_int as i32;
+            let exponent = if s.point >= 1 { (s.point - 1) / r * r } else { (s.point - r) / r * r };
+            (exponent, 1)
+        } else {
+            (s.point - self.min_int as i32, self.min_int)
+        };
+        let int_digits = if zero { min_int as i32 } else { s.point - exponent };
+        let min_digits = ((self.min_int + self.min_frac) as i32).max(int_digits);
+        let total = (s.digits.len() as i32).max(min_digits);
+        let mut out = String::new();
+        for i in 0..total {
+            if i == int_digits {
+                out.push('.');
+            }
+            out.push(s.digits.get(i as usize).map_or('0', |&d| char::from(b'0' + d)));
+        }
+        if self.point_always && total == int_digits {
+            out.push('.');
+        }
+        out.push('E');
+        let exponent = if zero { 0 } else { exponent };
+        if exponent < 0 {
+            out.push('-');
+        }
+        let magnitude = exponent.unsigned_abs().to_string();
+        out.extend(std::iter::repeat_n('0', e.min_digits.saturating_sub(magnitude.len())));
+        out + &magnitude
     }
 
     /// A magnitude written in plain digits (`123.4500`), as the pattern
@@ -149,6 +222,73 @@ impl DecimalFormat {
             out.push('.');
         }
         out + &frac
+    }
+}
+
+impl Significand {
+    /// `x` (positive, finite) to `max` significant digits (0: all): its
+    /// shortest digits, rounded half to even on its exact value, but for a
+    /// whole number below 2^63 whose last shortest digit is the `5` of a
+    /// tie: `DecimalFormat` rounds that up.
+    fn of_double(x: f64, max: usize) -> Significand {
+        if x == 0.0 {
+            return Significand { digits: Vec::new(), point: 0 };
+        }
+        let shortest = Significand::parse(&format!("{x:e}"));
+        if max == 0 || shortest.digits.len() <= max {
+            return shortest;
+        }
+        let whole_tie =
+            x.fract() == 0.0 && x < 9.223_372_036_854_775_808e18 && shortest.digits.len() == max + 1;
+        if whole_tie && shortest.digits[max] == 5 {
+            return shortest.round(max, true);
+        }
+        Significand::parse(&format!("{x:.*e}", max - 1))
+    }
+
+    /// A whole magnitude to `max` significant digits (0: all), half to even.
+    fn of_whole(v: i128, max: usize) -> Significand {
+        let text = v.to_string();
+        let digits: Vec<u8> = text.bytes().map(|b| b - b'0').collect();
+        let all = Significand { point: digits.len() as i32, digits }.trimmed();
+        if max == 0 || all.digits.len() <= max {
+            return all;
+        }
+        let (next, rest) = (all.digits[max], &all.digits[max + 1..]);
+        let up = next > 5 || (next == 5 && (rest.iter().any(|&d| d > 0) || all.digits[max - 1] % 2 == 1));
+        all.round(max, up)
+    }
+
+    /// Rust's `{:e}` form (`1.2345e4`).
+    fn parse(text: &str) -> Significand {
+        let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
+        let digits = mantissa.bytes().filter(u8::is_ascii_digit).map(|b| b - b'0').collect();
+        Significand { digits, point: exp.parse::<i32>().unwrap_or(0) + 1 }.trimmed()
+    }
+
+    /// The first `keep` digits, plus one in the last when `up`.
+    fn round(mut self, keep: usize, up: bool) -> Significand {
+        self.digits.truncate(keep);
+        if up {
+            match self.digits.iter().rposition(|&d| d < 9) {
+                Some(i) => {
+                    self.digits[i] += 1;
+                    self.digits.truncate(i + 1);
+                }
+                None => {
+                    self.digits = vec![1];
+                    self.point += 1;
+                }
+            }
+        }
+        self.trimmed()
+    }
+
+    fn trimmed(mut self) -> Significand {
+        while self.digits.last() == Some(&0) {
+            self.digits.pop();
+        }
+        self
     }
 }
 
@@ -180,9 +320,13 @@ fn split_unquoted(s: &str, sep: char) -> Option<(&str, &str)> {
     None
 }
 
-/// A one-sign pattern's prefix (unquoted), number part and suffix (unquoted).
-fn parts(pattern: &str) -> std::result::Result<(String, String, String), String> {
+/// A one-sign pattern's prefix (unquoted), number part, exponent digits
+/// (scientific notation) and suffix (unquoted).
+type Parts = (String, String, Option<usize>, String);
+
+fn parts(pattern: &str) -> std::result::Result<Parts, String> {
     let (mut prefix, mut number, mut suffix) = (String::new(), String::new(), String::new());
+    let mut exponent = None;
     let mut chars = pattern.chars().peekable();
     let mut quoted = false;
     while let Some(c) = chars.next() {
@@ -197,10 +341,18 @@ fn parts(pattern: &str) -> std::result::Result<(String, String, String), String>
         }
         let in_number = !quoted && matches!(c, '#' | '0' | ',' | '.');
         match (in_number, suffix.is_empty()) {
+            (true, true) if exponent.is_some() => return Err(format!("Unexpected '{c}' after the exponent")),
             (true, true) => number.push(c),
             (true, false) => return Err(format!("Unexpected '{c}' after the suffix")),
-            (false, _) if !quoted && c == 'E' && !number.is_empty() && suffix.is_empty() => {
-                return Err("Scientific notation (E) is not supported yet by Needle".to_string())
+            (false, true) if !quoted && c == 'E' && !number.is_empty() && exponent.is_none() => {
+                let mut zeros = 0;
+                while chars.next_if_eq(&'0').is_some() {
+                    zeros += 1;
+                }
+                if zeros == 0 {
+                    return Err("Malformed exponential pattern".to_string());
+                }
+                exponent = Some(zeros);
             }
             (false, _) if number.is_empty() => prefix.push(c),
             (false, _) => suffix.push(c),
@@ -209,7 +361,7 @@ fn parts(pattern: &str) -> std::result::Result<(String, String, String), String>
     if quoted {
         return Err("Unterminated quote".to_string());
     }
-    Ok((prefix, number, suffix))
+    Ok((prefix, number, exponent, suffix))
 }
 
 #[cfg(test)]
@@ -246,12 +398,41 @@ mod tests {
         assert_eq!(shown("0.###", 1e300), format!("1{}", "0".repeat(300)));
     }
 
+    /// Every answer java.text.DecimalFormat gave (tests/golden/java/, recorded
+    /// with the root locale's symbols, as OpenSearch formats).
+    #[test]
+    fn scientific_patterns_show_numbers_as_java_does() {
+        let golden = include_str!("../../../tests/golden/java/decimal_format_scientific.tsv");
+        let mut wrong = Vec::new();
+        for line in golden.lines() {
+            let [pattern, kind, value, want] = line.split('\t').collect::<Vec<_>>()[..] else {
+                panic!("bad golden line {line:?}")
+            };
+            let f = DecimalFormat::new(pattern).unwrap();
+            let got = match kind {
+                "d" => f.format(value.parse().unwrap()),
+                _ => f.format_long(value.parse().unwrap()),
+            };
+            if got != want {
+                wrong.push(format!("{pattern} {kind} {value}: {got}, Java {want}"));
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} of {} differ:\n{}",
+            wrong.len(),
+            golden.lines().count(),
+            wrong.join("\n")
+        );
+    }
+
     #[test]
     fn bad_patterns_are_refused_naming_the_fault() {
         let err = |p: &str| DecimalFormat::new(p).unwrap_err().to_string();
         assert!(err("#.#.#").contains("Multiple decimal separators in pattern \"#.#.#\""));
         assert!(err("0.#0").contains("Unexpected '0'"));
-        assert!(err("0.###E0").contains("Scientific notation"));
+        assert!(err("0.###E").contains("Malformed exponential pattern"));
+        assert!(err("0.#E0#").contains("Unexpected '#' after the exponent"));
         assert!(err("'$#").contains("Unterminated quote"));
     }
 }

@@ -219,9 +219,9 @@ fn what_values_cannot_do_is_refused_clearly() {
             "Multiple decimal separators in pattern \"#.#.#\"",
         ),
         (
-            json!({"aggs": {"y": {"max": {"field": "year", "format": "0.##E0"}}}}),
+            json!({"aggs": {"y": {"max": {"field": "year", "format": "0.##E"}}}}),
             "illegal_argument_exception",
-            "Scientific notation (E) is not supported yet",
+            "Malformed exponential pattern in pattern \"0.##E\"",
         ),
         (
             json!({"aggs": {"y": {"cardinality": {"field": "year", "format": "0.0"}}}}),
@@ -257,6 +257,32 @@ fn what_values_cannot_do_is_refused_clearly() {
     let answer =
         search(&s, json!({"sort": [{"nope": {"order": "asc", "unmapped_type": "long"}}], "size": 1}));
     assert_eq!(answer["hits"]["hits"][0]["sort"], json!([i64::MAX]));
+}
+
+/// Scientific and engineering `DecimalFormat` patterns show metrics (doubles)
+/// and a long field's keys (exact) as Java shows them (the strings below are
+/// what `java.text.DecimalFormat` gives; see tests/golden/java/).
+#[test]
+fn scientific_formats_show_metrics_and_keys() {
+    let s = server();
+    let body = json!({"size": 0, "aggs": {
+        "years": {"stats": {"field": "year", "format": "##0.##E0"}},
+        "keys": {"terms": {"field": "year", "format": "0.0E00"}},
+    }});
+    let (status, answer) = s.json("POST", "/v1/_search", Some(body));
+    assert_eq!(status, 200, "{answer}");
+    let years = &answer["aggregations"]["years"];
+    let shown: Vec<&str> = ["min_as_string", "max_as_string", "avg_as_string", "sum_as_string"]
+        .map(|k| years[k].as_str().unwrap())
+        .to_vec();
+    assert_eq!(shown, ["-50E0", "1.999E3", "1.316E3", "3.948E3"], "{years}");
+    let keys: Vec<&str> = answer["aggregations"]["keys"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["key_as_string"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["2.0E03", "-5.0E01"]);
 }
 
 #[test]
