@@ -74,13 +74,11 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
         };
         let (offset, zone_pages) = termmap::unpack_entry(entry);
         let header = read_header(seg.postings_file(), offset)?;
-        // What a search reads: the record but its offsets (see `needle_codecs::postings`).
-        let len = (header.header_and_skip + header.docs + header.positions + header.bloom) as u64;
+        let len = header.sizes().searched();
         if len <= PAGE && offset / PAGE != (offset + len - 1) / PAGE {
             problem(format!("{label}: the {len} bytes a search reads of its record straddle a 4 KiB page"));
         }
-        if u64::from(zone_pages) != ((header.header_and_skip + header.docs) as u64).div_ceil(PAGE).min(65535)
-        {
+        if u64::from(zone_pages) != header.sizes().zone().div_ceil(PAGE).min(65535) {
             problem(format!(
                 "{label}: term map's prefetch zone ({zone_pages} pages) does not match the record"
             ));

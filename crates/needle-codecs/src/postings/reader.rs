@@ -6,8 +6,8 @@ use needle_storage::{FileSlice, ReadBytes};
 
 use super::skips::{Sections, Skip, SkipLayout, SkipList};
 use super::{
-    BlockImpact, Part, Postings, Side, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_MIN_FREQ, FLAG_OFFSETS,
-    FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX,
+    BlockImpact, Part, Postings, RecordSizes, Side, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_MIN_FREQ,
+    FLAG_OFFSETS, FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX,
 };
 use crate::bitpack::{decode_block, decode_stream};
 use crate::bloom::{self, FilterShape};
@@ -105,6 +105,19 @@ pub struct RecordHeader {
     pub bloom: usize,
 }
 
+impl RecordHeader {
+    /// The record's sections, as the writer counted them.
+    pub fn sizes(&self) -> RecordSizes {
+        RecordSizes {
+            header_and_skip: self.header_and_skip as u64,
+            docs: self.docs as u64,
+            positions: self.positions as u64,
+            offsets: self.offsets as u64,
+            bloom: self.bloom as u64,
+        }
+    }
+}
+
 impl DiskPostings {
     /// Opens the record at `offset` of `data` (the postings file's body) of a
     /// segment of `max_doc` documents. The header and skip list are checked
@@ -114,6 +127,7 @@ impl DiskPostings {
         let (header, bloom, layout) = read_layout(data, offset)?;
         counters::record(DataKind::Skip, data, offset as usize, layout.index.start - offset as usize);
         let flags = layout.sections.flags;
+        let lone_posting = layout.sections.lone_freq.is_some();
         let skips = SkipList::open(data, layout)?;
         let mut p = DiskPostings {
             data: data.clone(),
@@ -122,7 +136,7 @@ impl DiskPostings {
             has_positions: flags & FLAG_POSITIONS != 0,
             has_offsets: flags & FLAG_OFFSETS != 0,
             packed_offsets: flags & FLAG_PACKED_OFFSETS != 0,
-            lone_posting: flags & FLAG_ONE_BLOCK != 0 && header.doc_freq == 1,
+            lone_posting,
             bloom,
             group: BloomGroup::default(),
             skips,

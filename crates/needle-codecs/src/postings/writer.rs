@@ -67,6 +67,7 @@ pub fn write_record(
     // sizes out, and a lone posting's doc and frequency are the entry's last
     // doc and the header's term frequency.
     let one_block = p.docs.len() <= BLOCK_LEN;
+    let lone = p.docs.len() == 1;
     for (b, chunk) in p.docs.chunks(BLOCK_LEN).enumerate() {
         let freqs = &p.freqs[b * BLOCK_LEN..b * BLOCK_LEN + chunk.len()];
         let (d0, p0, o0) = (docs.len(), pos.len(), off.len());
@@ -75,7 +76,7 @@ pub fn write_record(
             values.push((i64::from(d) - prev_last - 1) as u32);
             prev_last = i64::from(d);
         }
-        if p.docs.len() > 1 {
+        if !lone {
             encode_block(&values, &mut docs);
             values.clear();
             values.extend(freqs.iter().map(|f| f - 1));
@@ -108,7 +109,7 @@ pub fn write_record(
                 write_vint(&mut skip, (bloom.len() - bl0) as u64);
             }
         }
-        let bound = if p.docs.len() == 1 {
+        let bound = if lone {
             // A lone posting's one impact: its frequency is the header's; only its norm is written.
             let norm = norms.get(last as usize).copied().unwrap_or(0);
             skip.push(norm);
@@ -133,7 +134,7 @@ pub fn write_record(
     write_vint(out, ttf - p.docs.len() as u64);
     write_vint(out, skip.len() as u64);
     // A lone posting has no doc block, so no size for it.
-    if p.docs.len() > 1 {
+    if !lone {
         write_vint(out, docs.len() as u64);
     }
     write_vint(out, pos.len() as u64);
