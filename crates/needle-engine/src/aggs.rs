@@ -38,8 +38,12 @@ use crate::schema::FieldKind;
 use crate::zone::Zone;
 use crate::{Hit, Query, SearchRequest};
 
+mod dense;
 mod keyed;
+mod tally;
+use dense::{Step, Sums};
 use keyed::KeyedBuckets;
+use tally::Tally;
 
 /// A field an aggregation reads, with its type (how its column values read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -443,6 +447,8 @@ enum State {
     Named {
         done: BTreeMap<Arc<[u8]>, Bucket>,
         by_id: Vec<Option<Bucket>>,
+        /// The current segment's counts by value id, without sub-aggregations.
+        tally: Tally,
     },
     Ranges(Vec<Bucket>),
     /// Distinct values so far, and (keywords) the value ids met in the current segment.
@@ -482,7 +488,7 @@ fn fresh(agg: &Aggregation) -> State {
             top: SortedTop::new(top_hits_keys(request), request.top_k),
         },
         AggKind::Terms { field, .. } if field.kind == FieldKind::Keyword => {
-            State::Named { done: BTreeMap::new(), by_id: Vec::new() }
+            State::Named { done: BTreeMap::new(), by_id: Vec::new(), tally: Tally::default() }
         }
         _ => State::Keyed(KeyedBuckets::default()),
     }
@@ -522,7 +528,11 @@ impl State {
     /// below) to their values, with the terms of the segment ending.
     fn end_segment(&mut self, plan: &Plan, batch: &Batch) {
         match self {
-            State::Named { done, by_id } => {
+            State::Named { done, by_id, tally } => {
+                for (id, count) in tally.drain() {
+                    // Counted so only without sub-aggregations: a bucket is its count.
+                    id_bucket(by_id, id as i64, Bucket::default).count += count;
+                }
                 for (id, bucket) in std::mem::take(by_id).into_iter().enumerate() {
                     if let Some(mut bucket) = bucket {
                         bucket.end_segment(plan, batch);
@@ -531,7 +541,10 @@ impl State {
                 }
                 done.values_mut().for_each(|b| b.end_segment(plan, batch));
             }
-            State::Keyed(buckets) => buckets.buckets_mut().for_each(|b| b.end_segment(plan, batch)),
+            State::Keyed(buckets) => {
+                buckets.end_segment();
+                buckets.buckets_mut().for_each(|b| b.end_segment(plan, batch))
+            }
             State::Ranges(buckets) => buckets.iter_mut().for_each(|b| b.end_segment(plan, batch)),
             // A keyword's value ids mean nothing past their segment: count their bytes.
             State::Distinct { seen, ids } => {
@@ -543,6 +556,13 @@ impl State {
 }
 
 impl Bucket {
+    /// A bucket of `count` documents whose sub-aggregations, all metrics, summed to `sums`.
+    fn of_metrics(count: u64, sums: Vec<Sums>) -> Bucket {
+        let subs =
+            sums.into_iter().map(|Sums { count, sum, min, max }| State::Metric { count, sum, min, max });
+        Bucket { count, subs: subs.collect() }
+    }
+
     fn merge(&mut self, other: Bucket) {
         self.count += other.count;
         self.subs.iter_mut().zip(other.subs).for_each(|(a, b)| a.merge(b));
@@ -946,14 +966,22 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
     let field = agg.field().expect("aggregations other than filters read a field");
     let values = &batch.values[plan.slot];
     match (state, &agg.kind) {
-        (State::Named { by_id, .. }, _) => {
+        (State::Named { by_id, tally, .. }, _) => {
             if agg.subs.is_empty() {
-                each_value(values, rows, |id| id_bucket(by_id, id, agg).count += 1);
+                match rows.len() == values.len() {
+                    true => tally.add(values.all()),
+                    false => {
+                        let mut ids = plan.grouping.borrow_mut();
+                        ids.keys.clear();
+                        each_value(values, rows, |id| ids.keys.push(id));
+                        tally.add(&ids.keys);
+                    }
+                }
                 return;
             }
             if let (Some(singles), true) = (values.singles(), metrics_only(agg)) {
                 for &r in rows {
-                    add_row(agg, plan, id_bucket(by_id, singles[r as usize], agg), batch, r);
+                    add_row(agg, plan, id_bucket(by_id, singles[r as usize], || new_bucket(agg)), batch, r);
                 }
                 return;
             }
@@ -962,7 +990,7 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
             grouping
                 .pairs
                 .extend(rows.iter().flat_map(|&r| values.doc(r as usize).iter().map(move |&id| (id, r))));
-            grouping.group(|id, rows| fill(agg, plan, id_bucket(by_id, id, agg), batch, rows));
+            grouping.group(|id, rows| fill(agg, plan, id_bucket(by_id, id, || new_bucket(agg)), batch, rows));
         }
         (State::Metric { count, sum, min, max }, AggKind::Metric(..)) => {
             let mut add = |x: f64| {
@@ -993,6 +1021,14 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
             }
         }
         (State::Keyed(buckets), kind) => {
+            if let (Some(step), true) = (Step::of(kind), metrics_only(agg)) {
+                let subs: Vec<_> = (agg.subs.iter().zip(&plan.subs))
+                    .map(|(sub, p)| (&batch.values[p.slot], sub.field().expect("metrics read a field")))
+                    .collect();
+                if buckets.dense.add(step, values, rows, &subs) {
+                    return;
+                }
+            }
             let mut grouping = plan.grouping.borrow_mut();
             let Grouping { pairs, keys, .. } = &mut *grouping;
             pairs.clear();
@@ -1073,12 +1109,12 @@ fn add_row(agg: &Aggregation, plan: &Plan, bucket: &mut Bucket, batch: &Batch, r
 }
 
 /// The bucket of keyword value id `id`, made when new.
-fn id_bucket<'a>(by_id: &'a mut Vec<Option<Bucket>>, id: i64, agg: &Aggregation) -> &'a mut Bucket {
+fn id_bucket(by_id: &mut Vec<Option<Bucket>>, id: i64, new: impl FnOnce() -> Bucket) -> &mut Bucket {
     let i = id as usize;
     if by_id.len() <= i {
         by_id.resize_with(i + 1, || None);
     }
-    by_id[i].get_or_insert_with(|| new_bucket(agg))
+    by_id[i].get_or_insert_with(new)
 }
 
 /// A batch's documents grouped by bucket key: `pairs` (key, row) in, each

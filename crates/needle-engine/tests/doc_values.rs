@@ -274,6 +274,45 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
             },
             vec![agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![])],
         ),
+        // Bucketed in an array where a batch allows (see `aggs/dense.rs`):
+        // documents without a value, one of several values (n), quotients
+        // too large to number (1e300), metrics below.
+        agg(
+            "x_hist",
+            AggKind::Histogram {
+                field: x,
+                interval: 2.5,
+                offset: 0.0,
+                min_doc_count: 1,
+                extended_bounds: None,
+                hard_bounds: None,
+            },
+            vec![agg("n_stats", AggKind::Metric(Metric::Stats, n), vec![])],
+        ),
+        agg(
+            "two_days",
+            AggKind::DateHistogram {
+                field: d,
+                interval: DateInterval::Fixed(2 * 86_400_000),
+                offset: 3_600_000,
+                min_doc_count: 1,
+                zone: needle_engine::Zone::UTC,
+                extended_bounds: None,
+                hard_bounds: None,
+            },
+            vec![agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![])],
+        ),
+        agg(
+            "k_terms",
+            AggKind::Terms {
+                field: AggField { id: schema.field_id("k").unwrap(), kind: FieldKind::Keyword },
+                size: 10,
+                min_doc_count: 1,
+                order: TermsOrder::CountDesc,
+                filter: Default::default(),
+            },
+            vec![],
+        ),
         agg(
             "n_terms",
             AggKind::Terms {
@@ -353,6 +392,7 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
         })
         .collect();
     assert_eq!(got_days, days.iter().map(|(&k, &(c, s))| (k, c, s as f64)).collect::<Vec<_>>());
+    check_bucketed(&got, &docs);
     let mut terms: BTreeMap<i64, u64> = BTreeMap::new();
     for m in &docs {
         let mut v = m.n.clone();
@@ -382,6 +422,78 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
     assert_eq!(ranges[0]["doc_count"], json!(in_range(None, Some(0.0))));
     assert_eq!(ranges[1]["key"], json!("mid"));
     assert_eq!(ranges[1]["doc_count"], json!(in_range(Some(0.0), Some(7.0))));
+}
+
+/// `x_hist`, `two_days` and `k_terms` of [`check_aggs`] against the model's documents `docs`.
+fn check_bucketed(got: &serde_json::Map<String, serde_json::Value>, docs: &[&Model]) {
+    // (documents, n values, their sum, min, max) by bucket key.
+    type Sums = (u64, u64, i64, Option<i64>, Option<i64>);
+    let add = |sums: &mut Sums, m: &Model| {
+        sums.0 += 1;
+        sums.1 += m.n.len() as u64;
+        sums.2 += m.n.iter().sum::<i64>();
+        sums.3 = sums.3.into_iter().chain(m.n.iter().copied()).min();
+        sums.4 = sums.4.into_iter().chain(m.n.iter().copied()).max();
+    };
+    let mut x_hist: BTreeMap<i64, Sums> = BTreeMap::new();
+    for m in docs {
+        for &x in &m.x {
+            // Elasticsearch's key: floor((x - offset) / interval) * interval + offset.
+            add(x_hist.entry(double_to_sortable((x / 2.5).floor() * 2.5 + 0.0)).or_default(), m);
+        }
+    }
+    let got_hist: Vec<(f64, u64, serde_json::Value)> = got["x_hist"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["key"].as_f64().unwrap(), b["doc_count"].as_u64().unwrap(), b["n_stats"].clone()))
+        .collect();
+    let want: Vec<(f64, u64, serde_json::Value)> = x_hist
+        .iter()
+        .map(|(&k, &(docs, count, sum, min, max))| {
+            let stats = json!({"count": count, "min": min.map(|v| v as f64), "max": max.map(|v| v as f64),
+                "avg": (count > 0).then(|| sum as f64 / count as f64), "sum": sum as f64});
+            (sortable_to_double(k), docs, stats)
+        })
+        .collect();
+    assert_eq!(got_hist, want, "x_hist");
+    let mut two_days: BTreeMap<i64, Sums> = BTreeMap::new();
+    for m in docs {
+        if let Some(d) = m.d {
+            let key = (d - 3_600_000).div_euclid(2 * 86_400_000) * 2 * 86_400_000 + 3_600_000;
+            add(two_days.entry(key).or_default(), m);
+        }
+    }
+    let got_days: Vec<(i64, u64, f64)> = got["two_days"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["key"].as_i64().unwrap(),
+                b["doc_count"].as_u64().unwrap(),
+                b["n_sum"]["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(i64, u64, f64)> = two_days.iter().map(|(&k, s)| (k, s.0, s.2 as f64)).collect();
+    assert_eq!(got_days, want, "two_days");
+    let mut k_terms: BTreeMap<&str, u64> = BTreeMap::new();
+    for m in docs {
+        let mut k = m.k.clone();
+        k.sort();
+        k.dedup();
+        k.into_iter().for_each(|k| *k_terms.entry(k).or_default() += 1);
+    }
+    let mut ranked: Vec<(String, u64)> = k_terms.into_iter().map(|(k, c)| (k.to_string(), c)).collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let got_terms: Vec<(String, u64)> = got["k_terms"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["key"].as_str().unwrap().to_string(), b["doc_count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(got_terms, ranked, "k_terms");
 }
 
 /// `top_hits` in the buckets of a terms aggregation and over all matches:

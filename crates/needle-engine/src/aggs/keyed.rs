@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
+use super::dense::Dense;
 use super::{spread, Bucket};
 
 #[derive(Debug, Clone, Default)]
@@ -21,6 +22,9 @@ pub(super) struct KeyedBuckets {
     /// the key ([`NONE`]: empty): an aggregation's few buckets are found
     /// here without a lookup in `places`, which spreads the key first.
     recent: Vec<(i64, u32)>,
+    /// The current segment's buckets while a histogram counts them in an
+    /// array (see `dense`), made buckets here at the segment's end.
+    pub dense: Dense,
 }
 
 const RECENT: usize = 64;
@@ -85,7 +89,17 @@ impl KeyedBuckets {
 
     /// Adds `other`'s buckets (of the same aggregation) to these.
     pub fn merge(&mut self, other: KeyedBuckets) {
-        for (key, bucket) in other.keys.into_iter().zip(other.buckets) {
+        self.add_all(other.keys.into_iter().zip(other.buckets));
+    }
+
+    /// Makes buckets of what the array counted in the segment ending.
+    pub fn end_segment(&mut self) {
+        let counted = self.dense.drain();
+        self.add_all(counted.into_iter().map(|(key, count, sums)| (key, Bucket::of_metrics(count, sums))));
+    }
+
+    fn add_all(&mut self, buckets: impl Iterator<Item = (i64, Bucket)>) {
+        for (key, bucket) in buckets {
             let mut bucket = Some(bucket);
             let at = self.place(key, || bucket.take().expect("taken once"));
             if let Some(theirs) = bucket {

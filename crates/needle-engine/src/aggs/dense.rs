@@ -1,0 +1,284 @@
+//! A histogram's buckets in one segment, counted in an array: a slot per
+//! step of the interval between the smallest and the largest bucket met,
+//! each with the sums of the metrics below it. A document costs a division
+//! and a few adds; no key is looked up until the segment ends, when the
+//! slots that counted anything become buckets ([`Dense::drain`]).
+//!
+//! Taken for a batch of documents only where it answers exactly as a
+//! bucket per key does: at most one value a document, every
+//! sub-aggregation a metric, no hard bounds, and a fixed step (a
+//! `histogram`, or a `date_histogram` of a fixed interval in UTC). The
+//! slots are bounded by the documents counted (a few per document), so a
+//! sparse histogram, or one under each of many buckets, keeps its buckets
+//! by key instead; both kinds of batch may meet in one segment.
+
+use needle_codecs::doc_values::{double_to_sortable, sortable_to_double, ValueBatch};
+
+use super::{AggField, AggKind, DateInterval};
+use crate::schema::FieldKind;
+use crate::zone::Zone;
+
+/// How a value's bucket is numbered, and the key of a bucket by number.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Step {
+    /// `histogram`: bucket `floor((x - offset) / interval)`.
+    Histogram { interval: f64, offset: f64, double: bool },
+    /// `date_histogram` of a fixed interval in UTC: bucket `(v - offset) div ms`.
+    Fixed { ms: i64, offset: i64 },
+}
+
+/// Quotients past this are not numbered exactly as doubles.
+const EXACT: f64 = (1u64 << 52) as f64;
+
+impl Step {
+    pub fn of(kind: &AggKind) -> Option<Step> {
+        match *kind {
+            AggKind::Histogram { field, interval, offset, hard_bounds: None, .. } => {
+                Some(Step::Histogram { interval, offset, double: field.kind == FieldKind::Double })
+            }
+            AggKind::DateHistogram {
+                interval: DateInterval::Fixed(ms),
+                zone: Zone::UTC,
+                offset,
+                hard_bounds: None,
+                ..
+            } => Some(Step::Fixed { ms, offset }),
+            _ => None,
+        }
+    }
+
+    /// The bucket numbers of `values`, into `out`, and the smallest and
+    /// largest; none when one has no exact number (a NaN, a quotient past
+    /// 2^52).
+    #[inline(always)]
+    fn numbers(self, values: impl Iterator<Item = i64>, out: &mut Vec<i64>) -> Option<(i64, i64)> {
+        match self {
+            Step::Histogram { interval, offset, double: true } => {
+                number_each(values, out, |v| floor_quotient(sortable_to_double(v), offset, interval))
+            }
+            Step::Histogram { interval, offset, double: false } => {
+                number_each(values, out, |v| floor_quotient(v as f64, offset, interval))
+            }
+            Step::Fixed { ms, offset } => {
+                number_each(values, out, |v| v.saturating_sub(offset).div_euclid(ms))
+            }
+        }
+    }
+
+    /// The key of bucket `n`: what `histogram_key` or `fixed_key` gives its values.
+    fn key(self, n: i64) -> i64 {
+        match self {
+            Step::Histogram { interval, offset, .. } => double_to_sortable(n as f64 * interval + offset),
+            Step::Fixed { ms, offset } => n.saturating_mul(ms).saturating_add(offset),
+        }
+    }
+}
+
+/// `floor((x - offset) / interval)`, [`NO_NUMBER`] past [`EXACT`]: without
+/// a branch, so that a loop of them runs as one.
+#[inline(always)]
+fn floor_quotient(x: f64, offset: f64, interval: f64) -> i64 {
+    let q = (x - offset) / interval;
+    let t = q as i64;
+    let n = t.wrapping_sub(i64::from(t as f64 > q));
+    if q.abs() < EXACT {
+        n
+    } else {
+        NO_NUMBER
+    }
+}
+
+/// What a value without an exact bucket number is numbered.
+const NO_NUMBER: i64 = i64::MIN;
+
+/// `number` of each of `values`, into `out`, and the smallest and largest
+/// (none when one is [`NO_NUMBER`]).
+#[inline(always)]
+fn number_each(
+    values: impl Iterator<Item = i64>,
+    out: &mut Vec<i64>,
+    number: impl Fn(i64) -> i64,
+) -> Option<(i64, i64)> {
+    out.clear();
+    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+    out.extend(values.map(|v| {
+        let n = number(v);
+        lo = lo.min(n);
+        hi = hi.max(n);
+        n
+    }));
+    (lo != NO_NUMBER && lo <= hi).then_some((lo, hi))
+}
+
+/// A metric's figures over the values of one slot.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Sums {
+    pub count: u64,
+    pub sum: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Sums {
+    const NONE: Sums = Sums { count: 0, sum: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY };
+
+    #[inline(always)]
+    fn add(&mut self, x: f64) {
+        self.count += 1;
+        self.sum += x;
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+    }
+}
+
+/// The slots of one segment; see the module documentation.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Dense {
+    step: Option<Step>,
+    /// The bucket number of slot 0.
+    first: i64,
+    counts: Vec<u64>,
+    /// Each metric sub-aggregation's sums, by slot.
+    metrics: Vec<Vec<Sums>>,
+    /// Documents counted since the last drain.
+    docs: u64,
+    /// The batch's bucket numbers, and its documents with a value (kept
+    /// from one batch to the next).
+    numbers: Vec<i64>,
+    valued: Vec<u32>,
+}
+
+/// Slots allowed beyond four a document counted.
+const SLACK: i64 = 64;
+
+impl Dense {
+    /// Counts the documents `rows` of a batch (their values in `values`,
+    /// their sub-aggregations' in `subs`); false, with nothing counted, when
+    /// a document has several values, or the slots would be too many for
+    /// the documents.
+    pub fn add(
+        &mut self,
+        step: Step,
+        values: &ValueBatch,
+        rows: &[u32],
+        subs: &[(&ValueBatch, AggField)],
+    ) -> bool {
+        if self.step.is_some_and(|s| s != step) {
+            return false;
+        }
+        let (mut numbers, mut valued) = (std::mem::take(&mut self.numbers), std::mem::take(&mut self.valued));
+        let ok = match values.singles() {
+            Some(singles) => {
+                self.number(step, rows.iter().map(|&r| singles[r as usize]), &mut numbers, rows.len())
+            }
+            // Documents without a value count nowhere.
+            None => {
+                valued.clear();
+                valued.extend(rows.iter().copied().filter(|&r| !values.doc(r as usize).is_empty()));
+                valued.iter().all(|&r| values.doc(r as usize).len() == 1)
+                    && self.number(
+                        step,
+                        valued.iter().map(|&r| values.doc(r as usize)[0]),
+                        &mut numbers,
+                        valued.len(),
+                    )
+            }
+        };
+        if ok {
+            self.step = Some(step);
+            let counted = if values.singles().is_some() { rows } else { &valued };
+            self.count(&numbers, counted, subs);
+        }
+        (self.numbers, self.valued) = (numbers, valued);
+        ok
+    }
+
+    /// Numbers `values` (of `n` documents) into `numbers` and makes their slots; false when it cannot.
+    #[inline(always)]
+    fn number(
+        &mut self,
+        step: Step,
+        values: impl Iterator<Item = i64>,
+        numbers: &mut Vec<i64>,
+        n: usize,
+    ) -> bool {
+        match step.numbers(values, numbers) {
+            Some(bounds) => self.cover(bounds, n),
+            None => n == 0,
+        }
+    }
+
+    /// Makes slots for every bucket number from `lo` to `hi`, if that many
+    /// are allowed once `more` documents are counted.
+    fn cover(&mut self, (lo, hi): (i64, i64), more: usize) -> bool {
+        let (start, end) = match self.counts.is_empty() {
+            true => (lo, hi),
+            false => (lo.min(self.first), hi.max(self.first + self.counts.len() as i64 - 1)),
+        };
+        let allowed = SLACK.saturating_add(4i64.saturating_mul((self.docs + more as u64) as i64));
+        if end.checked_sub(start).is_none_or(|span| span >= allowed) {
+            return false;
+        }
+        let len = (end - start + 1) as usize;
+        let front = match self.counts.is_empty() {
+            true => 0,
+            false => (self.first - start) as usize,
+        };
+        grow(&mut self.counts, front, len, 0);
+        for sums in &mut self.metrics {
+            grow(sums, front, len, Sums::NONE);
+        }
+        self.first = start;
+        true
+    }
+
+    fn count(&mut self, numbers: &[i64], rows: &[u32], subs: &[(&ValueBatch, AggField)]) {
+        let first = self.first;
+        for &n in numbers {
+            self.counts[(n - first) as usize] += 1;
+        }
+        self.docs += rows.len() as u64;
+        self.metrics.resize_with(subs.len(), || vec![Sums::NONE; self.counts.len()]);
+        for ((values, field), sums) in subs.iter().zip(&mut self.metrics) {
+            match (values.singles(), field.kind == FieldKind::Double) {
+                (Some(v), true) => add_each(sums, first, numbers, rows, |r| sortable_to_double(v[r])),
+                (Some(v), false) => add_each(sums, first, numbers, rows, |r| v[r] as f64),
+                (None, _) => {
+                    for (&n, &r) in numbers.iter().zip(rows) {
+                        let slot = &mut sums[(n - first) as usize];
+                        values.doc(r as usize).iter().for_each(|&v| slot.add(field.number(v)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The buckets counted since the last drain: (key, documents, each
+    /// metric's sums); the slots are emptied for the next segment.
+    pub fn drain(&mut self) -> Vec<(i64, u64, Vec<Sums>)> {
+        let (Some(step), first) = (self.step, self.first) else { return Vec::new() };
+        let counts = std::mem::take(&mut self.counts);
+        let metrics = std::mem::take(&mut self.metrics);
+        self.docs = 0;
+        let counted = counts.into_iter().enumerate().filter(|&(_, c)| c > 0);
+        counted
+            .map(|(slot, c)| (step.key(first + slot as i64), c, metrics.iter().map(|m| m[slot]).collect()))
+            .collect()
+    }
+}
+
+/// Adds `value(row)` of each of `rows` to its slot's sums.
+#[inline(always)]
+fn add_each(sums: &mut [Sums], first: i64, numbers: &[i64], rows: &[u32], value: impl Fn(usize) -> f64) {
+    for (&n, &r) in numbers.iter().zip(rows) {
+        sums[(n - first) as usize].add(value(r as usize));
+    }
+}
+
+/// Makes `v` `len` long with `front` new slots before its current ones.
+fn grow<T: Clone>(v: &mut Vec<T>, front: usize, len: usize, empty: T) {
+    if front > 0 {
+        v.splice(0..0, std::iter::repeat_n(empty.clone(), front));
+    }
+    v.resize(len, empty);
+}
