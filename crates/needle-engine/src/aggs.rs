@@ -39,6 +39,7 @@ use crate::zone::Zone;
 use crate::{Hit, Query, SearchRequest};
 
 mod dense;
+mod grid;
 mod keyed;
 mod tally;
 use dense::{Step, Sums};
@@ -1188,7 +1189,7 @@ impl Spans {
         match at.checked_sub(1) {
             Some(i) if v < self.nexts[i] => self.starts[i],
             _ => {
-                let start = zone.utc(interval_floor(interval, zone.local(v)));
+                let start = bucket_start(interval, zone, v);
                 self.starts.insert(at, start);
                 self.nexts.insert(at, next_key(interval, zone, start));
                 start
@@ -1319,6 +1320,11 @@ fn floor(x: f64) -> f64 {
 }
 
 const DAY: i64 = 86_400_000;
+
+/// The start of the bucket of `interval` in `zone` holding the instant `t`.
+fn bucket_start(interval: DateInterval, zone: Zone, t: i64) -> i64 {
+    zone.utc(interval_floor(interval, zone.local(t)))
+}
 
 /// The start of the interval holding the wall-clock time `local`.
 fn interval_floor(interval: DateInterval, local: i64) -> i64 {

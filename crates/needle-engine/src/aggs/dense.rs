@@ -6,14 +6,15 @@
 //!
 //! Taken for a batch of documents only where it answers exactly as a
 //! bucket per key does: at most one value a document, every
-//! sub-aggregation a metric, no hard bounds, and a fixed step (a
-//! `histogram`, or a `date_histogram` of a fixed interval in UTC). The
+//! sub-aggregation a metric, no hard bounds; a `histogram`, or a
+//! `date_histogram` (calendar buckets numbered through a `Grid`). The
 //! slots are bounded by the documents counted (a few per document), so a
 //! sparse histogram, or one under each of many buckets, keeps its buckets
 //! by key instead; both kinds of batch may meet in one segment.
 
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double, ValueBatch};
 
+use super::grid::Grid;
 use super::{AggField, AggKind, DateInterval};
 use crate::schema::FieldKind;
 use crate::zone::Zone;
@@ -25,6 +26,9 @@ pub(super) enum Step {
     Histogram { interval: f64, offset: f64, double: bool },
     /// `date_histogram` of a fixed interval in UTC: bucket `(v - offset) div ms`.
     Fixed { ms: i64, offset: i64 },
+    /// Any other `date_histogram` (a calendar unit, or a time zone): buckets
+    /// numbered by a [`Grid`] of them.
+    Calendar { interval: DateInterval, zone: Zone, offset: i64 },
 }
 
 /// Quotients past this are not numbered exactly as doubles.
@@ -43,6 +47,9 @@ impl Step {
                 hard_bounds: None,
                 ..
             } => Some(Step::Fixed { ms, offset }),
+            AggKind::DateHistogram { interval, zone, offset, hard_bounds: None, .. } => {
+                Some(Step::Calendar { interval, zone, offset })
+            }
             _ => None,
         }
     }
@@ -62,14 +69,19 @@ impl Step {
             Step::Fixed { ms, offset } => {
                 number_each(values, out, |v| v.saturating_sub(offset).div_euclid(ms))
             }
+            Step::Calendar { .. } => unreachable!("calendar buckets are numbered by their grid"),
         }
     }
 
-    /// The key of bucket `n`: what `histogram_key` or `fixed_key` gives its values.
-    fn key(self, n: i64) -> i64 {
+    /// The key of bucket `n`: what `histogram_key`, `fixed_key` or a search
+    /// among the buckets (`Spans`) gives its values.
+    fn key(self, n: i64, grid: Option<&Grid>) -> i64 {
         match self {
             Step::Histogram { interval, offset, .. } => double_to_sortable(n as f64 * interval + offset),
             Step::Fixed { ms, offset } => n.saturating_mul(ms).saturating_add(offset),
+            Step::Calendar { offset, .. } => {
+                grid.expect("a grid numbered it").start(n).saturating_add(offset)
+            }
         }
     }
 }
@@ -135,6 +147,8 @@ impl Sums {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Dense {
     step: Option<Step>,
+    /// A calendar step's buckets (kept from one segment to the next).
+    grid: Option<Grid>,
     /// The bucket number of slot 0.
     first: i64,
     counts: Vec<u64>,
@@ -202,10 +216,45 @@ impl Dense {
         numbers: &mut Vec<i64>,
         n: usize,
     ) -> bool {
-        match step.numbers(values, numbers) {
+        let bounds = match step {
+            Step::Calendar { interval, zone, offset } => {
+                let instants = values.map(|v| v.saturating_sub(offset));
+                self.number_in_grid(interval, zone, instants, numbers, n)
+            }
+            _ => step.numbers(values, numbers),
+        };
+        match bounds {
             Some(bounds) => self.cover(bounds, n),
             None => n == 0,
         }
+    }
+
+    /// The numbers of the buckets of `instants` in the grid (grown to hold
+    /// them), into `numbers`, and the smallest and largest.
+    fn number_in_grid(
+        &mut self,
+        interval: DateInterval,
+        zone: Zone,
+        instants: impl Iterator<Item = i64>,
+        numbers: &mut Vec<i64>,
+        n: usize,
+    ) -> Option<(i64, i64)> {
+        numbers.clear();
+        numbers.extend(instants);
+        let (&lo, &hi) = (numbers.iter().min()?, numbers.iter().max()?);
+        let grid = self.grid.as_ref().filter(|g| g.is_for(interval, zone));
+        if !grid.is_some_and(|g| g.holds(lo) && g.holds(hi)) {
+            let most = usize::try_from(self.allowed(n)).ok()?;
+            self.grid = Some(Grid::covering(interval, zone, grid, (lo, hi), most)?);
+        }
+        let grid = self.grid.as_ref()?;
+        numbers.iter_mut().for_each(|t| *t = grid.number(*t));
+        Some((grid.number(lo), grid.number(hi)))
+    }
+
+    /// The slots allowed once `more` documents are counted.
+    fn allowed(&self, more: usize) -> i64 {
+        SLACK.saturating_add(4i64.saturating_mul((self.docs + more as u64) as i64))
     }
 
     /// Makes slots for every bucket number from `lo` to `hi`, if that many
@@ -215,8 +264,7 @@ impl Dense {
             true => (lo, hi),
             false => (lo.min(self.first), hi.max(self.first + self.counts.len() as i64 - 1)),
         };
-        let allowed = SLACK.saturating_add(4i64.saturating_mul((self.docs + more as u64) as i64));
-        if end.checked_sub(start).is_none_or(|span| span >= allowed) {
+        if end.checked_sub(start).is_none_or(|span| span >= self.allowed(more)) {
             return false;
         }
         let len = (end - start + 1) as usize;
@@ -260,9 +308,12 @@ impl Dense {
         let counts = std::mem::take(&mut self.counts);
         let metrics = std::mem::take(&mut self.metrics);
         self.docs = 0;
+        let grid = self.grid.as_ref();
         let counted = counts.into_iter().enumerate().filter(|&(_, c)| c > 0);
         counted
-            .map(|(slot, c)| (step.key(first + slot as i64), c, metrics.iter().map(|m| m[slot]).collect()))
+            .map(|(slot, c)| {
+                (step.key(first + slot as i64, grid), c, metrics.iter().map(|m| m[slot]).collect())
+            })
             .collect()
     }
 }
