@@ -969,13 +969,15 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
     match (state, &agg.kind) {
         (State::Named { by_id, tally, .. }, _) => {
             if agg.subs.is_empty() {
+                // The segment's value ids, and one past them for a stand-in.
+                let bound = batch.keyword[plan.slot].as_ref().map_or(0, |c| c.term_count()) + 1;
                 match rows.len() == values.len() {
-                    true => tally.add(values.all()),
+                    true => tally.add(values.all(), bound),
                     false => {
                         let mut ids = plan.grouping.borrow_mut();
                         ids.keys.clear();
                         each_value(values, rows, |id| ids.keys.push(id));
-                        tally.add(&ids.keys);
+                        tally.add(&ids.keys, bound);
                     }
                 }
                 return;

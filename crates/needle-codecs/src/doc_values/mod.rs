@@ -1294,6 +1294,34 @@ mod tests {
     }
 
     #[test]
+    fn keyword_ordinals_past_their_dictionary_read_as_no_value_and_an_error() {
+        // Ordinals 0..150 over a dictionary of 100 terms: the second block of
+        // a batch and a document alone both meet ordinals past it.
+        let ords = column(&(0..150).map(|i| vec![i]).collect::<Vec<_>>());
+        let terms: Vec<Arc<[u8]>> = (0..100).map(|i| format!("t{i:03}").into_bytes().into()).collect();
+        let bytes = encode_file(&[(2, ColumnRef::Keyword { ords: &ords, terms: &terms })], 150);
+        let (len, _) = footer::verify("f.dv", &bytes, KIND, VERSION).unwrap();
+        let reader =
+            DocValuesReader::open(FileSlice::from_vec("f.dv", bytes[..len].to_vec()), 150, VERSION).unwrap();
+        let mut keywords = reader.keywords(2).unwrap().unwrap();
+        read_error::clear();
+        let mut out = ValueBatch::default();
+        keywords.fill_ids(&(0..99).collect::<Vec<DocId>>(), &mut out);
+        assert_eq!(
+            out.singles().map(<[i64]>::len),
+            Some(99),
+            "ordinals within the dictionary read as they are"
+        );
+        read_error::check().unwrap();
+        keywords.fill_ids(&(90..150).collect::<Vec<DocId>>(), &mut out);
+        assert!((0..60).all(|i| out.doc(i).is_empty()), "a batch with ordinals past it reads as no values");
+        assert!(read_error::check().unwrap_err().to_string().contains("keyword ordinal past its dictionary"));
+        assert!(keywords.ids(120).is_empty());
+        assert!(read_error::check().is_err());
+        assert_eq!(keywords.ids(7), [7]);
+    }
+
+    #[test]
     fn example_from_the_docs() {
         let bytes = encode_file(&[(0, ColumnRef::Numeric(&column(&[vec![5], vec![], vec![9, 7]])))], 3);
         assert_eq!(&bytes[..5], [0x02, 0x02, 0x02, 0x21, 0x24]);
