@@ -34,7 +34,11 @@ impl Tally {
                     counts[lane] += 1;
                 }
             }
-            run = q[LANES - 1];
+            // The run ends: its documents go to their value before the next one starts.
+            if let Some(counts) = lanes.get_mut(run as usize) {
+                counts[0] += in_run;
+            }
+            (run, in_run) = (q[LANES - 1], 0);
         }
         for &id in quads.remainder() {
             if let Some(counts) = lanes.get_mut(id as usize) {
@@ -51,5 +55,31 @@ impl Tally {
     pub fn drain(&mut self) -> impl Iterator<Item = (usize, u64)> {
         let lanes = std::mem::take(&mut self.lanes);
         lanes.into_iter().map(|l| l.iter().sum()).enumerate().filter(|&(_, c)| c > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// Every id counted once a document, whatever the runs, batches and bound.
+        #[test]
+        fn counts_equal_a_count_of_each_id(
+            runs in proptest::collection::vec((0i64..12, 1usize..40), 0..60),
+            batch in 1usize..300,
+        ) {
+            let ids: Vec<i64> = runs.iter().flat_map(|&(id, n)| std::iter::repeat_n(id, n)).collect();
+            let bound = 10; // ids 10 and 11 are past it: not counted
+            let mut tally = Tally::default();
+            ids.chunks(batch).for_each(|b| tally.add(b, bound));
+            let mut want = vec![0u64; bound];
+            ids.iter().filter(|&&id| (id as usize) < bound).for_each(|&id| want[id as usize] += 1);
+            let got: Vec<(usize, u64)> = tally.drain().collect();
+            let want: Vec<(usize, u64)> = want.into_iter().enumerate().filter(|&(_, c)| c > 0).collect();
+            prop_assert_eq!(got, want);
+        }
     }
 }
