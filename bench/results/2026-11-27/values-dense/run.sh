@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Three rounds of `needle-bench values`: Needle before (95b5c5b) and after (8d145a9) the array-counted
+# Three rounds of `needle-bench values`: Needle before (95b5c5b) and after (9f7e0d1) the array-counted
 # histograms, tantivy and Lucene, one after the other on the same indexes (bench/README.md 7a).
 # OLD and NEW: the two needle-bench builds; IDX: the folder of the three indexes.
 set -euo pipefail
