@@ -379,18 +379,7 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
         e.0 += 1;
         e.1 += m.n.iter().sum::<i64>();
     }
-    let got_days: Vec<(i64, u64, f64)> = got["days"]["buckets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            (
-                b["key"].as_i64().unwrap(),
-                b["doc_count"].as_u64().unwrap(),
-                b["n_sum"]["value"].as_f64().unwrap(),
-            )
-        })
-        .collect();
+    let got_days = date_buckets(&got, "days");
     assert_eq!(got_days, days.iter().map(|(&k, &(c, s))| (k, c, s as f64)).collect::<Vec<_>>());
     check_bucketed(&got, &docs);
     let mut terms: BTreeMap<i64, u64> = BTreeMap::new();
@@ -422,6 +411,15 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
     assert_eq!(ranges[0]["doc_count"], json!(in_range(None, Some(0.0))));
     assert_eq!(ranges[1]["key"], json!("mid"));
     assert_eq!(ranges[1]["doc_count"], json!(in_range(Some(0.0), Some(7.0))));
+}
+
+/// A date histogram's buckets: (key, documents, its `n_sum`).
+fn date_buckets(got: &serde_json::Map<String, serde_json::Value>, name: &str) -> Vec<(i64, u64, f64)> {
+    let buckets = got[name]["buckets"].as_array().unwrap();
+    let bucket = |b: &serde_json::Value| {
+        (b["key"].as_i64().unwrap(), b["doc_count"].as_u64().unwrap(), b["n_sum"]["value"].as_f64().unwrap())
+    };
+    buckets.iter().map(bucket).collect()
 }
 
 /// `x_hist`, `two_days` and `k_terms` of [`check_aggs`] against the model's documents `docs`.
@@ -464,18 +462,7 @@ fn check_bucketed(got: &serde_json::Map<String, serde_json::Value>, docs: &[&Mod
             add(two_days.entry(key).or_default(), m);
         }
     }
-    let got_days: Vec<(i64, u64, f64)> = got["two_days"]["buckets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| {
-            (
-                b["key"].as_i64().unwrap(),
-                b["doc_count"].as_u64().unwrap(),
-                b["n_sum"]["value"].as_f64().unwrap(),
-            )
-        })
-        .collect();
+    let got_days = date_buckets(got, "two_days");
     let want: Vec<(i64, u64, f64)> = two_days.iter().map(|(&k, s)| (k, s.0, s.2 as f64)).collect();
     assert_eq!(got_days, want, "two_days");
     let mut k_terms: BTreeMap<&str, u64> = BTreeMap::new();
