@@ -38,6 +38,8 @@
 //! skip entry holds its group's length, so the skip list indexes the groups.
 //! See [`crate::postings`].
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// WiSER's filter shape (at most 5 insertions, false-positive rate 0.0009),
@@ -175,8 +177,9 @@ fn round_positive(x: f64) -> usize {
 pub struct BloomParams {
     /// Every posting's filters (as in memory).
     pub shape: FilterShape,
-    /// Words never inserted (so never tested).
-    pub stop_words: Vec<String>,
+    /// Words never inserted (so never tested); shared, as every view of an
+    /// in-memory segment copies its segment's parameters.
+    pub stop_words: Arc<[String]>,
     /// The lowest frequency of a posting of a list longer than a block that
     /// keeps its filters on disk (1 in segments written before it existed).
     #[serde(default = "one", skip_serializing_if = "is_one")]
@@ -187,6 +190,7 @@ impl BloomParams {
     /// Filters for up to `expected` insertions at false-positive rate `fp`.
     pub fn for_rate(expected: u32, fp: f64, stop_words: Vec<String>) -> Self {
         let fp_millionths = (fp * 1e6).round().clamp(1.0, 500_000.0) as u32;
+        let stop_words = stop_words.into();
         BloomParams { shape: FilterShape::new(expected.clamp(1, 64), fp_millionths), stop_words, min_freq: 1 }
     }
 
@@ -329,7 +333,7 @@ mod tests {
         assert_eq!(BloomParams::common([Some(&two), Some(&other)].into_iter()), None);
         assert_eq!(BloomParams::common([Some(&two), None].into_iter()), None);
         let mut words = two.clone();
-        words.stop_words.clear();
+        words.stop_words = Arc::from([]);
         assert_eq!(BloomParams::common([Some(&two), Some(&words)].into_iter()), None);
     }
 

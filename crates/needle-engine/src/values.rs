@@ -92,19 +92,21 @@ fn update_value(schema: &Schema, field: &str, value: &Value) -> Result<(FieldId,
 /// mapped, indexed long, double or date field (see [`is_point`]) or a binary
 /// field; else why not.
 pub fn in_place_field(schema: &Schema, field: &str) -> Result<FieldId> {
-    let shown = needle_core::printable(field, 100);
+    // Shown only in an error: an update's every call comes here.
+    let shown = || needle_core::printable(field, 100);
     let id = schema
         .field_id(field)
         .filter(|&id| id != crate::schema::ID_FIELD)
-        .ok_or_else(|| Error::invalid_field(field, format!("no field [{shown}] in the mapping")))?;
+        .ok_or_else(|| Error::invalid_field(field, format!("no field [{}] in the mapping", shown())))?;
     let def = schema.field(id);
     if schema.sort.as_ref().is_some_and(|s| s.field == def.name) {
-        let reason = format!("field [{shown}] is the index sort: changing it re-indexes the document");
+        let reason = format!("field [{}] is the index sort: changing it re-indexes the document", shown());
         return Err(Error::invalid_field(field, reason));
     }
     if !is_point(def.kind) && def.kind != FieldKind::Binary {
         let reason = format!(
-            "field [{shown}] is of type [{}]: only long, integer, double, float, date and binary fields are updated in place",
+            "field [{}] is of type [{}]: only long, integer, double, float, date and binary fields are updated in place",
+            shown(),
             def.kind.name()
         );
         return Err(Error::invalid_field(field, reason));
