@@ -238,6 +238,19 @@ fn agg(name: &str, kind: AggKind, subs: Vec<Aggregation>) -> Aggregation {
     Aggregation { name: name.into(), kind, subs, format: None, missing: None }
 }
 
+/// A `date_histogram` in UTC showing the buckets that have documents.
+fn date_histogram(field: AggField, interval: DateInterval, offset: i64) -> AggKind {
+    AggKind::DateHistogram {
+        field,
+        interval,
+        offset,
+        min_doc_count: 1,
+        zone: needle_engine::Zone::UTC,
+        extended_bounds: None,
+        hard_bounds: None,
+    }
+}
+
 /// Every aggregation kind over the documents with one word, against sums
 /// and counts taken over the model.
 fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'static str) {
@@ -263,15 +276,7 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
         ),
         agg(
             "days",
-            AggKind::DateHistogram {
-                field: d,
-                interval: DateInterval::Calendar(CalendarUnit::Day),
-                offset: 0,
-                min_doc_count: 1,
-                zone: needle_engine::Zone::UTC,
-                extended_bounds: None,
-                hard_bounds: None,
-            },
+            date_histogram(d, DateInterval::Calendar(CalendarUnit::Day), 0),
             vec![agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![])],
         ),
         // Bucketed in an array where a batch allows (see `aggs/dense.rs`):
@@ -291,15 +296,7 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
         ),
         agg(
             "two_days",
-            AggKind::DateHistogram {
-                field: d,
-                interval: DateInterval::Fixed(2 * 86_400_000),
-                offset: 3_600_000,
-                min_doc_count: 1,
-                zone: needle_engine::Zone::UTC,
-                extended_bounds: None,
-                hard_bounds: None,
-            },
+            date_histogram(d, DateInterval::Fixed(2 * 86_400_000), 3_600_000),
             vec![agg("n_sum", AggKind::Metric(Metric::Sum, n), vec![])],
         ),
         agg(

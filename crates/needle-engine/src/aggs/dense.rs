@@ -242,7 +242,8 @@ impl Dense {
         numbers.clear();
         numbers.extend(instants);
         let (&lo, &hi) = (numbers.iter().min()?, numbers.iter().max()?);
-        let grid = self.grid.as_ref().filter(|g| g.is_for(interval, zone));
+        // The step, and so the grid's interval and zone, is one per aggregation (`add`).
+        let grid = self.grid.as_ref();
         if !grid.is_some_and(|g| g.holds(lo) && g.holds(hi)) {
             let most = usize::try_from(self.allowed(n)).ok()?;
             self.grid = Some(Grid::covering(interval, zone, grid, (lo, hi), most)?);

@@ -14,8 +14,6 @@ use crate::zone::Zone;
 
 #[derive(Debug, Clone)]
 pub(super) struct Grid {
-    interval: DateInterval,
-    zone: Zone,
     /// The number of the bucket starting at `bounds[0]`.
     base: i64,
     /// Each bucket's start, then the last one's end.
@@ -28,7 +26,7 @@ pub(super) struct Grid {
 
 impl Grid {
     /// A grid of the buckets holding every instant of `lo..=hi` and those
-    /// of `old` (whose numbers it keeps); none when that is more than
+    /// of `old` (a grid of the same interval and zone, whose numbers it keeps); none when that is more than
     /// `most` buckets, or the buckets do not follow one another.
     pub fn covering(
         interval: DateInterval,
@@ -57,12 +55,7 @@ impl Grid {
             Some(g) => g.base - bounds.iter().position(|&b| b == g.bounds[0])? as i64,
             None => 0,
         };
-        Some(Grid { interval, zone, base, bounds, width, cells })
-    }
-
-    /// Whether this grid numbers the buckets of `interval` in `zone`.
-    pub fn is_for(&self, interval: DateInterval, zone: Zone) -> bool {
-        self.interval == interval && self.zone == zone
+        Some(Grid { base, bounds, width, cells })
     }
 
     /// Whether `t` falls in one of the grid's buckets.
