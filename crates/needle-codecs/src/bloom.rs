@@ -60,7 +60,16 @@ pub struct FilterShape {
     /// `ln` of the false-positive rate (its bits), computed once: sizes are
     /// asked for every posting written, grouped or merged.
     ln_fp: u64,
+    /// Bytes and probes of a filter of `1..=SIZED` insertions, computed
+    /// once for the same reason.
+    bytes: [u16; SIZED],
+    probes: [u8; SIZED],
+    /// The most probes of any of its filters.
+    most_probes: u8,
 }
+
+/// Insertions whose sizes a shape keeps (WiSER's filters take at most 5).
+const SIZED: usize = 8;
 
 /// What a shape is made from, and how it is recorded.
 #[derive(Serialize, Deserialize)]
@@ -94,7 +103,24 @@ impl From<FilterShape> for ShapeSpec {
 impl FilterShape {
     pub fn new(max_insertions: u32, fp_millionths: u32) -> Self {
         let fp = (f64::from(fp_millionths) / 1e6).clamp(1e-9, 0.5);
-        FilterShape { max_insertions, fp_millionths, min_freq: 1, ln_fp: fp.ln().to_bits() }
+        let mut shape = FilterShape {
+            max_insertions,
+            fp_millionths,
+            min_freq: 1,
+            ln_fp: fp.ln().to_bits(),
+            bytes: [0; SIZED],
+            probes: [0; SIZED],
+            most_probes: 0,
+        };
+        // Shapes are made with at most 64 insertions (`BloomParams::for_rate`).
+        let most = (1..=max_insertions.clamp(1, 4096)).map(|n| shape.probes_for(n)).max();
+        shape.most_probes = most.unwrap_or(1) as u8;
+        for n in 1..=SIZED.min(max_insertions.max(1) as usize) {
+            // Filters never reach u16::MAX bytes at a rate the schema accepts.
+            shape.bytes[n - 1] = shape.bytes_for(n as u32) as u16;
+            shape.probes[n - 1] = shape.probes_for(n as u32) as u8;
+        }
+        shape
     }
 
     /// This shape, keeping filters only for postings of frequency `min_freq` or more.
@@ -107,6 +133,7 @@ impl FilterShape {
     }
 
     /// Whether a posting of frequency `freq` has filters.
+    #[inline]
     pub fn stores(self, freq: u32) -> bool {
         freq >= self.min_freq
     }
@@ -129,28 +156,50 @@ impl FilterShape {
         self.fp_millionths
     }
 
+    #[inline]
     fn insertions(self, freq: u32) -> u32 {
         freq.clamp(1, self.max_insertions.max(1))
     }
 
     /// Bytes of the filter of a posting with frequency `freq` (0: it has none).
+    #[inline]
     pub fn bytes(self, freq: u32) -> usize {
         if !self.stores(freq) {
             return 0;
         }
-        let ln2 = std::f64::consts::LN_2;
-        let bits = -f64::from(self.insertions(freq)) * f64::from_bits(self.ln_fp) / (ln2 * ln2);
-        // Rounded up, forgiving 0.15 byte, so 73 bits fit in 9 bytes as in WiSER.
-        ceil_positive(bits / 8.0 - 0.15).max(1)
+        match self.insertions(freq) as usize {
+            n @ 1..=SIZED => usize::from(self.bytes[n - 1]),
+            n => self.bytes_for(n as u32),
+        }
     }
 
     /// Probes of the filter of a posting with frequency `freq`.
+    #[inline]
     pub fn hashes(self, freq: u32) -> u32 {
         if !self.stores(freq) {
             return 0;
         }
-        let bits = (self.bytes(freq) * 8) as f64;
-        round_positive(bits / f64::from(self.insertions(freq)) * std::f64::consts::LN_2).clamp(1, 32) as u32
+        match self.insertions(freq) as usize {
+            n @ 1..=SIZED => u32::from(self.probes[n - 1]),
+            n => self.probes_for(n as u32),
+        }
+    }
+
+    fn bytes_for(self, insertions: u32) -> usize {
+        let ln2 = std::f64::consts::LN_2;
+        let bits = -f64::from(insertions) * f64::from_bits(self.ln_fp) / (ln2 * ln2);
+        // Rounded up, forgiving 0.15 byte, so 73 bits fit in 9 bytes as in WiSER.
+        ceil_positive(bits / 8.0 - 0.15).max(1)
+    }
+
+    fn probes_for(self, insertions: u32) -> u32 {
+        let bits = (self.bytes_for(insertions) * 8) as f64;
+        round_positive(bits / f64::from(insertions) * std::f64::consts::LN_2).clamp(1, 32) as u32
+    }
+
+    /// The most probes a filter of this shape takes (at most 32).
+    pub fn most_hashes(self) -> usize {
+        usize::from(self.most_probes)
     }
 
     /// The largest filter: the slot size when filters are kept at a fixed stride.
@@ -226,6 +275,7 @@ impl BloomParams {
 }
 
 /// The stable 64-bit hash of a term.
+#[inline]
 pub fn term_hash(term: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in term {
@@ -237,6 +287,7 @@ pub fn term_hash(term: &[u8]) -> u64 {
     h ^ (h >> 31)
 }
 
+#[inline]
 fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -244,6 +295,7 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+#[inline]
 fn probes(hash: u64, bits: u32, hashes: u32) -> impl Iterator<Item = usize> {
     let mut x = hash;
     (0..hashes).map(move |_| {
@@ -254,6 +306,7 @@ fn probes(hash: u64, bits: u32, hashes: u32) -> impl Iterator<Item = usize> {
 }
 
 /// Inserts a term hash into a filter.
+#[inline]
 pub fn insert(filter: &mut [u8], hash: u64, hashes: u32) {
     if filter.is_empty() {
         return; // a posting without filters
@@ -264,7 +317,34 @@ pub fn insert(filter: &mut [u8], hash: u64, hashes: u32) {
     }
 }
 
+/// The first `out.len()` values of a term hash's probe sequence (`x_0`,
+/// `x_1`, ...), which filters of every size share: a document inserts a term
+/// into the filters of each of its neighbours, so it works them out once
+/// rather than once a neighbour.
+pub fn probe_sequence(hash: u64, out: &mut [u64]) {
+    let mut x = hash;
+    for o in out {
+        *o = x;
+        x = mix(x);
+    }
+}
+
+/// [`insert`] with a term's probe sequence ([`probe_sequence`]), as many
+/// values of it as the filter takes probes.
+#[inline]
+pub fn insert_sequence(filter: &mut [u8], sequence: &[u64]) {
+    if filter.is_empty() {
+        return;
+    }
+    let bits = filter.len() as u64 * 8;
+    for &x in sequence {
+        let bit = (((x >> 32) * bits) >> 32) as usize;
+        filter[bit / 8] |= 1 << (bit % 8);
+    }
+}
+
 /// Whether a filter may hold a term hash (false: it certainly does not).
+#[inline]
 pub fn may_contain(filter: &[u8], hash: u64, hashes: u32) -> bool {
     let bits = filter.len() as u32 * 8;
     bits > 0 && probes(hash, bits, hashes).all(|bit| filter[bit / 8] & (1 << (bit % 8)) != 0)
@@ -280,6 +360,37 @@ pub enum Side {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inserting_a_probe_sequence_sets_the_bits_insert_sets() {
+        let shape = FilterShape::new(WISER_MAX_INSERTIONS, WISER_FP_MILLIONTHS);
+        let mut sequence = vec![0; shape.most_hashes()];
+        for i in 0..500u64 {
+            let hash = term_hash(&i.to_le_bytes());
+            probe_sequence(hash, &mut sequence);
+            let freq = 1 + (i % 9) as u32;
+            let (len, hashes) = (shape.bytes(freq), shape.hashes(freq));
+            assert!(hashes <= sequence.len() as u32);
+            let (mut a, mut b) = (vec![0u8; len], vec![0u8; len]);
+            insert(&mut a, hash, hashes);
+            insert_sequence(&mut b, &sequence[..hashes as usize]);
+            assert_eq!(a, b, "hash {hash:x}, {len} bytes");
+        }
+        assert_eq!(shape.most_hashes(), (1..=5).map(|f| shape.hashes(f)).max().unwrap() as usize);
+    }
+
+    #[test]
+    fn kept_sizes_are_the_formulas() {
+        for (n, fp) in [(5, 900), (1, 900), (3, 10), (8, 50_000), (12, 900), (40, 1)] {
+            let shape = FilterShape::new(n, fp).with_min_freq(2);
+            for freq in 0..60 {
+                let insertions = shape.insertions(freq);
+                let stored = shape.stores(freq);
+                assert_eq!(shape.bytes(freq), if stored { shape.bytes_for(insertions) } else { 0 });
+                assert_eq!(shape.hashes(freq), if stored { shape.probes_for(insertions) } else { 0 });
+            }
+        }
+    }
 
     #[test]
     fn wiser_parameters() {

@@ -3,6 +3,7 @@
 
 use needle_core::{Error, Result};
 
+#[inline]
 pub fn write_vint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);

@@ -4,16 +4,19 @@
 //! lock, so the segment only files one posting per distinct term under it
 //! (a 300 KB document has tens of thousands of tokens but a few thousand terms).
 
+use hashbrown::HashTable;
 use needle_codecs::bloom::{self, BloomParams, FilterShape};
-use rustc_hash::FxHashMap;
 
 use crate::analyzed::{AnalyzedDoc, TokenRef};
 use crate::mem_postings::{encode_occurrences, Occurrence};
+use crate::term_table::term_hash;
 
 /// One distinct term of a field: its text (a range of the document's term
 /// text), and its occurrences as a range of [`GroupedText`]'s arrays.
 pub(crate) struct GroupedTerm {
     pub term: (u32, u32),
+    /// Its [`term_hash`], which the segment's term table takes too.
+    pub hash: u64,
     pub occurrences: std::ops::Range<usize>,
     /// Its occurrences encoded for a chunk (see `mem_postings::encode_occurrences`):
     /// a range of [`GroupedText::encoded`].
@@ -52,21 +55,29 @@ impl GroupedText {
 /// posting: for every occurrence, the terms at the positions right before and
 /// after it, stop words left out, in a filter sized by the term's frequency.
 pub(crate) fn group(doc: &AnalyzedDoc, tokens: &[TokenRef], bloom: Option<&BloomParams>) -> GroupedText {
-    let mut index: FxHashMap<&[u8], u32> = FxHashMap::default();
-    let mut first: Vec<(u32, u32)> = Vec::new();
+    let mut index: HashTable<u32> = HashTable::new();
+    let mut first: Vec<(u32, u32, u64)> = Vec::new();
     let mut counts: Vec<usize> = Vec::new();
-    let token_group: Vec<u32> = tokens
-        .iter()
-        .map(|t| {
-            let g = *index.entry(doc.term(t)).or_insert_with(|| {
-                first.push(t.term);
+    let mut token_group: Vec<u32> = Vec::with_capacity(tokens.len());
+    for t in tokens {
+        let bytes = doc.term(t);
+        let hash = term_hash(bytes);
+        let g = match index.find(hash, |&g| {
+            let (start, len, _) = first[g as usize];
+            doc.term_at((start, len)) == bytes
+        }) {
+            Some(&g) => g,
+            None => {
+                let g = first.len() as u32;
+                first.push((t.term.0, t.term.1, hash));
                 counts.push(0);
-                (first.len() - 1) as u32
-            });
-            counts[g as usize] += 1;
-            g
-        })
-        .collect();
+                index.insert_unique(hash, g, |&g| first[g as usize].2);
+                g
+            }
+        };
+        counts[g as usize] += 1;
+        token_group.push(g);
+    }
     let mut starts = Vec::with_capacity(counts.len());
     let mut at = 0;
     for &c in &counts {
@@ -85,10 +96,10 @@ pub(crate) fn group(doc: &AnalyzedDoc, tokens: &[TokenRef], bloom: Option<&Bloom
         .iter()
         .zip(&starts)
         .zip(&counts)
-        .map(|((&term, &s), &c)| {
+        .map(|((&(start, len, hash), &s), &c)| {
             let from = encoded.len();
             encode_occurrences(&occurrences[s..s + c], &mut encoded);
-            GroupedTerm { term, occurrences: s..s + c, encoded: from..encoded.len() }
+            GroupedTerm { term: (start, len), hash, occurrences: s..s + c, encoded: from..encoded.len() }
         })
         .collect();
     let mut grouped =
@@ -109,17 +120,24 @@ fn fill_filters(
     let stride = g.stride();
     g.before = vec![0; g.terms.len() * stride];
     g.after = vec![0; g.terms.len() * stride];
-    // Once per distinct term of the document, not once per occurrence: the
-    // term's hash (None for a stop word, never inserted) and its filter's size.
+    // Once per distinct term of the document, not once per occurrence:
+    // whether it is a stop word (never inserted), its filter's size and
+    // probes, and its probe sequence.
     let longest_stop_word = b.stop_words.iter().map(String::len).max().unwrap_or(0);
-    let per_term: Vec<(Option<u64>, usize, u32)> = g
+    let most = b.shape.most_hashes();
+    let mut sequences = vec![0u64; g.terms.len() * most];
+    let per_term: Vec<(bool, usize, usize)> = g
         .terms
         .iter()
-        .map(|t| {
+        .zip(sequences.chunks_exact_mut(most))
+        .map(|(t, sequence)| {
             let text = doc.term_at(t.term);
             let stop = text.len() <= longest_stop_word && b.is_stop_word(text);
+            if !stop {
+                bloom::probe_sequence(bloom::term_hash(text), sequence);
+            }
             let freq = t.occurrences.len() as u32;
-            ((!stop).then(|| bloom::term_hash(text)), b.shape.bytes(freq), b.shape.hashes(freq))
+            (stop, b.shape.bytes(freq), b.shape.hashes(freq) as usize)
         })
         .collect();
     for (i, t) in tokens.iter().enumerate() {
@@ -129,9 +147,10 @@ fn fill_filters(
         let before = i.checked_sub(1).filter(|&j| tokens[j].position + 1 == t.position);
         let after = Some(i + 1).filter(|&j| j < tokens.len() && tokens[j].position == t.position + 1);
         for (neighbor, side) in [(before, &mut g.before), (after, &mut g.after)] {
-            if let Some(hash) = neighbor.and_then(|j| per_term[token_group[j] as usize].0) {
-                bloom::insert(&mut side[at..at + len], hash, probes);
-            }
+            let Some(n) = neighbor.map(|j| token_group[j] as usize).filter(|&n| !per_term[n].0) else {
+                continue;
+            };
+            bloom::insert_sequence(&mut side[at..at + len], &sequences[n * most..n * most + probes]);
         }
     }
 }

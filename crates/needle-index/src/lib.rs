@@ -4,11 +4,13 @@
 //! keeping document order.
 
 mod analyzed;
+mod arena;
 mod flat_postings;
 mod grouped;
 mod mem_postings;
 mod mem_segment;
 mod merge;
+mod term_table;
 
 pub use analyzed::AnalyzedDoc;
 pub use mem_segment::{MemSegment, MemView};

@@ -1,23 +1,25 @@
-//! Posting lists of an in-memory segment, in chunks of [`BLOCK_LEN`] postings.
+//! Posting lists of an in-memory segment, as bytes in the segment's arena
+//! (see `arena`), in blocks of [`BLOCK_LEN`] postings.
 //!
-//! A chunk is what the writer appends to and a reader may be holding at the
-//! same time: the writer appends through `Arc::make_mut`, so a chunk a reader
-//! holds is copied before it changes, never changed under it, and that copy
-//! is at most one chunk (a whole list would be megabytes for a common term,
-//! copied at every add while a query on it runs). Full chunks are never
-//! copied. A chunk also keeps its block bound, so in-memory lists prune by
-//! blocks as on-disk ones do. A reader sees a prefix: the documents below
-//! the segment's size when its view was taken.
-
-use std::sync::Arc;
+//! A posting is written once and never changed: `vint(delta << 1 | freq == 1)`
+//! (the document less the one before it in the list, 0 before the first),
+//! then `vint(freq)` unless it is 1, then its occurrences (see
+//! [`encode_occurrences`]) when the field has positions, then its before and
+//! its after filter, each of the size its frequency calls for, when the field
+//! has filters. A term keeps each full block's place, last document, bound and
+//! frequency sum, so in-memory lists skip and prune by blocks as on-disk ones
+//! do; the block being filled is a region of the arena that moves to a larger
+//! one when it fills (readers keep reading the old one). A reader copies the
+//! blocks' places under the segment's lock and decodes a block at a time; it
+//! sees a prefix: the documents below the segment's size when its view was taken.
 
 use needle_codecs::bloom::{self, FilterShape, Side};
 use needle_codecs::bytes::{read_vint_lenient, write_vint};
 
+use crate::arena::{Arena, Pages, Region};
 use crate::flat_postings::FlatPostings;
 use needle_codecs::{BlockImpact, Postings, BLOCK_LEN};
 use needle_core::{DocId, DocSet, TERMINATED};
-
 /// One occurrence of a term in a document: its position and byte offsets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Occurrence {
@@ -64,192 +66,284 @@ fn occurrences_len(bytes: &[u8], n: usize) -> usize {
     len
 }
 
-/// Up to [`BLOCK_LEN`] postings of one term: four vectors, so the many terms
-/// seen once cost few allocations. A posting's occurrences and filters are
-/// found by summing the frequencies and filter sizes of the postings before
-/// it (a reader keeps its place, so reading in order sums each once).
-#[derive(Clone)]
-pub(crate) struct Chunk {
-    pub docs: Vec<DocId>,
-    pub freqs: Vec<u32>,
-    /// Each posting's occurrences (`freq` of them, see [`encode_occurrences`]),
-    /// one posting after another (empty for a field without positions).
-    pub occurrences: Vec<u8>,
-    /// Each posting's before filter then its after filter, each of the size
-    /// its frequency calls for (most postings occur once: 2 bytes, not the 9
-    /// of the largest), one posting after another (empty without filters).
-    pub filters: Vec<u8>,
-    pub impact: BlockImpact,
+/// A block of a term's postings: where its bytes are, and what a reader
+/// skips and prunes by.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Block {
+    region: Region,
+    count: u32,
+    last_doc: DocId,
+    impact: BlockImpact,
+    /// The sum of its postings' frequencies.
+    freqs: u64,
 }
 
-impl Chunk {
-    /// A chunk for a term's next postings: room for a whole block when the
-    /// term already filled one (it is a common term), else as small as can be.
-    fn for_list(full_chunks: usize) -> Self {
-        let room = if full_chunks > 0 { BLOCK_LEN } else { 0 };
-        Chunk {
-            docs: Vec::with_capacity(room),
-            freqs: Vec::with_capacity(room),
-            occurrences: Vec::new(),
-            filters: Vec::new(),
-            impact: BlockImpact::NONE,
-        }
+impl Default for Block {
+    fn default() -> Self {
+        Block { region: Region::default(), count: 0, last_doc: 0, impact: BlockImpact::NONE, freqs: 0 }
     }
 }
 
-/// One term's postings.
+/// One term's postings: its full blocks, and the one being filled.
 #[derive(Default)]
 pub(crate) struct TermBuf {
-    pub chunks: Vec<Arc<Chunk>>,
+    full: Vec<Block>,
+    open: Block,
+    first_doc: DocId,
+}
+
+/// A posting to file: its occurrences encoded, and its filters (empty for
+/// a field without them).
+pub(crate) struct NewPosting<'a> {
+    pub doc: DocId,
+    pub freq: u32,
+    pub norm: u8,
+    pub occurrences: &'a [u8],
+    pub before: &'a [u8],
+    pub after: &'a [u8],
 }
 
 impl TermBuf {
     pub fn last_doc(&self) -> Option<DocId> {
-        self.chunks.last().and_then(|c| c.docs.last().copied())
+        match self.open.count {
+            0 => self.full.last().map(|b| b.last_doc),
+            _ => Some(self.open.last_doc),
+        }
     }
 
     pub fn first_doc(&self) -> Option<DocId> {
-        self.chunks.first().and_then(|c| c.docs.first().copied())
+        self.last_doc().map(|_| self.first_doc)
     }
 
-    /// Starts a posting for `doc` (after every document already here):
-    /// the chunk to write it in, copied first if a reader holds it.
-    pub fn push(&mut self, doc: DocId, freq: u32, norm: u8) -> &mut Chunk {
-        if self.chunks.last().is_none_or(|c| c.docs.len() >= BLOCK_LEN) {
-            if self.chunks.capacity() == 0 {
-                // Most terms never fill a chunk.
-                self.chunks.reserve_exact(1);
-            }
-            self.chunks.push(Arc::new(Chunk::for_list(self.chunks.len())));
+    /// Appends a posting (for a document after every one already here).
+    pub fn push(&mut self, arena: &mut Arena, p: NewPosting<'_>) {
+        let previous = self.last_doc();
+        if self.open.count as usize == BLOCK_LEN {
+            // A common term: its next block is about as large as this one.
+            let room = self.open.region.len as usize * 9 / 8 + 16;
+            self.full.push(std::mem::take(&mut self.open));
+            self.open.region = arena.region(room);
         }
-        let chunk = Arc::make_mut(self.chunks.last_mut().expect("a chunk was pushed"));
-        chunk.docs.push(doc);
-        chunk.freqs.push(freq);
-        chunk.impact = chunk.impact.merge(BlockImpact { max_freq: freq, min_norm: norm });
-        chunk
-    }
-
-    /// One more occurrence in the last posting (a keyword value repeated in a document).
-    pub fn bump_last(&mut self) {
-        if let Some(chunk) = self.chunks.last_mut().map(Arc::make_mut) {
-            if let Some(f) = chunk.freqs.last_mut() {
-                *f += 1;
-                chunk.impact.max_freq = chunk.impact.max_freq.max(*f);
+        let mut head = [0u8; 20];
+        let len = {
+            let mut h = &mut head[..];
+            let delta = u64::from(p.doc - previous.unwrap_or(0));
+            write_vint_into(&mut h, delta << 1 | u64::from(p.freq == 1));
+            if p.freq != 1 {
+                write_vint_into(&mut h, u64::from(p.freq));
             }
+            20 - h.len()
+        };
+        let region = &mut self.open.region;
+        arena.reserve(region, len + p.occurrences.len() + p.before.len() + p.after.len());
+        for bytes in [&head[..len], p.occurrences, p.before, p.after] {
+            arena.put(region, bytes);
         }
+        if previous.is_none() {
+            self.first_doc = p.doc;
+        }
+        let open = &mut self.open;
+        open.count += 1;
+        open.last_doc = p.doc;
+        open.freqs += u64::from(p.freq);
+        open.impact = open.impact.merge(BlockImpact { max_freq: p.freq, min_norm: p.norm });
     }
 
-    /// The first `n` postings (every one of chunks before the last) in the
-    /// layout the segment writer takes, into `out` (cleared first, so one
-    /// buffer serves every term of a flush).
-    pub fn flat_into(&self, n: usize, bloom: Option<FilterShape>, out: &mut FlatPostings) {
+    /// Every block, the one being filled last (when it has postings).
+    fn blocks(&self) -> impl Iterator<Item = Block> + '_ {
+        self.full.iter().copied().chain(Some(self.open).filter(|b| b.count > 0))
+    }
+
+    /// The postings below `max_doc` in the layout the segment writer takes,
+    /// into `out` (cleared first, so one buffer serves every term of a
+    /// flush; `bytes` likewise).
+    pub fn flat_into(
+        &self,
+        pages: &Pages,
+        max_doc: DocId,
+        field: FieldShape,
+        out: &mut FlatPostings,
+        bytes: &mut Vec<u8>,
+    ) {
         out.clear();
-        let mut left = n;
-        for c in &self.chunks {
-            let take = left.min(c.docs.len());
-            if take == 0 {
+        let mut base = 0;
+        for block in self.blocks() {
+            pages.read(block.region.addr, block.region.len, bytes);
+            let bytes = &bytes[..];
+            let ended = walk(bytes, base, max_doc, field, |p| {
+                out.docs.push(p.doc);
+                out.freqs.push(p.freq);
+                if field.positions {
+                    decode_occurrences(&bytes[p.occurrences..], p.freq as usize, |o| {
+                        out.positions.push(o.position);
+                        out.offsets.push((o.start, o.end));
+                    });
+                }
+                if let Some(shape) = field.bloom {
+                    let len = shape.bytes(p.freq);
+                    out.before.extend_from_slice(&bytes[p.filters..p.filters + len]);
+                    out.after.extend_from_slice(&bytes[p.filters + len..p.filters + 2 * len]);
+                }
+            });
+            if ended {
                 break;
             }
-            left -= take;
-            out.docs.extend_from_slice(&c.docs[..take]);
-            out.freqs.extend_from_slice(&c.freqs[..take]);
-            // A field without positions keeps no occurrences.
-            let freqs = if c.occurrences.is_empty() { &[][..] } else { &c.freqs[..take] };
-            let mut at = 0;
-            for &f in freqs {
-                let bytes = &c.occurrences[at..];
-                decode_occurrences(bytes, f as usize, |o| {
-                    out.positions.push(o.position);
-                    out.offsets.push((o.start, o.end));
-                });
-                at += occurrences_len(bytes, f as usize);
-            }
-            if let Some(shape) = bloom {
-                let mut at = 0;
-                for &f in &c.freqs[..take] {
-                    let len = shape.bytes(f);
-                    out.before.extend_from_slice(&c.filters[at..at + len]);
-                    out.after.extend_from_slice(&c.filters[at + len..at + 2 * len]);
-                    at += 2 * len;
-                }
-            }
+            base = block.last_doc;
         }
     }
 }
 
+/// `write_vint` into a fixed buffer, moving it past what was written.
+fn write_vint_into(out: &mut &mut [u8], mut v: u64) {
+    let mut i = 0;
+    while v >= 0x80 {
+        out[i] = (v as u8) | 0x80;
+        v >>= 7;
+        i += 1;
+    }
+    out[i] = v as u8;
+    *out = &mut std::mem::take(out)[i + 1..];
+}
+
+/// What a field's postings hold besides documents and frequencies.
+#[derive(Clone, Copy)]
+pub(crate) struct FieldShape {
+    pub positions: bool,
+    /// The filters' shape, when the field has them.
+    pub bloom: Option<FilterShape>,
+}
+
+/// A posting decoded from a block: where its occurrences and filters start.
+struct Decoded {
+    doc: DocId,
+    freq: u32,
+    occurrences: usize,
+    filters: usize,
+}
+
+/// Calls `each` with the postings of a block's `bytes` below `max_doc`
+/// (`base`: the document before the block's first); returns whether it
+/// stopped at `max_doc`.
+fn walk(bytes: &[u8], base: DocId, max_doc: DocId, shape: FieldShape, mut each: impl FnMut(Decoded)) -> bool {
+    let (mut at, mut doc) = (0, base);
+    while at < bytes.len() {
+        let code = read_vint_lenient(bytes, &mut at);
+        doc += (code >> 1) as DocId;
+        if doc >= max_doc {
+            return true;
+        }
+        let freq = if code & 1 == 1 { 1 } else { read_vint_lenient(bytes, &mut at) as u32 };
+        let occurrences = at;
+        if shape.positions {
+            at += occurrences_len(&bytes[at..], freq as usize);
+        }
+        let filters = at;
+        at += shape.bloom.map_or(0, |s| 2 * s.bytes(freq));
+        each(Decoded { doc, freq, occurrences, filters });
+    }
+    false
+}
+
 pub(crate) struct MemPostings {
-    /// The chunks holding visible postings.
-    chunks: Vec<Arc<Chunk>>,
-    /// Postings visible in each chunk (a prefix of the list: full chunks, then a part).
-    visible: Vec<usize>,
+    pages: Pages,
+    /// The blocks holding visible postings (the last cut to what is visible).
+    blocks: Vec<Block>,
+    shape: FieldShape,
+    /// The current block, decoded: its bytes, and each posting's document,
+    /// frequency, and where its occurrences and filters start.
     chunk: usize,
+    loaded: Option<usize>,
+    bytes: Vec<u8>,
+    docs: Vec<DocId>,
+    freqs: Vec<u32>,
+    starts: Vec<(u32, u32)>,
     idx: usize,
     doc: DocId,
     doc_freq: u32,
     max_impact: BlockImpact,
-    positions: bool,
-    /// The filters' shape, when the field has them.
-    bloom: Option<FilterShape>,
-    /// The last posting whose occurrences and filters were found, and where.
-    place: Place,
-}
-
-/// Where posting `idx` of chunk `chunk` has its occurrences and filters start.
-#[derive(Clone, Copy, Default)]
-struct Place {
-    chunk: usize,
-    idx: usize,
-    occurrence: usize,
-    filter: usize,
 }
 
 impl MemPostings {
     /// The postings of `term` for documents below `max_doc`.
-    pub fn new(term: &TermBuf, max_doc: DocId, positions: bool, bloom: Option<FilterShape>) -> Self {
-        let mut visible = Vec::with_capacity(term.chunks.len());
-        for c in &term.chunks {
-            let n = c.docs.partition_point(|&d| d < max_doc);
-            if n == 0 {
+    pub fn new(term: &TermBuf, pages: Pages, max_doc: DocId, shape: FieldShape) -> Self {
+        let mut blocks: Vec<Block> = Vec::with_capacity(term.full.len() + 1);
+        for b in term.blocks() {
+            let past = b.last_doc >= max_doc;
+            blocks.push(b);
+            if past {
                 break;
             }
-            visible.push(n);
         }
-        let chunks = term.chunks[..visible.len()].to_vec();
-        let doc_freq = visible.iter().sum::<usize>() as u32;
-        let max_impact = chunks.iter().fold(BlockImpact::NONE, |a, c| a.merge(c.impact));
-        let doc = if visible.is_empty() { TERMINATED } else { chunks[0].docs[0] };
-        MemPostings {
-            chunks,
-            visible,
+        let mut p = MemPostings {
+            pages,
+            blocks,
+            shape,
             chunk: 0,
+            loaded: None,
+            bytes: Vec::new(),
+            docs: Vec::new(),
+            freqs: Vec::new(),
+            starts: Vec::new(),
             idx: 0,
-            doc,
-            doc_freq,
-            max_impact,
-            positions,
-            bloom,
-            place: Place::default(),
+            doc: TERMINATED,
+            doc_freq: 0,
+            max_impact: BlockImpact::NONE,
+        };
+        p.cut_to(max_doc);
+        p.doc_freq = p.blocks.iter().map(|b| b.count).sum();
+        p.max_impact = p.blocks.iter().fold(BlockImpact::NONE, |a, b| a.merge(b.impact));
+        if !p.blocks.is_empty() {
+            p.enter(0, 0);
+        }
+        p
+    }
+
+    /// Cuts the last block to its postings below `max_doc` (dropped when none are).
+    fn cut_to(&mut self, max_doc: DocId) {
+        let Some(last) = self.blocks.len().checked_sub(1) else { return };
+        if self.blocks[last].last_doc < max_doc {
+            return;
+        }
+        self.load(last, max_doc);
+        let block = &mut self.blocks[last];
+        block.count = self.docs.len() as u32;
+        block.freqs = self.freqs.iter().map(|&f| u64::from(f)).sum();
+        match self.docs.last() {
+            Some(&d) => block.last_doc = d,
+            None => {
+                self.blocks.pop();
+                self.loaded = None;
+            }
         }
     }
 
-    fn current(&self) -> &Chunk {
-        &self.chunks[self.chunk]
+    /// Decodes block `c`'s postings below `max_doc`.
+    fn load(&mut self, c: usize, max_doc: DocId) {
+        let block = self.blocks[c];
+        self.pages.read(block.region.addr, block.region.len, &mut self.bytes);
+        let base = c.checked_sub(1).map_or(0, |p| self.blocks[p].last_doc);
+        (self.docs.clear(), self.freqs.clear(), self.starts.clear());
+        let (docs, freqs, starts) = (&mut self.docs, &mut self.freqs, &mut self.starts);
+        walk(&self.bytes, base, max_doc, self.shape, |p| {
+            docs.push(p.doc);
+            freqs.push(p.freq);
+            starts.push((p.occurrences as u32, p.filters as u32));
+        });
+        self.loaded = Some(c);
     }
 
-    /// The last visible document of chunk `c`.
-    fn last_of(&self, c: usize) -> DocId {
-        self.chunks[c].docs[self.visible[c] - 1]
-    }
-
-    /// The first chunk at or after the current one holding a document `>= target`.
+    /// The first block at or after the current one holding a document `>= target`.
     fn chunk_for(&self, target: DocId) -> Option<usize> {
-        (self.chunk..self.visible.len()).find(|&c| self.last_of(c) >= target)
+        (self.chunk..self.blocks.len()).find(|&c| self.blocks[c].last_doc >= target)
     }
 
     fn enter(&mut self, c: usize, idx: usize) -> DocId {
+        if self.loaded != Some(c) {
+            self.load(c, self.blocks[c].last_doc + 1);
+        }
         self.chunk = c;
         self.idx = idx;
-        self.doc = self.chunks[c].docs[idx];
+        self.doc = self.docs[idx];
         self.doc
     }
 
@@ -258,38 +352,17 @@ impl MemPostings {
         TERMINATED
     }
 
-    /// Where the current posting's occurrences and filters start: summed
-    /// on from the last posting found when that was before it in this chunk.
-    fn place(&mut self) -> Place {
-        let p = self.place;
-        let mut at = match p.chunk == self.chunk && p.idx <= self.idx {
-            true => p,
-            false => Place { chunk: self.chunk, ..Place::default() },
-        };
-        let chunk = &self.chunks[self.chunk];
-        for &f in &chunk.freqs[at.idx..self.idx] {
-            at.occurrence += occurrences_len(&chunk.occurrences[at.occurrence..], f as usize);
-            at.filter += self.bloom.map_or(0, |shape| 2 * shape.bytes(f));
-        }
-        at.idx = self.idx;
-        self.place = at;
-        at
-    }
-
     /// Calls `emit` with each of the current posting's occurrences.
     fn occurrences(&mut self, emit: impl FnMut(Occurrence)) {
-        let start = self.place().occurrence;
-        let bytes = &self.current().occurrences;
-        if start < bytes.len() {
-            decode_occurrences(&bytes[start..], self.freq() as usize, emit);
-        }
+        let start = self.starts[self.idx].0 as usize;
+        decode_occurrences(&self.bytes[start..], self.freq() as usize, emit);
     }
 
     /// The current document's filter on `side`.
-    fn filter(&mut self, side: Side, shape: FilterShape) -> Option<&[u8]> {
+    fn filter(&self, side: Side, shape: FilterShape) -> Option<&[u8]> {
         let len = shape.bytes(self.freq());
-        let at = self.place().filter + if side == Side::After { len } else { 0 };
-        self.current().filters.get(at..at + len)
+        let at = self.starts[self.idx].1 as usize + if side == Side::After { len } else { 0 };
+        self.bytes.get(at..at + len)
     }
 }
 
@@ -302,10 +375,12 @@ impl DocSet for MemPostings {
         if self.doc == TERMINATED {
             return TERMINATED;
         }
-        if self.idx + 1 < self.visible[self.chunk] {
-            return self.enter(self.chunk, self.idx + 1);
+        if self.idx + 1 < self.docs.len() {
+            self.idx += 1;
+            self.doc = self.docs[self.idx];
+            return self.doc;
         }
-        if self.chunk + 1 < self.visible.len() {
+        if self.chunk + 1 < self.blocks.len() {
             return self.enter(self.chunk + 1, 0);
         }
         self.end()
@@ -317,8 +392,8 @@ impl DocSet for MemPostings {
         }
         let Some(c) = self.chunk_for(target) else { return self.end() };
         let from = if c == self.chunk { self.idx } else { 0 };
-        let docs = &self.chunks[c].docs[from..self.visible[c]];
-        let idx = from + docs.partition_point(|&d| d < target);
+        self.enter(c, from);
+        let idx = from + self.docs[from..].partition_point(|&d| d < target);
         self.enter(c, idx)
     }
 
@@ -335,34 +410,34 @@ impl Postings for MemPostings {
     fn freq(&self) -> u32 {
         match self.doc {
             TERMINATED => 0,
-            _ => self.current().freqs[self.idx],
+            _ => self.freqs[self.idx],
         }
     }
 
     fn positions(&mut self, out: &mut Vec<u32>) {
         out.clear();
-        if self.positions && self.doc != TERMINATED {
+        if self.shape.positions && self.doc != TERMINATED {
             self.occurrences(|o| out.push(o.position));
         }
     }
 
     fn offsets(&mut self, out: &mut Vec<(u32, u32)>) {
         out.clear();
-        if self.positions && self.doc != TERMINATED {
+        if self.shape.positions && self.doc != TERMINATED {
             self.occurrences(|o| out.push((o.start, o.end)));
         }
     }
 
     fn block_end(&mut self, target: DocId) -> DocId {
-        self.chunk_for(target).map_or(TERMINATED, |c| self.last_of(c))
+        self.chunk_for(target).map_or(TERMINATED, |c| self.blocks[c].last_doc)
     }
 
     fn impact(&mut self, from: DocId, to: DocId) -> BlockImpact {
         let Some(first) = self.chunk_for(from) else { return BlockImpact::NONE };
         let mut bound = BlockImpact::NONE;
-        for c in first..self.visible.len() {
-            bound = bound.merge(self.chunks[c].impact);
-            if self.last_of(c) >= to {
+        for b in &self.blocks[first..] {
+            bound = bound.merge(b.impact);
+            if b.last_doc >= to {
                 break;
             }
         }
@@ -374,26 +449,21 @@ impl Postings for MemPostings {
     }
 
     fn total_term_freq(&self) -> u64 {
-        self.chunks
-            .iter()
-            .zip(&self.visible)
-            .map(|(c, &n)| c.freqs[..n].iter().map(|&f| u64::from(f)).sum::<u64>())
-            .sum()
+        self.blocks.iter().map(|b| b.freqs).sum()
     }
 
     fn block_ahead(&self) -> &[DocId] {
         match self.doc {
             TERMINATED => &[],
-            _ => &self.current().docs[self.idx + 1..self.visible[self.chunk]],
+            _ => &self.docs[self.idx + 1..],
         }
     }
 
     fn block_rest(&self) -> (&[DocId], &[u32]) {
-        if self.doc == TERMINATED {
-            return (&[], &[]);
+        match self.doc {
+            TERMINATED => (&[], &[]),
+            _ => (&self.docs[self.idx..], &self.freqs[self.idx..]),
         }
-        let (chunk, end) = (self.current(), self.visible[self.chunk]);
-        (&chunk.docs[self.idx..end], &chunk.freqs[self.idx..end])
     }
 
     fn advance_by(&mut self, n: usize) -> DocId {
@@ -405,7 +475,7 @@ impl Postings for MemPostings {
     }
 
     fn bloom_test(&mut self, side: Side, hash: u64) -> Option<bool> {
-        let shape = self.bloom?;
+        let shape = self.shape.bloom?;
         let freq = self.freq();
         if !shape.stores(freq) {
             return None;
@@ -415,7 +485,7 @@ impl Postings for MemPostings {
     }
 
     fn filters_into(&mut self, before: &mut Vec<u8>, after: &mut Vec<u8>) -> Option<FilterShape> {
-        let shape = self.bloom?;
+        let shape = self.shape.bloom?;
         for (side, out) in [(Side::Before, before), (Side::After, after)] {
             out.extend_from_slice(self.filter(side, shape)?);
         }
@@ -427,20 +497,40 @@ impl Postings for MemPostings {
 mod tests {
     use super::*;
 
-    /// Doc `d`'s occurrences in [`list`]: positions `10 d + i`, offsets `(p, p + 1)`.
+    const TEXT: FieldShape = FieldShape { positions: true, bloom: None };
+
+    /// `freq` occurrences for doc `d`: positions `10 d + i`, offsets `(p, p + 1)`.
+    fn occurrences(d: u32, freq: u32) -> Vec<Occurrence> {
+        (0..freq).map(|i| 10 * d + i).map(|p| Occurrence { position: p, start: p, end: p + 1 }).collect()
+    }
+
+    /// Doc `d`'s occurrences in [`list`].
     fn occurrences_of(d: u32) -> Vec<Occurrence> {
-        (0..1 + d % 3).map(|i| 10 * d + i).map(|p| Occurrence { position: p, start: p, end: p + 1 }).collect()
+        occurrences(d, 1 + d % 3)
+    }
+
+    fn push(
+        arena: &mut Arena,
+        t: &mut TermBuf,
+        doc: DocId,
+        norm: u8,
+        occ: &[Occurrence],
+        filters: [&[u8]; 2],
+    ) {
+        let mut encoded = Vec::new();
+        encode_occurrences(occ, &mut encoded);
+        let [before, after] = filters;
+        let freq = occ.len() as u32;
+        t.push(arena, NewPosting { doc, freq, norm, occurrences: &encoded, before, after });
     }
 
     /// Docs 0, 2, 4, ... (n of them), doc d with frequency 1 + d % 3 and norm d % 7.
-    fn list(n: u32) -> TermBuf {
-        let mut t = TermBuf::default();
-        for i in 0..n {
-            let d = 2 * i;
-            let chunk = t.push(d, 1 + d % 3, (d % 7) as u8);
-            encode_occurrences(&occurrences_of(d), &mut chunk.occurrences);
+    fn list(n: u32) -> (Arena, TermBuf) {
+        let (mut arena, mut t) = (Arena::default(), TermBuf::default());
+        for d in (0..n).map(|i| 2 * i) {
+            push(&mut arena, &mut t, d, (d % 7) as u8, &occurrences_of(d), [&[], &[]]);
         }
-        t
+        (arena, t)
     }
 
     /// The current posting's positions and offsets, as occurrences.
@@ -453,6 +543,15 @@ mod tests {
             .zip(offsets)
             .map(|(&position, (start, end))| Occurrence { position, start, end })
             .collect()
+    }
+
+    fn all_docs(p: &mut MemPostings) -> Vec<DocId> {
+        let mut all = Vec::new();
+        while p.doc() != TERMINATED {
+            all.push(p.doc());
+            p.advance();
+        }
+        all
     }
 
     proptest::proptest! {
@@ -478,90 +577,134 @@ mod tests {
             }
             proptest::prop_assert_eq!(at, bytes.len());
         }
+
+        /// Random gaps and frequencies, a keyword field's postings (no
+        /// occurrences), read whole and through a view cut at a random document.
+        #[test]
+        fn postings_without_occurrences_read_back(
+            postings in proptest::collection::vec((1u32..5000, 1u32..400), 1..600),
+            cut in 0u32..2_000_000,
+        ) {
+            let (mut arena, mut t) = (Arena::default(), TermBuf::default());
+            let mut docs = Vec::new();
+            let mut doc = 0;
+            for &(gap, freq) in &postings {
+                doc += gap;
+                docs.push((doc, freq));
+                t.push(&mut arena, NewPosting { doc, freq, norm: 0, occurrences: &[], before: &[], after: &[] });
+            }
+            let keyword = FieldShape { positions: false, bloom: None };
+            let want: Vec<(DocId, u32)> = docs.iter().copied().filter(|&(d, _)| d < cut).collect();
+            let (mut flat, mut bytes) = (FlatPostings::default(), Vec::new());
+            t.flat_into(&arena.pages(), cut, keyword, &mut flat, &mut bytes);
+            let got: Vec<(DocId, u32)> = flat.docs.iter().copied().zip(flat.freqs.iter().copied()).collect();
+            proptest::prop_assert_eq!(&got, &want);
+            let mut p = MemPostings::new(&t, arena.pages(), cut, keyword);
+            proptest::prop_assert_eq!(p.doc_freq() as usize, want.len());
+            proptest::prop_assert_eq!(p.total_term_freq(), want.iter().map(|&(_, f)| u64::from(f)).sum::<u64>());
+            let mut read = Vec::new();
+            while p.doc() != TERMINATED {
+                read.push((p.doc(), p.freq()));
+                p.advance();
+            }
+            proptest::prop_assert_eq!(read, want);
+        }
     }
 
     #[test]
     fn occurrences_are_found_in_order_and_after_seeks() {
-        let term = list(300);
-        let mut p = MemPostings::new(&term, 600, true, None);
+        let (arena, term) = list(300);
+        let mut p = MemPostings::new(&term, arena.pages(), 600, TEXT);
         while p.doc() != TERMINATED {
             assert_eq!(read_occurrences(&mut p), occurrences_of(p.doc()), "doc {} in order", p.doc());
             p.advance();
         }
-        let mut p = MemPostings::new(&term, 600, true, None);
+        let mut p = MemPostings::new(&term, arena.pages(), 600, TEXT);
         for target in [4, 6, 100, 254, 256, 258, 500] {
             assert_eq!(p.seek(target), target);
             assert_eq!(read_occurrences(&mut p), occurrences_of(target), "doc {target} after a seek");
         }
-        let mut flat = FlatPostings::default();
-        term.flat_into(200, None, &mut flat);
+        let (mut flat, mut bytes) = (FlatPostings::default(), Vec::new());
+        term.flat_into(&arena.pages(), 400, TEXT, &mut flat, &mut bytes);
         let want: Vec<Occurrence> = (0..200).flat_map(|i| occurrences_of(2 * i)).collect();
         assert_eq!(flat.docs, (0..200).map(|i| 2 * i).collect::<Vec<_>>());
+        assert_eq!(flat.freqs, (0..200).map(|i| 1 + 2 * i % 3).collect::<Vec<_>>());
         assert_eq!(flat.positions, want.iter().map(|o| o.position).collect::<Vec<_>>());
         assert_eq!(flat.offsets, want.iter().map(|o| (o.start, o.end)).collect::<Vec<_>>());
     }
 
     #[test]
-    fn walks_seeks_and_bounds_across_chunks_and_sees_only_its_prefix() {
-        let term = list(300);
-        let mut p = MemPostings::new(&term, 401, true, None);
+    fn walks_seeks_and_bounds_across_blocks_and_sees_only_its_prefix() {
+        let (arena, term) = list(300);
+        let mut p = MemPostings::new(&term, arena.pages(), 401, TEXT);
         assert_eq!(p.doc_freq(), 201, "docs 0..=400");
-        let mut all = vec![p.doc()];
-        while p.advance() != TERMINATED {
-            all.push(p.doc());
-        }
-        assert_eq!(all, (0..=200).map(|i| 2 * i).collect::<Vec<_>>());
-        let mut p = MemPostings::new(&term, 401, true, None);
+        let ttf: u64 = (0..=200u32).map(|i| u64::from(1 + 2 * i % 3)).sum();
+        assert_eq!(p.total_term_freq(), ttf);
+        assert_eq!(all_docs(&mut p), (0..=200).map(|i| 2 * i).collect::<Vec<_>>());
+        let mut p = MemPostings::new(&term, arena.pages(), 401, TEXT);
         assert_eq!(p.seek(255), 256);
-        assert_eq!(p.block_end(257), 400, "the second chunk, as far as the view sees it");
+        assert_eq!(p.block_end(257), 400, "the second block, as far as the view sees it");
+        assert_eq!(p.block_ahead().len(), 72, "docs 258..=400");
         let mut pos = Vec::new();
         p.positions(&mut pos);
         assert_eq!(pos.len() as u32, 1 + 256 % 3);
         assert_eq!(p.impact(0, 10), BlockImpact { max_freq: 3, min_norm: 0 });
         assert_eq!(p.seek(1000), TERMINATED);
-        assert_eq!(MemPostings::new(&term, 0, true, None).doc(), TERMINATED);
+        assert_eq!(MemPostings::new(&term, arena.pages(), 0, TEXT).doc(), TERMINATED);
+        // A view ending right after a full block, and one inside the first.
+        let mut p = MemPostings::new(&term, arena.pages(), 256, TEXT);
+        assert_eq!((p.doc_freq(), p.block_end(0)), (128, 254));
+        assert_eq!(all_docs(&mut p).len(), 128);
+        assert_eq!(MemPostings::new(&term, arena.pages(), 7, TEXT).doc_freq(), 4);
     }
 
     #[test]
     fn packed_filters_are_found_in_order_and_after_seeks() {
-        let shape = needle_codecs::bloom::BloomParams::for_rate(5, 0.0009, vec![]).shape;
-        let filter = |d: u32, side: u8| vec![(d as u8) ^ side; shape.bytes(1 + d % 7)];
-        let mut t = TermBuf::default();
+        let bloom = needle_codecs::bloom::BloomParams::for_rate(5, 0.0009, vec![]).shape;
+        let shape = FieldShape { positions: true, bloom: Some(bloom) };
+        let filter = |d: u32, side: u8| vec![(d as u8) ^ side; bloom.bytes(1 + d % 7)];
+        let (mut arena, mut t) = (Arena::default(), TermBuf::default());
         for d in 0..300 {
-            let chunk = t.push(d, 1 + d % 7, 0);
-            chunk.filters.extend(filter(d, 0));
-            chunk.filters.extend(filter(d, 0xff));
+            let occ = occurrences(d, 1 + d % 7);
+            push(&mut arena, &mut t, d, 0, &occ, [&filter(d, 0), &filter(d, 0xff)]);
         }
         let term = t;
         let read = |p: &mut MemPostings| {
             let (mut before, mut after) = (Vec::new(), Vec::new());
-            assert_eq!(p.filters_into(&mut before, &mut after), Some(shape));
+            assert_eq!(p.filters_into(&mut before, &mut after), Some(bloom));
             (before, after)
         };
-        let mut p = MemPostings::new(&term, 300, true, Some(shape));
+        let mut p = MemPostings::new(&term, arena.pages(), 300, shape);
         for d in 0..300 {
             assert_eq!(p.doc(), d);
             assert_eq!(read(&mut p), (filter(d, 0), filter(d, 0xff)), "doc {d} in order");
+            assert_eq!(read_occurrences(&mut p), occurrences(d, 1 + d % 7));
             p.advance();
         }
-        let mut p = MemPostings::new(&term, 300, true, Some(shape));
+        let mut p = MemPostings::new(&term, arena.pages(), 300, shape);
         for target in [5, 6, 90, 127, 128, 200, 299] {
             assert_eq!(p.seek(target), target);
             assert_eq!(read(&mut p), (filter(target, 0), filter(target, 0xff)), "doc {target} after a seek");
         }
-        let mut flat = FlatPostings::default();
-        term.flat_into(250, Some(shape), &mut flat);
+        let (mut flat, mut bytes) = (FlatPostings::default(), Vec::new());
+        term.flat_into(&arena.pages(), 250, shape, &mut flat, &mut bytes);
         assert_eq!(flat.before, (0..250).flat_map(|d| filter(d, 0)).collect::<Vec<_>>());
         assert_eq!(flat.after, (0..250).flat_map(|d| filter(d, 0xff)).collect::<Vec<_>>());
     }
 
     #[test]
-    fn a_chunk_a_reader_holds_is_copied_before_it_changes() {
-        let mut t = list(130);
-        let (full, held) = (t.chunks[0].clone(), t.chunks[1].clone());
-        t.push(1000, 1, 0);
-        assert_eq!(held.docs.len(), 2, "the reader's chunk did not grow");
-        assert_eq!(t.chunks[1].docs.len(), 3);
-        assert!(Arc::ptr_eq(&full, &t.chunks[0]), "a full chunk is shared, not copied");
+    fn a_reader_sees_what_was_there_when_it_looked() {
+        let (mut arena, mut t) = list(130);
+        let mut held = MemPostings::new(&t, arena.pages(), DocId::MAX - 1, TEXT);
+        // Fill the open block's region past its room (so it moves), and more blocks.
+        for d in (130..2000).map(|i| 2 * i) {
+            push(&mut arena, &mut t, d, 0, &occurrences(d, 40), [&[], &[]]);
+        }
+        assert_eq!(held.doc_freq(), 130);
+        assert_eq!(all_docs(&mut held), (0..130).map(|i| 2 * i).collect::<Vec<_>>());
+        let mut now = MemPostings::new(&t, arena.pages(), DocId::MAX - 1, TEXT);
+        assert_eq!(now.doc_freq(), 2000);
+        assert_eq!(now.seek(3998), 3998);
+        assert_eq!(read_occurrences(&mut now), occurrences(3998, 40));
     }
 }

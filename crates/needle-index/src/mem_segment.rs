@@ -30,13 +30,15 @@ use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
 
 use crate::analyzed::{AnalyzedDoc, FieldTokens};
+use crate::arena::Arena;
 use crate::flat_postings::FlatPostings;
 use crate::grouped::GroupedText;
-use crate::mem_postings::{MemPostings, TermBuf};
+use crate::mem_postings::{FieldShape, MemPostings, NewPosting, TermBuf};
+use crate::term_table::{term_hash, TermTable};
 
 struct FieldBuf {
     positions: bool,
-    terms: FxHashMap<Box<[u8]>, u32>,
+    terms: TermTable,
     postings: Vec<TermBuf>,
     norms: Arc<Vec<u8>>,
     /// Bloom filters of text fields: their parameters (documents come with their filters filled).
@@ -48,62 +50,65 @@ impl FieldBuf {
         let bloom = bloom.filter(|_| positions);
         FieldBuf {
             positions,
-            terms: FxHashMap::default(),
+            terms: TermTable::default(),
             postings: Vec::new(),
             norms: Arc::default(),
             bloom,
         }
     }
 
-    /// The postings of `term`, added if new; and whether it was new.
-    fn term(&mut self, term: &[u8]) -> (&mut TermBuf, bool) {
-        let (id, new) = match self.terms.get(term) {
-            Some(&id) => (id, false),
-            None => {
-                let id = self.postings.len() as u32;
-                self.terms.insert(term.into(), id);
-                self.postings.push(TermBuf::default());
-                (id, true)
-            }
-        };
+    /// The postings of `term` (whose [`term_hash`] is `hash`), added if new; and whether it was new.
+    fn term(&mut self, hash: u64, term: &[u8]) -> (&mut TermBuf, bool) {
+        let (id, new) = self.terms.id(hash, term);
+        if new {
+            self.postings.push(TermBuf::default());
+        }
         (&mut self.postings[id as usize], new)
     }
 
-    /// Records one occurrence of keyword `term` in `doc`; returns (bytes added, new doc, new term).
-    fn add_keyword(&mut self, term: &[u8], doc: DocId) -> (usize, bool, bool) {
-        let (buf, new_term) = self.term(term);
-        let mut bytes = if new_term { term.len() + 120 } else { 0 };
-        let new_doc = buf.last_doc() != Some(doc);
-        if new_doc {
-            buf.push(doc, 1, 0);
-            bytes += 12;
-        } else {
-            buf.bump_last();
-        }
-        (bytes, new_doc, new_term)
+    /// Files keyword `term`, seen `freq` times in `doc`; returns (bytes
+    /// added besides the arena's, new term).
+    fn add_keyword(&mut self, arena: &mut Arena, term: &[u8], doc: DocId, freq: u32) -> (usize, bool) {
+        let (buf, new_term) = self.term(term_hash(term), term);
+        buf.push(arena, NewPosting { doc, freq, norm: 0, occurrences: &[], before: &[], after: &[] });
+        (if new_term { term.len() + TERM_BYTES } else { 0 }, new_term)
     }
 
     /// Files the `i`-th term of a grouped text field of `doc` (norm byte
-    /// `norm`): one posting; returns (bytes added, new term).
-    fn add_grouped(&mut self, term: &[u8], doc: DocId, norm: u8, g: &GroupedText, i: usize) -> (usize, bool) {
-        let (buf, new_term) = self.term(term);
-        let occ = g.terms[i].occurrences.clone();
+    /// `norm`): one posting; returns (bytes added besides the arena's, new term).
+    fn add_grouped(
+        &mut self,
+        arena: &mut Arena,
+        term: &[u8],
+        doc: DocId,
+        norm: u8,
+        g: &GroupedText,
+        i: usize,
+    ) -> (usize, bool) {
+        let t = &g.terms[i];
+        let (buf, new_term) = self.term(t.hash, term);
         let (before, after) = g.filters(i);
-        let chunk = buf.push(doc, occ.len() as u32, norm);
-        let encoded = &g.encoded[g.terms[i].encoded.clone()];
-        chunk.occurrences.extend_from_slice(encoded);
-        chunk.filters.extend_from_slice(before);
-        chunk.filters.extend_from_slice(after);
-        let bytes =
-            if new_term { term.len() + 120 } else { 0 } + 8 + before.len() + after.len() + encoded.len();
-        (bytes, new_term)
+        let occurrences = &g.encoded[t.encoded.clone()];
+        let freq = t.occurrences.len() as u32;
+        buf.push(arena, NewPosting { doc, freq, norm, occurrences, before, after });
+        (if new_term { term.len() + TERM_BYTES } else { 0 }, new_term)
+    }
+
+    fn shape(&self) -> FieldShape {
+        FieldShape { positions: self.positions, bloom: self.bloom.as_ref().map(|b| b.shape) }
     }
 }
+
+/// About what a term costs besides its text and postings: its entry in the
+/// term table, its key's allocation, its [`TermBuf`].
+const TERM_BYTES: usize = 120;
 
 /// What the writer and views share.
 #[derive(Default)]
 struct Data {
     fields: FxHashMap<FieldId, FieldBuf>,
+    /// Every field's postings.
+    arena: Arena,
     stored: Vec<Vec<u8>>,
     /// Numeric doc values by field (blocks shared with views, copied on write).
     columns: FxHashMap<FieldId, ColumnBuf>,
@@ -190,6 +195,8 @@ impl MemSegment {
         doc.prepare(self.bloom.as_deref());
         let id = self.max_doc();
         let mut data = self.data.write();
+        let data = &mut *data;
+        let arena_before = data.arena.bytes();
         let (_, grouped) = doc.grouped.as_ref().expect("prepared");
         let mut grouped = grouped.iter();
         for (field, tokens) in &doc.fields {
@@ -198,7 +205,7 @@ impl MemSegment {
                     let g = grouped.next().expect("one group per text field");
                     let buf =
                         data.fields.entry(*field).or_insert_with(|| FieldBuf::new(true, self.bloom.clone()));
-                    let (bytes, new_terms) = add_text(buf, id, &doc, g, *length);
+                    let (bytes, new_terms) = add_text(buf, &mut data.arena, id, &doc, g, *length);
                     self.memory += bytes;
                     let meta = field_meta(&mut self.meta, *field, true);
                     meta.stats.doc_count += u64::from(*length > 0);
@@ -209,10 +216,13 @@ impl MemSegment {
                 FieldTokens::Keyword(values) => {
                     let buf = data.fields.entry(*field).or_insert_with(|| FieldBuf::new(false, None));
                     let (mut bytes, mut new_docs, mut new_terms) = (0, 0u64, 0u64);
-                    for v in values {
-                        let (b, new_doc, new_term) = buf.add_keyword(v.as_bytes(), id);
+                    // A value repeated in the document is one posting of its frequency.
+                    let mut sorted: Vec<&[u8]> = values.iter().map(|v| v.as_bytes()).collect();
+                    sorted.sort_unstable();
+                    for run in sorted.chunk_by(|a, b| a == b) {
+                        let (b, new_term) = buf.add_keyword(&mut data.arena, run[0], id, run.len() as u32);
                         bytes += b;
-                        new_docs += u64::from(new_doc);
+                        new_docs += 1;
                         new_terms += u64::from(new_term);
                     }
                     self.memory += bytes;
@@ -240,7 +250,7 @@ impl MemSegment {
             data.binaries.entry(*field).or_default().set(id, value);
             self.memory += value.len() + 12;
         }
-        self.memory += doc.stored.len() + 24;
+        self.memory += data.arena.bytes() - arena_before + doc.stored.len() + 24;
         data.stored.push(doc.stored);
         self.meta.max_doc = id + 1;
         id
@@ -255,6 +265,7 @@ impl MemSegment {
 /// Files a text field of document `doc`; returns (bytes added, new terms).
 fn add_text(
     buf: &mut FieldBuf,
+    arena: &mut Arena,
     doc: DocId,
     analyzed: &AnalyzedDoc,
     g: &GroupedText,
@@ -263,7 +274,7 @@ fn add_text(
     let norm = encode_length(length);
     let (mut added, mut new_terms) = (0, 0u64);
     for (i, t) in g.terms.iter().enumerate() {
-        let (bytes, new_term) = buf.add_grouped(analyzed.term_at(t.term), doc, norm, g, i);
+        let (bytes, new_term) = buf.add_grouped(arena, analyzed.term_at(t.term), doc, norm, g, i);
         added += bytes;
         new_terms += u64::from(new_term);
     }
@@ -308,6 +319,7 @@ fn flush(
     let max_doc = meta.max_doc;
     let mut writer = SegmentWriter::create(dir, name, max_doc)?;
     writer.set_bloom(bloom.cloned());
+    let pages = data.arena.pages();
     let mut fields: Vec<_> = data.fields.iter().collect();
     fields.sort_by_key(|(id, _)| **id);
     for (&id, buf) in fields {
@@ -318,18 +330,15 @@ fn flush(
         });
         let doc_count = meta.field(id).map_or(0, |m| m.stats.doc_count);
         writer.add_field(id, buf.positions, buf.positions, norms, doc_count);
-        let mut terms: Vec<(&[u8], u32)> = buf.terms.iter().map(|(t, &i)| (&t[..], i)).collect();
+        let mut terms: Vec<(&[u8], u32)> = buf.terms.iter().collect();
         terms.sort_unstable();
-        let shape = buf.bloom.as_ref().map(|b| b.shape);
-        let mut t = FlatPostings::default();
+        let shape = buf.shape();
+        let (mut t, mut bytes) = (FlatPostings::default(), Vec::new());
         for (term, tid) in terms {
-            let list = &buf.postings[tid as usize];
-            let n = list.chunks.iter().map(|c| c.docs.partition_point(|&d| d < max_doc)).sum();
-            if n == 0 {
-                continue;
+            buf.postings[tid as usize].flat_into(&pages, max_doc, shape, &mut t, &mut bytes);
+            if !t.docs.is_empty() {
+                writer.add_term(id, term, &t.as_postings(shape.bloom))?;
             }
-            list.flat_into(n, shape, &mut t);
-            writer.add_term(id, term, &t.as_postings(shape))?;
         }
     }
     for (&field, column) in &data.columns {
@@ -396,9 +405,9 @@ impl SegmentRead for MemView {
     fn postings(&self, field: FieldId, term: &[u8]) -> Result<Option<Box<dyn Postings>>> {
         let data = self.data.read();
         let Some(buf) = data.fields.get(&field) else { return Ok(None) };
-        let Some(&id) = buf.terms.get(term) else { return Ok(None) };
-        let bloom = buf.bloom.as_ref().map(|b| b.shape);
-        let postings = MemPostings::new(&buf.postings[id as usize], self.meta.max_doc, buf.positions, bloom);
+        let Some(id) = buf.terms.get(term) else { return Ok(None) };
+        let postings =
+            MemPostings::new(&buf.postings[id as usize], data.arena.pages(), self.meta.max_doc, buf.shape());
         Ok((postings.doc_freq() > 0).then(|| Box::new(postings) as Box<dyn Postings>))
     }
 
@@ -410,7 +419,7 @@ impl SegmentRead for MemView {
         let mut terms: Vec<Vec<u8>> = buf
             .terms
             .iter()
-            .filter(|&(term, &id)| matcher.matches(term) && in_view(id))
+            .filter(|&(term, id)| matcher.matches(term) && in_view(id))
             .map(|(term, _)| term.to_vec())
             .collect();
         terms.sort_unstable();
