@@ -123,6 +123,13 @@ impl FilterShape {
         shape
     }
 
+    /// WiSER's shape, made once: most records have it, and each read of one asks for it.
+    pub fn wiser() -> Self {
+        static WISER: std::sync::LazyLock<FilterShape> =
+            std::sync::LazyLock::new(|| FilterShape::new(WISER_MAX_INSERTIONS, WISER_FP_MILLIONTHS));
+        *WISER
+    }
+
     /// This shape, keeping filters only for postings of frequency `min_freq` or more.
     pub fn with_min_freq(self, min_freq: u32) -> Self {
         FilterShape { min_freq: min_freq.max(1), ..self }

@@ -11,7 +11,7 @@ use crate::checksummed::ChecksummedWriter;
 use crate::doc_values::{BinaryBuf, ColumnBuf, ColumnRef, SortedKeywords};
 use crate::meta::{FieldMeta, FieldStats, FileStamp, IndexOrder, SegmentMeta};
 use crate::page::aligned_start;
-use crate::postings::{write_record, RecordSizes, TermPostings};
+use crate::postings::{write_record_with, RecordScratch, RecordSizes, TermPostings};
 use crate::segment_reader::segment_files;
 use crate::{doc_values, docstore, footer, postings, termmap};
 
@@ -34,6 +34,7 @@ pub struct SegmentWriter {
     terms: fst::MapBuilder<Vec<u8>>,
     fields: BTreeMap<FieldId, FieldState>,
     record: Vec<u8>,
+    scratch: RecordScratch,
     sizes: RecordSizes,
     bloom: Option<BloomParams>,
     /// The order of the documents, when they are sorted (the meta records it).
@@ -55,6 +56,7 @@ impl SegmentWriter {
             terms: fst::MapBuilder::memory(),
             fields: BTreeMap::new(),
             record: Vec::new(),
+            scratch: RecordScratch::default(),
             sizes: RecordSizes::default(),
             bloom: None,
             sorted: None,
@@ -119,7 +121,8 @@ impl SegmentWriter {
         if let (Some(b), Some(params)) = (&mut p.bloom, &self.bloom) {
             b.kept = params.record_shape(b.shape, p.docs.len());
         }
-        let sizes = write_record(&p, state.meta.positions, state.meta.offsets, norms, &mut self.record);
+        let stored = [state.meta.positions, state.meta.offsets];
+        let sizes = write_record_with(&mut self.scratch, &p, stored, norms, &mut self.record);
         // Padding keeps what a search reads on as few pages as can be; the
         // offsets after it may cross into the next page.
         let at = aligned_start(self.postings.position(), sizes.searched());

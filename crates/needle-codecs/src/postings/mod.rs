@@ -90,7 +90,7 @@ mod writer;
 
 pub use reader::{read_header, DiskPostings, RecordHeader};
 pub use skips::PAGE_BLOCKS;
-pub use writer::{write_record, RecordSizes};
+pub use writer::{write_record, write_record_with, RecordScratch, RecordSizes};
 
 use needle_core::{DocId, DocSet};
 

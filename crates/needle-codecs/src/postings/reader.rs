@@ -712,18 +712,21 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
     let off_len = r.vint()? as usize;
     let (bloom_len, bloom) = if flags & FLAG_BLOOM != 0 {
         let len = r.vint()? as usize;
-        let (max_insertions, fp_millionths) = match r.vint_u32()? {
-            0 => (bloom::WISER_MAX_INSERTIONS, bloom::WISER_FP_MILLIONTHS),
-            n => (n, r.vint_u32()?),
+        let shape = match r.vint_u32()? {
+            0 => FilterShape::wiser(),
+            max_insertions => {
+                let fp_millionths = r.vint_u32()?;
+                if !(1..=64).contains(&max_insertions) || !(1..=500_000).contains(&fp_millionths) {
+                    return Err(r.corrupt("bad Bloom filter shape"));
+                }
+                FilterShape::new(max_insertions, fp_millionths)
+            }
         };
-        if !(1..=64).contains(&max_insertions) || !(1..=500_000).contains(&fp_millionths) {
-            return Err(r.corrupt("bad Bloom filter shape"));
-        }
         let min_freq = if flags & FLAG_MIN_FREQ != 0 { r.vint_u32()? } else { 1 };
         if min_freq == 0 {
             return Err(r.corrupt("bad Bloom filter shape"));
         }
-        (len, Some(FilterShape::new(max_insertions, fp_millionths).with_min_freq(min_freq)))
+        (len, Some(shape.with_min_freq(min_freq)))
     } else {
         (0, None)
     };

@@ -49,18 +49,39 @@ pub fn write_record(
     norms: &[u8],
     out: &mut Vec<u8>,
 ) -> RecordSizes {
+    write_record_with(&mut RecordScratch::default(), p, [with_positions, with_offsets], norms, out)
+}
+
+/// The buffers a record is built in, kept from one record to the next by a
+/// writer of many (most records are a posting or two: allocating them was
+/// much of the cost).
+#[derive(Default)]
+pub struct RecordScratch {
+    skip: Vec<u8>,
+    docs: Vec<u8>,
+    pos: Vec<u8>,
+    off: Vec<u8>,
+    bloom: Vec<u8>,
+    values: Vec<u32>,
+    written: Vec<BlockWritten>,
+}
+
+/// [`write_record`] in `scratch`'s buffers; `stored`: whether the field keeps positions, offsets.
+pub fn write_record_with(
+    scratch: &mut RecordScratch,
+    p: &TermPostings,
+    stored: [bool; 2],
+    norms: &[u8],
+    out: &mut Vec<u8>,
+) -> RecordSizes {
+    let [with_positions, with_offsets] = stored;
     // A list none of whose postings keeps filters has none.
     let filters = p.bloom.map(|b| (b, b.kept)).filter(|(_, kept)| p.freqs.iter().any(|&f| kept.stores(f)));
-    let mut skip = Vec::new();
-    let mut docs = Vec::new();
-    let mut pos = Vec::new();
-    let mut off = Vec::new();
-    let mut bloom = Vec::new();
+    let RecordScratch { skip, docs, pos, off, bloom, values, written } = scratch;
+    (skip.clear(), docs.clear(), pos.clear(), off.clear(), bloom.clear(), values.clear(), written.clear());
     let mut prev_last: i64 = -1;
     let mut prev_last_for_delta = 0u32;
     let mut occ = 0usize;
-    let mut values = Vec::with_capacity(BLOCK_LEN);
-    let mut written = Vec::new();
     // Where the next group's filters start in `p.bloom`'s sides.
     let mut filters_at = 0;
     // One block's sections are the header's: its skip entry leaves their
@@ -77,36 +98,36 @@ pub fn write_record(
             prev_last = i64::from(d);
         }
         if !lone {
-            encode_block(&values, &mut docs);
+            encode_block(&values, docs);
             values.clear();
             values.extend(freqs.iter().map(|f| f - 1));
-            encode_block(&values, &mut docs);
+            encode_block(&values, docs);
         }
         let block_occ: usize = freqs.iter().map(|&f| f as usize).sum();
         if with_positions {
-            encode_positions(&p.positions[occ..occ + block_occ], freqs, &mut pos);
+            encode_positions(&p.positions[occ..occ + block_occ], freqs, pos);
         }
         if with_offsets {
-            encode_offsets(&p.offsets[occ..occ + block_occ], freqs, &mut off);
+            encode_offsets(&p.offsets[occ..occ + block_occ], freqs, off);
         }
         let (bl0, s0) = (bloom.len(), skip.len());
         if let Some((filters, kept)) = &filters {
-            filters_at = encode_bloom_group(filters, *kept, filters_at, freqs, &mut bloom);
+            filters_at = encode_bloom_group(filters, *kept, filters_at, freqs, bloom);
         }
         occ += block_occ;
         let last = *chunk.last().unwrap();
-        write_vint(&mut skip, u64::from(last - if b == 0 { 0 } else { prev_last_for_delta }));
+        write_vint(skip, u64::from(last - if b == 0 { 0 } else { prev_last_for_delta }));
         prev_last_for_delta = last;
         if !one_block {
-            write_vint(&mut skip, (docs.len() - d0) as u64);
+            write_vint(skip, (docs.len() - d0) as u64);
             if with_positions {
-                write_vint(&mut skip, (pos.len() - p0) as u64);
+                write_vint(skip, (pos.len() - p0) as u64);
             }
             if with_offsets {
-                write_vint(&mut skip, (off.len() - o0) as u64);
+                write_vint(skip, (off.len() - o0) as u64);
             }
             if filters.is_some() {
-                write_vint(&mut skip, (bloom.len() - bl0) as u64);
+                write_vint(skip, (bloom.len() - bl0) as u64);
             }
         }
         let bound = if lone {
@@ -115,7 +136,7 @@ pub fn write_record(
             skip.push(norm);
             BlockImpact { max_freq: freqs[0], min_norm: norm }
         } else {
-            encode_impacts(chunk, freqs, norms, &mut skip)
+            encode_impacts(chunk, freqs, norms, skip)
         };
         let sizes = [skip.len() - s0, docs.len() - d0, pos.len() - p0, off.len() - o0, bloom.len() - bl0];
         written.push(BlockWritten { last_doc: last, sizes, bound });
