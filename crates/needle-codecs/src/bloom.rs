@@ -344,8 +344,19 @@ pub fn insert_sequence(filter: &mut [u8], sequence: &[u64]) {
         return;
     }
     let bits = filter.len() as u64 * 8;
+    let bit = |x: u64| ((x >> 32) * bits) >> 32;
+    if filter.len() <= 8 {
+        // Most filters (those of postings seen up to four times): the bits
+        // gathered in a register, bit `b` of the filter being bit `b` of
+        // its bytes read little-endian, and set at once.
+        let mask = sequence.iter().fold(0u64, |m, &x| m | 1 << bit(x));
+        for (i, b) in filter.iter_mut().enumerate() {
+            *b |= (mask >> (8 * i)) as u8;
+        }
+        return;
+    }
     for &x in sequence {
-        let bit = (((x >> 32) * bits) >> 32) as usize;
+        let bit = bit(x) as usize;
         filter[bit / 8] |= 1 << (bit % 8);
     }
 }
