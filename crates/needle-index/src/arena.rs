@@ -1,9 +1,15 @@
 //! An append-only byte arena that an in-memory segment's writer fills while
 //! its readers read what was there when they looked.
 //!
-//! Every term's postings live here as bytes (see `mem_postings`), so a term
-//! costs no allocation of its own: a segment of a few hundred thousand terms
-//! would otherwise make as many small vectors, most of them a posting or two.
+//! Every term's postings live here as one chain of slices (see
+//! `mem_postings`), so a term costs no allocation of its own: a segment of a
+//! few hundred thousand terms would otherwise make as many small vectors, most
+//! of them a posting or two. A chain's first slice holds exactly what it was
+//! made for (most terms are seen once); each next one is twice the size of the
+//! one before, up to [`MAX_SLICE`] bytes. A slice ends with the address of the
+//! next (8 bytes: page, then byte, little-endian), written when the next is
+//! made, before any byte of it. So nothing is copied or left behind as a
+//! chain grows; what is lost is the room left in each chain's last slice.
 //!
 //! Pages are never moved or freed while a reader holds them, and a byte is
 //! written once, before any reader is told of it: the writer appends under
@@ -19,22 +25,40 @@ use std::sync::Arc;
 /// a segment of a few documents (a live index's tail) stays small.
 const FIRST_PAGE: usize = 4 << 10;
 const MAX_PAGE: usize = 1 << 20;
+/// The largest slice after a chain's first, its link included.
+const MAX_SLICE: usize = 4 << 10;
+/// A slice's link to the next.
+const LINK: usize = 8;
 
 type Page = Arc<[AtomicU8]>;
 
-/// Where a run of bytes starts: a page and a byte in it.
+/// Where a byte is: a page and a byte in it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Addr {
     page: u32,
     at: u32,
 }
 
-/// A run of bytes that grows: `len` written of `cap` reserved at `addr`.
+/// A place in a chain: the next byte's address, the bytes left in its slice
+/// before the slice's link, and how many slices came before it.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Region {
-    pub addr: Addr,
-    pub len: u32,
-    pub cap: u32,
+pub(crate) struct Cursor {
+    at: Addr,
+    room: u32,
+    level: u8,
+}
+
+impl Cursor {
+    /// After `n` bytes of room.
+    fn skip(&mut self, n: usize) {
+        self.at.at += n as u32;
+        self.room -= n as u32;
+    }
+}
+
+/// The room of a chain's slice after `level` others (the first holds what it was made for).
+fn slice_room(level: u8) -> usize {
+    (16usize << level.min(8)).min(MAX_SLICE) - LINK
 }
 
 /// The writer's side.
@@ -72,37 +96,36 @@ impl Arena {
         addr
     }
 
-    /// A region with room for `cap` bytes.
-    pub fn region(&mut self, cap: usize) -> Region {
-        Region { addr: self.alloc(cap), len: 0, cap: cap as u32 }
-    }
-
-    /// Makes room for `more` bytes after `r`'s: a region that outgrows its
-    /// room moves to one twice as large (readers of the old one keep reading it).
-    pub fn reserve(&mut self, r: &mut Region, more: usize) {
-        let need = r.len as usize + more;
-        if need <= r.cap as usize {
-            return;
-        }
-        let cap = need.max(2 * r.cap as usize);
-        let addr = self.alloc(cap);
-        let (from, to) = (&self.pages[r.addr.page as usize], &self.pages[addr.page as usize]);
-        let (from, to) = (&from[r.addr.at as usize..], &to[addr.at as usize..]);
-        for (t, f) in to.iter().zip(&from[..r.len as usize]) {
-            t.store(f.load(Relaxed), Relaxed);
-        }
-        (r.addr, r.cap) = (addr, cap as u32);
-    }
-
-    /// Appends `bytes` to `r`, which has room for them ([`Arena::reserve`]).
-    pub fn put(&self, r: &mut Region, bytes: &[u8]) {
-        debug_assert!(r.len as usize + bytes.len() <= r.cap as usize, "reserved first");
-        let at = (r.addr.at + r.len) as usize;
-        let page = &self.pages[r.addr.page as usize][at..at + bytes.len()];
-        for (t, &b) in page.iter().zip(bytes) {
+    fn write(&self, addr: Addr, bytes: &[u8]) {
+        let at = addr.at as usize;
+        for (t, &b) in self.pages[addr.page as usize][at..at + bytes.len()].iter().zip(bytes) {
             t.store(b, Relaxed);
         }
-        r.len += bytes.len() as u32;
+    }
+
+    /// A new chain whose first slice holds `room` bytes.
+    pub fn chain(&mut self, room: usize) -> Cursor {
+        Cursor { at: self.alloc(room + LINK), room: room as u32, level: 0 }
+    }
+
+    /// Appends `bytes` at the end of a chain (`end`, moved past them).
+    pub fn append(&mut self, end: &mut Cursor, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            if end.room == 0 {
+                let level = end.level.saturating_add(1);
+                let room = slice_room(level);
+                let next = self.alloc(room + LINK);
+                let mut link = [0u8; LINK];
+                link[..4].copy_from_slice(&next.page.to_le_bytes());
+                link[4..].copy_from_slice(&next.at.to_le_bytes());
+                self.write(end.at, &link);
+                *end = Cursor { at: next, room: room as u32, level };
+            }
+            let n = bytes.len().min(end.room as usize);
+            self.write(end.at, &bytes[..n]);
+            end.skip(n);
+            bytes = &bytes[n..];
+        }
     }
 }
 
@@ -111,13 +134,31 @@ impl Arena {
 pub(crate) struct Pages(Arc<Vec<Page>>);
 
 impl Pages {
-    /// Replaces `out` with the `len` bytes at `addr`, which were written
-    /// before this reader learnt of them.
-    pub fn read(&self, addr: Addr, len: u32, out: &mut Vec<u8>) {
-        out.clear();
+    fn bytes(&self, addr: Addr, len: usize) -> &[AtomicU8] {
         let at = addr.at as usize;
-        let bytes = &self.0[addr.page as usize][at..at + len as usize];
-        out.extend(bytes.iter().map(|b| b.load(Relaxed)));
+        &self.0[addr.page as usize][at..at + len]
+    }
+
+    /// Replaces `out` with the `len` bytes of a chain from `from`, which were
+    /// written before this reader learnt of them.
+    pub fn read(&self, from: Cursor, len: u32, out: &mut Vec<u8>) {
+        out.clear();
+        let (mut c, mut left) = (from, len as usize);
+        while left > 0 {
+            if c.room == 0 {
+                let mut link = [0u8; LINK];
+                for (l, b) in link.iter_mut().zip(self.bytes(c.at, LINK)) {
+                    *l = b.load(Relaxed);
+                }
+                let word = |i: usize| u32::from_le_bytes([link[i], link[i + 1], link[i + 2], link[i + 3]]);
+                let level = c.level.saturating_add(1);
+                c = Cursor { at: Addr { page: word(0), at: word(4) }, room: slice_room(level) as u32, level };
+            }
+            let n = left.min(c.room as usize);
+            out.extend(self.bytes(c.at, n).iter().map(|b| b.load(Relaxed)));
+            c.skip(n);
+            left -= n;
+        }
     }
 }
 
@@ -126,29 +167,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn regions_grow_without_changing_what_a_reader_holds() {
+    fn chains_grow_without_changing_what_a_reader_holds() {
         let mut arena = Arena::default();
-        let mut a = arena.region(4);
-        let mut b = arena.region(4);
+        let (mut a, mut b) = (arena.chain(4), arena.chain(4));
+        let (a0, b0) = (a, b);
+        let mut middle = a;
         for i in 0..3000u32 {
-            let bytes = i.to_le_bytes();
-            let r = if i % 2 == 0 { &mut a } else { &mut b };
-            arena.reserve(r, 4);
-            arena.put(r, &bytes);
+            if i == 1000 {
+                middle = a;
+            }
+            let end = if i % 2 == 0 { &mut a } else { &mut b };
+            arena.append(end, &i.to_le_bytes());
         }
-        let held = (arena.pages(), a);
-        // Past the first page, and past the largest page: a region of its own size.
-        arena.reserve(&mut a, 3 * MAX_PAGE);
-        arena.put(&mut a, &vec![7; 3 * MAX_PAGE]);
-        let mut out = Vec::new();
-        held.0.read(held.1.addr, held.1.len, &mut out);
+        let held = arena.pages();
         let want: Vec<u8> = (0..3000u32).step_by(2).flat_map(u32::to_le_bytes).collect();
-        assert_eq!(out, want, "the old region, read through the old pages");
-        arena.pages().read(b.addr, b.len, &mut out);
+        // A run longer than a page, written after the reader looked.
+        arena.append(&mut a, &vec![7; 3 * MAX_PAGE]);
+        let mut out = Vec::new();
+        held.read(a0, want.len() as u32, &mut out);
+        assert_eq!(out, want, "the chain as it was, read through the old pages");
+        held.read(middle, 4000, &mut out);
+        assert_eq!(out, want[2000..], "from the middle of a slice, across the slices after it");
+        arena.pages().read(b0, 6000, &mut out);
         assert_eq!(out, (1..3000u32).step_by(2).flat_map(u32::to_le_bytes).collect::<Vec<_>>());
-        arena.pages().read(a.addr, a.len, &mut out);
+        arena.pages().read(a0, (want.len() + 3 * MAX_PAGE) as u32, &mut out);
         assert_eq!(&out[..want.len()], &want[..]);
         assert!(out[want.len()..].iter().all(|&x| x == 7) && out.len() == want.len() + 3 * MAX_PAGE);
-        assert!(arena.bytes() >= out.len() + b.cap as usize);
+        // Slices of at most 4 KiB: the long run costs about its size (with
+        // the pages before it, about 2 MiB), not twice it.
+        assert!(arena.bytes() < 6 * MAX_PAGE + MAX_PAGE / 2, "{}", arena.bytes());
     }
 }

@@ -6,17 +6,17 @@
 //! then `vint(freq)` unless it is 1, then its occurrences (see
 //! [`encode_occurrences`]) when the field has positions, then its before and
 //! its after filter, each of the size its frequency calls for, when the field
-//! has filters. A term keeps each full block's place, last document, bound and
-//! frequency sum, so in-memory lists skip and prune by blocks as on-disk ones
-//! do; the block being filled is a region of the arena that moves to a larger
-//! one when it fills (readers keep reading the old one). A reader copies the
-//! blocks' places under the segment's lock and decodes a block at a time; it
-//! sees a prefix: the documents below the segment's size when its view was taken.
+//! has filters. A term's postings are one chain of the arena's slices; the
+//! term keeps each block's place in it, last document, bound and frequency
+//! sum, so in-memory lists skip and prune by blocks as on-disk ones do. A
+//! reader copies the blocks' places under the segment's lock and decodes a
+//! block at a time; it sees a prefix: the documents below the segment's size
+//! when its view was taken.
 
 use needle_codecs::bloom::{self, FilterShape, Side};
 use needle_codecs::bytes::{read_vint_lenient, write_vint};
 
-use crate::arena::{Arena, Pages, Region};
+use crate::arena::{Arena, Cursor, Pages};
 use crate::flat_postings::FlatPostings;
 use needle_codecs::{BlockImpact, Postings, BLOCK_LEN};
 use needle_core::{DocId, DocSet, TERMINATED};
@@ -70,7 +70,9 @@ fn occurrences_len(bytes: &[u8], n: usize) -> usize {
 /// skips and prunes by.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Block {
-    region: Region,
+    /// Where its bytes start in the term's chain, and how many.
+    start: Cursor,
+    len: u32,
     count: u32,
     last_doc: DocId,
     impact: BlockImpact,
@@ -80,7 +82,7 @@ pub(crate) struct Block {
 
 impl Default for Block {
     fn default() -> Self {
-        Block { region: Region::default(), count: 0, last_doc: 0, impact: BlockImpact::NONE, freqs: 0 }
+        Block { start: Cursor::default(), len: 0, count: 0, last_doc: 0, impact: BlockImpact::NONE, freqs: 0 }
     }
 }
 
@@ -89,6 +91,8 @@ impl Default for Block {
 pub(crate) struct TermBuf {
     full: Vec<Block>,
     open: Block,
+    /// The end of the term's chain.
+    end: Cursor,
     first_doc: DocId,
 }
 
@@ -119,10 +123,8 @@ impl TermBuf {
     pub fn push(&mut self, arena: &mut Arena, p: NewPosting<'_>) {
         let previous = self.last_doc();
         if self.open.count as usize == BLOCK_LEN {
-            // A common term: its next block is about as large as this one.
-            let room = self.open.region.len as usize * 9 / 8 + 16;
             self.full.push(std::mem::take(&mut self.open));
-            self.open.region = arena.region(room);
+            self.open.start = self.end;
         }
         let mut head = [0u8; 20];
         let len = {
@@ -134,15 +136,18 @@ impl TermBuf {
             }
             20 - h.len()
         };
-        let region = &mut self.open.region;
-        arena.reserve(region, len + p.occurrences.len() + p.before.len() + p.after.len());
-        for bytes in [&head[..len], p.occurrences, p.before, p.after] {
-            arena.put(region, bytes);
-        }
+        let bytes = len + p.occurrences.len() + p.before.len() + p.after.len();
         if previous.is_none() {
+            // Most terms are seen once: a chain's first slice holds its first posting exactly.
+            self.end = arena.chain(bytes);
+            self.open.start = self.end;
             self.first_doc = p.doc;
         }
+        for part in [&head[..len], p.occurrences, p.before, p.after] {
+            arena.append(&mut self.end, part);
+        }
         let open = &mut self.open;
+        open.len += bytes as u32;
         open.count += 1;
         open.last_doc = p.doc;
         open.freqs += u64::from(p.freq);
@@ -168,7 +173,7 @@ impl TermBuf {
         out.clear();
         let mut base = 0;
         for block in self.blocks() {
-            pages.read(block.region.addr, block.region.len, bytes);
+            pages.read(block.start, block.len, bytes);
             let bytes = &bytes[..];
             let ended = walk(bytes, base, max_doc, field, |p| {
                 out.docs.push(p.doc);
@@ -320,7 +325,7 @@ impl MemPostings {
     /// Decodes block `c`'s postings below `max_doc`.
     fn load(&mut self, c: usize, max_doc: DocId) {
         let block = self.blocks[c];
-        self.pages.read(block.region.addr, block.region.len, &mut self.bytes);
+        self.pages.read(block.start, block.len, &mut self.bytes);
         let base = c.checked_sub(1).map_or(0, |p| self.blocks[p].last_doc);
         (self.docs.clear(), self.freqs.clear(), self.starts.clear());
         let (docs, freqs, starts) = (&mut self.docs, &mut self.freqs, &mut self.starts);
@@ -696,7 +701,7 @@ mod tests {
     fn a_reader_sees_what_was_there_when_it_looked() {
         let (mut arena, mut t) = list(130);
         let mut held = MemPostings::new(&t, arena.pages(), DocId::MAX - 1, TEXT);
-        // Fill the open block's region past its room (so it moves), and more blocks.
+        // Fill the open block past its slices, and more blocks.
         for d in (130..2000).map(|i| 2 * i) {
             push(&mut arena, &mut t, d, 0, &occurrences(d, 40), [&[], &[]]);
         }

@@ -99,8 +99,8 @@ impl FieldBuf {
     }
 }
 
-/// About what a term costs besides its text and postings: its entry in the
-/// term table, its key's allocation, its [`TermBuf`].
+/// About what a term costs besides its text and postings: its entries in the
+/// term table, its [`TermBuf`], the room a table keeps to grow.
 const TERM_BYTES: usize = 120;
 
 /// What the writer and views share.
