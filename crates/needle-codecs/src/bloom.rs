@@ -312,8 +312,8 @@ fn probes(hash: u64, bits: u32, hashes: u32) -> impl Iterator<Item = usize> {
     })
 }
 
-/// Inserts a term hash into a filter.
-#[inline]
+/// Inserts a term hash into a filter, probe by probe: the definition the
+/// writers' [`insert_sequence`] is checked against.
 pub fn insert(filter: &mut [u8], hash: u64, hashes: u32) {
     if filter.is_empty() {
         return; // a posting without filters

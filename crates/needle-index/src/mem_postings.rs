@@ -342,10 +342,16 @@ impl MemPostings {
         (self.chunk..self.blocks.len()).find(|&c| self.blocks[c].last_doc >= target)
     }
 
-    fn enter(&mut self, c: usize, idx: usize) -> DocId {
+    /// Block `c`'s postings, decoded if they are not already.
+    fn decoded(&mut self, c: usize) -> &[DocId] {
         if self.loaded != Some(c) {
             self.load(c, self.blocks[c].last_doc + 1);
         }
+        &self.docs
+    }
+
+    fn enter(&mut self, c: usize, idx: usize) -> DocId {
+        self.decoded(c);
         self.chunk = c;
         self.idx = idx;
         self.doc = self.docs[idx];
@@ -397,8 +403,7 @@ impl DocSet for MemPostings {
         }
         let Some(c) = self.chunk_for(target) else { return self.end() };
         let from = if c == self.chunk { self.idx } else { 0 };
-        self.enter(c, from);
-        let idx = from + self.docs[from..].partition_point(|&d| d < target);
+        let idx = from + self.decoded(c)[from..].partition_point(|&d| d < target);
         self.enter(c, idx)
     }
 
