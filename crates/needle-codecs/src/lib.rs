@@ -36,7 +36,7 @@ pub use meta::{FieldMeta, FieldStats, IndexOrder, SegmentMeta};
 pub use postings::{BlockImpact, Part, Postings, TermPostings};
 pub use segment::SegmentRead;
 pub use segment_reader::{segment_files, SegmentReader, TermEntry, Verify};
-pub use segment_writer::SegmentWriter;
+pub use segment_writer::{EncodedRecord, RecordEncoder, SegmentWriter};
 pub use term_matcher::{MatchState, TermMatcher};
 
 /// Documents per block of doc ids, frequencies and skip entries.

@@ -1,6 +1,7 @@
 //! Writes a segment: terms in key order, then norms, documents and the meta.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use needle_core::{Error, FieldId, Result};
 use needle_storage::Directory;
@@ -23,7 +24,54 @@ enum Column {
 
 struct FieldState {
     meta: FieldMeta,
-    norms: Option<Vec<u8>>,
+    norms: Option<Arc<[u8]>>,
+}
+
+/// Encodes term records as a segment's writer does, apart from it: a merge
+/// encodes records on several threads and the writer appends them in term
+/// order ([`SegmentWriter::add_record`]), so the file is the same.
+#[derive(Clone, Default)]
+pub struct RecordEncoder {
+    fields: BTreeMap<FieldId, FieldCoding>,
+    bloom: Option<BloomParams>,
+}
+
+#[derive(Clone)]
+struct FieldCoding {
+    /// Whether the field keeps positions, offsets.
+    stored: [bool; 2],
+    norms: Option<Arc<[u8]>>,
+}
+
+/// What the writer records of an encoded term besides its bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct EncodedRecord {
+    sizes: RecordSizes,
+    doc_freq: u64,
+    total_term_freq: u64,
+}
+
+impl RecordEncoder {
+    /// Appends the record of `field`'s term with postings `p` to `out`.
+    pub fn encode(
+        &self,
+        scratch: &mut RecordScratch,
+        field: FieldId,
+        p: &TermPostings,
+        out: &mut Vec<u8>,
+    ) -> Result<EncodedRecord> {
+        let coding =
+            self.fields.get(&field).ok_or_else(|| Error::invalid(format!("field {field} not declared")))?;
+        let norms = coding.norms.as_deref().unwrap_or(&[]);
+        // Lists longer than a block keep their filters from the segment's `min_freq`.
+        let mut p = *p;
+        if let (Some(b), Some(params)) = (&mut p.bloom, &self.bloom) {
+            b.kept = params.record_shape(b.shape, p.docs.len());
+        }
+        let sizes = write_record_with(scratch, &p, coding.stored, norms, out);
+        let total_term_freq = p.freqs.iter().map(|&f| u64::from(f)).sum::<u64>();
+        Ok(EncodedRecord { sizes, doc_freq: p.docs.len() as u64, total_term_freq })
+    }
 }
 
 pub struct SegmentWriter {
@@ -35,6 +83,7 @@ pub struct SegmentWriter {
     fields: BTreeMap<FieldId, FieldState>,
     record: Vec<u8>,
     scratch: RecordScratch,
+    encoder: RecordEncoder,
     sizes: RecordSizes,
     bloom: Option<BloomParams>,
     /// The order of the documents, when they are sorted (the meta records it).
@@ -57,6 +106,7 @@ impl SegmentWriter {
             fields: BTreeMap::new(),
             record: Vec::new(),
             scratch: RecordScratch::default(),
+            encoder: RecordEncoder::default(),
             sizes: RecordSizes::default(),
             bloom: None,
             sorted: None,
@@ -83,12 +133,22 @@ impl SegmentWriter {
             stats: FieldStats { doc_count, ..FieldStats::default() },
             terms: 0,
         };
+        let norms: Option<Arc<[u8]>> = norms.map(Into::into);
+        let coding = FieldCoding { stored: [meta.positions, meta.offsets], norms: norms.clone() };
+        self.encoder.fields.insert(field, coding);
         self.fields.insert(field, FieldState { meta, norms });
     }
 
     /// Records the Bloom filter parameters the terms' filters were built with.
     pub fn set_bloom(&mut self, params: Option<BloomParams>) {
+        self.encoder.bloom = params.clone();
         self.bloom = params;
+    }
+
+    /// An encoder of this segment's records, for a thread of its own (once
+    /// every field is declared and the filters set).
+    pub fn encoder(&self) -> RecordEncoder {
+        self.encoder.clone()
     }
 
     /// The filters recorded for the segment.
@@ -110,35 +170,37 @@ impl SegmentWriter {
 
     /// Writes one term's record. Terms must come in (field, term bytes) order.
     pub fn add_term(&mut self, field: FieldId, term: &[u8], p: &TermPostings) -> Result<()> {
+        let mut record = std::mem::take(&mut self.record);
+        record.clear();
+        let encoded = self.encoder.encode(&mut self.scratch, field, p, &mut record);
+        let added = encoded.and_then(|e| self.add_record(field, term, &record, &e));
+        self.record = record;
+        added
+    }
+
+    /// Writes one term's record as [`RecordEncoder::encode`] made it (for
+    /// this writer's fields). Terms must come in (field, term bytes) order.
+    pub fn add_record(&mut self, field: FieldId, term: &[u8], record: &[u8], e: &EncodedRecord) -> Result<()> {
         let state = self
             .fields
             .get_mut(&field)
             .ok_or_else(|| Error::invalid(format!("field {field} not declared")))?;
-        self.record.clear();
-        let norms = state.norms.as_deref().unwrap_or(&[]);
-        // Lists longer than a block keep their filters from the segment's `min_freq`.
-        let mut p = *p;
-        if let (Some(b), Some(params)) = (&mut p.bloom, &self.bloom) {
-            b.kept = params.record_shape(b.shape, p.docs.len());
-        }
-        let stored = [state.meta.positions, state.meta.offsets];
-        let sizes = write_record_with(&mut self.scratch, &p, stored, norms, &mut self.record);
         // Padding keeps what a search reads on as few pages as can be; the
         // offsets after it may cross into the next page.
-        let at = aligned_start(self.postings.position(), sizes.searched());
+        let at = aligned_start(self.postings.position(), e.sizes.searched());
         if at > self.postings.position() {
             self.postings.write(&vec![0; (at - self.postings.position()) as usize])?;
         }
-        self.postings.write(&self.record)?;
+        self.postings.write(record)?;
         let key = termmap::key(field, term);
         self.terms
-            .insert(&key, termmap::pack_entry(at, sizes.zone()))
+            .insert(&key, termmap::pack_entry(at, e.sizes.zone()))
             .map_err(|e| Error::invalid(format!("term map: {e} (terms out of order?)")))?;
         let stats = &mut state.meta.stats;
-        stats.sum_doc_freq += p.docs.len() as u64;
-        stats.sum_total_term_freq += p.freqs.iter().map(|&f| u64::from(f)).sum::<u64>();
+        stats.sum_doc_freq += e.doc_freq;
+        stats.sum_total_term_freq += e.total_term_freq;
         state.meta.terms += 1;
-        self.sizes.add(&sizes);
+        self.sizes.add(&e.sizes);
         Ok(())
     }
 

@@ -1,6 +1,7 @@
 //! The document store returns every document byte for byte, with and without
 //! a trained dictionary, and each record's head alone; it aligns documents
-//! that would straddle a page, and still reads its format 1.
+//! that would straddle a page, keeps frames with their own dictionaries, and
+//! still reads its formats 1 and 2.
 
 use needle_codecs::docstore::{record, DocStoreReader, VERSION};
 use needle_codecs::{footer, SegmentWriter};
@@ -171,6 +172,105 @@ fn frames_are_copied_into_a_store_with_the_same_dictionary() {
     garbled[start + 1 + head_len] ^= 0xff;
     let bad = DocStoreReader::open(needle_storage::FileSlice::from_vec("a.docs", garbled), VERSION).unwrap();
     assert!(bad.frame_bytes(0).is_err());
+}
+
+/// Frames of stores with different dictionaries are copied with theirs (a
+/// merge keeps its inputs' dictionaries); records are compressed with the
+/// first. Every document reads back, and each says which dictionary it has.
+#[test]
+fn frames_are_copied_with_their_own_dictionaries() {
+    use needle_codecs::docstore::{write_with_dictionaries, Frame, StoredDoc};
+    let records = text_records(1500);
+    let (a_docs, b_docs, new_docs) = (&records[..600], &records[600..1200], &records[1200..]);
+    let open = |name: &str, body: Vec<u8>| {
+        DocStoreReader::open(needle_storage::FileSlice::from_vec(name, body), VERSION).unwrap()
+    };
+    let (a, b) = (open("a.docs", store_body(a_docs)), open("b.docs", store_body(b_docs)));
+    let dicts = [a.dictionary().unwrap().unwrap(), b.dictionary().unwrap().unwrap()];
+    assert_ne!(dicts[0], dicts[1], "different documents train different dictionaries");
+    // Runs of each source's frames and new records, in turns: (source, its doc).
+    let order: Vec<(usize, u32)> = (0..900u32).map(|i| ((i as usize / 50) % 3, i / 3)).collect();
+    let expected: Vec<&Vec<u8>> = order.iter().map(|&(s, d)| &[a_docs, b_docs, new_docs][s][d as usize]).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = Directory::open(tmp.path(), true).unwrap();
+    let mut w = SegmentWriter::create(&dir, "m", order.len() as u32).unwrap();
+    let dict_refs = [dicts[0].as_slice(), dicts[1].as_slice()];
+    let stamp = write_with_dictionaries(w.docs_output().unwrap(), order.len() as u32, &dict_refs, &mut |i| {
+        let (source, doc) = order[i as usize];
+        Ok(match source {
+            0 => StoredDoc::Frame(a.frame_bytes(doc).unwrap().unwrap()),
+            1 => StoredDoc::Frame(Frame { dict: 1, ..b.frame_bytes(doc).unwrap().unwrap() }),
+            _ => StoredDoc::Record(new_docs[doc as usize].clone()),
+        })
+    })
+    .unwrap();
+    w.docs_written(stamp);
+    w.finish().unwrap();
+    let file = dir.open_read("m.docs").unwrap();
+    let (len, _) = footer::verify_file(&file, b"DOCS", VERSION, true).unwrap();
+    let store = DocStoreReader::open(file.slice(0..len), VERSION).unwrap();
+    assert_eq!(store.dictionaries().unwrap(), dicts.to_vec());
+    for (i, (&(source, doc), record)) in order.iter().zip(&expected).enumerate() {
+        assert_eq!(&&store.get(i as u32).unwrap(), record, "document {i}");
+        assert_eq!(store.dictionary_of(i as u32), [0, 1, 0][source], "document {i}");
+        let copied = store.frame_bytes(i as u32).unwrap().unwrap();
+        if source == 1 {
+            assert_eq!(copied.bytes, b.frame_bytes(doc).unwrap().unwrap().bytes, "document {i} copied as it was");
+        }
+    }
+    // A frame naming a dictionary the store does not have is refused.
+    let mut w = SegmentWriter::create(&dir, "bad", 1).unwrap();
+    let e = write_with_dictionaries(w.docs_output().unwrap(), 1, &dict_refs, &mut |_| {
+        Ok(StoredDoc::Frame(Frame { dict: 2, ..a.frame_bytes(0).unwrap().unwrap() }))
+    })
+    .err()
+    .unwrap();
+    assert!(e.to_string().contains("dictionary 2 of 2"), "{e}");
+    // A run naming a dictionary the store does not have fails the open.
+    let mut body = file.slice(0..len).read_all().unwrap().to_vec();
+    let n = body.len();
+    let (runs, index_start) = (
+        u32::from_le_bytes(body[n - 20..n - 16].try_into().unwrap()) as usize,
+        u64::from_le_bytes(body[n - 12..n - 4].try_into().unwrap()) as usize,
+    );
+    let dict_of = |&(source, _): &(usize, u32)| [0, 1, 0][source];
+    let changes = order.windows(2).filter(|w| dict_of(&w[0]) != dict_of(&w[1])).count();
+    assert_eq!(runs, changes + 1, "a run for each stretch of one dictionary");
+    let second_run_dict = index_start + order.len() * 16 + 12;
+    body[second_run_dict..second_run_dict + 4].copy_from_slice(&7u32.to_le_bytes());
+    let e = DocStoreReader::open(needle_storage::FileSlice::from_vec("m.docs", body), VERSION).err().unwrap();
+    assert!(e.to_string().contains("m.docs") && e.to_string().contains("name no dictionary"), "{e}");
+    drop(w);
+}
+
+/// A store of format 2 (one dictionary, no runs) reads as it did, and its frames copy.
+#[test]
+fn a_format_2_store_is_still_read() {
+    let docs = text_records(50);
+    let mut body = Vec::new();
+    let mut index = Vec::new();
+    for d in &docs {
+        let head_len = record::head_len(d);
+        let frame_start = body.len();
+        needle_codecs::bytes::write_vint(&mut body, head_len as u64);
+        body.extend_from_slice(&d[..head_len]);
+        body.extend_from_slice(&zstd::bulk::compress(&d[head_len..], 3).unwrap());
+        index.extend_from_slice(&(frame_start as u64).to_le_bytes());
+        index.extend_from_slice(&((body.len() - frame_start) as u32).to_le_bytes());
+        index.extend_from_slice(&(d.len() as u32).to_le_bytes());
+    }
+    let index_start = body.len() as u64;
+    body.extend_from_slice(&index);
+    body.extend_from_slice(&0u64.to_le_bytes());
+    body.extend_from_slice(&index_start.to_le_bytes());
+    body.extend_from_slice(&(docs.len() as u32).to_le_bytes());
+    let store = DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), 2).unwrap();
+    assert_eq!(store.dictionaries().unwrap(), vec![Vec::<u8>::new()]);
+    for (i, d) in docs.iter().enumerate() {
+        assert_eq!(&store.get(i as u32).unwrap(), d);
+        assert_eq!(store.head(i as u32).unwrap(), d[..record::head_len(d)]);
+        assert_eq!(store.frame_bytes(i as u32).unwrap().unwrap().dict, 0);
+    }
 }
 
 /// A store of format 1 (every record compressed whole, no head kept apart) reads as it did.

@@ -6,13 +6,15 @@
 use fst::{IntoStreamer, Streamer};
 use needle_codecs::bloom::{BloomParams, FilterShape};
 use needle_codecs::doc_values::{sorted_keywords, BinaryBuf, ColumnBuf, MemTerms, SortedKeywords};
-use needle_codecs::docstore::{write_doc_store, write_with_dictionary, StoredDoc};
+use needle_codecs::docstore::{write_doc_store, write_with_dictionaries, Frame, StoredDoc, MAX_DICTIONARIES};
 use needle_codecs::meta::FileStamp;
+use needle_codecs::postings::RecordScratch;
 use needle_codecs::{
-    termmap, ChecksummedWriter, IndexOrder, Postings, SegmentMeta, SegmentRead, SegmentReader, SegmentWriter,
-    TermPostings,
+    termmap, ChecksummedWriter, EncodedRecord, IndexOrder, Postings, RecordEncoder, SegmentMeta, SegmentRead,
+    SegmentReader, SegmentWriter, TermPostings,
 };
 use std::collections::BTreeMap;
+use std::sync::mpsc;
 
 use needle_core::{Deletes, DocId, DocSet, Error, FieldId, Result, TERMINATED};
 use needle_storage::Directory;
@@ -71,7 +73,7 @@ pub fn merge_segments(
     segments: &[(&SegmentReader, Option<&dyn Deletes>)],
 ) -> Result<SegmentMeta> {
     let current: Vec<&dyn SegmentRead> = segments.iter().map(|(s, _)| *s as &dyn SegmentRead).collect();
-    let merge = Merge { current: &current, legacy: &|_, _| None, order: None };
+    let merge = Merge { current: &current, legacy: &|_, _| None, order: None, threads: 0 };
     merge_segments_paced(dir, name, segments, &merge, &mut |_| {}).map(|(meta, _)| meta)
 }
 
@@ -87,6 +89,10 @@ pub struct Merge<'a> {
     /// The index sort: the merged segment's documents in this order (in
     /// their order before when `None`).
     pub order: Option<IndexOrder>,
+    /// Threads that merge terms into records (0: one a core, up to four);
+    /// the records are written in order on the calling thread whatever the
+    /// number, so the segment is the same.
+    pub threads: usize,
 }
 
 /// Where each source document went: `maps[segment][old doc]`, `None` when it was deleted.
@@ -102,13 +108,13 @@ pub fn merge_segments_paced(
     merge: &Merge<'_>,
     pace: &mut dyn FnMut(u64),
 ) -> Result<(SegmentMeta, DocMaps)> {
-    let (current, legacy) = (merge.current, merge.legacy);
+    let current = merge.current;
     let map = DocMap::new(segments, current, merge.order)?;
     let max_doc = map.sources.len() as DocId;
     let mut writer = SegmentWriter::create(dir, name, max_doc)?;
     writer.set_sorted(merge.order);
     writer.set_bloom(BloomParams::common(segments.iter().map(|(s, _)| s.meta().bloom.as_ref())));
-    let kept = kept_dictionary(segments, &map)?;
+    let kept = kept_dictionaries(segments, &map)?;
     let docs_out = writer.docs_output()?;
     // The document store is a file of its own: it is written on a second
     // thread while this one merges the terms (each about half of a merge).
@@ -117,7 +123,7 @@ pub fn merge_segments_paced(
             .name("needle-merge-docs".into())
             .spawn_scoped(scope, || write_docs(docs_out, kept, current, &map))
             .map_err(|e| Error::Resources { what: format!("cannot start a merge thread: {e}") })?;
-        let terms = merge_terms(&mut writer, segments, current, legacy, &map, pace);
+        let terms = merge_terms(&mut writer, segments, merge, &map, pace);
         let docs = docs.join().map_err(|_| Error::invalid("the merge's document store writer failed"))?;
         terms.and(docs)
     })?;
@@ -129,42 +135,31 @@ pub fn merge_segments_paced(
 fn merge_terms(
     writer: &mut SegmentWriter,
     segments: &[(&SegmentReader, Option<&dyn Deletes>)],
-    current: &[&dyn SegmentRead],
-    legacy: &dyn Fn(FieldId, &[u8]) -> Option<i64>,
+    merge: &Merge<'_>,
     map: &DocMap,
     pace: &mut dyn FnMut(u64),
 ) -> Result<()> {
-    let mut with_field = declare_fields(writer, segments, map);
-    let mut union = fst::map::OpBuilder::new();
-    for (s, _) in segments {
-        union = union.add(s.term_map());
-    }
-    let mut stream = union.union().into_stream();
-    let mut buf = MergedTerm { shape: writer.bloom().map(|b| b.shape), ..MergedTerm::default() };
-    while let Some((key, sources)) = stream.next() {
-        let (field, term) = termmap::split_key(key).expect("term map keys hold a field");
-        let mut sources = sources.to_vec();
-        sources.sort_by_key(|s| s.index);
-        buf.clear();
-        for src in sources {
-            let mut postings = segments[src.index].0.postings_at(src.value)?;
-            buf.append(&mut postings, &map.maps[src.index]);
-            // A list cut short by a failed read must fail the merge, not lose documents.
-            needle_core::read_error::check()?;
-        }
-        if buf.flat.docs.is_empty() {
-            continue;
-        }
-        buf.order_by_doc();
-        if let Some(seen) = with_field.get_mut(&field) {
-            buf.flat.docs.iter().for_each(|&d| seen[d as usize] = true);
-        }
-        writer.add_term(field, term, &buf.as_postings())?;
-        pace(writer.bytes_written());
-    }
-    for (field, seen) in with_field {
+    let with_field = declare_fields(writer, segments, map);
+    let merger = TermMerger {
+        segments,
+        map,
+        encoder: writer.encoder(),
+        scratch: RecordScratch::default(),
+        buf: MergedTerm { shape: writer.bloom().map(|b| b.shape), ..MergedTerm::default() },
+        seen: with_field,
+    };
+    let threads = match merge.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
+        n => n,
+    };
+    let seen = match threads {
+        1 => merge_in_order(writer, merger, pace)?,
+        n => merge_in_parallel(writer, merger, n, pace)?,
+    };
+    for (field, seen) in seen {
         writer.set_doc_count(field, seen.iter().filter(|&&s| s).count() as u64);
     }
+    let (current, legacy) = (merge.current, merge.legacy);
     for (field, column) in merged_columns(segments, current, legacy, map)? {
         writer.add_numeric(field, column);
     }
@@ -177,49 +172,325 @@ fn merge_terms(
     Ok(())
 }
 
-/// The dictionary a merge's document store is written with: that of the
-/// input holding the most of its documents (with that input's index), whose
-/// frames are then copied as they are; `None` when no input has a trained
-/// one (small segments, stores of format 1), and a new one is trained.
-fn kept_dictionary(
+/// The most threads a merge encodes records on (besides the one writing them).
+const MAX_THREADS: usize = 4;
+
+/// A batch is sent to a thread when it holds this many terms, or records
+/// of this many pages of prefetch zones (a measure of the work they take).
+const BATCH_TERMS: usize = 1024;
+const BATCH_PAGES: u64 = 256;
+
+/// Terms to merge, each with its inputs' records, in key order.
+#[derive(Default)]
+struct Batch {
+    keys: Vec<u8>,
+    sources: Vec<fst::raw::IndexedValue>,
+    /// Where each term's key and sources end in `keys` and `sources`.
+    ends: Vec<(usize, usize)>,
+    pages: u64,
+}
+
+impl Batch {
+    fn push(&mut self, key: &[u8], sources: &[fst::raw::IndexedValue]) {
+        self.keys.extend_from_slice(key);
+        let from = self.sources.len();
+        self.sources.extend_from_slice(sources);
+        self.sources[from..].sort_by_key(|s| s.index);
+        self.ends.push((self.keys.len(), self.sources.len()));
+        let pages = |s: &fst::raw::IndexedValue| u64::from(termmap::unpack_entry(s.value).1).max(1);
+        self.pages += sources.iter().map(pages).sum::<u64>();
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The key of term `i`, and where its inputs' records are (by input).
+    fn term(&self, i: usize) -> (&[u8], &[fst::raw::IndexedValue]) {
+        let (from_key, from_source) = match i {
+            0 => (0, 0),
+            _ => self.ends[i - 1],
+        };
+        let (key_end, source_end) = self.ends[i];
+        (&self.keys[from_key..key_end], &self.sources[from_source..source_end])
+    }
+
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.sources.clear();
+        self.ends.clear();
+        self.pages = 0;
+    }
+}
+
+/// A batch's merged records, one after another in `bytes`: for each, its
+/// term's place in the batch, where its bytes end, and what the writer records of it.
+struct Encoded {
+    batch: Batch,
+    bytes: Vec<u8>,
+    records: Vec<(usize, usize, EncodedRecord)>,
+}
+
+/// Calls `each` with every term of the inputs in key order, a batch at a
+/// time; `each` takes the batch's terms, leaving it empty or a cleared one.
+fn for_each_batch(
+    segments: &[(&SegmentReader, Option<&dyn Deletes>)],
+    each: &mut dyn FnMut(&mut Batch) -> Result<()>,
+) -> Result<()> {
+    let mut union = fst::map::OpBuilder::new();
+    for (s, _) in segments {
+        union = union.add(s.term_map());
+    }
+    let mut stream = union.union().into_stream();
+    let mut batch = Batch::default();
+    while let Some((key, sources)) = stream.next() {
+        batch.push(key, sources);
+        if batch.len() >= BATCH_TERMS || batch.pages >= BATCH_PAGES {
+            each(&mut batch)?;
+        }
+    }
+    if batch.len() > 0 {
+        each(&mut batch)?;
+    }
+    Ok(())
+}
+
+/// Writes a batch's records, in order.
+fn append(writer: &mut SegmentWriter, encoded: &Encoded, pace: &mut dyn FnMut(u64)) -> Result<()> {
+    let mut start = 0;
+    for (i, end, record) in &encoded.records {
+        let (key, _) = encoded.batch.term(*i);
+        let (field, term) = termmap::split_key(key).expect("term map keys hold a field");
+        writer.add_record(field, term, &encoded.bytes[start..*end], record)?;
+        start = *end;
+        pace(writer.bytes_written());
+    }
+    Ok(())
+}
+
+/// Where each new document has each field without norms (see [`declare_fields`]).
+type Seen = BTreeMap<FieldId, Vec<bool>>;
+
+fn merge_in_order(writer: &mut SegmentWriter, mut merger: TermMerger<'_>, pace: &mut dyn FnMut(u64)) -> Result<Seen> {
+    let segments = merger.segments;
+    let mut spare = Vec::new();
+    for_each_batch(segments, &mut |batch| {
+        let encoded = merger.merge(std::mem::take(batch), std::mem::take(&mut spare))?;
+        append(writer, &encoded, pace)?;
+        (*batch, spare) = (encoded.batch, encoded.bytes);
+        batch.clear();
+        Ok(())
+    })?;
+    Ok(merger.seen)
+}
+
+/// Merges batches on `threads` threads, each taking every `threads`-th
+/// batch, while this one writes their records in order: the file is the
+/// same as [`merge_in_order`]'s. At most a few batches a thread are in
+/// flight; their buffers go back to be filled again.
+fn merge_in_parallel(
+    writer: &mut SegmentWriter,
+    merger: TermMerger<'_>,
+    threads: usize,
+    pace: &mut dyn FnMut(u64),
+) -> Result<Seen> {
+    let segments = merger.segments;
+    std::thread::scope(|scope| {
+        let (mut to_threads, mut spares, mut results, mut handles) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..threads {
+            let (send_batch, batches) = mpsc::channel::<Batch>();
+            let (send_spare, spare) = mpsc::channel::<Vec<u8>>();
+            let (send_result, result) = mpsc::channel::<Result<Encoded>>();
+            let mut own = merger.fork();
+            let work = move || {
+                for batch in batches {
+                    let bytes = spare.try_recv().unwrap_or_default();
+                    if send_result.send(own.merge(batch, bytes)).is_err() {
+                        break;
+                    }
+                }
+                own.seen
+            };
+            let handle = std::thread::Builder::new()
+                .name("needle-merge-terms".into())
+                .spawn_scoped(scope, work)
+                .map_err(|e| Error::Resources { what: format!("cannot start a merge thread: {e}") })?;
+            to_threads.push(send_batch);
+            spares.push(send_spare);
+            results.push(result);
+            handles.push(handle);
+        }
+        let (mut sent, mut written) = (0, 0);
+        // Writes the oldest batch in flight; returns it, cleared.
+        let mut write_next = |written: &mut usize| -> Result<Batch> {
+            let lane = *written % threads;
+            let stopped = || Error::invalid("a merge thread stopped before its batch was done");
+            let encoded = results[lane].recv().map_err(|_| stopped())??;
+            *written += 1;
+            append(writer, &encoded, pace)?;
+            // A thread that has stopped needs no buffer.
+            let _ = spares[lane].send(encoded.bytes);
+            let mut batch = encoded.batch;
+            batch.clear();
+            Ok(batch)
+        };
+        let window = 4 * threads;
+        let mut send = |batch: &mut Batch| -> Result<()> {
+            let empty = match sent - written == window {
+                true => write_next(&mut written)?,
+                false => Batch::default(),
+            };
+            to_threads[sent % threads]
+                .send(std::mem::replace(batch, empty))
+                .map_err(|_| Error::invalid("a merge thread stopped before its batch was sent"))?;
+            sent += 1;
+            Ok(())
+        };
+        let mut done = for_each_batch(segments, &mut send);
+        while done.is_ok() && written < sent {
+            done = write_next(&mut written).map(drop);
+        }
+        // Closing the channels ends the threads (at once, on an error).
+        drop((to_threads, spares, results));
+        let mut seen = merger.seen;
+        for handle in handles {
+            let own = handle.join().map_err(|_| Error::invalid("a merge thread failed"))?;
+            for (field, marks) in own {
+                let all = seen.get_mut(&field).expect("every thread marks the same fields");
+                all.iter_mut().zip(marks).for_each(|(a, m)| *a |= m);
+            }
+        }
+        done.map(|()| seen)
+    })
+}
+
+/// Merges the postings of a batch's terms into records: what each thread of a merge holds.
+struct TermMerger<'a> {
+    segments: &'a [(&'a SegmentReader, Option<&'a dyn Deletes>)],
+    map: &'a DocMap,
+    encoder: RecordEncoder,
+    scratch: RecordScratch,
+    buf: MergedTerm,
+    seen: Seen,
+}
+
+impl TermMerger<'_> {
+    /// A merger for another thread, with marks of its own.
+    fn fork(&self) -> Self {
+        let shape = self.buf.shape;
+        TermMerger {
+            segments: self.segments,
+            map: self.map,
+            encoder: self.encoder.clone(),
+            scratch: RecordScratch::default(),
+            buf: MergedTerm { shape, ..MergedTerm::default() },
+            seen: self.seen.iter().map(|(&f, marks)| (f, vec![false; marks.len()])).collect(),
+        }
+    }
+
+    /// Merges `batch`'s terms into records appended to `bytes` (cleared first).
+    fn merge(&mut self, batch: Batch, mut bytes: Vec<u8>) -> Result<Encoded> {
+        bytes.clear();
+        let mut records = Vec::with_capacity(batch.len());
+        for i in 0..batch.len() {
+            let (key, sources) = batch.term(i);
+            let (field, _) = termmap::split_key(key).expect("term map keys hold a field");
+            let buf = &mut self.buf;
+            buf.clear();
+            for src in sources {
+                let mut postings = self.segments[src.index].0.postings_at(src.value)?;
+                buf.append(&mut postings, &self.map.maps[src.index]);
+                // A list cut short by a failed read must fail the merge, not lose documents.
+                needle_core::read_error::check()?;
+            }
+            if buf.flat.docs.is_empty() {
+                continue;
+            }
+            buf.order_by_doc();
+            if let Some(seen) = self.seen.get_mut(&field) {
+                buf.flat.docs.iter().for_each(|&d| seen[d as usize] = true);
+            }
+            let record = self.encoder.encode(&mut self.scratch, field, &buf.as_postings(), &mut bytes)?;
+            records.push((i, bytes.len(), record));
+        }
+        Ok(Encoded { batch, bytes, records })
+    }
+}
+
+/// The dictionaries a merge's document store keeps: its inputs' (each
+/// once), those of the most documents first, at most
+/// [`MAX_DICTIONARIES`], the first a trained one (new records are
+/// compressed with it). The frames compressed with a kept dictionary are
+/// copied as they are; the others are recompressed.
+struct KeptDictionaries {
+    dicts: Vec<Vec<u8>>,
+    /// For each input, for each of its store's dictionaries, its number among `dicts`.
+    numbers: Vec<Vec<Option<usize>>>,
+}
+
+/// `None` when no input has a trained dictionary (small segments, stores of
+/// format 1): a new one is trained.
+fn kept_dictionaries(
     segments: &[(&SegmentReader, Option<&dyn Deletes>)],
     map: &DocMap,
-) -> Result<Option<(usize, Vec<u8>)>> {
-    let mut live = vec![0usize; segments.len()];
-    map.sources.iter().for_each(|&(seg, _)| live[seg] += 1);
-    let mut best: Option<(usize, Vec<u8>)> = None;
-    for (i, (s, _)) in segments.iter().enumerate() {
-        if best.as_ref().is_none_or(|(b, _)| live[i] > live[*b]) {
-            if let Some(dict) = s.doc_store().dictionary()?.filter(|d| !d.is_empty()) {
-                best = Some((i, dict));
+) -> Result<Option<KeptDictionaries>> {
+    let mut inputs = Vec::with_capacity(segments.len());
+    for (s, _) in segments {
+        inputs.push(s.doc_store().dictionaries()?);
+    }
+    let mut uses: Vec<Vec<u64>> = inputs.iter().map(|d| vec![0; d.len()]).collect();
+    for &(seg, old) in &map.sources {
+        if !uses[seg].is_empty() {
+            uses[seg][segments[seg].0.doc_store().dictionary_of(old)] += 1;
+        }
+    }
+    // Live documents by dictionary (equal dictionaries counted together), in the inputs' order.
+    let mut by_docs: Vec<(&[u8], u64)> = Vec::new();
+    for (dicts, uses) in inputs.iter().zip(&uses) {
+        for (dict, &n) in dicts.iter().zip(uses).filter(|&(_, &n)| n > 0) {
+            match by_docs.iter_mut().find(|(d, _)| *d == dict.as_slice()) {
+                Some((_, docs)) => *docs += n,
+                None => by_docs.push((dict, n)),
             }
         }
     }
-    Ok(best)
+    // The most documents first (a stable sort: ties in the inputs' order).
+    by_docs.sort_by(|a, b| b.1.cmp(&a.1));
+    let Some(first) = by_docs.iter().position(|(d, _)| !d.is_empty()) else { return Ok(None) };
+    let first = by_docs.remove(first);
+    by_docs.insert(0, first);
+    by_docs.truncate(MAX_DICTIONARIES);
+    let dicts: Vec<Vec<u8>> = by_docs.iter().map(|(d, _)| d.to_vec()).collect();
+    let numbers = inputs
+        .iter()
+        .map(|own| own.iter().map(|d| dicts.iter().position(|kept| kept == d)).collect())
+        .collect();
+    Ok(Some(KeptDictionaries { dicts, numbers }))
 }
 
-/// Writes the merged documents to `out`: with the kept input's dictionary,
-/// copying its frames (unless an update was layered over them) and
-/// recompressing the others' with it, or with a newly trained one. Training
-/// and recompressing every document was a quarter of a merge.
+/// Writes the merged documents to `out`: with the kept dictionaries,
+/// copying the frames compressed with them (unless an update was layered
+/// over them) and recompressing the others' with the first, or with a newly
+/// trained one. Recompressing every document was a quarter of a merge.
 fn write_docs(
     out: ChecksummedWriter,
-    kept: Option<(usize, Vec<u8>)>,
+    kept: Option<KeptDictionaries>,
     current: &[&dyn SegmentRead],
     map: &DocMap,
 ) -> Result<FileStamp> {
     let count = map.sources.len() as u32;
-    let Some((kept, dict)) = kept else {
+    let Some(kept) = kept else {
         return write_doc_store(out, count, &mut |doc| {
             let (seg, old) = map.sources[doc as usize];
             current[seg].stored(old)
         });
     };
-    write_with_dictionary(out, count, &dict, &mut |doc| {
+    let dicts: Vec<&[u8]> = kept.dicts.iter().map(Vec::as_slice).collect();
+    write_with_dictionaries(out, count, &dicts, &mut |doc| {
         let (seg, old) = map.sources[doc as usize];
-        if seg == kept {
-            if let Some(frame) = current[seg].stored_frame(old)? {
-                return Ok(StoredDoc::Frame(frame));
+        if let Some(frame) = current[seg].stored_frame(old)? {
+            if let Some(dict) = kept.numbers[seg].get(frame.dict).copied().flatten() {
+                return Ok(StoredDoc::Frame(Frame { dict, ..frame }));
             }
         }
         Ok(StoredDoc::Record(current[seg].stored(old)?))

@@ -5,18 +5,26 @@
 //! document, and its `_id` or version needs no decompression at all.
 //!
 //! ```text
-//! DocsFile := Dict Frame^DocCount Index Trailer Footer(kind "DOCS", version 2)
-//! Dict     := zstd dictionary bytes (DictLen of them; none when the segment is too small to train one)
+//! DocsFile := Dict^DictCount Frame^DocCount Index Runs DictEnds Trailer Footer(kind "DOCS", version 3)
+//! Dict     := zstd dictionary bytes (none when the segment is too small to train one)
 //! Frame    := Padding? HeadLen:vint Head ZstdFrame
-//!                                   the source, compressed at level 3 with Dict (no dictionary id)
+//!                                   the source, compressed at level 3 with its run's Dict (no dictionary id)
 //! Index    := (Start:u64 Len:u32 RawLen:u32)^DocCount     RawLen: the whole record's length
-//! Trailer  := DictLen:u64 IndexStart:u64 DocCount:u32
+//! Runs     := (FirstDoc:u32 DictNo:u32)^RunCount          the dictionary of each run of documents,
+//!                                   the first run starting at document 0, each after the one before
+//! DictEnds := End:u64^DictCount                             where each Dict ends (the first starts at 0)
+//! Trailer  := RunCount:u32 DictCount:u32 IndexStart:u64 DocCount:u32   (the last two where format 2 has them)
 //! ```
 //!
-//! A merge writes its store with the dictionary of the input holding the most
-//! of its documents and copies that input's frames as they are (any trained
-//! dictionary serves the format; only the others' sources are recompressed).
+//! A store has at least one dictionary; new records are compressed with the
+//! first. A merge keeps the dictionaries of its inputs' stores (up to
+//! [`MAX_DICTIONARIES`], those of the most documents; equal ones once) and
+//! copies the frames compressed with them as they are: recompressing is
+//! most of the cost of merging stores. The rest are recompressed with the
+//! first dictionary, that of the most documents.
 //!
+//! Version 2 (still read) had one dictionary and no runs: `Dict Frame^DocCount
+//! Index Trailer2`, `Trailer2 := DictLen:u64 IndexStart:u64 DocCount:u32`.
 //! Version 1 (still read) had no head: each frame compressed the whole record.
 //! A frame is moved to the next 4 KiB boundary whenever that makes it span
 //! fewer 4 KiB blocks than it would where it stands (a 3 KB frame starting 2 KB
@@ -30,17 +38,22 @@ pub mod record;
 mod writer;
 
 pub use reader::DocStoreReader;
-pub use writer::{write_doc_store, write_with_dictionary, StoredDoc};
+pub use writer::{write_doc_store, write_with_dictionaries, write_with_dictionary, StoredDoc};
 
 /// One document's frame as a store of the current version keeps it (its
-/// head, then its compressed source), and its record's length: what a merge
-/// that keeps the store's dictionary copies as it is.
+/// head, then its compressed source), its record's length, and the number
+/// of the store's dictionary it was compressed with: what a merge that
+/// keeps that dictionary copies as it is.
 pub struct Frame {
     pub bytes: Vec<u8>,
     pub raw_len: usize,
+    pub dict: usize,
 }
 
+/// The most dictionaries a store written by a merge keeps.
+pub const MAX_DICTIONARIES: usize = 8;
+
 pub const KIND: &[u8; 4] = b"DOCS";
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 pub(crate) const TRAILER_LEN: usize = 20;
 pub(crate) const INDEX_ENTRY_LEN: usize = 16;

@@ -15,8 +15,11 @@ thread_local! {
 
 pub struct DocStoreReader {
     body: FileSlice,
-    dict: DDict<'static>,
-    dict_len: usize,
+    dicts: Vec<DDict<'static>>,
+    /// Where each dictionary ends (the first starts at 0).
+    dict_ends: Vec<usize>,
+    /// The first document of each run compressed with one dictionary, and its number.
+    runs: Vec<(DocId, usize)>,
     index_start: usize,
     count: u32,
     index: DocIndex,
@@ -36,17 +39,56 @@ impl DocStoreReader {
         }
         let trailer = body.read(body.len() - TRAILER_LEN..body.len())?;
         let mut r = ByteReader::new(&name, &trailer);
-        let dict_len = r.u64()? as usize;
-        let index_start = r.u64()? as usize;
-        let count = r.u32()?;
-        let index_end = index_start.checked_add(count as usize * INDEX_ENTRY_LEN);
-        if dict_len > index_start || index_end != Some(body.len() - TRAILER_LEN) {
+        let layout = match version {
+            1 | 2 => {
+                let dict_len = r.u64()? as usize;
+                let (index_start, count) = (r.u64()? as usize, r.u32()?);
+                Layout { index_start, count, runs: 0, dicts: 1, one_dict: Some(dict_len) }
+            }
+            _ => {
+                let (runs, dicts) = (r.u32()? as usize, r.u32()? as usize);
+                let (index_start, count) = (r.u64()? as usize, r.u32()?);
+                Layout { index_start, count, runs, dicts, one_dict: None }
+            }
+        };
+        // Format 2 has no runs and no dictionary ends.
+        let table_entries = match layout.one_dict {
+            Some(_) => Some(0),
+            None => layout.runs.checked_add(layout.dicts),
+        };
+        let end = (layout.count as usize)
+            .checked_mul(INDEX_ENTRY_LEN)
+            .and_then(|index| index.checked_add(table_entries?.checked_mul(8)?))
+            .and_then(|len| len.checked_add(layout.index_start));
+        if end != Some(body.len() - TRAILER_LEN) || layout.dicts == 0 {
             return Err(Error::corrupt(&name, "document store trailer does not match the file's size"));
         }
-        let dict = DDict::try_create(&body.read(0..dict_len)?)
-            .ok_or_else(|| Error::corrupt_at(&name, 0, "the compression dictionary does not load"))?;
+        let (index_start, count) = (layout.index_start, layout.count);
+        let tables_start = index_start + count as usize * INDEX_ENTRY_LEN;
+        let (runs, dict_ends) = match layout.one_dict {
+            Some(dict_len) => (vec![(0, 0)], vec![dict_len]),
+            None => read_tables(&body, tables_start, layout.runs, layout.dicts)?,
+        };
+        if dict_ends.windows(2).any(|w| w[0] > w[1]) || dict_ends.last().is_some_and(|&end| end > index_start) {
+            return Err(Error::corrupt(&name, "document store dictionaries overlap or run past the documents"));
+        }
+        let first_docs_ascend = match runs.first() {
+            Some(first) => first.0 == 0 && runs.windows(2).all(|w| w[0].0 < w[1].0),
+            None => count == 0,
+        };
+        if !first_docs_ascend || runs.iter().any(|&(_, d)| d >= dict_ends.len()) {
+            return Err(Error::corrupt(&name, "document store dictionary runs are out of order or name no dictionary"));
+        }
+        let mut dicts = Vec::with_capacity(dict_ends.len());
+        for (i, &end) in dict_ends.iter().enumerate() {
+            let start = if i == 0 { 0 } else { dict_ends[i - 1] };
+            let dict = DDict::try_create(&body.read(start..end)?).ok_or_else(|| {
+                Error::corrupt_at(&name, start as u64, format!("compression dictionary {i} does not load"))
+            })?;
+            dicts.push(dict);
+        }
         let index = DocIndex::build(&body, index_start, count)?;
-        Ok(DocStoreReader { body, dict, dict_len, index_start, count, index, version })
+        Ok(DocStoreReader { body, dicts, dict_ends, runs, index_start, count, index, version })
     }
 
     pub fn count(&self) -> u32 {
@@ -80,7 +122,8 @@ impl DocStoreReader {
         out[..head.len()].copy_from_slice(head);
         let source = &mut out[head.len()..];
         // One decompression context per thread: creating one costs more than decompressing a small document.
-        let result = DCTX.with(|d| d.borrow_mut().decompress_using_ddict(source, compressed, &self.dict));
+        let dict = &self.dicts[self.dictionary_of(doc)];
+        let result = DCTX.with(|d| d.borrow_mut().decompress_using_ddict(source, compressed, dict));
         let written = result.map_err(|code| {
             Error::corrupt(name, format!("document {doc}: {}", zstd::zstd_safe::get_error_name(code)))
         })?;
@@ -90,13 +133,29 @@ impl DocStoreReader {
         Ok(out)
     }
 
-    /// The store's dictionary; `None` in a store of format 1 (whose frames hold
-    /// no head apart, so they cannot be copied into a store of today's format).
+    /// The store's first dictionary (new records are compressed with it);
+    /// `None` in a store of format 1 (whose frames hold no head apart, so
+    /// they cannot be copied into a store of today's format).
     pub fn dictionary(&self) -> Result<Option<Vec<u8>>> {
         match self.version {
             1 => Ok(None),
-            _ => Ok(Some(self.body.read(0..self.dict_len)?.to_vec())),
+            _ => Ok(Some(self.body.read(0..self.dict_ends[0])?.to_vec())),
         }
+    }
+
+    /// The store's dictionaries, in their order; none in a store of format 1.
+    pub fn dictionaries(&self) -> Result<Vec<Vec<u8>>> {
+        if self.version == 1 {
+            return Ok(Vec::new());
+        }
+        let starts = std::iter::once(0).chain(self.dict_ends.iter().copied());
+        starts.zip(&self.dict_ends).map(|(start, &end)| Ok(self.body.read(start..end)?.to_vec())).collect()
+    }
+
+    /// The number of the dictionary `doc` was compressed with.
+    pub fn dictionary_of(&self, doc: DocId) -> usize {
+        let run = self.runs.partition_point(|&(first, _)| first <= doc);
+        self.runs[run.saturating_sub(1)].1
     }
 
     /// `doc`'s frame as stored, to be copied into a store with the same
@@ -107,7 +166,7 @@ impl DocStoreReader {
             return Ok(None);
         }
         let (frame, raw_len) = self.checked_frame(doc)?;
-        Ok(Some(Frame { bytes: frame.to_vec(), raw_len }))
+        Ok(Some(Frame { bytes: frame.to_vec(), raw_len, dict: self.dictionary_of(doc) }))
     }
 
     /// A frame's head and compressed source (format 1 kept no head apart).
@@ -169,11 +228,36 @@ impl DocStoreReader {
         Ok(bytes[pos..wanted].to_vec())
     }
 
-    /// Bytes of the dictionary, the frames (with padding) and the index.
+    /// Bytes of the dictionaries, the frames (with padding) and the index (with the runs).
     pub fn sizes(&self) -> (u64, u64, u64) {
-        let dict = self.dict_len;
+        let dict = *self.dict_ends.last().expect("a store has a dictionary");
         (dict as u64, (self.index_start - dict) as u64, (self.body.len() - self.index_start) as u64)
     }
+}
+
+/// Where the index ends, as a store's trailer says.
+struct Layout {
+    index_start: usize,
+    count: u32,
+    runs: usize,
+    dicts: usize,
+    /// A store of format 1 or 2: its one dictionary's length.
+    one_dict: Option<usize>,
+}
+
+/// The runs and dictionary ends of a store of format 3 (`runs` and `dicts` of them at `at`).
+fn read_tables(body: &FileSlice, at: usize, runs: usize, dicts: usize) -> Result<(Vec<(DocId, usize)>, Vec<usize>)> {
+    let bytes = body.read_once(at..at + 8 * (runs + dicts))?;
+    let mut r = ByteReader::new(body.name(), &bytes);
+    let mut run_list = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        run_list.push((r.u32()?, r.u32()? as usize));
+    }
+    let mut ends = Vec::with_capacity(dicts);
+    for _ in 0..dicts {
+        ends.push(r.u64()? as usize);
+    }
+    Ok((run_list, ends))
 }
 
 /// A frame of format 2: its head, and the compressed source after it. A

@@ -20,46 +20,69 @@ pub fn write_doc_store(
     doc: &mut dyn FnMut(u32) -> Result<Vec<u8>>,
 ) -> Result<crate::meta::FileStamp> {
     let dict = train_dictionary(count, doc)?;
-    write_with_dictionary(out, count, &dict, &mut |i| doc(i).map(StoredDoc::Record))
+    write_with_dictionaries(out, count, &[&dict], &mut |i| doc(i).map(StoredDoc::Record))
 }
 
-/// A document for [`write_with_dictionary`]: its record, or its frame as
-/// another store with the same dictionary keeps it (copied, not recompressed).
+/// A document for [`write_with_dictionaries`]: its record, or its frame as
+/// another store keeps it (copied, not recompressed), `Frame::dict` naming
+/// one of the new store's dictionaries (the one it was compressed with).
 pub enum StoredDoc {
     Record(Vec<u8>),
     Frame(Frame),
 }
 
-/// Writes `count` documents, fetched by `doc(i)` once each, compressed with
-/// `dict` (a merge passes the dictionary of the store it copies frames from).
+/// Writes `count` documents, fetched by `doc(i)` once each, compressed with `dict`.
 pub fn write_with_dictionary(
-    mut out: ChecksummedWriter,
+    out: ChecksummedWriter,
     count: u32,
     dict: &[u8],
     doc: &mut dyn FnMut(u32) -> Result<StoredDoc>,
 ) -> Result<crate::meta::FileStamp> {
-    out.write(dict)?;
+    write_with_dictionaries(out, count, &[dict], doc)
+}
+
+/// Writes `count` documents, fetched by `doc(i)` once each: records
+/// compressed with `dicts[0]`, frames copied (a merge keeps the dictionaries
+/// of its inputs' stores, so it copies their frames instead of recompressing them).
+pub fn write_with_dictionaries(
+    mut out: ChecksummedWriter,
+    count: u32,
+    dicts: &[&[u8]],
+    doc: &mut dyn FnMut(u32) -> Result<StoredDoc>,
+) -> Result<crate::meta::FileStamp> {
+    let dicts: &[&[u8]] = if dicts.is_empty() { &[&[]] } else { dicts };
+    let mut dict_ends = Vec::with_capacity(dicts.len() * 8);
+    for dict in dicts {
+        out.write(dict)?;
+        dict_ends.extend_from_slice(&out.position().to_le_bytes());
+    }
     let zstd = |e: std::io::Error| Error::Resources { what: format!("zstd: {e}") };
-    let mut compressor = zstd::bulk::Compressor::with_dictionary(LEVEL, dict).map_err(zstd)?;
-    // The store has one dictionary: naming it in every frame would spend 4 bytes a document.
+    let mut compressor = zstd::bulk::Compressor::with_dictionary(LEVEL, dicts[0]).map_err(zstd)?;
+    // The runs name each frame's dictionary: naming it in every frame would spend 4 bytes a document.
     compressor.set_parameter(zstd::zstd_safe::CParameter::DictIdFlag(false)).map_err(zstd)?;
     let mut index = Vec::with_capacity(count as usize * super::INDEX_ENTRY_LEN);
+    let mut runs = Runs::default();
     let mut frame = Vec::new();
     for i in 0..count {
-        let raw_len = match doc(i)? {
+        let (raw_len, dict) = match doc(i)? {
             StoredDoc::Record(raw) => {
                 let (head, source) = raw.split_at(record::head_len(&raw));
                 frame.clear();
                 write_vint(&mut frame, head.len() as u64);
                 frame.extend_from_slice(head);
                 frame.extend_from_slice(&compressor.compress(source).map_err(zstd)?);
-                raw.len()
+                (raw.len(), 0)
+            }
+            StoredDoc::Frame(copied) if copied.dict < dicts.len() => {
+                frame = copied.bytes;
+                (copied.raw_len, copied.dict)
             }
             StoredDoc::Frame(copied) => {
-                frame = copied.bytes;
-                copied.raw_len
+                let what = format!("document {i}'s frame names dictionary {} of {}", copied.dict, dicts.len());
+                return Err(Error::invalid(what));
             }
         };
+        runs.add(i, dict as u32);
         let start = aligned_start(out.position(), frame.len() as u64);
         out.write(&vec![0; (start - out.position()) as usize])?;
         out.write(&frame)?;
@@ -69,12 +92,34 @@ pub fn write_with_dictionary(
     }
     let index_start = out.position();
     out.write(&index)?;
+    out.write(&runs.bytes)?;
+    out.write(&dict_ends)?;
     let mut trailer = Vec::with_capacity(super::TRAILER_LEN);
-    trailer.extend_from_slice(&(dict.len() as u64).to_le_bytes());
+    trailer.extend_from_slice(&runs.count.to_le_bytes());
+    trailer.extend_from_slice(&(dicts.len() as u32).to_le_bytes());
     trailer.extend_from_slice(&index_start.to_le_bytes());
     trailer.extend_from_slice(&count.to_le_bytes());
     out.write(&trailer)?;
     out.finish(KIND, VERSION)
+}
+
+/// The runs of documents compressed with one dictionary, as stored.
+#[derive(Default)]
+struct Runs {
+    bytes: Vec<u8>,
+    count: u32,
+    last: Option<u32>,
+}
+
+impl Runs {
+    fn add(&mut self, doc: u32, dict: u32) {
+        if self.last != Some(dict) {
+            self.bytes.extend_from_slice(&doc.to_le_bytes());
+            self.bytes.extend_from_slice(&dict.to_le_bytes());
+            self.count += 1;
+            self.last = Some(dict);
+        }
+    }
 }
 
 /// Trains a dictionary on an even sample of the sources (what it compresses);

@@ -117,7 +117,7 @@ pub(crate) fn run_merge(
         plan.sources.iter().map(|(r, _, updates)| with_updates(r.clone(), updates, &plan.schema)).collect();
     let current: Vec<&dyn SegmentRead> = current.iter().map(|c| c.as_ref()).collect();
     let legacy = |field, term: &[u8]| crate::values::indexed_value(&plan.schema, field, term);
-    let merge = Merge { current: &current, legacy: &legacy, order: plan.schema.index_order() };
+    let merge = Merge { current: &current, legacy: &legacy, order: plan.schema.index_order(), threads: 0 };
     let (_, maps) = merge_segments_paced(dir, &plan.name, &sources, &merge, pace)?;
     Ok((Arc::new(SegmentReader::open_with(dir, &plan.name, verify)?), maps))
 }
