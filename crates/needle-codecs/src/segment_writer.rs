@@ -180,7 +180,13 @@ impl SegmentWriter {
 
     /// Writes one term's record as [`RecordEncoder::encode`] made it (for
     /// this writer's fields). Terms must come in (field, term bytes) order.
-    pub fn add_record(&mut self, field: FieldId, term: &[u8], record: &[u8], e: &EncodedRecord) -> Result<()> {
+    pub fn add_record(
+        &mut self,
+        field: FieldId,
+        term: &[u8],
+        record: &[u8],
+        e: &EncodedRecord,
+    ) -> Result<()> {
         let state = self
             .fields
             .get_mut(&field)

@@ -144,7 +144,7 @@ fn frames_are_copied_into_a_store_with_the_same_dictionary() {
         first.iter().zip(&second).flat_map(|(a, b)| [(true, a.clone()), (false, b.clone())]).collect();
     let tmp = tempfile::tempdir().unwrap();
     let dir = Directory::open(tmp.path(), true).unwrap();
-    let mut w = SegmentWriter::create(&dir, "m", merged.len() as u32).unwrap();
+    let w = SegmentWriter::create(&dir, "m", merged.len() as u32).unwrap();
     let out = w.docs_output().unwrap();
     let stamp = write_with_dictionary(out, merged.len() as u32, &dict, &mut |i| {
         let i = i as usize;
@@ -154,11 +154,7 @@ fn frames_are_copied_into_a_store_with_the_same_dictionary() {
         })
     })
     .unwrap();
-    w.docs_written(stamp);
-    w.finish().unwrap();
-    let file = dir.open_read("m.docs").unwrap();
-    let (len, _) = footer::verify_file(&file, b"DOCS", VERSION, true).unwrap();
-    let store = DocStoreReader::open(file.slice(0..len), VERSION).unwrap();
+    let (store, _) = finish_store(&dir, w, "m", stamp);
     assert_eq!(store.dictionary().unwrap().unwrap(), dict);
     for (i, (_, record)) in merged.iter().enumerate() {
         assert_eq!(&store.get(i as u32).unwrap(), record, "document {i}");
@@ -190,10 +186,11 @@ fn frames_are_copied_with_their_own_dictionaries() {
     assert_ne!(dicts[0], dicts[1], "different documents train different dictionaries");
     // Runs of each source's frames and new records, in turns: (source, its doc).
     let order: Vec<(usize, u32)> = (0..900u32).map(|i| ((i as usize / 50) % 3, i / 3)).collect();
-    let expected: Vec<&Vec<u8>> = order.iter().map(|&(s, d)| &[a_docs, b_docs, new_docs][s][d as usize]).collect();
+    let expected: Vec<&Vec<u8>> =
+        order.iter().map(|&(s, d)| &[a_docs, b_docs, new_docs][s][d as usize]).collect();
     let tmp = tempfile::tempdir().unwrap();
     let dir = Directory::open(tmp.path(), true).unwrap();
-    let mut w = SegmentWriter::create(&dir, "m", order.len() as u32).unwrap();
+    let w = SegmentWriter::create(&dir, "m", order.len() as u32).unwrap();
     let dict_refs = [dicts[0].as_slice(), dicts[1].as_slice()];
     let stamp = write_with_dictionaries(w.docs_output().unwrap(), order.len() as u32, &dict_refs, &mut |i| {
         let (source, doc) = order[i as usize];
@@ -204,22 +201,22 @@ fn frames_are_copied_with_their_own_dictionaries() {
         })
     })
     .unwrap();
-    w.docs_written(stamp);
-    w.finish().unwrap();
-    let file = dir.open_read("m.docs").unwrap();
-    let (len, _) = footer::verify_file(&file, b"DOCS", VERSION, true).unwrap();
-    let store = DocStoreReader::open(file.slice(0..len), VERSION).unwrap();
+    let (store, mut body) = finish_store(&dir, w, "m", stamp);
     assert_eq!(store.dictionaries().unwrap(), dicts.to_vec());
     for (i, (&(source, doc), record)) in order.iter().zip(&expected).enumerate() {
         assert_eq!(&&store.get(i as u32).unwrap(), record, "document {i}");
         assert_eq!(store.dictionary_of(i as u32), [0, 1, 0][source], "document {i}");
         let copied = store.frame_bytes(i as u32).unwrap().unwrap();
         if source == 1 {
-            assert_eq!(copied.bytes, b.frame_bytes(doc).unwrap().unwrap().bytes, "document {i} copied as it was");
+            assert_eq!(
+                copied.bytes,
+                b.frame_bytes(doc).unwrap().unwrap().bytes,
+                "document {i} copied as it was"
+            );
         }
     }
     // A frame naming a dictionary the store does not have is refused.
-    let mut w = SegmentWriter::create(&dir, "bad", 1).unwrap();
+    let w = SegmentWriter::create(&dir, "bad", 1).unwrap();
     let e = write_with_dictionaries(w.docs_output().unwrap(), 1, &dict_refs, &mut |_| {
         Ok(StoredDoc::Frame(Frame { dict: 2, ..a.frame_bytes(0).unwrap().unwrap() }))
     })
@@ -227,7 +224,6 @@ fn frames_are_copied_with_their_own_dictionaries() {
     .unwrap();
     assert!(e.to_string().contains("dictionary 2 of 2"), "{e}");
     // A run naming a dictionary the store does not have fails the open.
-    let mut body = file.slice(0..len).read_all().unwrap().to_vec();
     let n = body.len();
     let (runs, index_start) = (
         u32::from_le_bytes(body[n - 20..n - 16].try_into().unwrap()) as usize,
@@ -241,6 +237,21 @@ fn frames_are_copied_with_their_own_dictionaries() {
     let e = DocStoreReader::open(needle_storage::FileSlice::from_vec("m.docs", body), VERSION).err().unwrap();
     assert!(e.to_string().contains("m.docs") && e.to_string().contains("name no dictionary"), "{e}");
     drop(w);
+}
+
+/// The store a writer wrote apart (as a merge does), finished and opened, and its body.
+fn finish_store(
+    dir: &Directory,
+    mut w: SegmentWriter,
+    name: &str,
+    stamp: needle_codecs::meta::FileStamp,
+) -> (DocStoreReader, Vec<u8>) {
+    w.docs_written(stamp);
+    w.finish().unwrap();
+    let file = dir.open_read(&format!("{name}.docs")).unwrap();
+    let (len, _) = footer::verify_file(&file, b"DOCS", VERSION, true).unwrap();
+    let body = file.slice(0..len).read_all().unwrap().to_vec();
+    (DocStoreReader::open(file.slice(0..len), VERSION).unwrap(), body)
 }
 
 /// A store of format 2 (one dictionary, no runs) reads as it did, and its frames copy.

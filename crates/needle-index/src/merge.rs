@@ -116,8 +116,8 @@ pub fn merge_segments_paced(
     writer.set_bloom(BloomParams::common(segments.iter().map(|(s, _)| s.meta().bloom.as_ref())));
     let kept = kept_dictionaries(segments, &map)?;
     let docs_out = writer.docs_output()?;
-    // The document store is a file of its own: it is written on a second
-    // thread while this one merges the terms (each about half of a merge).
+    // The document store is a file of its own: it is written on a thread of
+    // its own while the terms are merged.
     let docs = std::thread::scope(|scope| {
         let docs = std::thread::Builder::new()
             .name("needle-merge-docs".into())
@@ -271,7 +271,11 @@ fn append(writer: &mut SegmentWriter, encoded: &Encoded, pace: &mut dyn FnMut(u6
 /// Where each new document has each field without norms (see [`declare_fields`]).
 type Seen = BTreeMap<FieldId, Vec<bool>>;
 
-fn merge_in_order(writer: &mut SegmentWriter, mut merger: TermMerger<'_>, pace: &mut dyn FnMut(u64)) -> Result<Seen> {
+fn merge_in_order(
+    writer: &mut SegmentWriter,
+    mut merger: TermMerger<'_>,
+    pace: &mut dyn FnMut(u64),
+) -> Result<Seen> {
     let segments = merger.segments;
     let mut spare = Vec::new();
     for_each_batch(segments, &mut |batch| {
@@ -296,7 +300,8 @@ fn merge_in_parallel(
 ) -> Result<Seen> {
     let segments = merger.segments;
     std::thread::scope(|scope| {
-        let (mut to_threads, mut spares, mut results, mut handles) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut to_threads, mut spares, mut results, mut handles) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..threads {
             let (send_batch, batches) = mpsc::channel::<Batch>();
             let (send_spare, spare) = mpsc::channel::<Vec<u8>>();
@@ -455,7 +460,7 @@ fn kept_dictionaries(
         }
     }
     // The most documents first (a stable sort: ties in the inputs' order).
-    by_docs.sort_by(|a, b| b.1.cmp(&a.1));
+    by_docs.sort_by_key(|&(_, docs)| std::cmp::Reverse(docs));
     let Some(first) = by_docs.iter().position(|(d, _)| !d.is_empty()) else { return Ok(None) };
     let first = by_docs.remove(first);
     by_docs.insert(0, first);

@@ -18,8 +18,7 @@ pub struct DocStoreReader {
     dicts: Vec<DDict<'static>>,
     /// Where each dictionary ends (the first starts at 0).
     dict_ends: Vec<usize>,
-    /// The first document of each run compressed with one dictionary, and its number.
-    runs: Vec<(DocId, usize)>,
+    runs: Runs,
     index_start: usize,
     count: u32,
     index: DocIndex,
@@ -69,15 +68,22 @@ impl DocStoreReader {
             Some(dict_len) => (vec![(0, 0)], vec![dict_len]),
             None => read_tables(&body, tables_start, layout.runs, layout.dicts)?,
         };
-        if dict_ends.windows(2).any(|w| w[0] > w[1]) || dict_ends.last().is_some_and(|&end| end > index_start) {
-            return Err(Error::corrupt(&name, "document store dictionaries overlap or run past the documents"));
+        if dict_ends.windows(2).any(|w| w[0] > w[1]) || dict_ends.last().is_some_and(|&end| end > index_start)
+        {
+            return Err(Error::corrupt(
+                &name,
+                "document store dictionaries overlap or run past the documents",
+            ));
         }
         let first_docs_ascend = match runs.first() {
             Some(first) => first.0 == 0 && runs.windows(2).all(|w| w[0].0 < w[1].0),
             None => count == 0,
         };
         if !first_docs_ascend || runs.iter().any(|&(_, d)| d >= dict_ends.len()) {
-            return Err(Error::corrupt(&name, "document store dictionary runs are out of order or name no dictionary"));
+            return Err(Error::corrupt(
+                &name,
+                "document store dictionary runs are out of order or name no dictionary",
+            ));
         }
         let mut dicts = Vec::with_capacity(dict_ends.len());
         for (i, &end) in dict_ends.iter().enumerate() {
@@ -235,6 +241,9 @@ impl DocStoreReader {
     }
 }
 
+/// The first document of each run compressed with one dictionary, and the dictionary's number.
+type Runs = Vec<(DocId, usize)>;
+
 /// Where the index ends, as a store's trailer says.
 struct Layout {
     index_start: usize,
@@ -246,7 +255,7 @@ struct Layout {
 }
 
 /// The runs and dictionary ends of a store of format 3 (`runs` and `dicts` of them at `at`).
-fn read_tables(body: &FileSlice, at: usize, runs: usize, dicts: usize) -> Result<(Vec<(DocId, usize)>, Vec<usize>)> {
+fn read_tables(body: &FileSlice, at: usize, runs: usize, dicts: usize) -> Result<(Runs, Vec<usize>)> {
     let bytes = body.read_once(at..at + 8 * (runs + dicts))?;
     let mut r = ByteReader::new(body.name(), &bytes);
     let mut run_list = Vec::with_capacity(runs);

@@ -78,7 +78,8 @@ pub fn write_with_dictionaries(
                 (copied.raw_len, copied.dict)
             }
             StoredDoc::Frame(copied) => {
-                let what = format!("document {i}'s frame names dictionary {} of {}", copied.dict, dicts.len());
+                let what =
+                    format!("document {i}'s frame names dictionary {} of {}", copied.dict, dicts.len());
                 return Err(Error::invalid(what));
             }
         };
