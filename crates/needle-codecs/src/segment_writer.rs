@@ -22,11 +22,6 @@ enum Column {
     Binary(BinaryBuf),
 }
 
-struct FieldState {
-    meta: FieldMeta,
-    norms: Option<Arc<[u8]>>,
-}
-
 /// Encodes term records as a segment's writer does, apart from it: a merge
 /// encodes records on several threads and the writer appends them in term
 /// order ([`SegmentWriter::add_record`]), so the file is the same.
@@ -80,12 +75,12 @@ pub struct SegmentWriter {
     max_doc: u32,
     postings: ChecksummedWriter,
     terms: fst::MapBuilder<Vec<u8>>,
-    fields: BTreeMap<FieldId, FieldState>,
+    fields: BTreeMap<FieldId, FieldMeta>,
     record: Vec<u8>,
     scratch: RecordScratch,
+    /// The fields' norms and the filters' parameters, with what encoding needs.
     encoder: RecordEncoder,
     sizes: RecordSizes,
-    bloom: Option<BloomParams>,
     /// The order of the documents, when they are sorted (the meta records it).
     sorted: Option<IndexOrder>,
     /// What each file written so far is (the meta records it).
@@ -108,7 +103,6 @@ impl SegmentWriter {
             scratch: RecordScratch::default(),
             encoder: RecordEncoder::default(),
             sizes: RecordSizes::default(),
-            bloom: None,
             sorted: None,
             files: BTreeMap::new(),
             columns: BTreeMap::new(),
@@ -133,16 +127,14 @@ impl SegmentWriter {
             stats: FieldStats { doc_count, ..FieldStats::default() },
             terms: 0,
         };
-        let norms: Option<Arc<[u8]>> = norms.map(Into::into);
-        let coding = FieldCoding { stored: [meta.positions, meta.offsets], norms: norms.clone() };
+        let coding = FieldCoding { stored: [meta.positions, meta.offsets], norms: norms.map(Into::into) };
         self.encoder.fields.insert(field, coding);
-        self.fields.insert(field, FieldState { meta, norms });
+        self.fields.insert(field, meta);
     }
 
     /// Records the Bloom filter parameters the terms' filters were built with.
     pub fn set_bloom(&mut self, params: Option<BloomParams>) {
-        self.encoder.bloom = params.clone();
-        self.bloom = params;
+        self.encoder.bloom = params;
     }
 
     /// An encoder of this segment's records, for a thread of its own (once
@@ -153,7 +145,7 @@ impl SegmentWriter {
 
     /// The filters recorded for the segment.
     pub fn bloom(&self) -> Option<&BloomParams> {
-        self.bloom.as_ref()
+        self.encoder.bloom.as_ref()
     }
 
     /// Records that the documents are written in `order`.
@@ -163,8 +155,8 @@ impl SegmentWriter {
 
     /// Sets the number of documents with the field, when it is known only after its terms.
     pub fn set_doc_count(&mut self, field: FieldId, doc_count: u64) {
-        if let Some(state) = self.fields.get_mut(&field) {
-            state.meta.stats.doc_count = doc_count;
+        if let Some(meta) = self.fields.get_mut(&field) {
+            meta.stats.doc_count = doc_count;
         }
     }
 
@@ -202,10 +194,10 @@ impl SegmentWriter {
         self.terms
             .insert(&key, termmap::pack_entry(at, e.sizes.zone()))
             .map_err(|e| Error::invalid(format!("term map: {e} (terms out of order?)")))?;
-        let stats = &mut state.meta.stats;
+        let stats = &mut state.stats;
         stats.sum_doc_freq += e.doc_freq;
         stats.sum_total_term_freq += e.total_term_freq;
-        state.meta.terms += 1;
+        state.terms += 1;
         self.sizes.add(&e.sizes);
         Ok(())
     }
@@ -259,14 +251,14 @@ impl SegmentWriter {
         let mut norms = Vec::new();
         let mut fields = Vec::new();
         let mut next_norms = 0;
-        for (_, mut state) in self.fields {
-            if let Some(column) = state.norms {
+        for (field, mut meta) in self.fields {
+            if let Some(column) = self.encoder.fields.get(&field).and_then(|c| c.norms.as_deref()) {
                 debug_assert_eq!(column.len(), self.max_doc as usize);
-                norms.extend_from_slice(&column);
-                state.meta.norms_index = Some(next_norms);
+                norms.extend_from_slice(column);
+                meta.norms_index = Some(next_norms);
                 next_norms += 1;
             }
-            fields.push(state.meta);
+            fields.push(meta);
         }
         footer::append(&mut norms, b"NORM", 1);
         self.files.insert("norms".into(), write_file(&self.dir, &norms_name, &norms)?);
@@ -286,7 +278,7 @@ impl SegmentWriter {
         let meta = SegmentMeta {
             max_doc: self.max_doc,
             fields,
-            bloom: self.bloom,
+            bloom: self.encoder.bloom,
             files: self.files,
             sorted: self.sorted,
         };

@@ -254,27 +254,37 @@ fn finish_store(
     (DocStoreReader::open(file.slice(0..len), VERSION).unwrap(), body)
 }
 
-/// A store of format 2 (one dictionary, no runs) reads as it did, and its frames copy.
-#[test]
-fn a_format_2_store_is_still_read() {
-    let docs = text_records(50);
-    let mut body = Vec::new();
-    let mut index = Vec::new();
-    for d in &docs {
-        let head_len = record::head_len(d);
-        let frame_start = body.len();
-        needle_codecs::bytes::write_vint(&mut body, head_len as u64);
-        body.extend_from_slice(&d[..head_len]);
-        body.extend_from_slice(&zstd::bulk::compress(&d[head_len..], 3).unwrap());
-        index.extend_from_slice(&(frame_start as u64).to_le_bytes());
-        index.extend_from_slice(&((body.len() - frame_start) as u32).to_le_bytes());
+/// The body of a store of format 1 or 2 with an empty dictionary: each
+/// document's frame as `frame` makes it, the index, the trailer of those formats.
+fn legacy_store(docs: &[Vec<u8>], frame: impl Fn(&[u8]) -> Vec<u8>) -> Vec<u8> {
+    let (mut body, mut index) = (Vec::new(), Vec::new());
+    for d in docs {
+        let frame = frame(d);
+        index.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        index.extend_from_slice(&(frame.len() as u32).to_le_bytes());
         index.extend_from_slice(&(d.len() as u32).to_le_bytes());
+        body.extend_from_slice(&frame);
     }
     let index_start = body.len() as u64;
     body.extend_from_slice(&index);
     body.extend_from_slice(&0u64.to_le_bytes());
     body.extend_from_slice(&index_start.to_le_bytes());
     body.extend_from_slice(&(docs.len() as u32).to_le_bytes());
+    body
+}
+
+/// A store of format 2 (one dictionary, no runs) reads as it did, and its frames copy.
+#[test]
+fn a_format_2_store_is_still_read() {
+    let docs = text_records(50);
+    let body = legacy_store(&docs, |d| {
+        let head_len = record::head_len(d);
+        let mut frame = Vec::new();
+        needle_codecs::bytes::write_vint(&mut frame, head_len as u64);
+        frame.extend_from_slice(&d[..head_len]);
+        frame.extend_from_slice(&zstd::bulk::compress(&d[head_len..], 3).unwrap());
+        frame
+    });
     let store = DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), 2).unwrap();
     assert_eq!(store.dictionaries().unwrap(), vec![Vec::<u8>::new()]);
     for (i, d) in docs.iter().enumerate() {
@@ -288,20 +298,7 @@ fn a_format_2_store_is_still_read() {
 #[test]
 fn a_format_1_store_is_still_read() {
     let docs = text_records(50);
-    let mut body = Vec::new();
-    let mut index = Vec::new();
-    for d in &docs {
-        let frame = zstd::bulk::compress(d, 3).unwrap();
-        index.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        index.extend_from_slice(&(frame.len() as u32).to_le_bytes());
-        index.extend_from_slice(&(d.len() as u32).to_le_bytes());
-        body.extend_from_slice(&frame);
-    }
-    let index_start = body.len() as u64;
-    body.extend_from_slice(&index);
-    body.extend_from_slice(&0u64.to_le_bytes());
-    body.extend_from_slice(&index_start.to_le_bytes());
-    body.extend_from_slice(&(docs.len() as u32).to_le_bytes());
+    let body = legacy_store(&docs, |d| zstd::bulk::compress(d, 3).unwrap());
     let store = DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), 1).unwrap();
     assert!(store.dictionary().unwrap().is_none(), "format 1 frames are never copied");
     assert!(store.frame_bytes(0).unwrap().is_none());

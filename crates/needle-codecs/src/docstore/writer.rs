@@ -96,7 +96,7 @@ pub fn write_with_dictionaries(
     out.write(&runs.bytes)?;
     out.write(&dict_ends)?;
     let mut trailer = Vec::with_capacity(super::TRAILER_LEN);
-    trailer.extend_from_slice(&runs.count.to_le_bytes());
+    trailer.extend_from_slice(&runs.count().to_le_bytes());
     trailer.extend_from_slice(&(dicts.len() as u32).to_le_bytes());
     trailer.extend_from_slice(&index_start.to_le_bytes());
     trailer.extend_from_slice(&count.to_le_bytes());
@@ -108,7 +108,6 @@ pub fn write_with_dictionaries(
 #[derive(Default)]
 struct Runs {
     bytes: Vec<u8>,
-    count: u32,
     last: Option<u32>,
 }
 
@@ -117,9 +116,12 @@ impl Runs {
         if self.last != Some(dict) {
             self.bytes.extend_from_slice(&doc.to_le_bytes());
             self.bytes.extend_from_slice(&dict.to_le_bytes());
-            self.count += 1;
             self.last = Some(dict);
         }
+    }
+
+    fn count(&self) -> u32 {
+        (self.bytes.len() / 8) as u32
     }
 }
 
