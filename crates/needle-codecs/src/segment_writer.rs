@@ -12,7 +12,7 @@ use crate::checksummed::ChecksummedWriter;
 use crate::doc_values::{BinaryBuf, ColumnBuf, ColumnRef, SortedKeywords};
 use crate::meta::{FieldMeta, FieldStats, FileStamp, IndexOrder, SegmentMeta};
 use crate::page::aligned_start;
-use crate::postings::{write_record_with, RecordScratch, RecordSizes, TermPostings};
+use crate::postings::{write_record_with, BloomPostings, RecordScratch, RecordSizes, TermPostings};
 use crate::segment_reader::segment_files;
 use crate::{doc_values, docstore, footer, postings, termmap};
 
@@ -27,6 +27,8 @@ enum Column {
 /// order ([`SegmentWriter::add_record`]), so the file is the same.
 #[derive(Clone, Default)]
 pub struct RecordEncoder {
+    /// The segment's documents: how common a list is.
+    max_doc: u32,
     fields: BTreeMap<FieldId, FieldCoding>,
     bloom: Option<BloomParams>,
 }
@@ -58,10 +60,13 @@ impl RecordEncoder {
         let coding =
             self.fields.get(&field).ok_or_else(|| Error::invalid(format!("field {field} not declared")))?;
         let norms = coding.norms.as_deref().unwrap_or(&[]);
-        // Lists longer than a block keep their filters from the segment's `min_freq`.
+        // Lists longer than a block keep their filters from the segment's
+        // `min_freq`; lists too common to be a phrase's rarest term, none.
         let mut p = *p;
-        if let (Some(b), Some(params)) = (&mut p.bloom, &self.bloom) {
-            b.kept = params.record_shape(b.shape, p.docs.len());
+        if let (Some(b), Some(params)) = (p.bloom, &self.bloom) {
+            p.bloom = params
+                .record_shape(b.shape, p.docs.len(), self.max_doc)
+                .map(|kept| BloomPostings { kept, ..b });
         }
         let sizes = write_record_with(scratch, &p, coding.stored, norms, out);
         let total_term_freq = p.freqs.iter().map(|&f| u64::from(f)).sum::<u64>();
@@ -101,7 +106,7 @@ impl SegmentWriter {
             fields: BTreeMap::new(),
             record: Vec::new(),
             scratch: RecordScratch::default(),
-            encoder: RecordEncoder::default(),
+            encoder: RecordEncoder { max_doc, ..RecordEncoder::default() },
             sizes: RecordSizes::default(),
             sorted: None,
             files: BTreeMap::new(),

@@ -1,6 +1,7 @@
 //! Which postings keep their phrase filters on disk (`needle_codecs::bloom`):
 //! every posting of a list of one block; of a longer list, those of
-//! frequency `min_freq` or more. A merge keeps what its sources kept,
+//! frequency `min_freq` or more, and none when the list holds more than a
+//! sixteenth of the segment's documents. A merge keeps what its sources kept,
 //! whichever order they come in, and a test of a posting without filters
 //! answers "unknown", never "absent".
 
@@ -13,15 +14,16 @@ use needle_storage::Directory;
 
 const TEXT: FieldId = 1;
 
-/// A segment of `docs` documents: "common next" once in even documents and
-/// twice in odd ones, "rare next" once in the first three, "lone" alone.
-fn write(dir: &Directory, name: &str, docs: u32, min_freq: u32) -> SegmentReader {
+/// A segment of `docs` documents and then `filler` more of another word:
+/// "common next" once in even documents and twice in odd ones, "rare next"
+/// once in the first three, "lone" alone.
+fn write(dir: &Directory, name: &str, docs: u32, filler: u32, min_freq: u32) -> SegmentReader {
     let analyzer = Analyzer::standard();
     let params = BloomParams::for_rate(5, 0.0009, vec![]).with_min_freq(min_freq);
     let mut segment = MemSegment::new(name).with_bloom(Some(params));
-    for doc in 0..docs {
-        let mut text = String::from("common next lone");
-        if doc % 2 == 1 {
+    for doc in 0..docs + filler {
+        let mut text = String::from(if doc < docs { "common next lone" } else { "filler" });
+        if doc % 2 == 1 && doc < docs {
             text.push_str(" and common next");
         }
         if doc < 3 {
@@ -55,13 +57,20 @@ fn check(segment: &SegmentReader, term: &str, kept_from: u32) {
 fn longer_lists_keep_filters_from_their_segments_lowest_frequency() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = Directory::open(tmp.path(), true).unwrap();
-    let long = write(&dir, "seg_a", 300, 2);
+    // "common" in a sixteenth of the documents: as rare as a list keeping filters may be.
+    let long = write(&dir, "seg_a", 300, 15 * 300, 2);
     check(&long, "common", 2);
     check(&long, "rare", 1);
-    let short = write(&dir, "seg_b", 100, 2);
+    let short = write(&dir, "seg_b", 100, 15 * 100, 2);
     check(&short, "common", 1);
-    let old = write(&dir, "seg_c", 300, 1);
+    let old = write(&dir, "seg_c", 300, 15 * 300, 1);
     check(&old, "common", 1);
+    // In more than a sixteenth, a list longer than a block keeps none.
+    let dense = write(&dir, "seg_h", 300, 15 * 300 - 1, 1);
+    check(&dense, "common", u32::MAX);
+    check(&dense, "rare", 1);
+    let dense_short = write(&dir, "seg_i", 100, 0, 2);
+    check(&dense_short, "common", 1);
 
     // A long list from short ones keeps only what the longer rule keeps.
     for (name, sources) in [("seg_d", [&short, &long]), ("seg_e", [&long, &short])] {

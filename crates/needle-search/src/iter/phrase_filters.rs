@@ -46,8 +46,9 @@ struct FilterTest {
 }
 
 /// How much rarer than every other phrase term the rarest must be for its
-/// filters to be read ahead of the other lists' doc ids when not yet in memory.
-pub const EARLY_RATIO: u32 = 16;
+/// filters to be read ahead of the other lists' doc ids when not yet in
+/// memory (lists too common to be that term keep no filters on disk).
+pub use needle_codecs::bloom::EARLY_RATIO;
 
 pub struct FilterPlan {
     /// The tests of each testable pair, the rarer owner first.
