@@ -2,7 +2,7 @@
 //! record, in the order a query reads it (WiSER's cross-stage grouping).
 //!
 //! ```text
-//! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 6)
+//! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 7)
 //! Record       := Header SkipIndex? Skip^NumBlocks DocFreqBlock^NumBlocks BloomGroup^NumBlocks
 //!                 PosBlock^NumBlocks OffBlock^NumBlocks
 //! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint [DocBytes:vint] PosBytes:vint OffBytes:vint
@@ -54,7 +54,9 @@
 //!   not need positions reads. Its size goes in the term map entry.
 //! - `LastDocDelta`: the block's last doc id minus the previous block's (the
 //!   first block's is its last doc id). `DocGap` = doc - previous doc - 1, the
-//!   previous doc of the first block being -1. Blocks use [`crate::bitpack`].
+//!   previous doc of the first block being -1. Blocks use [`crate::bitpack`];
+//!   version 7 writes a full block whose few wide values would widen it
+//!   (a frequency of 40 among ones) patched, as that module says.
 //! - Impacts: the block's competitive (frequency, norm byte) pairs, those no
 //!   other document of the block beats on both counts (as Lucene's impacts),
 //!   ascending by frequency (and so by norm), frequencies delta-coded. BM25
@@ -98,7 +100,7 @@ use crate::bloom::FilterShape;
 pub use crate::bloom::Side;
 
 pub const KIND: &[u8; 4] = b"POST";
-pub const VERSION: u32 = 6;
+pub const VERSION: u32 = 7;
 
 pub(crate) const FLAG_POSITIONS: u8 = 1;
 pub(crate) const FLAG_OFFSETS: u8 = 2;

@@ -9,7 +9,7 @@ use super::{
     BlockImpact, Part, Postings, RecordSizes, Side, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_MIN_FREQ,
     FLAG_OFFSETS, FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX,
 };
-use crate::bitpack::{decode_block, decode_stream};
+use crate::bitpack::{decode_block, decode_stream, full_block_end};
 use crate::bloom::{self, FilterShape};
 use crate::bytes::{read_vint_lenient, ByteReader};
 use crate::page::PAGE;
@@ -383,15 +383,17 @@ impl DiskPostings {
     }
 
     /// Decodes chunk `c` of the block's positions (values `128c..128c+128`),
-    /// finding its start by reading only the bit-width byte of each chunk before it.
+    /// finding its start by reading only the bit-width byte (and the
+    /// exceptions, when patched) of each chunk before it.
     fn decode_position_chunk(&mut self, c: usize) {
         let Some(bytes) = self.pos_bytes.as_ref().filter(|_| !self.pos_chunk_done[c]) else { return };
         let base = self.cur.pos_start;
         while self.pos_chunk_at.len() <= c {
             let at = *self.pos_chunk_at.last().unwrap();
-            let bits = usize::from(bytes.get(at).copied().unwrap_or(0).min(32));
+            let (packed_end, end) = full_block_end(bytes, at);
             counters::record(DataKind::Positions, &self.data, base + at, 1);
-            self.pos_chunk_at.push(at + 1 + 16 * bits);
+            counters::record(DataKind::Positions, &self.data, base + packed_end, end - packed_end);
+            self.pos_chunk_at.push(end);
         }
         let start = self.pos_chunk_at[c];
         let end = (BLOCK_LEN * (c + 1)).min(self.pos_buf.len());
