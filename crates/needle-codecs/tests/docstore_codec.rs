@@ -82,6 +82,31 @@ fn store_body(docs: &[Vec<u8>]) -> Vec<u8> {
     file.slice(0..len).read_all().unwrap().to_vec()
 }
 
+/// Where the index of a store's `body` starts (its trailer says).
+fn index_start(body: &[u8]) -> usize {
+    let len = body.len();
+    u64::from_le_bytes(body[len - 12..len - 4].try_into().unwrap()) as usize
+}
+
+/// Where `doc`'s frame is in a store's `body` and its length, read from the
+/// packed index by its format (`docstore/index.rs`), apart from the reader.
+fn frame_of(body: &[u8], doc: usize) -> (usize, usize) {
+    let count = u32::from_le_bytes(body[body.len() - 4..].try_into().unwrap()) as usize;
+    let mut pos = index_start(body);
+    for b in 0..count.div_ceil(128) {
+        let base = needle_codecs::bytes::read_vint_lenient(body, &mut pos) as usize;
+        let n = (count - b * 128).min(128);
+        let mut values = [[0u32; 128]; 3];
+        for v in &mut values {
+            needle_codecs::bitpack::decode_block(body, &mut pos, &mut v[..n]);
+        }
+        if doc / 128 == b {
+            return (base + values[0][doc % 128] as usize, values[1][doc % 128] as usize);
+        }
+    }
+    panic!("document {doc} past the index");
+}
+
 /// Enough text trains a dictionary, and it pays: the store is smaller than
 /// the same sources compressed one by one without it.
 #[test]
@@ -112,10 +137,8 @@ fn a_head_is_read_without_its_source() {
     let head = &docs[doc][..record::head_len(&docs[doc])];
     assert!(head.len() > 48, "the test wants a head past the first read");
     // The frame's last bytes (compressed source) garbled: the head still reads, the whole record does not.
-    let index_start = u64::from_le_bytes(body[len - 12..len - 4].try_into().unwrap()) as usize;
-    let entry = index_start + doc * 16;
-    let start = u64::from_le_bytes(body[entry..entry + 8].try_into().unwrap()) as usize;
-    let frame_len = u32::from_le_bytes(body[entry + 8..entry + 12].try_into().unwrap()) as usize;
+    let (start, frame_len) = frame_of(&body, doc);
+    assert!(start + frame_len <= index_start(&body) && len > index_start(&body));
     for b in &mut body[start + frame_len - 8..start + frame_len] {
         *b ^= 0x5a;
     }
@@ -161,9 +184,7 @@ fn frames_are_copied_into_a_store_with_the_same_dictionary() {
     }
     // A frame whose compressed source lost its first byte (its header no longer parses) is refused.
     let mut garbled = body;
-    let len = garbled.len();
-    let index_start = u64::from_le_bytes(garbled[len - 12..len - 4].try_into().unwrap()) as usize;
-    let start = u64::from_le_bytes(garbled[index_start..index_start + 8].try_into().unwrap()) as usize;
+    let start = frame_of(&garbled, 0).0;
     let head_len = garbled[start] as usize;
     garbled[start + 1 + head_len] ^= 0xff;
     let bad = DocStoreReader::open(needle_storage::FileSlice::from_vec("a.docs", garbled), VERSION).unwrap();
@@ -225,14 +246,14 @@ fn frames_are_copied_with_their_own_dictionaries() {
     assert!(e.to_string().contains("dictionary 2 of 2"), "{e}");
     // A run naming a dictionary the store does not have fails the open.
     let n = body.len();
-    let (runs, index_start) = (
+    let (runs, dicts) = (
         u32::from_le_bytes(body[n - 20..n - 16].try_into().unwrap()) as usize,
-        u64::from_le_bytes(body[n - 12..n - 4].try_into().unwrap()) as usize,
+        u32::from_le_bytes(body[n - 16..n - 12].try_into().unwrap()) as usize,
     );
     let dict_of = |&(source, _): &(usize, u32)| [0, 1, 0][source];
     let changes = order.windows(2).filter(|w| dict_of(&w[0]) != dict_of(&w[1])).count();
     assert_eq!(runs, changes + 1, "a run for each stretch of one dictionary");
-    let second_run_dict = index_start + order.len() * 16 + 12;
+    let second_run_dict = n - 20 - 8 * (runs + dicts) + 12;
     body[second_run_dict..second_run_dict + 4].copy_from_slice(&7u32.to_le_bytes());
     let e = DocStoreReader::open(needle_storage::FileSlice::from_vec("m.docs", body), VERSION).err().unwrap();
     assert!(e.to_string().contains("m.docs") && e.to_string().contains("name no dictionary"), "{e}");
@@ -273,18 +294,21 @@ fn legacy_store(docs: &[Vec<u8>], frame: impl Fn(&[u8]) -> Vec<u8>) -> Vec<u8> {
     body
 }
 
+/// A frame of format 2 or 3: the head, then the source compressed with no dictionary.
+fn with_head(d: &[u8]) -> Vec<u8> {
+    let head_len = record::head_len(d);
+    let mut frame = Vec::new();
+    needle_codecs::bytes::write_vint(&mut frame, head_len as u64);
+    frame.extend_from_slice(&d[..head_len]);
+    frame.extend_from_slice(&zstd::bulk::compress(&d[head_len..], 3).unwrap());
+    frame
+}
+
 /// A store of format 2 (one dictionary, no runs) reads as it did, and its frames copy.
 #[test]
 fn a_format_2_store_is_still_read() {
     let docs = text_records(50);
-    let body = legacy_store(&docs, |d| {
-        let head_len = record::head_len(d);
-        let mut frame = Vec::new();
-        needle_codecs::bytes::write_vint(&mut frame, head_len as u64);
-        frame.extend_from_slice(&d[..head_len]);
-        frame.extend_from_slice(&zstd::bulk::compress(&d[head_len..], 3).unwrap());
-        frame
-    });
+    let body = legacy_store(&docs, with_head);
     let store = DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), 2).unwrap();
     assert_eq!(store.dictionaries().unwrap(), vec![Vec::<u8>::new()]);
     for (i, d) in docs.iter().enumerate() {
@@ -292,6 +316,56 @@ fn a_format_2_store_is_still_read() {
         assert_eq!(store.head(i as u32).unwrap(), d[..record::head_len(d)]);
         assert_eq!(store.frame_bytes(i as u32).unwrap().unwrap().dict, 0);
     }
+}
+
+/// A store of format 3 (a fixed 16-byte index entry a document, then the
+/// runs and dictionary ends) reads as it did.
+#[test]
+fn a_format_3_store_is_still_read() {
+    let docs = text_records(300);
+    let mut body = legacy_store(&docs, with_head);
+    // Format 2's trailer (DictLen IndexStart DocCount) becomes format 3's
+    // tables and trailer: one run with the one (empty) dictionary.
+    let trailer = body.split_off(body.len() - 20);
+    let index_start = u64::from_le_bytes(trailer[8..16].try_into().unwrap());
+    body.extend_from_slice(&[0u8; 8]); // run: FirstDoc 0, DictNo 0
+    body.extend_from_slice(&0u64.to_le_bytes()); // the dictionary ends at 0
+    for field in [&1u32.to_le_bytes()[..], &1u32.to_le_bytes(), &index_start.to_le_bytes(), &trailer[16..]] {
+        body.extend_from_slice(field);
+    }
+    let store = DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body.clone()), 3).unwrap();
+    for (i, d) in docs.iter().enumerate() {
+        assert_eq!(&store.get(i as u32).unwrap(), d);
+    }
+    // Read as format 4, the fixed entries are not a packed index.
+    assert!(DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), 4).is_err());
+}
+
+/// The index is read and checked when the store opens: a packed index
+/// (format 4) that places a frame past the documents, or is cut short, is
+/// an error naming the file then, not a bad read later.
+#[test]
+fn a_damaged_index_fails_the_open() {
+    let docs = text_records(300);
+    let body = store_body(&docs);
+    let (len, index_start) = (body.len(), index_start(&body));
+    // About four bytes a document, not sixteen.
+    assert!(len - index_start < 6 * docs.len(), "index of {} bytes", len - index_start);
+    let open =
+        |body: Vec<u8>| DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), VERSION);
+    assert_eq!(open(body.clone()).unwrap().get(299).unwrap(), docs[299]);
+    // The first block's base moved past the documents.
+    let mut at = index_start;
+    let base = needle_codecs::bytes::read_vint_lenient(&body, &mut at);
+    let mut far = body[..index_start].to_vec();
+    needle_codecs::bytes::write_vint(&mut far, base + index_start as u64);
+    far.extend_from_slice(&body[at..]);
+    let e = open(far).err().unwrap().to_string();
+    assert!(e.contains("s.docs"), "{e}");
+    // A byte fewer: the trailer no longer matches, or the index is cut short.
+    let mut short = body.clone();
+    short.remove(index_start + 3);
+    assert!(open(short).is_err());
 }
 
 /// A store of format 1 (every record compressed whole, no head kept apart) reads as it did.
@@ -337,21 +411,4 @@ fn prefetched_documents_are_read_from_the_cache() {
     let after = counters::finish();
     assert_eq!((after.storage_reads, after.cache_misses), (0, 0), "{after:?}");
     assert!(after.cache_hits >= wanted.len() as u64);
-}
-
-/// The index is read and checked when the store opens: an entry pointing
-/// past the frames is an error naming the file then, not a bad read later.
-#[test]
-fn an_index_entry_outside_the_store_fails_the_open() {
-    let docs: Vec<Vec<u8>> = (0..300).map(|i| format!("doc {i}").into_bytes()).collect();
-    let mut body = store_body(&docs);
-    let len = body.len();
-    let index_start = u64::from_le_bytes(body[len - 12..len - 4].try_into().unwrap()) as usize;
-    let entry = index_start + 200 * 16;
-    body[entry..entry + 8].copy_from_slice(&(len as u64).to_le_bytes());
-    let e = DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), VERSION)
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(e.contains("s.docs") && e.contains("document 200"), "{e}");
 }

@@ -5,11 +5,12 @@
 //! document, and its `_id` or version needs no decompression at all.
 //!
 //! ```text
-//! DocsFile := Dict^DictCount Frame^DocCount Index Runs DictEnds Trailer Footer(kind "DOCS", version 3)
+//! DocsFile := Dict^DictCount Frame^DocCount Index Runs DictEnds Trailer Footer(kind "DOCS", version 4)
 //! Dict     := zstd dictionary bytes (none when the segment is too small to train one)
 //! Frame    := Padding? HeadLen:vint Head ZstdFrame
 //!                                   the source, compressed at level 3 with its run's Dict (no dictionary id)
-//! Index    := (Start:u64 Len:u32 RawLen:u32)^DocCount     RawLen: the whole record's length
+//! Index    := bit-packed blocks of (Start, Len, RawLen) per document, as `index.rs` says;
+//!             RawLen: the whole record's length
 //! Runs     := (FirstDoc:u32 DictNo:u32)^RunCount          the dictionary of each run of documents,
 //!                                   the first run starting at document 0, each after the one before
 //! DictEnds := End:u64^DictCount                             where each Dict ends (the first starts at 0)
@@ -23,6 +24,8 @@
 //! most of the cost of merging stores. The rest are recompressed with the
 //! first dictionary, that of the most documents.
 //!
+//! Versions 1 to 3 (still read) kept a fixed entry a document,
+//! `Index := (Start:u64 Len:u32 RawLen:u32)^DocCount`, 16 bytes where format 4 spends about four.
 //! Version 2 (still read) had one dictionary and no runs: `Dict Frame^DocCount
 //! Index Trailer2`, `Trailer2 := DictLen:u64 IndexStart:u64 DocCount:u32`.
 //! Version 1 (still read) had no head: each frame compressed the whole record.
@@ -54,6 +57,6 @@ pub struct Frame {
 pub const MAX_DICTIONARIES: usize = 8;
 
 pub const KIND: &[u8; 4] = b"DOCS";
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 pub(crate) const TRAILER_LEN: usize = 20;
 pub(crate) const INDEX_ENTRY_LEN: usize = 16;

@@ -55,15 +55,21 @@ impl DocStoreReader {
             Some(_) => Some(0),
             None => layout.runs.checked_add(layout.dicts),
         };
-        let end = (layout.count as usize)
-            .checked_mul(INDEX_ENTRY_LEN)
-            .and_then(|index| index.checked_add(table_entries?.checked_mul(8)?))
-            .and_then(|len| len.checked_add(layout.index_start));
-        if end != Some(body.len() - TRAILER_LEN) || layout.dicts == 0 {
+        // The index: fixed entries before format 4, packed since (up to the tables).
+        let tables_start = table_entries
+            .and_then(|n| n.checked_mul(8))
+            .and_then(|tables| (body.len() - TRAILER_LEN).checked_sub(tables));
+        let index_end = match version {
+            1..=3 => (layout.count as usize)
+                .checked_mul(INDEX_ENTRY_LEN)
+                .and_then(|index| index.checked_add(layout.index_start)),
+            _ => tables_start.filter(|&t| t >= layout.index_start),
+        };
+        let Some(tables_start) = index_end.filter(|&end| Some(end) == tables_start && layout.dicts > 0)
+        else {
             return Err(Error::corrupt(&name, "document store trailer does not match the file's size"));
-        }
+        };
         let (index_start, count) = (layout.index_start, layout.count);
-        let tables_start = index_start + count as usize * INDEX_ENTRY_LEN;
         let (runs, dict_ends) = match layout.one_dict {
             Some(dict_len) => (vec![(0, 0)], vec![dict_len]),
             None => read_tables(&body, tables_start, layout.runs, layout.dicts)?,
@@ -93,7 +99,10 @@ impl DocStoreReader {
             })?;
             dicts.push(dict);
         }
-        let index = DocIndex::build(&body, index_start, count)?;
+        let index = match version {
+            1..=3 => DocIndex::build(&body, index_start, count)?,
+            _ => DocIndex::read_packed(&body, index_start..tables_start, count)?,
+        };
         Ok(DocStoreReader { body, dicts, dict_ends, runs, index_start, count, index, version })
     }
 

@@ -2,6 +2,7 @@
 
 use needle_core::{Error, Result};
 
+use super::index::DocIndex;
 use super::{record, Frame, KIND, VERSION};
 use crate::bytes::write_vint;
 use crate::checksummed::ChecksummedWriter;
@@ -60,7 +61,7 @@ pub fn write_with_dictionaries(
     let mut compressor = zstd::bulk::Compressor::with_dictionary(LEVEL, dicts[0]).map_err(zstd)?;
     // The runs name each frame's dictionary: naming it in every frame would spend 4 bytes a document.
     compressor.set_parameter(zstd::zstd_safe::CParameter::DictIdFlag(false)).map_err(zstd)?;
-    let mut index = Vec::with_capacity(count as usize * super::INDEX_ENTRY_LEN);
+    let mut index = DocIndex::default();
     let mut runs = Runs::default();
     let mut frame = Vec::new();
     for i in 0..count {
@@ -87,12 +88,10 @@ pub fn write_with_dictionaries(
         let start = aligned_start(out.position(), frame.len() as u64);
         out.write(&vec![0; (start - out.position()) as usize])?;
         out.write(&frame)?;
-        index.extend_from_slice(&start.to_le_bytes());
-        index.extend_from_slice(&(frame.len() as u32).to_le_bytes());
-        index.extend_from_slice(&(raw_len as u32).to_le_bytes());
+        index.push((start, frame.len() as u32, raw_len as u32))?;
     }
     let index_start = out.position();
-    out.write(&index)?;
+    out.write(&index.encoded()?)?;
     out.write(&runs.bytes)?;
     out.write(&dict_ends)?;
     let mut trailer = Vec::with_capacity(super::TRAILER_LEN);
