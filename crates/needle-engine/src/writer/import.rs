@@ -5,7 +5,7 @@
 //! written and the writer commits them (each `_id` then replacing older
 //! copies); on failure the new segments are deleted and the index is as it was.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -116,7 +116,13 @@ pub(crate) fn run_import(
             }
         }
         drop(done_tx);
-        let reading = Reading { chunk_bytes, skip_bad: options.skip_bad, abort: &abort, progress };
+        let reading = Reading {
+            chunk_bytes,
+            max_line: MAX_LINE_BYTES,
+            skip_bad: options.skip_bad,
+            abort: &abort,
+            progress,
+        };
         read_error = read_chunks(input, &reading, &mut unreadable, |chunk| {
             let name = names();
             issued.push(name.clone());
@@ -171,9 +177,16 @@ fn earliest(a: Option<Error>, b: Error) -> Error {
     }
 }
 
+/// The longest line a document may take: the body the server accepts
+/// (Elasticsearch's `http.max_content_length`). A longer line is refused (or
+/// skipped, with `skip_bad`) without holding more than this of it.
+const MAX_LINE_BYTES: usize = 100 << 20;
+
 /// How [`read_chunks`] reads.
 struct Reading<'a> {
     chunk_bytes: usize,
+    /// The longest line read (see [`MAX_LINE_BYTES`]).
+    max_line: usize,
     /// Lines that are not UTF-8 are skipped (and listed) rather than fatal.
     skip_bad: bool,
     abort: &'a AtomicBool,
@@ -188,22 +201,35 @@ fn read_chunks(
     skipped: &mut Vec<(u64, String)>,
     mut send: impl FnMut(Chunk) -> bool,
 ) -> Result<()> {
-    let Reading { chunk_bytes, skip_bad, abort, progress } = *how;
+    let Reading { chunk_bytes, max_line, skip_bad, abort, progress } = *how;
     let mut chunk = Chunk { seq: 0, first_line: 1, lines: Vec::new() };
     let mut size = 0;
     let mut line_no = 0u64;
     let mut buf = Vec::new();
     loop {
         buf.clear();
-        let n = input
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| Error::invalid(format!("read failed: {e}")).at_line(line_no + 1))?;
+        let at = line_no + 1;
+        let read_failed = |e: std::io::Error| Error::invalid(format!("read failed: {e}")).at_line(at);
+        let mut n =
+            Read::take(&mut *input, max_line as u64 + 1).read_until(b'\n', &mut buf).map_err(read_failed)?;
         if n == 0 || abort.load(Ordering::Relaxed) {
             break;
         }
         line_no += 1;
+        let too_long = n > max_line && buf.last() != Some(&b'\n');
+        if too_long {
+            n += input.skip_until(b'\n').map_err(read_failed)?;
+        }
         progress.bytes.fetch_add(n as u64, Ordering::Relaxed);
         let line = match String::from_utf8(std::mem::take(&mut buf)) {
+            _ if too_long => {
+                let what = format!("longer than the {max_line} bytes a document may take");
+                if !skip_bad {
+                    return Err(Error::invalid(what).at_line(line_no));
+                }
+                skipped.push((line_no, what));
+                String::new()
+            }
             Ok(line) => line,
             Err(_) if skip_bad => {
                 skipped.push((line_no, "not valid UTF-8".to_string()));
@@ -263,5 +289,40 @@ fn index_chunk(
 pub(crate) fn delete_segment(dir: &Directory, name: &str) {
     for file in needle_codecs::segment_files(name) {
         let _ = dir.delete(&file);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads `input` in chunks as an import does, lines of at most `max_line` bytes.
+    fn read(input: &str, max_line: usize, skip_bad: bool) -> Result<(Vec<String>, Vec<(u64, String)>)> {
+        let (abort, progress) = (AtomicBool::new(false), ImportProgress::default());
+        let how = Reading { chunk_bytes: 1 << 20, max_line, skip_bad, abort: &abort, progress: &progress };
+        let (mut lines, mut skipped) = (Vec::new(), Vec::new());
+        read_chunks(&mut input.as_bytes(), &how, &mut skipped, |c| {
+            lines.extend(c.lines);
+            true
+        })?;
+        assert_eq!(progress.bytes.load(Ordering::Relaxed), input.len() as u64, "every byte is counted");
+        Ok((lines, skipped))
+    }
+
+    /// A line longer than the limit is an error naming it, or with
+    /// `skip_bad` an empty line listed as skipped; the lines after it read whole.
+    #[test]
+    fn a_line_past_the_limit_is_refused_or_skipped() {
+        let input = format!("{{\"a\":1}}\n{{\"b\":\"{}\"}}\n{{\"c\":3}}\n", "x".repeat(40));
+        let (lines, skipped) = read(&input, 64, false).unwrap();
+        assert_eq!((lines.len(), skipped.len()), (3, 0));
+        let e = read(&input, 20, false).unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("longer than the 20 bytes"), "{e}");
+        let (lines, skipped) = read(&input, 20, true).unwrap();
+        assert_eq!(lines, ["{\"a\":1}\n", "", "{\"c\":3}\n"]);
+        assert_eq!(skipped, [(2, "longer than the 20 bytes a document may take".to_string())]);
+        // A last line without its newline, exactly at the limit, is whole.
+        let (lines, _) = read("{\"a\":12}", 8, false).unwrap();
+        assert_eq!(lines, ["{\"a\":12}"]);
     }
 }
