@@ -338,7 +338,16 @@ fn a_format_3_store_is_still_read() {
         assert_eq!(&store.get(i as u32).unwrap(), d);
     }
     // Read as format 4, the fixed entries are not a packed index.
-    assert!(DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), 4).is_err());
+    assert!(DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body.clone()), 4).is_err());
+    // An entry pointing past the frames fails the open, naming the file and the document.
+    let entry = index_start as usize + 200 * 16;
+    let past = body.len() as u64;
+    body[entry..entry + 8].copy_from_slice(&past.to_le_bytes());
+    let e = DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body), 3)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("s.docs") && e.contains("document 200"), "{e}");
 }
 
 /// The index is read and checked when the store opens: a packed index

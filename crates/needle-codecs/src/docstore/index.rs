@@ -40,7 +40,7 @@ pub(super) struct DocIndex {
     blocks: Vec<(u64, usize)>,
     packed: Vec<u8>,
     count: u32,
-    /// The entries of the block being filled (while writing).
+    /// The entries of the block being filled.
     pending: Vec<Entry>,
 }
 
@@ -48,8 +48,7 @@ impl DocIndex {
     /// Reads and checks the `count` fixed entries at `index_start` of `body` (formats 1 to 3).
     pub fn build(body: &FileSlice, index_start: usize, count: u32) -> Result<DocIndex> {
         let name = body.name();
-        let mut index = DocIndex { count, ..DocIndex::default() };
-        let mut block: Vec<Entry> = Vec::with_capacity(BLOCK_LEN);
+        let mut index = DocIndex::default();
         let total = count as usize * INDEX_ENTRY_LEN;
         for at in (0..total).step_by(CHUNK) {
             let bytes = body.read_once(index_start + at..index_start + (at + CHUNK).min(total))?;
@@ -57,19 +56,13 @@ impl DocIndex {
             while r.remaining() > 0 {
                 let (start, len, raw) = (r.u64()?, r.u32()?, r.u32()?);
                 if start.checked_add(u64::from(len)).is_none_or(|end| end > index_start as u64) {
-                    let doc = index.blocks.len() * BLOCK_LEN + block.len();
+                    let doc = index.count;
                     return Err(Error::corrupt(name, format!("document {doc} lies outside the store")));
                 }
-                block.push((start, len, raw));
-                if block.len() == BLOCK_LEN {
-                    index.push_block(name, &block)?;
-                    block.clear();
-                }
+                index.push(name, (start, len, raw))?;
             }
         }
-        if !block.is_empty() {
-            index.push_block(name, &block)?;
-        }
+        index.flush_pending(name)?;
         index.packed.shrink_to_fit();
         Ok(index)
     }
@@ -89,8 +82,9 @@ impl DocIndex {
             for v in &mut values {
                 decode_block(&packed, &mut pos, &mut v[..n]);
             }
-            let ends = (0..n).map(|i| base.checked_add(u64::from(values[0][i]) + u64::from(values[1][i])));
-            if pos > packed.len() || ends.into_iter().any(|end| end.is_none_or(|e| e > range.start as u64)) {
+            let mut ends =
+                (0..n).map(|i| base.checked_add(u64::from(values[0][i]) + u64::from(values[1][i])));
+            if pos > packed.len() || ends.any(|end| end.is_none_or(|e| e > range.start as u64)) {
                 let what =
                     format!("document index block {b} is cut short or places a frame outside the store");
                 return Err(Error::corrupt_at(name, body.position(range.start).1, what));
@@ -103,19 +97,19 @@ impl DocIndex {
         Ok(index)
     }
 
-    /// Adds the next document's entry (while writing a store).
-    pub fn push(&mut self, entry: Entry) -> Result<()> {
+    /// Adds the next document's entry (of store `name`, for errors).
+    pub fn push(&mut self, name: &str, entry: Entry) -> Result<()> {
         self.pending.push(entry);
         self.count += 1;
         if self.pending.len() == BLOCK_LEN {
-            self.flush_pending()?;
+            self.flush_pending(name)?;
         }
         Ok(())
     }
 
-    /// The index as format 4 stores it, once every entry is pushed.
-    pub fn encoded(mut self) -> Result<Vec<u8>> {
-        self.flush_pending()?;
+    /// The index as format 4 stores it, once every entry of store `name` is pushed.
+    pub fn encoded(mut self, name: &str) -> Result<Vec<u8>> {
+        self.flush_pending(name)?;
         let mut out = Vec::with_capacity(self.packed.len() + self.blocks.len() * 5);
         for (b, &(base, at)) in self.blocks.iter().enumerate() {
             write_vint(&mut out, base);
@@ -125,10 +119,10 @@ impl DocIndex {
         Ok(out)
     }
 
-    fn flush_pending(&mut self) -> Result<()> {
+    fn flush_pending(&mut self, name: &str) -> Result<()> {
         if !self.pending.is_empty() {
             let block = std::mem::take(&mut self.pending);
-            self.push_block("document store", &block)?;
+            self.push_block(name, &block)?;
         }
         Ok(())
     }

@@ -88,10 +88,10 @@ pub fn write_with_dictionaries(
         let start = aligned_start(out.position(), frame.len() as u64);
         out.write(&vec![0; (start - out.position()) as usize])?;
         out.write(&frame)?;
-        index.push((start, frame.len() as u32, raw_len as u32))?;
+        index.push("document store", (start, frame.len() as u32, raw_len as u32))?;
     }
     let index_start = out.position();
-    out.write(&index.encoded()?)?;
+    out.write(&index.encoded("document store")?)?;
     out.write(&runs.bytes)?;
     out.write(&dict_ends)?;
     let mut trailer = Vec::with_capacity(super::TRAILER_LEN);
