@@ -1,6 +1,18 @@
 //! The 4 KiB page: the unit of a device read, which records and documents are laid out around.
 
+use std::collections::VecDeque;
+use std::ops::Range;
+
+use needle_core::Result;
+
+use crate::checksummed::ChecksummedWriter;
+use crate::meta::FileStamp;
+
 pub const PAGE: u64 = 4096;
+
+/// How far behind the end of what is placed a gap is still filled: beyond
+/// it the gap stays padding and what precedes the next gap is written.
+const FILL_WINDOW: u64 = 256 << 10;
 
 /// Where a record of `len` bytes should start if the next free byte is `at`:
 /// `at`, or the next page boundary when starting there spans fewer pages
@@ -17,9 +29,150 @@ pub fn aligned_start(at: u64, len: u64) -> u64 {
     }
 }
 
+/// Writes records of a file body each at the place [`aligned_start`] gives
+/// it, except that the padding left before a record moved to a page boundary
+/// is filled with later records small enough to fit in it whole (a gap
+/// lies within one page, so they straddle none either). Readers find each
+/// record through an index (a term map, a document index), so the order
+/// does not matter to them. On the shared corpus, padding was 7% of the
+/// index (3.7 MB of postings, 3.7 MB of documents).
+pub struct PackedWriter {
+    out: ChecksummedWriter,
+    /// The bytes from `out`'s position on: placed, but not written while
+    /// a gap among them may still be filled.
+    pending: Vec<u8>,
+    /// The open gaps (file offsets, zeros in `pending`), oldest first.
+    gaps: VecDeque<Range<u64>>,
+}
+
+impl PackedWriter {
+    pub fn new(out: ChecksummedWriter) -> Self {
+        PackedWriter { out, pending: Vec::new(), gaps: VecDeque::new() }
+    }
+
+    /// The end of what is placed: where the next record would go after padding.
+    pub fn position(&self) -> u64 {
+        self.out.position() + self.pending.len() as u64
+    }
+
+    /// Places `record`, whose first `kept` bytes are what a reader reads of
+    /// it at once (see [`aligned_start`]), and returns its offset.
+    pub fn place(&mut self, record: &[u8], kept: u64) -> Result<u64> {
+        let len = record.len() as u64;
+        if let Some(at) = self.fill(record) {
+            return Ok(at);
+        }
+        let end = self.position();
+        let at = aligned_start(end, kept.min(len));
+        if at > end {
+            self.gaps.push_back(end..at);
+        }
+        self.pending.resize((at - self.out.position()) as usize, 0);
+        self.pending.extend_from_slice(record);
+        self.close_old_gaps();
+        self.write_settled()?;
+        Ok(at)
+    }
+
+    /// Writes what is pending (the open gaps stay padding), then the footer.
+    pub fn finish(self, kind: &[u8; 4], version: u32) -> Result<FileStamp> {
+        self.into_inner()?.finish(kind, version)
+    }
+
+    /// Writes what is pending (the open gaps stay padding) and returns the
+    /// file, for what follows the records.
+    pub fn into_inner(mut self) -> Result<ChecksummedWriter> {
+        self.out.write(&self.pending)?;
+        Ok(self.out)
+    }
+
+    /// Puts `record` in the oldest gap that holds it; its offset, or `None`.
+    fn fill(&mut self, record: &[u8]) -> Option<u64> {
+        let len = record.len() as u64;
+        let i = self.gaps.iter().position(|g| g.end - g.start >= len)?;
+        let at = self.gaps[i].start;
+        let from = (at - self.out.position()) as usize;
+        self.pending[from..from + record.len()].copy_from_slice(record);
+        self.gaps[i].start += len;
+        if self.gaps[i].is_empty() {
+            self.gaps.remove(i);
+        }
+        Some(at)
+    }
+
+    fn close_old_gaps(&mut self) {
+        let end = self.position();
+        while self.gaps.front().is_some_and(|g| end - g.start > FILL_WINDOW) {
+            self.gaps.pop_front();
+        }
+    }
+
+    /// Writes the pending bytes before the oldest open gap.
+    fn write_settled(&mut self) -> Result<()> {
+        let settled = self.gaps.front().map_or(self.position(), |g| g.start) - self.out.position();
+        if settled > 0 {
+            self.out.write(&self.pending[..settled as usize])?;
+            self.pending.drain(..settled as usize);
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::aligned_start;
+    use needle_storage::Directory;
+    use proptest::prelude::*;
+
+    use super::{aligned_start, PackedWriter, PAGE};
+    use crate::checksummed::ChecksummedWriter;
+
+    /// Places records of `lens` (the first `kept` of each what a reader
+    /// reads at once), returning the file body and each record's offset.
+    fn pack(records: &[(Vec<u8>, u64)]) -> (Vec<u8>, Vec<u64>) {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Directory::open(tmp.path(), true).unwrap();
+        let mut w = PackedWriter::new(ChecksummedWriter::new(dir.create("f").unwrap()));
+        let at: Vec<u64> = records.iter().map(|(r, kept)| w.place(r, *kept).unwrap()).collect();
+        let stamp = w.finish(b"TEST", 1).unwrap();
+        let body = std::fs::read(tmp.path().join("f")).unwrap();
+        assert_eq!(body.len() as u64, stamp.len);
+        (body[..body.len() - crate::footer::FOOTER_LEN].to_vec(), at)
+    }
+
+    proptest! {
+        #[test]
+        fn records_land_whole_apart_and_as_aligned(
+            specs in prop::collection::vec((1usize..6000, 0u64..7000, any::<u8>()), 1..300),
+        ) {
+            let records: Vec<(Vec<u8>, u64)> = specs
+                .iter()
+                .map(|&(len, kept, fill)| ((0..len).map(|i| fill.wrapping_add(i as u8) | 1).collect(), kept))
+                .collect();
+            let (body, at) = pack(&records);
+            let mut spans: Vec<(u64, u64)> = Vec::new();
+            for ((r, kept), &a) in records.iter().zip(&at) {
+                let end = a + r.len() as u64;
+                prop_assert_eq!(&body[a as usize..end as usize], &r[..]);
+                let kept = (*kept).min(r.len() as u64).max(1);
+                prop_assert_eq!(aligned_start(a, kept), a, "a record is where alignment would leave it");
+                spans.push((a, end));
+            }
+            spans.sort_unstable();
+            prop_assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0), "records overlap");
+            // Every byte of the body is a record's or padding (zeros; no record byte is 0).
+            let used: u64 = spans.iter().map(|s| s.1 - s.0).sum();
+            prop_assert_eq!(used as usize, body.iter().filter(|&&b| b != 0).count());
+        }
+    }
+
+    #[test]
+    fn later_small_records_fill_the_padding() {
+        let big = vec![7u8; 3000];
+        let small = vec![9u8; 100];
+        let (body, at) = pack(&[(vec![5u8; 2000], 2000), (big, 3000), (small.clone(), 100), (small, 100)]);
+        assert_eq!(at, vec![0, PAGE, 2000, 2100]);
+        assert_eq!(body.len() as u64, PAGE + 3000);
+    }
 
     #[test]
     fn aligns_only_when_it_saves_a_page() {

@@ -11,7 +11,7 @@ use crate::checksummed::ChecksummedWriter;
 
 use crate::doc_values::{BinaryBuf, ColumnBuf, ColumnRef, SortedKeywords};
 use crate::meta::{FieldMeta, FieldStats, FileStamp, IndexOrder, SegmentMeta};
-use crate::page::aligned_start;
+use crate::page::PackedWriter;
 use crate::postings::{write_record_with, BloomPostings, RecordScratch, RecordSizes, TermPostings};
 use crate::segment_reader::segment_files;
 use crate::{doc_values, docstore, footer, postings, termmap};
@@ -78,7 +78,7 @@ pub struct SegmentWriter {
     dir: Directory,
     name: String,
     max_doc: u32,
-    postings: ChecksummedWriter,
+    postings: PackedWriter,
     terms: fst::MapBuilder<Vec<u8>>,
     fields: BTreeMap<FieldId, FieldMeta>,
     record: Vec<u8>,
@@ -101,7 +101,7 @@ impl SegmentWriter {
             dir: dir.clone(),
             name: name.to_string(),
             max_doc,
-            postings: ChecksummedWriter::new(post),
+            postings: PackedWriter::new(ChecksummedWriter::new(post)),
             terms: fst::MapBuilder::memory(),
             fields: BTreeMap::new(),
             record: Vec::new(),
@@ -188,13 +188,9 @@ impl SegmentWriter {
             .fields
             .get_mut(&field)
             .ok_or_else(|| Error::invalid(format!("field {field} not declared")))?;
-        // Padding keeps what a search reads on as few pages as can be; the
-        // offsets after it may cross into the next page.
-        let at = aligned_start(self.postings.position(), e.sizes.searched());
-        if at > self.postings.position() {
-            self.postings.write(&vec![0; (at - self.postings.position()) as usize])?;
-        }
-        self.postings.write(record)?;
+        // What a search reads stays on as few pages as can be; the offsets
+        // after it may cross into the next page.
+        let at = self.postings.place(record, e.sizes.searched())?;
         let key = termmap::key(field, term);
         self.terms
             .insert(&key, termmap::pack_entry(at, e.sizes.zone()))

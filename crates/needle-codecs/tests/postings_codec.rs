@@ -272,17 +272,37 @@ fn one_block_records_leave_out_what_their_header_says() {
     let file = encode(&lone, true);
     let header = read_header(&file, 3).unwrap();
     assert_eq!((header.docs, header.doc_freq, header.total_term_freq), (0, 1, 3));
-    // Flags, DocFreq, ExtraFreq, SkipBytes, PosBytes, OffBytes (no DocBytes); the entry is the
-    // doc (3 bytes) and its norm.
-    assert_eq!(header.header_and_skip, 6 + 4, "{header:?}");
+    // Start deltas 5, 25, 170 (a byte, a byte, two), one length for all.
+    assert_eq!((header.positions, header.offsets), (3, 5), "{header:?}");
+    // A compact record: Flags, ExtraFreq, OffBytes; the entry is the doc (3 bytes) and its norm.
+    assert_eq!(header.header_and_skip, 3 + 4, "{header:?}");
     let mut p = DiskPostings::open(&file, 3, ANY_DOC).unwrap();
     assert_eq!((p.doc(), p.freq()), (70_000, 3));
     let mut pos = Vec::new();
     p.positions(&mut pos);
     assert_eq!(pos, lone.positions);
+    let mut offsets = Vec::new();
+    p.offsets(&mut offsets);
+    assert_eq!(offsets, lone.offsets);
     assert_eq!(p.advance(), TERMINATED);
     // The doc must be below the segment's count, as a decoded block's are.
     assert!(DiskPostings::open(&file, 3, 70_000).is_err());
+    // Past a frequency of 8 the record has the full header: DocFreq, ExtraFreq,
+    // SkipBytes, PosBytes, OffBytes besides the flags.
+    let frequent = List {
+        docs: vec![70_000],
+        freqs: vec![9],
+        positions: (0..9).collect(),
+        offsets: (0..9).map(|i| (i * 5, i * 5 + 4)).collect(),
+        norms: vec![7; 70_001],
+    };
+    let file = encode(&frequent, true);
+    let header = read_header(&file, 3).unwrap();
+    assert_eq!((header.doc_freq, header.total_term_freq, header.positions), (1, 9, 9));
+    assert_eq!(header.header_and_skip, 6 + 4, "{header:?}");
+    let mut p = DiskPostings::open(&file, 3, ANY_DOC).unwrap();
+    p.positions(&mut pos);
+    assert_eq!((p.doc(), p.freq(), &pos), (70_000, 9, &frequent.positions));
 
     // 128 documents: one block; the skip entry is its last doc and its impacts only.
     let many = |n: u32| List {
@@ -432,8 +452,9 @@ fn filters_kept_from_a_frequency_leave_the_postings_below_without() {
             let file = FileSlice::from_vec("t.post", bytes);
             check_bloom_record_from(&file, 0, &docs, &before, &after, min_freq);
             let full = bloom_record(n).0.len();
+            // (A one-document record keeping its two empty filters spends no byte on them.)
             assert!(
-                file.len() < full,
+                file.len() < full || (n == 1 && file.len() == full),
                 "{n} postings from {min_freq}: {} bytes, {full} keeping all",
                 file.len()
             );
@@ -642,4 +663,41 @@ fn padding_keeps_the_searched_part_on_a_page_and_lets_offsets_cross() {
         }
     }
     assert!(offsets_crossing > 0, "no record's offsets cross a page: the writer padded for them");
+}
+
+/// A compact one-document record's flags say which of its filters it
+/// stores: they read back, and flags claiming filters in a record without
+/// any fail the open with an error naming the file.
+#[test]
+fn a_lone_record_finds_its_filters_from_its_flags() {
+    use needle_codecs::bloom::{insert, term_hash, BloomParams, Side};
+    use needle_codecs::postings::{read_header, BloomPostings};
+    let shape = BloomParams::for_rate(5, 0.0009, vec![]).shape;
+    let mut after = vec![0u8; shape.bytes(2)];
+    insert(&mut after, term_hash(b"next"), shape.hashes(2));
+    let before = vec![0u8; shape.bytes(2)];
+    let p = TermPostings {
+        docs: &[9],
+        freqs: &[2],
+        positions: &[3, 7],
+        offsets: &[(20, 24), (40, 44)],
+        bloom: Some(BloomPostings { shape, before: &before, after: &after, kept: shape }),
+    };
+    let mut bytes = Vec::new();
+    write_record(&p, true, true, &[], &mut bytes);
+    let file = FileSlice::from_vec("t.post", bytes.clone());
+    let mut postings = DiskPostings::open(&file, 0, ANY_DOC).unwrap();
+    assert_eq!((postings.doc(), postings.freq()), (9, 2));
+    assert_eq!(postings.bloom_test(Side::After, term_hash(b"next")), Some(true));
+    assert_eq!(postings.bloom_test(Side::Before, term_hash(b"next")), Some(false));
+    let mut pos = Vec::new();
+    postings.positions(&mut pos);
+    assert_eq!(pos, [3, 7]);
+    let header = read_header(&file, 0).unwrap();
+    // Flags, ExtraFreq, OffBytes, then the doc and norm; then only the after filter.
+    assert_eq!((header.header_and_skip, header.bloom), (5, shape.bytes(2)), "{header:?}");
+    let mut damaged = bytes;
+    damaged[0] = (damaged[0] & !4) | 16 | 64; // no filters, yet flags for both sides
+    let error = DiskPostings::open(&FileSlice::from_vec("t.post", damaged), 0, ANY_DOC).err().unwrap();
+    assert!(error.to_string().contains("t.post"), "{error}");
 }

@@ -10,7 +10,7 @@
 //! IndexBlock := Base:vint Block(Start - Base)^n Block(Len)^n Block(RawLen)^n
 //! ```
 //!
-//! `Base` is the block's first frame's start, `n` 128 or, for the last
+//! `Base` is the smallest start of the block's frames, `n` 128 or, for the last
 //! block, the rest, and blocks are [`crate::bitpack`]'s: about four bytes a
 //! document where the fixed entries of formats 1 to 3 (`Start:u64 Len:u32
 //! RawLen:u32`) spend 16 (2.2 MB of the shared corpus's 138k documents).

@@ -32,7 +32,10 @@
 //! A frame is moved to the next 4 KiB boundary whenever that makes it span
 //! fewer 4 KiB blocks than it would where it stands (a 3 KB frame starting 2 KB
 //! into a block would span two; aligned, it spans one), so each document costs
-//! as few device reads as its size allows. All integers are little-endian.
+//! as few device reads as its size allows; later frames small enough fill
+//! the padding left ([`crate::page::PackedWriter`]), so frames are not in
+//! document order (the index says where each is; format 4 readers always
+//! allowed it). All integers are little-endian.
 //! Readers hold the index in memory, bit-packed (see `index.rs`).
 
 mod index;

@@ -6,7 +6,7 @@ use super::index::DocIndex;
 use super::{record, Frame, KIND, VERSION};
 use crate::bytes::write_vint;
 use crate::checksummed::ChecksummedWriter;
-use crate::page::aligned_start;
+use crate::page::PackedWriter;
 
 const LEVEL: i32 = 3;
 const MAX_DICT: usize = 110 * 1024;
@@ -63,6 +63,7 @@ pub fn write_with_dictionaries(
     compressor.set_parameter(zstd::zstd_safe::CParameter::DictIdFlag(false)).map_err(zstd)?;
     let mut index = DocIndex::default();
     let mut runs = Runs::default();
+    let mut frames = PackedWriter::new(out);
     let mut frame = Vec::new();
     for i in 0..count {
         let (raw_len, dict) = match doc(i)? {
@@ -85,11 +86,10 @@ pub fn write_with_dictionaries(
             }
         };
         runs.add(i, dict as u32);
-        let start = aligned_start(out.position(), frame.len() as u64);
-        out.write(&vec![0; (start - out.position()) as usize])?;
-        out.write(&frame)?;
+        let start = frames.place(&frame, frame.len() as u64)?;
         index.push("document store", (start, frame.len() as u32, raw_len as u32))?;
     }
+    let mut out = frames.into_inner()?;
     let index_start = out.position();
     out.write(&index.encoded("document store")?)?;
     out.write(&runs.bytes)?;

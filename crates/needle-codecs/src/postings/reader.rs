@@ -7,7 +7,8 @@ use needle_storage::{FileSlice, ReadBytes};
 use super::skips::{Sections, Skip, SkipLayout, SkipList};
 use super::{
     BlockImpact, Part, Postings, RecordSizes, Side, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_MIN_FREQ,
-    FLAG_OFFSETS, FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX,
+    FLAG_OFFSETS, FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX, LONE, LONE_AFTER,
+    LONE_BEFORE, LONE_MAX_FREQ,
 };
 use crate::bitpack::{decode_block, decode_stream, full_block_end};
 use crate::bloom::{self, FilterShape};
@@ -45,6 +46,9 @@ pub struct DiskPostings {
     /// A one-document record (format 6): its doc and frequency are in the
     /// skip entry and header, with no doc block.
     lone_posting: bool,
+    /// A compact one-document record's filters (format 8): whether its
+    /// before and after filters are stored, which its flags say.
+    lone_filters: Option<[bool; 2]>,
     bloom: Option<FilterShape>,
     group: BloomGroup,
     skips: SkipList,
@@ -128,6 +132,7 @@ impl DiskPostings {
         counters::record(DataKind::Skip, data, offset as usize, layout.index.start - offset as usize);
         let flags = layout.sections.flags;
         let lone_posting = layout.sections.lone_freq.is_some();
+        let lone_filters = layout.sections.lone_filters;
         let skips = SkipList::open(data, layout)?;
         let mut p = DiskPostings {
             data: data.clone(),
@@ -137,6 +142,7 @@ impl DiskPostings {
             has_offsets: flags & FLAG_OFFSETS != 0,
             packed_offsets: flags & FLAG_PACKED_OFFSETS != 0,
             lone_posting,
+            lone_filters,
             bloom,
             group: BloomGroup::default(),
             skips,
@@ -306,12 +312,16 @@ impl DiskPostings {
         let range = self.part_range(Part::Filters);
         let Some(bytes) = self.read_or_fail(range.clone()) else { return false };
         self.note_read(Part::Filters, range);
-        let bitmap_len = self.len.div_ceil(8);
+        // A compact one-document record's flags hold its bitmaps.
+        let bitmap_len = if self.lone_filters.is_some() { 0 } else { self.len.div_ceil(8) };
         let mut cursor = 2 * bitmap_len;
         for side in 0..2 {
             let bitmap = bytes.get(side * bitmap_len..(side + 1) * bitmap_len).unwrap_or(&[]);
             for i in 0..self.len {
-                let set = bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0);
+                let set = match self.lone_filters {
+                    Some(sides) => sides[side],
+                    None => bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0),
+                };
                 self.group.at[side][i] = if set { cursor as u32 } else { u32::MAX };
                 if set {
                     cursor += shape.bytes(self.freqs[i]);
@@ -659,7 +669,10 @@ const NO_SKIP: Skip = Skip {
 };
 
 /// The longest a record's header can be: flags and at most eleven vints.
+/// A compact one-document record's sizes are worked out from its skip
+/// entry, filters and positions, which must fit in it too.
 const MAX_HEADER: usize = 1 + 11 * 10;
+const _: () = assert!(1 + 3 * 10 + 1 + 2 * 9 + LONE_MAX_FREQ as usize * 5 <= MAX_HEADER);
 
 /// The end (in `data`) of the file page that byte `at` of `data` lies on.
 fn page_end(data: &FileSlice, at: usize) -> usize {
@@ -688,6 +701,21 @@ fn read_layout(data: &FileSlice, offset: u64) -> Result<Layout> {
     }
 }
 
+/// What a record's header declares.
+struct Declared {
+    flags: u8,
+    doc_freq: u32,
+    total_term_freq: u64,
+    /// Bytes of the header before the skip index (or the skip entries).
+    header_len: usize,
+    index_len: usize,
+    skip_len: usize,
+    /// Bytes of the docs, positions, offsets and filters sections.
+    lens: [usize; 4],
+    bloom: Option<FilterShape>,
+    lone_filters: Option<[bool; 2]>,
+}
+
 /// [`read_layout`] over `bytes`, the file's from `start` on.
 fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> {
     let name = data.name();
@@ -704,6 +732,59 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
     if flags & !known != 0 {
         return Err(r.corrupt("unknown record flags"));
     }
+    let d = if flags & LONE == LONE { read_lone(&mut r, flags)? } else { read_sizes(&mut r, flags)? };
+    let blocks = (d.doc_freq as usize).div_ceil(BLOCK_LEN);
+    let index_start = start + d.header_len;
+    let header_and_skip = [d.index_len, d.skip_len].into_iter().try_fold(d.header_len, usize::checked_add);
+    let record_end = d
+        .lens
+        .into_iter()
+        .try_fold(start, usize::checked_add)
+        .zip(header_and_skip)
+        .and_then(|(end, header)| end.checked_add(header));
+    let (Some(header_and_skip), Some(end)) = (header_and_skip, record_end) else {
+        return Err(r.corrupt("record sizes overflow"));
+    };
+    if end > data.len() {
+        return Err(r.corrupt("record longer than the postings file"));
+    }
+    let doc_base = start + header_and_skip;
+    // Sections in file order, named by their index in `lens`.
+    let order = if d.flags & FLAG_FILTERS_FIRST != 0 { [0, 3, 1, 2] } else { [0, 1, 2, 3] };
+    let mut starts = [doc_base; 4];
+    let mut at = doc_base;
+    for s in order {
+        starts[s] = at;
+        at += d.lens[s];
+    }
+    let lone = d.flags & FLAG_ONE_BLOCK != 0 && d.doc_freq == 1;
+    let layout = SkipLayout {
+        sections: Sections {
+            flags: d.flags,
+            lone_freq: lone.then_some(d.total_term_freq as u32),
+            lone_filters: d.lone_filters,
+        },
+        blocks,
+        index: index_start..index_start + d.index_len,
+        entries: index_start + d.index_len..doc_base,
+        starts,
+        lens: d.lens,
+    };
+    let [docs, positions, offsets, bloom] = d.lens;
+    let header = RecordHeader {
+        doc_freq: d.doc_freq,
+        total_term_freq: d.total_term_freq,
+        header_and_skip,
+        docs,
+        positions,
+        offsets,
+        bloom,
+    };
+    Ok((header, d.bloom, layout))
+}
+
+/// The sizes a full header declares (`r` past its flags).
+fn read_sizes(r: &mut ByteReader, flags: u8) -> Result<Declared> {
     let doc_freq = r.vint_u32()?;
     let total_term_freq = r.vint()? + u64::from(doc_freq);
     // A one-document record (format 6) has no doc block, nor its size.
@@ -746,47 +827,61 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
             return Err(r.corrupt("a one-document record's frequency out of range"));
         }
     }
-    let index_start = start + r.position();
-    let header_and_skip = [index_len, skip_len].into_iter().try_fold(r.position(), usize::checked_add);
-    let record_end = [docs_len, pos_len, off_len, bloom_len]
-        .into_iter()
-        .try_fold(start, usize::checked_add)
-        .zip(header_and_skip)
-        .and_then(|(end, header)| end.checked_add(header));
-    let (Some(header_and_skip), Some(end)) = (header_and_skip, record_end) else {
-        return Err(r.corrupt("record sizes overflow"));
-    };
-    if end > data.len() {
-        return Err(r.corrupt("record longer than the postings file"));
-    }
-    let doc_base = start + header_and_skip;
-    let lens = [docs_len, pos_len, off_len, bloom_len];
-    // Sections in file order, named by their index in `lens`.
-    let order = if flags & FLAG_FILTERS_FIRST != 0 { [0, 3, 1, 2] } else { [0, 1, 2, 3] };
-    let mut starts = [doc_base; 4];
-    let mut at = doc_base;
-    for s in order {
-        starts[s] = at;
-        at += lens[s];
-    }
-    let layout = SkipLayout {
-        sections: Sections { flags, lone_freq: lone.then_some(total_term_freq as u32) },
-        blocks,
-        index: index_start..index_start + index_len,
-        entries: index_start + index_len..doc_base,
-        starts,
-        lens,
-    };
-    let header = RecordHeader {
+    Ok(Declared {
+        flags,
         doc_freq,
         total_term_freq,
-        header_and_skip,
-        docs: docs_len,
-        positions: pos_len,
-        offsets: off_len,
-        bloom: bloom_len,
+        header_len: r.position(),
+        index_len,
+        skip_len,
+        lens: [docs_len, pos_len, off_len, bloom_len],
+        bloom,
+        lone_filters: None,
+    })
+}
+
+/// The sizes of a compact one-document record (format 8, `r` past its
+/// flags), worked out from its flags, skip entry and positions.
+fn read_lone(r: &mut ByteReader, flags: u8) -> Result<Declared> {
+    let total_term_freq = r.vint()? + 1;
+    if total_term_freq > u64::from(LONE_MAX_FREQ) {
+        return Err(r.corrupt("a compact one-document record's frequency out of range"));
+    }
+    let sides = [flags & LONE_BEFORE != 0, flags & LONE_AFTER != 0];
+    let bloom = (flags & FLAG_BLOOM != 0).then(FilterShape::wiser);
+    if bloom.is_none() && sides.contains(&true) {
+        return Err(r.corrupt("a compact one-document record flags filters it does not store"));
+    }
+    let freq = total_term_freq as u32;
+    let off_len = if flags & FLAG_OFFSETS != 0 { r.vint()? as usize } else { 0 };
+    let header_len = r.position();
+    r.vint()?; // the skip entry: the doc, then its norm
+    r.u8()?;
+    let skip_len = r.position() - header_len;
+    let bloom_len = bloom.map_or(0, |shape| sides.iter().filter(|&&s| s).count() * shape.bytes(freq));
+    r.take(bloom_len)?;
+    let pos_len = if flags & FLAG_POSITIONS != 0 {
+        let before = r.position();
+        for _ in 0..freq {
+            r.vint()?;
+        }
+        r.position() - before
+    } else {
+        0
     };
-    Ok((header, bloom, layout))
+    // Read on as a one-block record of one document, its filters first.
+    let flags = flags & !(FLAG_SKIP_INDEX | LONE_BEFORE | LONE_AFTER);
+    Ok(Declared {
+        flags: flags | if bloom.is_some() { FLAG_FILTERS_FIRST } else { 0 },
+        doc_freq: 1,
+        total_term_freq,
+        header_len,
+        index_len: 0,
+        skip_len,
+        lens: [0, pos_len, off_len, bloom_len],
+        bloom,
+        lone_filters: bloom.map(|_| sides),
+    })
 }
 
 /// The header of the record at `offset`, checked.

@@ -48,6 +48,9 @@ pub(super) struct Sections {
     /// A one-document record's frequency: its skip entry's one impact is
     /// this frequency and the norm byte the entry holds.
     pub lone_freq: Option<u32>,
+    /// A compact one-document record's filters (format 8): whether its
+    /// before and after filters are there, as its flags say in place of bitmaps.
+    pub lone_filters: Option<[bool; 2]>,
 }
 
 impl Sections {

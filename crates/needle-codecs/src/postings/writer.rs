@@ -2,7 +2,8 @@
 
 use super::{
     BlockImpact, BloomPostings, TermPostings, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_MIN_FREQ, FLAG_OFFSETS,
-    FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX, PAGE_BLOCKS,
+    FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX, LONE, LONE_AFTER, LONE_BEFORE,
+    LONE_MAX_FREQ, PAGE_BLOCKS,
 };
 use crate::bitpack::{encode_block, encode_stream};
 use crate::bloom::FilterShape;
@@ -149,31 +150,34 @@ pub fn write_record_with(
         | (u8::from(filters.is_some_and(|(_, kept)| kept.min_freq() > 1)) * FLAG_MIN_FREQ)
         | (u8::from(!index.is_empty()) * FLAG_SKIP_INDEX)
         | (u8::from(one_block) * FLAG_ONE_BLOCK);
-    out.push(flags);
     let ttf: u64 = p.freqs.iter().map(|&f| u64::from(f)).sum();
-    write_vint(out, p.docs.len() as u64);
-    write_vint(out, ttf - p.docs.len() as u64);
-    write_vint(out, skip.len() as u64);
-    // A lone posting has no doc block, so no size for it.
-    if !lone {
-        write_vint(out, docs.len() as u64);
-    }
-    write_vint(out, pos.len() as u64);
-    write_vint(out, off.len() as u64);
-    if let Some((_, kept)) = &filters {
-        write_vint(out, bloom.len() as u64);
-        if kept.is_wiser() {
-            write_vint(out, 0);
-        } else {
-            write_vint(out, u64::from(kept.max_insertions()));
-            write_vint(out, u64::from(kept.fp_millionths()));
+    let compact =
+        lone && ttf <= u64::from(LONE_MAX_FREQ) && filters.as_ref().is_none_or(|(_, kept)| kept.is_wiser());
+    if compact {
+        // Its other sizes are worked out from its bytes, and its flags hold
+        // its filters' bitmaps (see the module above).
+        let mut flags = (flags & !(FLAG_MIN_FREQ | FLAG_FILTERS_FIRST)) | LONE;
+        if filters.is_some() {
+            let bitmaps: Vec<u8> = bloom.drain(..2).collect();
+            flags |= (bitmaps[0] * LONE_BEFORE) | (bitmaps[1] * LONE_AFTER);
         }
-        if kept.min_freq() > 1 {
-            write_vint(out, u64::from(kept.min_freq()));
+        out.push(flags);
+        write_vint(out, ttf - 1);
+        if with_offsets {
+            write_vint(out, off.len() as u64);
         }
-    }
-    if !index.is_empty() {
-        write_vint(out, index.len() as u64);
+    } else {
+        out.push(flags);
+        write_full_header(
+            out,
+            p,
+            ttf,
+            [&*skip, &*docs, &*pos, &*off, &*bloom],
+            filters.map(|(_, kept)| kept),
+        );
+        if !index.is_empty() {
+            write_vint(out, index.len() as u64);
+        }
     }
     out.extend_from_slice(&index);
     out.extend_from_slice(&skip);
@@ -189,6 +193,39 @@ pub fn write_record_with(
         positions: pos.len() as u64,
         offsets: off.len() as u64,
         bloom: bloom.len() as u64,
+    }
+}
+
+/// A header's counts and section sizes (`sections`: the skip entries, docs,
+/// positions, offsets and filters), and the filters' shape.
+fn write_full_header(
+    out: &mut Vec<u8>,
+    p: &TermPostings,
+    ttf: u64,
+    sections: [&[u8]; 5],
+    filters: Option<FilterShape>,
+) {
+    let [skip, docs, pos, off, bloom] = sections;
+    write_vint(out, p.docs.len() as u64);
+    write_vint(out, ttf - p.docs.len() as u64);
+    write_vint(out, skip.len() as u64);
+    // A lone posting has no doc block, so no size for it.
+    if p.docs.len() != 1 {
+        write_vint(out, docs.len() as u64);
+    }
+    write_vint(out, pos.len() as u64);
+    write_vint(out, off.len() as u64);
+    if let Some(kept) = filters {
+        write_vint(out, bloom.len() as u64);
+        if kept.is_wiser() {
+            write_vint(out, 0);
+        } else {
+            write_vint(out, u64::from(kept.max_insertions()));
+            write_vint(out, u64::from(kept.fp_millionths()));
+        }
+        if kept.min_freq() > 1 {
+            write_vint(out, u64::from(kept.min_freq()));
+        }
     }
 }
 
