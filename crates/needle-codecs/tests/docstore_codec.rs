@@ -319,7 +319,8 @@ fn a_format_2_store_is_still_read() {
 }
 
 /// A store of format 3 (a fixed 16-byte index entry a document, then the
-/// runs and dictionary ends) reads as it did.
+/// runs and dictionary ends, frames with zstd's magic number) reads as it
+/// did, and its frames copy into a store of today's format (without it).
 #[test]
 fn a_format_3_store_is_still_read() {
     let docs = text_records(300);
@@ -337,6 +338,20 @@ fn a_format_3_store_is_still_read() {
     for (i, d) in docs.iter().enumerate() {
         assert_eq!(&store.get(i as u32).unwrap(), d);
     }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = Directory::open(tmp.path(), true).unwrap();
+    let out = needle_codecs::ChecksummedWriter::new(dir.create("c.docs").unwrap());
+    needle_codecs::docstore::write_with_dictionary(out, docs.len() as u32, &[], &mut |i| {
+        Ok(needle_codecs::docstore::StoredDoc::Frame(store.frame_bytes(i).unwrap().unwrap()))
+    })
+    .unwrap();
+    let file = dir.open_read("c.docs").unwrap();
+    let (len, _) = footer::verify_file(&file, b"DOCS", VERSION, true).unwrap();
+    let copied = DocStoreReader::open(file.slice(0..len), VERSION).unwrap();
+    for (i, d) in docs.iter().enumerate() {
+        assert_eq!(&copied.get(i as u32).unwrap(), d);
+    }
+    assert!(len + 4 * docs.len() < body.len(), "copied frames without the magic number");
     // Read as format 4, the fixed entries are not a packed index.
     assert!(DocStoreReader::open(needle_storage::FileSlice::from_vec("s.docs", body.clone()), 4).is_err());
     // An entry pointing past the frames fails the open, naming the file and the document.

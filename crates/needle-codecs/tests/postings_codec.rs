@@ -274,10 +274,13 @@ fn one_block_records_leave_out_what_their_header_says() {
     assert_eq!((header.docs, header.doc_freq, header.total_term_freq), (0, 1, 3));
     // Start deltas 5, 25, 170 (a byte, a byte, two), one length for all.
     assert_eq!((header.positions, header.offsets), (3, 5), "{header:?}");
-    // A compact record: Flags, ExtraFreq, OffBytes; the entry is the doc (3 bytes) and its norm.
-    assert_eq!(header.header_and_skip, 3 + 4, "{header:?}");
+    // A compact record: Flags, then its entry: the doc and the frequency in 3 bytes, no norm.
+    assert_eq!(header.header_and_skip, 1 + 3, "{header:?}");
     let mut p = DiskPostings::open(&file, 3, ANY_DOC).unwrap();
     assert_eq!((p.doc(), p.freq()), (70_000, 3));
+    let mut pairs = Vec::new();
+    p.impacts(0, 70_000, &mut pairs);
+    assert_eq!(pairs, [(3, 0)], "its bound: the frequency, and norm 0 for any length");
     let mut pos = Vec::new();
     p.positions(&mut pos);
     assert_eq!(pos, lone.positions);
@@ -694,10 +697,41 @@ fn a_lone_record_finds_its_filters_from_its_flags() {
     postings.positions(&mut pos);
     assert_eq!(pos, [3, 7]);
     let header = read_header(&file, 0).unwrap();
-    // Flags, ExtraFreq, OffBytes, then the doc and norm; then only the after filter.
-    assert_eq!((header.header_and_skip, header.bloom), (5, shape.bytes(2)), "{header:?}");
+    // Flags, then the doc and frequency in a byte; then only the after filter.
+    assert_eq!((header.header_and_skip, header.bloom), (2, shape.bytes(2)), "{header:?}");
+    // Start deltas 20 and 20, one length (4, plus 1).
+    assert_eq!((header.positions, header.offsets), (2, 3), "{header:?}");
     let mut damaged = bytes;
     damaged[0] = (damaged[0] & !4) | 16 | 64; // no filters, yet flags for both sides
     let error = DiskPostings::open(&FileSlice::from_vec("t.post", damaged), 0, ANY_DOC).err().unwrap();
     assert!(error.to_string().contains("t.post"), "{error}");
+}
+
+/// A compact one-document record is parsed whole to be opened: offsets of
+/// several lengths, and a record crossing into the next page (read then
+/// with the bytes past the page), read back as written.
+#[test]
+fn a_lone_record_reads_back_across_a_page_and_with_lengths_apart() {
+    use needle_codecs::postings::read_header;
+    let l = List {
+        docs: vec![300],
+        freqs: vec![8],
+        positions: (0..8).map(|i| i * 1000).collect(),
+        offsets: (0..8).map(|i| (i * 7000, i * 7000 + 3 + i % 3)).collect(),
+        norms: vec![4; 301],
+    };
+    let record = record_bytes(&l, true)[3..].to_vec();
+    for at in [0, 4096 - 10, 4096 - record.len() + 1] {
+        let mut bytes = vec![0xAA; at];
+        bytes.extend_from_slice(&record);
+        let file = FileSlice::from_vec("t.post", bytes);
+        let header = read_header(&file, at as u64).unwrap();
+        assert_eq!(header.header_and_skip as usize + header.positions + header.offsets, record.len());
+        let mut p = DiskPostings::open(&file, at as u64, ANY_DOC).unwrap();
+        assert_eq!((p.doc(), p.freq()), (300, 8));
+        let (mut pos, mut off) = (Vec::new(), Vec::new());
+        p.positions(&mut pos);
+        p.offsets(&mut off);
+        assert_eq!((pos, off), (l.positions.clone(), l.offsets.clone()), "record at {at}");
+    }
 }

@@ -5,10 +5,11 @@
 //! document, and its `_id` or version needs no decompression at all.
 //!
 //! ```text
-//! DocsFile := Dict^DictCount Frame^DocCount Index Runs DictEnds Trailer Footer(kind "DOCS", version 4)
+//! DocsFile := Dict^DictCount Frame^DocCount Index Runs DictEnds Trailer Footer(kind "DOCS", version 5)
 //! Dict     := zstd dictionary bytes (none when the segment is too small to train one)
 //! Frame    := Padding? HeadLen:vint Head ZstdFrame
-//!                                   the source, compressed at level 3 with its run's Dict (no dictionary id)
+//!                                   the source, compressed at level 3 with its run's Dict (no dictionary
+//!                                   id), without the frame's 4-byte magic number (format 5)
 //! Index    := bit-packed blocks of (Start, Len, RawLen) per document, as `index.rs` says;
 //!             RawLen: the whole record's length
 //! Runs     := (FirstDoc:u32 DictNo:u32)^RunCount          the dictionary of each run of documents,
@@ -24,7 +25,10 @@
 //! most of the cost of merging stores. The rest are recompressed with the
 //! first dictionary, that of the most documents.
 //!
-//! Versions 1 to 3 (still read) kept a fixed entry a document,
+//! Versions 1 to 4 (still read) kept zstd's magic number (`28 B5 2F FD`) at
+//! the start of every frame: the same 4 bytes a document, which format 5
+//! leaves out and puts back to decompress (a frame copied from an older
+//! store loses it). Versions 1 to 3 kept a fixed entry a document,
 //! `Index := (Start:u64 Len:u32 RawLen:u32)^DocCount`, 16 bytes where format 4 spends about four.
 //! Version 2 (still read) had one dictionary and no runs: `Dict Frame^DocCount
 //! Index Trailer2`, `Trailer2 := DictLen:u64 IndexStart:u64 DocCount:u32`.
@@ -60,6 +64,8 @@ pub struct Frame {
 pub const MAX_DICTIONARIES: usize = 8;
 
 pub const KIND: &[u8; 4] = b"DOCS";
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
+/// zstd's frame magic number, which format 5 leaves out of every frame.
+pub(crate) const ZSTD_MAGIC: [u8; 4] = 0xFD2F_B528u32.to_le_bytes();
 pub(crate) const TRAILER_LEN: usize = 20;
 pub(crate) const INDEX_ENTRY_LEN: usize = 16;

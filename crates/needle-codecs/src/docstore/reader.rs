@@ -6,7 +6,7 @@ use needle_storage::{FileSlice, ReadBytes};
 use zstd::zstd_safe::DDict;
 
 use super::index::DocIndex;
-use super::{record, Frame, INDEX_ENTRY_LEN, TRAILER_LEN};
+use super::{record, Frame, INDEX_ENTRY_LEN, TRAILER_LEN, ZSTD_MAGIC};
 use crate::bytes::{read_vint_lenient, ByteReader};
 
 thread_local! {
@@ -138,7 +138,8 @@ impl DocStoreReader {
         let source = &mut out[head.len()..];
         // One decompression context per thread: creating one costs more than decompressing a small document.
         let dict = &self.dicts[self.dictionary_of(doc)];
-        let result = DCTX.with(|d| d.borrow_mut().decompress_using_ddict(source, compressed, dict));
+        let compressed = self.zstd_frame(compressed);
+        let result = DCTX.with(|d| d.borrow_mut().decompress_using_ddict(source, &compressed, dict));
         let written = result.map_err(|code| {
             Error::corrupt(name, format!("document {doc}: {}", zstd::zstd_safe::get_error_name(code)))
         })?;
@@ -181,7 +182,33 @@ impl DocStoreReader {
             return Ok(None);
         }
         let (frame, raw_len) = self.checked_frame(doc)?;
-        Ok(Some(Frame { bytes: frame.to_vec(), raw_len, dict: self.dictionary_of(doc) }))
+        let mut bytes = frame.to_vec();
+        if self.version < 5 {
+            // Today's frames leave out zstd's magic number (checked above: the frame parsed).
+            let (head, _) = self.split(&frame);
+            let at = head.as_ptr() as usize - frame.as_ptr() as usize + head.len();
+            bytes.drain(at..at + ZSTD_MAGIC.len());
+        }
+        Ok(Some(Frame { bytes, raw_len, dict: self.dictionary_of(doc) }))
+    }
+
+    /// A frame's compressed source as zstd reads it: format 5 stores it
+    /// without zstd's magic number, put back here.
+    fn zstd_frame<'a>(&self, compressed: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        if self.version < 5 {
+            return compressed.into();
+        }
+        let mut whole = Vec::with_capacity(ZSTD_MAGIC.len() + compressed.len());
+        whole.extend_from_slice(&ZSTD_MAGIC);
+        whole.extend_from_slice(compressed);
+        whole.into()
+    }
+
+    /// The length a compressed source's frame header gives, if it parses.
+    fn content_size(&self, compressed: &[u8]) -> Option<u64> {
+        // A frame header is at most 18 bytes with the magic number.
+        let header = self.zstd_frame(&compressed[..compressed.len().min(18)]);
+        zstd::zstd_safe::get_frame_content_size(&header).ok().flatten()
     }
 
     /// A frame's head and compressed source (format 1 kept no head apart).
@@ -205,8 +232,7 @@ impl DocStoreReader {
         let source_len = raw_len
             .checked_sub(head.len())
             .ok_or_else(|| damaged(format!("document {doc}: its head is longer than its record")))?;
-        if !matches!(zstd::zstd_safe::get_frame_content_size(compressed), Ok(Some(n)) if n == source_len as u64)
-        {
+        if self.content_size(compressed) != Some(source_len as u64) {
             return Err(damaged(format!(
                 "document {doc}: its frame does not hold the {source_len} bytes the index says"
             )));

@@ -3,7 +3,7 @@
 use needle_core::{Error, Result};
 
 use super::index::DocIndex;
-use super::{record, Frame, KIND, VERSION};
+use super::{record, Frame, KIND, VERSION, ZSTD_MAGIC};
 use crate::bytes::write_vint;
 use crate::checksummed::ChecksummedWriter;
 use crate::page::PackedWriter;
@@ -72,7 +72,12 @@ pub fn write_with_dictionaries(
                 frame.clear();
                 write_vint(&mut frame, head.len() as u64);
                 frame.extend_from_slice(head);
-                frame.extend_from_slice(&compressor.compress(source).map_err(zstd)?);
+                let compressed = compressor.compress(source).map_err(zstd)?;
+                // zstd's magic number is the same in every frame: 4 bytes a document.
+                let magicless = compressed.strip_prefix(&ZSTD_MAGIC);
+                frame.extend_from_slice(
+                    magicless.ok_or_else(|| zstd(std::io::ErrorKind::InvalidData.into()))?,
+                );
                 (raw.len(), 0)
             }
             StoredDoc::Frame(copied) if copied.dict < dicts.len() => {

@@ -6,7 +6,7 @@
 //! Record       := Header SkipIndex? Skip^NumBlocks DocFreqBlock^NumBlocks BloomGroup^NumBlocks
 //!                 PosBlock^NumBlocks OffBlock^NumBlocks
 //!               | LoneRecord
-//! LoneRecord   := Flags:u8 ExtraFreq:vint [OffBytes:vint] LastDoc:vint Norm:u8 BloomGroup? PosBlock? OffBlock?
+//! LoneRecord   := Flags:u8 DocFreqBits:vint Filter^(0..2) PosBlock? OffBlock?
 //! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint [DocBytes:vint] PosBytes:vint OffBytes:vint
 //!                 [BloomBytes:vint Shape [MinFreq:vint]] [SkipIndexBytes:vint]
 //! Shape        := 0:vint | MaxInsertions:vint FpMillionths:vint
@@ -49,14 +49,19 @@
 //!   impact being (that frequency, `Norm`). Most terms occur in one
 //!   document, and these bytes repeated what the header says.
 //! - `LoneRecord` (version 8: flags with bits 3 and 7, which no `Header`
-//!   has together): a record of one document, of frequency at most 8, whose
-//!   filters if any are WiSER's shape. It is the one-document record above
-//!   without what its bytes give: `DocFreq` is 1; the skip entry is
-//!   `LastDoc` and `Norm`; the filters come first and bits 4 and 6 say
-//!   whether its before and after filters are there (in place of the
-//!   group's bitmaps), each `shape.bytes(freq)` bytes; the positions are
-//!   `freq` vints. `OffBytes` is there when offsets are. Of the shared
-//!   corpus's 655k terms 488k are such records, about 6 bytes smaller each.
+//!   has together): a record of one document of frequency `freq` at most 8,
+//!   whose filters if any are WiSER's shape. It is the one-document record
+//!   above without what its bytes give: `DocFreqBits` = doc * 8 + freq - 1
+//!   is its skip entry (a doc below 262,144 and its frequency in 3 bytes,
+//!   where doc and frequency took 4); it keeps no norm, its impact being
+//!   (freq, norm byte 0), which bounds any length (the search scores a list
+//!   of one document exactly for its bound); bits 4 and 6 say whether its
+//!   before and after filters are there, each `shape.bytes(freq)` bytes (in
+//!   place of the group's bitmaps); the positions are `freq` vints, the
+//!   offsets `freq` vints and a common length or 0 and `freq` more. Of the
+//!   shared corpus's 655k terms, 488k are such records, 9 bytes smaller
+//!   each. A reader parses all of it to open it: one read of its page, two
+//!   for the few (its size in 4,096) that cross a page.
 //! - `Shape` 0 is WiSER's (`MaxInsertions` 5, `FpMillionths` 900, the
 //!   default: see [`crate::bloom`]); version 6 writes it so, older versions
 //!   wrote both numbers.
@@ -130,8 +135,10 @@ pub(crate) const LONE: u8 = FLAG_ONE_BLOCK | FLAG_SKIP_INDEX;
 /// filters are first, of one frequency): its before and after filters are stored.
 pub(crate) const LONE_BEFORE: u8 = FLAG_FILTERS_FIRST;
 pub(crate) const LONE_AFTER: u8 = FLAG_MIN_FREQ;
-/// The highest frequency a compact one-document record holds.
-pub(crate) const LONE_MAX_FREQ: u32 = 8;
+/// A compact one-document record's entry: its doc, shifted by these bits
+/// that hold its frequency less 1 (at most [`LONE_MAX_FREQ`]).
+pub(crate) const LONE_FREQ_BITS: u32 = 3;
+pub(crate) const LONE_MAX_FREQ: u32 = 1 << LONE_FREQ_BITS;
 
 /// The two Bloom filters of every posting of a term, as the writer takes them:
 /// for each side, every posting's filter of `shape.bytes(freq)` bytes, one

@@ -48,7 +48,7 @@ pub struct DiskPostings {
     lone_posting: bool,
     /// A compact one-document record's filters (format 8): whether its
     /// before and after filters are stored, which its flags say.
-    lone_filters: Option<[bool; 2]>,
+    compact: Option<[bool; 2]>,
     bloom: Option<FilterShape>,
     group: BloomGroup,
     skips: SkipList,
@@ -132,7 +132,7 @@ impl DiskPostings {
         counters::record(DataKind::Skip, data, offset as usize, layout.index.start - offset as usize);
         let flags = layout.sections.flags;
         let lone_posting = layout.sections.lone_freq.is_some();
-        let lone_filters = layout.sections.lone_filters;
+        let compact = layout.sections.compact;
         let skips = SkipList::open(data, layout)?;
         let mut p = DiskPostings {
             data: data.clone(),
@@ -142,7 +142,7 @@ impl DiskPostings {
             has_offsets: flags & FLAG_OFFSETS != 0,
             packed_offsets: flags & FLAG_PACKED_OFFSETS != 0,
             lone_posting,
-            lone_filters,
+            compact,
             bloom,
             group: BloomGroup::default(),
             skips,
@@ -313,12 +313,12 @@ impl DiskPostings {
         let Some(bytes) = self.read_or_fail(range.clone()) else { return false };
         self.note_read(Part::Filters, range);
         // A compact one-document record's flags hold its bitmaps.
-        let bitmap_len = if self.lone_filters.is_some() { 0 } else { self.len.div_ceil(8) };
+        let bitmap_len = if self.compact.is_some() { 0 } else { self.len.div_ceil(8) };
         let mut cursor = 2 * bitmap_len;
         for side in 0..2 {
             let bitmap = bytes.get(side * bitmap_len..(side + 1) * bitmap_len).unwrap_or(&[]);
             for i in 0..self.len {
-                let set = match self.lone_filters {
+                let set = match self.compact {
                     Some(sides) => sides[side],
                     None => bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0),
                 };
@@ -669,10 +669,12 @@ const NO_SKIP: Skip = Skip {
 };
 
 /// The longest a record's header can be: flags and at most eleven vints.
-/// A compact one-document record's sizes are worked out from its skip
-/// entry, filters and positions, which must fit in it too.
-const MAX_HEADER: usize = 1 + 11 * 10;
-const _: () = assert!(1 + 3 * 10 + 1 + 2 * 9 + LONE_MAX_FREQ as usize * 5 <= MAX_HEADER);
+/// A compact one-document record's sizes are worked out from all its bytes
+/// (flags, two vints, its skip entry, filters, positions and offsets), which
+/// must fit in it too: a read of the page a record starts on takes them
+/// all but when the record crosses into the next page.
+const MAX_HEADER: usize = 1 + 10 + 2 * 9 + 3 * LONE_MAX_FREQ as usize * 5 + 5;
+const _: () = assert!(MAX_HEADER >= 1 + 11 * 10);
 
 /// The end (in `data`) of the file page that byte `at` of `data` lies on.
 fn page_end(data: &FileSlice, at: usize) -> usize {
@@ -713,7 +715,7 @@ struct Declared {
     /// Bytes of the docs, positions, offsets and filters sections.
     lens: [usize; 4],
     bloom: Option<FilterShape>,
-    lone_filters: Option<[bool; 2]>,
+    compact: Option<[bool; 2]>,
 }
 
 /// [`read_layout`] over `bytes`, the file's from `start` on.
@@ -762,7 +764,7 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
         sections: Sections {
             flags: d.flags,
             lone_freq: lone.then_some(d.total_term_freq as u32),
-            lone_filters: d.lone_filters,
+            compact: d.compact,
         },
         blocks,
         index: index_start..index_start + d.index_len,
@@ -836,34 +838,34 @@ fn read_sizes(r: &mut ByteReader, flags: u8) -> Result<Declared> {
         skip_len,
         lens: [docs_len, pos_len, off_len, bloom_len],
         bloom,
-        lone_filters: None,
+        compact: None,
     })
 }
 
 /// The sizes of a compact one-document record (format 8, `r` past its
-/// flags), worked out from its flags, skip entry and positions.
+/// flags), worked out from its flags, skip entry, positions and offsets.
 fn read_lone(r: &mut ByteReader, flags: u8) -> Result<Declared> {
-    let total_term_freq = r.vint()? + 1;
-    if total_term_freq > u64::from(LONE_MAX_FREQ) {
-        return Err(r.corrupt("a compact one-document record's frequency out of range"));
+    if flags & FLAG_OFFSETS != 0 && flags & FLAG_PACKED_OFFSETS == 0 {
+        return Err(r.corrupt("a compact one-document record with offsets of format 3"));
     }
     let sides = [flags & LONE_BEFORE != 0, flags & LONE_AFTER != 0];
     let bloom = (flags & FLAG_BLOOM != 0).then(FilterShape::wiser);
     if bloom.is_none() && sides.contains(&true) {
         return Err(r.corrupt("a compact one-document record flags filters it does not store"));
     }
-    let freq = total_term_freq as u32;
-    let off_len = if flags & FLAG_OFFSETS != 0 { r.vint()? as usize } else { 0 };
+    // The skip entry: the doc and the frequency in one vint.
     let header_len = r.position();
-    r.vint()?; // the skip entry: the doc, then its norm
-    r.u8()?;
+    let freq = (r.vint()? & u64::from(LONE_MAX_FREQ - 1)) as u32 + 1;
     let skip_len = r.position() - header_len;
     let bloom_len = bloom.map_or(0, |shape| sides.iter().filter(|&&s| s).count() * shape.bytes(freq));
     r.take(bloom_len)?;
-    let pos_len = if flags & FLAG_POSITIONS != 0 {
+    let pos_len = if flags & FLAG_POSITIONS != 0 { skip_vints(r, freq)? } else { 0 };
+    // The start deltas, then one length for all (plus 1), or 0 and each length.
+    let off_len = if flags & FLAG_OFFSETS != 0 {
         let before = r.position();
-        for _ in 0..freq {
-            r.vint()?;
+        skip_vints(r, freq)?;
+        if r.vint()? == 0 {
+            skip_vints(r, freq)?;
         }
         r.position() - before
     } else {
@@ -874,14 +876,23 @@ fn read_lone(r: &mut ByteReader, flags: u8) -> Result<Declared> {
     Ok(Declared {
         flags: flags | if bloom.is_some() { FLAG_FILTERS_FIRST } else { 0 },
         doc_freq: 1,
-        total_term_freq,
+        total_term_freq: u64::from(freq),
         header_len,
         index_len: 0,
         skip_len,
         lens: [0, pos_len, off_len, bloom_len],
         bloom,
-        lone_filters: bloom.map(|_| sides),
+        compact: Some(sides),
     })
+}
+
+/// Reads past `n` vints; returns the bytes they took.
+fn skip_vints(r: &mut ByteReader, n: u32) -> Result<usize> {
+    let before = r.position();
+    for _ in 0..n {
+        r.vint()?;
+    }
+    Ok(r.position() - before)
 }
 
 /// The header of the record at `offset`, checked.

@@ -15,7 +15,7 @@ use needle_core::{DocId, Error, Result, TERMINATED};
 use needle_storage::counters::{self, DataKind};
 use needle_storage::FileSlice;
 
-use super::{BlockImpact, FLAG_BLOOM, FLAG_OFFSETS, FLAG_ONE_BLOCK, FLAG_POSITIONS};
+use super::{BlockImpact, FLAG_BLOOM, FLAG_OFFSETS, FLAG_ONE_BLOCK, FLAG_POSITIONS, LONE_FREQ_BITS};
 use crate::bytes::ByteReader;
 
 /// Skip entries per page of a list that has a skip index.
@@ -48,9 +48,10 @@ pub(super) struct Sections {
     /// A one-document record's frequency: its skip entry's one impact is
     /// this frequency and the norm byte the entry holds.
     pub lone_freq: Option<u32>,
-    /// A compact one-document record's filters (format 8): whether its
-    /// before and after filters are there, as its flags say in place of bitmaps.
-    pub lone_filters: Option<[bool; 2]>,
+    /// A compact one-document record (format 8): its entry's doc shares a
+    /// vint with its frequency, and it keeps no norm; and whether its before
+    /// and after filters are there, as its flags say in place of bitmaps.
+    pub compact: Option<[bool; 2]>,
 }
 
 impl Sections {
@@ -278,7 +279,10 @@ impl SkipList {
         let mut skips = Vec::with_capacity(page.blocks);
         let mut impacts = Vec::new();
         for i in 0..page.blocks {
-            let delta = r.vint()?;
+            let delta = match self.sections.compact {
+                Some(_) => r.vint()? >> LONE_FREQ_BITS,
+                None => r.vint()?,
+            };
             if page.first_block + i > 0 && delta == 0 {
                 return Err(r.corrupt("skip entries out of order"));
             }
@@ -298,7 +302,8 @@ impl SkipList {
             let first = impacts.len();
             let bound = match self.sections.lone_freq {
                 Some(max_freq) => {
-                    let min_norm = r.u8()?;
+                    // Norm byte 0 bounds every length (the search knows the norm of a list of one).
+                    let min_norm = if self.sections.compact.is_some() { 0 } else { r.u8()? };
                     impacts.push((max_freq, min_norm));
                     BlockImpact { max_freq, min_norm }
                 }

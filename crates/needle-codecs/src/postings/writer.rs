@@ -3,7 +3,7 @@
 use super::{
     BlockImpact, BloomPostings, TermPostings, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_MIN_FREQ, FLAG_OFFSETS,
     FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX, LONE, LONE_AFTER, LONE_BEFORE,
-    LONE_MAX_FREQ, PAGE_BLOCKS,
+    LONE_FREQ_BITS, LONE_MAX_FREQ, PAGE_BLOCKS,
 };
 use crate::bitpack::{encode_block, encode_stream};
 use crate::bloom::FilterShape;
@@ -162,10 +162,9 @@ pub fn write_record_with(
             flags |= (bitmaps[0] * LONE_BEFORE) | (bitmaps[1] * LONE_AFTER);
         }
         out.push(flags);
-        write_vint(out, ttf - 1);
-        if with_offsets {
-            write_vint(out, off.len() as u64);
-        }
+        // Its skip entry: the doc and the frequency in one vint, no norm.
+        skip.clear();
+        write_vint(skip, (u64::from(p.docs[0]) << LONE_FREQ_BITS) | (ttf - 1));
     } else {
         out.push(flags);
         write_full_header(

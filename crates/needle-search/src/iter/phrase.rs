@@ -242,7 +242,17 @@ impl Scorer for PhraseScorer<'_> {
     fn score(&mut self) -> f32 {
         counters::record_memory(DataKind::Norms, usize::from(self.norms.is_some()));
         let norm = self.norms.map_or(NO_NORM, |n| n[self.doc as usize]);
-        self.bm25.score(self.freq, norm)
+        let score = self.bm25.score(self.freq, norm);
+        // Pruning trusts the terms' recorded bounds; a score above them means
+        // damaged bytes (of an index opened without verifying every checksum).
+        let bound = self.max_score();
+        if score > bound {
+            let what =
+                format!("doc {} scores {score} in a phrase, above the bound {bound} of its terms", self.doc);
+            self.terms[0].postings.record_damage(what);
+            return bound;
+        }
+        score
     }
 
     fn max_score(&self) -> f32 {

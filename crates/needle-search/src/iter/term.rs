@@ -47,7 +47,22 @@ impl<'a> TermScorer<'a> {
             norms_asked: None,
         };
         s.max_score = s.bound_over(0, TERMINATED - 1);
+        s.max_score = s.max_score.min(s.lone_score().unwrap_or(f32::INFINITY));
         s
+    }
+
+    /// The score of a list's one document: a tighter bound than its impact,
+    /// which a compact record of one document keeps without its norm.
+    fn lone_score(&self) -> Option<f32> {
+        let doc = self.postings.doc();
+        if self.postings.doc_freq() != 1 || doc == TERMINATED {
+            return None;
+        }
+        let norm = match self.norms {
+            Some(norms) => *norms.get(doc as usize)?,
+            None => NO_NORM,
+        };
+        Some(self.bm25.score(self.postings.freq() as f32, norm))
     }
 
     /// The best score any competitive (frequency, norm) pair of the blocks over `from..=to` allows.
@@ -192,5 +207,39 @@ impl Scorer for TermScorer<'_> {
             doc = self.postings.advance_by(n);
         }
         doc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use needle_codecs::postings::{write_record, DiskPostings};
+    use needle_codecs::TermPostings;
+    use needle_storage::FileSlice;
+
+    use super::TermScorer;
+    use crate::bm25::Bm25;
+    use crate::Scorer;
+
+    /// A list of one document is bounded by that document's score, though
+    /// its record (a compact one, postings format 8) keeps no norm.
+    #[test]
+    fn a_list_of_one_document_is_bounded_by_its_score() {
+        let p = TermPostings {
+            docs: &[5],
+            freqs: &[2],
+            positions: &[1, 4],
+            offsets: &[(3, 6), (20, 23)],
+            bloom: None,
+        };
+        let mut bytes = Vec::new();
+        write_record(&p, true, true, &[], &mut bytes);
+        let postings = DiskPostings::open(&FileSlice::from_vec("t.post", bytes), 0, 10).unwrap();
+        let norms = [40u8; 10];
+        let mut scorer = TermScorer::new(Box::new(postings), Arc::new(Bm25::new(2.0, 30.0)), Some(&norms));
+        let (bound, score) = (scorer.max_score(), scorer.score());
+        assert_eq!(bound, score);
+        assert!(scorer.bound_over(0, 9) > score, "the record's own impact is looser");
     }
 }
