@@ -56,6 +56,11 @@ impl<'a> ByteReader<'a> {
         self.bytes.len() - self.pos
     }
 
+    /// The bytes not read yet.
+    pub fn rest(&self) -> &'a [u8] {
+        &self.bytes[self.pos..]
+    }
+
     pub fn corrupt(&self, what: &str) -> Error {
         Error::corrupt_at(self.file, self.base + self.pos as u64, what)
     }

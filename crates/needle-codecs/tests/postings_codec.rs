@@ -307,7 +307,8 @@ fn one_block_records_leave_out_what_their_header_says() {
     p.positions(&mut pos);
     assert_eq!((p.doc(), p.freq(), &pos), (70_000, 9, &frequent.positions));
 
-    // 128 documents: one block; the skip entry is its last doc and its impacts only.
+    // 128 documents: one block, a compact record: its skip entry is its last doc and its
+    // impacts only, and its header leaves out the sizes of that entry and of its doc block.
     let many = |n: u32| List {
         docs: (0..n).map(|i| i * 2).collect(),
         freqs: vec![1; n as usize],
@@ -318,8 +319,21 @@ fn one_block_records_leave_out_what_their_header_says() {
     let h = read_header(&encode(&many(128), true), 3).unwrap();
     let vint = |v: usize| (usize::BITS - v.max(1).leading_zeros()).div_ceil(7) as usize;
     let entry = vint(254) + 3; // last doc 254; one impact: count, frequency, norm
-    let header = 1 + vint(128) + vint(0) + vint(entry) + vint(h.docs) + vint(h.positions) + vint(h.offsets);
+    let header = 1 + vint(128) + vint(0) + vint(h.positions) + vint(h.offsets);
     assert_eq!(h.header_and_skip, header + entry, "{h:?}");
+    for n in [2, 127, 128] {
+        let l = many(n);
+        let file = encode(&l, true);
+        let h = read_header(&file, 3).unwrap();
+        assert_eq!(h.doc_freq, n);
+        let mut p = DiskPostings::open(&file, 3, ANY_DOC).unwrap();
+        let mut docs = Vec::new();
+        while p.doc() != TERMINATED {
+            docs.push(p.doc());
+            p.advance();
+        }
+        assert_eq!(docs, l.docs);
+    }
 
     // A two-block record claiming to be one block is refused, naming the fault.
     let mut bytes = record_bytes(&many(129), true);
@@ -433,7 +447,8 @@ fn the_default_filter_shape_takes_one_byte() {
     let mut header_bytes = Vec::new();
     for fp in [0.0009, 0.001] {
         let shape = BloomParams::for_rate(5, fp, vec![]).shape;
-        let (bytes, docs, before, after) = bloom_record_shaped(40, shape, |_| 1);
+        // (Longer than a block: a compact record of one block holds WiSER's shape only.)
+        let (bytes, docs, before, after) = bloom_record_shaped(300, shape, |_| 1);
         let file = FileSlice::from_vec("t.post", bytes);
         check_bloom_record(&file, 0, &docs, &before, &after);
         header_bytes.push(read_header(&file, 0).unwrap().header_and_skip);
@@ -707,31 +722,52 @@ fn a_lone_record_finds_its_filters_from_its_flags() {
     assert!(error.to_string().contains("t.post"), "{error}");
 }
 
-/// A compact one-document record is parsed whole to be opened: offsets of
-/// several lengths, and a record crossing into the next page (read then
-/// with the bytes past the page), read back as written.
+/// A compact record is parsed to be opened (one of one document whole; of
+/// more, to the end of its doc block): offsets of several lengths, and a
+/// record crossing into the next page (read then with the bytes past the
+/// page), read back as written.
 #[test]
-fn a_lone_record_reads_back_across_a_page_and_with_lengths_apart() {
+fn compact_records_read_back_across_a_page() {
     use needle_codecs::postings::read_header;
-    let l = List {
+    let lone = List {
         docs: vec![300],
         freqs: vec![8],
         positions: (0..8).map(|i| i * 1000).collect(),
         offsets: (0..8).map(|i| (i * 7000, i * 7000 + 3 + i % 3)).collect(),
         norms: vec![4; 301],
     };
-    let record = record_bytes(&l, true)[3..].to_vec();
-    for at in [0, 4096 - 10, 4096 - record.len() + 1] {
-        let mut bytes = vec![0xAA; at];
-        bytes.extend_from_slice(&record);
-        let file = FileSlice::from_vec("t.post", bytes);
-        let header = read_header(&file, at as u64).unwrap();
-        assert_eq!(header.header_and_skip as usize + header.positions + header.offsets, record.len());
-        let mut p = DiskPostings::open(&file, at as u64, ANY_DOC).unwrap();
-        assert_eq!((p.doc(), p.freq()), (300, 8));
-        let (mut pos, mut off) = (Vec::new(), Vec::new());
-        p.positions(&mut pos);
-        p.offsets(&mut off);
-        assert_eq!((pos, off), (l.positions.clone(), l.offsets.clone()), "record at {at}");
+    let block = List {
+        docs: (0..100).map(|i| i * 3000).collect(),
+        freqs: (0..100).map(|i| 1 + i % 4).collect(),
+        positions: (0..100).flat_map(|i| 0..1 + i % 4).collect(),
+        offsets: (0..100).flat_map(|i| (0..1 + i % 4).map(|j| (j * 10, j * 10 + 4))).collect(),
+        norms: vec![4; 300_000],
+    };
+    for l in [lone, block] {
+        let record = record_bytes(&l, true)[3..].to_vec();
+        for at in [0, 4096 - 10, 4096 - record.len() + 1] {
+            let mut bytes = vec![0xAA; at];
+            bytes.extend_from_slice(&record);
+            let file = FileSlice::from_vec("t.post", bytes);
+            let h = read_header(&file, at as u64).unwrap();
+            assert_eq!(h.header_and_skip + h.docs + h.positions + h.offsets, record.len());
+            let mut p = DiskPostings::open(&file, at as u64, ANY_DOC).unwrap();
+            let (mut pos, mut off) = (Vec::new(), Vec::new());
+            let (mut all_pos, mut all_off) = (Vec::new(), Vec::new());
+            let mut docs = Vec::new();
+            while p.doc() != TERMINATED {
+                docs.push(p.doc());
+                p.positions(&mut pos);
+                p.offsets(&mut off);
+                all_pos.extend_from_slice(&pos);
+                all_off.extend_from_slice(&off);
+                p.advance();
+            }
+            assert_eq!(
+                (docs, all_pos, all_off),
+                (l.docs.clone(), l.positions.clone(), l.offsets.clone()),
+                "at {at}"
+            );
+        }
     }
 }

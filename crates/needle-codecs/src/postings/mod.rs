@@ -5,8 +5,10 @@
 //! PostingsFile := (Padding? Record)^TermCount  Footer(kind "POST", version 8)
 //! Record       := Header SkipIndex? Skip^NumBlocks DocFreqBlock^NumBlocks BloomGroup^NumBlocks
 //!                 PosBlock^NumBlocks OffBlock^NumBlocks
-//!               | LoneRecord
+//!               | LoneRecord | BlockRecord
 //! LoneRecord   := Flags:u8 DocFreqBits:vint Filter^(0..2) PosBlock? OffBlock?
+//! BlockRecord  := Flags:u8 DocFreq:vint ExtraFreq:vint [PosBytes:vint] [OffBytes:vint] [BloomBytes:vint]
+//!                 Skip DocFreqBlock BloomGroup? PosBlock? OffBlock?
 //! Header       := Flags:u8 DocFreq:vint ExtraFreq:vint SkipBytes:vint [DocBytes:vint] PosBytes:vint OffBytes:vint
 //!                 [BloomBytes:vint Shape [MinFreq:vint]] [SkipIndexBytes:vint]
 //! Shape        := 0:vint | MaxInsertions:vint FpMillionths:vint
@@ -61,7 +63,14 @@
 //!   offsets `freq` vints and a common length or 0 and `freq` more. Of the
 //!   shared corpus's 655k terms, 488k are such records, 9 bytes smaller
 //!   each. A reader parses all of it to open it: one read of its page, two
-//!   for the few (its size in 4,096) that cross a page.
+//!   for the few (its size in 4,096) that cross a page. Bit 5 is clear.
+//! - `BlockRecord` (version 8: bits 3, 5 and 7): a record of 2 to 128
+//!   documents (one block) whose filters if any are WiSER's shape for every
+//!   frequency: the one-block record above without `SkipBytes`, `DocBytes`
+//!   and `Shape`, which its skip entry and doc block give as they are
+//!   parsed; bits 4 and 6 are clear (offsets are packed, filters first);
+//!   the sizes of positions, offsets and filters are there when they are.
+//!   160k of the shared corpus's terms, 3 bytes smaller each.
 //! - `Shape` 0 is WiSER's (`MaxInsertions` 5, `FpMillionths` 900, the
 //!   default: see [`crate::bloom`]); version 6 writes it so, older versions
 //!   wrote both numbers.
@@ -129,8 +138,11 @@ pub(crate) const FLAG_FILTERS_FIRST: u8 = 16;
 pub(crate) const FLAG_PACKED_OFFSETS: u8 = 32;
 pub(crate) const FLAG_MIN_FREQ: u8 = 64;
 pub(crate) const FLAG_ONE_BLOCK: u8 = 128;
-/// A compact one-document record (format 8): bits 3 and 7, which no other record has together.
-pub(crate) const LONE: u8 = FLAG_ONE_BLOCK | FLAG_SKIP_INDEX;
+/// A compact record of one block (format 8): bits 3 and 7, which no other record has together.
+pub(crate) const COMPACT: u8 = FLAG_ONE_BLOCK | FLAG_SKIP_INDEX;
+/// In a compact record's flags, in place of bit 5 (its offsets, if any, are
+/// packed): it holds more than one document.
+pub(crate) const COMPACT_BLOCK: u8 = FLAG_PACKED_OFFSETS;
 /// In a compact one-document record's flags, in place of bits 4 and 6 (its
 /// filters are first, of one frequency): its before and after filters are stored.
 pub(crate) const LONE_BEFORE: u8 = FLAG_FILTERS_FIRST;

@@ -6,9 +6,9 @@ use needle_storage::{FileSlice, ReadBytes};
 
 use super::skips::{Sections, Skip, SkipLayout, SkipList};
 use super::{
-    BlockImpact, Part, Postings, RecordSizes, Side, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_MIN_FREQ,
-    FLAG_OFFSETS, FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX, LONE, LONE_AFTER,
-    LONE_BEFORE, LONE_MAX_FREQ,
+    BlockImpact, Part, Postings, RecordSizes, Side, COMPACT, COMPACT_BLOCK, FLAG_BLOOM, FLAG_FILTERS_FIRST,
+    FLAG_MIN_FREQ, FLAG_OFFSETS, FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX,
+    LONE_AFTER, LONE_BEFORE, LONE_MAX_FREQ,
 };
 use crate::bitpack::{decode_block, decode_stream, full_block_end};
 use crate::bloom::{self, FilterShape};
@@ -668,13 +668,13 @@ const NO_SKIP: Skip = Skip {
     impacts: (0, 0),
 };
 
-/// The longest a record's header can be: flags and at most eleven vints.
-/// A compact one-document record's sizes are worked out from all its bytes
-/// (flags, two vints, its skip entry, filters, positions and offsets), which
-/// must fit in it too: a read of the page a record starts on takes them
-/// all but when the record crosses into the next page.
-const MAX_HEADER: usize = 1 + 10 + 2 * 9 + 3 * LONE_MAX_FREQ as usize * 5 + 5;
-const _: () = assert!(MAX_HEADER >= 1 + 11 * 10);
+/// The most bytes a record's sizes take to work out: a full header is flags
+/// and at most eleven vints; a compact record's sizes come from its skip
+/// entry and doc block (of up to 128 documents, at most 3 KB with the
+/// header) or, of one document, from all of it. A read of the page a record
+/// starts on holds them but when the record crosses into the next page.
+const MAX_HEADER: usize = 4096;
+const _: () = assert!(MAX_HEADER >= 1 + 6 * 10 + (20 + 128 * 11) + 2 * (1 + 16 * 32 + 1 + 2 * 7));
 
 /// The end (in `data`) of the file page that byte `at` of `data` lies on.
 fn page_end(data: &FileSlice, at: usize) -> usize {
@@ -734,7 +734,11 @@ fn parse_layout(data: &FileSlice, start: usize, bytes: &[u8]) -> Result<Layout> 
     if flags & !known != 0 {
         return Err(r.corrupt("unknown record flags"));
     }
-    let d = if flags & LONE == LONE { read_lone(&mut r, flags)? } else { read_sizes(&mut r, flags)? };
+    let d = match flags & COMPACT == COMPACT {
+        true if flags & COMPACT_BLOCK != 0 => read_compact_block(&mut r, flags)?,
+        true => read_lone(&mut r, flags)?,
+        false => read_sizes(&mut r, flags)?,
+    };
     let blocks = (d.doc_freq as usize).div_ceil(BLOCK_LEN);
     let index_start = start + d.header_len;
     let header_and_skip = [d.index_len, d.skip_len].into_iter().try_fold(d.header_len, usize::checked_add);
@@ -845,9 +849,6 @@ fn read_sizes(r: &mut ByteReader, flags: u8) -> Result<Declared> {
 /// The sizes of a compact one-document record (format 8, `r` past its
 /// flags), worked out from its flags, skip entry, positions and offsets.
 fn read_lone(r: &mut ByteReader, flags: u8) -> Result<Declared> {
-    if flags & FLAG_OFFSETS != 0 && flags & FLAG_PACKED_OFFSETS == 0 {
-        return Err(r.corrupt("a compact one-document record with offsets of format 3"));
-    }
     let sides = [flags & LONE_BEFORE != 0, flags & LONE_AFTER != 0];
     let bloom = (flags & FLAG_BLOOM != 0).then(FilterShape::wiser);
     if bloom.is_none() && sides.contains(&true) {
@@ -871,10 +872,8 @@ fn read_lone(r: &mut ByteReader, flags: u8) -> Result<Declared> {
     } else {
         0
     };
-    // Read on as a one-block record of one document, its filters first.
-    let flags = flags & !(FLAG_SKIP_INDEX | LONE_BEFORE | LONE_AFTER);
     Ok(Declared {
-        flags: flags | if bloom.is_some() { FLAG_FILTERS_FIRST } else { 0 },
+        flags: as_one_block(flags & !(LONE_BEFORE | LONE_AFTER)),
         doc_freq: 1,
         total_term_freq: u64::from(freq),
         header_len,
@@ -884,6 +883,58 @@ fn read_lone(r: &mut ByteReader, flags: u8) -> Result<Declared> {
         bloom,
         compact: Some(sides),
     })
+}
+
+/// The sizes of a compact record of 2 to 128 documents (format 8, `r` past
+/// its flags): those of its skip entry and doc block worked out from them.
+fn read_compact_block(r: &mut ByteReader, flags: u8) -> Result<Declared> {
+    if flags & (FLAG_FILTERS_FIRST | FLAG_MIN_FREQ) != 0 {
+        return Err(r.corrupt("a compact record with flags it cannot have"));
+    }
+    let doc_freq = r.vint_u32()?;
+    if !(2..=BLOCK_LEN as u32).contains(&doc_freq) {
+        return Err(r.corrupt("a compact record of more than a block, or of one document"));
+    }
+    let total_term_freq = r.vint()? + u64::from(doc_freq);
+    let mut stored_len = |flag: u8| if flags & flag != 0 { r.vint().map(|v| v as usize) } else { Ok(0) };
+    let (pos_len, off_len, bloom_len) =
+        (stored_len(FLAG_POSITIONS)?, stored_len(FLAG_OFFSETS)?, stored_len(FLAG_BLOOM)?);
+    let header_len = r.position();
+    r.vint()?; // the skip entry: its last doc, then its impacts
+    for _ in 0..r.vint()? {
+        r.vint()?;
+        r.u8()?;
+    }
+    let skip_len = r.position() - header_len;
+    let docs_start = r.position();
+    if doc_freq < BLOCK_LEN as u32 {
+        skip_vints(r, 2 * doc_freq)?; // doc gaps, then frequencies
+    } else {
+        for _ in 0..2 {
+            let (_, end) = full_block_end(r.rest(), 0);
+            r.take(end)?;
+        }
+    }
+    Ok(Declared {
+        flags: as_one_block(flags & !COMPACT_BLOCK),
+        doc_freq,
+        total_term_freq,
+        header_len,
+        index_len: 0,
+        skip_len,
+        lens: [r.position() - docs_start, pos_len, off_len, bloom_len],
+        bloom: (flags & FLAG_BLOOM != 0).then(FilterShape::wiser),
+        compact: None,
+    })
+}
+
+/// A compact record's flags (bits 4-6 cleared) as those of the one-block
+/// record it is read as: offsets packed, filters first.
+fn as_one_block(flags: u8) -> u8 {
+    let implied = [(FLAG_OFFSETS, FLAG_PACKED_OFFSETS), (FLAG_BLOOM, FLAG_FILTERS_FIRST)];
+    implied
+        .iter()
+        .fold(flags & !FLAG_SKIP_INDEX, |f, &(has, implies)| if f & has != 0 { f | implies } else { f })
 }
 
 /// Reads past `n` vints; returns the bytes they took.

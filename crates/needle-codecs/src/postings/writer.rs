@@ -1,9 +1,9 @@
 //! Writes one grouped record (format: see the module above).
 
 use super::{
-    BlockImpact, BloomPostings, TermPostings, FLAG_BLOOM, FLAG_FILTERS_FIRST, FLAG_MIN_FREQ, FLAG_OFFSETS,
-    FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX, LONE, LONE_AFTER, LONE_BEFORE,
-    LONE_FREQ_BITS, LONE_MAX_FREQ, PAGE_BLOCKS,
+    BlockImpact, BloomPostings, TermPostings, COMPACT, COMPACT_BLOCK, FLAG_BLOOM, FLAG_FILTERS_FIRST,
+    FLAG_MIN_FREQ, FLAG_OFFSETS, FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX,
+    LONE_AFTER, LONE_BEFORE, LONE_FREQ_BITS, LONE_MAX_FREQ, PAGE_BLOCKS,
 };
 use crate::bitpack::{encode_block, encode_stream};
 use crate::bloom::FilterShape;
@@ -151,12 +151,23 @@ pub fn write_record_with(
         | (u8::from(!index.is_empty()) * FLAG_SKIP_INDEX)
         | (u8::from(one_block) * FLAG_ONE_BLOCK);
     let ttf: u64 = p.freqs.iter().map(|&f| u64::from(f)).sum();
-    let compact =
-        lone && ttf <= u64::from(LONE_MAX_FREQ) && filters.as_ref().is_none_or(|(_, kept)| kept.is_wiser());
-    if compact {
-        // Its other sizes are worked out from its bytes, and its flags hold
-        // its filters' bitmaps (see the module above).
-        let mut flags = (flags & !(FLAG_MIN_FREQ | FLAG_FILTERS_FIRST)) | LONE;
+    // A compact record leaves out what its bytes give (see the module above).
+    let compact = one_block
+        && (!lone || ttf <= u64::from(LONE_MAX_FREQ))
+        && filters.as_ref().is_none_or(|(_, kept)| kept.is_wiser() && kept.min_freq() == 1);
+    let compact_flags = (flags & !(FLAG_MIN_FREQ | FLAG_FILTERS_FIRST | FLAG_PACKED_OFFSETS)) | COMPACT;
+    if compact && !lone {
+        out.push(compact_flags | COMPACT_BLOCK);
+        write_vint(out, p.docs.len() as u64);
+        write_vint(out, ttf - p.docs.len() as u64);
+        for (section, stored) in [(&pos, with_positions), (&off, with_offsets), (&bloom, filters.is_some())] {
+            if stored {
+                write_vint(out, section.len() as u64);
+            }
+        }
+    } else if compact {
+        // Its flags hold its filters' bitmaps.
+        let mut flags = compact_flags;
         if filters.is_some() {
             let bitmaps: Vec<u8> = bloom.drain(..2).collect();
             flags |= (bitmaps[0] * LONE_BEFORE) | (bitmaps[1] * LONE_AFTER);
