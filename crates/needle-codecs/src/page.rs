@@ -16,6 +16,13 @@ pub const PAGE: u64 = 4096;
 /// KB left 0.56 MB of the shared corpus's documents as padding, 4 MB 0.25 MB.)
 const FILL_WINDOW: u64 = 4 << 20;
 
+/// A gap left smaller than this stays padding: few records are that small.
+const MIN_GAP: u64 = 8;
+
+/// The most gaps open at once (the oldest closes first). A record is offered
+/// to them oldest first; one larger than every gap passes at once.
+const MAX_GAPS: usize = 1024;
+
 /// Where a record of `len` bytes should start if the next free byte is `at`:
 /// `at`, or the next page boundary when starting there spans fewer pages
 /// (so `len` bytes of at most one page never straddle two).
@@ -47,6 +54,8 @@ pub struct PackedWriter {
     base: u64,
     /// The open gaps (file offsets, zeros in `pending`), oldest first.
     gaps: VecDeque<Range<u64>>,
+    /// At least the size of the largest open gap.
+    largest_gap: u64,
     /// [`FILL_WINDOW`], smaller in tests.
     window: u64,
 }
@@ -58,7 +67,7 @@ impl PackedWriter {
 
     fn with_window(out: ChecksummedWriter, window: u64) -> Self {
         let base = out.position();
-        PackedWriter { out, pending: Vec::new(), base, gaps: VecDeque::new(), window }
+        PackedWriter { out, pending: Vec::new(), base, gaps: VecDeque::new(), largest_gap: 0, window }
     }
 
     /// The end of what is placed: where the next record would go after padding.
@@ -77,6 +86,7 @@ impl PackedWriter {
         let at = aligned_start(end, kept.min(len));
         if at > end {
             self.gaps.push_back(end..at);
+            self.largest_gap = self.largest_gap.max(at - end);
         }
         self.pending.resize((at - self.base) as usize, 0);
         self.pending.extend_from_slice(record);
@@ -101,12 +111,19 @@ impl PackedWriter {
     /// Puts `record` in the oldest gap that holds it; its offset, or `None`.
     fn fill(&mut self, record: &[u8]) -> Option<u64> {
         let len = record.len() as u64;
-        let i = self.gaps.iter().position(|g| g.end - g.start >= len)?;
+        if len > self.largest_gap {
+            return None;
+        }
+        let Some(i) = self.gaps.iter().position(|g| g.end - g.start >= len) else {
+            // Most records fit no gap: the next ones that do not fit this are passed at once.
+            self.largest_gap = self.gaps.iter().map(|g| g.end - g.start).max().unwrap_or(0);
+            return None;
+        };
         let at = self.gaps[i].start;
         let from = (at - self.base) as usize;
         self.pending[from..from + record.len()].copy_from_slice(record);
         self.gaps[i].start += len;
-        if self.gaps[i].is_empty() {
+        if self.gaps[i].end - self.gaps[i].start < MIN_GAP {
             self.gaps.remove(i);
         }
         Some(at)
@@ -114,7 +131,7 @@ impl PackedWriter {
 
     fn close_old_gaps(&mut self) {
         let end = self.position();
-        while self.gaps.front().is_some_and(|g| end - g.start > self.window) {
+        while self.gaps.len() > MAX_GAPS || self.gaps.front().is_some_and(|g| end - g.start > self.window) {
             self.gaps.pop_front();
         }
     }
