@@ -155,27 +155,9 @@ pub fn write_record_with(
     let compact = one_block
         && (!lone || ttf <= u64::from(LONE_MAX_FREQ))
         && filters.as_ref().is_none_or(|(_, kept)| kept.is_wiser() && kept.min_freq() == 1);
-    let compact_flags = (flags & !(FLAG_MIN_FREQ | FLAG_FILTERS_FIRST | FLAG_PACKED_OFFSETS)) | COMPACT;
-    if compact && !lone {
-        out.push(compact_flags | COMPACT_BLOCK);
-        write_vint(out, p.docs.len() as u64);
-        write_vint(out, ttf - p.docs.len() as u64);
-        for (section, stored) in [(&pos, with_positions), (&off, with_offsets), (&bloom, filters.is_some())] {
-            if stored {
-                write_vint(out, section.len() as u64);
-            }
-        }
-    } else if compact {
-        // Its flags hold its filters' bitmaps.
-        let mut flags = compact_flags;
-        if filters.is_some() {
-            let bitmaps: Vec<u8> = bloom.drain(..2).collect();
-            flags |= (bitmaps[0] * LONE_BEFORE) | (bitmaps[1] * LONE_AFTER);
-        }
-        out.push(flags);
-        // Its skip entry: the doc and the frequency in one vint, no norm.
-        skip.clear();
-        write_vint(skip, (u64::from(p.docs[0]) << LONE_FREQ_BITS) | (ttf - 1));
+    if compact {
+        let sizes = [with_positions.then_some(pos.len()), with_offsets.then_some(off.len())];
+        write_compact_header(out, flags, p, ttf, sizes, skip, filters.is_some().then_some(bloom));
     } else {
         out.push(flags);
         write_full_header(
@@ -204,6 +186,40 @@ pub fn write_record_with(
         offsets: off.len() as u64,
         bloom: bloom.len() as u64,
     }
+}
+
+/// A compact record's header (format 8: see the module above): its flags
+/// and what its bytes do not give. `sizes`: of its positions and offsets, if
+/// stored. One of one document takes `skip`'s entry into one vint of its doc
+/// and frequency and its filters' bitmaps (`bloom`'s first two bytes) into
+/// its flags.
+fn write_compact_header(
+    out: &mut Vec<u8>,
+    flags: u8,
+    p: &TermPostings,
+    ttf: u64,
+    sizes: [Option<usize>; 2],
+    skip: &mut Vec<u8>,
+    bloom: Option<&mut Vec<u8>>,
+) {
+    let flags = (flags & !(FLAG_MIN_FREQ | FLAG_FILTERS_FIRST | FLAG_PACKED_OFFSETS)) | COMPACT;
+    if p.docs.len() > 1 {
+        out.push(flags | COMPACT_BLOCK);
+        write_vint(out, p.docs.len() as u64);
+        write_vint(out, ttf - p.docs.len() as u64);
+        for len in sizes.into_iter().chain([bloom.map(|b| b.len())]).flatten() {
+            write_vint(out, len as u64);
+        }
+        return;
+    }
+    let sides = bloom.map_or(0, |b| {
+        let sides = (b[0] * LONE_BEFORE) | (b[1] * LONE_AFTER);
+        b.drain(..2);
+        sides
+    });
+    out.push(flags | sides);
+    skip.clear();
+    write_vint(skip, (u64::from(p.docs[0]) << LONE_FREQ_BITS) | (ttf - 1));
 }
 
 /// A header's counts and section sizes (`sections`: the skip entries, docs,
