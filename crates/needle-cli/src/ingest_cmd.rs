@@ -66,13 +66,11 @@ fn stream(
                 }
             });
         }
-        let mut line_no = 0;
-        for line in lines.lines() {
-            line_no += 1;
-            let line = match line {
-                Ok(l) => l,
+        for line in crate::input::bounded_lines(lines, needle_engine::MAX_LINE_BYTES) {
+            let (line_no, line) = match line {
+                Ok(numbered) => numbered,
                 Err(e) => {
-                    first_error.lock().unwrap().get_or_insert(Error::invalid(e.to_string()).at_line(line_no));
+                    first_error.lock().unwrap().get_or_insert(e);
                     break;
                 }
             };

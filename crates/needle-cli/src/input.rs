@@ -29,6 +29,39 @@ pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>> {
     Ok(Box::new(whole))
 }
 
+/// The lines of `input` with their numbers (from 1), ends cut, each at most
+/// `max` bytes: a longer one, or one not UTF-8, is an error naming its line
+/// and ends the lines, and no more than `max` bytes of it are held (`lines()`
+/// would read it whole).
+pub fn bounded_lines(
+    input: &mut dyn BufRead,
+    max: usize,
+) -> impl Iterator<Item = Result<(u64, String)>> + '_ {
+    let mut line_no = 0u64;
+    let mut failed = false;
+    std::iter::from_fn(move || {
+        if failed {
+            return None;
+        }
+        line_no += 1;
+        let mut buf = Vec::new();
+        let line = match (&mut *input).take(max as u64 + 1).read_until(b'\n', &mut buf) {
+            Ok(0) => return None,
+            Ok(n) if n > max && buf.last() != Some(&b'\n') => {
+                Err(Error::invalid(format!("longer than the {max} bytes a line may take")))
+            }
+            Ok(_) => {
+                let end = buf.len() - usize::from(buf.ends_with(b"\n")) - usize::from(buf.ends_with(b"\r\n"));
+                buf.truncate(end);
+                String::from_utf8(buf).map_err(|_| Error::invalid("not UTF-8"))
+            }
+            Err(e) => Err(Error::io("<input>", e)),
+        };
+        failed = line.is_err();
+        Some(line.map(|l| (line_no, l)).map_err(|e| e.at_line(line_no)))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::Write;
@@ -66,5 +99,22 @@ mod tests {
         open(fifo.to_str().unwrap()).unwrap().read_to_string(&mut s).unwrap();
         writer.join().unwrap();
         assert_eq!(s, "{\"id\":\"first\"}\n{\"id\":\"second\"}\n");
+    }
+
+    /// Lines come back numbered without their ends; one longer than the limit
+    /// is an error naming it, and nothing is read after it.
+    #[test]
+    fn bounded_lines_refuse_a_long_line_by_its_number() {
+        let text = b"one\r\ntwo\n\nthree is long\nfour\n";
+        let mut input = io::Cursor::new(&text[..]);
+        let lines: Vec<_> = bounded_lines(&mut input, 8).collect();
+        let ok: Vec<_> = lines[..3].iter().map(|l| l.as_ref().unwrap().clone()).collect();
+        assert_eq!(ok, [(1, "one".to_string()), (2, "two".into()), (3, String::new())]);
+        let error = lines[3].as_ref().unwrap_err().to_string();
+        assert!(error.contains("line 4") && error.contains("8 bytes"), "{error}");
+        assert_eq!(lines.len(), 4);
+        let mut input = io::Cursor::new(&b"last line without an end"[..]);
+        let all: Vec<_> = bounded_lines(&mut input, 100).map(Result::unwrap).collect();
+        assert_eq!(all, [(1, "last line without an end".to_string())]);
     }
 }

@@ -37,12 +37,12 @@ pub fn run(index: &Path, input: Option<&Path>, args: &[String]) -> Result<ExitCo
 /// read before any is made (a bad line changes nothing).
 fn read_updates(input: &mut dyn BufRead) -> Result<Vec<Update>> {
     let mut out = Vec::new();
-    for (n, line) in input.lines().enumerate() {
-        let line = line.map_err(|e| Error::io("<input>", e))?;
+    for line in crate::input::bounded_lines(input, needle_engine::MAX_LINE_BYTES) {
+        let (n, line) = line?;
         if line.trim().is_empty() {
             continue;
         }
-        let bad = |reason: String| Error::invalid(reason).at_line(n as u64 + 1);
+        let bad = |reason: String| Error::invalid(reason).at_line(n);
         let mut v: Value = serde_json::from_str(&line).map_err(|e| bad(format!("not JSON: {e}")))?;
         let text = |v: &mut Value, key: &str| match v.get_mut(key).map(Value::take) {
             Some(Value::String(s)) => Ok(s),

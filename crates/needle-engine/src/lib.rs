@@ -78,6 +78,6 @@ pub use values::{
 pub use wal::Replayed;
 pub use writer::{
     Durability, IfCurrent, ImportOptions, ImportProgress, ImportSummary, IndexWriter, WriteOutcome,
-    WriterOptions,
+    WriterOptions, MAX_LINE_BYTES,
 };
 pub use zone::Zone;

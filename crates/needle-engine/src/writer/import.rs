@@ -180,7 +180,7 @@ fn earliest(a: Option<Error>, b: Error) -> Error {
 /// The longest line a document may take: the body the server accepts
 /// (Elasticsearch's `http.max_content_length`). A longer line is refused (or
 /// skipped, with `skip_bad`) without holding more than this of it.
-const MAX_LINE_BYTES: usize = 100 << 20;
+pub const MAX_LINE_BYTES: usize = 100 << 20;
 
 /// How [`read_chunks`] reads.
 struct Reading<'a> {
