@@ -45,11 +45,9 @@ pub fn bounded_lines(
         }
         line_no += 1;
         let mut buf = Vec::new();
-        let line = match (&mut *input).take(max as u64 + 1).read_until(b'\n', &mut buf) {
-            Ok(0) => return None,
-            Ok(n) if n > max && buf.last() != Some(&b'\n') => {
-                Err(Error::invalid(format!("longer than the {max} bytes a line may take")))
-            }
+        let line = match needle_engine::read_line_within(input, max, &mut buf) {
+            Ok((0, _)) => return None,
+            Ok((_, true)) => Err(Error::invalid(format!("longer than the {max} bytes a line may take"))),
             Ok(_) => {
                 let end = buf.len() - usize::from(buf.ends_with(b"\n")) - usize::from(buf.ends_with(b"\r\n"));
                 buf.truncate(end);

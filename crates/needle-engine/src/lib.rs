@@ -77,7 +77,7 @@ pub use values::{
 };
 pub use wal::Replayed;
 pub use writer::{
-    Durability, IfCurrent, ImportOptions, ImportProgress, ImportSummary, IndexWriter, WriteOutcome,
-    WriterOptions, MAX_LINE_BYTES,
+    read_line_within, Durability, IfCurrent, ImportOptions, ImportProgress, ImportSummary, IndexWriter,
+    WriteOutcome, WriterOptions, MAX_LINE_BYTES,
 };
 pub use zone::Zone;

@@ -185,8 +185,7 @@ impl DocStoreReader {
         let mut bytes = frame.to_vec();
         if self.version < 5 {
             // Today's frames leave out zstd's magic number (checked above: the frame parsed).
-            let (head, _) = self.split(&frame);
-            let at = head.as_ptr() as usize - frame.as_ptr() as usize + head.len();
+            let at = frame.len() - self.split(&frame).1.len();
             bytes.drain(at..at + ZSTD_MAGIC.len());
         }
         Ok(Some(Frame { bytes, raw_len, dict: self.dictionary_of(doc) }))
@@ -206,9 +205,15 @@ impl DocStoreReader {
 
     /// The length a compressed source's frame header gives, if it parses.
     fn content_size(&self, compressed: &[u8]) -> Option<u64> {
-        // A frame header is at most 18 bytes with the magic number.
-        let header = self.zstd_frame(&compressed[..compressed.len().min(18)]);
-        zstd::zstd_safe::get_frame_content_size(&header).ok().flatten()
+        if self.version < 5 {
+            return zstd::zstd_safe::get_frame_content_size(compressed).ok().flatten();
+        }
+        // A frame header is at most 18 bytes with the magic number: put it back on the stack.
+        let mut header = [0u8; 18];
+        let len = compressed.len().min(header.len() - ZSTD_MAGIC.len());
+        header[..ZSTD_MAGIC.len()].copy_from_slice(&ZSTD_MAGIC);
+        header[ZSTD_MAGIC.len()..ZSTD_MAGIC.len() + len].copy_from_slice(&compressed[..len]);
+        zstd::zstd_safe::get_frame_content_size(&header[..ZSTD_MAGIC.len() + len]).ok().flatten()
     }
 
     /// A frame's head and compressed source (format 1 kept no head apart).

@@ -193,6 +193,20 @@ struct Reading<'a> {
     progress: &'a ImportProgress,
 }
 
+/// Reads the next line of `input` into `buf` (its end kept), holding at most
+/// `max` bytes of it: the bytes it took (0 at the end), and whether it was
+/// longer than `max` (its rest is read past, not held).
+pub fn read_line_within(
+    input: &mut dyn BufRead,
+    max: usize,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<(usize, bool)> {
+    let n = Read::take(&mut *input, max as u64 + 1).read_until(b'\n', buf)?;
+    let too_long = n > max && buf.last() != Some(&b'\n');
+    let rest = if too_long { input.skip_until(b'\n')? } else { 0 };
+    Ok((n + rest, too_long))
+}
+
 /// Reads lines into chunks of about `chunk_bytes`; `send` returns false to
 /// stop. A skipped line stays in its chunk as an empty line, so line numbers hold.
 fn read_chunks(
@@ -210,16 +224,11 @@ fn read_chunks(
         buf.clear();
         let at = line_no + 1;
         let read_failed = |e: std::io::Error| Error::invalid(format!("read failed: {e}")).at_line(at);
-        let mut n =
-            Read::take(&mut *input, max_line as u64 + 1).read_until(b'\n', &mut buf).map_err(read_failed)?;
+        let (n, too_long) = read_line_within(input, max_line, &mut buf).map_err(read_failed)?;
         if n == 0 || abort.load(Ordering::Relaxed) {
             break;
         }
         line_no += 1;
-        let too_long = n > max_line && buf.last() != Some(&b'\n');
-        if too_long {
-            n += input.skip_until(b'\n').map_err(read_failed)?;
-        }
         progress.bytes.fetch_add(n as u64, Ordering::Relaxed);
         let line = match String::from_utf8(std::mem::take(&mut buf)) {
             _ if too_long => {

@@ -31,7 +31,7 @@ use needle_core::{Error, Result};
 use needle_storage::Directory;
 
 use self::import::{delete_segment, run_import};
-pub use self::import::{ImportOptions, ImportProgress, ImportSummary, MAX_LINE_BYTES};
+pub use self::import::{read_line_within, ImportOptions, ImportProgress, ImportSummary, MAX_LINE_BYTES};
 use self::merge::{run_merge, MergePolicy};
 use crate::document::{analyze, parse_document};
 use crate::index::{Index, LOCK_FILE};
