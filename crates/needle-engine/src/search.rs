@@ -309,7 +309,7 @@ pub(crate) fn fetch(
             None => BTreeMap::new(),
         };
         needle_core::read_error::check()?;
-        let version = request.versions.then_some((at.version, at.seq_no));
+        let version = request.versions.then_some((at.version, at.shown_seq_no()));
         let source = request.source.then_some(source);
         let mut fields = BTreeMap::new();
         for shown in &request.value_fields {

@@ -101,7 +101,7 @@ impl Searcher {
         let views = self.snapshot.views();
         let Some((i, doc)) = find_id(&views, id)? else { return Ok(None) };
         let (id, at, source) = stored_document_versioned(views[i].0, doc)?;
-        Ok(Some(StoredDocument { id, source, version: at.version, seq_no: at.seq_no }))
+        Ok(Some(StoredDocument { id, source, version: at.version, seq_no: at.shown_seq_no() }))
     }
 
     /// The doc values of `field` in the live document with `_id` `id`, as

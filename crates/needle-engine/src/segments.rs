@@ -43,7 +43,7 @@ pub enum IfCurrent {
     Any,
     /// Only if there is no live document with the `_id`.
     Absent,
-    /// Only if the live document's sequence number is this one.
+    /// Only if the live document's `_seq_no` is this one.
     SeqNo(u64),
 }
 
@@ -54,9 +54,9 @@ impl IfCurrent {
             (IfCurrent::Absent, Some(c)) => {
                 conflict(format!("document already exists (current version [{}])", c.version))
             }
-            (IfCurrent::SeqNo(want), Some(c)) if c.seq_no != want => conflict(format!(
+            (IfCurrent::SeqNo(want), Some(c)) if c.shown_seq_no() != want => conflict(format!(
                 "required seqNo [{want}], primary term [1]. current document has seqNo [{}] and primary term [1]",
-                c.seq_no
+                c.shown_seq_no()
             )),
             (IfCurrent::SeqNo(want), None) => {
                 conflict(format!("required seqNo [{want}], primary term [1] but no document was found"))
@@ -72,11 +72,19 @@ type DocAt = (usize, DocId);
 /// What a write did.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Written {
+    /// The write's number in the log (from 1; its `_seq_no` is one less).
     pub lsn: u64,
     /// The version of the document it replaced or deleted.
     pub previous: Option<DocVersion>,
     /// The written document's (or for a delete, the deletion's) version and sequence number.
     pub version: DocVersion,
+}
+
+impl Written {
+    /// The write's `_seq_no`: Elasticsearch counts from 0.
+    pub fn seq_no(&self) -> u64 {
+        self.lsn - 1
+    }
 }
 
 pub(crate) enum SegmentData {

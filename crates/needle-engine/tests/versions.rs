@@ -46,6 +46,34 @@ fn versions_count_writes_and_conditions_guard_them() {
 }
 
 #[test]
+fn sequence_numbers_count_from_zero_and_imported_documents_share_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let index = Index::open_or_create(tmp.path(), None).unwrap();
+    let writer = index.writer(durable()).unwrap();
+    let lines = r#"{"id":"i1","body":"imported"}"#.to_string() + "\n" + r#"{"id":"i2","body":"imported"}"#;
+    writer.import(&mut std::io::Cursor::new(lines), &Default::default(), &Default::default()).unwrap();
+    let imported = writer.searcher().get_document("i1").unwrap().unwrap();
+    assert_eq!((imported.version, imported.seq_no), (1, 0), "an imported document has no log number");
+    let first = writer.put(Some("a"), r#"{"body":"first"}"#, IfCurrent::Any).unwrap();
+    assert_eq!(first.seq_no, 1, "the first logged write after an import does not show 0");
+    let replaced = writer.put(Some("i1"), r#"{"body":"replaced"}"#, IfCurrent::SeqNo(0)).unwrap();
+    assert_eq!(replaced.version, 2);
+    assert!(writer.put(Some("i1"), r#"{"body":"stale"}"#, IfCurrent::SeqNo(0)).is_err());
+
+    let fresh = tempfile::tempdir().unwrap();
+    let index = Index::open_or_create(fresh.path(), None).unwrap();
+    let writer = index.writer(durable()).unwrap();
+    let first = writer.put(Some("a"), r#"{"body":"first"}"#, IfCurrent::Any).unwrap();
+    assert_eq!(first.seq_no, 0, "a new index's first write, as Elasticsearch numbers it");
+    assert_eq!(writer.searcher().get_document("a").unwrap().unwrap().seq_no, 0);
+    writer.put(Some("a"), r#"{"body":"second"}"#, IfCurrent::SeqNo(0)).unwrap();
+    writer.delete_by_query("nothing_matches_this").unwrap();
+    drop(writer);
+    let reopened = Index::open(fresh.path()).unwrap();
+    assert_eq!(reopened.searcher().get_document("a").unwrap().unwrap().seq_no, 1, "replayed from the log");
+}
+
+#[test]
 fn versions_survive_commits_merges_and_a_crash() {
     let tmp = tempfile::tempdir().unwrap();
     let index = Index::open_or_create(tmp.path(), None).unwrap();

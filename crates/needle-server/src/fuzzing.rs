@@ -17,11 +17,15 @@ use crate::server::{App, Shared};
 
 const INDEX: &str = "fuzz";
 
+/// The prefix of each process's scratch folder in the temp directory.
+const SCRATCH: &str = "needle-fuzz-server-";
+
 /// The server state, over a scratch folder of this process, made once.
 fn app() -> &'static Shared {
     static APP: OnceLock<Shared> = OnceLock::new();
     APP.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("needle-fuzz-server-{}", std::process::id()));
+        remove_dead_scratch();
+        let dir = scratch_of(std::process::id());
         let _ = std::fs::remove_dir_all(&dir);
         let catalog = Catalog::open(&dir).expect("a scratch data folder");
         let mapping = json!({"properties": {
@@ -75,7 +79,45 @@ pub fn search_body(data: &[u8]) {
 
 /// Removes this process's scratch folder (after a replay of the corpus).
 pub fn clean_up() {
-    let _ = std::fs::remove_dir_all(
-        std::env::temp_dir().join(format!("needle-fuzz-server-{}", std::process::id())),
-    );
+    let _ = std::fs::remove_dir_all(scratch_of(std::process::id()));
+}
+
+fn scratch_of(pid: u32) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("{SCRATCH}{pid}"))
+}
+
+/// Removes the scratch folders of processes that have ended: a fuzzing
+/// process runs until it is stopped, so it never calls [`clean_up`].
+fn remove_dead_scratch() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name.to_str().and_then(|n| n.strip_prefix(SCRATCH)).and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid.filter(|&p| !process_runs(p)) {
+            let _ = std::fs::remove_dir_all(scratch_of(pid));
+        }
+    }
+}
+
+/// Whether process `pid` runs; where that cannot be told, as if it did.
+fn process_runs(pid: u32) -> bool {
+    !cfg!(target_os = "linux") || std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scratch_folders_of_ended_processes_are_removed() {
+        // Above the kernel's largest process id: never a running process.
+        let (dead, alive) = (scratch_of(4_000_000_000), scratch_of(std::process::id()));
+        for dir in [&dead, &alive] {
+            std::fs::create_dir_all(dir.join("index")).unwrap();
+        }
+        remove_dead_scratch();
+        assert!(!dead.exists(), "an ended process's folder is removed");
+        assert!(alive.exists(), "a running process's folder stays");
+        clean_up();
+    }
 }

@@ -25,7 +25,18 @@ use crate::bytes::{read_vint_lenient, write_vint, ByteReader};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DocVersion {
     pub version: u64,
+    /// The write-ahead log's number of the write, counted from 1; 0 for a
+    /// document imported without the log.
     pub seq_no: u64,
+}
+
+impl DocVersion {
+    /// Elasticsearch's `_seq_no`, which counts from 0: the log's number less
+    /// one (0 too for an imported document; the first import takes the
+    /// log's number 1, so no logged write shares it).
+    pub fn shown_seq_no(self) -> u64 {
+        self.seq_no.saturating_sub(1)
+    }
 }
 
 /// A stored record, decoded.

@@ -90,9 +90,12 @@ impl Wal {
         self.lock().file_bytes
     }
 
-    /// Returns once every record up to `lsn` is on disk (fsynced).
+    /// Returns once every record up to `lsn` is on disk (fsynced); for a
+    /// number not appended yet, every record appended (waiting for one no
+    /// write has taken would never end).
     pub fn sync_to(&self, lsn: u64) -> Result<()> {
         let mut st = self.lock();
+        let lsn = lsn.min(st.appended);
         loop {
             if let Some(e) = &st.failed {
                 return Err(Error::Poisoned { cause: format!("the write-ahead log failed earlier: {e}") });

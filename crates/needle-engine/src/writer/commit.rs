@@ -159,6 +159,11 @@ impl SegmentSet {
         names: Vec<String>,
     ) -> Result<CommitPlan> {
         self.freeze();
+        if !imported.is_empty() && self.next_lsn == 1 {
+            // Imported documents have no log number and show `_seq_no` 0: a
+            // logged write showing it too would pass another's `if_seq_no`.
+            self.next_lsn = 2;
+        }
         for (reader, name) in imported.into_iter().zip(names) {
             self.add_imported(reader, name)?;
         }

@@ -117,7 +117,7 @@ pub struct WriteOutcome {
     /// 1 for a new document, one more than the replaced one's for a replacement;
     /// for a delete, one more than the deleted document's.
     pub version: u64,
-    /// The write's place in the index's order of changes.
+    /// The write's place in the index's order of changes, from 0.
     pub seq_no: u64,
     /// Whether the `_id` was new (no live document had it).
     pub created: bool,
@@ -128,7 +128,7 @@ impl WriteOutcome {
         WriteOutcome {
             id,
             version: written.version.version,
-            seq_no: written.version.seq_no,
+            seq_no: written.version.shown_seq_no(),
             created: written.previous.is_none(),
         }
     }
@@ -220,8 +220,8 @@ impl IndexWriter {
     /// document with the same `_id`. It is searchable when this returns, and
     /// durable too in `durable` mode. Returns its `_id`.
     pub fn add(&self, json: &str) -> Result<String> {
-        let (id, lsn) = self.add_deferred(json)?;
-        self.durable_through(lsn)?;
+        let (id, seq_no) = self.add_deferred(json)?;
+        self.durable_through(seq_no)?;
         Ok(id)
     }
 
@@ -242,7 +242,7 @@ impl IndexWriter {
     /// fsync (group commit). Returns the `_id` and the sequence number.
     pub fn add_deferred(&self, json: &str) -> Result<(String, u64)> {
         let (id, written) = self.core.write_doc(None, json, IfCurrent::Any)?;
-        Ok((id, written.lsn))
+        Ok((id, written.seq_no()))
     }
 
     /// Indexes `source` (a JSON object) as `_id` `id` (a generated one when
@@ -271,8 +271,8 @@ impl IndexWriter {
     /// Deletes the document with `_id` `id` if `condition` holds for it;
     /// `None` when there was none.
     pub fn remove(&self, id: &str, condition: IfCurrent) -> Result<Option<WriteOutcome>> {
-        let (outcome, lsn) = self.remove_deferred(id, condition)?;
-        self.durable_through(lsn)?;
+        let (outcome, seq_no) = self.remove_deferred(id, condition)?;
+        self.durable_through(seq_no)?;
         Ok(outcome)
     }
 
@@ -280,7 +280,7 @@ impl IndexWriter {
     /// also returns the sequence number to wait for.
     pub fn remove_deferred(&self, id: &str, condition: IfCurrent) -> Result<(Option<WriteOutcome>, u64)> {
         let written = self.core.delete(id, condition)?;
-        Ok((written.previous.map(|_| WriteOutcome::of(id.to_string(), written)), written.lsn))
+        Ok((written.previous.map(|_| WriteOutcome::of(id.to_string(), written)), written.seq_no()))
     }
 
     /// Sets numeric field `field` (a long, double or date field; or a binary
@@ -330,10 +330,10 @@ impl IndexWriter {
         Ok(WriteOutcome::of(id.to_string(), written))
     }
 
-    /// Returns once every change up to sequence number `lsn` is durable (at
+    /// Returns once every change up to `_seq_no` `seq_no` is durable (at
     /// once outside `durable` mode); a failed fsync poisons the index.
-    pub fn durable_through(&self, lsn: u64) -> Result<()> {
-        self.core.durable(lsn)
+    pub fn durable_through(&self, seq_no: u64) -> Result<()> {
+        self.core.durable(seq_no + 1)
     }
 
     /// Deletes the document with `_id` `id`; returns whether there was one.

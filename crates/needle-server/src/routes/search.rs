@@ -977,13 +977,15 @@ pub async fn delete_by_query(State(app): State<Shared>, Path(index): Path<String
             let (searcher, q) = searcher_and_query(&h, &query)?;
             let ids = searcher.matching_ids(&q)?;
             total += ids.len() as u64;
-            let mut last = 0;
+            let mut last = None;
             for id in &ids {
                 let (outcome, seq_no) = h.writer.remove_deferred(id, IfCurrent::Any)?;
                 deleted += u64::from(outcome.is_some());
-                last = seq_no;
+                last = Some(seq_no);
             }
-            h.writer.durable_through(last)?;
+            if let Some(seq_no) = last {
+                h.writer.durable_through(seq_no)?;
+            }
         }
         Ok(respond::ok(&json!({
             "took": started.elapsed().as_millis() as u64,

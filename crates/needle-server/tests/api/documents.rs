@@ -13,6 +13,7 @@ fn a_document_through_its_life() {
     assert_eq!((created["result"].as_str(), created["_version"].as_u64()), (Some("created"), Some(1)));
     assert_eq!(created["forced_refresh"], json!(true));
     let seq_no = created["_seq_no"].as_u64().unwrap();
+    assert_eq!(seq_no, 0, "a new index's first write, as Elasticsearch numbers it");
 
     // Searchable and readable at once, with its version.
     let (status, got) = s.json("GET", "/books/_doc/1", None);
