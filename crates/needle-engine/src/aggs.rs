@@ -996,16 +996,13 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
             grouping.group(|id, rows| fill(agg, plan, id_bucket(by_id, id, || new_bucket(agg)), batch, rows));
         }
         (State::Metric { count, sum, min, max }, AggKind::Metric(..)) => {
-            let mut add = |x: f64| {
-                *count += 1;
-                *sum += x;
-                *min = min.min(x);
-                *max = max.max(x);
-            };
+            // Summed in registers: stores to the state would chain each value to the last.
+            let mut sums = Sums { count: *count, sum: *sum, min: *min, max: *max };
             match field.kind {
-                FieldKind::Double => each_value(values, rows, |v| add(sortable_to_double(v))),
-                _ => each_value(values, rows, |v| add(v as f64)),
+                FieldKind::Double => each_value(values, rows, |v| sums.add(sortable_to_double(v))),
+                _ => add_integers(&mut sums, values, rows),
             }
+            (*count, *sum, *min, *max) = (sums.count, sums.sum, sums.min, sums.max);
         }
         (State::Distinct { seen, ids }, _) => match field.kind {
             FieldKind::Keyword => each_value(values, rows, |id| {
@@ -1070,6 +1067,26 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
             grouping.group(|key, rows| fill(agg, plan, buckets.entry(key, || new_bucket(agg)), batch, rows));
         }
         _ => unreachable!("states are made for their aggregations"),
+    }
+}
+
+/// Adds integer values to `sums`, summed as integers (exactly, and with
+/// no add waiting on a rounding before it): what adding each as a double
+/// gives while the sums stay below 2^53, and nearer the true sum past it.
+#[inline(always)]
+fn add_integers(sums: &mut Sums, values: &ValueBatch, rows: &[u32]) {
+    let (mut total, mut count, mut lo, mut hi) = (0i128, 0u64, i64::MAX, i64::MIN);
+    each_value(values, rows, |v| {
+        total += i128::from(v);
+        count += 1;
+        lo = lo.min(v);
+        hi = hi.max(v);
+    });
+    if count > 0 {
+        sums.count += count;
+        sums.sum += total as f64;
+        sums.min = sums.min.min(lo as f64);
+        sums.max = sums.max.max(hi as f64);
     }
 }
 

@@ -482,13 +482,23 @@ impl PackedBlock {
             false => 0,
         };
         let (fast, rest) = docs.split_at(loads);
-        let mask = self.mask();
-        out.extend_ones(fast.iter().map(|&d| {
-            let bit = (d as usize % BLOCK_DOCS) * width;
-            let at = self.start + bit / 8;
+        let (mask, start, min, gcd) = (self.mask(), self.start, self.min, self.gcd);
+        // Value `i` of the block. `move`: the block's figures captured by
+        // reference would be reloaded for each value.
+        let value = move |i: usize| {
+            let bit = i * width;
+            let at = start + bit / 8;
             let word = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-            self.scaled((word >> (bit % 8)) & mask)
-        }));
+            scale(min, gcd, (word >> (bit % 8)) & mask)
+        };
+        match (fast.first(), fast.last()) {
+            // A run of consecutive documents (a query matching all of them): no document read.
+            (Some(&first), Some(&last)) if (last - first) as usize + 1 == fast.len() => {
+                let first = first as usize % BLOCK_DOCS;
+                out.extend_ones((first..first + fast.len()).map(value));
+            }
+            _ => out.extend_ones(fast.iter().map(|&d| value(d as usize % BLOCK_DOCS))),
+        }
         out.extend_ones(rest.iter().map(|&d| self.value_in(bytes, d as usize % BLOCK_DOCS)));
     }
 
@@ -560,11 +570,16 @@ impl PackedBlock {
         u64::MAX.checked_shr(64 - self.width).unwrap_or(0)
     }
 
-    /// The value a packed number stands for: `Min + Gcd * packed`.
     #[inline]
     fn scaled(&self, packed: u64) -> i64 {
-        self.min.wrapping_add(packed.wrapping_mul(self.gcd) as i64)
+        scale(self.min, self.gcd, packed)
     }
+}
+
+/// The value a packed number stands for: `Min + Gcd * packed`.
+#[inline(always)]
+fn scale(min: i64, gcd: u64, packed: u64) -> i64 {
+    min.wrapping_add(packed.wrapping_mul(gcd) as i64)
 }
 
 /// A column read in (mostly) ascending document order: the block last used is kept.

@@ -15,6 +15,7 @@
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double, ValueBatch};
 
 use super::grid::Grid;
+use super::tally::Tally;
 use super::{AggField, AggKind, DateInterval};
 use crate::schema::FieldKind;
 use crate::zone::Zone;
@@ -31,8 +32,10 @@ pub(super) enum Step {
     Calendar { interval: DateInterval, zone: Zone, offset: i64 },
 }
 
-/// Quotients past this are not numbered exactly as doubles.
-const EXACT: f64 = (1u64 << 52) as f64;
+/// Quotients past this are not numbered here (exactly up to 2^52, but
+/// [`floor_quotient`]'s rounding holds to 2^51); a histogram of them keeps
+/// its buckets by key.
+const EXACT: f64 = (1u64 << 51) as f64;
 
 impl Step {
     pub fn of(kind: &AggKind) -> Option<Step> {
@@ -56,7 +59,7 @@ impl Step {
 
     /// The bucket numbers of `values`, into `out`, and the smallest and
     /// largest; none when one has no exact number (a NaN, a quotient past
-    /// 2^52).
+    /// 2^51).
     #[inline(always)]
     fn numbers(self, values: impl Iterator<Item = i64>, out: &mut Vec<i64>) -> Option<(i64, i64)> {
         match self {
@@ -87,18 +90,25 @@ impl Step {
 }
 
 /// `floor((x - offset) / interval)`, [`NO_NUMBER`] past [`EXACT`]: without
-/// a branch, so that a loop of them runs as one.
+/// a branch or a conversion the baseline x86-64 target lacks in vector
+/// form, so that a loop of them runs two to a vector register.
 #[inline(always)]
 fn floor_quotient(x: f64, offset: f64, interval: f64) -> i64 {
     let q = (x - offset) / interval;
-    let t = q as i64;
-    let n = t.wrapping_sub(i64::from(t as f64 > q));
+    // Below 2^51 in magnitude, q + ROUNDER is q rounded to an integer in
+    // the low bits of a double whose exponent is ROUNDER's.
+    let t = q + ROUNDER;
+    let nearest = (t.to_bits() as i64).wrapping_sub(ROUNDER.to_bits() as i64);
+    let n = nearest - i64::from(t - ROUNDER > q);
     if q.abs() < EXACT {
         n
     } else {
         NO_NUMBER
     }
 }
+
+/// 2^52 + 2^51: see [`floor_quotient`].
+const ROUNDER: f64 = 6_755_399_441_055_744.0;
 
 /// What a value without an exact bucket number is numbered.
 const NO_NUMBER: i64 = i64::MIN;
@@ -112,14 +122,10 @@ fn number_each(
     number: impl Fn(i64) -> i64,
 ) -> Option<(i64, i64)> {
     out.clear();
-    let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-    out.extend(values.map(|v| {
-        let n = number(v);
-        lo = lo.min(n);
-        hi = hi.max(n);
-        n
-    }));
-    (lo != NO_NUMBER && lo <= hi).then_some((lo, hi))
+    // Numbered first, bounded after: two loops that each run in vectors.
+    out.extend(values.map(number));
+    let (&lo, &hi) = (out.iter().min()?, out.iter().max()?);
+    (lo != NO_NUMBER).then_some((lo, hi))
 }
 
 /// A metric's figures over the values of one slot.
@@ -135,7 +141,7 @@ impl Sums {
     const NONE: Sums = Sums { count: 0, sum: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY };
 
     #[inline(always)]
-    fn add(&mut self, x: f64) {
+    pub(super) fn add(&mut self, x: f64) {
         self.count += 1;
         self.sum += x;
         self.min = self.min.min(x);
@@ -151,7 +157,8 @@ pub(super) struct Dense {
     grid: Option<Grid>,
     /// The bucket number of slot 0.
     first: i64,
-    counts: Vec<u64>,
+    /// Documents by slot.
+    counts: Tally,
     /// Each metric sub-aggregation's sums, by slot.
     metrics: Vec<Vec<Sums>>,
     /// Documents counted since the last drain.
@@ -182,6 +189,10 @@ impl Dense {
         }
         let (mut numbers, mut valued) = (std::mem::take(&mut self.numbers), std::mem::take(&mut self.valued));
         let ok = match values.singles() {
+            // Every document of the batch (the usual case of a query matching all).
+            Some(singles) if singles.len() == rows.len() => {
+                self.number(step, singles.iter().copied(), &mut numbers, rows.len())
+            }
             Some(singles) => {
                 self.number(step, rows.iter().map(|&r| singles[r as usize]), &mut numbers, rows.len())
             }
@@ -201,7 +212,7 @@ impl Dense {
         if ok {
             self.step = Some(step);
             let counted = if values.singles().is_some() { rows } else { &valued };
-            self.count(&numbers, counted, subs);
+            self.count(&mut numbers, counted, subs);
         }
         (self.numbers, self.valued) = (numbers, valued);
         ok
@@ -261,7 +272,7 @@ impl Dense {
     /// Makes slots for every bucket number from `lo` to `hi`, if that many
     /// are allowed once `more` documents are counted.
     fn cover(&mut self, (lo, hi): (i64, i64), more: usize) -> bool {
-        let (start, end) = match self.counts.is_empty() {
+        let (start, end) = match self.counts.len() == 0 {
             true => (lo, hi),
             false => (lo.min(self.first), hi.max(self.first + self.counts.len() as i64 - 1)),
         };
@@ -269,11 +280,11 @@ impl Dense {
             return false;
         }
         let len = (end - start + 1) as usize;
-        let front = match self.counts.is_empty() {
+        let front = match self.counts.len() == 0 {
             true => 0,
             false => (self.first - start) as usize,
         };
-        grow(&mut self.counts, front, len, 0);
+        self.counts.grow(front, len);
         for sums in &mut self.metrics {
             grow(sums, front, len, Sums::NONE);
         }
@@ -281,20 +292,20 @@ impl Dense {
         true
     }
 
-    fn count(&mut self, numbers: &[i64], rows: &[u32], subs: &[(&ValueBatch, AggField)]) {
-        let first = self.first;
-        for &n in numbers {
-            self.counts[(n - first) as usize] += 1;
-        }
+    /// Counts the batch's documents `rows`, numbered `numbers` (made their slots here).
+    fn count(&mut self, numbers: &mut [i64], rows: &[u32], subs: &[(&ValueBatch, AggField)]) {
+        numbers.iter_mut().for_each(|n| *n -= self.first);
+        let slots = self.counts.len();
+        self.counts.add(numbers, slots);
         self.docs += rows.len() as u64;
         self.metrics.resize_with(subs.len(), || vec![Sums::NONE; self.counts.len()]);
         for ((values, field), sums) in subs.iter().zip(&mut self.metrics) {
             match (values.singles(), field.kind == FieldKind::Double) {
-                (Some(v), true) => add_each(sums, first, numbers, rows, |r| sortable_to_double(v[r])),
-                (Some(v), false) => add_each(sums, first, numbers, rows, |r| v[r] as f64),
+                (Some(v), true) => add_each(sums, numbers, rows, |r| sortable_to_double(v[r])),
+                (Some(v), false) => add_each(sums, numbers, rows, |r| v[r] as f64),
                 (None, _) => {
-                    for (&n, &r) in numbers.iter().zip(rows) {
-                        let slot = &mut sums[(n - first) as usize];
+                    for (&slot, &r) in numbers.iter().zip(rows) {
+                        let slot = &mut sums[slot as usize];
                         values.doc(r as usize).iter().for_each(|&v| slot.add(field.number(v)));
                     }
                 }
@@ -306,12 +317,12 @@ impl Dense {
     /// metric's sums); the slots are emptied for the next segment.
     pub fn drain(&mut self) -> Vec<(i64, u64, Vec<Sums>)> {
         let (Some(step), first) = (self.step, self.first) else { return Vec::new() };
-        let counts = std::mem::take(&mut self.counts);
+        let mut counts = std::mem::take(&mut self.counts);
         let metrics = std::mem::take(&mut self.metrics);
         self.docs = 0;
         let grid = self.grid.as_ref();
-        let counted = counts.into_iter().enumerate().filter(|&(_, c)| c > 0);
-        counted
+        counts
+            .drain()
             .map(|(slot, c)| {
                 (step.key(first + slot as i64, grid), c, metrics.iter().map(|m| m[slot]).collect())
             })
@@ -319,18 +330,54 @@ impl Dense {
     }
 }
 
-/// Adds `value(row)` of each of `rows` to its slot's sums.
+/// Adds `value(row)` of each of `rows` to the sums of its slot (in `slots`).
 #[inline(always)]
-fn add_each(sums: &mut [Sums], first: i64, numbers: &[i64], rows: &[u32], value: impl Fn(usize) -> f64) {
-    for (&n, &r) in numbers.iter().zip(rows) {
-        sums[(n - first) as usize].add(value(r as usize));
+fn add_each(sums: &mut [Sums], slots: &[i64], rows: &[u32], value: impl Fn(usize) -> f64) {
+    for (&slot, &r) in slots.iter().zip(rows) {
+        sums[slot as usize].add(value(r as usize));
     }
 }
 
 /// Makes `v` `len` long with `front` new slots before its current ones.
-fn grow<T: Clone>(v: &mut Vec<T>, front: usize, len: usize, empty: T) {
+pub(super) fn grow<T: Clone>(v: &mut Vec<T>, front: usize, len: usize, empty: T) {
     if front > 0 {
         v.splice(0..0, std::iter::repeat_n(empty.clone(), front));
     }
     v.resize(len, empty);
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #[test]
+        fn floor_quotient_floors_as_a_division_does(
+            x in prop_oneof![any::<f64>(), -1e6f64..1e6, (-1000i64..1000).prop_map(|i| i as f64 * 2.5)],
+            offset in prop_oneof![Just(0.0), -100.0f64..100.0],
+            interval in prop_oneof![Just(10.0), Just(2.5), Just(0.1), 1e-3f64..1e9],
+        ) {
+            let q = (x - offset) / interval;
+            let want = if q.abs() < EXACT { q.floor() as i64 } else { NO_NUMBER };
+            prop_assert_eq!(floor_quotient(x, offset, interval), want);
+        }
+    }
+
+    #[test]
+    fn quotients_next_to_an_integer_floor_to_the_right_side() {
+        for n in [-3.0f64, -1.0, 0.0, 1.0, 7.0, 1e15] {
+            for q in [
+                n,
+                f64::from_bits(n.to_bits() + 1),
+                f64::from_bits(n.to_bits().wrapping_sub(1)),
+                n - 0.5,
+                n + 0.5,
+            ] {
+                let want = if q.abs() < EXACT { q.floor() as i64 } else { NO_NUMBER };
+                assert_eq!(floor_quotient(q, 0.0, 1.0), want, "{q}");
+            }
+        }
+    }
 }

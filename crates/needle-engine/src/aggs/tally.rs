@@ -50,6 +50,16 @@ impl Tally {
         }
     }
 
+    /// The ids it has counts for (counted or not).
+    pub fn len(&self) -> usize {
+        self.lanes.len()
+    }
+
+    /// Makes room for `len` ids, the current ones moved up by `front`.
+    pub fn grow(&mut self, front: usize, len: usize) {
+        super::dense::grow(&mut self.lanes, front, len, [0; LANES]);
+    }
+
     /// Each id counted since the last drain, with its count; the counts are
     /// emptied for the next segment.
     pub fn drain(&mut self) -> impl Iterator<Item = (usize, u64)> {
