@@ -32,8 +32,8 @@ pub struct DocVersion {
 
 impl DocVersion {
     /// Elasticsearch's `_seq_no`, which counts from 0: the log's number less
-    /// one (0 too for an imported document; the first import takes the
-    /// log's number 1, so no logged write shares it).
+    /// one (0 too for an imported document; an import into an index no
+    /// logged write has reached takes the log's number 1, so none shares it).
     pub fn shown_seq_no(self) -> u64 {
         self.seq_no.saturating_sub(1)
     }

@@ -122,7 +122,8 @@ fn number_each(
     number: impl Fn(i64) -> i64,
 ) -> Option<(i64, i64)> {
     out.clear();
-    // Numbered first, bounded after: two loops that each run in vectors.
+    // Numbered first, bounded after: the numbering then carries nothing
+    // from one value to the next, and runs in vectors.
     out.extend(values.map(number));
     let (&lo, &hi) = (out.iter().min()?, out.iter().max()?);
     (lo != NO_NUMBER).then_some((lo, hi))
@@ -272,7 +273,7 @@ impl Dense {
     /// Makes slots for every bucket number from `lo` to `hi`, if that many
     /// are allowed once `more` documents are counted.
     fn cover(&mut self, (lo, hi): (i64, i64), more: usize) -> bool {
-        let (start, end) = match self.counts.len() == 0 {
+        let (start, end) = match self.counts.is_empty() {
             true => (lo, hi),
             false => (lo.min(self.first), hi.max(self.first + self.counts.len() as i64 - 1)),
         };
@@ -280,7 +281,7 @@ impl Dense {
             return false;
         }
         let len = (end - start + 1) as usize;
-        let front = match self.counts.len() == 0 {
+        let front = match self.counts.is_empty() {
             true => 0,
             false => (self.first - start) as usize,
         };

@@ -55,6 +55,10 @@ impl Tally {
         self.lanes.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.lanes.is_empty()
+    }
+
     /// Makes room for `len` ids, the current ones moved up by `front`.
     pub fn grow(&mut self, front: usize, len: usize) {
         super::dense::grow(&mut self.lanes, front, len, [0; LANES]);
