@@ -121,6 +121,24 @@ fn values(c: &mut Criterion) {
         b.iter(|| searcher.aggregate(&Query::MatchAll, &years).unwrap().0)
     });
 
+    // WSBench's `date_histogram_all` (bench/wsbench/src/values.rs): 30-day buckets.
+    let months = [agg(
+        "d",
+        AggKind::DateHistogram {
+            field: stamp,
+            interval: DateInterval::Fixed(30 * DAY as i64),
+            offset: 0,
+            min_doc_count: 0,
+            zone: Zone::UTC,
+            extended_bounds: None,
+            hard_bounds: None,
+        },
+        vec![agg("r", AggKind::Metric(Metric::Avg, rating), vec![])],
+    )];
+    g.bench_function("date_histogram_30d_avg", |b| {
+        b.iter(|| searcher.aggregate(&Query::MatchAll, &months).unwrap().0)
+    });
+
     let stats = [
         agg("w", AggKind::Metric(Metric::Stats, words), vec![]),
         agg(
