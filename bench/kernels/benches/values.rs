@@ -46,6 +46,23 @@ fn agg(name: &str, kind: AggKind, subs: Vec<Aggregation>) -> Aggregation {
     Aggregation { name: name.into(), kind, subs, format: None, missing: None }
 }
 
+/// A date histogram of `stamp` by `interval` with the `avg` of `rating` in each bucket.
+fn date_histogram_avg(stamp: AggField, interval: DateInterval, rating: AggField) -> Aggregation {
+    agg(
+        "d",
+        AggKind::DateHistogram {
+            field: stamp,
+            interval,
+            offset: 0,
+            min_doc_count: 0,
+            zone: Zone::UTC,
+            extended_bounds: None,
+            hard_bounds: None,
+        },
+        vec![agg("r", AggKind::Metric(Metric::Avg, rating), vec![])],
+    )
+}
+
 fn values(c: &mut Criterion) {
     let tmp = tempfile::tempdir().unwrap();
     let lines = with_values(&read_lines(&corpus_path(), usize::MAX));
@@ -104,40 +121,14 @@ fn values(c: &mut Criterion) {
     )];
     g.bench_function("terms_keyword", |b| b.iter(|| searcher.aggregate(&Query::MatchAll, &terms).unwrap().0));
 
-    let years = [agg(
-        "y",
-        AggKind::DateHistogram {
-            field: stamp,
-            interval: DateInterval::Calendar(CalendarUnit::Year),
-            offset: 0,
-            min_doc_count: 0,
-            zone: Zone::UTC,
-            extended_bounds: None,
-            hard_bounds: None,
-        },
-        vec![agg("r", AggKind::Metric(Metric::Avg, rating), vec![])],
-    )];
-    g.bench_function("date_histogram_avg", |b| {
-        b.iter(|| searcher.aggregate(&Query::MatchAll, &years).unwrap().0)
-    });
-
-    // WSBench's `date_histogram_all` (bench/wsbench/src/values.rs): 30-day buckets.
-    let months = [agg(
-        "d",
-        AggKind::DateHistogram {
-            field: stamp,
-            interval: DateInterval::Fixed(30 * DAY as i64),
-            offset: 0,
-            min_doc_count: 0,
-            zone: Zone::UTC,
-            extended_bounds: None,
-            hard_bounds: None,
-        },
-        vec![agg("r", AggKind::Metric(Metric::Avg, rating), vec![])],
-    )];
-    g.bench_function("date_histogram_30d_avg", |b| {
-        b.iter(|| searcher.aggregate(&Query::MatchAll, &months).unwrap().0)
-    });
+    // Calendar years, and WSBench's `date_histogram_all` (bench/wsbench/src/values.rs): 30 days.
+    for (name, interval) in [
+        ("date_histogram_avg", DateInterval::Calendar(CalendarUnit::Year)),
+        ("date_histogram_30d_avg", DateInterval::Fixed(30 * DAY as i64)),
+    ] {
+        let by_date = [date_histogram_avg(stamp, interval, rating)];
+        g.bench_function(name, |b| b.iter(|| searcher.aggregate(&Query::MatchAll, &by_date).unwrap().0));
+    }
 
     let stats = [
         agg("w", AggKind::Metric(Metric::Stats, words), vec![]),

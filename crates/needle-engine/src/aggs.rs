@@ -434,12 +434,7 @@ pub(crate) type Matches = Vec<Vec<u64>>;
 /// What an aggregation has gathered so far.
 #[derive(Debug, Clone)]
 enum State {
-    Metric {
-        count: u64,
-        sum: f64,
-        min: f64,
-        max: f64,
-    },
+    Metric(Sums),
     /// Buckets by key (histogram keys as sortable doubles, so they sort as the doubles).
     Keyed(KeyedBuckets),
     /// Buckets by keyword: those of the segments walked so far by value, the
@@ -473,9 +468,7 @@ struct Bucket {
 
 fn fresh(agg: &Aggregation) -> State {
     match &agg.kind {
-        AggKind::Metric(..) => {
-            State::Metric { count: 0, sum: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY }
-        }
+        AggKind::Metric(..) => State::Metric(Sums::NONE),
         AggKind::Range { ranges, .. } => State::Ranges(ranges.iter().map(|_| new_bucket(agg)).collect()),
         AggKind::Filters { filters, other, .. } => State::Ranges(
             (0..filters.len() + usize::from(other.is_some())).map(|_| new_bucket(agg)).collect(),
@@ -499,15 +492,7 @@ impl State {
     /// Adds what `other` gathered (the same aggregation's state) to this one.
     fn merge(&mut self, other: State) {
         match (self, other) {
-            (
-                State::Metric { count, sum, min, max },
-                State::Metric { count: c, sum: s, min: lo, max: hi },
-            ) => {
-                *count += c;
-                *sum += s;
-                *min = min.min(lo);
-                *max = max.max(hi);
-            }
+            (State::Metric(sums), State::Metric(other)) => sums.merge(other),
             (State::Keyed(mine), State::Keyed(theirs)) => mine.merge(theirs),
             (State::Named { done, .. }, State::Named { done: theirs, .. }) => {
                 theirs.into_iter().for_each(|(k, b)| merge_into(done, k, b))
@@ -551,7 +536,7 @@ impl State {
             State::Distinct { seen, ids } => {
                 ids.drain().for_each(|id| seen.insert(hash_bytes(&batch.term(plan.slot, id as usize))))
             }
-            State::Metric { .. } | State::Top { .. } => {}
+            State::Metric(_) | State::Top { .. } => {}
         }
     }
 }
@@ -559,9 +544,7 @@ impl State {
 impl Bucket {
     /// A bucket of `count` documents whose sub-aggregations, all metrics, summed to `sums`.
     fn of_metrics(count: u64, sums: Vec<Sums>) -> Bucket {
-        let subs =
-            sums.into_iter().map(|Sums { count, sum, min, max }| State::Metric { count, sum, min, max });
-        Bucket { count, subs: subs.collect() }
+        Bucket { count, subs: sums.into_iter().map(State::Metric).collect() }
     }
 
     fn merge(&mut self, other: Bucket) {
@@ -874,7 +857,7 @@ pub const MAX_BUCKETS: u64 = 65_536;
 fn bucket_count(agg: &Aggregation, state: &State) -> u64 {
     let below = |b: &Bucket| -> u64 { agg.subs.iter().zip(&b.subs).map(|(a, s)| bucket_count(a, s)).sum() };
     match (state, &agg.kind) {
-        (State::Metric { .. }, _) => 0,
+        (State::Metric(_), _) => 0,
         (State::Ranges(buckets), _) => buckets.iter().map(|b| 1 + below(b)).sum(),
         (State::Named { done, .. }, AggKind::Terms { size, .. }) => {
             done.len().min(*size) as u64 + done.values().map(below).sum::<u64>()
@@ -995,14 +978,14 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
                 .extend(rows.iter().flat_map(|&r| values.doc(r as usize).iter().map(move |&id| (id, r))));
             grouping.group(|id, rows| fill(agg, plan, id_bucket(by_id, id, || new_bucket(agg)), batch, rows));
         }
-        (State::Metric { count, sum, min, max }, AggKind::Metric(..)) => {
+        (State::Metric(state), AggKind::Metric(..)) => {
             // Summed in registers: stores to the state would chain each value to the last.
-            let mut sums = Sums { count: *count, sum: *sum, min: *min, max: *max };
+            let mut sums = *state;
             match field.kind {
                 FieldKind::Double => each_value(values, rows, |v| sums.add(sortable_to_double(v))),
                 _ => add_integers(&mut sums, values, rows),
             }
-            (*count, *sum, *min, *max) = (sums.count, sums.sum, sums.min, sums.max);
+            *state = sums;
         }
         (State::Distinct { seen, ids }, _) => match field.kind {
             FieldKind::Keyword => each_value(values, rows, |id| {
@@ -1083,10 +1066,7 @@ fn add_integers(sums: &mut Sums, values: &ValueBatch, rows: &[u32]) {
         hi = hi.max(v);
     });
     if count > 0 {
-        sums.count += count;
-        sums.sum += total as f64;
-        sums.min = sums.min.min(lo as f64);
-        sums.max = sums.max.max(hi as f64);
+        sums.merge(Sums { count, sum: total as f64, min: lo as f64, max: hi as f64 });
     }
 }
 
@@ -1115,15 +1095,11 @@ fn metrics_only(agg: &Aggregation) -> bool {
 fn add_row(agg: &Aggregation, plan: &Plan, bucket: &mut Bucket, batch: &Batch, row: u32) {
     bucket.count += 1;
     for ((sub, sub_plan), state) in agg.subs.iter().zip(&plan.subs).zip(bucket.subs.iter_mut()) {
-        let (State::Metric { count, sum, min, max }, AggKind::Metric(_, field)) = (state, &sub.kind) else {
+        let (State::Metric(sums), AggKind::Metric(_, field)) = (state, &sub.kind) else {
             unreachable!("metrics_only");
         };
         for &v in batch.values[sub_plan.slot].doc(row as usize) {
-            let x = field.number(v);
-            *count += 1;
-            *sum += x;
-            *min = min.min(x);
-            *max = max.max(x);
+            sums.add(field.number(v));
         }
     }
 }
@@ -1445,7 +1421,7 @@ fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Resu
             let max_score = (!max_score.is_nan()).then_some(max_score);
             return fetch(request, *tag, FoundHits { total, max_score, hits: top.into_hits() });
         }
-        (State::Metric { count, sum, min, max }, AggKind::Metric(metric, _)) => {
+        (State::Metric(Sums { count, sum, min, max }), AggKind::Metric(metric, _)) => {
             let some = |x: f64| if count > 0 { json!(x) } else { Value::Null };
             let mut out = match metric {
                 Metric::Min => json!({"value": some(min)}),

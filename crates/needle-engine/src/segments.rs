@@ -83,7 +83,7 @@ pub(crate) struct Written {
 impl Written {
     /// The write's `_seq_no`: Elasticsearch counts from 0.
     pub fn seq_no(&self) -> u64 {
-        self.lsn - 1
+        record::shown_seq_no(self.lsn)
     }
 }
 

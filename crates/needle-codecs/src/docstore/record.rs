@@ -35,8 +35,13 @@ impl DocVersion {
     /// one (0 too for an imported document; an import into an index no
     /// logged write has reached takes the log's number 1, so none shares it).
     pub fn shown_seq_no(self) -> u64 {
-        self.seq_no.saturating_sub(1)
+        shown_seq_no(self.seq_no)
     }
+}
+
+/// The `_seq_no` of the write the log numbers `lsn` (0 for none).
+pub fn shown_seq_no(lsn: u64) -> u64 {
+    lsn.saturating_sub(1)
 }
 
 /// A stored record, decoded.

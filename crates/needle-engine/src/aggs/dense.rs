@@ -139,7 +139,7 @@ pub(super) struct Sums {
 }
 
 impl Sums {
-    const NONE: Sums = Sums { count: 0, sum: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY };
+    pub(super) const NONE: Sums = Sums { count: 0, sum: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY };
 
     #[inline(always)]
     pub(super) fn add(&mut self, x: f64) {
@@ -147,6 +147,14 @@ impl Sums {
         self.sum += x;
         self.min = self.min.min(x);
         self.max = self.max.max(x);
+    }
+
+    /// Adds the figures of other values.
+    pub(super) fn merge(&mut self, other: Sums) {
+        self.count += other.count;
+        self.sum += other.sum;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
     }
 }
 
