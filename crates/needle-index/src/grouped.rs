@@ -51,13 +51,19 @@ impl GroupedText {
     }
 }
 
+/// The most distinct terms a document's grouping makes room for at once.
+const GROUPS_ROOM: usize = 4096;
+
 /// Groups `tokens` (one field of `doc`) by term and fills the filters of each
 /// posting: for every occurrence, the terms at the positions right before and
 /// after it, stop words left out, in a filter sized by the term's frequency.
 pub(crate) fn group(doc: &AnalyzedDoc, tokens: &[TokenRef], bloom: Option<&BloomParams>) -> GroupedText {
-    let mut index: HashTable<u32> = HashTable::new();
-    let mut first: Vec<(u32, u32, u64)> = Vec::new();
-    let mut counts: Vec<usize> = Vec::new();
+    // Sized for a document of distinct words (capped: a long document repeats
+    // its words), so most documents group without the table growing.
+    let room = tokens.len().min(GROUPS_ROOM);
+    let mut index: HashTable<u32> = HashTable::with_capacity(room);
+    let mut first: Vec<(u32, u32, u64)> = Vec::with_capacity(room);
+    let mut counts: Vec<usize> = Vec::with_capacity(room);
     let mut token_group: Vec<u32> = Vec::with_capacity(tokens.len());
     for t in tokens {
         let bytes = doc.term(t);

@@ -101,7 +101,7 @@ impl FieldBuf {
 
 /// About what a term costs besides its text and postings: its entries in the
 /// term table, its [`TermBuf`], the room a table keeps to grow.
-const TERM_BYTES: usize = 120;
+const TERM_BYTES: usize = 160;
 
 /// What the writer and views share.
 #[derive(Default)]
