@@ -72,7 +72,23 @@ enum Ascii {
     Other,
 }
 
+/// [`class_of`] of every ASCII byte, looked up once per character of most text.
+static ASCII_CLASSES: [Ascii; 128] = {
+    let mut table = [Ascii::Other; 128];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = class_of(b as u8);
+        b += 1;
+    }
+    table
+};
+
+#[inline]
 fn ascii_class(b: u8) -> Ascii {
+    ASCII_CLASSES.get(usize::from(b)).copied().unwrap_or(Ascii::Other)
+}
+
+const fn class_of(b: u8) -> Ascii {
     match b {
         b'a'..=b'z' | b'A'..=b'Z' => Ascii::Letter,
         b'0'..=b'9' => Ascii::Digit,

@@ -284,8 +284,7 @@ impl BloomParams {
     }
 
     pub fn is_stop_word(&self, term: &[u8]) -> bool {
-        // The first byte rules out most words of the same length before a byte comparison.
-        self.stop_words.iter().map(String::as_bytes).any(|w| w.first() == term.first() && w == term)
+        self.stop_words.iter().any(|w| w.as_bytes() == term)
     }
 }
 

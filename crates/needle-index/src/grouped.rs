@@ -9,7 +9,7 @@ use needle_codecs::bloom::{self, BloomParams, FilterShape};
 
 use crate::analyzed::{AnalyzedDoc, TokenRef};
 use crate::mem_postings::{encode_occurrences, Occurrence};
-use crate::term_table::term_hash;
+use crate::term_table::{prefix, term_hash};
 
 /// One distinct term of a field: its text (a range of the document's term
 /// text), and its occurrences as a range of [`GroupedText`]'s arrays.
@@ -129,7 +129,7 @@ fn fill_filters(
     // Once per distinct term of the document, not once per occurrence:
     // whether it is a stop word (never inserted), its filter's size and
     // probes, and its probe sequence.
-    let longest_stop_word = b.stop_words.iter().map(String::len).max().unwrap_or(0);
+    let stop_words = StopWords::new(b);
     let most = b.shape.most_hashes();
     let mut sequences = vec![0u64; g.terms.len() * most];
     let per_term: Vec<(bool, usize, usize)> = g
@@ -138,7 +138,7 @@ fn fill_filters(
         .zip(sequences.chunks_exact_mut(most))
         .map(|(t, sequence)| {
             let text = doc.term_at(t.term);
-            let stop = text.len() <= longest_stop_word && b.is_stop_word(text);
+            let stop = stop_words.contains(text);
             if !stop {
                 bloom::probe_sequence(bloom::term_hash(text), sequence);
             }
@@ -158,5 +158,57 @@ fn fill_filters(
             };
             bloom::insert_sequence(&mut side[at..at + len], &sequences[n * most..n * most + probes]);
         }
+    }
+}
+
+/// The filters' stop words, tested once per distinct term of a document:
+/// those of up to seven bytes as numbers (their bytes and length), compared
+/// in registers rather than byte by byte.
+struct StopWords<'a> {
+    short: Vec<u64>,
+    params: &'a BloomParams,
+    longest: usize,
+}
+
+impl<'a> StopWords<'a> {
+    fn new(params: &'a BloomParams) -> Self {
+        let words = params.stop_words.iter().map(String::as_bytes);
+        let short = words.clone().filter(|w| w.len() < 8).map(packed).collect();
+        StopWords { short, params, longest: words.map(<[u8]>::len).max().unwrap_or(0) }
+    }
+
+    fn contains(&self, term: &[u8]) -> bool {
+        match term.len() {
+            n if n > self.longest => false,
+            0..8 => self.short.contains(&packed(term)),
+            _ => self.params.is_stop_word(term),
+        }
+    }
+}
+
+/// A term of up to seven bytes as one number: its bytes, and its length in the top byte.
+fn packed(term: &[u8]) -> u64 {
+    prefix(term) | (term.len() as u64) << 56
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_words_as_numbers_answer_as_the_list_does() {
+        let list = ["a", "the", "their", "seventy", "abcdefgh", "internationalization", "\0"];
+        let params = BloomParams::for_rate(5, 0.0009, list.iter().map(|w| w.to_string()).collect());
+        let stop_words = StopWords::new(&params);
+        let mut terms: Vec<Vec<u8>> = list.iter().map(|w| w.as_bytes().to_vec()).collect();
+        for w in list {
+            let w = w.as_bytes();
+            terms.extend([&w[..w.len() - 1], &[w, b"s"].concat(), &[w, b"\0"].concat()].map(<[u8]>::to_vec));
+        }
+        terms.extend([b"".to_vec(), b"\0\0".to_vec(), b"th".to_vec(), b"thf".to_vec(), b"abcdefgi".to_vec()]);
+        for t in &terms {
+            assert_eq!(stop_words.contains(t), params.is_stop_word(t), "{t:?}");
+        }
+        assert!(list.iter().all(|w| stop_words.contains(w.as_bytes())));
     }
 }

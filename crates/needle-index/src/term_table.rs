@@ -31,7 +31,7 @@ struct Slot {
 }
 
 /// The first eight bytes of `term` (fewer padded with zeros), little-endian.
-fn prefix(term: &[u8]) -> u64 {
+pub(crate) fn prefix(term: &[u8]) -> u64 {
     let mut b = [0u8; 8];
     let n = term.len().min(8);
     b[..n].copy_from_slice(&term[..n]);
