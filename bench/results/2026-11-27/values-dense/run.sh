@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Three rounds of `needle-bench values`: Needle before (95b5c5b) and after (9f7e0d1) the array-counted
 # histograms, tantivy and Lucene, one after the other on the same indexes (bench/README.md 7a).
-# OLD and NEW: the two needle-bench builds; IDX: the folder of the three indexes.
+# OLD and NEW: the two needle-bench builds; IDX: the folder of the three indexes; OUT: where the
+# rounds and answers go (this folder unless given).
 set -euo pipefail
-R="$(cd "$(dirname "$0")" && pwd)"
+R="${OUT:-$(cd "$(dirname "$0")" && pwd)}"
 A="$R/answers"
 for round in 1 2 3; do
   mkdir -p "$R/r$round"
