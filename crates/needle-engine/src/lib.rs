@@ -17,6 +17,7 @@
 
 mod aggs;
 mod check;
+mod corpus_stats;
 mod date_format;
 mod date_math;
 mod decimal_format;
@@ -48,6 +49,7 @@ pub use aggs::{
     Missing, RangeSpec, TermsFilter, TermsOrder, TermsPattern, TopHits, ValueFormat,
 };
 pub use check::CheckReport;
+pub use corpus_stats::{CorpusStatistics, FieldStatistics, SharedCorpus};
 pub use date_format::{parse_date, DateFormat, DEFAULT_DATE_FORMAT};
 pub use date_math::{now_ms, DateReading};
 pub use decimal_format::DecimalFormat;

@@ -16,6 +16,7 @@ use needle_storage::cache::CacheStats;
 use needle_storage::counters::{self, DataKind};
 use serde::Serialize;
 
+use crate::corpus_stats::SharedCorpus;
 use crate::document::{field_strings, field_text, record, DocVersion};
 use crate::result_cache::ResultCache;
 use crate::schema::{FieldKind, Schema, ID_FIELD};
@@ -60,6 +61,9 @@ pub struct SearchRequest {
     /// Stop looking for matches after this long and answer with those found
     /// ([`SearchResponse::timed_out`]); `None`: no limit.
     pub timeout: Option<Duration>,
+    /// Score with these statistics of a corpus this index is part of, in
+    /// place of its own (see `corpus_stats.rs`).
+    pub corpus: Option<SharedCorpus>,
 }
 
 impl SearchRequest {
@@ -82,6 +86,7 @@ impl SearchRequest {
             value_fields: Vec::new(),
             explain: false,
             timeout: None,
+            corpus: None,
         }
     }
 
@@ -199,6 +204,7 @@ pub(crate) fn run_search(
 ) -> Result<SearchResponse> {
     let query = query.clone();
     if !request.stats {
+        let cache = cache.filter(|_| request.corpus.is_none());
         return match cache {
             Some((cache, generation)) => cache
                 .get_or_run(generation, &query, request, || search_and_fetch(views, schema, &query, request)),
@@ -225,7 +231,8 @@ fn search_and_fetch(
     for shown in &request.value_fields {
         crate::value_fields::check_field(schema, shown.field)?;
     }
-    let searcher = Searcher::with_deletes(views.to_vec());
+    let corpus = request.corpus.as_ref().map(|c| c.0.numbered(schema));
+    let searcher = Searcher::with_deletes(views.to_vec()).with_corpus(corpus.as_ref());
     // Expanded once (prefix, wildcard and fuzzy terms), for the search and the highlights.
     let query = &searcher.prepare(query)?;
     let limit = deadline::limit(request.timeout);

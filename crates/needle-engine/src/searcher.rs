@@ -11,6 +11,7 @@ use needle_search::{parse_query, parse_query_with, ParseOptions, Query, SearchOp
 use serde_json::{Map, Value};
 
 use crate::aggs::{Aggregation, FoundHits, Gathered, TopHits};
+use crate::corpus_stats::CorpusStatistics;
 use crate::index::Shared;
 use crate::schema::Schema;
 use crate::search::{
@@ -79,6 +80,15 @@ impl Searcher {
             stats.page_cache = self.shared.page_cache_stats();
         }
         Ok(response)
+    }
+
+    /// What BM25 reads of this index for `query`: to be summed with the
+    /// statistics of the other indexes searched with it and given back to
+    /// each search as `SearchRequest::corpus` (see `corpus_stats.rs`).
+    pub fn corpus_stats(&self, query: &Query) -> Result<CorpusStatistics> {
+        let searcher = needle_search::Searcher::with_deletes(self.snapshot.views());
+        let query = searcher.prepare(&numeric_terms(query, self.schema()))?;
+        Ok(CorpusStatistics::named(searcher.corpus_stats(&query)?, self.schema()))
     }
 
     /// Runs a parsed query: hits as (segment, document, score).

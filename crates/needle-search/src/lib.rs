@@ -34,3 +34,4 @@ pub use sort::{
     compare as compare_sort_values, SortBy, SortColumns, SortKey, SortRequest, SortValue, SortedDocs,
     SortedHit, SortedTop,
 };
+pub use stats::CorpusStats;

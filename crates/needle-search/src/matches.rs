@@ -4,7 +4,7 @@
 use needle_codecs::SegmentRead;
 use needle_core::{deadline, read_error, Deletes, DocId, Result, TERMINATED};
 
-use crate::stats::IndexStats;
+use crate::stats::{CorpusStats, IndexStats};
 use crate::weight::scorer;
 use crate::Query;
 
@@ -22,11 +22,12 @@ pub type MatchVisitor<'a> = dyn FnMut(usize, &dyn SegmentRead, &[DocId], &[f32])
 pub(crate) fn for_each_match(
     segments: &[&dyn SegmentRead],
     deletes: &[Option<&dyn Deletes>],
+    corpus: Option<&CorpusStats>,
     query: &Query,
     scores: bool,
     visit: &mut MatchVisitor<'_>,
 ) -> Result<u64> {
-    let mut stats = IndexStats::collect(segments, query, true)?;
+    let mut stats = IndexStats::collect(segments, query, true, corpus)?;
     let mut total = 0;
     let (mut docs, mut scored) = (Vec::with_capacity(MATCH_BATCH), Vec::with_capacity(MATCH_BATCH));
     for (seg, &segment) in segments.iter().enumerate() {

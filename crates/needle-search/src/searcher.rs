@@ -9,7 +9,7 @@ use crate::collect::TopCollector;
 use crate::iter::{checked, count_in_range, BoxScorer, Combine, Disjunction};
 use crate::maxscore::{max_score, Clauses};
 use crate::sort::{SortRequest, SortedDocs};
-use crate::stats::IndexStats;
+use crate::stats::{CorpusStats, IndexStats};
 use crate::weight::{all_some, scorer};
 use crate::{Query, Scorer};
 
@@ -43,18 +43,32 @@ pub struct TopDocs {
 pub struct Searcher<'a> {
     segments: Vec<&'a dyn SegmentRead>,
     deletes: Vec<Option<&'a dyn Deletes>>,
+    /// Statistics of a wider corpus that scores read in place of these segments'.
+    corpus: Option<&'a CorpusStats>,
 }
 
 impl<'a> Searcher<'a> {
     pub fn new(segments: Vec<&'a dyn SegmentRead>) -> Self {
         let deletes = vec![None; segments.len()];
-        Searcher { segments, deletes }
+        Searcher { segments, deletes, corpus: None }
     }
 
     /// Segments, each with the documents deleted from it since it was written.
     pub fn with_deletes(segments: Vec<(&'a dyn SegmentRead, Option<&'a dyn Deletes>)>) -> Self {
         let (segments, deletes) = segments.into_iter().unzip();
-        Searcher { segments, deletes }
+        Searcher { segments, deletes, corpus: None }
+    }
+
+    /// Scores with `corpus`'s statistics where it has them (those of these
+    /// segments and of others searched with them, see [`CorpusStats`]).
+    pub fn with_corpus(self, corpus: Option<&'a CorpusStats>) -> Self {
+        Searcher { corpus, ..self }
+    }
+
+    /// What BM25 reads of these segments for `query` (a prepared one), to be
+    /// summed with other parts' and given back through [`Searcher::with_corpus`].
+    pub fn corpus_stats(&self, query: &Query) -> Result<CorpusStats> {
+        CorpusStats::of(&self.segments, query)
     }
 
     pub fn segments(&self) -> &[&'a dyn SegmentRead] {
@@ -72,7 +86,7 @@ impl<'a> Searcher<'a> {
         let query = self.prepare(query)?;
         // A list that fails mid-walk records its error and ends: checked after each segment.
         read_error::clear();
-        let mut stats = IndexStats::collect(&self.segments, &query, options.bloom)?;
+        let mut stats = IndexStats::collect(&self.segments, &query, options.bloom, self.corpus)?;
         let mut top = TopCollector::new(options.top_k, options.track_total_hits);
         let mut base = 0u64;
         for (i, &segment) in self.segments.iter().enumerate() {
@@ -96,7 +110,7 @@ impl<'a> Searcher<'a> {
     ) -> Result<u64> {
         let query = self.prepare(query)?;
         read_error::clear();
-        crate::matches::for_each_match(&self.segments, &self.deletes, &query, scores, visit)
+        crate::matches::for_each_match(&self.segments, &self.deletes, self.corpus, &query, scores, visit)
     }
 
     /// Why each (segment, document) of `docs` scores what it does for
@@ -111,7 +125,7 @@ impl<'a> Searcher<'a> {
         if docs.is_empty() {
             return Ok(Vec::new());
         }
-        let mut stats = IndexStats::collect(&self.segments, query, true)?;
+        let mut stats = IndexStats::collect(&self.segments, query, true, self.corpus)?;
         let mut out = Vec::with_capacity(docs.len());
         for &(seg, doc) in docs {
             let base: u64 = self.segments[..seg].iter().map(|s| u64::from(s.meta().max_doc)).sum();
@@ -127,7 +141,7 @@ impl<'a> Searcher<'a> {
     pub fn search_sorted(&self, query: &Query, request: &SortRequest<'_>, bloom: bool) -> Result<SortedDocs> {
         let query = self.prepare(query)?;
         read_error::clear();
-        crate::sort::search_sorted(&self.segments, &self.deletes, &query, request, bloom)
+        crate::sort::search_sorted(&self.segments, &self.deletes, self.corpus, &query, request, bloom)
     }
 }
 

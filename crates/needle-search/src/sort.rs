@@ -20,7 +20,7 @@ use needle_core::{read_error, Deletes, DocId, FieldId, Result, TERMINATED};
 
 use crate::collect::ScoredDoc;
 use crate::iter::{BoxScorer, DocBits, Matcher};
-use crate::stats::IndexStats;
+use crate::stats::{CorpusStats, IndexStats};
 use crate::weight::scorer;
 use crate::Query;
 
@@ -269,11 +269,12 @@ impl Top {
 pub(crate) fn search_sorted(
     segments: &[&dyn SegmentRead],
     deletes: &[Option<&dyn Deletes>],
+    corpus: Option<&CorpusStats>,
     query: &Query,
     request: &SortRequest<'_>,
     bloom: bool,
 ) -> Result<SortedDocs> {
-    let mut stats = IndexStats::collect(segments, query, bloom)?;
+    let mut stats = IndexStats::collect(segments, query, bloom, corpus)?;
     let scores = request.scores || request.keys.iter().any(|k| k.by == SortBy::Score);
     let mut top = match (request.keys, request.after) {
         ([SortKey { by: SortBy::Field { .. }, descending }], None) => {

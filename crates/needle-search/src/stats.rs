@@ -2,6 +2,11 @@
 //! field lengths summed over every segment, so scores do not depend on how
 //! documents are split into segments. Opening a term's posting list reads its
 //! document frequency; the lists opened here are kept for the scorers.
+//!
+//! Searched beside other indexes or shards, a search may be given their
+//! statistics summed with its own ([`CorpusStats`], gathered by a first
+//! round over every part: Elasticsearch's `dfs_query_then_fetch`), so that
+//! a document scores as it would in one index holding them all.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,6 +19,24 @@ use crate::Query;
 
 type TermKey = (FieldId, Vec<u8>);
 
+/// What BM25 reads of a corpus for one query: documents, each field's
+/// statistics and each term's document frequency, summed over its parts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CorpusStats {
+    /// Documents, deleted ones included (Lucene's `maxDoc`).
+    pub max_doc: u64,
+    pub fields: HashMap<FieldId, FieldStats>,
+    pub doc_freqs: HashMap<TermKey, u64>,
+}
+
+impl CorpusStats {
+    /// These statistics of `segments` for the terms of `query` (a prepared one).
+    pub fn of(segments: &[&dyn SegmentRead], query: &Query) -> Result<CorpusStats> {
+        let stats = IndexStats::collect(segments, query, false, None)?;
+        Ok(CorpusStats { max_doc: stats.max_doc, fields: stats.fields, doc_freqs: stats.doc_freq })
+    }
+}
+
 pub(crate) struct IndexStats<'a> {
     segments: &'a [&'a dyn SegmentRead],
     fields: HashMap<FieldId, FieldStats>,
@@ -25,7 +48,14 @@ pub(crate) struct IndexStats<'a> {
 }
 
 impl<'a> IndexStats<'a> {
-    pub fn collect(segments: &'a [&'a dyn SegmentRead], query: &Query, bloom: bool) -> Result<Self> {
+    /// The statistics of `segments` for `query`, those of `corpus` in their
+    /// place where it has them.
+    pub fn collect(
+        segments: &'a [&'a dyn SegmentRead],
+        query: &Query,
+        bloom: bool,
+        corpus: Option<&CorpusStats>,
+    ) -> Result<Self> {
         let mut fields: HashMap<FieldId, FieldStats> = HashMap::new();
         for s in segments {
             for f in &s.meta().fields {
@@ -47,6 +77,13 @@ impl<'a> IndexStats<'a> {
                     *df += u64::from(p.doc_freq());
                     stats.opened.insert((i, key.clone()), p);
                 }
+            }
+        }
+        if let Some(corpus) = corpus {
+            stats.max_doc = corpus.max_doc;
+            stats.fields.extend(corpus.fields.iter().map(|(f, s)| (*f, *s)));
+            for (key, df) in &mut stats.doc_freq {
+                *df = corpus.doc_freqs.get(key).copied().unwrap_or(*df);
             }
         }
         Ok(stats)
