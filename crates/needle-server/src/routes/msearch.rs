@@ -1,5 +1,5 @@
 //! `_msearch`: several searches in one request, as newline-delimited pairs
-//! of a header (`index`, and parameters that change nothing on one node)
+//! of a header (`index`, `search_type`, and parameters that change nothing on one node)
 //! and a search body. Each search is answered or fails alone, in the
 //! order asked, under `responses`, each with its `status`.
 
@@ -13,12 +13,11 @@ use crate::call::{parse_json, Call};
 use crate::error::{ApiError, ApiResult};
 use crate::pools;
 use crate::respond;
-use crate::routes::search::{body_request, search_answer};
+use crate::routes::search::{body_request, is_dfs, search_answer};
 use crate::server::Shared;
 
 /// Header keys that change nothing on one node.
-const IGNORED_HEADER_KEYS: [&str; 9] = [
-    "search_type",
+const IGNORED_HEADER_KEYS: [&str; 8] = [
     "preference",
     "routing",
     "request_cache",
@@ -48,6 +47,7 @@ fn run(app: &Shared, default_index: Option<&str>, call: &Call) -> ApiResult<Resp
         "typed_keys",
     ]);
     p.ignore(&IGNORED_HEADER_KEYS);
+    let dfs = p.get("search_type").map(is_dfs).transpose()?.unwrap_or(false);
     p.finish(&call.path)?;
     let lines: Vec<&str> = call.text()?.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.is_empty() {
@@ -61,7 +61,7 @@ fn run(app: &Shared, default_index: Option<&str>, call: &Call) -> ApiResult<Resp
     }
     let responses: Vec<Value> = lines
         .chunks(2)
-        .map(|pair| match one(app, default_index, pair[0], pair[1], total_as_int) {
+        .map(|pair| match one(app, default_index, pair[0], pair[1], total_as_int, dfs) {
             Ok(mut answer) => {
                 answer["status"] = json!(200);
                 answer
@@ -81,6 +81,7 @@ fn one(
     header: &str,
     body: &str,
     total_as_int: bool,
+    mut dfs: bool,
 ) -> ApiResult<Value> {
     let Value::Object(header) = parse_json(header.as_bytes())? else {
         return Err(ApiError::parsing("a search header must be an object"));
@@ -93,6 +94,7 @@ fn one(
                 let names: Option<Vec<&str>> = names.iter().map(Value::as_str).collect();
                 expression = names.ok_or_else(|| ApiError::parsing("[index] must be names"))?.join(",");
             }
+            ("search_type", Value::String(s)) => dfs = is_dfs(s)?,
             (k, _) if IGNORED_HEADER_KEYS.contains(&k) => {}
             (k, _) => {
                 return Err(ApiError::parsing(format!("key [{k}] is not supported in the metadata section")))
@@ -101,5 +103,6 @@ fn one(
     }
     let mut request = body_request(parse_json(body.as_bytes())?)?;
     request.total_as_int = total_as_int;
+    request.dfs = dfs;
     search_answer(app, &expression, &request)
 }

@@ -1,5 +1,7 @@
 //! `_search`, `_count` and `_delete_by_query`, on one index or several
-//! (hits merged by score, as Elasticsearch merges its shards' hits).
+//! (hits merged by score, as Elasticsearch merges its shards' hits; each
+//! index scores with its own statistics, or with all of theirs summed under
+//! `search_type=dfs_query_then_fetch`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -9,7 +11,8 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use needle_core::deadline;
 use needle_engine::{
-    FieldKind, FragmentOptions, IfCurrent, Query, Schema, SearchRequest, Searcher, SortKey, SortValue,
+    CorpusStatistics, FieldKind, FragmentOptions, IfCurrent, Query, Schema, SearchRequest, Searcher,
+    SharedCorpus, SortKey, SortValue,
 };
 use serde_json::{json, Map, Value};
 
@@ -29,8 +32,7 @@ use crate::source_filter::SourceFilter;
 use crate::{docvalue_fields, dsl};
 
 /// Parameters of a search that change nothing on one node.
-const SEARCH_PARAMS: [&str; 13] = [
-    "search_type",
+const SEARCH_PARAMS: [&str; 12] = [
     "allow_no_indices",
     "ignore_unavailable",
     "expand_wildcards",
@@ -97,6 +99,9 @@ pub struct Request {
     /// How many of each hit's sort values are shown (`None`: all; a
     /// scroll shows only the keys asked for, not the ones it adds).
     pub shown_sort_keys: Option<usize>,
+    /// `search_type=dfs_query_then_fetch`: over several indexes, score
+    /// with their statistics summed, as one index holding them all would.
+    pub dfs: bool,
 }
 
 struct Highlight {
@@ -271,6 +276,10 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
         _ => None,
     };
     let mut gathered: Option<needle_engine::Gathered> = None;
+    let corpus = match request.dfs && !one {
+        true => Some(corpus_of(targets, request)?),
+        false => None,
+    };
     for (n, Target { name, searcher, .. }) in targets.iter().enumerate() {
         let query = query_of(&request.query, searcher)?;
         if let Some(trees) = &trees {
@@ -297,6 +306,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
         let engine_request = SearchRequest {
             search_after,
             timeout: left(),
+            corpus: corpus.clone(),
             ..engine_request(request, searcher.schema(), resolved.as_ref(), &value_fields, window, from)
         };
         if let (Some(spec), true) = (&request.aggs, one) {
@@ -345,6 +355,16 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
     }
     hits.truncate(request.size);
     Ok(Page { total, exact, max_score, hits, aggregations, indexes: targets.len(), profiles, timed_out })
+}
+
+/// The first round of `dfs_query_then_fetch`: the statistics of the
+/// query's terms in every index of `targets`, summed.
+fn corpus_of(targets: &[Target], request: &Request) -> ApiResult<SharedCorpus> {
+    let mut summed = CorpusStatistics::default();
+    for Target { searcher, .. } in targets {
+        summed.merge(&searcher.corpus_stats(&query_of(&request.query, searcher)?)?);
+    }
+    Ok(SharedCorpus(Arc::new(summed)))
 }
 
 /// The engine's request for `request`'s hits in one index: its best
@@ -636,7 +656,18 @@ impl Request {
             profile: false,
             explain: false,
             timeout: None,
+            dfs: false,
         }
+    }
+}
+
+/// Whether `search_type` asks for the statistics of every index searched
+/// (`dfs_query_then_fetch`) or each index's own (`query_then_fetch`).
+pub(crate) fn is_dfs(search_type: &str) -> ApiResult<bool> {
+    match search_type {
+        "query_then_fetch" => Ok(false),
+        "dfs_query_then_fetch" => Ok(true),
+        other => Err(ApiError::illegal_argument(format!("No search type for [{other}]"))),
     }
 }
 
@@ -650,6 +681,7 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
         scroll: p.get("scroll").map(crate::routes::scroll::keep_alive).transpose()?,
         explain: p.flag("explain", false)?,
         timeout: p.get("timeout").map(|t| timeout_value(&json!(t))).transpose()?.flatten(),
+        dfs: p.get("search_type").map(is_dfs).transpose()?.unwrap_or(false),
         ..Request::new()
     };
     if let Some(body) = call.json()? {

@@ -103,6 +103,11 @@ impl TestServer {
     /// Creates `index` with `mapping` and sends it the bundled State of the
     /// Union corpus with `_bulk`, 50 documents a request, each under its `id`.
     pub fn load_sotu(&self, index: &str, mapping: Value) {
+        self.load_sotu_share(index, mapping, (0, 1));
+    }
+
+    /// [`TestServer::load_sotu`] of the documents on lines `i` with `i % n == k`, for `(k, n)`.
+    pub fn load_sotu_share(&self, index: &str, mapping: Value, (k, n): (usize, usize)) {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let (status, answer) =
             self.json("PUT", &format!("/{index}"), Some(serde_json::json!({"mappings": mapping})));
@@ -110,6 +115,8 @@ impl TestServer {
         let file = std::fs::File::open(root.join("examples/data/sotu.jsonl.gz")).unwrap();
         let docs: Vec<Value> =
             std::io::BufRead::lines(std::io::BufReader::new(flate2::read::GzDecoder::new(file)))
+                .skip(k)
+                .step_by(n)
                 .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
                 .collect();
         for batch in docs.chunks(50) {

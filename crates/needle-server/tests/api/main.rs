@@ -7,6 +7,7 @@ mod bulk;
 mod documents;
 mod lucene_parity;
 mod node;
+mod opensearch_dfs;
 mod opensearch_parity;
 mod opensearch_queries;
 mod scroll;

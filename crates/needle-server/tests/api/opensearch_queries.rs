@@ -23,7 +23,7 @@ fn golden() -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-fn close(a: f64, b: f64) -> bool {
+pub(crate) fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-5 * a.abs().max(b.abs()).max(1e-3)
 }
 
@@ -65,7 +65,7 @@ fn compare_explanations(want: &Value, got: &Value) -> Vec<String> {
 }
 
 /// The differences between OpenSearch's hits and Needle's, as lines.
-fn compare(want: &Value, got: &Value) -> Vec<String> {
+pub(crate) fn compare(want: &Value, got: &Value) -> Vec<String> {
     let mut diffs = Vec::new();
     let total = &got["hits"]["total"]["value"];
     if *total != want["total"] {

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Records a real OpenSearch node's answers to searches over three indexes
+that split the bundled State of the Union corpus between them (the document
+on line i goes to index i % 3), with each index's own statistics
+(`query_then_fetch`, the default) and with their statistics summed
+(`search_type=dfs_query_then_fetch`), for
+`crates/needle-server/tests/api/opensearch_dfs.rs` to compare Needle's
+answers with: hit counts and every hit with its score. The summed answers
+are also those of one index holding every document.
+
+    python3 tests/golden/opensearch/dfs.py http://127.0.0.1:9201 > tests/golden/opensearch/dfs.json
+
+The node: ../shared/opensearch (OpenSearch 3.8, one shard an index, each
+force-merged to one segment).
+"""
+
+import gzip
+import json
+import os
+import sys
+
+from record import call, fresh_index
+
+PARTS = ["needle-dfs-0", "needle-dfs-1", "needle-dfs-2"]
+MAPPING = {"properties": {"title": {"type": "text"}, "body": {"type": "text"}, "source": {"type": "text"}}}
+CORPUS = os.path.join(os.path.dirname(__file__), "../../../examples/data/sotu.jsonl.gz")
+
+
+def queries():
+    return [
+        {"match": {"body": "war"}},
+        {"match": {"body": "peace treaty"}},
+        {"match": {"body": {"query": "economy jobs taxes", "operator": "and"}}},
+        {"match": {"title": "union"}},
+        {"match_phrase": {"body": "civil war"}},
+        {"match_phrase": {"body": {"query": "free people", "slop": 2}}},
+        {"multi_match": {"query": "lincoln slavery", "fields": ["title^2", "body"]}},
+        {"multi_match": {"query": "washington congress", "fields": ["title", "body"], "type": "most_fields"}},
+        {"multi_match": {"query": "freedom liberty", "fields": ["body", "title", "source"], "type": "cross_fields"}},
+        {"bool": {"must": [{"match": {"body": "war"}}], "should": [{"match_phrase": {"body": "civil war"}}],
+                  "must_not": [{"match": {"body": "treaty"}}]}},
+        {"dis_max": {"queries": [{"match": {"body": "peace"}}, {"match": {"title": "roosevelt"}}],
+                     "tie_breaker": 0.3}},
+        {"query_string": {"query": "railroad OR \"manifest destiny\"", "fields": ["title", "body"]}},
+    ]
+
+
+def main():
+    base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
+    with gzip.open(CORPUS, "rt") as f:
+        docs = [json.loads(line) for line in f]
+    for n, part in enumerate(PARTS):
+        fresh_index(base, part, MAPPING)
+        lines = []
+        for d in docs[n::len(PARTS)]:
+            lines.append(json.dumps({"index": {"_index": part, "_id": d["id"]}}))
+            lines.append(json.dumps(d))
+        bulk = call(base, "POST", "/_bulk?refresh=true", "\n".join(lines) + "\n", ndjson=True)
+        assert not bulk["errors"], bulk
+        call(base, "POST", f"/{part}/_forcemerge?max_num_segments=1")
+        call(base, "POST", f"/{part}/_refresh")
+    node = call(base, "GET", "/")
+    cases = []
+    for query in queries():
+        for search_type in ["query_then_fetch", "dfs_query_then_fetch"]:
+            body = {"query": query, "size": 250, "track_total_hits": True, "_source": False}
+            path = f"/{','.join(PARTS)}/_search?search_type={search_type}"
+            answer = call(base, "POST", path, body)
+            assert answer["_shards"]["successful"] == len(PARTS), answer
+            hits = [[h["_id"], h["_score"]] for h in answer["hits"]["hits"]]
+            answer = {"total": answer["hits"]["total"]["value"], "hits": hits}
+            cases.append({"search_type": search_type, "body": body, "answer": answer})
+    out = {"node": node["version"]["distribution"] + " " + node["version"]["number"]}
+    # One case a line: the file stays readable and diffs stay small.
+    print("{")
+    print(f' "node": {json.dumps(out["node"])},')
+    print(f' "indexes": {json.dumps(PARTS)},')
+    print(f' "mapping": {json.dumps(MAPPING, sort_keys=True)},')
+    print(' "cases": [')
+    print(",\n".join("  " + json.dumps(c, sort_keys=True) for c in cases))
+    print(" ]")
+    print("}")
+
+
+if __name__ == "__main__":
+    main()
