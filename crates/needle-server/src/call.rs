@@ -61,12 +61,18 @@ impl Call {
                 "request body must be a JSON object, not {}",
                 needle_core::printable(&other.to_string(), 60)
             ))),
-            None => Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "action_request_validation_exception",
-                "Validation Failed: 1: request body is required;",
-            )),
+            None => Err(body_required()),
         }
+    }
+
+    /// The body as a document's JSON text, checked (see [`check_document`]);
+    /// an empty body is an error.
+    pub fn document(&self) -> ApiResult<&str> {
+        if self.body.iter().all(u8::is_ascii_whitespace) {
+            return Err(body_required());
+        }
+        check_document(&self.body)?;
+        self.text()
     }
 
     /// The body as UTF-8 text.
@@ -82,14 +88,34 @@ pub fn parse_json(bytes: &[u8]) -> ApiResult<Value> {
     serde_json::from_slice(bytes).map_err(json_error)
 }
 
-/// Checks that `bytes` are one JSON object without building it (for text the
-/// engine parses itself): the same errors as [`parse_json`], at a fraction of its cost.
-pub fn check_json_object(bytes: &[u8]) -> ApiResult<()> {
-    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(json_error)?;
+/// Checks that a document's `bytes` are one JSON object without building it
+/// (the engine parses the text itself). A failure is Elasticsearch's
+/// document parser's: `document_parsing_exception`, `failed to parse` with
+/// the JSON error as its `caused_by`, or `Malformed content, must start
+/// with an object`.
+pub fn check_document(bytes: &[u8]) -> ApiResult<()> {
+    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(|e| {
+        let reason = format!("[{}:{}] failed to parse: {e}", e.line(), e.column());
+        let mut error = ApiError::bad_request(DOCUMENT_ERROR, reason);
+        error.extra.insert("caused_by".into(), json_error(e).item_body());
+        error
+    })?;
     match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'{') => Ok(()),
-        _ => Err(ApiError::bad_request("document_parsing_exception", "the document must be a JSON object")),
+        _ => Err(ApiError::bad_request(DOCUMENT_ERROR, "Malformed content, must start with an object")),
     }
+}
+
+/// Elasticsearch's type for a document that cannot be indexed (8.8 on;
+/// OpenSearch keeps the older `mapper_parsing_exception`).
+const DOCUMENT_ERROR: &str = "document_parsing_exception";
+
+fn body_required() -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        "action_request_validation_exception",
+        "Validation Failed: 1: request body is required;",
+    )
 }
 
 fn json_error(e: serde_json::Error) -> ApiError {

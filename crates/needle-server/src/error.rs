@@ -60,8 +60,10 @@ impl ApiError {
     }
 
     pub fn body(&self) -> Value {
-        let cause = self.item_body();
+        let mut cause = self.item_body();
         let mut error = cause.as_object().cloned().unwrap_or_default();
+        // The root cause is the error itself, without what caused it.
+        cause.as_object_mut().map(|c| c.remove("caused_by"));
         error.insert("root_cause".into(), json!([cause]));
         json!({"error": error, "status": self.status.as_u16()})
     }

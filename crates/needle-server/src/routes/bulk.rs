@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{json, Map, Value};
 
-use crate::call::{check_json_object, parse_json, token_name, Call};
+use crate::call::{check_document, parse_json, token_name, Call};
 use crate::catalog::Handle;
 use crate::error::{ApiError, ApiResult};
 use crate::pools;
@@ -138,7 +138,7 @@ fn run_action(
     match a.kind {
         Kind::Index | Kind::Create => {
             let source = a.source.unwrap_or_default();
-            check_json_object(source.as_bytes())?;
+            check_document(source.as_bytes())?;
             let o =
                 h.writer.put_deferred(id, source, condition).map_err(|e| write::about_index(e.into(), h))?;
             note(o.seq_no);

@@ -53,8 +53,7 @@ fn put(app: &Shared, index: &str, id: Option<&str>, create: bool, call: &Call) -
     }
     p.finish(&call.path)?;
     check_id(id)?;
-    call.json_object()?;
-    let source = call.text()?;
+    let source = call.document()?;
     let h = app.catalog.get_or_create(index)?;
     let started = Instant::now();
     let outcome = h.writer.put(id, source, condition).map_err(|e| write::about_index(e.into(), &h));

@@ -1,6 +1,6 @@
 //! Single-document APIs: their answers, status codes and conditions.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::harness::TestServer;
 
@@ -117,14 +117,22 @@ fn generated_ids_and_mget() {
 fn bad_writes_change_nothing() {
     let s = TestServer::start();
     s.json("PUT", "/i", Some(json!({"mappings": {"properties": {"n": {"type": "long"}}}})));
-    for (body, kind) in [
-        ("{\"n\": ", "x_content_parse_exception"),
-        ("[1, 2]", "parsing_exception"),
-        ("{\"n\": \"not a number\"}", "document_parsing_exception"),
+    // As Elasticsearch's document parser: malformed JSON is a failure to
+    // parse the document, caused by the JSON error (OpenSearch 3.8 answers
+    // the same shape as `mapper_parsing_exception`).
+    for (body, reason, cause) in [
+        ("{\"n\": ", "[1:6] failed to parse: EOF while parsing a value", Some("x_content_parse_exception")),
+        ("{\"n\": 1} x", "[1:10] failed to parse: trailing characters", Some("x_content_parse_exception")),
+        ("[1, 2]", "Malformed content, must start with an object", None),
+        ("{\"n\": \"not a number\"}", "", None),
     ] {
         let reply = s.call("PUT", "/i/_doc/1", Some(body));
         assert_eq!(reply.status, 400, "{body}");
-        assert_eq!(reply.json()["error"]["type"], json!(kind), "{body}: {}", reply.text());
+        let error = &reply.json()["error"];
+        assert_eq!(error["type"], json!("document_parsing_exception"), "{body}: {}", reply.text());
+        assert!(error["reason"].as_str().unwrap().starts_with(reason), "{body}: {error}");
+        assert_eq!(error["caused_by"]["type"].as_str(), cause, "{body}: {error}");
+        assert_eq!(error["root_cause"][0]["caused_by"], Value::Null, "{error}");
     }
     let (status, err) = s.json("PUT", "/i/_doc/1?refrsh=true", Some(json!({"n": 1})));
     assert_eq!(status, 400);
