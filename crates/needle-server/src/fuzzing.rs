@@ -56,6 +56,7 @@ fn app() -> &'static Shared {
             api_key: None,
             max_body: crate::call::MAX_BODY,
             node_name: "fuzz".into(),
+            address: std::net::SocketAddr::from(([127, 0, 0, 1], 9200)),
             cluster_uuid: "fuzz".into(),
             scrolls: Scrolls::default(),
             searches: crate::pools::Pool::new("search", crate::pools::PoolSize::search(1)),

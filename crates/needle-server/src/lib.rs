@@ -18,6 +18,7 @@ mod error;
 mod filter_path;
 pub mod fuzzing;
 mod middleware;
+mod node_stats;
 mod params;
 mod pattern;
 mod pools;

@@ -48,6 +48,8 @@ pub struct App {
     pub api_key: Option<String>,
     pub max_body: usize,
     pub node_name: String,
+    /// The address the server listens on (`_cat` shows its IP).
+    pub address: SocketAddr,
     pub cluster_uuid: String,
     pub scrolls: crate::routes::scroll::Scrolls,
     pub searches: Pool,
@@ -75,6 +77,7 @@ impl Server {
             api_key: config.api_key,
             max_body: config.max_body,
             node_name: hostname(),
+            address: listener.local_addr()?,
             cluster_uuid: crate::catalog::uuid(),
             scrolls: Default::default(),
             searches: Pool::new("search", config.search_pool),

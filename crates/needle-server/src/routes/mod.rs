@@ -2,6 +2,7 @@
 
 mod aliases;
 mod bulk;
+mod cat;
 mod cluster;
 mod documents;
 mod indices;
@@ -27,10 +28,13 @@ pub fn router(app: Shared) -> Router {
         .route("/_ui", get(ui))
         .route("/_cluster/health", get(cluster::health))
         .route("/_cluster/health/{index}", get(cluster::health_of))
-        .route("/_cat/indices", get(cluster::cat_indices))
-        .route("/_cat/indices/{index}", get(cluster::cat_indices_of))
-        .route("/_cat/aliases", get(cluster::cat_aliases))
-        .route("/_cat/aliases/{name}", get(cluster::cat_aliases_of))
+        .route("/_cat/indices", get(cat::cat_indices))
+        .route("/_cat/indices/{index}", get(cat::cat_indices_of))
+        .route("/_cat/aliases", get(cat::cat_aliases))
+        .route("/_cat/aliases/{name}", get(cat::cat_aliases_of))
+        .route("/_cat/shards", get(cat::cat_shards))
+        .route("/_cat/shards/{index}", get(cat::cat_shards_of))
+        .route("/_cat/nodes", get(cat::cat_nodes))
         .route("/_bulk", post(bulk::bulk).put(bulk::bulk))
         .route("/_search", get(search::search_all).post(search::search_all))
         .route("/_search/scroll", get(scroll::next).post(scroll::next).delete(scroll::clear))

@@ -14,7 +14,7 @@ use crate::call::Call;
 use crate::catalog::Handle;
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
-use crate::routes::cluster::store_bytes;
+use crate::routes::cat::store_bytes;
 use crate::server::{blocking, Shared};
 
 /// The sections `_stats/{metric}` may name.

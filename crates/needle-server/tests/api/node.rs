@@ -186,3 +186,39 @@ fn put_settings_changes_dynamic_settings_persists_them_and_refuses_the_rest_whol
     let (_, got) = s.json("GET", "/a/_settings", None);
     assert_eq!(got["a"]["settings"]["index"]["refresh_interval"], "-1", "kept across a restart: {got}");
 }
+
+#[test]
+fn cat_shards_and_nodes_describe_this_node() {
+    let s = TestServer::start();
+    for (index, docs) in [("b-logs", 2), ("a-notes", 1)] {
+        for i in 0..docs {
+            s.json("PUT", &format!("/{index}/_doc/{i}"), Some(json!({"title": "one shard"})));
+        }
+    }
+    let (status, shards) = s.json("GET", "/_cat/shards?format=json&bytes=b", None);
+    assert_eq!(status, 200, "{shards}");
+    let rows = shards.as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["index"].as_str().unwrap()).collect();
+    assert_eq!(names, ["a-notes", "b-logs"]);
+    assert_eq!(
+        (&rows[1]["docs"], &rows[1]["prirep"], &rows[1]["state"]),
+        (&json!("2"), &json!("p"), &json!("STARTED"))
+    );
+    assert!(rows[1]["store"].as_str().unwrap().parse::<u64>().unwrap() > 0, "{shards}");
+    assert_eq!(rows[0]["ip"], json!("127.0.0.1"));
+    let one = s.call("GET", "/_cat/shards/b-logs?v&h=index,shard,docs", None).text();
+    assert_eq!(one, "index  shard docs\nb-logs 0     2\n");
+    assert_eq!(s.json("GET", "/_cat/shards/none", None).0, 404);
+
+    let (status, nodes) = s.json("GET", "/_cat/nodes?format=json", None);
+    assert_eq!(status, 200, "{nodes}");
+    let node = &nodes[0];
+    assert_eq!((&node["ip"], &node["master"]), (&json!("127.0.0.1"), &json!("*")));
+    for percent in ["heap.percent", "ram.percent", "cpu"] {
+        let value: u64 =
+            node[percent].as_str().unwrap().parse().unwrap_or_else(|_| panic!("{percent}: {node}"));
+        assert!(value <= 100, "{percent}: {node}");
+    }
+    assert!(node["load_1m"].as_str().unwrap().parse::<f64>().is_ok(), "{node}");
+    assert!(s.call("GET", "/_cat/nodes?v", None).text().starts_with("ip "));
+}

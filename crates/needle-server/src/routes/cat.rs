@@ -1,0 +1,322 @@
+//! The `_cat` tables: `_cat/indices`, `_cat/aliases`, `_cat/shards`
+//! (Needle keeps one shard an index, on this node) and `_cat/nodes` (this
+//! node), as text (`v`, `h`, `s`, `bytes`) or `format=json`.
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use serde_json::{Map, Value};
+
+use crate::call::Call;
+use crate::catalog::Handle;
+use crate::error::{ApiError, ApiResult};
+use crate::respond;
+use crate::server::{blocking, Shared};
+
+pub async fn cat_indices(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || cat(&app, "*", &call)).await
+}
+
+pub async fn cat_indices_of(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    blocking(move || cat(&app, &index, &call)).await
+}
+
+const CAT_COLUMNS: [&str; 10] = [
+    "health",
+    "status",
+    "index",
+    "uuid",
+    "pri",
+    "rep",
+    "docs.count",
+    "docs.deleted",
+    "store.size",
+    "pri.store.size",
+];
+
+/// `_cat/indices` (`bytes` for the sizes' unit), as [`cat_table`] shows rows.
+fn cat(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
+    let unit = call.params.get("bytes").map(str::to_string);
+    call.params.ignore(&["health", "pri", "include_unloaded_segments"]);
+    let rows = app.catalog.resolve(expression)?.iter().map(|h| cat_row(h, unit.as_deref())).collect();
+    cat_table(call, "_cat/indices", &CAT_COLUMNS, rows)
+}
+
+pub async fn cat_aliases(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || cat_aliases_named(&app, "*", &call)).await
+}
+
+pub async fn cat_aliases_of(State(app): State<Shared>, Path(names): Path<String>, call: Call) -> Response {
+    blocking(move || cat_aliases_named(&app, &names, &call)).await
+}
+
+const ALIAS_COLUMNS: [&str; 6] =
+    ["alias", "index", "filter", "routing.index", "routing.search", "is_write_index"];
+
+/// `_cat/aliases[/{names}]`: a row per alias and index it names, those of
+/// `names` (a comma-separated list, `*` wildcards), by alias then index.
+/// Needle's aliases have no filter or routing, and no write index: `-`.
+fn cat_aliases_named(app: &Shared, names: &str, call: &Call) -> ApiResult<Response> {
+    let wanted: Vec<&str> = names.split(',').collect();
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for h in app.catalog.resolve("*")? {
+        let aliases = h.settings().aliases;
+        let named = aliases.into_iter().filter(|a| wanted.iter().any(|w| crate::pattern::matches(w, a)));
+        pairs.extend(named.map(|a| (a, h.name.clone())));
+    }
+    pairs.sort();
+    let rows = pairs
+        .into_iter()
+        .map(|(alias, index)| {
+            row(&ALIAS_COLUMNS, [alias, index, "-".into(), "-".into(), "-".into(), "-".into()])
+        })
+        .collect();
+    cat_table(call, "_cat/aliases", &ALIAS_COLUMNS, rows)
+}
+
+pub async fn cat_shards(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || cat_shards_of_indexes(&app, "*", &call)).await
+}
+
+pub async fn cat_shards_of(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    blocking(move || cat_shards_of_indexes(&app, &index, &call)).await
+}
+
+const SHARD_COLUMNS: [&str; 8] = ["index", "shard", "prirep", "state", "docs", "store", "ip", "node"];
+
+/// `_cat/shards[/{index}]`: each index's one shard, a started primary on this node.
+fn cat_shards_of_indexes(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
+    let unit = call.params.get("bytes").map(str::to_string);
+    let mut handles = app.catalog.resolve(expression)?;
+    handles.sort_by(|a, b| a.name.cmp(&b.name));
+    let rows = handles
+        .iter()
+        .map(|h| {
+            let values = [
+                h.name.clone(),
+                "0".into(),
+                "p".into(),
+                "STARTED".into(),
+                h.index.searcher().num_docs().to_string(),
+                shown_bytes(store_bytes(h), unit.as_deref()),
+                app.address.ip().to_string(),
+                app.node_name.clone(),
+            ];
+            row(&SHARD_COLUMNS, values)
+        })
+        .collect();
+    cat_table(call, "_cat/shards", &SHARD_COLUMNS, rows)
+}
+
+pub async fn cat_nodes(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || {
+        call.params.ignore(&["full_id", "include_unloaded_segments"]);
+        let system = crate::node_stats::read();
+        let percent = |part: Option<u64>, whole: Option<u64>| match (part, whole) {
+            (Some(p), Some(w)) if w > 0 => (p * 100 / w).to_string(),
+            _ => String::new(),
+        };
+        let load = |i: usize| system.load.map(|l| format!("{:.2}", l[i])).unwrap_or_default();
+        let values = [
+            app.address.ip().to_string(),
+            // No heap: the share of the machine's memory this process holds.
+            percent(needle_storage::counters::resident_bytes(), system.ram_total),
+            percent(system.ram_used, system.ram_total),
+            system.cpu_percent.map(|c| c.to_string()).unwrap_or_default(),
+            load(0),
+            load(1),
+            load(2),
+            // Elasticsearch's default roles: every one.
+            "cdfhilmrstw".into(),
+            "*".into(),
+            app.node_name.clone(),
+        ];
+        cat_table(&call, "_cat/nodes", &NODE_COLUMNS, vec![row(&NODE_COLUMNS, values)])
+    })
+    .await
+}
+
+const NODE_COLUMNS: [&str; 10] = [
+    "ip",
+    "heap.percent",
+    "ram.percent",
+    "cpu",
+    "load_1m",
+    "load_5m",
+    "load_15m",
+    "node.role",
+    "master",
+    "name",
+];
+
+/// A row of `_cat` cells, `values` in the order of `columns`.
+fn row<const N: usize>(columns: &[&str; N], values: [String; N]) -> Map<String, Value> {
+    columns.iter().zip(values).map(|(c, v)| (c.to_string(), Value::String(v))).collect()
+}
+
+/// A size as `_cat` shows it: in the `bytes` unit asked for, else short (`4.5kb`).
+fn shown_bytes(bytes: u64, unit: Option<&str>) -> String {
+    match unit {
+        Some(u) => bytes_in(bytes, u),
+        None => human_bytes(bytes),
+    }
+}
+
+/// A `_cat` answer: a text table (`v` for headers, `h` to pick columns, `s`
+/// to sort) or, with `format=json`, a list of objects; `rows` hold every
+/// column of `all`, as text.
+fn cat_table(
+    call: &Call,
+    what: &str,
+    all: &[&str],
+    mut rows: Vec<Map<String, Value>>,
+) -> ApiResult<Response> {
+    let p = &call.params;
+    let json_format = match p.get("format") {
+        None | Some("text" | "txt") => false,
+        Some("json") => true,
+        Some(other) => {
+            return Err(ApiError::illegal_argument(format!("[format] must be text or json, not [{other}]")))
+        }
+    };
+    let headers = p.flag("v", false)?;
+    let columns: Vec<String> = match p.get("h") {
+        Some(h) => h.split(',').map(str::to_string).collect(),
+        None => all.iter().map(|c| c.to_string()).collect(),
+    };
+    if let Some(bad) = columns.iter().find(|c| !all.contains(&c.as_str())) {
+        return Err(ApiError::illegal_argument(format!("[{what}] has no column [{bad}]")));
+    }
+    let sort = p.get("s").map(str::to_string);
+    if let Some(bad) =
+        sort.as_deref().map(|s| s.split_once(':').map_or(s, |(c, _)| c)).filter(|c| !all.contains(c))
+    {
+        return Err(ApiError::illegal_argument(format!("[{what}] cannot sort by [{bad}]: no such column")));
+    }
+    p.ignore(&["expand_wildcards", "local", "master_timeout", "time"]);
+    p.finish(&call.path)?;
+
+    if let Some(spec) = sort {
+        let (column, desc) = match spec.split_once(':') {
+            Some((c, order)) => (c.to_string(), order == "desc"),
+            None => (spec, false),
+        };
+        rows.sort_by(|a, b| {
+            let (x, y) = (&a[&column], &b[&column]);
+            let order = match (
+                x.as_str().and_then(|s| s.parse::<f64>().ok()),
+                y.as_str().and_then(|s| s.parse::<f64>().ok()),
+            ) {
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                _ => x.to_string().cmp(&y.to_string()),
+            };
+            if desc {
+                order.reverse()
+            } else {
+                order
+            }
+        });
+    }
+    if json_format {
+        let rows: Vec<Value> = rows
+            .into_iter()
+            .map(|r| Value::Object(columns.iter().map(|c| (c.clone(), r[c].clone())).collect()))
+            .collect();
+        return Ok(respond::ok(&Value::Array(rows)));
+    }
+    let mut table: Vec<Vec<String>> = Vec::new();
+    if headers {
+        table.push(columns.clone());
+    }
+    for r in &rows {
+        table.push(columns.iter().map(|c| r[c].as_str().unwrap_or_default().to_string()).collect());
+    }
+    Ok(respond::text(text_table(&table)))
+}
+
+fn cat_row(h: &Handle, unit: Option<&str>) -> Map<String, Value> {
+    let searcher = h.index.searcher();
+    let settings = h.settings();
+    let size = shown_bytes(store_bytes(h), unit);
+    let values = [
+        "green".to_string(),
+        "open".into(),
+        h.name.clone(),
+        settings.uuid.clone(),
+        settings.number_of_shards.to_string(),
+        settings.number_of_replicas.to_string(),
+        searcher.num_docs().to_string(),
+        searcher.deleted_docs().to_string(),
+        size.clone(),
+        size,
+    ];
+    row(&CAT_COLUMNS, values)
+}
+
+/// Bytes of the index's files.
+pub fn store_bytes(h: &Handle) -> u64 {
+    fn walk(dir: &std::path::Path) -> u64 {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| match e.metadata() {
+                Ok(m) if m.is_dir() => walk(&e.path()),
+                Ok(m) => m.len(),
+                Err(_) => 0,
+            })
+            .sum()
+    }
+    walk(h.index.directory().path())
+}
+
+fn bytes_in(bytes: u64, unit: &str) -> String {
+    let shift = match unit {
+        "kb" => 10,
+        "mb" => 20,
+        "gb" => 30,
+        "tb" => 40,
+        _ => 0,
+    };
+    (bytes >> shift).to_string()
+}
+
+/// Elasticsearch's short sizes: `225b`, `4.5kb`, `12.3mb`.
+fn human_bytes(bytes: u64) -> String {
+    let units = [("tb", 40), ("gb", 30), ("mb", 20), ("kb", 10)];
+    for (name, shift) in units {
+        if bytes >= 1 << shift {
+            let v = bytes as f64 / (1u64 << shift) as f64;
+            let text = format!("{v:.1}");
+            return format!("{}{name}", text.strip_suffix(".0").unwrap_or(&text));
+        }
+    }
+    format!("{bytes}b")
+}
+
+/// Columns padded to their widest cell, as `_cat` prints them.
+fn text_table(rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..rows.first().map_or(0, Vec::len))
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let cells: Vec<String> = r.iter().zip(&widths).map(|(cell, w)| format!("{cell:<w$}")).collect();
+        out.push_str(cells.join(" ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_tables() {
+        assert_eq!(human_bytes(225), "225b");
+        assert_eq!(human_bytes(4608), "4.5kb");
+        assert_eq!(human_bytes(3 << 20), "3mb");
+        let t = text_table(&[vec!["index".into(), "docs".into()], vec!["a".into(), "12".into()]]);
+        assert_eq!(t, "index docs\na     12\n");
+    }
+}
