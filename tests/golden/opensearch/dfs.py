@@ -19,7 +19,7 @@ import json
 import os
 import sys
 
-from record import call, fresh_index
+from record import call, fresh_index, print_golden
 
 PARTS = ["needle-dfs-0", "needle-dfs-1", "needle-dfs-2"]
 MAPPING = {"properties": {"title": {"type": "text"}, "body": {"type": "text"}, "source": {"type": "text"}}}
@@ -70,16 +70,8 @@ def main():
             hits = [[h["_id"], h["_score"]] for h in answer["hits"]["hits"]]
             answer = {"total": answer["hits"]["total"]["value"], "hits": hits}
             cases.append({"search_type": search_type, "body": body, "answer": answer})
-    out = {"node": node["version"]["distribution"] + " " + node["version"]["number"]}
-    # One case a line: the file stays readable and diffs stay small.
-    print("{")
-    print(f' "node": {json.dumps(out["node"])},')
-    print(f' "indexes": {json.dumps(PARTS)},')
-    print(f' "mapping": {json.dumps(MAPPING, sort_keys=True)},')
-    print(' "cases": [')
-    print(",\n".join("  " + json.dumps(c, sort_keys=True) for c in cases))
-    print(" ]")
-    print("}")
+    name = node["version"]["distribution"] + " " + node["version"]["number"]
+    print_golden([("node", name), ("indexes", PARTS), ("mapping", MAPPING)], cases)
 
 
 if __name__ == "__main__":

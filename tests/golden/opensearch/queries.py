@@ -20,7 +20,7 @@ import json
 import os
 import sys
 
-from record import call, fresh_index
+from record import call, fresh_index, print_golden
 
 INDEX = "needle-queries"
 MAPPING = {"properties": {"title": {"type": "text"}, "body": {"type": "text"}, "source": {"type": "text"}}}
@@ -184,16 +184,8 @@ def main():
         answer = call(base, "POST", f"/{INDEX}/_search", body)
         hits = [[h["_id"], h["_score"], h["_explanation"]] for h in answer["hits"]["hits"]]
         cases.append({"body": body, "answer": {"total": answer["hits"]["total"]["value"], "hits": hits}})
-    out = {"node": node["version"]["distribution"] + " " + node["version"]["number"],
-           "mapping": MAPPING, "cases": cases}
-    # One case a line: the file stays readable and diffs stay small.
-    print("{")
-    print(f' "node": {json.dumps(out["node"])},')
-    print(f' "mapping": {json.dumps(out["mapping"], sort_keys=True)},')
-    print(' "cases": [')
-    print(",\n".join("  " + json.dumps(c, sort_keys=True) for c in cases))
-    print(" ]")
-    print("}")
+    name = node["version"]["distribution"] + " " + node["version"]["number"]
+    print_golden([("node", name), ("mapping", MAPPING)], cases)
 
 
 if __name__ == "__main__":

@@ -348,6 +348,18 @@ def fresh_index(base, index, mapping):
     assert created.get("acknowledged"), created
 
 
+def print_golden(fields, cases):
+    """Prints `fields` (name, value pairs) and `cases` as one JSON object,
+    one case a line: the file stays readable and diffs stay small."""
+    print("{")
+    for name, value in fields:
+        print(f' "{name}": {json.dumps(value, sort_keys=True)},')
+    print(' "cases": [')
+    print(",\n".join("  " + json.dumps(c, sort_keys=True) for c in cases))
+    print(" ]")
+    print("}")
+
+
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
     fresh_index(base, INDEX, MAPPING)
