@@ -182,6 +182,15 @@ fn by_last_modified(schema: &needle_engine::Schema) -> Result<needle_engine::Sor
     Ok(needle_engine::SortKey { by: needle_engine::SortBy::Field { field, missing }, descending: true })
 }
 
+/// The clocks at a write's start: this thread's CPU clock, then the wall
+/// clock, so that the wall-clock time leaves out the CPU clock's system call
+/// (about a microsecond here; [`Shared::count_write`] reads them in the
+/// other order).
+fn write_started() -> (Instant, u64) {
+    let cpu = crate::procstat::thread_cpu_nanos();
+    (Instant::now(), cpu)
+}
+
 impl Shared {
     /// Counts a write that began at `started` (wall clock) and `cpu` (this thread's CPU clock).
     fn count_write(&self, (started, cpu): (Instant, u64)) {
@@ -210,7 +219,7 @@ fn handle(shared: &Shared, line: &str) -> Answer {
         "add" => {
             let live = shared.index.live().map_err(|e| failed(&e))?;
             let Some(acks) = shared.durable_acks.lock().unwrap().clone() else {
-                let started = (Instant::now(), crate::procstat::thread_cpu_nanos());
+                let started = write_started();
                 let doc_id = live.add(query).map_err(|e| failed(&e))?;
                 shared.count_write(started);
                 return Ok(Some(format!("{id}\t1\t{doc_id}\n")));
@@ -222,7 +231,7 @@ fn handle(shared: &Shared, line: &str) -> Answer {
         "numeric" | "binary" => {
             let live = shared.index.live().map_err(|e| failed(&e))?;
             let (doc_id, value) = query.split_once('\t').ok_or_else(|| failed(&"expected DOCID\\tVALUE"))?;
-            let started = (Instant::now(), crate::procstat::thread_cpu_nanos());
+            let started = write_started();
             let done = match mode {
                 "numeric" => {
                     let v: i64 = value.parse().map_err(|_| failed(&format!("bad value `{value}`")))?;

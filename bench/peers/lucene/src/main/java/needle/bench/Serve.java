@@ -407,14 +407,19 @@ public final class Serve {
     private final java.util.concurrent.atomic.AtomicLong cpuNanos =
         new java.util.concurrent.atomic.AtomicLong();
 
-    /** The wall clock and this thread's CPU clock, nanoseconds. */
+    /**
+     * The wall clock and this thread's CPU clock, nanoseconds, at the start of something timed:
+     * the CPU clock read first, so that the wall-clock time leaves out its system call ({@link
+     * #add} reads them in the other order).
+     */
     static long[] now() {
-      return new long[] {System.nanoTime(), THREADS.getCurrentThreadCpuTime()};
+      long cpu = THREADS.getCurrentThreadCpuTime();
+      return new long[] {System.nanoTime(), cpu};
     }
 
     /** Counts one more, begun at {@code started} (from {@link #now}) on this thread. */
     void add(long[] started) {
-      long[] end = now();
+      long[] end = {System.nanoTime(), THREADS.getCurrentThreadCpuTime()};
       count.incrementAndGet();
       nanos.addAndGet(end[0] - started[0]);
       cpuNanos.addAndGet(end[1] - started[1]);
