@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Seed 002's updates at 1,000 documents/s (numeric and binary in place), Needle and Lucene 10.6
 # alternating, ROUNDS rounds (bench/README.md section 7). DATA holds values.jsonl and the two
-# engines' indexes of it (needle-values, lucene-values); WL holds realistic.txt.
+# engines' indexes of it (needle-values, lucene-values); WL holds realistic.txt. TAG names the
+# result files (`-1m` for the scaled corpus's 1M-document segment).
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 B=target/release/needle-bench
@@ -12,7 +13,7 @@ U="--docs $DATA/values.jsonl --workload $WL/realistic.txt --duration 20 --warmup
 for round in $(seq 1 "${ROUNDS:-3}"); do
   rm -rf "$SCRATCH"/needle "$SCRATCH"/lucene
   $B updates --engine needle --engine-arg=--durability=volatile --base-index "$DATA/needle-values" \
-    --work-dir "$SCRATCH/needle" $U --out "$OUT/needle.round$round.json"
+    --work-dir "$SCRATCH/needle" $U --out "$OUT/needle${TAG:-}.round$round.json"
   JAVA_OPTS='-Xms2g -Xmx2g' $B updates --engine lucene --base-index "$DATA/lucene-values" \
-    --work-dir "$SCRATCH/lucene" $U --reopen-s 1 --out "$OUT/lucene.round$round.json"
+    --work-dir "$SCRATCH/lucene" $U --reopen-s 1 --out "$OUT/lucene${TAG:-}.round$round.json"
 done
