@@ -289,7 +289,8 @@ impl SegmentSet {
             Record::Update { id, values } => {
                 let values: serde_json::Map<String, serde_json::Value> =
                     serde_json::from_str(&values).map_err(|e| Error::invalid(format!("bad values: {e}")))?;
-                let changes = crate::values::field_updates(&schema.current(), &values)?;
+                let changes =
+                    crate::values::field_updates(&schema.current(), &crate::values::named_values(&values))?;
                 self.update(&id, &changes, IfCurrent::Any)?;
             }
         }
@@ -322,9 +323,11 @@ impl SegmentSet {
         Snapshot { segments, schema, generation: self.generation }
     }
 
-    /// Every segment with its deletions, the tail last (under the lock).
-    fn views(&self) -> (Vec<View<'_>>, MemView) {
-        let tail = self.tail.view();
+    /// Every segment with its deletions (under the lock), and a view of the
+    /// tail when it holds documents (a view copies the tail's lists of
+    /// columns: a lookup by `_id` need not pay for that when it is empty).
+    fn views(&self) -> (Vec<View<'_>>, Option<MemView>) {
+        let tail = (self.tail.max_doc() > 0).then(|| self.tail.view());
         let views = self
             .segments
             .iter()
@@ -398,7 +401,9 @@ impl SegmentSet {
     /// being `segments.len()`), and the version of the newest.
     fn lookup(&self, id: &str) -> Result<(Vec<DocAt>, Option<DocVersion>)> {
         let (mut views, tail) = self.views();
-        views.push((&tail, Some(&*self.tail_deletes)));
+        if let Some(tail) = &tail {
+            views.push((tail, Some(&*self.tail_deletes)));
+        }
         let found = find_ids(&views, id)?;
         let newest = match found.first() {
             Some(&(i, doc)) => {

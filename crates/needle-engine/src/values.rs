@@ -57,19 +57,21 @@ pub fn base64_text(bytes: &[u8]) -> String {
     BASE64.encode(bytes)
 }
 
+/// An update's fields and values, as [`field_updates`] takes them, from a JSON object.
+pub(crate) fn named_values(values: &serde_json::Map<String, Value>) -> Vec<(&str, &Value)> {
+    values.iter().map(|(field, value)| (field.as_str(), value)).collect()
+}
+
 /// The changes of an in-place update setting each field of `values` (as a
 /// document would give them): only long, double and date fields are updated
 /// in place (see [`is_point`]), one value each.
-pub(crate) fn field_updates(
-    schema: &Schema,
-    values: &serde_json::Map<String, Value>,
-) -> Result<Vec<FieldUpdate>> {
+pub(crate) fn field_updates(schema: &Schema, values: &[(&str, &Value)]) -> Result<Vec<FieldUpdate>> {
     if values.is_empty() {
         return Err(Error::invalid("an update sets one field at least"));
     }
     values
         .iter()
-        .map(|(field, value)| {
+        .map(|&(field, value)| {
             let (id, v) = update_value(schema, field, value)?;
             Ok((id, v, value.to_string().into()))
         })

@@ -298,8 +298,8 @@ impl IndexWriter {
         value: &serde_json::Value,
         condition: IfCurrent,
     ) -> Result<WriteOutcome> {
-        let values = serde_json::Map::from_iter([(field.to_string(), value.clone())]);
-        let outcome = self.update_values_deferred(id, &values, condition)?;
+        let written = self.core.update(id, &[(field, value)], condition)?;
+        let outcome = WriteOutcome::of(id.to_string(), written);
         self.durable_through(outcome.seq_no)?;
         Ok(outcome)
     }
@@ -326,7 +326,7 @@ impl IndexWriter {
         values: &serde_json::Map<String, serde_json::Value>,
         condition: IfCurrent,
     ) -> Result<WriteOutcome> {
-        let written = self.core.update(id, values, condition)?;
+        let written = self.core.update(id, &crate::values::named_values(values), condition)?;
         Ok(WriteOutcome::of(id.to_string(), written))
     }
 
@@ -524,7 +524,7 @@ impl Core {
     fn update(
         &self,
         id: &str,
-        values: &serde_json::Map<String, serde_json::Value>,
+        values: &[(&str, &serde_json::Value)],
         condition: IfCurrent,
     ) -> Result<Written> {
         self.check_writable()?;
@@ -534,7 +534,9 @@ impl Core {
         self.check_writable()?;
         let written = set.update(id, &changes, condition)?;
         if let Some(wal) = &self.wal {
-            let values = serde_json::Value::Object(values.clone()).to_string();
+            let values: serde_json::Map<_, _> =
+                values.iter().map(|&(field, value)| (field.to_string(), value.clone())).collect();
+            let values = serde_json::Value::Object(values).to_string();
             wal.append(written.lsn, &Record::Update { id: id.to_string(), values });
         }
         let due = self.over_budget(&set);
