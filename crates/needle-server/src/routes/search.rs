@@ -102,6 +102,10 @@ pub struct Request {
     /// `search_type=dfs_query_then_fetch`: over several indexes, score
     /// with their statistics summed, as one index holding them all would.
     pub dfs: bool,
+    /// `needle_corpus`: statistics of the parts of a corpus spread over
+    /// nodes (each from `_needle/corpus_stats`), summed; every index here
+    /// scores with them.
+    corpus: Option<SharedCorpus>,
 }
 
 struct Highlight {
@@ -276,9 +280,10 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
         _ => None,
     };
     let mut gathered: Option<needle_engine::Gathered> = None;
-    let corpus = match request.dfs && !one {
-        true => Some(corpus_of(targets, request)?),
-        false => None,
+    let corpus = match (&request.corpus, request.dfs && !one) {
+        (Some(given), _) => Some(given.clone()),
+        (None, true) => Some(corpus_of(targets, request)?),
+        (None, false) => None,
     };
     for (n, Target { name, searcher, .. }) in targets.iter().enumerate() {
         let query = query_of(&request.query, searcher)?;
@@ -363,6 +368,35 @@ fn corpus_of(targets: &[Target], request: &Request) -> ApiResult<SharedCorpus> {
     let mut summed = CorpusStatistics::default();
     for Target { searcher, .. } in targets {
         summed.merge(&searcher.corpus_stats(&query_of(&request.query, searcher)?)?);
+    }
+    Ok(SharedCorpus(Arc::new(summed)))
+}
+
+/// `POST /{index}/_needle/corpus_stats` (`{"query": ...}`): the first round
+/// of a search over nodes that each hold part of a corpus. Its answer, with
+/// the other parts', goes in each part's search as `needle_corpus`, and
+/// every document then scores as in one index holding them all (the
+/// statistics' JSON: `needle_engine::CorpusStatistics::to_json`).
+pub async fn corpus_stats(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    pools::search(app, false, move |app| {
+        let request = parse_request(&call)?;
+        let (_, targets) = targets_of(app, &index, &request)?;
+        Ok(respond::ok(&corpus_of(&targets, &request)?.0.to_json()))
+    })
+    .await
+}
+
+/// `needle_corpus`: the statistics of each part of the corpus (a list, or one), summed.
+fn corpus_value(value: &Value) -> ApiResult<SharedCorpus> {
+    let parts = match value {
+        Value::Array(parts) => parts.as_slice(),
+        one => std::slice::from_ref(one),
+    };
+    let mut summed = CorpusStatistics::default();
+    for part in parts {
+        let part = CorpusStatistics::from_json(part)
+            .map_err(|e| ApiError::parsing(format!("[needle_corpus] {e}")))?;
+        summed.merge(&part);
     }
     Ok(SharedCorpus(Arc::new(summed)))
 }
@@ -657,6 +691,7 @@ impl Request {
             explain: false,
             timeout: None,
             dfs: false,
+            corpus: None,
         }
     }
 }
@@ -755,6 +790,7 @@ fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
         "explain" => r.explain = bool_value(key, &value)?,
         "timeout" => r.timeout = timeout_value(&value)?,
         "stats" => {}
+        "needle_corpus" => r.corpus = Some(corpus_value(&value)?),
         "stored_fields" => r.source.fetch = stored_fields(&value)?,
         "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields" | "min_score"
         | "indices_boost" | "knn" | "pit" | "runtime_mappings" | "slice" | "terminate_after" | "fields" => {

@@ -4,6 +4,7 @@ mod harness;
 
 mod aliases;
 mod bulk;
+mod corpus_over_nodes;
 mod documents;
 mod lucene_parity;
 mod node;
