@@ -19,7 +19,7 @@ import json
 import os
 import sys
 
-from record import call, fresh_index, print_golden
+from record import call, load_merged, print_golden
 
 PARTS = ["needle-dfs-0", "needle-dfs-1", "needle-dfs-2"]
 MAPPING = {"properties": {"title": {"type": "text"}, "body": {"type": "text"}, "source": {"type": "text"}}}
@@ -50,15 +50,7 @@ def main():
     with gzip.open(CORPUS, "rt") as f:
         docs = [json.loads(line) for line in f]
     for n, part in enumerate(PARTS):
-        fresh_index(base, part, MAPPING)
-        lines = []
-        for d in docs[n::len(PARTS)]:
-            lines.append(json.dumps({"index": {"_index": part, "_id": d["id"]}}))
-            lines.append(json.dumps(d))
-        bulk = call(base, "POST", "/_bulk?refresh=true", "\n".join(lines) + "\n", ndjson=True)
-        assert not bulk["errors"], bulk
-        call(base, "POST", f"/{part}/_forcemerge?max_num_segments=1")
-        call(base, "POST", f"/{part}/_refresh")
+        load_merged(base, part, MAPPING, docs[n::len(PARTS)])
     node = call(base, "GET", "/")
     cases = []
     for query in queries():

@@ -20,7 +20,7 @@ import json
 import os
 import sys
 
-from record import call, fresh_index, print_golden
+from record import call, load_merged, print_golden
 
 INDEX = "needle-queries"
 MAPPING = {"properties": {"title": {"type": "text"}, "body": {"type": "text"}, "source": {"type": "text"}}}
@@ -159,17 +159,9 @@ def explained():
 
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    fresh_index(base, INDEX, MAPPING)
     with gzip.open(CORPUS, "rt") as f:
         docs = [json.loads(line) for line in f]
-    lines = []
-    for d in docs:
-        lines.append(json.dumps({"index": {"_index": INDEX, "_id": d["id"]}}))
-        lines.append(json.dumps(d))
-    bulk = call(base, "POST", "/_bulk?refresh=true", "\n".join(lines) + "\n", ndjson=True)
-    assert not bulk["errors"], bulk
-    call(base, "POST", f"/{INDEX}/_forcemerge?max_num_segments=1")
-    call(base, "POST", f"/{INDEX}/_refresh")
+    load_merged(base, INDEX, MAPPING, docs)
     node = call(base, "GET", "/")
     cases = []
     for query in queries():

@@ -348,6 +348,20 @@ def fresh_index(base, index, mapping):
     assert created.get("acknowledged"), created
 
 
+def load_merged(base, index, mapping, docs):
+    """Creates `index` (see `fresh_index`), sends it `docs`, each under its
+    `id`, and force-merges it to one segment."""
+    fresh_index(base, index, mapping)
+    lines = []
+    for d in docs:
+        lines.append(json.dumps({"index": {"_index": index, "_id": d["id"]}}))
+        lines.append(json.dumps(d))
+    bulk = call(base, "POST", "/_bulk?refresh=true", "\n".join(lines) + "\n", ndjson=True)
+    assert not bulk["errors"], bulk
+    call(base, "POST", f"/{index}/_forcemerge?max_num_segments=1")
+    call(base, "POST", f"/{index}/_refresh")
+
+
 def print_golden(fields, cases):
     """Prints `fields` (name, value pairs) and `cases` as one JSON object,
     one case a line: the file stays readable and diffs stay small."""
