@@ -206,6 +206,11 @@ def exercise(client):
     scanned = sorted((h["_id"] for h in client.scan("docs", {"match": {"body": "alpha"}}, size=7)), key=int)
     assert scanned == [str(i) for i in range(N) if "alpha" in document(i)["body"].split()], scanned
     assert len({h["_id"] for h in client.scan("docs", {"match_all": {}}, size=100)}) == N
+    # Over several indexes (a pattern), the scan reads each in turn.
+    assert client.bulk({"_index": "docs-extra", "_id": f"x{i}", "_source": document(i)} for i in range(5))[0] == 5
+    c.indices.refresh(index="docs-extra")
+    assert len({(h["_index"], h["_id"]) for h in client.scan("docs*", {"match_all": {}}, size=7)}) == N + 5
+    assert c.indices.delete(index="docs-extra")["acknowledged"]
 
     # Prefix, wildcard and fuzzy queries.
     assert client.count("docs", {"prefix": {"body": "alp"}}) == alpha

@@ -24,6 +24,12 @@ impl SortSpec {
     pub fn is_doc(&self) -> bool {
         self.field == "_doc"
     }
+
+    /// Whether `sort` is index order alone (`_doc` ascending): over several
+    /// indexes, one index's documents after another's.
+    pub fn index_order(sort: &[SortSpec]) -> bool {
+        matches!(sort, [only] if only.is_doc() && !only.descending)
+    }
 }
 
 /// The keys of a `sort` value: a name, `{"name": "asc"}`, `{"name": {"order":

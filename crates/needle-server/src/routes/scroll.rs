@@ -6,7 +6,9 @@
 //! Each page continues after the last hit's sort values: the keys asked for
 //! (the score when none were), then the document, so every hit has one place
 //! in one order and a page costs one pass over the matches, not a re-read of
-//! the pages before it. An unused scroll is dropped when its keep-alive runs
+//! the pages before it. Over several indexes a scroll sorts by `_doc` alone
+//! (a client's scan does): one index's documents, then the next's, a page
+//! continuing in the index of its last hit. An unused scroll is dropped when its keep-alive runs
 //! out; at most [`MAX_OPEN`] are open at once.
 
 use std::collections::HashMap;
@@ -17,14 +19,13 @@ use std::time::{Duration, Instant};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use needle_engine::SortValue;
 use serde_json::{json, Map, Value};
 
 use crate::call::Call;
 use crate::error::{ApiError, ApiResult};
 use crate::pools;
 use crate::respond;
-use crate::routes::search::{search_page, Request, Target};
+use crate::routes::search::{search_page, Place, Request, Target};
 use crate::server::{blocking, Shared};
 use crate::sort;
 
@@ -44,8 +45,8 @@ pub struct Scrolls {
 struct Open {
     targets: Vec<Target>,
     request: Request,
-    /// The last hit's sort values: the next page starts after them.
-    after: Option<Vec<SortValue>>,
+    /// The last hit's place: the next page starts after it.
+    after: Option<Place>,
     expires: Instant,
 }
 
@@ -106,9 +107,10 @@ pub fn start(
     if request.search_after.is_some() {
         return Err(ApiError::illegal_argument("[search_after] cannot be used in a scroll context"));
     }
-    if targets.len() != 1 {
+    if targets.len() > 1 && !sort::SortSpec::index_order(&request.sort) {
         return Err(ApiError::illegal_argument(
-            "a scroll over several indexes is not supported yet by Needle: scroll one index at a time",
+            "a scroll over several indexes is sorted by [_doc] alone in Needle (as a scan is): \
+             give \"sort\": \"_doc\", or scroll one index at a time",
         ));
     }
     request.shown_sort_keys = Some(request.sort.len());
@@ -120,7 +122,7 @@ pub fn start(
     }
     let page = search_page(&targets, &request, None)?;
     targets.iter().for_each(|t| t.counters.query.add(started));
-    let after = page.last_sort_values();
+    let after = page.last_place();
     let answer = page.answer(&request, started);
     // Aggregations come with the first page only, as in Elasticsearch.
     request.aggs = None;
@@ -178,7 +180,7 @@ fn continue_scroll(app: &Shared, path_id: Option<String>, call: &Call) -> ApiRes
         ));
     };
     scroll.request.total_as_int = total_as_int;
-    let page = search_page(&scroll.targets, &scroll.request, scroll.after.as_deref());
+    let page = search_page(&scroll.targets, &scroll.request, scroll.after.as_ref());
     let page = match page {
         Ok(page) => page,
         Err(e) => {
@@ -186,8 +188,8 @@ fn continue_scroll(app: &Shared, path_id: Option<String>, call: &Call) -> ApiRes
             return Err(e);
         }
     };
-    if let Some(values) = page.last_sort_values() {
-        scroll.after = Some(values);
+    if let Some(place) = page.last_place() {
+        scroll.after = Some(place);
     }
     scroll.targets.iter().for_each(|t| t.counters.scroll.add(started));
     let answer = page.answer(&scroll.request, started);

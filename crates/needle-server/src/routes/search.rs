@@ -216,10 +216,18 @@ pub struct Page {
     timed_out: bool,
 }
 
+/// Where a scroll's next page starts: after the hit with sort values
+/// `values` in the index numbered `index` (its place among those searched).
+#[derive(Clone)]
+pub struct Place {
+    pub index: usize,
+    pub values: Vec<SortValue>,
+}
+
 impl Page {
-    /// The sort values of the page's last hit: where the next page starts.
-    pub fn last_sort_values(&self) -> Option<Vec<SortValue>> {
-        self.hits.last().map(|h| h.values.clone())
+    /// The place of the page's last hit: where the next page starts.
+    pub fn last_place(&self) -> Option<Place> {
+        self.hits.last().map(|h| Place { index: h.index, values: h.values.clone() })
     }
 
     /// The search answer, as Elasticsearch shapes it.
@@ -258,9 +266,12 @@ impl Page {
 
 /// Runs `request` over `targets`; `after`, when given, stands for the
 /// request's `search_after` (a scroll's place, in the engine's values).
-pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortValue]>) -> ApiResult<Page> {
+/// Sorted by index order alone over several indexes (see
+/// `SortSpec::index_order`), the hits go index by index.
+pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>) -> ApiResult<Page> {
     let window = request.from + request.size;
     let by_fields = !sort::is_by_score(&request.sort);
+    let index_order = SortSpec::index_order(&request.sort);
     // Each index returns its top `from + size`; the merge keeps `from..from + size`.
     let one = targets.len() == 1;
     let mut aggregations = None;
@@ -301,7 +312,10 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
             false => None,
         };
         let search_after = match (&resolved, &request.search_after, after) {
-            (_, _, Some(values)) => Some(values.to_vec()),
+            // In index order, the indexes before the place's are done: after their last document.
+            (_, _, Some(place)) if index_order && n < place.index => Some(vec![SortValue::Doc(u64::MAX)]),
+            (_, _, Some(place)) if index_order && n > place.index => None,
+            (_, _, Some(place)) => Some(place.values.clone()),
             (Some(r), Some(values), None) => Some(r.after(values, &request.sort)?),
             _ => None,
         };
@@ -342,7 +356,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
         for (rank, hit) in response.hits.into_iter().enumerate() {
             let (score, values) = (hit.score, hit.sort.clone());
             let json = shown_hit(name, hit, request, resolved.as_ref(), scored, &value_fields)?;
-            hits.push(Ranked { score, rank: n * window + rank, values, json });
+            hits.push(Ranked { score, index: n, rank: n * window + rank, values, json });
         }
         if let Some(r) = resolved {
             keys = r.keys;
@@ -352,9 +366,12 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&[SortVa
         aggregations = Some(all.answer(&trees[0]).map_err(too_many_buckets)?);
     }
     if !one {
-        hits.sort_by(|a, b| match by_fields {
-            true => needle_search::compare_sort_values(&keys, &a.values, &b.values).then(a.rank.cmp(&b.rank)),
-            false => b.score.total_cmp(&a.score).then(a.rank.cmp(&b.rank)),
+        hits.sort_by(|a, b| match (index_order, by_fields) {
+            (true, _) => a.rank.cmp(&b.rank),
+            (false, true) => {
+                needle_search::compare_sort_values(&keys, &a.values, &b.values).then(a.rank.cmp(&b.rank))
+            }
+            (false, false) => b.score.total_cmp(&a.score).then(a.rank.cmp(&b.rank)),
         });
         hits = hits.into_iter().skip(request.from).collect();
     }
@@ -585,6 +602,8 @@ fn shown_hit(
 /// A hit of one index, to be merged with the others'.
 struct Ranked {
     score: f32,
+    /// Its index's place among the indices searched.
+    index: usize,
     /// Its index's place among the indices, then its rank there.
     rank: usize,
     values: Vec<SortValue>,

@@ -28,7 +28,12 @@ fn hits(answer: &Value) -> Vec<Value> {
 
 /// Every page of a scroll started with `body`, concatenated, and its id.
 fn scroll_all(s: &TestServer, body: Value) -> (Vec<Value>, String) {
-    let (status, first) = s.json("POST", "/s/_search?scroll=1m", Some(body));
+    scroll_all_in(s, "s", body)
+}
+
+/// [`scroll_all`] over the indexes `expression` names.
+fn scroll_all_in(s: &TestServer, expression: &str, body: Value) -> (Vec<Value>, String) {
+    let (status, first) = s.json("POST", &format!("/{expression}/_search?scroll=1m"), Some(body));
     assert_eq!(status, 200, "{first}");
     let id = first["_scroll_id"].as_str().unwrap().to_string();
     let mut all = hits(&first);
@@ -63,6 +68,35 @@ fn pages_are_the_whole_answer_in_order() {
         assert!(hits(&want).len() > 7, "{body}: more than a page");
         assert_eq!(got, hits(&want), "{body}");
     }
+}
+
+/// A scroll over several indexes in index order (a client's scan): every
+/// match once, one index's documents after another's, each page counting
+/// all of them; sorted otherwise it is refused, naming what to do.
+#[test]
+fn a_scroll_over_several_indexes_in_index_order_reads_each_in_turn() {
+    let s = with_docs();
+    let mut lines = Vec::new();
+    for i in 0..20 {
+        lines.push(json!({"index": {"_index": "t", "_id": format!("t{i}")}}));
+        lines.push(json!({"title": WORDS[i % WORDS.len()], "n": i}));
+    }
+    assert_eq!(s.bulk("/_bulk", &lines).1["errors"], json!(false));
+    for (query, size) in [(json!({"match_all": {}}), 6), (json!({"match": {"title": "fox"}}), 4)] {
+        let mut want = Vec::new();
+        for index in ["s", "t"] {
+            let body = json!({"query": query, "sort": "_doc", "size": 100});
+            want.extend(hits(&s.json("POST", &format!("/{index}/_search"), Some(body)).1));
+        }
+        let (got, _) = scroll_all_in(&s, "s,t", json!({"query": query, "sort": "_doc", "size": size}));
+        let ids =
+            |hits: &[Value]| hits.iter().map(|h| (h["_index"].clone(), h["_id"].clone())).collect::<Vec<_>>();
+        assert!(want.len() > 2 * size, "{query}: several pages");
+        assert_eq!(ids(&got), ids(&want), "{query}");
+    }
+    let (status, err) = s.json("POST", "/s,t/_search?scroll=1m", Some(json!({"sort": "n"})));
+    assert_eq!(status, 400, "{err}");
+    assert!(err["error"]["reason"].as_str().unwrap().contains("[_doc]"), "{err}");
 }
 
 #[test]
