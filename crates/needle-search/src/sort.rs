@@ -124,6 +124,15 @@ pub struct SortedDocs {
 }
 
 /// How two hits' values compare under `keys` (`Less`: `a` ranks first).
+/// Whether a hit's `values` rank after `after` (see [`SortRequest::after`]).
+fn ranks_after(keys: &[SortKey], values: &[SortValue], after: &[SortValue]) -> bool {
+    match compare(keys, values, after) {
+        Ordering::Greater => true,
+        Ordering::Equal => after.len() < keys.len(),
+        Ordering::Less => false,
+    }
+}
+
 pub fn compare(keys: &[SortKey], a: &[SortValue], b: &[SortValue]) -> Ordering {
     for ((key, x), y) in keys.iter().zip(a).zip(b) {
         // A missing keyword is last (or first) whatever the direction.
@@ -146,7 +155,9 @@ pub fn compare(keys: &[SortKey], a: &[SortValue], b: &[SortValue]) -> Ordering {
 pub struct SortRequest<'q> {
     pub keys: &'q [SortKey],
     pub top_k: usize,
-    /// Only hits ranked strictly after these values (Elasticsearch's `search_after`).
+    /// Only hits ranked strictly after these values (Elasticsearch's
+    /// `search_after`). Fewer values than keys bound the leading keys only:
+    /// a hit equal on them comes after them.
     pub after: Option<&'q [SortValue]>,
     /// Compute scores even when no key is the score (`track_scores`).
     pub scores: bool,
@@ -339,9 +350,7 @@ pub(crate) fn search_sorted(
                         }
                         Top::General(top) => {
                             columns.values(request.keys, &hit, &mut values);
-                            let after = request
-                                .after
-                                .is_none_or(|a| compare(request.keys, &values, a) == Ordering::Greater);
+                            let after = request.after.is_none_or(|a| ranks_after(request.keys, &values, a));
                             if after && top.would_take(&values, hit.global) {
                                 top.offer(SortedHit { hit, values: values.clone() });
                             }

@@ -25,10 +25,8 @@ impl SortSpec {
         self.field == "_doc"
     }
 
-    /// Whether `sort` is index order alone (`_doc` ascending): over several
-    /// indexes, one index's documents after another's.
-    pub fn index_order(sort: &[SortSpec]) -> bool {
-        matches!(sort, [only] if only.is_doc() && !only.descending)
+    pub fn is_descending(&self) -> bool {
+        self.descending
     }
 }
 

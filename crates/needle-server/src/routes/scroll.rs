@@ -6,9 +6,10 @@
 //! Each page continues after the last hit's sort values: the keys asked for
 //! (the score when none were), then the document, so every hit has one place
 //! in one order and a page costs one pass over the matches, not a re-read of
-//! the pages before it. Over several indexes a scroll sorts by `_doc` alone
-//! (a client's scan does): one index's documents, then the next's, a page
-//! continuing in the index of its last hit. An unused scroll is dropped when its keep-alive runs
+//! the pages before it. Over several indexes, hits equal on the keys asked
+//! for go by index, then document: a page continues after its last hit in
+//! that hit's index, past the ties in the indexes before, from the first tie
+//! in those after. An unused scroll is dropped when its keep-alive runs
 //! out; at most [`MAX_OPEN`] are open at once.
 
 use std::collections::HashMap;
@@ -106,12 +107,6 @@ pub fn start(
     }
     if request.search_after.is_some() {
         return Err(ApiError::illegal_argument("[search_after] cannot be used in a scroll context"));
-    }
-    if targets.len() > 1 && !sort::SortSpec::index_order(&request.sort) {
-        return Err(ApiError::illegal_argument(
-            "a scroll over several indexes is sorted by [_doc] alone in Needle (as a scan is): \
-             give \"sort\": \"_doc\", or scroll one index at a time",
-        ));
     }
     request.shown_sort_keys = Some(request.sort.len());
     if request.sort.is_empty() {

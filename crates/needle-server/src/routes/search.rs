@@ -224,6 +224,22 @@ pub struct Place {
     pub values: Vec<SortValue>,
 }
 
+impl Place {
+    /// Where index `n` continues, the sort ending with `_doc` (descending
+    /// when `doc_descending`): after the place in its own index; past the
+    /// hits equal on the other keys in an index before it (done with them);
+    /// from the first of them in an index after it.
+    fn after_in(&self, n: usize, doc_descending: bool) -> Vec<SortValue> {
+        let others = &self.values[..self.values.len() - 1];
+        let past_every_doc = SortValue::Doc(if doc_descending { 0 } else { u64::MAX });
+        match n.cmp(&self.index) {
+            std::cmp::Ordering::Equal => self.values.clone(),
+            std::cmp::Ordering::Less => [others, &[past_every_doc]].concat(),
+            std::cmp::Ordering::Greater => others.to_vec(),
+        }
+    }
+}
+
 impl Page {
     /// The place of the page's last hit: where the next page starts.
     pub fn last_place(&self) -> Option<Place> {
@@ -266,12 +282,12 @@ impl Page {
 
 /// Runs `request` over `targets`; `after`, when given, stands for the
 /// request's `search_after` (a scroll's place, in the engine's values).
-/// Sorted by index order alone over several indexes (see
-/// `SortSpec::index_order`), the hits go index by index.
+/// Over several indexes, a sort ending with `_doc` ranks hits equal on the
+/// other keys by index, then document (so a place is one index's).
 pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>) -> ApiResult<Page> {
     let window = request.from + request.size;
     let by_fields = !sort::is_by_score(&request.sort);
-    let index_order = SortSpec::index_order(&request.sort);
+    let doc_last = targets.len() > 1 && request.sort.last().is_some_and(SortSpec::is_doc);
     // Each index returns its top `from + size`; the merge keeps `from..from + size`.
     let one = targets.len() == 1;
     let mut aggregations = None;
@@ -312,9 +328,9 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
             false => None,
         };
         let search_after = match (&resolved, &request.search_after, after) {
-            // In index order, the indexes before the place's are done: after their last document.
-            (_, _, Some(place)) if index_order && n < place.index => Some(vec![SortValue::Doc(u64::MAX)]),
-            (_, _, Some(place)) if index_order && n > place.index => None,
+            (_, _, Some(place)) if doc_last => {
+                Some(place.after_in(n, request.sort.last().is_some_and(SortSpec::is_descending)))
+            }
             (_, _, Some(place)) => Some(place.values.clone()),
             (Some(r), Some(values), None) => Some(r.after(values, &request.sort)?),
             _ => None,
@@ -366,12 +382,12 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
         aggregations = Some(all.answer(&trees[0]).map_err(too_many_buckets)?);
     }
     if !one {
-        hits.sort_by(|a, b| match (index_order, by_fields) {
-            (true, _) => a.rank.cmp(&b.rank),
-            (false, true) => {
-                needle_search::compare_sort_values(&keys, &a.values, &b.values).then(a.rank.cmp(&b.rank))
-            }
-            (false, false) => b.score.total_cmp(&a.score).then(a.rank.cmp(&b.rank)),
+        // Ties on the keys go by index, then by rank in it; with `_doc` last, ties on the others.
+        let compared = if doc_last { keys.len() - 1 } else { keys.len() };
+        hits.sort_by(|a, b| match by_fields {
+            true => needle_search::compare_sort_values(&keys[..compared], &a.values, &b.values)
+                .then(a.rank.cmp(&b.rank)),
+            false => b.score.total_cmp(&a.score).then(a.rank.cmp(&b.rank)),
         });
         hits = hits.into_iter().skip(request.from).collect();
     }
