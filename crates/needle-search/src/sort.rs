@@ -123,7 +123,6 @@ pub struct SortedDocs {
     pub total_is_exact: bool,
 }
 
-/// How two hits' values compare under `keys` (`Less`: `a` ranks first).
 /// Whether a hit's `values` rank after `after` (see [`SortRequest::after`]).
 fn ranks_after(keys: &[SortKey], values: &[SortValue], after: &[SortValue]) -> bool {
     match compare(keys, values, after) {
@@ -133,6 +132,7 @@ fn ranks_after(keys: &[SortKey], values: &[SortValue], after: &[SortValue]) -> b
     }
 }
 
+/// How two hits' values compare under `keys` (`Less`: `a` ranks first).
 pub fn compare(keys: &[SortKey], a: &[SortValue], b: &[SortValue]) -> Ordering {
     for ((key, x), y) in keys.iter().zip(a).zip(b) {
         // A missing keyword is last (or first) whatever the direction.

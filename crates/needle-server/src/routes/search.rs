@@ -307,13 +307,13 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
         _ => None,
     };
     let mut gathered: Option<needle_engine::Gathered> = None;
+    let queries = queries_of(targets, request)?;
     let corpus = match (&request.corpus, request.dfs && !one) {
         (Some(given), _) => Some(given.clone()),
-        (None, true) => Some(corpus_of(targets, request)?),
+        (None, true) => Some(corpus_of(targets, &queries)?),
         (None, false) => None,
     };
-    for (n, Target { name, searcher, .. }) in targets.iter().enumerate() {
-        let query = query_of(&request.query, searcher)?;
+    for (n, (Target { name, searcher, .. }, query)) in targets.iter().zip(queries).enumerate() {
         if let Some(trees) = &trees {
             let limit = deadline::limit(left());
             let mine = searcher.gather(&query, &trees[n])?;
@@ -395,12 +395,17 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
     Ok(Page { total, exact, max_score, hits, aggregations, indexes: targets.len(), profiles, timed_out })
 }
 
-/// The first round of `dfs_query_then_fetch`: the statistics of the
-/// query's terms in every index of `targets`, summed.
-fn corpus_of(targets: &[Target], request: &Request) -> ApiResult<SharedCorpus> {
+/// The request's query as each index of `targets` reads it (against its mapping).
+fn queries_of(targets: &[Target], request: &Request) -> ApiResult<Vec<Query>> {
+    targets.iter().map(|t| query_of(&request.query, &t.searcher)).collect()
+}
+
+/// The first round of `dfs_query_then_fetch`: the statistics of each
+/// index's query (`queries`, one an index of `targets`), summed.
+fn corpus_of(targets: &[Target], queries: &[Query]) -> ApiResult<SharedCorpus> {
     let mut summed = CorpusStatistics::default();
-    for Target { searcher, .. } in targets {
-        summed.merge(&searcher.corpus_stats(&query_of(&request.query, searcher)?)?);
+    for (Target { searcher, .. }, query) in targets.iter().zip(queries) {
+        summed.merge(&searcher.corpus_stats(query)?);
     }
     Ok(SharedCorpus(Arc::new(summed)))
 }
@@ -414,7 +419,7 @@ pub async fn corpus_stats(State(app): State<Shared>, Path(index): Path<String>, 
     pools::search(app, false, move |app| {
         let request = parse_request(&call)?;
         let (_, targets) = targets_of(app, &index, &request)?;
-        Ok(respond::ok(&corpus_of(&targets, &request)?.0.to_json()))
+        Ok(respond::ok(&corpus_of(&targets, &queries_of(&targets, &request)?)?.0.to_json()))
     })
     .await
 }
