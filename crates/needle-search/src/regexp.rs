@@ -78,8 +78,12 @@ impl RegexpMatcher {
             .match_kind(MatchKind::All)
             .dfa_size_limit(Some(MAX_DFA_BYTES))
             .determinize_size_limit(Some(MAX_DFA_BYTES));
+        // The NFA the DFA is made from is bounded too: a counted repetition
+        // (`a{88888888}`) is compiled copy by copy.
+        let nfa = regex_automata::nfa::thompson::Config::new().nfa_size_limit(Some(MAX_DFA_BYTES));
         let dfa = dense::Builder::new()
             .configure(config)
+            .thompson(nfa)
             .syntax(regex_automata::util::syntax::Config::new().case_insensitive(case_insensitive))
             .build(&format!("(?:{translated})$"))
             .map_err(|e| format!("the regular expression [{pattern}] cannot be used: {e}"))?;
@@ -286,6 +290,15 @@ mod tests {
     fn bad_patterns_are_errors_not_panics() {
         for bad in ["(ab", "[ab", "a{2", "\"ab", "ab\\", "a**{"] {
             assert!(RegexpMatcher::new(bad, RegexpFlags::ALL, false).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_pattern_too_large_to_compile_is_an_error_within_the_bound() {
+        // The fuzzer's input: an unbounded NFA took every byte of memory for it.
+        for huge in ["tt{88888888}", "(ab|cd){100000}"] {
+            let err = RegexpMatcher::new(huge, RegexpFlags::ALL, false).err().expect("too large");
+            assert!(err.contains("cannot be used"), "{huge}: {err}");
         }
     }
 
