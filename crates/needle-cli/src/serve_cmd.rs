@@ -3,9 +3,10 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Args;
-use needle_server::{load_demo, Server, ServerConfig};
+use needle_server::{load_demo, ClusterConfig, Server, ServerConfig};
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -21,11 +22,44 @@ pub struct ServeArgs {
     /// Load the bundled State of the Union addresses into index `sotu` (if absent).
     #[arg(long)]
     demo: bool,
+    /// Join a cluster whose membership etcd keeps: `etcd=http://HOST:PORT,...` (its members' client URLs).
+    #[arg(long, value_name = "etcd=URL,...", value_parser = etcd_urls, requires = "node_id")]
+    cluster: Option<EtcdUrls>,
+    /// This node's id in the cluster, unique among its live nodes.
+    #[arg(long)]
+    node_id: Option<String>,
+    /// Seconds a node that stops renewing its lease (killed, cut off) stays a member.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    lease_ttl: u64,
+    /// The cluster's name: clusters sharing an etcd keep apart by it.
+    #[arg(long, default_value = "needle")]
+    cluster_name: String,
+}
+
+/// The etcd members' client URLs.
+#[derive(Clone)]
+struct EtcdUrls(Vec<String>);
+
+/// The URLs of `etcd=URL,URL,...`.
+fn etcd_urls(value: &str) -> Result<EtcdUrls, String> {
+    let urls = value.strip_prefix("etcd=").ok_or("expected etcd=URL,... (etcd's client URLs)")?;
+    let urls: Vec<String> = urls.split(',').filter(|u| !u.is_empty()).map(str::to_string).collect();
+    match urls.is_empty() {
+        true => Err("no etcd URL after etcd=".into()),
+        false => Ok(EtcdUrls(urls)),
+    }
 }
 
 pub fn run(args: ServeArgs) -> ExitCode {
     let data = args.data.unwrap_or_else(default_data);
-    let config = ServerConfig { api_key: args.api_key, ..ServerConfig::new(data.clone(), args.bind) };
+    let cluster = args.cluster.map(|EtcdUrls(etcd)| ClusterConfig {
+        etcd,
+        node_id: args.node_id.unwrap_or_default(),
+        lease_ttl: Duration::from_secs(args.lease_ttl),
+        cluster: args.cluster_name,
+    });
+    let config =
+        ServerConfig { api_key: args.api_key, cluster, ..ServerConfig::new(data.clone(), args.bind) };
     let server = match Server::bind(config) {
         Ok(s) => s,
         Err(e) => {

@@ -1,34 +1,14 @@
 //! `needle serve` killed with SIGKILL while clients write to it: every
 //! write it acknowledged (durable mode, the default) is there after a restart.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use needle_testkit::http::{send, try_send};
 use serde_json::{json, Value};
-
-/// Starts `needle serve` on a free port; its stderr is drained by a thread.
-fn serve(data: &std::path::Path) -> (Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_needle"))
-        .args(["serve", "--bind", "127.0.0.1:0", "--data"])
-        .arg(data)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines.next().expect("needle serve said where it listens").unwrap();
-        if let Some(at) = line.find("on http://") {
-            let rest = &line[at + "on http://".len()..];
-            break rest.split_whitespace().next().unwrap().parse().unwrap();
-        }
-    };
-    std::thread::spawn(move || lines.for_each(drop));
-    (child, addr)
-}
 
 /// Writes until the server stops answering; returns the `_id`s it acknowledged.
 fn write_until_killed(addr: SocketAddr, name: &str, bulk: bool) -> Vec<String> {
@@ -74,7 +54,7 @@ fn sigkill_of_the_server_loses_no_acknowledged_write() {
     let dir = tempfile::tempdir().unwrap();
     let acked = Arc::new(Mutex::new(Vec::new()));
     for round in 0..4 {
-        let (mut child, addr) = serve(dir.path());
+        let (mut child, addr) = common::serve(dir.path(), &[]);
         let writers: Vec<_> = [("one", false), ("two", false), ("bulk", true)]
             .into_iter()
             .map(|(who, bulk)| {
@@ -96,7 +76,7 @@ fn sigkill_of_the_server_loses_no_acknowledged_write() {
     let acked = acked.lock().unwrap().clone();
     assert!(acked.len() > 100, "only {} writes acknowledged: the test wrote too little", acked.len());
 
-    let (mut child, addr) = serve(dir.path());
+    let (mut child, addr) = common::serve(dir.path(), &[]);
     for chunk in acked.chunks(500) {
         let body = json!({"ids": chunk}).to_string();
         let reply = send(addr, "POST", "/i/_mget", Some(body.as_bytes()), &[]);

@@ -30,6 +30,7 @@ mod source_filter;
 
 pub use demo::load_demo;
 pub use error::ApiError;
+pub use needle_cluster::ClusterConfig;
 pub use pools::PoolSize;
 pub use routes::search::search_body;
 pub use server::{Server, ServerConfig};

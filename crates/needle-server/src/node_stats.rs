@@ -2,7 +2,11 @@
 //! memory, load averages, and the share of CPU time busy since the last
 //! reading (since boot at the first). Missing files (another OS) leave them out.
 
+use std::net::SocketAddr;
 use std::sync::Mutex;
+
+use needle_cluster::NodeInfo;
+use serde_json::{Map, Value};
 
 #[derive(Debug, Default)]
 pub struct NodeStats {
@@ -15,6 +19,32 @@ pub struct NodeStats {
 
 /// (busy, all) jiffies of every CPU at the last reading.
 static LAST_CPU: Mutex<(u64, u64)> = Mutex::new((0, 0));
+
+/// What this node tells the rest of its cluster about itself: where it
+/// serves, and its `_cat/nodes` figures now.
+pub fn node_info(id: &str, name: &str, address: SocketAddr) -> NodeInfo {
+    NodeInfo { id: id.to_string(), name: name.to_string(), address: address.to_string(), figures: figures() }
+}
+
+/// The `_cat/nodes` cells that are this machine's and this process's figures, by column.
+pub fn figures() -> Map<String, Value> {
+    let system = read();
+    let percent = |part: Option<u64>, whole: Option<u64>| match (part, whole) {
+        (Some(p), Some(w)) if w > 0 => (p * 100 / w).to_string(),
+        _ => String::new(),
+    };
+    let load = |i: usize| system.load.map(|l| format!("{:.2}", l[i])).unwrap_or_default();
+    let cells = [
+        // No heap: the share of the machine's memory this process holds.
+        ("heap.percent", percent(needle_storage::counters::resident_bytes(), system.ram_total)),
+        ("ram.percent", percent(system.ram_used, system.ram_total)),
+        ("cpu", system.cpu_percent.map(|c| c.to_string()).unwrap_or_default()),
+        ("load_1m", load(0)),
+        ("load_5m", load(1)),
+        ("load_15m", load(2)),
+    ];
+    cells.into_iter().map(|(k, v)| (k.to_string(), Value::String(v))).collect()
+}
 
 pub fn read() -> NodeStats {
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();

@@ -10,6 +10,8 @@ use std::sync::Arc;
 use axum::response::Response;
 use tokio::net::TcpListener;
 
+use needle_cluster::{ClusterConfig, Member};
+
 use crate::catalog::Catalog;
 use crate::error::{ApiError, ApiResult};
 use crate::pools::{Pool, PoolSize};
@@ -25,6 +27,8 @@ pub struct ServerConfig {
     /// Searches and writes running at once and waiting; beyond, 429 (see `pools`).
     pub search_pool: PoolSize,
     pub write_pool: PoolSize,
+    /// A node of a cluster whose membership etcd keeps; `None`: a single node.
+    pub cluster: Option<ClusterConfig>,
 }
 
 impl ServerConfig {
@@ -38,6 +42,7 @@ impl ServerConfig {
             max_body: crate::call::MAX_BODY,
             search_pool: PoolSize::search(cores),
             write_pool: PoolSize::write(cores),
+            cluster: None,
         }
     }
 }
@@ -54,6 +59,14 @@ pub struct App {
     pub scrolls: crate::routes::scroll::Scrolls,
     pub searches: Pool,
     pub writes: Pool,
+    /// This node's membership of its cluster, if it is in one.
+    pub member: Option<Arc<Member>>,
+}
+
+impl App {
+    pub fn cluster_name(&self) -> &str {
+        self.member.as_ref().map_or("needle", |m| m.cluster_name())
+    }
 }
 
 pub type Shared = Arc<App>;
@@ -72,16 +85,28 @@ impl Server {
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
         let listener = runtime.block_on(TcpListener::bind(config.bind))?;
         let catalog = Catalog::open(&config.data)?;
+        let address = listener.local_addr()?;
+        // Nodes of one cluster on one machine are told apart by their ids.
+        let node_name = config.cluster.as_ref().map_or_else(hostname, |c| c.node_id.clone());
+        let member = match config.cluster {
+            Some(cluster) => {
+                let info = crate::node_stats::node_info(&cluster.node_id, &node_name, address);
+                let joined = runtime.block_on(Member::join(cluster, &info));
+                Some(joined.map_err(|e| std::io::Error::other(format!("joining the cluster: {e}")))?)
+            }
+            None => None,
+        };
         let app = Arc::new(App {
             catalog,
             api_key: config.api_key,
             max_body: config.max_body,
-            node_name: hostname(),
-            address: listener.local_addr()?,
+            node_name,
+            address,
             cluster_uuid: crate::catalog::uuid(),
             scrolls: Default::default(),
             searches: Pool::new("search", config.search_pool),
             writes: Pool::new("write", config.write_pool),
+            member,
         });
         Ok(Server { listener, app, runtime })
     }
@@ -102,6 +127,12 @@ impl Server {
     ) -> std::io::Result<()> {
         let Server { listener, app, runtime } = self;
         let router = crate::routes::router(app.clone());
+        if let Some(member) = &app.member {
+            let (name, address) = (app.node_name.clone(), app.address);
+            let id = member.node_id().to_string();
+            let _entered = runtime.enter();
+            member.keep_up(move || crate::node_stats::node_info(&id, &name, address));
+        }
         let served = runtime.block_on(async move {
             let shutdown = async move {
                 tokio::select! {
@@ -111,6 +142,12 @@ impl Server {
             };
             axum::serve(listener, router).with_graceful_shutdown(shutdown).into_future().await
         });
+        if let Some(member) = &app.member {
+            // Leaving at once, not when the lease runs out: searches stop being sent here.
+            if let Err(e) = runtime.block_on(member.leave()) {
+                eprintln!("needle serve: leaving the cluster: {e}");
+            }
+        }
         // Handlers still running finish before the runtime goes; then the indexes are persisted.
         drop(runtime);
         app.catalog.close();

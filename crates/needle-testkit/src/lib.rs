@@ -1,8 +1,10 @@
 //! Test support: [`Oracle`], a naive in-memory inverted index that scores
 //! every document by brute force with its own BM25, and [`random`], seeded
 //! generators of documents and queries. Engine tests compare the engine's
-//! results with the oracle's. [`http`] is a minimal client for the server's tests.
+//! results with the oracle's. [`http`] is a minimal client for the server's tests;
+//! [`etcd`] runs an etcd for the cluster's.
 
+pub mod etcd;
 pub mod http;
 pub mod oracle;
 pub mod random;

@@ -2,8 +2,11 @@
 //! (Needle keeps one shard an index, on this node) and `_cat/nodes` (this
 //! node), as text (`v`, `h`, `s`, `bytes`) or `format=json`.
 
+use std::net::SocketAddr;
+
 use axum::extract::{Path, State};
 use axum::response::Response;
+use needle_cluster::NodeInfo;
 use serde_json::{Map, Value};
 
 use crate::call::Call;
@@ -110,29 +113,42 @@ fn cat_shards_of_indexes(app: &Shared, expression: &str, call: &Call) -> ApiResu
 pub async fn cat_nodes(State(app): State<Shared>, call: Call) -> Response {
     blocking(move || {
         call.params.ignore(&["full_id", "include_unloaded_segments"]);
-        let system = crate::node_stats::read();
-        let percent = |part: Option<u64>, whole: Option<u64>| match (part, whole) {
-            (Some(p), Some(w)) if w > 0 => (p * 100 / w).to_string(),
-            _ => String::new(),
+        let id = app.member.as_ref().map_or(app.node_name.as_str(), |m| m.node_id());
+        let local = crate::node_stats::node_info(id, &app.node_name, app.address);
+        let (nodes, manager) = match &app.member {
+            // This node's figures fresh, the others' as of their last renewal.
+            Some(member) => {
+                let view = member.view();
+                let nodes = view.nodes.into_iter().map(|n| if n.id == local.id { local.clone() } else { n });
+                (nodes.collect(), view.manager)
+            }
+            None => (vec![local.clone()], Some(local.id.clone())),
         };
-        let load = |i: usize| system.load.map(|l| format!("{:.2}", l[i])).unwrap_or_default();
-        let values = [
-            app.address.ip().to_string(),
-            // No heap: the share of the machine's memory this process holds.
-            percent(needle_storage::counters::resident_bytes(), system.ram_total),
-            percent(system.ram_used, system.ram_total),
-            system.cpu_percent.map(|c| c.to_string()).unwrap_or_default(),
-            load(0),
-            load(1),
-            load(2),
-            // Elasticsearch's default roles: every one.
-            "cdfhilmrstw".into(),
-            "*".into(),
-            app.node_name.clone(),
-        ];
-        cat_table(&call, "_cat/nodes", &NODE_COLUMNS, vec![row(&NODE_COLUMNS, values)])
+        let rows = nodes.iter().map(|n| node_row(n, manager.as_deref() == Some(n.id.as_str()))).collect();
+        cat_table(&call, "_cat/nodes", &NODE_COLUMNS, rows)
     })
     .await
+}
+
+/// A node's `_cat/nodes` row; `manager`: it is the cluster manager (Elasticsearch's master).
+fn node_row(node: &NodeInfo, manager: bool) -> Map<String, Value> {
+    let cell =
+        |column: &str| node.figures.get(column).and_then(Value::as_str).unwrap_or_default().to_string();
+    let ip = node.address.parse::<SocketAddr>().map_or_else(|_| String::new(), |a| a.ip().to_string());
+    let values = [
+        ip,
+        cell("heap.percent"),
+        cell("ram.percent"),
+        cell("cpu"),
+        cell("load_1m"),
+        cell("load_5m"),
+        cell("load_15m"),
+        // Elasticsearch's default roles: every one.
+        "cdfhilmrstw".into(),
+        if manager { "*" } else { "-" }.into(),
+        node.name.clone(),
+    ];
+    row(&NODE_COLUMNS, values)
 }
 
 const NODE_COLUMNS: [&str; 10] = [

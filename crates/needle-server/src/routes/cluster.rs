@@ -18,7 +18,7 @@ pub async fn info(State(app): State<Shared>, call: Call) -> Response {
         call.params.finish(&call.path)?;
         Ok(respond::ok(&json!({
             "name": app.node_name,
-            "cluster_name": "needle",
+            "cluster_name": app.cluster_name(),
             "cluster_uuid": app.cluster_uuid,
             "version": {
                 "number": ES_VERSION,
@@ -68,12 +68,13 @@ fn health_answer(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Re
         Some(expr) => app.catalog.resolve(expr)?.len(),
         None => app.catalog.names().len(),
     };
+    let nodes = app.member.as_ref().map_or(1, |m| m.view().nodes.len());
     Ok(respond::ok(&json!({
-        "cluster_name": "needle",
+        "cluster_name": app.cluster_name(),
         "status": "green",
         "timed_out": false,
-        "number_of_nodes": 1,
-        "number_of_data_nodes": 1,
+        "number_of_nodes": nodes,
+        "number_of_data_nodes": nodes,
         "active_primary_shards": shards,
         "active_shards": shards,
         "relocating_shards": 0,

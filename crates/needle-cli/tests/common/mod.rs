@@ -1,0 +1,26 @@
+//! What the tests that run `needle serve` share.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+
+/// Starts `needle serve` on a free port with `args` added; its stderr is drained by a thread.
+pub fn serve(data: &std::path::Path, args: &[&str]) -> (Child, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_needle"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--data"])
+        .arg(data)
+        .args(args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines.next().expect("needle serve said where it listens").unwrap();
+        if let Some(at) = line.find("on http://") {
+            let rest = &line[at + "on http://".len()..];
+            break rest.split_whitespace().next().unwrap().parse().unwrap();
+        }
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    (child, addr)
+}

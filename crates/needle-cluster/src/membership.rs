@@ -1,0 +1,168 @@
+//! Which nodes make up the cluster, kept in etcd rather than by a protocol
+//! of our own. Each node holds a lease and, under it, the key
+//! `/needle/{cluster}/nodes/{node id}` (what it tells the others about
+//! itself); a node that stops renewing, killed or cut off, drops out when its
+//! lease expires, and one that stops cleanly revokes it and drops out at once.
+//! A node id is taken by create-if-absent, so two live nodes cannot share one.
+//!
+//! One node is the cluster manager (Elasticsearch's elected master, marked
+//! `*` in `_cat/nodes`): whoever created `/needle/{cluster}/manager` under its
+//! lease. The others try again at every renewal, so the key passes on within
+//! a lease's time after its holder is gone. This is the election every
+//! single-holder role of the cluster uses.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::etcd::{Etcd, EtcdError, LeaseId, Result};
+
+/// How stale a node's view of the cluster may grow: nodes joining, leaving
+/// or dropping out are seen within this (or a third of the lease's time).
+pub const READ_EVERY: Duration = Duration::from_secs(1);
+
+pub struct ClusterConfig {
+    /// The etcd members' client URLs.
+    pub etcd: Vec<String>,
+    /// This node's id, unique among the cluster's live nodes.
+    pub node_id: String,
+    /// How long a node that stops renewing stays a member.
+    pub lease_ttl: Duration,
+    /// Clusters sharing an etcd keep apart by name.
+    pub cluster: String,
+}
+
+/// What a node tells the others about itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeInfo {
+    pub id: String,
+    pub name: String,
+    /// Where it serves HTTP (`ip:port`).
+    pub address: String,
+    /// Its figures as of its last renewal (`_cat/nodes` cells, by column).
+    #[serde(default)]
+    pub figures: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The cluster as this node last read it.
+#[derive(Debug, Clone, Default)]
+pub struct View {
+    /// The live nodes, in the order they joined.
+    pub nodes: Vec<NodeInfo>,
+    /// The id of the cluster manager, if any node holds the role.
+    pub manager: Option<String>,
+}
+
+pub struct Member {
+    etcd: Etcd,
+    config: ClusterConfig,
+    lease: Mutex<LeaseId>,
+    view: Mutex<View>,
+}
+
+impl Member {
+    /// Joins the cluster as `info` (its id is `config.node_id`); an error when
+    /// a live node holds that id, naming where it serves.
+    pub async fn join(config: ClusterConfig, info: &NodeInfo) -> Result<Arc<Member>> {
+        let etcd = Etcd::new(&config.etcd)?;
+        let lease = claim(&etcd, &config, info).await?;
+        let member = Arc::new(Member { etcd, config, lease: Mutex::new(lease), view: Mutex::default() });
+        member.campaign_and_read().await?;
+        Ok(member)
+    }
+
+    pub fn node_id(&self) -> &str {
+        &self.config.node_id
+    }
+
+    pub fn cluster_name(&self) -> &str {
+        &self.config.cluster
+    }
+
+    /// The cluster as last read (at joining, then at every renewal).
+    pub fn view(&self) -> View {
+        self.view.lock().expect("view lock").clone()
+    }
+
+    /// Renews the lease and republishes `info` every third of the lease's
+    /// time, and stands for cluster manager and rereads the cluster every
+    /// [`READ_EVERY`] at most, until the runtime ends. A lease found expired
+    /// (the node was cut off from etcd longer than its time) is replaced,
+    /// and the node joins again.
+    pub fn keep_up(self: &Arc<Self>, describe: impl Fn() -> NodeInfo + Send + 'static) {
+        let member = Arc::clone(self);
+        tokio::spawn(async move {
+            let renew_every = member.config.lease_ttl / 3;
+            let mut renewed = tokio::time::Instant::now();
+            loop {
+                tokio::time::sleep(renew_every.min(READ_EVERY)).await;
+                let renew = renewed.elapsed() >= renew_every;
+                if renew {
+                    renewed = tokio::time::Instant::now();
+                }
+                if let Err(e) = member.tick(renew.then(&describe).as_ref()).await {
+                    eprintln!("needle serve: cluster membership of node [{}]: {e}", member.node_id());
+                }
+            }
+        });
+    }
+
+    /// Leaves the cluster now: the lease is revoked, and with it this node's keys.
+    pub async fn leave(&self) -> Result<()> {
+        let lease = *self.lease.lock().expect("lease lock");
+        self.etcd.revoke(lease).await
+    }
+
+    /// Renews the lease and republishes `info`, when given; then stands and rereads.
+    async fn tick(&self, renew: Option<&NodeInfo>) -> Result<()> {
+        if let Some(info) = renew {
+            let lease = *self.lease.lock().expect("lease lock");
+            if self.etcd.keep_alive(lease).await? {
+                self.etcd.put(&node_key(&self.config), &to_json(info), Some(lease)).await?;
+            } else {
+                let lease = claim(&self.etcd, &self.config, info).await?;
+                *self.lease.lock().expect("lease lock") = lease;
+            }
+        }
+        self.campaign_and_read().await
+    }
+
+    async fn campaign_and_read(&self) -> Result<()> {
+        let lease = *self.lease.lock().expect("lease lock");
+        let manager_key = format!("/needle/{}/manager", self.config.cluster);
+        self.etcd.create(&manager_key, self.config.node_id.as_bytes(), lease).await?;
+        let manager = self.etcd.get(&manager_key).await?.and_then(|kv| String::from_utf8(kv.value).ok());
+        let mut kvs = self.etcd.prefix(&format!("/needle/{}/nodes/", self.config.cluster)).await?;
+        kvs.sort_by_key(|kv| kv.create_revision);
+        let nodes = kvs.iter().filter_map(|kv| serde_json::from_slice(&kv.value).ok()).collect();
+        *self.view.lock().expect("view lock") = View { nodes, manager };
+        Ok(())
+    }
+}
+
+/// A new lease holding this node's key, or an error naming the live node that holds it.
+async fn claim(etcd: &Etcd, config: &ClusterConfig, info: &NodeInfo) -> Result<LeaseId> {
+    let lease = etcd.grant(config.lease_ttl).await?;
+    let key = node_key(config);
+    if etcd.create(&key, &to_json(info), lease).await? {
+        return Ok(lease);
+    }
+    etcd.revoke(lease).await?;
+    let holder = etcd.get(&key).await?.and_then(|kv| serde_json::from_slice::<NodeInfo>(&kv.value).ok());
+    let at =
+        holder.map_or_else(|| "another node".to_string(), |h| format!("the node serving at {}", h.address));
+    Err(EtcdError(format!(
+        "node id [{}] of cluster [{}] is held by {at} (a node that stopped without leaving holds it \
+         until its lease runs out)",
+        config.node_id, config.cluster
+    )))
+}
+
+fn node_key(config: &ClusterConfig) -> String {
+    format!("/needle/{}/nodes/{}", config.cluster, config.node_id)
+}
+
+fn to_json(info: &NodeInfo) -> Vec<u8> {
+    serde_json::to_vec(info).expect("node info is JSON")
+}

@@ -1,0 +1,64 @@
+//! A one-member etcd on free loopback ports, for tests of the cluster
+//! layer; stopped (and its data removed) when dropped.
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct EtcdProcess {
+    child: Child,
+    dir: PathBuf,
+    pub url: String,
+}
+
+impl EtcdProcess {
+    /// Starts `etcd` from the PATH. `None` when it is not installed and the
+    /// run is not CI's (CI installs Debian's `etcd-server`: there a missing
+    /// etcd fails the test).
+    pub fn start(name: &str) -> Option<EtcdProcess> {
+        let found = std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join("etcd").is_file()));
+        if !found {
+            assert!(std::env::var_os("CI").is_none(), "etcd is not installed (apt-get install etcd-server)");
+            eprintln!("{name}: skipped, etcd is not installed (apt-get install etcd-server)");
+            return None;
+        }
+        let (client, peer) = (free_port(), free_port());
+        let dir = std::env::temp_dir().join(format!("needle-test-etcd-{}-{client}", std::process::id()));
+        let peer_url = format!("http://127.0.0.1:{peer}");
+        let url = format!("http://127.0.0.1:{client}");
+        let child = Command::new("etcd")
+            .arg("--name=test")
+            .arg(format!("--data-dir={}", dir.display()))
+            .arg(format!("--listen-client-urls={url}"))
+            .arg(format!("--advertise-client-urls={url}"))
+            .arg(format!("--listen-peer-urls={peer_url}"))
+            .arg(format!("--initial-advertise-peer-urls={peer_url}"))
+            .arg(format!("--initial-cluster=test={peer_url}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("etcd starts");
+        let etcd = EtcdProcess { child, dir, url };
+        let started = Instant::now();
+        let addr: SocketAddr = ([127, 0, 0, 1], client).into();
+        while TcpStream::connect(addr).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(20), "etcd did not listen in 20 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(etcd)
+    }
+}
+
+impl Drop for EtcdProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port()
+}
