@@ -14,10 +14,7 @@ use std::time::Duration;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
-use tokio::net::TcpStream;
 
 /// How long one call to one endpoint may take before the next is tried.
 const CALL_TIMEOUT: Duration = Duration::from_secs(3);
@@ -100,14 +97,21 @@ impl Etcd {
         self.call("/v3/kv/put", put_request(key, value, lease)).await.map(drop)
     }
 
-    /// Sets `key` to `value` under `lease` if no key `key` exists; whether it did.
-    pub async fn create(&self, key: &str, value: &[u8], lease: LeaseId) -> Result<bool> {
+    /// Sets `key` to `value` (under `lease`, when given) if no key `key`
+    /// exists; whether it did.
+    pub async fn create(&self, key: &str, value: &[u8], lease: Option<LeaseId>) -> Result<bool> {
         let request = json!({
             "compare": [{"key": BASE64.encode(key), "target": "CREATE", "create_revision": "0"}],
-            "success": [{"request_put": put_request(key, value, Some(lease))}],
+            "success": [{"request_put": put_request(key, value, lease)}],
         });
         let answer = self.call("/v3/kv/txn", request).await?;
         Ok(answer["succeeded"].as_bool().unwrap_or(false))
+    }
+
+    /// Deletes `key`; whether it was there.
+    pub async fn delete(&self, key: &str) -> Result<bool> {
+        let answer = self.call("/v3/kv/deleterange", json!({"key": BASE64.encode(key)})).await?;
+        Ok(number(&answer["deleted"]).is_some_and(|n| n > 0))
     }
 
     /// The value of `key`.
@@ -148,22 +152,12 @@ impl Etcd {
     }
 }
 
-/// One POST on a connection of its own: the cluster's calls are a few a second.
+/// One POST of JSON; its status and JSON answer.
 async fn post(endpoint: &str, path: &str, body: Bytes) -> std::result::Result<(u16, Value), String> {
-    let stream = TcpStream::connect(endpoint).await.map_err(|e| e.to_string())?;
-    let (mut send, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
-    tokio::spawn(connection);
-    let request = hyper::Request::post(path)
-        .header("host", endpoint)
-        .header("content-type", "application/json")
-        .body(Full::new(body))
-        .map_err(|e| e.to_string())?;
-    let response = send.send_request(request).await.map_err(|e| e.to_string())?;
-    let status = response.status().as_u16();
-    let bytes = response.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes();
-    let answer = serde_json::from_slice(&bytes).map_err(|e| format!("the answer is not JSON: {e}"))?;
-    Ok((status, answer))
+    let answer =
+        crate::http::call(endpoint, "POST", path, &[("content-type", "application/json")], body).await?;
+    let json = serde_json::from_slice(&answer.body).map_err(|e| format!("the answer is not JSON: {e}"))?;
+    Ok((answer.status, json))
 }
 
 fn put_request(key: &str, value: &[u8], lease: Option<LeaseId>) -> Value {

@@ -17,6 +17,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::etcd::{Etcd, EtcdError, LeaseId, Result};
+use crate::indices::ShardedIndex;
 
 /// How stale a node's view of the cluster may grow: nodes joining, leaving
 /// or dropping out are seen within this (or a third of the lease's time).
@@ -52,6 +53,13 @@ pub struct View {
     pub nodes: Vec<NodeInfo>,
     /// The id of the cluster manager, if any node holds the role.
     pub manager: Option<String>,
+}
+
+impl View {
+    /// Where node `id` serves HTTP, if it is live.
+    pub fn address_of(&self, id: &str) -> Option<&str> {
+        self.nodes.iter().find(|n| n.id == id).map(|n| n.address.as_str())
+    }
 }
 
 pub struct Member {
@@ -131,7 +139,7 @@ impl Member {
     async fn campaign_and_read(&self) -> Result<()> {
         let lease = *self.lease.lock().expect("lease lock");
         let manager_key = format!("/needle/{}/manager", self.config.cluster);
-        self.etcd.create(&manager_key, self.config.node_id.as_bytes(), lease).await?;
+        self.etcd.create(&manager_key, self.config.node_id.as_bytes(), Some(lease)).await?;
         let manager = self.etcd.get(&manager_key).await?.and_then(|kv| String::from_utf8(kv.value).ok());
         let mut kvs = self.etcd.prefix(&format!("/needle/{}/nodes/", self.config.cluster)).await?;
         kvs.sort_by_key(|kv| kv.create_revision);
@@ -139,13 +147,35 @@ impl Member {
         *self.view.lock().expect("view lock") = View { nodes, manager };
         Ok(())
     }
+
+    fn indices_prefix(&self) -> String {
+        format!("/needle/{}/indices/", self.config.cluster)
+    }
+
+    /// Records a new index of the cluster; false when one of that name exists.
+    pub async fn create_index(&self, name: &str, index: &ShardedIndex) -> Result<bool> {
+        let key = format!("{}{name}", self.indices_prefix());
+        self.etcd.create(&key, &serde_json::to_vec(index).expect("JSON"), None).await
+    }
+
+    /// The cluster's index `name`, read from etcd each time: a view a second
+    /// old could send a request to an index deleted, or made again elsewhere, since.
+    pub async fn index(&self, name: &str) -> Result<Option<ShardedIndex>> {
+        let found = self.etcd.get(&format!("{}{name}", self.indices_prefix())).await?;
+        Ok(found.and_then(|kv| serde_json::from_slice(&kv.value).ok()))
+    }
+
+    /// Forgets the cluster's index `name`; whether it was there.
+    pub async fn delete_index(&self, name: &str) -> Result<bool> {
+        self.etcd.delete(&format!("{}{name}", self.indices_prefix())).await
+    }
 }
 
 /// A new lease holding this node's key, or an error naming the live node that holds it.
 async fn claim(etcd: &Etcd, config: &ClusterConfig, info: &NodeInfo) -> Result<LeaseId> {
     let lease = etcd.grant(config.lease_ttl).await?;
     let key = node_key(config);
-    if etcd.create(&key, &to_json(info), lease).await? {
+    if etcd.create(&key, &to_json(info), Some(lease)).await? {
         return Ok(lease);
     }
     etcd.revoke(lease).await?;

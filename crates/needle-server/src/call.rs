@@ -33,7 +33,7 @@ impl FromRequest<Shared> for Call {
     }
 }
 
-fn too_large(e: &axum::Error, limit: usize) -> ApiError {
+pub(crate) fn too_large(e: &axum::Error, limit: usize) -> ApiError {
     // to_bytes fails on the limit or on a broken connection; either way the body is not whole.
     let reason = match std::error::Error::source(e).map(|s| s.to_string()) {
         Some(s) if s.contains("length limit") => {

@@ -10,6 +10,7 @@
 mod aggs;
 mod call;
 mod catalog;
+mod coordinator;
 mod counters;
 mod demo;
 mod docvalue_fields;

@@ -99,6 +99,8 @@ pub fn router(app: Shared) -> Router {
         .route("/{index}/_delete_by_query", post(search::delete_by_query))
         .fallback(no_handler)
         .method_not_allowed_fallback(wrong_method)
+        // Inside `around`: a coordinated answer is checked, shaped and labelled as any.
+        .layer(axum::middleware::from_fn_with_state(app.clone(), crate::coordinator::around))
         .layer(axum::middleware::from_fn_with_state(app.clone(), crate::middleware::around))
         .with_state(app)
 }

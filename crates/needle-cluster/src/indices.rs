@@ -1,0 +1,71 @@
+//! Indexes whose shards live on the cluster's nodes: which node holds each
+//! shard, kept in etcd under `/needle/{cluster}/indices/{name}` (with no
+//! lease: an index outlives the nodes that made it), and which shard a
+//! document goes to.
+//!
+//! A shard is an ordinary index on its node, named [`shard_name`]; the node
+//! a request reaches coordinates it (the server's `coordinator`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// An index of the cluster.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardedIndex {
+    /// The id of the node holding each shard, by shard number.
+    pub shards: Vec<String>,
+    /// The body it was created with (mappings, settings), which each shard was created with.
+    pub created: Value,
+}
+
+/// The local index holding shard `shard` of index `index` on its node. An
+/// index name ending in `.shard-N` splits one way only, so two shards never
+/// share a name.
+pub fn shard_name(index: &str, shard: usize) -> String {
+    format!("{index}.shard-{shard}")
+}
+
+/// The shard of `shards` that document `id` belongs to: Murmur3 (x86, 32
+/// bits, seed 0) of its UTF-8 bytes, modulo the shard count, as Elasticsearch
+/// routes by `_id` (it hashes UTF-16 and spreads over more slots, so the
+/// shard numbers are not Elasticsearch's).
+pub fn shard_of(id: &str, shards: usize) -> usize {
+    let hash = murmur3::murmur3_32(&mut std::io::Cursor::new(id.as_bytes()), 0).unwrap_or(0) as i32;
+    hash.rem_euclid(shards.max(1) as i32) as usize
+}
+
+/// Spreads `shards` shards over `nodes` nodes (ids in the order they joined),
+/// one after another from a place that depends on the index's name, so
+/// indexes of one shard do not all land on the first node.
+pub fn place(index: &str, shards: usize, nodes: &[String]) -> Vec<String> {
+    if nodes.is_empty() {
+        return Vec::new();
+    }
+    let start = shard_of(index, nodes.len());
+    (0..shards).map(|k| nodes[(start + k) % nodes.len()].clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_spread_over_every_shard() {
+        let mut counts = [0usize; 3];
+        for i in 0..3000 {
+            counts[shard_of(&format!("doc-{i}"), 3)] += 1;
+        }
+        assert!(counts.iter().all(|&c| (800..1200).contains(&c)), "{counts:?}");
+        assert_eq!(shard_of("a", 1), 0);
+    }
+
+    #[test]
+    fn shards_go_round_the_nodes() {
+        let nodes: Vec<String> = ["n1", "n2", "n3"].map(String::from).to_vec();
+        let placed = place("logs", 4, &nodes);
+        assert_eq!(placed.len(), 4);
+        assert_eq!(placed[0], placed[3]);
+        assert!(placed[..3].iter().all(|n| placed[..3].iter().filter(|m| *m == n).count() == 1));
+        assert!(place("logs", 2, &[]).is_empty());
+    }
+}

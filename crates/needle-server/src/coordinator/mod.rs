@@ -1,0 +1,449 @@
+//! A node of a cluster as the coordinator of the cluster's indexes, whose
+//! shards are ordinary indexes on the nodes (`needle_cluster::indices`). Any
+//! node takes a request for such an index and answers it as one index would:
+//! it creates the index by recording where its shards go in etcd, then
+//! creating each on its node; it sends a document's request to the node of
+//! its shard (by `_id`); it searches every shard in two rounds
+//! (`search.rs`); and it sends `_refresh`, `_flush` and `_forcemerge` to
+//! every shard. Requests reach the nodes over HTTP, answered by the same
+//! handlers as any request, so a shard is served exactly as a one-node index.
+//!
+//! What is not coordinated yet is refused with a 400 naming it: multi-index
+//! expressions, `_bulk`, `_mget`, aggregations, sorts and scrolls over a
+//! cluster's index. Writes reach one copy (replicas and the replicated ingest
+//! log are to come), so a shard whose node is down is unavailable.
+
+mod search;
+
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use needle_cluster::{shard_name, shard_of, Member, ShardedIndex};
+use percent_encoding::{percent_decode_str, utf8_percent_encode, NON_ALPHANUMERIC};
+use serde_json::{json, Value};
+
+use crate::error::{ApiError, ApiResult};
+use crate::respond;
+use crate::server::Shared;
+
+/// Parameters this node applies to the coordinated answer, never passed on to
+/// the shards: those that shape an answer, and a search's paging (each shard
+/// answers its best `from + size`).
+const NOT_PASSED_ON: [&str; 6] = ["pretty", "filter_path", "human", "error_trace", "from", "size"];
+
+/// Marks a request a coordinator sends to a shard: the node answers it as a
+/// request for its own index (else creating shard `logs.shard-0` would make a
+/// cluster index of that name).
+const FROM_COORDINATOR: &str = "x-needle-coordinator";
+
+pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> Response {
+    let Some(member) = app.member.clone() else { return next.run(request).await };
+    if request.headers().contains_key(FROM_COORDINATOR) {
+        return next.run(request).await;
+    }
+    let path = request.uri().path().to_string();
+    let Some((index, rest)) = split_path(&path) else { return next.run(request).await };
+    let method = request.method().as_str().to_string();
+    let creating = rest.is_empty() && method == "PUT";
+    let sharded = match creating {
+        true => None,
+        false => match member.index(&index).await {
+            Ok(found) => found,
+            Err(e) => return cluster_unavailable(&e.to_string()),
+        },
+    };
+    // A write to an index that exists nowhere makes a cluster index, as Elasticsearch auto-creates.
+    let auto_create =
+        sharded.is_none() && is_document_write(&method, &rest) && app.catalog.get(&index).is_err();
+    if sharded.is_none() && !creating && !auto_create {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let body = match axum::body::to_bytes(body, app.max_body).await {
+        Ok(body) => body,
+        Err(e) => return crate::call::too_large(&e, app.max_body).into_response(),
+    };
+    let call = Forward {
+        member,
+        index,
+        rest,
+        method,
+        query: forwarded_query(parts.uri.query()),
+        url_query: parts.uri.query().unwrap_or_default().to_string(),
+        content_type: parts.headers.get("content-type").and_then(|v| v.to_str().ok()).map(str::to_string),
+        body,
+    };
+    let answered = match sharded {
+        Some(sharded) => call.coordinate(&sharded).await,
+        None => call.create(auto_create).await,
+    };
+    answered.unwrap_or_else(IntoResponse::into_response)
+}
+
+/// `/{index}/{rest}` of a path naming one index (not an API such as `/_search`).
+fn split_path(path: &str) -> Option<(String, String)> {
+    let path = path.strip_prefix('/')?;
+    let (first, rest) = path.split_once('/').unwrap_or((path, ""));
+    let index = percent_decode_str(first).decode_utf8().ok()?;
+    let plain = !index.is_empty() && !index.starts_with('_') && !index.contains([',', '*']);
+    plain.then(|| (index.into_owned(), rest.trim_end_matches('/').to_string()))
+}
+
+fn is_document_write(method: &str, rest: &str) -> bool {
+    let first = rest.split('/').next().unwrap_or_default();
+    matches!((method, first), ("PUT" | "POST", "_doc" | "_create" | "_update"))
+}
+
+/// The request's query without the parameters not passed on.
+fn forwarded_query(query: Option<&str>) -> String {
+    let kept: Vec<&str> = query
+        .unwrap_or_default()
+        .split('&')
+        .filter(|p| !p.is_empty() && !NOT_PASSED_ON.contains(&p.split('=').next().unwrap_or_default()))
+        .collect();
+    kept.join("&")
+}
+
+fn cluster_unavailable(why: &str) -> Response {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "cluster_block_exception",
+        format!("the cluster's state is unavailable: {why}"),
+    )
+    .into_response()
+}
+
+/// A request for a cluster index, read whole.
+struct Forward {
+    member: std::sync::Arc<Member>,
+    index: String,
+    rest: String,
+    method: String,
+    /// The query passed on to the shards.
+    query: String,
+    /// The query as the request gave it.
+    url_query: String,
+    content_type: Option<String>,
+    body: Bytes,
+}
+
+impl Forward {
+    async fn coordinate(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
+        let method = self.method.as_str();
+        let mut segments = self.rest.splitn(2, '/');
+        let (first, second) = (segments.next().unwrap_or_default(), segments.next());
+        match (method, first, second) {
+            ("DELETE", "", None) => self.delete(sharded).await,
+            ("GET" | "HEAD", "", None) | ("GET", "_mapping" | "_settings", None) => {
+                self.to_shard(sharded, 0, &self.rest, method).await
+            }
+            (_, "_doc" | "_create" | "_update" | "_source", Some(id)) => {
+                let decoded = percent_decode_str(id).decode_utf8_lossy();
+                self.to_shard(sharded, shard_of(&decoded, sharded.shards.len()), &self.rest, method).await
+            }
+            ("POST", "_doc", None) => {
+                let id = crate::catalog::uuid();
+                let rest = format!("_create/{id}");
+                self.to_shard(sharded, shard_of(&id, sharded.shards.len()), &rest, "PUT").await
+            }
+            ("GET" | "POST", "_search", None) => search::search(self, sharded).await,
+            ("GET" | "POST", "_count", None) => search::count(self, sharded).await,
+            (_, "_refresh" | "_flush" | "_forcemerge" | "_mapping", None) => self.broadcast(sharded).await,
+            _ => Err(ApiError::illegal_argument(format!(
+                "[{method} /{}/{}] is not supported yet on index [{}], whose shards are on the cluster's nodes",
+                self.index, self.rest, self.index
+            ))),
+        }
+    }
+
+    /// Creates the index: its shards placed on the live nodes and recorded
+    /// in etcd (a second creation is refused there), then each created on
+    /// its node. `then_forward`: a document write that made it goes on to its shard.
+    async fn create(&self, then_forward: bool) -> ApiResult<Response> {
+        let body: Value = match then_forward || self.body.is_empty() {
+            true => json!({}),
+            false => serde_json::from_slice(&self.body)
+                .map_err(|e| ApiError::parsing(format!("the body is not JSON: {e}")))?,
+        };
+        let shards = number_of_shards(&body)?;
+        let view = self.member.view();
+        let nodes: Vec<String> = view.nodes.iter().map(|n| n.id.clone()).collect();
+        let sharded = ShardedIndex {
+            shards: needle_cluster::indices::place(&self.index, shards, &nodes),
+            created: body,
+        };
+        if sharded.shards.is_empty() {
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "no_shard_available_action_exception",
+                "no live node to hold a shard",
+            ));
+        }
+        let created = self.member.create_index(&self.index, &sharded).await.map_err(|e| etcd_failed(&e))?;
+        if !created {
+            // Made by another request meanwhile: a write goes on to it; a creation is refused.
+            let existing = self.member.index(&self.index).await.map_err(|e| etcd_failed(&e))?;
+            return match (then_forward, existing) {
+                (true, Some(existing)) => self.coordinate(&existing).await,
+                _ => Err(ApiError::bad_request(
+                    "resource_already_exists_exception",
+                    format!("index [{}] already exists", self.index),
+                )),
+            };
+        }
+        let shard_body = Bytes::from(sharded.created.to_string());
+        for k in 0..sharded.shards.len() {
+            let answer =
+                self.send(&sharded, k, "PUT", "", "", Some("application/json"), shard_body.clone()).await;
+            if let Err(e) = answer.and_then(|(status, value)| ok_or_error(status, value)) {
+                self.undo_create(&sharded, k).await;
+                return Err(e);
+            }
+        }
+        if then_forward {
+            return self.coordinate(&sharded).await;
+        }
+        Ok(respond::ok(&json!({"acknowledged": true, "shards_acknowledged": true, "index": self.index})))
+    }
+
+    /// Forgets a creation that failed at shard `failed`: the shards before it and the record.
+    async fn undo_create(&self, sharded: &ShardedIndex, failed: usize) {
+        for k in 0..failed {
+            let _ = self.send(sharded, k, "DELETE", "", "", None, Bytes::new()).await;
+        }
+        let _ = self.member.delete_index(&self.index).await;
+    }
+
+    async fn delete(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
+        self.member.delete_index(&self.index).await.map_err(|e| etcd_failed(&e))?;
+        for k in 0..sharded.shards.len() {
+            // A shard whose node is down stays on its disk, no longer part of any index.
+            let _ = self.send(sharded, k, "DELETE", "", "", None, Bytes::new()).await;
+        }
+        Ok(respond::ok(&json!({"acknowledged": true})))
+    }
+
+    /// The request, as `method /{shard}/{rest}`, answered by shard `k`'s node; its answer names the index.
+    async fn to_shard(
+        &self,
+        sharded: &ShardedIndex,
+        k: usize,
+        rest: &str,
+        method: &str,
+    ) -> ApiResult<Response> {
+        let local = shard_name(&self.index, k);
+        let (status, value) = self
+            .send(sharded, k, method, rest, &self.query, self.content_type.as_deref(), self.body.clone())
+            .await?;
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        match value {
+            Some(mut value) => {
+                rename_index(&mut value, &local, &self.index);
+                Ok(respond::json(status, &value))
+            }
+            None => Ok(respond::status(status)),
+        }
+    }
+
+    /// The request sent to every shard: its answer counts them.
+    async fn broadcast(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
+        let mut failures = Vec::new();
+        for k in 0..sharded.shards.len() {
+            let sent = self
+                .send(
+                    sharded,
+                    k,
+                    &self.method,
+                    &self.rest,
+                    &self.query,
+                    self.content_type.as_deref(),
+                    self.body.clone(),
+                )
+                .await;
+            if let Err(e) = sent.and_then(|(status, value)| ok_or_error(status, value)) {
+                failures.push(shard_failure(&self.index, k, &e));
+            }
+        }
+        let total = sharded.shards.len();
+        let mut answer = json!({"_shards": {"total": total, "successful": total - failures.len(), "failed": failures.len()}});
+        if !failures.is_empty() {
+            answer["_shards"]["failures"] = Value::Array(failures);
+        }
+        if self.rest == "_mapping" {
+            answer = json!({"acknowledged": true});
+        }
+        Ok(respond::ok(&answer))
+    }
+
+    /// Sends `method /{shard}/{rest}?{query}` to the node of shard `k`: its
+    /// status and JSON answer (`None`: no body, as HEAD answers).
+    #[allow(clippy::too_many_arguments)]
+    async fn send(
+        &self,
+        sharded: &ShardedIndex,
+        k: usize,
+        method: &str,
+        rest: &str,
+        query: &str,
+        content_type: Option<&str>,
+        body: Bytes,
+    ) -> ApiResult<(u16, Option<Value>)> {
+        let (address, path) = self.target(sharded, k, rest, query)?;
+        fetch(&address, method, &path, content_type, body)
+            .await
+            .map_err(|e| shard_unavailable(&self.index, k, &e))
+    }
+
+    /// The address of shard `k`'s node and the path of `/{shard}/{rest}?{query}` there.
+    fn target(
+        &self,
+        sharded: &ShardedIndex,
+        k: usize,
+        rest: &str,
+        query: &str,
+    ) -> ApiResult<(String, String)> {
+        let node = &sharded.shards[k];
+        let view = self.member.view();
+        let Some(address) = view.address_of(node) else {
+            return Err(shard_unavailable(
+                &self.index,
+                k,
+                &format!("its node [{node}] is not in the cluster"),
+            ));
+        };
+        let mut path = format!("/{}", utf8_percent_encode(&shard_name(&self.index, k), NON_ALPHANUMERIC));
+        if !rest.is_empty() {
+            path = format!("{path}/{rest}");
+        }
+        if !query.is_empty() {
+            path = format!("{path}?{query}");
+        }
+        Ok((address.to_string(), path))
+    }
+}
+
+/// One request to a node: its status and JSON answer (`None`: no body).
+async fn fetch(
+    address: &str,
+    method: &str,
+    path: &str,
+    content_type: Option<&str>,
+    body: Bytes,
+) -> Result<(u16, Option<Value>), String> {
+    let mut headers = vec![(FROM_COORDINATOR, "1")];
+    headers.extend(content_type.map(|c| ("content-type", c)));
+    let answer = needle_cluster::http::call(address, method, path, &headers, body)
+        .await
+        .map_err(|e| format!("the node at {address}: {e}"))?;
+    if answer.body.is_empty() {
+        return Ok((answer.status, None));
+    }
+    let value = serde_json::from_slice(&answer.body)
+        .map_err(|e| format!("the node at {address} answered no JSON: {e}"))?;
+    Ok((answer.status, Some(value)))
+}
+
+/// `settings.number_of_shards` (or `settings.index.number_of_shards`, or
+/// `settings["index.number_of_shards"]`), 1 when absent.
+fn number_of_shards(body: &Value) -> ApiResult<usize> {
+    let settings = &body["settings"];
+    let given = [
+        &settings["number_of_shards"],
+        &settings["index"]["number_of_shards"],
+        &settings["index.number_of_shards"],
+    ]
+    .into_iter()
+    .find(|v| !v.is_null());
+    let Some(given) = given else { return Ok(1) };
+    let n = given.as_u64().or_else(|| given.as_str().and_then(|s| s.parse().ok()));
+    match n {
+        Some(n @ 1..=1024) => Ok(n as usize),
+        _ => Err(ApiError::illegal_argument(format!(
+            "Failed to parse value [{given}] for setting [index.number_of_shards] must be >= 1 and <= 1024"
+        ))),
+    }
+}
+
+/// Every `_index` naming shard `local` (at the top, in hits) named `index`
+/// instead, and a top-level key `local` (a GET of the index) too.
+fn rename_index(value: &mut Value, local: &str, index: &str) {
+    if let Value::Object(map) = value {
+        if map.get("_index").and_then(Value::as_str) == Some(local) {
+            map.insert("_index".into(), json!(index));
+        }
+        if let Some(mut inner) = map.remove(local) {
+            if let Some(name) = inner.pointer_mut("/settings/index/provided_name") {
+                *name = json!(index);
+            }
+            map.insert(index.to_string(), inner);
+        }
+        if let Some(Value::Array(hits)) = map.get_mut("hits").and_then(|h| h.get_mut("hits")) {
+            hits.iter_mut().for_each(|h| rename_index(h, local, index));
+        }
+        if let Some(error) = map.get_mut("error") {
+            rename_error(error, local, index);
+        }
+    }
+}
+
+/// An error naming a shard, made to name its index.
+fn rename_error(error: &mut Value, local: &str, index: &str) {
+    match error {
+        Value::String(s) => *s = s.replace(local, index),
+        Value::Array(list) => list.iter_mut().for_each(|e| rename_error(e, local, index)),
+        Value::Object(map) => map.values_mut().for_each(|v| rename_error(v, local, index)),
+        _ => {}
+    }
+}
+
+/// A shard's answer when it succeeded, else its error as this node's.
+fn ok_or_error(status: u16, value: Option<Value>) -> ApiResult<Option<Value>> {
+    if (200..300).contains(&status) {
+        return Ok(value);
+    }
+    let value = value.unwrap_or_default();
+    let error = &value["error"];
+    let kind = error["type"].as_str().unwrap_or("exception").to_string();
+    let reason = error["reason"].as_str().map_or_else(|| value.to_string(), str::to_string);
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    Err(ApiError::new(status, leak_kind(kind), reason))
+}
+
+/// Error types are `&'static str`; a shard's is one of the few this server
+/// itself names, else the generic one.
+fn leak_kind(kind: String) -> &'static str {
+    const KNOWN: [&str; 8] = [
+        "resource_already_exists_exception",
+        "index_not_found_exception",
+        "parsing_exception",
+        "illegal_argument_exception",
+        "mapper_parsing_exception",
+        "version_conflict_engine_exception",
+        "document_parsing_exception",
+        "x_content_parse_exception",
+    ];
+    KNOWN.into_iter().find(|k| *k == kind).unwrap_or("exception")
+}
+
+fn shard_unavailable(index: &str, k: usize, why: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "unavailable_shards_exception",
+        format!("[{index}][{k}] shard unavailable: {why}"),
+    )
+}
+
+fn shard_failure(index: &str, k: usize, e: &ApiError) -> Value {
+    json!({"shard": k, "index": index, "status": e.status.as_u16(),
+           "reason": {"type": e.kind, "reason": e.reason}})
+}
+
+fn etcd_failed(e: &needle_cluster::etcd::EtcdError) -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "cluster_block_exception",
+        format!("the cluster's state is unavailable: {e}"),
+    )
+}

@@ -1,0 +1,220 @@
+//! `_search` and `_count` over a cluster's index. Round 1 asks every shard
+//! for the BM25 statistics of the query's terms (`_needle/corpus_stats`);
+//! round 2 sends every shard the search with all of them (`needle_corpus`), so
+//! each scores its documents as one index holding every document would, and
+//! returns its best `from + size`. The hits are merged by score, ties by
+//! shard, then by their rank in the shard: the same order on any node.
+//! `_source` comes with round 2's hits (no third round yet).
+
+use std::time::Instant;
+
+use axum::http::StatusCode;
+use axum::response::Response;
+use bytes::Bytes;
+use needle_cluster::{shard_name, ShardedIndex};
+use serde_json::{json, Map, Value};
+use tokio::task::JoinSet;
+
+use super::{fetch, ok_or_error, rename_index, shard_failure, Forward};
+use crate::error::{ApiError, ApiResult};
+use crate::respond;
+
+/// Search body keys not merged across shards yet.
+const NOT_YET: [&str; 9] =
+    ["aggs", "aggregations", "sort", "search_after", "collapse", "rescore", "suggest", "pit", "scroll"];
+
+pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Response> {
+    let started = Instant::now();
+    let mut body = body_object(call)?;
+    for (key, value) in url_paging(&call.url_query)? {
+        body.insert(key.into(), json!(value));
+    }
+    if let Some(key) = NOT_YET.iter().find(|k| body.contains_key(**k)) {
+        return Err(not_yet(&format!("[{key}]"), &call.index));
+    }
+    if call.url_query.split('&').any(|p| p.starts_with("scroll=") || p.starts_with("q=")) {
+        return Err(not_yet("[scroll] and [q] parameters", &call.index));
+    }
+    let from = body.get("from").and_then(Value::as_u64).unwrap_or(0);
+    let size = body.get("size").and_then(Value::as_u64).unwrap_or(10);
+    let query = body.get("query").cloned().unwrap_or_else(|| json!({"match_all": {}}));
+
+    let mut failures = Vec::new();
+    let round1 = Bytes::from(json!({"query": query}).to_string());
+    let mut corpus = Vec::new();
+    let mut answering = Vec::new();
+    for (k, answer) in
+        to_every_shard(call, sharded, "_needle/corpus_stats", "", &|_| Some(round1.clone())).await
+    {
+        match answer {
+            Ok(stats) => {
+                corpus.push(stats.unwrap_or_default());
+                answering.push(k);
+            }
+            Err(e) => failures.push(shard_failure(&call.index, k, &e)),
+        }
+    }
+    body.insert("from".into(), json!(0));
+    body.insert("size".into(), json!(from + size));
+    body.insert("needle_corpus".into(), Value::Array(corpus));
+    let round2 = Bytes::from(Value::Object(body).to_string());
+    let mut answers = Vec::new();
+    let round2_of = |k| answering.contains(&k).then(|| round2.clone());
+    for (k, answer) in to_every_shard(call, sharded, "_search", &call.query, &round2_of).await {
+        match answer {
+            Ok(answer) => answers.push((k, answer.unwrap_or_default())),
+            Err(e) => failures.push(shard_failure(&call.index, k, &e)),
+        }
+    }
+    if answers.is_empty() {
+        let mut e = ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "search_phase_execution_exception",
+            "all shards failed",
+        );
+        e.extra.insert("phase".into(), json!("query"));
+        e.extra.insert("failed_shards".into(), Value::Array(failures));
+        return Err(e);
+    }
+    Ok(respond::ok(&merged(call, sharded.shards.len(), answers, failures, from, size, started)))
+}
+
+pub async fn count(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Response> {
+    let mut total = 0;
+    let mut failures = Vec::new();
+    let body = call.body.clone();
+    for (k, answer) in to_every_shard(call, sharded, "_count", &call.query, &|_| Some(body.clone())).await {
+        match answer {
+            Ok(answer) => total += answer.and_then(|a| a["count"].as_u64()).unwrap_or(0),
+            Err(e) => failures.push(shard_failure(&call.index, k, &e)),
+        }
+    }
+    let n = sharded.shards.len();
+    Ok(respond::ok(&json!({"count": total, "_shards": shards(n, failures)})))
+}
+
+/// The shards' pages merged into the page `from..from + size`.
+fn merged(
+    call: &Forward,
+    n: usize,
+    answers: Vec<(usize, Value)>,
+    failures: Vec<Value>,
+    from: u64,
+    size: u64,
+    started: Instant,
+) -> Value {
+    let mut hits: Vec<(f64, usize, usize, Value)> = Vec::new();
+    let (mut total, mut total_int, mut at_least, mut timed_out) = (None::<u64>, false, false, false);
+    let mut max_score: Option<f64> = None;
+    for (k, mut answer) in answers {
+        timed_out |= answer["timed_out"].as_bool().unwrap_or(false);
+        let shown = &answer["hits"]["total"];
+        if let Some(value) = shown.as_u64().or_else(|| shown["value"].as_u64()) {
+            total = Some(total.unwrap_or(0) + value);
+            total_int |= shown.is_u64();
+            at_least |= shown["relation"] == "gte";
+        }
+        if let Some(score) = answer["hits"]["max_score"].as_f64() {
+            max_score = Some(max_score.map_or(score, |m: f64| m.max(score)));
+        }
+        let local = shard_name(&call.index, k);
+        let list = answer["hits"]["hits"].take();
+        for (rank, mut hit) in list.as_array().cloned().unwrap_or_default().into_iter().enumerate() {
+            rename_index(&mut hit, &local, &call.index);
+            hits.push((hit["_score"].as_f64().unwrap_or(f64::NEG_INFINITY), k, rank, hit));
+        }
+    }
+    hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let page: Vec<Value> = hits.into_iter().skip(from as usize).take(size as usize).map(|h| h.3).collect();
+    let mut out_hits = Map::new();
+    if let Some(total) = total {
+        let relation = if at_least { "gte" } else { "eq" };
+        let shown = if total_int { json!(total) } else { json!({"value": total, "relation": relation}) };
+        out_hits.insert("total".into(), shown);
+    }
+    out_hits.insert("max_score".into(), max_score.map_or(Value::Null, |s| json!(s)));
+    out_hits.insert("hits".into(), Value::Array(page));
+    json!({
+        "took": started.elapsed().as_millis() as u64,
+        "timed_out": timed_out,
+        "_shards": shards(n, failures),
+        "hits": out_hits,
+    })
+}
+
+fn shards(n: usize, failures: Vec<Value>) -> Value {
+    let mut shards =
+        json!({"total": n, "successful": n - failures.len(), "skipped": 0, "failed": failures.len()});
+    if !failures.is_empty() {
+        shards["failures"] = Value::Array(failures);
+    }
+    shards
+}
+
+/// `POST /{shard}/{rest}?{query}` with `body_of(k)` to every shard at once
+/// (but those it gives no body); each shard's answer or error, by shard number.
+async fn to_every_shard(
+    call: &Forward,
+    sharded: &ShardedIndex,
+    rest: &str,
+    query: &str,
+    body_of: &(dyn Fn(usize) -> Option<Bytes> + Sync),
+) -> Vec<(usize, ApiResult<Option<Value>>)> {
+    let mut running = JoinSet::new();
+    let mut out = Vec::new();
+    for k in 0..sharded.shards.len() {
+        let Some(body) = body_of(k) else { continue };
+        match call.target(sharded, k, rest, query) {
+            Ok((address, path)) => {
+                running.spawn(async move {
+                    (k, fetch(&address, "POST", &path, Some("application/json"), body).await)
+                });
+            }
+            Err(e) => out.push((k, Err(e))),
+        }
+    }
+    while let Some(done) = running.join_next().await {
+        let Ok((k, answer)) = done else { continue };
+        let answer = answer
+            .map_err(|e| super::shard_unavailable(&call.index, k, &e))
+            .and_then(|(status, value)| ok_or_error(status, value));
+        out.push((k, answer));
+    }
+    out.sort_by_key(|(k, _)| *k);
+    out
+}
+
+fn body_object(call: &Forward) -> ApiResult<Map<String, Value>> {
+    if call.body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice(&call.body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ApiError::parsing("the search body must be an object")),
+        Err(e) => Err(ApiError::parsing(format!("the search body is not JSON: {e}"))),
+    }
+}
+
+/// `from` and `size` given in the URL.
+fn url_paging(query: &str) -> ApiResult<Vec<(&'static str, u64)>> {
+    let mut out = Vec::new();
+    for pair in query.split('&') {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let key = match key {
+            "from" => "from",
+            "size" => "size",
+            _ => continue,
+        };
+        let n = value.parse().map_err(|_| {
+            ApiError::illegal_argument(format!("Failed to parse int parameter [{key}] with value [{value}]"))
+        })?;
+        out.push((key, n));
+    }
+    Ok(out)
+}
+
+fn not_yet(what: &str, index: &str) -> ApiError {
+    ApiError::illegal_argument(format!(
+        "{what} not supported yet in a search of index [{index}], whose shards are on the cluster's nodes"
+    ))
+}
