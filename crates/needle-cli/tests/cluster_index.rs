@@ -1,8 +1,8 @@
 //! An index whose shards are on three nodes of a cluster answers as one
 //! index holding every document would: the same hits with the same scores,
 //! totals and counts as a one-node reference server given the same
-//! documents, whichever node the requests reach; its documents are read,
-//! updated and deleted through any node; what is not coordinated yet is a
+//! documents, whichever node the requests reach; its documents are written
+//! (one by one and in `_bulk`), read, updated and deleted through any node; what is not coordinated yet is a
 //! 400 naming it, and a deleted index is gone from every node.
 
 mod common;
@@ -104,13 +104,27 @@ fn a_sharded_index_answers_as_one_index_would() {
     assert_eq!(again.status, 400);
     assert_eq!(again.json()["error"]["type"], "resource_already_exists_exception");
 
-    // Documents written through every node, one shard each by id.
+    // Documents written through every node, one shard each by id; half of them in one `_bulk`.
     let mut rng = random::rng(19);
     let n = 240;
+    let mut lines = String::new();
     for i in 0..n {
         let doc = random::document(&mut rng, i);
-        put(at[i % 3], &format!("/docs/_doc/{i}"), &doc);
-        put(one, &format!("/docs/_doc/{i}"), &doc);
+        if i % 2 == 0 {
+            put(at[i % 3], &format!("/docs/_doc/{i}"), &doc);
+            put(one, &format!("/docs/_doc/{i}"), &doc);
+        } else {
+            lines.push_str(&format!("{}\n{doc}\n", json!({"index": {"_id": i.to_string()}})));
+        }
+    }
+    for server in [at[1], one] {
+        let reply = send(server, "POST", "/docs/_bulk", Some(lines.as_bytes()), &[]).json();
+        assert_eq!(reply["errors"], false, "{reply}");
+        let ids: Vec<&str> =
+            reply["items"].as_array().unwrap().iter().map(|i| i["index"]["_id"].as_str().unwrap()).collect();
+        let sent: Vec<String> = (1..n).step_by(2).map(|i| i.to_string()).collect();
+        assert_eq!(ids, sent, "items in the request's order");
+        assert_eq!(reply["items"][0]["index"]["_index"], "docs");
     }
     let refreshed = post(at[2], "/docs/_refresh", &json!({}));
     assert_eq!(refreshed.1["_shards"]["successful"], 3, "{refreshed:?}");
@@ -179,9 +193,29 @@ fn a_sharded_index_answers_as_one_index_would() {
     let mapping = send(at[2], "GET", "/docs/_mapping", None, &[]).json();
     assert_eq!(mapping["docs"]["mappings"]["properties"]["tag"]["type"], "keyword", "{mapping}");
 
-    // A write to a missing index makes a cluster index of it.
+    // A write to a missing index makes a cluster index of it, one by `_bulk` too; in a
+    // `_bulk`, a delete from a missing index fails its item alone; a malformed line fails all.
     put(at[1], "/auto/_doc/a?refresh=true", &json!({"title": "made by a write"}));
     assert_eq!(post(at[2], "/auto/_count", &json!({})).1["count"], 1);
+    let mixed = concat!(
+        "{\"create\": {\"_index\": \"docs\"}}\n{\"title\": \"no id given\"}\n",
+        "{\"delete\": {\"_index\": \"missing\", \"_id\": \"1\"}}\n",
+        "{\"index\": {\"_index\": \"auto\", \"_id\": \"b\"}}\n{\"title\": \"second\"}\n",
+        "{\"index\": {\"_index\": \"bulked\", \"_id\": \"c\"}}\n{\"title\": \"third\"}\n"
+    );
+    let reply = send(at[0], "POST", "/_bulk?refresh=true", Some(mixed.as_bytes()), &[]).json();
+    assert_eq!(reply["errors"], true, "{reply}");
+    assert_eq!(reply["items"][0]["create"]["status"], 201, "{reply}");
+    assert_eq!(reply["items"][1]["delete"]["status"], 404, "{reply}");
+    assert_eq!(reply["items"][1]["delete"]["error"]["type"], "index_not_found_exception");
+    assert_eq!(reply["items"][2]["index"]["_index"], "auto");
+    assert_eq!(post(at[1], "/bulked/_count", &json!({})).1["count"], 1);
+    let drawn = reply["items"][0]["create"]["_id"].as_str().unwrap();
+    assert_eq!(send(at[2], "GET", &format!("/docs/_doc/{drawn}"), None, &[]).json()["found"], true);
+    assert_eq!(post(at[2], "/auto/_count", &json!({})).1["count"], 2);
+    let malformed = send(at[2], "POST", "/auto/_bulk", Some(b"{\"index\": {}}\n{\"t\": 1}\n[1]\n"), &[]);
+    assert_eq!(malformed.status, 400, "{}", malformed.text());
+    assert_eq!(post(at[2], "/auto/_count", &json!({})).1["count"], 2);
 
     // Deleted through one node, the index is gone from every node at once.
     assert_eq!(send(at[0], "DELETE", "/docs", None, &[]).status, 200);

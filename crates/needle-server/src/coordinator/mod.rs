@@ -13,6 +13,7 @@
 //! cluster's index. Writes reach one copy (replicas and the replicated ingest
 //! log are to come), so a shard whose node is down is unavailable.
 
+mod bulk;
 mod search;
 
 use axum::extract::{Request, State};
@@ -44,14 +45,23 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
         return next.run(request).await;
     }
     let path = request.uri().path().to_string();
-    let Some((index, rest)) = split_path(&path) else { return next.run(request).await };
     let method = request.method().as_str().to_string();
+    if method == "POST" || method == "PUT" {
+        if let Some(default_index) = bulk_of(&path) {
+            return match Forward::read(&app, member, default_index.clone().unwrap_or_default(), request).await {
+                Ok(call) => bulk::bulk(&call, default_index.as_deref()).await,
+                Err(e) => Err(e),
+            }
+            .unwrap_or_else(IntoResponse::into_response);
+        }
+    }
+    let Some((index, rest)) = split_path(&path) else { return next.run(request).await };
     let creating = rest.is_empty() && method == "PUT";
     let sharded = match creating {
         true => None,
         false => match member.index(&index).await {
             Ok(found) => found,
-            Err(e) => return cluster_unavailable(&e.to_string()),
+            Err(e) => return unavailable(&e).into_response(),
         },
     };
     // A write to an index that exists nowhere makes a cluster index, as Elasticsearch auto-creates.
@@ -60,26 +70,23 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
     if sharded.is_none() && !creating && !auto_create {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
-    let body = match axum::body::to_bytes(body, app.max_body).await {
-        Ok(body) => body,
-        Err(e) => return crate::call::too_large(&e, app.max_body).into_response(),
-    };
-    let call = Forward {
-        member,
-        index,
-        rest,
-        method,
-        query: forwarded_query(parts.uri.query()),
-        url_query: parts.uri.query().unwrap_or_default().to_string(),
-        content_type: parts.headers.get("content-type").and_then(|v| v.to_str().ok()).map(str::to_string),
-        body,
+    let call = match Forward::read(&app, member, index, request).await {
+        Ok(call) => call,
+        Err(e) => return e.into_response(),
     };
     let answered = match sharded {
         Some(sharded) => call.coordinate(&sharded).await,
         None => call.create(auto_create).await,
     };
     answered.unwrap_or_else(IntoResponse::into_response)
+}
+
+/// `Some(default index)` when `path` is a `_bulk` request's.
+fn bulk_of(path: &str) -> Option<Option<String>> {
+    if path.trim_end_matches('/') == "/_bulk" {
+        return Some(None);
+    }
+    split_path(path).filter(|(_, rest)| rest == "_bulk").map(|(index, _)| Some(index))
 }
 
 /// `/{index}/{rest}` of a path naming one index (not an API such as `/_search`).
@@ -106,15 +113,6 @@ fn forwarded_query(query: Option<&str>) -> String {
     kept.join("&")
 }
 
-fn cluster_unavailable(why: &str) -> Response {
-    ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "cluster_block_exception",
-        format!("the cluster's state is unavailable: {why}"),
-    )
-    .into_response()
-}
-
 /// A request for a cluster index, read whole.
 struct Forward {
     member: std::sync::Arc<Member>,
@@ -130,6 +128,45 @@ struct Forward {
 }
 
 impl Forward {
+    /// `request` for `index`, its body read whole.
+    async fn read(
+        app: &Shared,
+        member: std::sync::Arc<Member>,
+        index: String,
+        request: Request,
+    ) -> ApiResult<Forward> {
+        let (parts, body) = request.into_parts();
+        let body = axum::body::to_bytes(body, app.max_body)
+            .await
+            .map_err(|e| crate::call::too_large(&e, app.max_body))?;
+        let path = parts.uri.path();
+        let rest = split_path(path).map(|(_, rest)| rest).unwrap_or_default();
+        Ok(Forward {
+            member,
+            index,
+            rest,
+            method: parts.method.as_str().to_string(),
+            query: forwarded_query(parts.uri.query()),
+            url_query: parts.uri.query().unwrap_or_default().to_string(),
+            content_type: parts.headers.get("content-type").and_then(|v| v.to_str().ok()).map(str::to_string),
+            body,
+        })
+    }
+
+    /// A bodiless request for `index` from the same caller: the one that makes it.
+    fn about(&self, index: &str) -> Forward {
+        Forward {
+            member: self.member.clone(),
+            index: index.to_string(),
+            rest: String::new(),
+            method: "PUT".into(),
+            query: String::new(),
+            url_query: String::new(),
+            content_type: None,
+            body: Bytes::new(),
+        }
+    }
+
     async fn coordinate(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
         let method = self.method.as_str();
         let mut segments = self.rest.splitn(2, '/');
@@ -158,15 +195,29 @@ impl Forward {
         }
     }
 
-    /// Creates the index: its shards placed on the live nodes and recorded
-    /// in etcd (a second creation is refused there), then each created on
-    /// its node. `then_forward`: a document write that made it goes on to its shard.
+    /// Creates the index (`then_forward`: a document write that made it goes on to its shard).
     async fn create(&self, then_forward: bool) -> ApiResult<Response> {
         let body: Value = match then_forward || self.body.is_empty() {
             true => json!({}),
             false => serde_json::from_slice(&self.body)
                 .map_err(|e| ApiError::parsing(format!("the body is not JSON: {e}")))?,
         };
+        match (self.make(body).await?, then_forward) {
+            ((sharded, _), true) => self.coordinate(&sharded).await,
+            ((_, true), false) => Ok(respond::ok(
+                &json!({"acknowledged": true, "shards_acknowledged": true, "index": self.index}),
+            )),
+            ((_, false), false) => Err(ApiError::bad_request(
+                "resource_already_exists_exception",
+                format!("index [{}] already exists", self.index),
+            )),
+        }
+    }
+
+    /// The index made with `body`: its shards placed on the live nodes and
+    /// recorded in etcd, then each created on its node. When another request
+    /// made it meanwhile, that one, with false.
+    async fn make(&self, body: Value) -> ApiResult<(ShardedIndex, bool)> {
         let shards = number_of_shards(&body)?;
         let view = self.member.view();
         let nodes: Vec<String> = view.nodes.iter().map(|n| n.id.clone()).collect();
@@ -181,16 +232,10 @@ impl Forward {
                 "no live node to hold a shard",
             ));
         }
-        let created = self.member.create_index(&self.index, &sharded).await.map_err(|e| etcd_failed(&e))?;
-        if !created {
-            // Made by another request meanwhile: a write goes on to it; a creation is refused.
-            let existing = self.member.index(&self.index).await.map_err(|e| etcd_failed(&e))?;
-            return match (then_forward, existing) {
-                (true, Some(existing)) => self.coordinate(&existing).await,
-                _ => Err(ApiError::bad_request(
-                    "resource_already_exists_exception",
-                    format!("index [{}] already exists", self.index),
-                )),
+        if !self.member.create_index(&self.index, &sharded).await.map_err(|e| unavailable(&e))? {
+            return match self.member.index(&self.index).await.map_err(|e| unavailable(&e))? {
+                Some(existing) => Ok((existing, false)),
+                None => Err(unavailable(&"the index was made and deleted meanwhile")),
             };
         }
         let shard_body = Bytes::from(sharded.created.to_string());
@@ -202,10 +247,7 @@ impl Forward {
                 return Err(e);
             }
         }
-        if then_forward {
-            return self.coordinate(&sharded).await;
-        }
-        Ok(respond::ok(&json!({"acknowledged": true, "shards_acknowledged": true, "index": self.index})))
+        Ok((sharded, true))
     }
 
     /// Forgets a creation that failed at shard `failed`: the shards before it and the record.
@@ -217,7 +259,7 @@ impl Forward {
     }
 
     async fn delete(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
-        self.member.delete_index(&self.index).await.map_err(|e| etcd_failed(&e))?;
+        self.member.delete_index(&self.index).await.map_err(|e| unavailable(&e))?;
         for k in 0..sharded.shards.len() {
             // A shard whose node is down stays on its disk, no longer part of any index.
             let _ = self.send(sharded, k, "DELETE", "", "", None, Bytes::new()).await;
@@ -440,10 +482,11 @@ fn shard_failure(index: &str, k: usize, e: &ApiError) -> Value {
            "reason": {"type": e.kind, "reason": e.reason}})
 }
 
-fn etcd_failed(e: &needle_cluster::etcd::EtcdError) -> ApiError {
+/// The cluster's state (in etcd) could not be read or written.
+fn unavailable(why: &dyn std::fmt::Display) -> ApiError {
     ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         "cluster_block_exception",
-        format!("the cluster's state is unavailable: {e}"),
+        format!("the cluster's state is unavailable: {why}"),
     )
 }

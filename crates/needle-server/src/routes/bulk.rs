@@ -30,7 +30,7 @@ pub async fn bulk_into(State(app): State<Shared>, Path(index): Path<String>, cal
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Index,
     Create,
     Update,
@@ -38,7 +38,7 @@ enum Kind {
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Index => "index",
             Kind::Create => "create",
@@ -49,15 +49,17 @@ impl Kind {
 }
 
 /// One parsed action.
-struct Action<'a> {
-    kind: Kind,
-    index: String,
-    id: Option<String>,
+pub(crate) struct Action<'a> {
+    pub kind: Kind,
+    /// The action line as given.
+    pub line: &'a str,
+    pub index: String,
+    pub id: Option<String>,
     if_seq_no: Option<u64>,
     if_primary_term: Option<u64>,
     retry_on_conflict: u32,
     /// The document line (index, create, update).
-    source: Option<&'a str>,
+    pub source: Option<&'a str>,
 }
 
 fn run(app: &Shared, default_index: Option<&str>, call: &Call) -> ApiResult<Response> {
@@ -167,7 +169,7 @@ fn run_action(
 /// The actions of a bulk body. A malformed action line fails the whole
 /// request (as in Elasticsearch: what follows it cannot be trusted); a
 /// malformed document fails only its item.
-fn parse<'a>(body: &'a str, default_index: Option<&str>) -> ApiResult<Vec<Action<'a>>> {
+pub(crate) fn parse<'a>(body: &'a str, default_index: Option<&str>) -> ApiResult<Vec<Action<'a>>> {
     if !body.is_empty() && !body.ends_with('\n') {
         return Err(ApiError::illegal_argument("The bulk request must be terminated by a newline [\\n]"));
     }
@@ -192,7 +194,7 @@ fn parse<'a>(body: &'a str, default_index: Option<&str>) -> ApiResult<Vec<Action
     Ok(actions)
 }
 
-fn action_line<'a>(n: usize, line: &str, default_index: Option<&str>) -> ApiResult<Action<'a>> {
+fn action_line<'a>(n: usize, line: &'a str, default_index: Option<&str>) -> ApiResult<Action<'a>> {
     let malformed =
         |what: String| ApiError::illegal_argument(format!("Malformed action/metadata line [{n}], {what}"));
     let value: Value = serde_json::from_str(line).map_err(|e| malformed(format!("not JSON: {e}")))?;
@@ -219,6 +221,7 @@ fn action_line<'a>(n: usize, line: &str, default_index: Option<&str>) -> ApiResu
     };
     let mut action = Action {
         kind,
+        line,
         index: default_index.unwrap_or_default().to_string(),
         id: None,
         if_seq_no: None,

@@ -1,7 +1,7 @@
 //! The REST API: which handler answers which method and path.
 
 mod aliases;
-mod bulk;
+pub(crate) mod bulk;
 mod cat;
 mod cluster;
 mod documents;
