@@ -2,8 +2,9 @@
 //! index holding every document would: the same hits with the same scores,
 //! totals and counts as a one-node reference server given the same
 //! documents, whichever node the requests reach; its documents are written
-//! (one by one and in `_bulk`), read, updated and deleted through any node; what is not coordinated yet is a
-//! 400 naming it, and a deleted index is gone from every node.
+//! (one by one and in `_bulk`), read, updated and deleted through any node;
+//! with a node killed, its shard's documents fail alone; what is not
+//! coordinated yet is a 400 naming it; a deleted index is gone from every node.
 
 mod common;
 
@@ -217,9 +218,31 @@ fn a_sharded_index_answers_as_one_index_would() {
     assert_eq!(malformed.status, 400, "{}", malformed.text());
     assert_eq!(post(at[2], "/auto/_count", &json!({})).1["count"], 2);
 
-    // Deleted through one node, the index is gone from every node at once.
+    // A node killed: its shard's documents are unavailable, the other shards answer.
+    let total = post(at[0], "/docs/_count", &json!({})).1["count"].as_u64().unwrap();
+    let _ = servers.0[2].kill();
+    let _ = servers.0[2].wait();
+    let (status, partial) = post(at[0], "/docs/_search", &json!({"size": 0}));
+    assert_eq!(status, 200, "{partial}");
+    assert_eq!(partial["_shards"]["failed"], 1, "{partial}");
+    assert_eq!(partial["_shards"]["failures"][0]["reason"]["type"], "unavailable_shards_exception");
+    let answered = partial["hits"]["total"]["value"].as_u64().unwrap();
+    assert!(answered > 0 && answered < total, "{answered} of {total}");
+    let statuses: Vec<u16> =
+        (0..30).map(|i| send(at[1], "GET", &format!("/docs/_doc/{i}"), None, &[]).status).collect();
+    assert!(statuses.contains(&503) && statuses.iter().all(|s| [200, 404, 503].contains(s)), "{statuses:?}");
+    let lines: String = (0..12)
+        .map(|i| format!("{{\"index\": {{\"_id\": \"late-{i}\"}}}}\n{{\"title\": \"late\"}}\n"))
+        .collect();
+    let reply = send(at[1], "POST", "/docs/_bulk", Some(lines.as_bytes()), &[]).json();
+    let statuses: Vec<u64> =
+        reply["items"].as_array().unwrap().iter().map(|i| i["index"]["status"].as_u64().unwrap()).collect();
+    assert_eq!(reply["errors"], true);
+    assert!(statuses.contains(&201) && statuses.contains(&503), "{statuses:?}");
+
+    // Deleted through one node, the index is gone from every live node at once.
     assert_eq!(send(at[0], "DELETE", "/docs", None, &[]).status, 200);
-    for node in &at {
+    for node in &at[..2] {
         let gone = send(*node, "GET", "/docs/_search", None, &[]);
         assert_eq!(gone.status, 404, "{}", gone.text());
         assert_eq!(gone.json()["error"]["type"], "index_not_found_exception");
