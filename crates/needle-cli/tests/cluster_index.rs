@@ -1,6 +1,6 @@
 //! An index whose shards are on three nodes of a cluster answers as one
 //! index holding every document would: the same hits with the same scores,
-//! totals and counts as a one-node reference server given the same
+//! totals, counts and sort values as a one-node reference server given the same
 //! documents, whichever node the requests reach; its documents are written
 //! (one by one and in `_bulk`), read, updated and deleted through any node;
 //! with a node killed, its shard's documents fail alone; what is not
@@ -31,7 +31,7 @@ impl Drop for Servers {
 }
 
 const MAPPINGS: &str = r#"{"mappings": {"properties": {"title": {"type": "text"},
-    "body": {"type": "text"}, "tag": {"type": "keyword"}}}}"#;
+    "body": {"type": "text"}, "tag": {"type": "keyword"}, "n": {"type": "integer"}}}}"#;
 
 fn put(at: SocketAddr, path: &str, body: &Value) -> Value {
     let reply = send(at, "PUT", path, Some(body.to_string().as_bytes()), &[]);
@@ -110,7 +110,10 @@ fn a_sharded_index_answers_as_one_index_would() {
     let n = 240;
     let mut lines = String::new();
     for i in 0..n {
-        let doc = random::document(&mut rng, i);
+        let mut doc = random::document(&mut rng, i);
+        if i % 11 != 0 {
+            doc["n"] = json!((i * 7) % 50);
+        }
         if i % 2 == 0 {
             put(at[i % 3], &format!("/docs/_doc/{i}"), &doc);
             put(one, &format!("/docs/_doc/{i}"), &doc);
@@ -166,6 +169,36 @@ fn a_sharded_index_answers_as_one_index_would() {
             page["hits"]["hits"].as_array().unwrap().iter().map(|h| h["_score"].as_f64().unwrap()).collect();
         let expected_scores: Vec<f64> = expected.iter().skip(3).take(5).map(|h| h.0).collect();
         assert_eq!(scores, expected_scores, "{query}");
+        // Sorted by field values: the same values in the same order, the same documents.
+        let keys = [
+            json!([{"tag": "asc"}, {"n": "desc"}]),
+            json!({"n": {"order": "asc", "missing": "_first"}}),
+            json!([{"tag": {"order": "desc", "missing": "_first"}}, "_score"]),
+        ][q % 3]
+            .clone();
+        let sorted = json!({"query": query, "size": n, "sort": keys});
+        let (status, cluster) = post(node, "/docs/_search", &sorted);
+        assert_eq!(status, 200, "{cluster}");
+        let (_, reference) = post(one, "/docs/_search", &sorted);
+        let values = |a: &Value| {
+            a["hits"]["hits"].as_array().unwrap().iter().map(|h| h["sort"].clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(values(&cluster), values(&reference), "{sorted}");
+        let ids = |a: &Value| {
+            let mut ids: Vec<String> =
+                a["hits"]["hits"].as_array().unwrap().iter().map(|h| h["_id"].to_string()).collect();
+            ids.sort();
+            ids
+        };
+        assert_eq!(ids(&cluster), ids(&reference), "{sorted}");
+        let paged = json!({"query": query, "from": 3, "size": 5, "sort": keys});
+        let (_, page) = post(at[(q + 1) % 3], "/docs/_search", &paged);
+        assert_eq!(
+            values(&page)[..],
+            values(&reference)[3.min(expected.len())..(3 + 5).min(expected.len())],
+            "{paged}"
+        );
+
         let (_, counted) = post(node, "/docs/_count", &json!({"query": query}));
         let (_, counted_one) = post(one, "/docs/_count", &json!({"query": query}));
         assert_eq!(counted["count"], counted_one["count"], "{query}");

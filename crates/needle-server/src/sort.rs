@@ -4,6 +4,8 @@
 //! them (numbers: a double's value, a date's milliseconds, a boolean's 0/1,
 //! the stand-in for a missing value; keywords: the value, or null).
 
+use std::cmp::Ordering;
+
 use needle_engine::{column_json, missing_value, query_value, FieldKind, Schema, SortBy, SortKey, SortValue};
 use serde_json::{json, Value};
 
@@ -27,6 +29,29 @@ impl SortSpec {
 
     pub fn is_descending(&self) -> bool {
         self.descending
+    }
+
+    /// How two hits' shown values of this key order them (merging the
+    /// pages of a cluster's shards): numbers as numbers (a missing number
+    /// shows as its stand-in, so it falls in place), strings by their
+    /// bytes, a missing keyword (null) first or last as asked, in either order.
+    pub fn compare_shown(&self, a: &Value, b: &Value) -> Ordering {
+        let ordered = match (a, b) {
+            (Value::Null, Value::Null) => return Ordering::Equal,
+            (Value::Null, _) => return if self.missing_first { Ordering::Less } else { Ordering::Greater },
+            (_, Value::Null) => return if self.missing_first { Ordering::Greater } else { Ordering::Less },
+            (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                _ => x.as_f64().unwrap_or(f64::NAN).total_cmp(&y.as_f64().unwrap_or(f64::NAN)),
+            },
+            (Value::String(x), Value::String(y)) => x.as_bytes().cmp(y.as_bytes()),
+            (x, y) => x.to_string().cmp(&y.to_string()),
+        };
+        if self.descending {
+            ordered.reverse()
+        } else {
+            ordered
+        }
     }
 }
 

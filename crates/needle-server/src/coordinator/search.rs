@@ -2,10 +2,12 @@
 //! for the BM25 statistics of the query's terms (`_needle/corpus_stats`);
 //! round 2 sends every shard the search with all of them (`needle_corpus`), so
 //! each scores its documents as one index holding every document would, and
-//! returns its best `from + size`. The hits are merged by score, ties by
-//! shard, then by their rank in the shard: the same order on any node.
+//! returns its best `from + size`. The hits are merged by score (or by the
+//! `sort` values each shard shows), ties by shard, then by their rank in the
+//! shard: the same order on any node.
 //! `_source` comes with round 2's hits (no third round yet).
 
+use std::cmp::Ordering;
 use std::time::Instant;
 
 use axum::http::StatusCode;
@@ -18,10 +20,11 @@ use tokio::task::JoinSet;
 use super::{fetch, ok_or_error, rename_index, shard_failure, Forward};
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
+use crate::sort::{self, SortSpec};
 
 /// Search body keys not merged across shards yet.
-const NOT_YET: [&str; 9] =
-    ["aggs", "aggregations", "sort", "search_after", "collapse", "rescore", "suggest", "pit", "scroll"];
+const NOT_YET: [&str; 8] =
+    ["aggs", "aggregations", "search_after", "collapse", "rescore", "suggest", "pit", "scroll"];
 
 pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Response> {
     let started = Instant::now();
@@ -34,6 +37,10 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     }
     if call.url_query.split('&').any(|p| p.starts_with("scroll=") || p.starts_with("q=")) {
         return Err(not_yet("[scroll] and [q] parameters", &call.index));
+    }
+    let keys = sort_keys(&body, &call.url_query)?;
+    if keys.iter().any(SortSpec::is_doc) {
+        return Err(not_yet("[sort] by [_doc]", &call.index));
     }
     let from = body.get("from").and_then(Value::as_u64).unwrap_or(0);
     let size = body.get("size").and_then(Value::as_u64).unwrap_or(10);
@@ -76,7 +83,8 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
         e.extra.insert("failed_shards".into(), Value::Array(failures));
         return Err(e);
     }
-    Ok(respond::ok(&merged(call, sharded.shards.len(), answers, failures, from, size, started)))
+    let page = Page { from, size, keys };
+    Ok(respond::ok(&merged(call, sharded.shards.len(), answers, failures, &page, started)))
 }
 
 pub async fn count(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Response> {
@@ -93,14 +101,20 @@ pub async fn count(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Response
     Ok(respond::ok(&json!({"count": total, "_shards": shards(n, failures)})))
 }
 
+/// The page asked for: where it starts, its length, and the sort's keys.
+struct Page {
+    from: u64,
+    size: u64,
+    keys: Vec<SortSpec>,
+}
+
 /// The shards' pages merged into the page `from..from + size`.
 fn merged(
     call: &Forward,
     n: usize,
     answers: Vec<(usize, Value)>,
     failures: Vec<Value>,
-    from: u64,
-    size: u64,
+    page: &Page,
     started: Instant,
 ) -> Value {
     let mut hits: Vec<(f64, usize, usize, Value)> = Vec::new();
@@ -124,8 +138,18 @@ fn merged(
             hits.push((hit["_score"].as_f64().unwrap_or(f64::NEG_INFINITY), k, rank, hit));
         }
     }
-    hits.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    let page: Vec<Value> = hits.into_iter().skip(from as usize).take(size as usize).map(|h| h.3).collect();
+    let by_fields = !sort::is_by_score(&page.keys);
+    hits.sort_by(|a, b| {
+        let ranked = match by_fields {
+            true => page.keys.iter().enumerate().fold(Ordering::Equal, |o, (i, key)| {
+                o.then_with(|| key.compare_shown(&a.3["sort"][i], &b.3["sort"][i]))
+            }),
+            false => b.0.total_cmp(&a.0),
+        };
+        ranked.then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
+    });
+    let shown = hits.into_iter().skip(page.from as usize).take(page.size as usize).map(|h| h.3);
+    let shown: Vec<Value> = shown.collect();
     let mut out_hits = Map::new();
     if let Some(total) = total {
         let relation = if at_least { "gte" } else { "eq" };
@@ -133,7 +157,7 @@ fn merged(
         out_hits.insert("total".into(), shown);
     }
     out_hits.insert("max_score".into(), max_score.map_or(Value::Null, |s| json!(s)));
-    out_hits.insert("hits".into(), Value::Array(page));
+    out_hits.insert("hits".into(), Value::Array(shown));
     json!({
         "took": started.elapsed().as_millis() as u64,
         "timed_out": timed_out,
@@ -182,6 +206,18 @@ async fn to_every_shard(
     }
     out.sort_by_key(|(k, _)| *k);
     out
+}
+
+/// The keys of the body's `sort`, else of the URL's `sort` parameter.
+fn sort_keys(body: &Map<String, Value>, url_query: &str) -> ApiResult<Vec<SortSpec>> {
+    if let Some(given) = body.get("sort") {
+        return sort::parse(given);
+    }
+    let param = url_query.split('&').find_map(|p| p.strip_prefix("sort="));
+    match param {
+        Some(param) => sort::parse_param(&percent_encoding::percent_decode_str(param).decode_utf8_lossy()),
+        None => Ok(Vec::new()),
+    }
 }
 
 fn body_object(call: &Forward) -> ApiResult<Map<String, Value>> {
