@@ -2,7 +2,8 @@
 //! index holding every document would: the same hits with the same scores,
 //! totals, counts and sort values as a one-node reference server given the same
 //! documents, whichever node the requests reach; its documents are written
-//! (one by one and in `_bulk`), read, updated and deleted through any node;
+//! (one by one and in `_bulk`), read (one by one and in `_mget`), updated and
+//! deleted through any node;
 //! with a node killed, its shard's documents fail alone; what is not
 //! coordinated yet is a 400 naming it; a deleted index is gone from every node.
 
@@ -203,6 +204,25 @@ fn a_sharded_index_answers_as_one_index_would() {
         let (_, counted_one) = post(one, "/docs/_count", &json!({"query": query}));
         assert_eq!(counted["count"], counted_one["count"], "{query}");
     }
+
+    // `_mget` of documents on every shard, in the order asked, as one node answers it.
+    let wanted = json!({"docs": [{"_id": "5"}, {"_id": "12", "_source": ["title"]}, {"_id": "nope"},
+                                 {"_index": "missing", "_id": "1"}, {"_id": "200"}], "ids": ["33", "34"]});
+    // Sequence numbers count each shard's writes: the rest is the same.
+    let without_seq_no = |mut answer: Value| {
+        answer["docs"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .for_each(|d| drop(d.as_object_mut().unwrap().remove("_seq_no")));
+        answer
+    };
+    let (status, got) = post(at[1], "/docs/_mget", &wanted);
+    assert_eq!(status, 200, "{got}");
+    let (_, expected) = post(one, "/docs/_mget", &wanted);
+    assert_eq!(without_seq_no(got), without_seq_no(expected));
+    let (status, refused) = post(at[0], "/docs/_mget", &json!({"docs": [{"_id": "1", "colour": "red"}]}));
+    assert_eq!((status, refused["error"]["type"].clone()), (400, json!("parsing_exception")), "{refused}");
 
     // A document through any node: read, updated, deleted.
     let got = send(at[2], "GET", "/docs/_doc/7", None, &[]).json();

@@ -14,6 +14,7 @@
 //! log are to come), so a shard whose node is down is unavailable.
 
 mod bulk;
+mod mget;
 mod search;
 
 use axum::extract::{Request, State};
@@ -46,14 +47,16 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
     }
     let path = request.uri().path().to_string();
     let method = request.method().as_str().to_string();
-    if method == "POST" || method == "PUT" {
-        if let Some(default_index) = bulk_of(&path) {
-            return match Forward::read(&app, member, default_index.clone().unwrap_or_default(), request).await {
-                Ok(call) => bulk::bulk(&call, default_index.as_deref()).await,
-                Err(e) => Err(e),
-            }
-            .unwrap_or_else(IntoResponse::into_response);
+    let bulk = matches!(method.as_str(), "POST" | "PUT").then(|| many_of(&path, "_bulk")).flatten();
+    let mget = matches!(method.as_str(), "GET" | "POST").then(|| many_of(&path, "_mget")).flatten();
+    let many = bulk.map(|index| (index, true)).or(mget.map(|index| (index, false)));
+    if let Some((default_index, bulk)) = many {
+        return match Forward::read(&app, member, default_index.clone().unwrap_or_default(), request).await {
+            Ok(call) if bulk => bulk::bulk(&call, default_index.as_deref()).await,
+            Ok(call) => mget::mget(&call, default_index.as_deref()).await,
+            Err(e) => Err(e),
         }
+        .unwrap_or_else(IntoResponse::into_response);
     }
     let Some((index, rest)) = split_path(&path) else { return next.run(request).await };
     let creating = rest.is_empty() && method == "PUT";
@@ -81,12 +84,12 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
     answered.unwrap_or_else(IntoResponse::into_response)
 }
 
-/// `Some(default index)` when `path` is a `_bulk` request's.
-fn bulk_of(path: &str) -> Option<Option<String>> {
-    if path.trim_end_matches('/') == "/_bulk" {
+/// `Some(default index)` when `path` is `/{api}` or `/{index}/{api}` (`_bulk`, `_mget`).
+fn many_of(path: &str, api: &str) -> Option<Option<String>> {
+    if path.trim_end_matches('/').strip_prefix('/') == Some(api) {
         return Some(None);
     }
-    split_path(path).filter(|(_, rest)| rest == "_bulk").map(|(index, _)| Some(index))
+    split_path(path).filter(|(_, rest)| rest == api).map(|(index, _)| Some(index))
 }
 
 /// `/{index}/{rest}` of a path naming one index (not an API such as `/_search`).

@@ -297,7 +297,10 @@ fn multi_get(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Respon
     Ok(respond::ok(&Value::Object(Map::from_iter([("docs".to_string(), Value::Array(docs))]))))
 }
 
-fn mget_doc(doc: &Value, default: &SourceFilter) -> ApiResult<(Option<String>, String, SourceFilter)> {
+pub(crate) fn mget_doc(
+    doc: &Value,
+    default: &SourceFilter,
+) -> ApiResult<(Option<String>, String, SourceFilter)> {
     let Value::Object(m) = doc else {
         return Err(ApiError::parsing("[mget] each of [docs] must be an object"));
     };

@@ -4,13 +4,13 @@ mod aliases;
 pub(crate) mod bulk;
 mod cat;
 mod cluster;
-mod documents;
+pub(crate) mod documents;
 mod indices;
 mod msearch;
 pub mod scroll;
 pub(crate) mod search;
 mod stats;
-mod write;
+pub(crate) mod write;
 
 use axum::extract::Request;
 use axum::http::StatusCode;
