@@ -200,6 +200,21 @@ fn a_sharded_index_answers_as_one_index_would() {
             "{paged}"
         );
 
+        // Aggregations: merged from every shard, answered as one index answers them.
+        let aggs = json!({
+            "tags": {"terms": {"field": "tag", "size": 4}, "aggs": {"n": {"stats": {"field": "n"}}}},
+            "spread": {"histogram": {"field": "n", "interval": 10}, "aggs": {"tags": {"cardinality": {"field": "tag"}}}},
+            "mean": {"avg": {"field": "n"}},
+            "low": {"range": {"field": "n", "ranges": [{"to": 10}, {"from": 10, "to": 30}, {"from": 30}]}},
+            "numbers": {"terms": {"field": "n", "size": 3, "order": {"_key": "desc"}}}
+        });
+        let aggregated = json!({"query": query, "size": 2, "aggs": aggs});
+        let (status, cluster) = post(node, "/docs/_search", &aggregated);
+        assert_eq!(status, 200, "{cluster}");
+        let (_, reference) = post(one, "/docs/_search", &aggregated);
+        assert_eq!(cluster["aggregations"], reference["aggregations"], "{query}");
+        assert_eq!(cluster["hits"]["total"], reference["hits"]["total"], "{query}");
+
         let (_, counted) = post(node, "/docs/_count", &json!({"query": query}));
         let (_, counted_one) = post(one, "/docs/_count", &json!({"query": query}));
         assert_eq!(counted["count"], counted_one["count"], "{query}");
@@ -240,10 +255,16 @@ fn a_sharded_index_answers_as_one_index_would() {
     assert_eq!(post(at[1], "/docs/_count", &json!({})).1["count"], n);
 
     // Not coordinated yet: a 400 naming it; the index's mapping through any node.
-    let (status, refused) =
-        post(at[0], "/docs/_search", &json!({"aggs": {"tags": {"terms": {"field": "tag"}}}}));
+    let (status, refused) = post(at[0], "/docs/_search", &json!({"search_after": [1.0]}));
     assert_eq!(status, 400, "{refused}");
-    assert!(refused["error"]["reason"].as_str().unwrap().contains("[aggs] not supported yet"), "{refused}");
+    assert!(
+        refused["error"]["reason"].as_str().unwrap().contains("[search_after] not supported yet"),
+        "{refused}"
+    );
+    let top = json!({"aggs": {"tags": {"terms": {"field": "tag"}, "aggs": {"best": {"top_hits": {}}}}}});
+    let (status, refused) = post(at[0], "/docs/_search", &top);
+    assert_eq!(status, 400, "{refused}");
+    assert!(refused.to_string().contains("[top_hits] over several"), "{refused}");
     let mapping = send(at[2], "GET", "/docs/_mapping", None, &[]).json();
     assert_eq!(mapping["docs"]["mappings"]["properties"]["tag"]["type"], "keyword", "{mapping}");
 

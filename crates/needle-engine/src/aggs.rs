@@ -42,6 +42,7 @@ mod dense;
 mod grid;
 mod keyed;
 mod tally;
+mod wire;
 use dense::{Step, Sums};
 use keyed::KeyedBuckets;
 use tally::Tally;

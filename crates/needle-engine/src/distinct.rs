@@ -10,6 +10,8 @@ use std::hash::Hasher;
 /// Registers are chosen by the hash's top `P` bits.
 const P: u32 = 14;
 const M: usize = 1 << P;
+/// How many registers a count past its threshold keeps.
+pub(crate) const REGISTERS: usize = M;
 
 /// Elasticsearch's default and largest `precision_threshold`.
 pub const DEFAULT_THRESHOLD: usize = 3_000;
@@ -50,6 +52,20 @@ impl Distinct {
                 mine.iter_mut().zip(theirs.iter()).for_each(|(a, &b)| *a = (*a).max(b));
             }
         }
+    }
+
+    /// Its threshold, exact hashes and registers (past the threshold), to be carried elsewhere.
+    pub(crate) fn parts(&self) -> (usize, &FxHashSet<u64>, Option<&[u8]>) {
+        (self.threshold, &self.exact, self.registers.as_deref())
+    }
+
+    /// A count made of [`Distinct::parts`]; `registers` holds [`REGISTERS`] bytes.
+    pub(crate) fn from_parts(
+        threshold: usize,
+        exact: FxHashSet<u64>,
+        registers: Option<Box<[u8]>>,
+    ) -> Distinct {
+        Distinct { threshold: threshold.min(MAX_THRESHOLD), exact, registers }
     }
 
     pub fn count(&self) -> u64 {

@@ -74,8 +74,8 @@ pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};
 pub use searcher::{Searcher, StoredDocument};
 pub use value_fields::DocValueField;
 pub use values::{
-    base64_text, column_json, has_doc_values, in_place_field, is_point, missing_value, query_value,
-    range_bounds, RangeBounds,
+    base64_bytes, base64_text, column_json, has_doc_values, in_place_field, is_point, missing_value,
+    query_value, range_bounds, RangeBounds,
 };
 pub use wal::Replayed;
 pub use writer::{

@@ -48,7 +48,7 @@ pub(crate) fn binary_value(field: &str, v: &Value) -> Result<Vec<u8>> {
 }
 
 /// The bytes base64 text `s` stands for.
-pub(crate) fn base64_bytes(s: &str) -> Option<Vec<u8>> {
+pub fn base64_bytes(s: &str) -> Option<Vec<u8>> {
     BASE64.decode(s.as_bytes()).ok()
 }
 

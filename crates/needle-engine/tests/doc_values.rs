@@ -9,14 +9,14 @@ use std::collections::BTreeMap;
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double};
 use needle_engine::base64_text;
 use needle_engine::{
-    AggField, AggKind, Aggregation, CalendarUnit, DateInterval, Durability, FieldKind, IfCurrent, Index,
-    IndexWriter, Metric, Missing, Query, RangeQuery, RangeSpec, Schema, SearchRequest, SortBy, SortKey,
-    SortValue, TermsOrder, WriterOptions,
+    AggField, AggKind, Aggregation, CalendarUnit, DateInterval, Durability, FieldKind, Gathered, IfCurrent,
+    Index, IndexWriter, Metric, Missing, Query, RangeQuery, RangeSpec, Schema, SearchRequest, Searcher,
+    SortBy, SortKey, SortValue, TermsOrder, WriterOptions,
 };
 use needle_search::BoolQuery;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use serde_json::json;
+use serde_json::{json, Value};
 
 const MAPPING: &str = r#"{"properties":{"n":{"type":"long"},"x":{"type":"double"},
   "b":{"type":"boolean"},"d":{"type":"date"},"body":{"type":"text"},"k":{"type":"keyword"},
@@ -234,6 +234,35 @@ fn check(index: &IndexWriter, model: &BTreeMap<String, Model>, rng: &mut StdRng)
     }
 }
 
+/// What the aggregations gathered, carried as bytes (as between a cluster's
+/// nodes), answers as they do; twice merged, it counts everything twice;
+/// damaged, cut short or read against other aggregations, it is an error.
+fn check_wire(
+    searcher: &Searcher,
+    query: &Query,
+    aggs: &[Aggregation],
+    answered: &serde_json::Map<String, Value>,
+) {
+    let wire = searcher.gather(query, aggs).unwrap().to_wire().unwrap();
+    let read = || Gathered::from_wire(&wire, aggs).unwrap();
+    assert_eq!(&read().answer(aggs).unwrap(), answered);
+    let mut twice = read();
+    twice.merge(read());
+    let doubled = twice.answer(aggs).unwrap();
+    assert_eq!(
+        doubled["n_stats"]["count"].as_u64().unwrap(),
+        2 * answered["n_stats"]["count"].as_u64().unwrap()
+    );
+    assert_eq!(doubled["n_distinct"], answered["n_distinct"], "the same values counted once");
+    for at in (0..wire.len()).step_by(7) {
+        let mut damaged = wire.clone();
+        damaged[at] ^= 0x20;
+        assert!(Gathered::from_wire(&damaged, aggs).is_err(), "a flipped byte at {at}");
+    }
+    assert!(Gathered::from_wire(&wire[..wire.len() / 2], aggs).is_err());
+    assert!(Gathered::from_wire(&wire, &aggs[1..]).is_err());
+}
+
 fn agg(name: &str, kind: AggKind, subs: Vec<Aggregation>) -> Aggregation {
     Aggregation { name: name.into(), kind, subs, format: None, missing: None }
 }
@@ -335,6 +364,7 @@ fn check_aggs(index: &IndexWriter, model: &BTreeMap<String, Model>, word: &'stat
     ];
     let query = Query::term(schema.field_id("body").unwrap(), word);
     let (total, got) = index.searcher().aggregate(&query, &aggs).unwrap();
+    check_wire(&index.searcher(), &query, &aggs, &got);
     let docs: Vec<&Model> = model.values().filter(|m| m.word == word).collect();
     assert_eq!(total, docs.len() as u64);
     let ns: Vec<i64> = docs.iter().flat_map(|m| m.n.clone()).collect();

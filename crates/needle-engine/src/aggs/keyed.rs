@@ -79,6 +79,11 @@ impl KeyedBuckets {
         Some((*min, *self.keys.iter().max()?))
     }
 
+    /// The keys, in the order of [`KeyedBuckets::buckets`].
+    pub fn keys(&self) -> impl Iterator<Item = &i64> {
+        self.keys.iter()
+    }
+
     pub fn buckets(&self) -> impl Iterator<Item = &Bucket> {
         self.buckets.iter()
     }
@@ -98,7 +103,7 @@ impl KeyedBuckets {
         self.add_all(counted.into_iter().map(|(key, count, sums)| (key, Bucket::of_metrics(count, sums))));
     }
 
-    fn add_all(&mut self, buckets: impl Iterator<Item = (i64, Bucket)>) {
+    pub fn add_all(&mut self, buckets: impl Iterator<Item = (i64, Bucket)>) {
         for (key, bucket) in buckets {
             let mut bucket = Some(bucket);
             let at = self.place(key, || bucket.take().expect("taken once"));

@@ -459,7 +459,10 @@ fn ok_or_error(status: u16, value: Option<Value>) -> ApiResult<Option<Value>> {
 /// Error types are `&'static str`; a shard's is one of the few this server
 /// itself names, else the generic one.
 fn leak_kind(kind: String) -> &'static str {
-    const KNOWN: [&str; 8] = [
+    const KNOWN: [&str; 11] = [
+        "too_many_buckets_exception",
+        "search_phase_execution_exception",
+        "query_shard_exception",
         "resource_already_exists_exception",
         "index_not_found_exception",
         "parsing_exception",

@@ -5,7 +5,9 @@
 //! returns its best `from + size`. The hits are merged by score (or by the
 //! `sort` values each shard shows), ties by shard, then by their rank in the
 //! shard: the same order on any node.
-//! `_source` comes with round 2's hits (no third round yet).
+//! `_source` comes with round 2's hits. With aggregations, each shard also
+//! answers what they gathered, as bytes, and a third round has one node
+//! merge and answer them (`_needle/aggregate`), exactly as one index would.
 
 use std::cmp::Ordering;
 use std::time::Instant;
@@ -23,8 +25,7 @@ use crate::respond;
 use crate::sort::{self, SortSpec};
 
 /// Search body keys not merged across shards yet.
-const NOT_YET: [&str; 8] =
-    ["aggs", "aggregations", "search_after", "collapse", "rescore", "suggest", "pit", "scroll"];
+const NOT_YET: [&str; 6] = ["search_after", "collapse", "rescore", "suggest", "pit", "scroll"];
 
 pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Response> {
     let started = Instant::now();
@@ -45,6 +46,7 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     let from = body.get("from").and_then(Value::as_u64).unwrap_or(0);
     let size = body.get("size").and_then(Value::as_u64).unwrap_or(10);
     let query = body.get("query").cloned().unwrap_or_else(|| json!({"match_all": {}}));
+    let aggs = body.remove("aggs").or_else(|| body.remove("aggregations"));
 
     let mut failures = Vec::new();
     let round1 = Bytes::from(json!({"query": query}).to_string());
@@ -64,6 +66,10 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     body.insert("from".into(), json!(0));
     body.insert("size".into(), json!(from + size));
     body.insert("needle_corpus".into(), Value::Array(corpus));
+    if let Some(aggs) = &aggs {
+        body.insert("aggs".into(), aggs.clone());
+        body.insert("needle_gathered".into(), json!(true));
+    }
     let round2 = Bytes::from(Value::Object(body).to_string());
     let mut answers = Vec::new();
     let round2_of = |k| answering.contains(&k).then(|| round2.clone());
@@ -74,17 +80,53 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
         }
     }
     if answers.is_empty() {
-        let mut e = ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "search_phase_execution_exception",
-            "all shards failed",
-        );
-        e.extra.insert("phase".into(), json!("query"));
-        e.extra.insert("failed_shards".into(), Value::Array(failures));
-        return Err(e);
+        return Err(all_failed(failures));
     }
+    let aggregations = match &aggs {
+        Some(aggs) => Some(aggregate(call, sharded, aggs, &mut answers).await?),
+        None => None,
+    };
     let page = Page { from, size, keys };
-    Ok(respond::ok(&merged(call, sharded.shards.len(), answers, failures, &page, started)))
+    let mut answer = merged(call, sharded.shards.len(), answers, failures, &page, started);
+    if let Some(aggregations) = aggregations {
+        answer["aggregations"] = aggregations;
+    }
+    Ok(respond::ok(&answer))
+}
+
+/// The third round of a search with aggregations: what each shard gathered
+/// (`needle_gathered` of its answer), merged and answered by the node of the
+/// first shard that answered, against its mapping.
+async fn aggregate(
+    call: &Forward,
+    sharded: &ShardedIndex,
+    aggs: &Value,
+    answers: &mut [(usize, Value)],
+) -> ApiResult<Value> {
+    let gathered: Vec<Value> = answers.iter_mut().map(|(_, a)| a["needle_gathered"].take()).collect();
+    let k = answers[0].0;
+    let body = Bytes::from(json!({"aggs": aggs, "gathered": gathered}).to_string());
+    let (address, path) = call.target(sharded, k, "_needle/aggregate", "")?;
+    let answered = fetch(&address, "POST", &path, Some("application/json"), body)
+        .await
+        .map_err(|e| super::shard_unavailable(&call.index, k, &e))
+        .and_then(|(status, value)| ok_or_error(status, value))?;
+    Ok(answered.unwrap_or_default()["aggregations"].take())
+}
+
+/// Every shard failed: their failures, under the status they share when
+/// all were refused as bad requests (else unavailable).
+fn all_failed(failures: Vec<Value>) -> ApiError {
+    let statuses: Vec<u64> = failures.iter().filter_map(|f| f["status"].as_u64()).collect();
+    let status = match statuses.first() {
+        Some(&s) if (400..500).contains(&s) && statuses.iter().all(|&t| t == s) => s as u16,
+        _ => 503,
+    };
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+    let mut e = ApiError::new(status, "search_phase_execution_exception", "all shards failed");
+    e.extra.insert("phase".into(), json!("query"));
+    e.extra.insert("failed_shards".into(), Value::Array(failures));
+    e
 }
 
 pub async fn count(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Response> {

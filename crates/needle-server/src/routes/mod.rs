@@ -94,6 +94,7 @@ pub fn router(app: Shared) -> Router {
         .route("/{index}/_bulk", post(bulk::bulk_into).put(bulk::bulk_into))
         .route("/{index}/_search", get(search::search).post(search::search))
         .route("/{index}/_needle/corpus_stats", get(search::corpus_stats).post(search::corpus_stats))
+        .route("/{index}/_needle/aggregate", post(search::aggregate_gathered))
         .route("/{index}/_count", get(search::count).post(search::count))
         .route("/{index}/_msearch", get(msearch::msearch_into).post(msearch::msearch_into))
         .route("/{index}/_delete_by_query", post(search::delete_by_query))

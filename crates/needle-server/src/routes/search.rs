@@ -106,6 +106,10 @@ pub struct Request {
     /// nodes (each from `_needle/corpus_stats`), summed; every index here
     /// scores with them.
     corpus: Option<SharedCorpus>,
+    /// `needle_gathered: true`: the aggregations' gathered states are
+    /// answered as bytes (`needle_gathered`, base64) for a node that merges
+    /// them with other shards' (`_needle/aggregate`), not answered here.
+    gathered_only: bool,
 }
 
 struct Highlight {
@@ -209,6 +213,8 @@ pub struct Page {
     max_score: Option<f32>,
     hits: Vec<Ranked>,
     aggregations: Option<Map<String, Value>>,
+    /// With `needle_gathered`: what the aggregations gathered, as base64 of their bytes.
+    gathered: Option<String>,
     indexes: usize,
     /// With `profile`: each index's `profile.shards` entry.
     profiles: Vec<Value>,
@@ -273,6 +279,9 @@ impl Page {
         if let Some(aggregations) = self.aggregations {
             answer["aggregations"] = Value::Object(aggregations);
         }
+        if let Some(gathered) = self.gathered {
+            answer["needle_gathered"] = json!(gathered);
+        }
         if request.profile {
             answer["profile"] = json!({"shards": self.profiles});
         }
@@ -301,11 +310,14 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
     let started = Instant::now();
     // What is left of the request's time, for each index in turn.
     let left = || request.timeout.map(|t| t.saturating_sub(started.elapsed()));
-    // Over several indexes, each gathers with the aggregations read against its mapping.
-    let trees = match (&request.aggs, one) {
-        (Some(spec), false) => Some(aggregations_of(targets, spec)?),
+    // Over several indexes (or for another node to merge), each gathers
+    // with the aggregations read against its mapping.
+    let apart = !one || request.gathered_only;
+    let trees = match (&request.aggs, apart) {
+        (Some(spec), true) => Some(aggregations_of(targets, spec)?),
         _ => None,
     };
+    let mut gathered_wire = None;
     let mut gathered: Option<needle_engine::Gathered> = None;
     let queries = queries_of(targets, request)?;
     let corpus = match (&request.corpus, request.dfs && !one) {
@@ -344,7 +356,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
             corpus: corpus.clone(),
             ..engine_request(request, searcher.schema(), resolved.as_ref(), &value_fields, window, from)
         };
-        if let (Some(spec), true) = (&request.aggs, one) {
+        if let (Some(spec), false) = (&request.aggs, apart) {
             let limit = deadline::limit(left());
             let (matched, answer) = aggregate(name, searcher, &query, spec)?;
             timed_out |= limit.timed_out();
@@ -379,7 +391,10 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
         }
     }
     if let (Some(trees), Some(all)) = (&trees, gathered) {
-        aggregations = Some(all.answer(&trees[0]).map_err(too_many_buckets)?);
+        match request.gathered_only {
+            true => gathered_wire = Some(needle_engine::base64_text(&all.to_wire()?)),
+            false => aggregations = Some(all.answer(&trees[0]).map_err(too_many_buckets)?),
+        }
     }
     if !one {
         // Ties on the keys go by index, then by rank in it; with `_doc` last, ties on the others.
@@ -392,7 +407,17 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
         hits = hits.into_iter().skip(request.from).collect();
     }
     hits.truncate(request.size);
-    Ok(Page { total, exact, max_score, hits, aggregations, indexes: targets.len(), profiles, timed_out })
+    Ok(Page {
+        total,
+        exact,
+        max_score,
+        hits,
+        aggregations,
+        gathered: gathered_wire,
+        indexes: targets.len(),
+        profiles,
+        timed_out,
+    })
 }
 
 /// The request's query as each index of `targets` reads it (against its mapping).
@@ -420,6 +445,42 @@ pub async fn corpus_stats(State(app): State<Shared>, Path(index): Path<String>, 
         let request = parse_request(&call)?;
         let (_, targets) = targets_of(app, &index, &request)?;
         Ok(respond::ok(&corpus_of(&targets, &queries_of(&targets, &request)?)?.0.to_json()))
+    })
+    .await
+}
+
+/// `POST /{index}/_needle/aggregate` (`{"aggs": ..., "gathered": [...]}`):
+/// the last round of aggregations over nodes that each hold part of a
+/// corpus. Each part's search with `needle_gathered: true` answered what its
+/// aggregations gathered (base64 of `needle_engine::Gathered::to_wire`);
+/// merged here, read against this index's mapping, they are answered as one
+/// index holding every part would answer them: `{"aggregations": ...}`.
+pub async fn aggregate_gathered(
+    State(app): State<Shared>,
+    Path(index): Path<String>,
+    call: Call,
+) -> Response {
+    pools::search(app, false, move |app| {
+        let body = call.json_object()?;
+        let spec = body.get("aggs").ok_or_else(|| ApiError::parsing("[aggs] is missing"))?;
+        let Some(Value::Array(parts)) = body.get("gathered") else {
+            return Err(ApiError::parsing("[gathered] must be a list of what each part gathered"));
+        };
+        let (_, targets) = targets_of(app, &index, &Request::new())?;
+        let trees = aggregations_of(&targets[..1], spec)?;
+        let mut merged: Option<needle_engine::Gathered> = None;
+        for part in parts {
+            let bytes = part.as_str().and_then(needle_engine::base64_bytes);
+            let bytes = bytes.ok_or_else(|| ApiError::parsing("[gathered] each part must be base64 text"))?;
+            let part = needle_engine::Gathered::from_wire(&bytes, &trees[0])?;
+            match merged.as_mut() {
+                Some(all) => all.merge(part),
+                None => merged = Some(part),
+            }
+        }
+        let merged = merged.ok_or_else(|| ApiError::parsing("[gathered] is empty"))?;
+        let aggregations = merged.answer(&trees[0]).map_err(too_many_buckets)?;
+        Ok(respond::ok(&json!({ "aggregations": aggregations })))
     })
     .await
 }
@@ -732,6 +793,7 @@ impl Request {
             timeout: None,
             dfs: false,
             corpus: None,
+            gathered_only: false,
         }
     }
 }
@@ -831,6 +893,7 @@ fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
         "timeout" => r.timeout = timeout_value(&value)?,
         "stats" => {}
         "needle_corpus" => r.corpus = Some(corpus_value(&value)?),
+        "needle_gathered" => r.gathered_only = bool_value(key, &value)?,
         "stored_fields" => r.source.fetch = stored_fields(&value)?,
         "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields" | "min_score"
         | "indices_boost" | "knn" | "pit" | "runtime_mappings" | "slice" | "terminate_after" | "fields" => {
