@@ -32,7 +32,7 @@ impl Drop for Servers {
 }
 
 const MAPPINGS: &str = r#"{"mappings": {"properties": {"title": {"type": "text"},
-    "body": {"type": "text"}, "tag": {"type": "keyword"}, "n": {"type": "integer"}}}}"#;
+    "body": {"type": "text"}, "tag": {"type": "keyword"}, "n": {"type": "integer"}, "seq": {"type": "long"}}}}"#;
 
 fn put(at: SocketAddr, path: &str, body: &Value) -> Value {
     let reply = send(at, "PUT", path, Some(body.to_string().as_bytes()), &[]);
@@ -115,6 +115,7 @@ fn a_sharded_index_answers_as_one_index_would() {
         if i % 11 != 0 {
             doc["n"] = json!((i * 7) % 50);
         }
+        doc["seq"] = json!(i);
         if i % 2 == 0 {
             put(at[i % 3], &format!("/docs/_doc/{i}"), &doc);
             put(one, &format!("/docs/_doc/{i}"), &doc);
@@ -215,6 +216,27 @@ fn a_sharded_index_answers_as_one_index_would() {
         assert_eq!(cluster["aggregations"], reference["aggregations"], "{query}");
         assert_eq!(cluster["hits"]["total"], reference["hits"]["total"], "{query}");
 
+        // Paged with search_after on keys that tell every document apart.
+        let keys = json!([{"n": "desc"}, {"seq": "asc"}]);
+        let (_, reference) = post(one, "/docs/_search", &json!({"query": query, "size": n, "sort": keys}));
+        let mut paged = Vec::new();
+        let mut after: Option<Value> = None;
+        loop {
+            let mut page = json!({"query": query, "size": 7, "sort": keys});
+            if let Some(after) = &after {
+                page["search_after"] = after.clone();
+            }
+            let (status, got) = post(at[(q + paged.len()) % 3], "/docs/_search", &page);
+            assert_eq!(status, 200, "{got}");
+            let hits = got["hits"]["hits"].as_array().unwrap().clone();
+            let Some(last) = hits.last() else { break };
+            after = Some(last["sort"].clone());
+            paged.extend(hits.iter().map(|h| h["_id"].clone()));
+        }
+        let want: Vec<Value> =
+            reference["hits"]["hits"].as_array().unwrap().iter().map(|h| h["_id"].clone()).collect();
+        assert_eq!(paged, want, "{query}");
+
         let (_, counted) = post(node, "/docs/_count", &json!({"query": query}));
         let (_, counted_one) = post(one, "/docs/_count", &json!({"query": query}));
         assert_eq!(counted["count"], counted_one["count"], "{query}");
@@ -239,6 +261,15 @@ fn a_sharded_index_answers_as_one_index_would() {
     let (status, refused) = post(at[0], "/docs/_mget", &json!({"docs": [{"_id": "1", "colour": "red"}]}));
     assert_eq!((status, refused["error"]["type"].clone()), (400, json!("parsing_exception")), "{refused}");
 
+    // A query string in the URL, as one node reads it.
+    for q in ["title:needle", "body:(quick OR fox) AND tag:the", "n:[10 TO 20]"] {
+        let path = format!("/docs/_search?size=50&q={}", q.replace(' ', "%20"));
+        let (status, cluster) = post(at[1], &path, &json!({}));
+        assert_eq!(status, 200, "{cluster}");
+        let (_, reference) = post(one, &path, &json!({}));
+        assert_eq!(ranked(&cluster), ranked(&reference), "{q}");
+    }
+
     // A document through any node: read, updated, deleted.
     let got = send(at[2], "GET", "/docs/_doc/7", None, &[]).json();
     assert_eq!((got["found"].clone(), got["_index"].clone()), (json!(true), json!("docs")));
@@ -255,12 +286,9 @@ fn a_sharded_index_answers_as_one_index_would() {
     assert_eq!(post(at[1], "/docs/_count", &json!({})).1["count"], n);
 
     // Not coordinated yet: a 400 naming it; the index's mapping through any node.
-    let (status, refused) = post(at[0], "/docs/_search", &json!({"search_after": [1.0]}));
+    let (status, refused) = post(at[0], "/docs/_search?scroll=1m", &json!({}));
     assert_eq!(status, 400, "{refused}");
-    assert!(
-        refused["error"]["reason"].as_str().unwrap().contains("[search_after] not supported yet"),
-        "{refused}"
-    );
+    assert!(refused["error"]["reason"].as_str().unwrap().contains("[scroll] not supported yet"), "{refused}");
     let top = json!({"aggs": {"tags": {"terms": {"field": "tag"}, "aggs": {"best": {"top_hits": {}}}}}});
     let (status, refused) = post(at[0], "/docs/_search", &top);
     assert_eq!(status, 400, "{refused}");

@@ -25,7 +25,7 @@ use crate::respond;
 use crate::sort::{self, SortSpec};
 
 /// Search body keys not merged across shards yet.
-const NOT_YET: [&str; 6] = ["search_after", "collapse", "rescore", "suggest", "pit", "scroll"];
+const NOT_YET: [&str; 5] = ["collapse", "rescore", "suggest", "pit", "scroll"];
 
 pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Response> {
     let started = Instant::now();
@@ -36,8 +36,8 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     if let Some(key) = NOT_YET.iter().find(|k| body.contains_key(**k)) {
         return Err(not_yet(&format!("[{key}]"), &call.index));
     }
-    if call.url_query.split('&').any(|p| p.starts_with("scroll=") || p.starts_with("q=")) {
-        return Err(not_yet("[scroll] and [q] parameters", &call.index));
+    if call.url_query.split('&').any(|p| p.starts_with("scroll=")) {
+        return Err(not_yet("[scroll]", &call.index));
     }
     let keys = sort_keys(&body, &call.url_query)?;
     if keys.iter().any(SortSpec::is_doc) {
@@ -45,15 +45,17 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     }
     let from = body.get("from").and_then(Value::as_u64).unwrap_or(0);
     let size = body.get("size").and_then(Value::as_u64).unwrap_or(10);
-    let query = body.get("query").cloned().unwrap_or_else(|| json!({"match_all": {}}));
     let aggs = body.remove("aggs").or_else(|| body.remove("aggregations"));
 
     let mut failures = Vec::new();
-    let round1 = Bytes::from(json!({"query": query}).to_string());
+    // The query as the search gives it: in the body, or the URL's `q`.
+    let query: Map<String, Value> =
+        body.get("query").map(|q| ("query".to_string(), q.clone())).into_iter().collect();
+    let round1 = Bytes::from(Value::Object(query).to_string());
     let mut corpus = Vec::new();
     let mut answering = Vec::new();
     for (k, answer) in
-        to_every_shard(call, sharded, "_needle/corpus_stats", "", &|_| Some(round1.clone())).await
+        to_every_shard(call, sharded, "_needle/corpus_stats", &call.query, &|_| Some(round1.clone())).await
     {
         match answer {
             Ok(stats) => {
