@@ -135,18 +135,21 @@ fn a_sharded_index_answers_as_one_index_would() {
     let refreshed = post(at[2], "/docs/_refresh", &json!({}));
     assert_eq!(refreshed.1["_shards"]["successful"], 3, "{refreshed:?}");
     post(one, "/docs/_refresh", &json!({}));
-    let shards: Vec<u64> = at
-        .iter()
-        .map(|a| {
-            send(*a, "GET", "/_cat/indices?format=json", None, &[]).json()[0]["docs.count"]
-                .as_str()
-                .unwrap()
-                .parse()
-                .unwrap()
-        })
-        .collect();
-    assert_eq!(shards.iter().sum::<u64>(), n as u64, "{shards:?}");
-    assert!(shards.iter().all(|&c| c > 40), "every node holds a shard's share: {shards:?}");
+    // `_cat` lists the cluster's index and its shards, one on each node, from any node.
+    let listed = send(at[1], "GET", "/_cat/indices?format=json", None, &[]).json();
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    let row = &listed[0];
+    assert_eq!((&row["index"], &row["pri"], &row["health"]), (&json!("docs"), &json!("3"), &json!("green")));
+    assert_eq!(row["docs.count"], json!(n.to_string()));
+    let rows = send(at[2], "GET", "/_cat/shards/docs?format=json", None, &[]).json();
+    let rows = rows.as_array().unwrap();
+    let counts: Vec<u64> = rows.iter().map(|r| r["docs"].as_str().unwrap().parse().unwrap()).collect();
+    assert_eq!(counts.iter().sum::<u64>(), n as u64, "{rows:?}");
+    assert!(counts.iter().all(|&c| c > 40), "every node holds a shard's share: {rows:?}");
+    let mut nodes: Vec<&str> = rows.iter().map(|r| r["node"].as_str().unwrap()).collect();
+    nodes.sort_unstable();
+    assert_eq!(nodes, ["n1", "n2", "n3"]);
+    assert_eq!(send(at[0], "GET", "/_cat/indices/nothing", None, &[]).status, 404);
 
     for q in 0..40 {
         let query = query(&mut rng);
@@ -324,6 +327,10 @@ fn a_sharded_index_answers_as_one_index_would() {
     let total = post(at[0], "/docs/_count", &json!({})).1["count"].as_u64().unwrap();
     let _ = servers.0[2].kill();
     let _ = servers.0[2].wait();
+    let row = &send(at[0], "GET", "/_cat/indices/docs?format=json", None, &[]).json()[0];
+    assert_eq!(row["health"], "red", "{row}");
+    let states = send(at[1], "GET", "/_cat/shards/docs?h=state", None, &[]).text();
+    assert_eq!((states.matches("STARTED").count(), states.matches("UNASSIGNED").count()), (2, 1), "{states}");
     let (status, partial) = post(at[0], "/docs/_search", &json!({"size": 0}));
     assert_eq!(status, 200, "{partial}");
     assert_eq!(partial["_shards"]["failed"], 1, "{partial}");

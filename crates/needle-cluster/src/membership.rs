@@ -11,6 +11,7 @@
 //! a lease's time after its holder is gone. This is the election every
 //! single-holder role of the cluster uses.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -163,6 +164,17 @@ impl Member {
     pub async fn index(&self, name: &str) -> Result<Option<ShardedIndex>> {
         let found = self.etcd.get(&format!("{}{name}", self.indices_prefix())).await?;
         Ok(found.and_then(|kv| serde_json::from_slice(&kv.value).ok()))
+    }
+
+    /// Every index of the cluster, by name.
+    pub async fn indices(&self) -> Result<BTreeMap<String, ShardedIndex>> {
+        let prefix = self.indices_prefix();
+        let kvs = self.etcd.prefix(&prefix).await?;
+        let named = kvs.into_iter().filter_map(|kv| {
+            let index = serde_json::from_slice(&kv.value).ok()?;
+            Some((kv.key.strip_prefix(&prefix)?.to_string(), index))
+        });
+        Ok(named.collect())
     }
 
     /// Forgets the cluster's index `name`; whether it was there.

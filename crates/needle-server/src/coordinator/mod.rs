@@ -3,17 +3,20 @@
 //! node takes a request for such an index and answers it as one index would:
 //! it creates the index by recording where its shards go in etcd, then
 //! creating each on its node; it sends a document's request to the node of
-//! its shard (by `_id`); it searches every shard in two rounds
+//! its shard (by `_id`); it searches every shard in two or three rounds
 //! (`search.rs`); and it sends `_refresh`, `_flush` and `_forcemerge` to
 //! every shard. Requests reach the nodes over HTTP, answered by the same
 //! handlers as any request, so a shard is served exactly as a one-node index.
 //!
-//! What is not coordinated yet is refused with a 400 naming it: multi-index
-//! expressions, `_bulk`, `_mget`, aggregations, sorts and scrolls over a
-//! cluster's index. Writes reach one copy (replicas and the replicated ingest
-//! log are to come), so a shard whose node is down is unavailable.
+//! `_bulk` and `_mget` are split by node (`bulk.rs`, `mget.rs`); `_cat/indices`
+//! and `_cat/shards` list the cluster's indexes (`cat.rs`). What is not
+//! coordinated yet is refused with a 400 naming it: scrolls and sorts by
+//! `_doc` over a cluster's index; multi-index expressions reach only this
+//! node's own indexes. Writes reach one copy (replicas and the replicated
+//! ingest log are to come), so a shard whose node is down is unavailable.
 
 mod bulk;
+mod cat;
 mod mget;
 mod search;
 
@@ -47,6 +50,10 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
     }
     let path = request.uri().path().to_string();
     let method = request.method().as_str().to_string();
+    if let Some((listing, expression)) = cat::listing_of(&path).filter(|_| method == "GET") {
+        let answered = cat::cat(&app, &member, request, listing, &expression).await;
+        return answered.unwrap_or_else(IntoResponse::into_response);
+    }
     let bulk = matches!(method.as_str(), "POST" | "PUT").then(|| many_of(&path, "_bulk")).flatten();
     let mget = matches!(method.as_str(), "GET" | "POST").then(|| many_of(&path, "_mget")).flatten();
     let many = bulk.map(|index| (index, true)).or(mget.map(|index| (index, false)));
@@ -369,6 +376,10 @@ impl Forward {
     }
 }
 
+/// How long a node may take to answer a request passed on to it: a node
+/// cut off (not refusing connections) fails its shards after this.
+const NODE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// One request to a node: its status and JSON answer (`None`: no body).
 async fn fetch(
     address: &str,
@@ -379,9 +390,13 @@ async fn fetch(
 ) -> Result<(u16, Option<Value>), String> {
     let mut headers = vec![(FROM_COORDINATOR, "1")];
     headers.extend(content_type.map(|c| ("content-type", c)));
-    let answer = needle_cluster::http::call(address, method, path, &headers, body)
-        .await
-        .map_err(|e| format!("the node at {address}: {e}"))?;
+    let call = needle_cluster::http::call(address, method, path, &headers, body);
+    let answer = match tokio::time::timeout(NODE_TIMEOUT, call).await {
+        Ok(answer) => answer.map_err(|e| format!("the node at {address}: {e}"))?,
+        Err(_) => {
+            return Err(format!("the node at {address} did not answer in {} s", NODE_TIMEOUT.as_secs()))
+        }
+    };
     if answer.body.is_empty() {
         return Ok((answer.status, None));
     }

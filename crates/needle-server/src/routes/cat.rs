@@ -23,7 +23,7 @@ pub async fn cat_indices_of(State(app): State<Shared>, Path(index): Path<String>
     blocking(move || cat(&app, &index, &call)).await
 }
 
-const CAT_COLUMNS: [&str; 10] = [
+pub(crate) const CAT_COLUMNS: [&str; 10] = [
     "health",
     "status",
     "index",
@@ -84,7 +84,8 @@ pub async fn cat_shards_of(State(app): State<Shared>, Path(index): Path<String>,
     blocking(move || cat_shards_of_indexes(&app, &index, &call)).await
 }
 
-const SHARD_COLUMNS: [&str; 8] = ["index", "shard", "prirep", "state", "docs", "store", "ip", "node"];
+pub(crate) const SHARD_COLUMNS: [&str; 8] =
+    ["index", "shard", "prirep", "state", "docs", "store", "ip", "node"];
 
 /// `_cat/shards[/{index}]`: each index's one shard, a started primary on this node.
 fn cat_shards_of_indexes(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
@@ -165,12 +166,12 @@ const NODE_COLUMNS: [&str; 10] = [
 ];
 
 /// A row of `_cat` cells, `values` in the order of `columns`.
-fn row<const N: usize>(columns: &[&str; N], values: [String; N]) -> Map<String, Value> {
+pub(crate) fn row<const N: usize>(columns: &[&str; N], values: [String; N]) -> Map<String, Value> {
     columns.iter().zip(values).map(|(c, v)| (c.to_string(), Value::String(v))).collect()
 }
 
 /// A size as `_cat` shows it: in the `bytes` unit asked for, else short (`4.5kb`).
-fn shown_bytes(bytes: u64, unit: Option<&str>) -> String {
+pub(crate) fn shown_bytes(bytes: u64, unit: Option<&str>) -> String {
     match unit {
         Some(u) => bytes_in(bytes, u),
         None => human_bytes(bytes),
@@ -180,7 +181,7 @@ fn shown_bytes(bytes: u64, unit: Option<&str>) -> String {
 /// A `_cat` answer: a text table (`v` for headers, `h` to pick columns, `s`
 /// to sort) or, with `format=json`, a list of objects; `rows` hold every
 /// column of `all`, as text.
-fn cat_table(
+pub(crate) fn cat_table(
     call: &Call,
     what: &str,
     all: &[&str],

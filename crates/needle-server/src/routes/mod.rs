@@ -2,7 +2,7 @@
 
 mod aliases;
 pub(crate) mod bulk;
-mod cat;
+pub(crate) mod cat;
 mod cluster;
 pub(crate) mod documents;
 mod indices;

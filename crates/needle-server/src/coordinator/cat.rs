@@ -1,0 +1,200 @@
+//! `_cat/indices` and `_cat/shards` on a node of a cluster: the cluster's
+//! indexes (each shard's figures asked of its node, all nodes at once), and
+//! this node's own indexes that are no cluster index's shards. A shard whose
+//! node does not answer shows as `UNASSIGNED` and makes its index red.
+
+use std::collections::{BTreeMap, HashMap};
+
+use axum::extract::{FromRequest, Request};
+use axum::response::Response;
+use bytes::Bytes;
+use needle_cluster::{shard_name, Member, ShardedIndex};
+use serde_json::{Map, Value};
+use tokio::task::JoinSet;
+
+use super::fetch;
+use crate::call::Call;
+use crate::error::{ApiError, ApiResult};
+use crate::pattern;
+use crate::routes::cat::{cat_table, row, shown_bytes, CAT_COLUMNS, SHARD_COLUMNS};
+use crate::server::Shared;
+
+/// Which listing.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    Indices,
+    Shards,
+}
+
+/// `GET /_cat/indices[/{expression}]` or `/_cat/shards[/{expression}]`, when `path` is one.
+pub fn listing_of(path: &str) -> Option<(Listing, String)> {
+    let rest = path.strip_prefix("/_cat/")?;
+    let (what, expression) = rest.split_once('/').unwrap_or((rest, "*"));
+    let listing = match what {
+        "indices" => Listing::Indices,
+        "shards" => Listing::Shards,
+        _ => return None,
+    };
+    let expression = percent_encoding::percent_decode_str(expression).decode_utf8().ok()?;
+    Some((listing, expression.into_owned()))
+}
+
+/// A shard's `_cat/indices` row on its node, and that node's id and address.
+struct Held {
+    row: Map<String, Value>,
+    node: String,
+    address: String,
+}
+
+pub async fn cat(
+    app: &Shared,
+    member: &Member,
+    request: Request,
+    listing: Listing,
+    expression: &str,
+) -> ApiResult<Response> {
+    let call = Call::from_request(request, app).await?;
+    let unit = call.params.get("bytes").map(str::to_string);
+    call.params.ignore(&["health", "pri", "include_unloaded_segments"]);
+    let indices = member.indices().await.map_err(|e| super::unavailable(&e))?;
+    let mut held: HashMap<String, Held> = HashMap::new();
+    let mut own = Vec::new();
+    for (node, address, rows) in every_node_rows(member).await {
+        for row in rows {
+            let name = row.get("index").and_then(Value::as_str).unwrap_or_default().to_string();
+            let shard = of_shard(&name, &indices).filter(|(index, k)| indices[*index].shards[*k] == node);
+            match shard {
+                Some(_) => {
+                    drop(held.insert(name, Held { row, node: node.clone(), address: address.clone() }))
+                }
+                None if node == member.node_id() && of_shard(&name, &indices).is_none() => own.push(row),
+                None => {}
+            }
+        }
+    }
+    let wanted = |name: &str| expression.split(',').any(|p| pattern::matches(p, name));
+    let mut rows = Vec::new();
+    for (name, sharded) in indices.iter().filter(|(name, _)| wanted(name)) {
+        let shards: Vec<Option<&Held>> =
+            (0..sharded.shards.len()).map(|k| held.get(&shard_name(name, k))).collect();
+        match listing {
+            Listing::Indices => rows.push(index_row(name, &shards, unit.as_deref())),
+            Listing::Shards => {
+                rows.extend(shards.iter().enumerate().map(|(k, h)| shard_row(name, k, *h, unit.as_deref())))
+            }
+        }
+    }
+    for mut local in own.into_iter().filter(|r| wanted(r["index"].as_str().unwrap_or_default())) {
+        match listing {
+            Listing::Indices => {
+                for column in ["store.size", "pri.store.size"] {
+                    let bytes = number(&local, column);
+                    local.insert(column.into(), Value::String(shown_bytes(bytes, unit.as_deref())));
+                }
+                rows.push(local);
+            }
+            Listing::Shards => {
+                let held =
+                    Held { row: local, node: member.node_id().to_string(), address: app.address.to_string() };
+                let name = held.row["index"].as_str().unwrap_or_default().to_string();
+                rows.push(shard_row(&name, 0, Some(&held), unit.as_deref()));
+            }
+        }
+    }
+    let concrete = !expression.contains(['*', ',']);
+    if concrete && rows.is_empty() {
+        return Err(ApiError::index_not_found(expression));
+    }
+    match listing {
+        Listing::Indices => cat_table(&call, "_cat/indices", &CAT_COLUMNS, rows),
+        Listing::Shards => {
+            rows.sort_by(|a, b| {
+                (a["index"].as_str(), number(a, "shard")).cmp(&(b["index"].as_str(), number(b, "shard")))
+            });
+            cat_table(&call, "_cat/shards", &SHARD_COLUMNS, rows)
+        }
+    }
+}
+
+/// Every live node's `_cat/indices` rows (sizes in bytes), with its id and address.
+async fn every_node_rows(member: &Member) -> Vec<(String, String, Vec<Map<String, Value>>)> {
+    let mut running = JoinSet::new();
+    for node in member.view().nodes {
+        running.spawn(async move {
+            let answer =
+                fetch(&node.address, "GET", "/_cat/indices?format=json&bytes=b", None, Bytes::new()).await;
+            let rows = match answer {
+                Ok((200, Some(Value::Array(rows)))) => {
+                    rows.into_iter().filter_map(|r| r.as_object().cloned()).collect()
+                }
+                _ => Vec::new(),
+            };
+            (node.id, node.address, rows)
+        });
+    }
+    let mut out = Vec::new();
+    while let Some(done) = running.join_next().await {
+        out.extend(done.ok());
+    }
+    out
+}
+
+/// The cluster index and shard number of local index `name`, if it is one of their shards.
+fn of_shard<'a>(name: &str, indices: &'a BTreeMap<String, ShardedIndex>) -> Option<(&'a String, usize)> {
+    let (index, k) = name.rsplit_once(".shard-")?;
+    let (index, sharded) = indices.get_key_value(index)?;
+    let k: usize = k.parse().ok()?;
+    (k < sharded.shards.len() && shard_name(index, k) == name).then_some((index, k))
+}
+
+fn number(row: &Map<String, Value>, column: &str) -> u64 {
+    row.get(column).and_then(Value::as_str).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+/// An index's row: its shards' figures summed; red while a shard is not answered for.
+fn index_row(name: &str, shards: &[Option<&Held>], unit: Option<&str>) -> Map<String, Value> {
+    let sum = |column: &str| shards.iter().flatten().map(|h| number(&h.row, column)).sum::<u64>();
+    let health = if shards.iter().all(Option::is_some) { "green" } else { "red" };
+    let uuid = shards.iter().flatten().next().and_then(|h| h.row["uuid"].as_str()).unwrap_or("_na_");
+    let size = shown_bytes(sum("store.size"), unit);
+    let values = [
+        health.to_string(),
+        "open".into(),
+        name.to_string(),
+        uuid.to_string(),
+        shards.len().to_string(),
+        "0".into(),
+        sum("docs.count").to_string(),
+        sum("docs.deleted").to_string(),
+        size.clone(),
+        size,
+    ];
+    row(&CAT_COLUMNS, values)
+}
+
+/// A shard's row: started on its node, or unassigned while its node does not answer.
+fn shard_row(name: &str, k: usize, held: Option<&Held>, unit: Option<&str>) -> Map<String, Value> {
+    let values = match held {
+        Some(h) => [
+            name.to_string(),
+            k.to_string(),
+            "p".into(),
+            "STARTED".into(),
+            number(&h.row, "docs.count").to_string(),
+            shown_bytes(number(&h.row, "store.size"), unit),
+            h.address.rsplit_once(':').map_or(h.address.as_str(), |(ip, _)| ip).to_string(),
+            h.node.clone(),
+        ],
+        None => [
+            name.to_string(),
+            k.to_string(),
+            "p".into(),
+            "UNASSIGNED".into(),
+            "".into(),
+            "".into(),
+            "".into(),
+            "".into(),
+        ],
+    };
+    row(&SHARD_COLUMNS, values)
+}
