@@ -10,6 +10,7 @@
 #
 # Settings (environment): DIR, the cluster's folder (default: ./cluster-data);
 # NEEDLE, the binary (default: target/release/needle, built if missing);
+# NODES, how many Needle nodes (default 3; the first serves on NODE_PORT + 1);
 # NODE_PORT (9210) and ETCD_PORT (23790), the ports before the first node's
 # and the first etcd member's client port (peers: ETCD_PORT + 10 + i).
 set -euo pipefail
@@ -19,6 +20,7 @@ NEEDLE="${NEEDLE:-$root/target/release/needle}"
 NODE_PORT="${NODE_PORT:-9210}"
 ETCD_PORT="${ETCD_PORT:-23790}"
 members=(1 2 3)
+nodes=($(seq "${NODES:-3}"))
 
 etcd_urls() {
   local urls=()
@@ -59,17 +61,17 @@ up() {
     echo $! >"$DIR/etcd-$i.pid"
   done
   for i in "${members[@]}"; do wait_port $((ETCD_PORT + i)); done
-  for i in "${members[@]}"; do
+  for i in "${nodes[@]}"; do
     "$NEEDLE" serve --data "$DIR/node-$i" --bind "127.0.0.1:$((NODE_PORT + i))" \
       --cluster "etcd=$(etcd_urls)" --node-id "node-$i" >"$DIR/node-$i.log" 2>&1 &
     echo $! >"$DIR/node-$i.pid"
   done
-  for i in "${members[@]}"; do wait_port $((NODE_PORT + i)); done
-  echo "cluster up: nodes on http://127.0.0.1:$((NODE_PORT + 1))-$((NODE_PORT + ${#members[@]})), etcd on $(etcd_urls)"
+  for i in "${nodes[@]}"; do wait_port $((NODE_PORT + i)); done
+  echo "cluster up: nodes on http://127.0.0.1:$((NODE_PORT + 1))-$((NODE_PORT + ${#nodes[@]})), etcd on $(etcd_urls)"
 }
 
 status() {
-  for i in "${members[@]}"; do
+  for i in "${nodes[@]}"; do
     echo "node-$i (http://127.0.0.1:$((NODE_PORT + i))):"
     curl -fsS "http://127.0.0.1:$((NODE_PORT + i))/_cat/nodes?v&h=ip,name,master" || echo "  not answering"
   done

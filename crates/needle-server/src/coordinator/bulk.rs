@@ -12,9 +12,8 @@ use std::time::Instant;
 use bytes::Bytes;
 use needle_cluster::{shard_name, shard_of, ShardedIndex};
 use serde_json::{json, Map, Value};
-use tokio::task::JoinSet;
 
-use super::{fetch, rename_index, Forward};
+use super::{rename_index, to_nodes, Forward, Share};
 use crate::error::{ApiError, ApiResult};
 use crate::routes::bulk::{parse, Action, Kind};
 
@@ -49,32 +48,13 @@ pub async fn bulk(call: &Forward, default_index: Option<&str>) -> ApiResult<axum
             }
         }
     }
-    let view = call.member.view();
-    let mut running = JoinSet::new();
-    for (node, (positions, body)) in per_node {
-        let path = match call.query.is_empty() {
-            true => "/_bulk".to_string(),
-            false => format!("/_bulk?{}", call.query),
-        };
-        let address = view.address_of(&node).map(str::to_string);
-        running.spawn(async move {
-            let Some(address) = address else {
-                return (positions, Err(format!("its node [{node}] is not in the cluster")));
-            };
-            let answer =
-                fetch(&address, "POST", &path, Some("application/x-ndjson"), Bytes::from(body)).await;
-            (positions, answer)
-        });
-    }
-    while let Some(done) = running.join_next().await {
-        let Ok((positions, answer)) = done else { continue };
-        let answered = answer.and_then(|(status, value)| match (status, value) {
-            (200, Some(mut value)) => Ok(value["items"].take()),
-            (status, value) => Err(format!("it answered {status}: {}", value.unwrap_or_default())),
-        });
+    let shares =
+        per_node.into_iter().map(|(node, (places, body))| Share { node, places, body: Bytes::from(body) });
+    for (places, answered) in to_nodes(call, "_bulk", "application/x-ndjson", "items", shares.collect()).await
+    {
         match answered {
-            Ok(Value::Array(answered)) if answered.len() == positions.len() => {
-                for (i, mut item) in positions.into_iter().zip(answered) {
+            Ok(answered) => {
+                for (i, mut item) in places.into_iter().zip(answered) {
                     let r = routed[i].as_ref().expect("routed");
                     if let Some(inner) = item.as_object_mut().and_then(|o| o.values_mut().next()) {
                         rename_index(inner, &shard_name(&r.index, r.shard), &r.index);
@@ -82,10 +62,7 @@ pub async fn bulk(call: &Forward, default_index: Option<&str>) -> ApiResult<axum
                     items[i] = Some(item);
                 }
             }
-            Ok(other) => {
-                fail_all(&mut items, &positions, &actions, &routed, &format!("it answered items {other}"))
-            }
-            Err(why) => fail_all(&mut items, &positions, &actions, &routed, &why),
+            Err(why) => fail_all(&mut items, &places, &actions, &routed, &why),
         }
     }
     let items: Vec<Value> = items.into_iter().map(Option::unwrap_or_default).collect();

@@ -9,9 +9,8 @@ use std::collections::BTreeMap;
 use bytes::Bytes;
 use needle_cluster::{shard_name, shard_of, ShardedIndex};
 use serde_json::{json, Value};
-use tokio::task::JoinSet;
 
-use super::{fetch, rename_index, Forward};
+use super::{rename_index, to_nodes, Forward, Share};
 use crate::error::{ApiError, ApiResult};
 use crate::routes::documents::{id_text, mget_doc};
 use crate::routes::write;
@@ -45,36 +44,14 @@ pub async fn mget(call: &Forward, default_index: Option<&str>) -> ApiResult<axum
         per_node.entry(sharded.shards[shard].clone()).or_default().push(i);
         routed.push(Some(Asked { index, shard, entry }));
     }
-    let view = call.member.view();
-    let mut running = JoinSet::new();
-    for (node, positions) in per_node {
+    let shares = per_node.into_iter().map(|(node, places)| {
         let entries: Vec<&Value> =
-            positions.iter().map(|&i| &routed[i].as_ref().expect("routed").entry).collect();
+            places.iter().map(|&i| &routed[i].as_ref().expect("routed").entry).collect();
         let body = Bytes::from(json!({ "docs": entries }).to_string());
-        let path = match call.query.is_empty() {
-            true => "/_mget".to_string(),
-            false => format!("/_mget?{}", call.query),
-        };
-        let address = view.address_of(&node).map(str::to_string);
-        running.spawn(async move {
-            let Some(address) = address else {
-                return (positions, Err(format!("its node [{node}] is not in the cluster")));
-            };
-            (positions, fetch(&address, "POST", &path, Some("application/json"), body).await)
-        });
-    }
-    while let Some(done) = running.join_next().await {
-        let Ok((positions, answer)) = done else { continue };
-        let answered = answer.and_then(|(status, value)| match (status, value) {
-            (200, Some(mut value)) => Ok(value["docs"].take()),
-            (status, value) => Err(format!("it answered {status}: {}", value.unwrap_or_default())),
-        });
-        let answered = match answered {
-            Ok(Value::Array(list)) if list.len() == positions.len() => Ok(list),
-            Ok(other) => Err(format!("it answered docs {other}")),
-            Err(why) => Err(why),
-        };
-        for (n, &i) in positions.iter().enumerate() {
+        Share { node, places, body }
+    });
+    for (places, answered) in to_nodes(call, "_mget", "application/json", "docs", shares.collect()).await {
+        for (n, &i) in places.iter().enumerate() {
             let asked = routed[i].as_ref().expect("routed");
             docs[i] = match &answered {
                 Ok(list) => {

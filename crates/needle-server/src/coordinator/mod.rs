@@ -28,6 +28,7 @@ use bytes::Bytes;
 use needle_cluster::{shard_name, shard_of, Member, ShardedIndex};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::{json, Value};
+use tokio::task::JoinSet;
 
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
@@ -374,6 +375,55 @@ impl Forward {
         }
         Ok((address.to_string(), path))
     }
+}
+
+/// A request's share for one node: that node's id, the places (in the
+/// request) of the entries it carries, and its body.
+struct Share {
+    node: String,
+    places: Vec<usize>,
+    body: Bytes,
+}
+
+/// `POST /{api}?{query}` to every node at once, each with its share (`_bulk`,
+/// `_mget`): each share's places and the list under `key` in its node's
+/// answer, one entry a place, or why the node did not give it.
+async fn to_nodes(
+    call: &Forward,
+    api: &str,
+    content_type: &'static str,
+    key: &'static str,
+    shares: Vec<Share>,
+) -> Vec<(Vec<usize>, Result<Vec<Value>, String>)> {
+    let view = call.member.view();
+    let path = match call.query.is_empty() {
+        true => format!("/{api}"),
+        false => format!("/{api}?{}", call.query),
+    };
+    let mut running = JoinSet::new();
+    for Share { node, places, body } in shares {
+        let address = view.address_of(&node).map(str::to_string);
+        let path = path.clone();
+        running.spawn(async move {
+            let Some(address) = address else {
+                return (places, Err(format!("its node [{node}] is not in the cluster")));
+            };
+            let answer = fetch(&address, "POST", &path, Some(content_type), body).await;
+            let listed = answer.and_then(|(status, value)| match (status, value) {
+                (200, Some(mut value)) => match value[key].take() {
+                    Value::Array(list) if list.len() == places.len() => Ok(list),
+                    other => Err(format!("it answered {key} {other}")),
+                },
+                (status, value) => Err(format!("it answered {status}: {}", value.unwrap_or_default())),
+            });
+            (places, listed)
+        });
+    }
+    let mut out = Vec::new();
+    while let Some(done) = running.join_next().await {
+        out.extend(done.ok());
+    }
+    out
 }
 
 /// How long a node may take to answer a request passed on to it: a node
