@@ -150,6 +150,17 @@ fn a_sharded_index_answers_as_one_index_would() {
     nodes.sort_unstable();
     assert_eq!(nodes, ["n1", "n2", "n3"]);
     assert_eq!(send(at[0], "GET", "/_cat/indices/nothing", None, &[]).status, 404);
+    // `_stats`: every shard's figures summed, as one index's.
+    let stats = send(at[2], "GET", "/docs/_stats/docs,store", None, &[]).json();
+    let whole = send(one, "GET", "/docs/_stats/docs,store", None, &[]).json();
+    for path in ["/_all/primaries/docs/count", "/indices/docs/primaries/docs/count", "/_shards/successful"] {
+        let got = stats.pointer(path).unwrap_or_else(|| panic!("{path} in {stats}"));
+        assert_eq!(got.as_u64().unwrap(), if path.starts_with("/_shards") { 3 } else { n as u64 }, "{path}");
+    }
+    assert!(
+        whole.pointer("/_all/primaries/store/size_in_bytes").is_some()
+            && stats.pointer("/_all/primaries/store/size_in_bytes").is_some()
+    );
 
     for q in 0..40 {
         let query = query(&mut rng);

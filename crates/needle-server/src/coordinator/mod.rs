@@ -199,6 +199,7 @@ impl Forward {
             ("GET" | "POST", "_search", None) => search::search(self, sharded).await,
             ("GET" | "POST", "_count", None) => search::count(self, sharded).await,
             (_, "_refresh" | "_flush" | "_forcemerge" | "_mapping", None) => self.broadcast(sharded).await,
+            ("GET", "_stats", _) => self.stats(sharded).await,
             _ => Err(ApiError::illegal_argument(format!(
                 "[{method} /{}/{}] is not supported yet on index [{}], whose shards are on the cluster's nodes",
                 self.index, self.rest, self.index
@@ -330,6 +331,40 @@ impl Forward {
         Ok(respond::ok(&answer))
     }
 
+    /// `_stats`: every shard's, their figures summed (counts, bytes and
+    /// times alike), under the index's name; a shard that does not answer is
+    /// counted failed in `_shards`.
+    async fn stats(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
+        let mut summed = Value::Null;
+        let mut failures = Vec::new();
+        for k in 0..sharded.shards.len() {
+            let sent = self.send(sharded, k, "GET", &self.rest, &self.query, None, Bytes::new()).await;
+            match sent.and_then(|(status, value)| ok_or_error(status, value)) {
+                Ok(Some(mut value)) => {
+                    let local = shard_name(&self.index, k);
+                    if let Some(Value::Object(indices)) = value.get_mut("indices") {
+                        if let Some(shard) = indices.remove(&local) {
+                            indices.insert(self.index.clone(), shard);
+                        }
+                    }
+                    add_figures(&mut summed, value);
+                }
+                Ok(None) => {}
+                Err(e) => failures.push(shard_failure(&self.index, k, &e)),
+            }
+        }
+        if summed.is_null() {
+            return Err(shard_unavailable(&self.index, 0, "no shard answered"));
+        }
+        let total = sharded.shards.len();
+        summed["_shards"] =
+            json!({"total": total, "successful": total - failures.len(), "failed": failures.len()});
+        if !failures.is_empty() {
+            summed["_shards"]["failures"] = Value::Array(failures);
+        }
+        Ok(respond::ok(&summed))
+    }
+
     /// Sends `method /{shard}/{rest}?{query}` to the node of shard `k`: its
     /// status and JSON answer (`None`: no body, as HEAD answers).
     #[allow(clippy::too_many_arguments)]
@@ -453,6 +488,30 @@ async fn fetch(
     let value = serde_json::from_slice(&answer.body)
         .map_err(|e| format!("the node at {address} answered no JSON: {e}"))?;
     Ok((answer.status, Some(value)))
+}
+
+/// Adds `from`'s numbers to `into`'s at the same places (objects merged
+/// key by key); anything else keeps `into`'s, or takes `from`'s where `into` has none.
+fn add_figures(into: &mut Value, from: Value) {
+    match (into, from) {
+        (Value::Object(mine), Value::Object(theirs)) => {
+            for (key, value) in theirs {
+                match mine.get_mut(&key) {
+                    Some(slot) => add_figures(slot, value),
+                    None => drop(mine.insert(key, value)),
+                }
+            }
+        }
+        (Value::Number(a), Value::Number(b)) => {
+            *a = match (a.as_u64(), b.as_u64()) {
+                (Some(x), Some(y)) => x.saturating_add(y).into(),
+                _ => serde_json::Number::from_f64(a.as_f64().unwrap_or(0.0) + b.as_f64().unwrap_or(0.0))
+                    .unwrap_or_else(|| a.clone()),
+            }
+        }
+        (slot @ Value::Null, value) => *slot = value,
+        _ => {}
+    }
 }
 
 /// `settings.number_of_shards` (or `settings.index.number_of_shards`, or
