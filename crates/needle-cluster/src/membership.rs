@@ -54,6 +54,8 @@ pub struct View {
     pub nodes: Vec<NodeInfo>,
     /// The id of the cluster manager, if any node holds the role.
     pub manager: Option<String>,
+    /// The cluster's indexes, by name, as of the last read.
+    pub indices: BTreeMap<String, ShardedIndex>,
 }
 
 impl View {
@@ -145,7 +147,8 @@ impl Member {
         let mut kvs = self.etcd.prefix(&format!("/needle/{}/nodes/", self.config.cluster)).await?;
         kvs.sort_by_key(|kv| kv.create_revision);
         let nodes = kvs.iter().filter_map(|kv| serde_json::from_slice(&kv.value).ok()).collect();
-        *self.view.lock().expect("view lock") = View { nodes, manager };
+        let indices = self.indices().await?;
+        *self.view.lock().expect("view lock") = View { nodes, manager, indices };
         Ok(())
     }
 
@@ -156,14 +159,35 @@ impl Member {
     /// Records a new index of the cluster; false when one of that name exists.
     pub async fn create_index(&self, name: &str, index: &ShardedIndex) -> Result<bool> {
         let key = format!("{}{name}", self.indices_prefix());
-        self.etcd.create(&key, &serde_json::to_vec(index).expect("JSON"), None).await
+        let created = self.etcd.create(&key, &serde_json::to_vec(index).expect("JSON"), None).await?;
+        if created {
+            self.view.lock().expect("view lock").indices.insert(name.to_string(), index.clone());
+        }
+        Ok(created)
     }
 
-    /// The cluster's index `name`, read from etcd each time: a view a second
-    /// old could send a request to an index deleted, or made again elsewhere, since.
+    /// The cluster's index `name` as the view holds it (read every second,
+    /// as Elasticsearch's nodes route by the cluster state they last got),
+    /// else as etcd holds it (made since). A request routed by a view that
+    /// is a moment old reaches shards deleted since and is answered not
+    /// found: [`Member::fresh_index`] then tells what holds now.
     pub async fn index(&self, name: &str) -> Result<Option<ShardedIndex>> {
+        if let Some(index) = self.view.lock().expect("view lock").indices.get(name) {
+            return Ok(Some(index.clone()));
+        }
+        self.fresh_index(name).await
+    }
+
+    /// The cluster's index `name`, read from etcd now (and the view made to agree).
+    pub async fn fresh_index(&self, name: &str) -> Result<Option<ShardedIndex>> {
         let found = self.etcd.get(&format!("{}{name}", self.indices_prefix())).await?;
-        Ok(found.and_then(|kv| serde_json::from_slice(&kv.value).ok()))
+        let found: Option<ShardedIndex> = found.and_then(|kv| serde_json::from_slice(&kv.value).ok());
+        let mut view = self.view.lock().expect("view lock");
+        match &found {
+            Some(index) => drop(view.indices.insert(name.to_string(), index.clone())),
+            None => drop(view.indices.remove(name)),
+        }
+        Ok(found)
     }
 
     /// Every index of the cluster, by name.
@@ -179,6 +203,7 @@ impl Member {
 
     /// Forgets the cluster's index `name`; whether it was there.
     pub async fn delete_index(&self, name: &str) -> Result<bool> {
+        self.view.lock().expect("view lock").indices.remove(name);
         self.etcd.delete(&format!("{}{name}", self.indices_prefix())).await
     }
 }

@@ -86,7 +86,7 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
         Err(e) => return e.into_response(),
     };
     let answered = match sharded {
-        Some(sharded) => call.coordinate(&sharded).await,
+        Some(sharded) => call.coordinate_fresh(&sharded).await,
         None => call.create(auto_create).await,
     };
     answered.unwrap_or_else(IntoResponse::into_response)
@@ -175,6 +175,25 @@ impl Forward {
             url_query: String::new(),
             content_type: None,
             body: Bytes::new(),
+        }
+    }
+
+    /// [`Forward::coordinate`] by the view's record of the index; a 404 or
+    /// 503 may come of a record a moment old (the index deleted, or made
+    /// again elsewhere, since): then the record in etcd decides.
+    async fn coordinate_fresh(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
+        let answered = self.coordinate(sharded).await;
+        let status = match &answered {
+            Ok(response) => response.status(),
+            Err(e) => e.status,
+        };
+        if status != StatusCode::NOT_FOUND && status != StatusCode::SERVICE_UNAVAILABLE {
+            return answered;
+        }
+        match self.member.fresh_index(&self.index).await.map_err(|e| unavailable(&e))? {
+            None => Err(ApiError::index_not_found(&self.index)),
+            Some(fresh) if fresh != *sharded => self.coordinate(&fresh).await,
+            Some(_) => answered,
         }
     }
 
