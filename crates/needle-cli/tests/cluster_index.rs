@@ -368,3 +368,51 @@ fn a_sharded_index_answers_as_one_index_would() {
         assert_eq!(gone.json()["error"]["type"], "index_not_found_exception");
     }
 }
+
+/// Nodes started with one `--api-key` show it to each other: every
+/// coordinated request (writes, searches, `_bulk`, `_cat`) answers as without
+/// a key, and a request without it is refused.
+#[test]
+fn the_nodes_of_a_cluster_with_an_api_key_show_it_to_each_other() {
+    let Some(etcd) = EtcdProcess::start("cluster api key test") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = format!("etcd={}", etcd.url);
+    let name = format!("keyed-{}", std::process::id());
+    let mut servers = Servers(Vec::new());
+    let mut at: Vec<SocketAddr> = Vec::new();
+    for id in ["k1", "k2"] {
+        let args = ["--cluster", &cluster, "--cluster-name", &name, "--node-id", id, "--api-key", "s3cret"];
+        let (child, addr) = common::serve(&dir.path().join(id), &args);
+        servers.0.push(child);
+        at.push(addr);
+    }
+    let key = [("authorization", "ApiKey s3cret")];
+    let call = |to: SocketAddr, method: &str, path: &str, body: &str| {
+        let reply = send(to, method, path, Some(body.as_bytes()), &key);
+        assert!(reply.status < 300, "{method} {path}: {}", reply.text());
+        reply.json()
+    };
+    for node in &at {
+        let started = std::time::Instant::now();
+        while send(*node, "GET", "/_cluster/health", None, &key).json()["number_of_nodes"] != 2 {
+            assert!(started.elapsed().as_secs() < 20, "{node} does not see two nodes");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+    call(at[0], "PUT", "/keyed", r#"{"settings": {"number_of_shards": 2}}"#);
+    for i in 0..10 {
+        call(at[i % 2], "PUT", &format!("/keyed/_doc/{i}"), r#"{"title": "kept behind a key"}"#);
+    }
+    call(
+        at[1],
+        "POST",
+        "/keyed/_bulk?refresh=true",
+        "{\"index\": {\"_id\": \"b\"}}\n{\"title\": \"bulked\"}\n",
+    );
+    let found = call(at[1], "POST", "/keyed/_search", r#"{"query": {"match": {"title": "key"}}}"#);
+    assert_eq!(found["hits"]["total"]["value"], 10, "{found}");
+    assert_eq!(found["_shards"]["successful"], 2, "{found}");
+    let listed = call(at[0], "GET", "/_cat/indices?format=json", "");
+    assert_eq!(listed[0]["docs.count"], "11", "{listed}");
+    assert_eq!(send(at[1], "POST", "/keyed/_search", Some(b"{}"), &[]).status, 401);
+}

@@ -59,7 +59,7 @@ pub async fn cat(
     let indices = member.indices().await.map_err(|e| super::unavailable(&e))?;
     let mut held: HashMap<String, Held> = HashMap::new();
     let mut own = Vec::new();
-    for (node, address, rows) in every_node_rows(member).await {
+    for (node, address, rows) in every_node_rows(member, app.api_key.as_deref()).await {
         for row in rows {
             let name = row.get("index").and_then(Value::as_str).unwrap_or_default().to_string();
             let shard = of_shard(&name, &indices).filter(|(index, k)| indices[*index].shards[*k] == node);
@@ -117,12 +117,23 @@ pub async fn cat(
 }
 
 /// Every live node's `_cat/indices` rows (sizes in bytes), with its id and address.
-async fn every_node_rows(member: &Member) -> Vec<(String, String, Vec<Map<String, Value>>)> {
+async fn every_node_rows(
+    member: &Member,
+    api_key: Option<&str>,
+) -> Vec<(String, String, Vec<Map<String, Value>>)> {
     let mut running = JoinSet::new();
     for node in member.view().nodes {
+        let api_key = api_key.map(str::to_string);
         running.spawn(async move {
-            let answer =
-                fetch(&node.address, "GET", "/_cat/indices?format=json&bytes=b", None, Bytes::new()).await;
+            let answer = fetch(
+                api_key.as_deref(),
+                &node.address,
+                "GET",
+                "/_cat/indices?format=json&bytes=b",
+                None,
+                Bytes::new(),
+            )
+            .await;
             let rows = match answer {
                 Ok((200, Some(Value::Array(rows)))) => {
                     rows.into_iter().filter_map(|r| r.as_object().cloned()).collect()

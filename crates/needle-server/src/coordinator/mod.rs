@@ -127,6 +127,8 @@ fn forwarded_query(query: Option<&str>) -> String {
 /// A request for a cluster index, read whole.
 struct Forward {
     member: std::sync::Arc<Member>,
+    /// This node's API key, shown to the nodes requests are passed on to.
+    api_key: Option<String>,
     index: String,
     rest: String,
     method: String,
@@ -154,6 +156,7 @@ impl Forward {
         let rest = split_path(path).map(|(_, rest)| rest).unwrap_or_default();
         Ok(Forward {
             member,
+            api_key: app.api_key.clone(),
             index,
             rest,
             method: parts.method.as_str().to_string(),
@@ -168,6 +171,7 @@ impl Forward {
     fn about(&self, index: &str) -> Forward {
         Forward {
             member: self.member.clone(),
+            api_key: self.api_key.clone(),
             index: index.to_string(),
             rest: String::new(),
             method: "PUT".into(),
@@ -398,7 +402,7 @@ impl Forward {
         body: Bytes,
     ) -> ApiResult<(u16, Option<Value>)> {
         let (address, path) = self.target(sharded, k, rest, query)?;
-        fetch(&address, method, &path, content_type, body)
+        fetch(self.api_key.as_deref(), &address, method, &path, content_type, body)
             .await
             .map_err(|e| shard_unavailable(&self.index, k, &e))
     }
@@ -457,12 +461,12 @@ async fn to_nodes(
     let mut running = JoinSet::new();
     for Share { node, places, body } in shares {
         let address = view.address_of(&node).map(str::to_string);
-        let path = path.clone();
+        let (path, api_key) = (path.clone(), call.api_key.clone());
         running.spawn(async move {
             let Some(address) = address else {
                 return (places, Err(format!("its node [{node}] is not in the cluster")));
             };
-            let answer = fetch(&address, "POST", &path, Some(content_type), body).await;
+            let answer = fetch(api_key.as_deref(), &address, "POST", &path, Some(content_type), body).await;
             let listed = answer.and_then(|(status, value)| match (status, value) {
                 (200, Some(mut value)) => match value[key].take() {
                     Value::Array(list) if list.len() == places.len() => Ok(list),
@@ -484,16 +488,20 @@ async fn to_nodes(
 /// cut off (not refusing connections) fails its shards after this.
 const NODE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// One request to a node: its status and JSON answer (`None`: no body).
+/// One request to a node, showing `api_key` (the nodes of a cluster share
+/// one): its status and JSON answer (`None`: no body).
 async fn fetch(
+    api_key: Option<&str>,
     address: &str,
     method: &str,
     path: &str,
     content_type: Option<&str>,
     body: Bytes,
 ) -> Result<(u16, Option<Value>), String> {
+    let authorization = api_key.map(|key| format!("ApiKey {key}"));
     let mut headers = vec![(FROM_COORDINATOR, "1")];
     headers.extend(content_type.map(|c| ("content-type", c)));
+    headers.extend(authorization.as_deref().map(|a| ("authorization", a)));
     let call = needle_cluster::http::call(address, method, path, &headers, body);
     let answer = match tokio::time::timeout(NODE_TIMEOUT, call).await {
         Ok(answer) => answer.map_err(|e| format!("the node at {address}: {e}"))?,

@@ -109,7 +109,7 @@ async fn aggregate(
     let k = answers[0].0;
     let body = Bytes::from(json!({"aggs": aggs, "gathered": gathered}).to_string());
     let (address, path) = call.target(sharded, k, "_needle/aggregate", "")?;
-    let answered = fetch(&address, "POST", &path, Some("application/json"), body)
+    let answered = fetch(call.api_key.as_deref(), &address, "POST", &path, Some("application/json"), body)
         .await
         .map_err(|e| super::shard_unavailable(&call.index, k, &e))
         .and_then(|(status, value)| ok_or_error(status, value))?;
@@ -234,8 +234,13 @@ async fn to_every_shard(
         let Some(body) = body_of(k) else { continue };
         match call.target(sharded, k, rest, query) {
             Ok((address, path)) => {
+                let api_key = call.api_key.clone();
                 running.spawn(async move {
-                    (k, fetch(&address, "POST", &path, Some("application/json"), body).await)
+                    (
+                        k,
+                        fetch(api_key.as_deref(), &address, "POST", &path, Some("application/json"), body)
+                            .await,
+                    )
                 });
             }
             Err(e) => out.push((k, Err(e))),
