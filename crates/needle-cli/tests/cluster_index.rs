@@ -10,6 +10,7 @@
 mod common;
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::process::Child;
 
 use needle_testkit::etcd::EtcdProcess;
@@ -71,32 +72,41 @@ fn ranked(answer: &Value) -> Vec<(f64, String)> {
     out
 }
 
+/// Nodes `ids` of a cluster on `etcd`, with `args` added, each in its own
+/// folder under `dir`; returned once every node sees them all, so shards
+/// are placed on every one.
+fn start_cluster(etcd: &EtcdProcess, dir: &Path, ids: &[&str], args: &[&str]) -> (Servers, Vec<SocketAddr>) {
+    let cluster = format!("etcd={}", etcd.url);
+    let name = format!("{}-{}", ids[0], std::process::id());
+    let mut servers = Servers(Vec::new());
+    let mut at: Vec<SocketAddr> = Vec::new();
+    for id in ids {
+        let mut all = vec!["--cluster", &cluster, "--cluster-name", &name, "--node-id", id];
+        all.extend(args);
+        let (child, addr) = common::serve(&dir.join(id), &all);
+        servers.0.push(child);
+        at.push(addr);
+    }
+    // The key, when the nodes want one: the health check passes with it.
+    let key = args.iter().position(|a| *a == "--api-key").map(|i| format!("ApiKey {}", args[i + 1]));
+    let headers: Vec<(&str, &str)> = key.iter().map(|k| ("authorization", k.as_str())).collect();
+    for node in &at {
+        let started = std::time::Instant::now();
+        while send(*node, "GET", "/_cluster/health", None, &headers).json()["number_of_nodes"] != ids.len() {
+            assert!(started.elapsed().as_secs() < 20, "{node} does not see {} nodes", ids.len());
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+    (servers, at)
+}
+
 #[test]
 fn a_sharded_index_answers_as_one_index_would() {
     let Some(etcd) = EtcdProcess::start("cluster index test") else { return };
     let dir = tempfile::tempdir().unwrap();
-    let cluster = format!("etcd={}", etcd.url);
-    let name = format!("shards-{}", std::process::id());
-    let mut servers = Servers(Vec::new());
-    let mut at: Vec<SocketAddr> = Vec::new();
-    for id in ["n1", "n2", "n3"] {
-        let (child, addr) = common::serve(
-            &dir.path().join(id),
-            &["--cluster", &cluster, "--cluster-name", &name, "--node-id", id],
-        );
-        servers.0.push(child);
-        at.push(addr);
-    }
+    let (mut servers, at) = start_cluster(&etcd, dir.path(), &["n1", "n2", "n3"], &[]);
     let (reference, one) = common::serve(&dir.path().join("reference"), &[]);
     servers.0.push(reference);
-    for node in &at {
-        // Every node has read the others' keys before any shard is placed.
-        let started = std::time::Instant::now();
-        while send(*node, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != 3 {
-            assert!(started.elapsed().as_secs() < 20, "{node} does not see three nodes");
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-    }
 
     let mut with_shards: Value = serde_json::from_str(MAPPINGS).unwrap();
     with_shards["settings"] = json!({"number_of_shards": 3});
@@ -376,29 +386,13 @@ fn a_sharded_index_answers_as_one_index_would() {
 fn the_nodes_of_a_cluster_with_an_api_key_show_it_to_each_other() {
     let Some(etcd) = EtcdProcess::start("cluster api key test") else { return };
     let dir = tempfile::tempdir().unwrap();
-    let cluster = format!("etcd={}", etcd.url);
-    let name = format!("keyed-{}", std::process::id());
-    let mut servers = Servers(Vec::new());
-    let mut at: Vec<SocketAddr> = Vec::new();
-    for id in ["k1", "k2"] {
-        let args = ["--cluster", &cluster, "--cluster-name", &name, "--node-id", id, "--api-key", "s3cret"];
-        let (child, addr) = common::serve(&dir.path().join(id), &args);
-        servers.0.push(child);
-        at.push(addr);
-    }
+    let (_servers, at) = start_cluster(&etcd, dir.path(), &["k1", "k2"], &["--api-key", "s3cret"]);
     let key = [("authorization", "ApiKey s3cret")];
     let call = |to: SocketAddr, method: &str, path: &str, body: &str| {
         let reply = send(to, method, path, Some(body.as_bytes()), &key);
         assert!(reply.status < 300, "{method} {path}: {}", reply.text());
         reply.json()
     };
-    for node in &at {
-        let started = std::time::Instant::now();
-        while send(*node, "GET", "/_cluster/health", None, &key).json()["number_of_nodes"] != 2 {
-            assert!(started.elapsed().as_secs() < 20, "{node} does not see two nodes");
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-    }
     call(at[0], "PUT", "/keyed", r#"{"settings": {"number_of_shards": 2}}"#);
     for i in 0..10 {
         call(at[i % 2], "PUT", &format!("/keyed/_doc/{i}"), r#"{"title": "kept behind a key"}"#);
