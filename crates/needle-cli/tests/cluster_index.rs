@@ -184,6 +184,11 @@ fn a_sharded_index_answers_as_one_index_would() {
         let expected = ranked(&reference);
         assert_eq!(ranked(&cluster), expected, "{query}");
         assert_eq!(cluster["hits"]["max_score"], reference["hits"]["max_score"], "{query}");
+        // A total counted up to a bound, as one index bounds it.
+        let bounded = json!({"query": query, "size": 0, "track_total_hits": 40});
+        let (_, cluster_total) = post(at[(q + 2) % 3], "/docs/_search", &bounded);
+        let (_, reference_total) = post(one, "/docs/_search", &bounded);
+        assert_eq!(cluster_total["hits"]["total"], reference_total["hits"]["total"], "{query}");
         // A page is the same stretch of the merged list, from any node.
         let (_, page) = post(at[(q + 1) % 3], "/docs/_search?from=3&size=5", &json!({"query": query}));
         let (_, whole) = post(at[(q + 2) % 3], "/docs/_search", &json!({"query": query, "size": 8}));

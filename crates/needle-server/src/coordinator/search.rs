@@ -40,6 +40,7 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
         return Err(not_yet("[scroll]", &call.index));
     }
     let keys = sort_keys(&body, &call.url_query)?;
+    let track = tracked_hits(&body, &call.url_query);
     if keys.iter().any(SortSpec::is_doc) {
         return Err(not_yet("[sort] by [_doc]", &call.index));
     }
@@ -88,7 +89,7 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
         Some(aggs) => Some(aggregate(call, sharded, aggs, &mut answers).await?),
         None => None,
     };
-    let page = Page { from, size, keys };
+    let page = Page { from, size, keys, track };
     let mut answer = merged(call, sharded.shards.len(), answers, failures, &page, started);
     if let Some(aggregations) = aggregations {
         answer["aggregations"] = aggregations;
@@ -150,6 +151,8 @@ struct Page {
     from: u64,
     size: u64,
     keys: Vec<SortSpec>,
+    /// Up to how many hits the total counts exactly.
+    track: u64,
 }
 
 /// The shards' pages merged into the page `from..from + size`.
@@ -195,7 +198,11 @@ fn merged(
     let shown = hits.into_iter().skip(page.from as usize).take(page.size as usize).map(|h| h.3);
     let shown: Vec<Value> = shown.collect();
     let mut out_hits = Map::new();
-    if let Some(total) = total {
+    if let Some(mut total) = total {
+        // Each shard counted up to the bound: their sum may pass it.
+        if total > page.track {
+            (total, at_least) = (page.track, true);
+        }
         let relation = if at_least { "gte" } else { "eq" };
         let shown = if total_int { json!(total) } else { json!({"value": total, "relation": relation}) };
         out_hits.insert("total".into(), shown);
@@ -255,6 +262,19 @@ async fn to_every_shard(
     }
     out.sort_by_key(|(k, _)| *k);
     out
+}
+
+/// Up to how many hits a total counts exactly: `track_total_hits` in the
+/// body or the URL (a number; `true`: all), 10,000 by default.
+fn tracked_hits(body: &Map<String, Value>, url_query: &str) -> u64 {
+    let param = url_query.split('&').find_map(|p| p.strip_prefix("track_total_hits="));
+    let given =
+        body.get("track_total_hits").cloned().or_else(|| param.and_then(|p| serde_json::from_str(p).ok()));
+    match given {
+        Some(Value::Number(n)) => n.as_u64().unwrap_or(u64::MAX),
+        Some(Value::Bool(true)) => u64::MAX,
+        _ => 10_000,
+    }
 }
 
 /// The keys of the body's `sort`, else of the URL's `sort` parameter.
