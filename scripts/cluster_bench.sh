@@ -22,7 +22,7 @@ SIZES="${SIZES:-1 2 3}"
 B="$root/target/release/needle-bench"
 [[ -x "$B" && -x "$root/target/release/needle" ]] || (cd "$root" && cargo build --release -p needle-bench -p needle-cli)
 mkdir -p "$out"
-url="http://127.0.0.1:9211"
+url="http://127.0.0.1:$((${NODE_PORT:-9210} + 1))"  # the first node of scripts/cluster.sh
 
 for n in $SIZES; do
   dir="$(mktemp -d)"

@@ -67,6 +67,10 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
         .unwrap_or_else(IntoResponse::into_response);
     }
     let Some((index, rest)) = split_path(&path) else { return next.run(request).await };
+    // The node's own index (no cluster index holds a name a node's shard or own index holds).
+    if app.catalog.get(&index).is_ok() {
+        return next.run(request).await;
+    }
     let creating = rest.is_empty() && method == "PUT";
     let sharded = match creating {
         true => None,
@@ -76,8 +80,7 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
         },
     };
     // A write to an index that exists nowhere makes a cluster index, as Elasticsearch auto-creates.
-    let auto_create =
-        sharded.is_none() && is_document_write(&method, &rest) && app.catalog.get(&index).is_err();
+    let auto_create = sharded.is_none() && is_document_write(&method, &rest);
     if sharded.is_none() && !creating && !auto_create {
         return next.run(request).await;
     }
@@ -268,7 +271,7 @@ impl Forward {
             ));
         }
         if !self.member.create_index(&self.index, &sharded).await.map_err(|e| unavailable(&e))? {
-            return match self.member.index(&self.index).await.map_err(|e| unavailable(&e))? {
+            return match self.member.fresh_index(&self.index).await.map_err(|e| unavailable(&e))? {
                 Some(existing) => Ok((existing, false)),
                 None => Err(unavailable(&"the index was made and deleted meanwhile")),
             };
@@ -343,11 +346,7 @@ impl Forward {
                 failures.push(shard_failure(&self.index, k, &e));
             }
         }
-        let total = sharded.shards.len();
-        let mut answer = json!({"_shards": {"total": total, "successful": total - failures.len(), "failed": failures.len()}});
-        if !failures.is_empty() {
-            answer["_shards"]["failures"] = Value::Array(failures);
-        }
+        let mut answer = json!({"_shards": shard_counts(sharded.shards.len(), failures)});
         if self.rest == "_mapping" {
             answer = json!({"acknowledged": true});
         }
@@ -379,12 +378,7 @@ impl Forward {
         if summed.is_null() {
             return Err(shard_unavailable(&self.index, 0, "no shard answered"));
         }
-        let total = sharded.shards.len();
-        summed["_shards"] =
-            json!({"total": total, "successful": total - failures.len(), "failed": failures.len()});
-        if !failures.is_empty() {
-            summed["_shards"]["failures"] = Value::Array(failures);
-        }
+        summed["_shards"] = shard_counts(sharded.shards.len(), failures);
         Ok(respond::ok(&summed))
     }
 
@@ -515,6 +509,15 @@ async fn fetch(
     let value = serde_json::from_slice(&answer.body)
         .map_err(|e| format!("the node at {address} answered no JSON: {e}"))?;
     Ok((answer.status, Some(value)))
+}
+
+/// An answer's `_shards`: of `n` shards, those that failed with why.
+fn shard_counts(n: usize, failures: Vec<Value>) -> Value {
+    let mut shards = json!({"total": n, "successful": n - failures.len(), "failed": failures.len()});
+    if !failures.is_empty() {
+        shards["failures"] = Value::Array(failures);
+    }
+    shards
 }
 
 /// Adds `from`'s numbers to `into`'s at the same places (objects merged

@@ -46,7 +46,7 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     }
     let from = body.get("from").and_then(Value::as_u64).unwrap_or(0);
     let size = body.get("size").and_then(Value::as_u64).unwrap_or(10);
-    let aggs = body.remove("aggs").or_else(|| body.remove("aggregations"));
+    let aggs = body.get("aggs").or_else(|| body.get("aggregations")).cloned();
 
     let mut failures = Vec::new();
     // The query as the search gives it: in the body, or the URL's `q`.
@@ -69,8 +69,7 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     body.insert("from".into(), json!(0));
     body.insert("size".into(), json!(from + size));
     body.insert("needle_corpus".into(), Value::Array(corpus));
-    if let Some(aggs) = &aggs {
-        body.insert("aggs".into(), aggs.clone());
+    if aggs.is_some() {
         body.insert("needle_gathered".into(), json!(true));
     }
     let round2 = Bytes::from(Value::Object(body).to_string());
@@ -217,12 +216,10 @@ fn merged(
     })
 }
 
+/// A search's `_shards`: the counts, and none skipped.
 fn shards(n: usize, failures: Vec<Value>) -> Value {
-    let mut shards =
-        json!({"total": n, "successful": n - failures.len(), "skipped": 0, "failed": failures.len()});
-    if !failures.is_empty() {
-        shards["failures"] = Value::Array(failures);
-    }
+    let mut shards = super::shard_counts(n, failures);
+    shards["skipped"] = json!(0);
     shards
 }
 
