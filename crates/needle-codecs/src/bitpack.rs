@@ -118,6 +118,47 @@ pub fn decode_block(bytes: &[u8], pos: &mut usize, out: &mut [u32]) {
     }
 }
 
+/// Value `i` of the full block at `at`, as [`decode_block`] gives it, found
+/// without unpacking the others: where a block's one value is wanted. Never
+/// panics: bytes a damaged block lacks read as zeros.
+pub fn block_value(bytes: &[u8], at: usize, i: usize) -> u32 {
+    let tag = bytes.get(at).copied().unwrap_or(0);
+    let bits = u32::from((tag & WIDTH_MASK).min(32));
+    let (packed_end, end) = full_block_end(bytes, at);
+    let mut value = packed_value(bytes.get(at + 1..packed_end).unwrap_or(&[]), bits, i % BLOCK_LEN);
+    if tag & PATCHED != 0 {
+        let patches = bytes.get(packed_end + 1..end).unwrap_or(&[]);
+        if let Some(p) = patches.chunks_exact(2).find(|p| usize::from(p[0]) == i) {
+            value |= u32::from(p[1]) << (bits & 31);
+        }
+    }
+    value
+}
+
+/// Value `i` of 128 packed in `bits` bits each by `BitPacker4x`: value `i`
+/// is the `i / 4`-th of lane `i % 4`, whose bits run through the lane's
+/// 32-bit word of each 16-byte group.
+fn packed_value(packed: &[u8], bits: u32, i: usize) -> u32 {
+    if bits == 0 {
+        return 0;
+    }
+    let lane = 4 * (i % 4);
+    let word = |w: usize| {
+        let at = 16 * w + lane;
+        packed.get(at..at + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let first_bit = (i / 4) * bits as usize;
+    let (w, shift) = (first_bit / 32, (first_bit % 32) as u32);
+    let mut value = word(w) >> shift;
+    if shift + bits > 32 {
+        value |= word(w + 1) << (32 - shift);
+    }
+    match bits {
+        32 => value,
+        _ => value & ((1 << bits) - 1),
+    }
+}
+
 /// Where the full block at `at` ends, read from its first byte and, when it
 /// is patched, its exception count; and where its packed bits end (what lies
 /// between is its exceptions): how a reader skips blocks it does not need.
@@ -152,6 +193,25 @@ mod tests {
     use super::*;
 
     proptest! {
+        /// Each value of a block of any one width, read alone.
+        #[test]
+        fn a_value_reads_alone_as_the_block_unpacks(width in 0u32..=32, seed in any::<u64>()) {
+            let mut x = seed | 1;
+            let values: Vec<u32> = (0..128)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    if width == 0 { 0 } else { (x as u32) >> (32 - width) }
+                })
+                .collect();
+            let mut buf = vec![7u8; 5];
+            encode_block(&values, &mut buf);
+            for (i, &v) in values.iter().enumerate() {
+                prop_assert_eq!(block_value(&buf, 5, i), v, "value {}", i);
+            }
+        }
+
         #[test]
         fn streams_round_trip(values in proptest::collection::vec(any::<u32>().prop_map(|v| v >> (v % 32)), 0..600)) {
             let mut buf = Vec::new();
@@ -176,6 +236,9 @@ mod tests {
             let mut buf = Vec::new();
             encode_block(&values, &mut buf);
             prop_assert_eq!(full_block_end(&buf, 0).1, buf.len());
+            for (i, &v) in values.iter().enumerate() {
+                prop_assert_eq!(block_value(&buf, 0, i), v, "value {}", i);
+            }
             let (mut out, mut pos) = (vec![0; 128], 0);
             decode_block(&buf, &mut pos, &mut out);
             prop_assert_eq!(out, values);

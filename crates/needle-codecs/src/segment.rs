@@ -18,6 +18,16 @@ pub trait SegmentRead: Send + Sync {
     /// The posting list of `term` in `field`, positioned on its first document.
     fn postings(&self, field: FieldId, term: &[u8]) -> Result<Option<Box<dyn Postings>>>;
 
+    /// The documents holding `term` in `field`, ascending: what finding a
+    /// document by its `_id` reads (mostly one, which a segment on storage
+    /// reads from its record's first bytes without opening its postings).
+    fn term_docs(&self, field: FieldId, term: &[u8]) -> Result<Vec<DocId>> {
+        match self.postings(field, term)? {
+            Some(mut p) => all_docs(&mut *p),
+            None => Ok(Vec::new()),
+        }
+    }
+
     /// The field's norm bytes by document, when the field has norms.
     fn norms(&self, field: FieldId) -> Option<&[u8]>;
 
@@ -83,4 +93,18 @@ pub trait SegmentRead: Send + Sync {
 
     /// The fields with a binary column, ascending.
     fn binary_fields(&self) -> Vec<FieldId>;
+}
+
+/// Every document of `postings` from where it stands, ascending; a read
+/// error met on the way is the answer's.
+pub(crate) fn all_docs(postings: &mut dyn Postings) -> Result<Vec<DocId>> {
+    needle_core::read_error::clear();
+    let mut docs = Vec::new();
+    let mut doc = postings.doc();
+    while doc != needle_core::TERMINATED {
+        docs.push(doc);
+        doc = postings.advance();
+    }
+    needle_core::read_error::check()?;
+    Ok(docs)
 }

@@ -223,6 +223,14 @@ impl SegmentRead for SegmentReader {
         Ok(Some(Box::new(DiskPostings::open(&self.postings, e.offset, self.meta.max_doc)?)))
     }
 
+    fn term_docs(&self, field: FieldId, term: &[u8]) -> Result<Vec<DocId>> {
+        let Some(e) = self.term_entry(field, term) else { return Ok(Vec::new()) };
+        if let Some(doc) = crate::postings::lone_doc(&self.postings, e.offset, self.meta.max_doc)? {
+            return Ok(vec![doc]);
+        }
+        crate::segment::all_docs(&mut DiskPostings::open(&self.postings, e.offset, self.meta.max_doc)?)
+    }
+
     /// Asks for each record's first page, or its whole prefetch zone when
     /// the zone reaches the adaptive prefetch threshold, all at once; then opens them.
     fn postings_all(&self, terms: &[(FieldId, &[u8])]) -> Result<Vec<Option<Box<dyn Postings>>>> {

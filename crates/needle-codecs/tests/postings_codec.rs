@@ -3,7 +3,7 @@
 //! any target lands where a naive scan does, in short lists and in long ones
 //! whose skip list is read a page at a time.
 
-use needle_codecs::postings::{write_record, DiskPostings};
+use needle_codecs::postings::{lone_doc, write_record, DiskPostings};
 use needle_codecs::{Postings, TermPostings};
 use needle_core::{DocSet, TERMINATED};
 use needle_storage::FileSlice;
@@ -127,6 +127,19 @@ proptest! {
         }
         prop_assert_eq!(p.doc(), TERMINATED);
         prop_assert_eq!(p.advance(), TERMINATED);
+    }
+
+    /// A one-document record of up to 8 occurrences (the compact kind) gives
+    /// its doc from its first bytes; any other record is left to be opened.
+    #[test]
+    fn a_lone_record_gives_its_doc_from_its_first_bytes(l in list_of(1..4), offsets in any::<bool>()) {
+        let file = encode(&l, offsets);
+        let lone = l.docs.len() == 1 && l.freqs[0] <= 8;
+        prop_assert_eq!(lone_doc(&file, 3, ANY_DOC).unwrap(), lone.then(|| l.docs[0]));
+        if lone {
+            let past = lone_doc(&file, 3, l.docs[0]).unwrap_err().to_string();
+            prop_assert!(past.contains("doc id out of range"), "{}", past);
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use needle_codecs::SegmentRead;
-use needle_core::{deadline, Deletes, DocId, DocSet, Error, Result, TERMINATED};
+use needle_core::{deadline, Deletes, DocId, Error, Result};
 use needle_search::highlight::{
     fragments, keyword_fragments, leading_text, marked_terms, match_spans, FragmentOptions,
 };
@@ -435,20 +435,11 @@ fn highlight(
 /// Every live document with `_id` `id` (one, unless something went wrong):
 /// (view index, doc), newest first. A failed read is an error, never "none".
 pub(crate) fn find_ids(views: &[View<'_>], id: &str) -> Result<Vec<(usize, DocId)>> {
-    needle_core::read_error::clear();
     let mut found = Vec::new();
     for (i, (segment, deletes)) in views.iter().enumerate().rev() {
-        let Some(mut p) = segment.postings(ID_FIELD, id.as_bytes())? else { continue };
-        let mut in_segment = Vec::new();
-        let mut doc = p.doc();
-        while doc != TERMINATED {
-            if !deletes.is_some_and(|d| d.is_deleted(doc)) {
-                in_segment.push((i, doc));
-            }
-            doc = p.advance();
-        }
-        needle_core::read_error::check()?;
-        found.extend(in_segment.into_iter().rev());
+        let docs = segment.term_docs(ID_FIELD, id.as_bytes())?;
+        let live = docs.into_iter().rev().filter(|&doc| !deletes.is_some_and(|d| d.is_deleted(doc)));
+        found.extend(live.map(|doc| (i, doc)));
     }
     Ok(found)
 }

@@ -471,6 +471,10 @@ impl SegmentRead for UpdatedSegment {
         self.base.stored_head(doc)
     }
 
+    fn term_docs(&self, field: FieldId, term: &[u8]) -> Result<Vec<DocId>> {
+        self.base.term_docs(field, term)
+    }
+
     fn stored_frame(&self, doc: DocId) -> Result<Option<needle_codecs::docstore::Frame>> {
         match self.updates.version(doc) {
             Some(_) => Ok(None),

@@ -23,7 +23,7 @@ use needle_core::{DocId, Error, Result};
 use needle_storage::FileSlice;
 
 use super::INDEX_ENTRY_LEN;
-use crate::bitpack::{decode_block, encode_block};
+use crate::bitpack::{block_value, decode_block, encode_block, full_block_end};
 use crate::bytes::{read_vint_lenient, write_vint, ByteReader};
 use crate::BLOCK_LEN;
 
@@ -147,12 +147,29 @@ impl DocIndex {
         let (b, i) = (doc as usize / BLOCK_LEN, doc as usize % BLOCK_LEN);
         let (base, at) = self.blocks[b];
         let n = (self.count as usize - b * BLOCK_LEN).min(BLOCK_LEN);
+        let [start, len, raw_len] = match n {
+            BLOCK_LEN => self.full_block_entry(at, i),
+            _ => self.tail_block_entry(at, n, i),
+        };
+        let start = base as usize + start as usize;
+        Some((start..start + len as usize, raw_len as usize))
+    }
+
+    /// Entry `i` of the full block at `at`: its three values read alone.
+    fn full_block_entry(&self, mut at: usize, i: usize) -> [u32; 3] {
+        [0; 3].map(|_| {
+            let value = block_value(&self.packed, at, i);
+            at = full_block_end(&self.packed, at).1;
+            value
+        })
+    }
+
+    /// Entry `i` of the last block (of `n` documents, vints).
+    fn tail_block_entry(&self, mut at: usize, n: usize, i: usize) -> [u32; 3] {
         let mut values = [[0u32; BLOCK_LEN]; 3];
-        let mut pos = at;
         for v in &mut values {
-            decode_block(&self.packed, &mut pos, &mut v[..n]);
+            decode_block(&self.packed, &mut at, &mut v[..n]);
         }
-        let start = base as usize + values[0][i] as usize;
-        Some((start..start + values[1][i] as usize, values[2][i] as usize))
+        values.map(|v| v[i])
     }
 }

@@ -118,7 +118,7 @@ mod reader;
 mod skips;
 mod writer;
 
-pub use reader::{read_header, DiskPostings, RecordHeader};
+pub use reader::{lone_doc, read_header, DiskPostings, RecordHeader};
 pub use skips::PAGE_BLOCKS;
 pub use writer::{write_record, write_record_with, RecordScratch, RecordSizes};
 

@@ -8,7 +8,7 @@ use super::skips::{Sections, Skip, SkipLayout, SkipList};
 use super::{
     BlockImpact, Part, Postings, RecordSizes, Side, COMPACT, COMPACT_BLOCK, FLAG_BLOOM, FLAG_FILTERS_FIRST,
     FLAG_MIN_FREQ, FLAG_OFFSETS, FLAG_ONE_BLOCK, FLAG_PACKED_OFFSETS, FLAG_POSITIONS, FLAG_SKIP_INDEX,
-    LONE_AFTER, LONE_BEFORE, LONE_MAX_FREQ,
+    LONE_AFTER, LONE_BEFORE, LONE_FREQ_BITS, LONE_MAX_FREQ,
 };
 use crate::bitpack::{decode_block, decode_stream, full_block_end};
 use crate::bloom::{self, FilterShape};
@@ -680,6 +680,43 @@ const _: () = assert!(MAX_HEADER >= 1 + 6 * 10 + (20 + 128 * 11) + 2 * (1 + 16 *
 fn page_end(data: &FileSlice, at: usize) -> usize {
     let (_, absolute) = data.position(at);
     at + (PAGE - absolute % PAGE) as usize
+}
+
+/// The document of the record at `offset` when it is a compact
+/// one-document record, read from its flags and skip entry alone (a few
+/// bytes; no skip list, no blocks): how a document is found by its `_id`.
+/// `None` for any other record, which [`DiskPostings::open`] reads.
+pub fn lone_doc(data: &FileSlice, offset: u64, max_doc: DocId) -> Result<Option<DocId>> {
+    let name = data.name();
+    let start = usize::try_from(offset).ok().filter(|&o| o < data.len());
+    let Some(start) = start else {
+        return Err(needle_core::Error::corrupt(name, format!("term record offset {offset} out of bounds")));
+    };
+    // Flags and a vint of at most ten bytes; on the record's page but when it ends there.
+    let longest = (start + 11).min(data.len());
+    let on_page = longest.min(page_end(data, start));
+    let entry = match read_lone_entry(data, start, on_page) {
+        Err(_) if on_page < longest => read_lone_entry(data, start, longest)?,
+        read => read?,
+    };
+    let Some((entry, len)) = entry else { return Ok(None) };
+    counters::record(DataKind::Skip, data, start, len);
+    match u32::try_from(entry >> LONE_FREQ_BITS).ok().filter(|&doc| doc < max_doc) {
+        Some(doc) => Ok(Some(doc)),
+        None => Err(needle_core::Error::corrupt(name, "doc id out of range")),
+    }
+}
+
+/// A lone record's skip entry and the bytes up to its end, from `data[start..end]`.
+fn read_lone_entry(data: &FileSlice, start: usize, end: usize) -> Result<Option<(u64, usize)>> {
+    let bytes = data.read(start..end)?;
+    let mut r = ByteReader::at(data.name(), &bytes, data.position(start).1);
+    let flags = r.u8()?;
+    if flags & COMPACT != COMPACT || flags & COMPACT_BLOCK != 0 {
+        return Ok(None);
+    }
+    let entry = r.vint()?;
+    Ok(Some((entry, r.position())))
 }
 
 type Layout = (RecordHeader, Option<FilterShape>, SkipLayout);

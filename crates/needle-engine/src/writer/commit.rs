@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use fst::{IntoStreamer, Streamer};
 use needle_codecs::{termmap, SegmentRead, SegmentReader, Verify};
-use needle_core::{Deletes, DocId, DocSet, Error, Result, TERMINATED};
+use needle_core::{Deletes, DocId, Error, Result};
 use needle_index::MemView;
 use needle_storage::Directory;
 
@@ -202,14 +202,7 @@ impl SegmentSet {
         let mut replaced: Vec<(usize, DocId)> = Vec::new();
         while let Some((key, _)) = stream.next() {
             let term = &key[2..];
-            let mut docs = Vec::new();
-            if let Some(mut p) = reader.postings(ID_FIELD, term)? {
-                let mut doc = p.doc();
-                while doc != TERMINATED {
-                    docs.push(doc);
-                    doc = p.advance();
-                }
-            }
+            let docs = reader.term_docs(ID_FIELD, term)?;
             // The last copy in input order wins.
             for &d in docs.iter().rev().skip(1) {
                 own.delete(d);
