@@ -45,6 +45,7 @@ use needle_codecs::{footer, Postings, SegmentRead};
 use needle_core::{DocId, Error, FieldId, Result};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
+use smol_str::SmolStr;
 
 use crate::document::{record, DocVersion};
 use crate::schema::{FieldKind, Schema};
@@ -66,7 +67,7 @@ pub(crate) enum ColumnValue {
 struct Entry {
     value: ColumnValue,
     /// The value as given, for the document's source.
-    json: Arc<str>,
+    json: SmolStr,
     at: DocVersion,
 }
 
@@ -83,7 +84,7 @@ impl Entry {
 }
 
 /// One field's new value in an update: the field, its column value, the value as given.
-pub(crate) type FieldUpdate = (FieldId, ColumnValue, Arc<str>);
+pub(crate) type FieldUpdate = (FieldId, ColumnValue, SmolStr);
 
 /// Updates of one field in one layer.
 #[derive(Debug, Clone, Default)]
@@ -271,8 +272,8 @@ impl Updates {
     }
 
     /// The updates of `doc` (field, value as given), newest wins.
-    pub(crate) fn of_doc(&self, doc: DocId) -> Vec<(FieldId, Arc<str>)> {
-        let mut out: BTreeMap<FieldId, Arc<str>> = BTreeMap::new();
+    pub(crate) fn of_doc(&self, doc: DocId) -> Vec<(FieldId, SmolStr)> {
+        let mut out: BTreeMap<FieldId, SmolStr> = BTreeMap::new();
         for layer in &self.layers {
             for (&field, f) in &layer.fields {
                 if let Some(e) = f.values.get(&doc) {
@@ -674,6 +675,27 @@ mod tests {
             for doc in ascending.chain(reads.iter().copied()) {
                 let got = newest(&mut cursors, doc).cloned();
                 proptest::prop_assert_eq!(got, model.get(&doc).map(|&v| ColumnValue::Number(v)), "document {}", doc);
+            }
+            // Each document's version is its newest write's, its source's value the newest.
+            for &doc in model.keys() {
+                let last = writes.iter().rposition(|w| w.0 == doc).expect("written");
+                proptest::prop_assert_eq!(u.version(doc), Some(at(last as u64 + 1)));
+                proptest::prop_assert_eq!(u.of_doc(doc), vec![(1, model[&doc].to_string().into())]);
+            }
+            proptest::prop_assert_eq!(u.version(3000), None);
+            // A range filter's bounds of each block hold every value in it.
+            let values = UpdatedValues {
+                base: None,
+                layers: u.layers.clone(),
+                cursors: u.cursors(1),
+                field: 1,
+                max_doc: 3000,
+                one: [0],
+            };
+            for (&doc, &v) in &model {
+                let (_, bounds) = values.block_bounds(doc);
+                let (lo, hi) = bounds.expect("an updated block has bounds");
+                proptest::prop_assert!(lo <= v && v <= hi, "document {} value {} outside {:?}", doc, v, (lo, hi));
             }
         }
     }

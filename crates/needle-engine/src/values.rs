@@ -9,6 +9,7 @@
 
 use needle_codecs::doc_values::{double_to_sortable, sortable_to_double};
 use serde_json::Value;
+use smol_str::ToSmolStr;
 
 use crate::date_math::DateReading;
 use crate::schema::{FieldKind, Schema};
@@ -73,7 +74,7 @@ pub(crate) fn field_updates(schema: &Schema, values: &[(&str, &Value)]) -> Resul
         .iter()
         .map(|&(field, value)| {
             let (id, v) = update_value(schema, field, value)?;
-            Ok((id, v, value.to_string().into()))
+            Ok((id, v, value.to_smolstr()))
         })
         .collect()
 }
@@ -83,6 +84,11 @@ fn update_value(schema: &Schema, field: &str, value: &Value) -> Result<(FieldId,
     let kind = schema.field(id).kind;
     if kind == FieldKind::Binary {
         return Ok((id, ColumnValue::Bytes(binary_value(field, value)?.into())));
+    }
+    // A whole number of a long or date field is its column value as it is
+    // (what reading it as a document would make of it, without the text between).
+    if let (FieldKind::Long | FieldKind::Date, Some(v)) = (kind, value.as_i64()) {
+        return Ok((id, ColumnValue::Number(v)));
     }
     let indexed = crate::document::field_value(schema.field(id), value)?;
     let v = column_value(kind, &indexed)
