@@ -298,10 +298,8 @@ impl Forward {
 
     async fn delete(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
         self.member.delete_index(&self.index).await.map_err(|e| unavailable(&e))?;
-        for k in 0..sharded.shards.len() {
-            // A shard whose node is down stays on its disk, no longer part of any index.
-            let _ = self.send(sharded, k, "DELETE", "", "", None, Bytes::new()).await;
-        }
+        // A shard whose node is down stays on its disk, no longer part of any index.
+        let _ = self.send_all(sharded, "DELETE", "", "", None, Bytes::new()).await;
         Ok(respond::ok(&json!({"acknowledged": true})))
     }
 
@@ -329,19 +327,12 @@ impl Forward {
 
     /// The request sent to every shard: its answer counts them.
     async fn broadcast(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
+        let (method, rest, query) = (&self.method, &self.rest, &self.query);
+        let answers = self
+            .send_all(sharded, method, rest, query, self.content_type.as_deref(), self.body.clone())
+            .await;
         let mut failures = Vec::new();
-        for k in 0..sharded.shards.len() {
-            let sent = self
-                .send(
-                    sharded,
-                    k,
-                    &self.method,
-                    &self.rest,
-                    &self.query,
-                    self.content_type.as_deref(),
-                    self.body.clone(),
-                )
-                .await;
+        for (k, sent) in answers.into_iter().enumerate() {
             if let Err(e) = sent.and_then(|(status, value)| ok_or_error(status, value)) {
                 failures.push(shard_failure(&self.index, k, &e));
             }
@@ -359,8 +350,8 @@ impl Forward {
     async fn stats(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
         let mut summed = Value::Null;
         let mut failures = Vec::new();
-        for k in 0..sharded.shards.len() {
-            let sent = self.send(sharded, k, "GET", &self.rest, &self.query, None, Bytes::new()).await;
+        let answers = self.send_all(sharded, "GET", &self.rest, &self.query, None, Bytes::new()).await;
+        for (k, sent) in answers.into_iter().enumerate() {
             match sent.and_then(|(status, value)| ok_or_error(status, value)) {
                 Ok(Some(mut value)) => {
                     let local = shard_name(&self.index, k);
@@ -380,6 +371,21 @@ impl Forward {
         }
         summed["_shards"] = shard_counts(sharded.shards.len(), failures);
         Ok(respond::ok(&summed))
+    }
+
+    /// [`Self::send`] to every shard at once: their answers in shard order.
+    async fn send_all(
+        &self,
+        sharded: &ShardedIndex,
+        method: &str,
+        rest: &str,
+        query: &str,
+        content_type: Option<&str>,
+        body: Bytes,
+    ) -> Vec<ApiResult<(u16, Option<Value>)>> {
+        let each = (0..sharded.shards.len())
+            .map(|k| self.send(sharded, k, method, rest, query, content_type, body.clone()));
+        futures_util::future::join_all(each).await
     }
 
     /// Sends `method /{shard}/{rest}?{query}` to the node of shard `k`: its
