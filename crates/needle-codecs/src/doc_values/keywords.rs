@@ -97,17 +97,22 @@ impl KeywordValues for DiskKeywords {
 
     fn fill_ids(&mut self, docs: &[DocId], out: &mut ValueBatch) {
         self.ords.fill(docs, out);
-        let terms = self.dictionary.len() as u64;
-        // A negative ordinal reads as a large one. Tested 64 at a time
-        // without a branch each, so the test runs as one vector loop.
-        let past = |c: &[i64]| c.iter().fold(false, |past, &o| past | (o as u64 >= terms));
-        if out.all().chunks(64).any(past) {
+        if out.all().iter().fold(0, |acc, &o| acc | past_dictionary(o, self.dictionary.len())) < 0 {
             let file = self.ords.source.file.name();
             needle_core::read_error::record(Error::corrupt(file, "keyword ordinal past its dictionary"));
             out.clear();
             docs.iter().for_each(|_| out.push(&[]));
         }
     }
+}
+
+/// Negative when ordinal `o` is not one of a dictionary of `terms` values
+/// (`o` negative, or `o - terms` not): sign bits and a subtraction, which
+/// a compiler makes a vector loop over a batch (x86-64's baseline SSE2 has
+/// no 64-bit comparison to make one of `o < 0 || o >= terms`).
+fn past_dictionary(o: i64, terms: usize) -> i64 {
+    let terms = i64::try_from(terms).unwrap_or(i64::MAX);
+    o | !o.wrapping_sub(terms)
 }
 
 /// The values an in-memory keyword column has met, in order of arrival
@@ -208,6 +213,18 @@ pub fn sorted_keywords(ids: &ColumnBuf, terms: &[Arc<[u8]>], max_doc: DocId) -> 
 mod tests {
     use super::super::{encode_file, footer, ColumnRef, DocValuesReader, KIND, VERSION};
     use super::*;
+
+    #[test]
+    fn an_ordinal_is_past_a_dictionary_when_negative_or_not_below_its_size() {
+        let ords = [i64::MIN, -2, -1, 0, 1, 4, 5, 6, i64::MAX - 1, i64::MAX];
+        // A dictionary is held in memory: it has fewer than 2^63 terms.
+        for terms in [0usize, 1, 5, 6, i64::MAX as usize] {
+            for o in ords {
+                let past = o < 0 || o as u64 >= terms as u64;
+                assert_eq!(past_dictionary(o, terms) < 0, past, "ordinal {o}, {terms} terms");
+            }
+        }
+    }
     use needle_storage::FileSlice;
 
     #[test]
