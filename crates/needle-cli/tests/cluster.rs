@@ -2,7 +2,8 @@
 //! Three nodes join and every one lists all three with one cluster manager; a
 //! fourth with a taken node id is refused; the manager killed with SIGKILL
 //! drops out when its lease runs out and another node takes its role; a node
-//! stopped with SIGTERM leaves at once, long before its lease would run out.
+//! killed comes back under its id on its address at once; a node stopped
+//! with SIGTERM leaves at once, long before its lease would run out.
 
 mod common;
 
@@ -83,6 +84,22 @@ fn nodes_join_leave_and_pass_on_the_manager_role_through_etcd() {
     let manager = wait_for(a2, &["n2", "n3"]);
     assert!(manager == "n2" || manager == "n3");
     assert_eq!(wait_for(a3, &["n2", "n3"]), manager);
+
+    // Killed, n3 comes back at once under its id on its address: its key
+    // names the address the new process holds, so its old lease is ended
+    // (it would last 60 s more). A node elsewhere still may not take the id.
+    stop(n3, "-KILL");
+    let args = ["--cluster", &cluster, "--cluster-name", &name, "--node-id", "n3", "--lease-ttl", "60"];
+    let (n3, again) = common::serve_at(&dir.path().join("n3"), &a3.to_string(), &args);
+    assert_eq!(again, a3);
+    assert_eq!(wait_for(a3, &["n2", "n3"]), manager);
+    let elsewhere = Command::new(env!("CARGO_BIN_EXE_needle"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--cluster", &cluster, "--cluster-name", &name])
+        .args(["--node-id", "n3", "--data"])
+        .arg(dir.path().join("n3-elsewhere"))
+        .output()
+        .unwrap();
+    assert_eq!(elsewhere.status.code(), Some(2), "{}", String::from_utf8_lossy(&elsewhere.stderr));
 
     // Stopped cleanly, n3 leaves at once (its lease would last 60 s).
     let stopped = Instant::now();

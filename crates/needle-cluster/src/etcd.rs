@@ -42,6 +42,8 @@ pub struct Kv {
     pub key: String,
     pub value: Vec<u8>,
     pub create_revision: i64,
+    /// The lease the key was put under (0: none).
+    pub lease: LeaseId,
 }
 
 #[derive(Debug)]
@@ -177,7 +179,10 @@ fn kvs(answer: &Value) -> Result<Vec<Kv>> {
             let key = bytes("key").ok().and_then(|k| String::from_utf8(k).ok());
             let value = bytes("value").ok();
             match (key, value, number(&kv["create_revision"])) {
-                (Some(key), Some(value), Some(create_revision)) => Ok(Kv { key, value, create_revision }),
+                (Some(key), Some(value), Some(create_revision)) => {
+                    let lease = number(&kv["lease"]).unwrap_or(0);
+                    Ok(Kv { key, value, create_revision, lease })
+                }
                 _ => Err(EtcdError(format!("etcd answered a malformed key: {kv}"))),
             }
         })
@@ -220,8 +225,8 @@ mod tests {
 
     #[test]
     fn range_answers_decode() {
-        let answer = json!({"kvs": [{"key": BASE64.encode("/a"), "value": BASE64.encode("x"), "create_revision": "7"}]});
-        let want = Kv { key: "/a".into(), value: b"x".to_vec(), create_revision: 7 };
+        let answer = json!({"kvs": [{"key": BASE64.encode("/a"), "value": BASE64.encode("x"), "create_revision": "7", "lease": "12"}]});
+        let want = Kv { key: "/a".into(), value: b"x".to_vec(), create_revision: 7, lease: 12 };
         assert_eq!(kvs(&answer).unwrap(), vec![want]);
         assert!(kvs(&json!({"kvs": [{"key": "%%", "value": "", "create_revision": "1"}]})).is_err());
         assert!(kvs(&json!({"count": "0"})).unwrap().is_empty());

@@ -42,6 +42,9 @@ pub struct NodeInfo {
     pub name: String,
     /// Where it serves HTTP (`ip:port`).
     pub address: String,
+    /// The name of the machine it runs on.
+    #[serde(default)]
+    pub host: String,
     /// Its figures as of its last renewal (`_cat/nodes` cells, by column).
     #[serde(default)]
     pub figures: serde_json::Map<String, serde_json::Value>,
@@ -215,8 +218,20 @@ async fn claim(etcd: &Etcd, config: &ClusterConfig, info: &NodeInfo) -> Result<L
     if etcd.create(&key, &to_json(info), Some(lease)).await? {
         return Ok(lease);
     }
+    let held = etcd.get(&key).await?;
+    let holder = held.as_ref().and_then(|kv| serde_json::from_slice::<NodeInfo>(&kv.value).ok());
+    if let (Some(kv), Some(h)) = (&held, &holder) {
+        if restarted_here(h, info) {
+            // The key names the address this process has bound, on this
+            // machine: the process that put it is gone, its lease not yet
+            // run out. Ending that lease now lets the node rejoin at once.
+            etcd.revoke(kv.lease).await?;
+            if etcd.create(&key, &to_json(info), Some(lease)).await? {
+                return Ok(lease);
+            }
+        }
+    }
     etcd.revoke(lease).await?;
-    let holder = etcd.get(&key).await?.and_then(|kv| serde_json::from_slice::<NodeInfo>(&kv.value).ok());
     let at =
         holder.map_or_else(|| "another node".to_string(), |h| format!("the node serving at {}", h.address));
     Err(EtcdError(format!(
@@ -224,6 +239,13 @@ async fn claim(etcd: &Etcd, config: &ClusterConfig, info: &NodeInfo) -> Result<L
          until its lease runs out)",
         config.node_id, config.cluster
     )))
+}
+
+/// Whether `holder` was this node before a restart: the same machine and
+/// the same specific address (one a process serving there would still hold).
+fn restarted_here(holder: &NodeInfo, me: &NodeInfo) -> bool {
+    let specific = me.address.parse::<std::net::SocketAddr>().is_ok_and(|a| !a.ip().is_unspecified());
+    specific && !me.host.is_empty() && holder.host == me.host && holder.address == me.address
 }
 
 fn node_key(config: &ClusterConfig) -> String {

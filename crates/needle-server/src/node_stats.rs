@@ -23,7 +23,13 @@ static LAST_CPU: Mutex<(u64, u64)> = Mutex::new((0, 0));
 /// What this node tells the rest of its cluster about itself: where it
 /// serves, and its `_cat/nodes` figures now.
 pub fn node_info(id: &str, name: &str, address: SocketAddr) -> NodeInfo {
-    NodeInfo { id: id.to_string(), name: name.to_string(), address: address.to_string(), figures: figures() }
+    NodeInfo {
+        id: id.to_string(),
+        name: name.to_string(),
+        address: address.to_string(),
+        host: crate::server::hostname(),
+        figures: figures(),
+    }
 }
 
 /// The `_cat/nodes` cells that are this machine's and this process's figures, by column.

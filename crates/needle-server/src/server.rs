@@ -176,7 +176,7 @@ async fn terminated() {
     let _ = ctrl_c.await;
 }
 
-fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_string())
         .ok()

@@ -6,8 +6,13 @@ use std::process::{Child, Command, Stdio};
 
 /// Starts `needle serve` on a free port with `args` added; its stderr is drained by a thread.
 pub fn serve(data: &std::path::Path, args: &[&str]) -> (Child, SocketAddr) {
+    serve_at(data, "127.0.0.1:0", args)
+}
+
+/// [`serve`] bound to `bind`.
+pub fn serve_at(data: &std::path::Path, bind: &str, args: &[&str]) -> (Child, SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_needle"))
-        .args(["serve", "--bind", "127.0.0.1:0", "--data"])
+        .args(["serve", "--bind", bind, "--data"])
         .arg(data)
         .args(args)
         .stderr(Stdio::piped())
