@@ -39,6 +39,20 @@ fn wait_for(at: SocketAddr, names: &[&str]) -> String {
     }
 }
 
+/// What a node started with id `id` on another address says as it is
+/// refused (exit status 2).
+fn refused(data: &std::path::Path, cluster: &str, name: &str, id: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_needle"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--cluster", cluster, "--cluster-name", name])
+        .args(["--node-id", id, "--data"])
+        .arg(data)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    said
+}
+
 fn stop(mut child: Child, signal: &str) {
     let done = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
     assert!(done.success());
@@ -68,14 +82,7 @@ fn nodes_join_leave_and_pass_on_the_manager_role_through_etcd() {
     assert_eq!(health["cluster_name"], Value::String(name.clone()));
 
     // A taken id is refused, naming the node that holds it.
-    let taken = Command::new(env!("CARGO_BIN_EXE_needle"))
-        .args(["serve", "--bind", "127.0.0.1:0", "--cluster", &cluster, "--cluster-name", &name])
-        .args(["--node-id", "n2", "--data"])
-        .arg(dir.path().join("n2-again"))
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&taken.stderr);
-    assert_eq!(taken.status.code(), Some(2), "{said}");
+    let said = refused(&dir.path().join("n2-again"), &cluster, &name, "n2");
     assert!(said.contains("node id [n2]") && said.contains(&a2.to_string()), "{said}");
     assert_eq!(wait_for(a2, &["n1", "n2", "n3"]), "n1");
 
@@ -93,13 +100,7 @@ fn nodes_join_leave_and_pass_on_the_manager_role_through_etcd() {
     let (n3, again) = common::serve_at(&dir.path().join("n3"), &a3.to_string(), &args);
     assert_eq!(again, a3);
     assert_eq!(wait_for(a3, &["n2", "n3"]), manager);
-    let elsewhere = Command::new(env!("CARGO_BIN_EXE_needle"))
-        .args(["serve", "--bind", "127.0.0.1:0", "--cluster", &cluster, "--cluster-name", &name])
-        .args(["--node-id", "n3", "--data"])
-        .arg(dir.path().join("n3-elsewhere"))
-        .output()
-        .unwrap();
-    assert_eq!(elsewhere.status.code(), Some(2), "{}", String::from_utf8_lossy(&elsewhere.stderr));
+    refused(&dir.path().join("n3-elsewhere"), &cluster, &name, "n3");
 
     // Stopped cleanly, n3 leaves at once (its lease would last 60 s).
     let stopped = Instant::now();
