@@ -62,6 +62,12 @@ fn query(rng: &mut StdRng) -> Value {
 }
 
 /// Every hit as (score, id), best first, ties by id: the order both servers agree on.
+/// The `_id`s of an answer's hits, in order.
+fn ids_of(answer: &Value) -> Vec<String> {
+    let hits = answer["hits"]["hits"].as_array().cloned().unwrap_or_default();
+    hits.iter().map(|h| h["_id"].as_str().unwrap().to_string()).collect()
+}
+
 fn ranked(answer: &Value) -> Vec<(f64, String)> {
     let hits = answer["hits"]["hits"].as_array().unwrap_or_else(|| panic!("no hits: {answer}"));
     let mut out: Vec<(f64, String)> = hits
@@ -299,6 +305,63 @@ fn a_sharded_index_answers_as_one_index_would() {
         assert_eq!(ranked(&cluster), ranked(&reference), "{q}");
     }
 
+    // A scroll, continued through every node in turn: every matching document
+    // once, pages of at most `size`, the total of one index; then cleared.
+    for (query, sort) in
+        [(json!({"match_all": {}}), json!(["seq"])), (json!({"match": {"body": "fox quick"}}), Value::Null)]
+    {
+        let mut body = json!({"query": query, "size": 7});
+        if !sort.is_null() {
+            body["sort"] = sort.clone();
+        }
+        let (status, mut page) = post(at[0], "/docs/_search?scroll=1m", &body);
+        assert_eq!(status, 200, "{page}");
+        let (_, reference) = post(one, "/docs/_search", &json!({"query": query, "size": 1000}));
+        assert_eq!(page["hits"]["total"], reference["hits"]["total"], "{query}");
+        let mut want: Vec<String> = ids_of(&reference);
+        let mut seen = Vec::new();
+        for turn in 1.. {
+            let hits = page["hits"]["hits"].as_array().unwrap().clone();
+            assert!(hits.len() <= 7, "a page of {}", hits.len());
+            if hits.is_empty() {
+                break;
+            }
+            assert!(hits.iter().all(|h| h["_index"] == "docs"));
+            if !sort.is_null() {
+                let seqs: Vec<u64> = hits.iter().map(|h| h["sort"][0].as_u64().unwrap()).collect();
+                assert!(seqs.windows(2).all(|w| w[0] < w[1]), "a page in the sort's order: {seqs:?}");
+            }
+            seen.extend(ids_of(&page));
+            let id = page["_scroll_id"].clone();
+            let next = post(at[turn % 3], "/_search/scroll", &json!({"scroll": "1m", "scroll_id": id}));
+            assert_eq!(next.0, 200, "{}", next.1);
+            page = next.1;
+            assert!(turn < 200, "the scroll never ended");
+        }
+        seen.sort();
+        want.sort();
+        assert_eq!(seen, want, "{query}");
+        let id = page["_scroll_id"].clone();
+        let cleared = send(
+            at[1],
+            "DELETE",
+            "/_search/scroll",
+            Some(json!({"scroll_id": id}).to_string().as_bytes()),
+            &[],
+        );
+        // Every shard's scroll was freed as it ran out.
+        assert_eq!((cleared.status, cleared.json()["num_freed"].clone()), (404, json!(0)));
+    }
+    // A scroll cleared early is gone on every node.
+    let (_, page) = post(at[2], "/docs/_search?scroll=1m", &json!({"size": 5}));
+    let id = page["_scroll_id"].as_str().unwrap().to_string();
+    let cleared = send(at[0], "DELETE", &format!("/_search/scroll/{id}"), None, &[]).json();
+    assert_eq!(cleared["num_freed"], 3, "{cleared}");
+    let (status, gone) = post(at[1], "/_search/scroll", &json!({"scroll_id": id}));
+    assert_eq!(status, 404, "{gone}");
+    let (status, refused) = post(at[0], "/docs/_search?scroll=1m", &json!({"from": 3}));
+    assert_eq!(status, 400, "{refused}");
+
     // A document through any node: read, updated, deleted.
     let got = send(at[2], "GET", "/docs/_doc/7", None, &[]).json();
     assert_eq!((got["found"].clone(), got["_index"].clone()), (json!(true), json!("docs")));
@@ -315,9 +378,6 @@ fn a_sharded_index_answers_as_one_index_would() {
     assert_eq!(post(at[1], "/docs/_count", &json!({})).1["count"], n);
 
     // Not coordinated yet: a 400 naming it; the index's mapping through any node.
-    let (status, refused) = post(at[0], "/docs/_search?scroll=1m", &json!({}));
-    assert_eq!(status, 400, "{refused}");
-    assert!(refused["error"]["reason"].as_str().unwrap().contains("[scroll] not supported yet"), "{refused}");
     let top = json!({"aggs": {"tags": {"terms": {"field": "tag"}, "aggs": {"best": {"top_hits": {}}}}}});
     let (status, refused) = post(at[0], "/docs/_search", &top);
     assert_eq!(status, 400, "{refused}");

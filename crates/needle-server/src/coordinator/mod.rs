@@ -9,15 +9,17 @@
 //! handlers as any request, so a shard is served exactly as a one-node index.
 //!
 //! `_bulk` and `_mget` are split by node (`bulk.rs`, `mget.rs`); `_cat/indices`
-//! and `_cat/shards` list the cluster's indexes (`cat.rs`). What is not
-//! coordinated yet is refused with a 400 naming it: scrolls and sorts by
-//! `_doc` over a cluster's index; multi-index expressions reach only this
+//! and `_cat/shards` list the cluster's indexes (`cat.rs`); a scroll is each
+//! shard's own scroll, named by one id (`scroll.rs`). What is not coordinated
+//! yet is refused with a 400 naming it: sorts by `_doc` and aggregations in a
+//! scroll over a cluster's index; multi-index expressions reach only this
 //! node's own indexes. Writes reach one copy (replicas and the replicated
 //! ingest log are to come), so a shard whose node is down is unavailable.
 
 mod bulk;
 mod cat;
 mod mget;
+mod scroll;
 mod search;
 
 use axum::extract::{Request, State};
@@ -54,6 +56,9 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
     if let Some((listing, expression)) = cat::listing_of(&path).filter(|_| method == "GET") {
         let answered = cat::cat(&app, &member, request, listing, &expression).await;
         return answered.unwrap_or_else(IntoResponse::into_response);
+    }
+    if path == "/_search/scroll" || path.starts_with("/_search/scroll/") {
+        return scroll::around(&app, &member, request, next).await;
     }
     let bulk = matches!(method.as_str(), "POST" | "PUT").then(|| many_of(&path, "_bulk")).flatten();
     let mget = matches!(method.as_str(), "GET" | "POST").then(|| many_of(&path, "_mget")).flatten();

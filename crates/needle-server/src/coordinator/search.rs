@@ -19,6 +19,7 @@ use needle_cluster::{shard_name, ShardedIndex};
 use serde_json::{json, Map, Value};
 use tokio::task::JoinSet;
 
+use super::scroll::ClusterScroll;
 use super::{fetch, ok_or_error, rename_index, shard_failure, Forward};
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
@@ -36,9 +37,7 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     if let Some(key) = NOT_YET.iter().find(|k| body.contains_key(**k)) {
         return Err(not_yet(&format!("[{key}]"), &call.index));
     }
-    if call.url_query.split('&').any(|p| p.starts_with("scroll=")) {
-        return Err(not_yet("[scroll]", &call.index));
-    }
+    let scroll = call.url_query.split('&').any(|p| p.starts_with("scroll="));
     let keys = sort_keys(&body, &call.url_query)?;
     let track = tracked_hits(&body, &call.url_query);
     if keys.iter().any(SortSpec::is_doc) {
@@ -47,6 +46,12 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     let from = body.get("from").and_then(Value::as_u64).unwrap_or(0);
     let size = body.get("size").and_then(Value::as_u64).unwrap_or(10);
     let aggs = body.get("aggs").or_else(|| body.get("aggregations")).cloned();
+    if scroll && from > 0 {
+        return Err(ApiError::illegal_argument("using [from] is not allowed in a scroll context"));
+    }
+    if scroll && aggs.is_some() {
+        return Err(not_yet("[aggs] in a scroll", &call.index));
+    }
 
     let mut failures = Vec::new();
     // The query as the search gives it: in the body, or the URL's `q`.
@@ -67,7 +72,14 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
         }
     }
     body.insert("from".into(), json!(0));
-    body.insert("size".into(), json!(from + size));
+    // A scroll's page holds each shard's next share of `size` (one at least);
+    // a search's, the best `from + size` of all.
+    let per_shard = match scroll {
+        true => (size / answering.len().max(1) as u64).max(1),
+        false => from + size,
+    };
+    body.insert("size".into(), json!(per_shard));
+    let sort_given = body.get("sort").cloned().or_else(|| url_sort(&call.url_query).map(Value::String));
     body.insert("needle_corpus".into(), Value::Array(corpus));
     if aggs.is_some() {
         body.insert("needle_gathered".into(), json!(true));
@@ -88,8 +100,31 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
         Some(aggs) => Some(aggregate(call, sharded, aggs, &mut answers).await?),
         None => None,
     };
+    let n = sharded.shards.len();
+    if scroll {
+        let mut open = Vec::new();
+        for (k, answer) in &answers {
+            let node = &sharded.shards[*k];
+            let hits = answer["hits"]["hits"].as_array().map_or(0, Vec::len);
+            match answer["_scroll_id"].as_str() {
+                Some(id) if hits > 0 => open.push((*k, node.clone(), id.to_string())),
+                Some(id) => super::scroll::free(call.api_key.as_deref(), &call.member, node, id).await,
+                None => {}
+            }
+        }
+        let page = Page { from: 0, size: u64::MAX, keys, track };
+        let mut answer = merged(&call.index, n, answers, failures, &page, started);
+        let id = ClusterScroll {
+            index: call.index.clone(),
+            shards: n,
+            sort: sort_given.unwrap_or_default(),
+            open,
+        };
+        answer["_scroll_id"] = json!(id.id());
+        return Ok(respond::ok(&super::scroll::with_id_first(answer)));
+    }
     let page = Page { from, size, keys, track };
-    let mut answer = merged(call, sharded.shards.len(), answers, failures, &page, started);
+    let mut answer = merged(&call.index, n, answers, failures, &page, started);
     if let Some(aggregations) = aggregations {
         answer["aggregations"] = aggregations;
     }
@@ -118,7 +153,7 @@ async fn aggregate(
 
 /// Every shard failed: their failures, under the status they share when
 /// all were refused as bad requests (else unavailable).
-fn all_failed(failures: Vec<Value>) -> ApiError {
+pub(super) fn all_failed(failures: Vec<Value>) -> ApiError {
     let statuses: Vec<u64> = failures.iter().filter_map(|f| f["status"].as_u64()).collect();
     let status = match statuses.first() {
         Some(&s) if (400..500).contains(&s) && statuses.iter().all(|&t| t == s) => s as u16,
@@ -146,17 +181,17 @@ pub async fn count(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Response
 }
 
 /// The page asked for: where it starts, its length, and the sort's keys.
-struct Page {
-    from: u64,
-    size: u64,
-    keys: Vec<SortSpec>,
+pub(super) struct Page {
+    pub from: u64,
+    pub size: u64,
+    pub keys: Vec<SortSpec>,
     /// Up to how many hits the total counts exactly.
-    track: u64,
+    pub track: u64,
 }
 
-/// The shards' pages merged into the page `from..from + size`.
-fn merged(
-    call: &Forward,
+/// The shards' pages of `index` merged into the page `from..from + size`.
+pub(super) fn merged(
+    index: &str,
     n: usize,
     answers: Vec<(usize, Value)>,
     failures: Vec<Value>,
@@ -177,10 +212,10 @@ fn merged(
         if let Some(score) = answer["hits"]["max_score"].as_f64() {
             max_score = Some(max_score.map_or(score, |m: f64| m.max(score)));
         }
-        let local = shard_name(&call.index, k);
+        let local = shard_name(index, k);
         let list = answer["hits"]["hits"].take();
         for (rank, mut hit) in list.as_array().cloned().unwrap_or_default().into_iter().enumerate() {
-            rename_index(&mut hit, &local, &call.index);
+            rename_index(&mut hit, &local, index);
             hits.push((hit["_score"].as_f64().unwrap_or(f64::NEG_INFINITY), k, rank, hit));
         }
     }
@@ -276,14 +311,26 @@ fn tracked_hits(body: &Map<String, Value>, url_query: &str) -> u64 {
 
 /// The keys of the body's `sort`, else of the URL's `sort` parameter.
 fn sort_keys(body: &Map<String, Value>, url_query: &str) -> ApiResult<Vec<SortSpec>> {
-    if let Some(given) = body.get("sort") {
-        return sort::parse(given);
+    match body.get("sort") {
+        Some(given) => sort::parse(given),
+        None => sort_keys_of(&url_sort(url_query).map_or(Value::Null, Value::String)),
     }
-    let param = url_query.split('&').find_map(|p| p.strip_prefix("sort="));
-    match param {
-        Some(param) => sort::parse_param(&percent_encoding::percent_decode_str(param).decode_utf8_lossy()),
-        None => Ok(Vec::new()),
+}
+
+/// The keys of a `sort` as given: in a body (JSON), or a URL's parameter (a
+/// string); none when `null`.
+pub(super) fn sort_keys_of(sort: &Value) -> ApiResult<Vec<SortSpec>> {
+    match sort {
+        Value::Null => Ok(Vec::new()),
+        Value::String(param) => sort::parse_param(param),
+        given => sort::parse(given),
     }
+}
+
+/// The URL's `sort` parameter, decoded.
+fn url_sort(url_query: &str) -> Option<String> {
+    let param = url_query.split('&').find_map(|p| p.strip_prefix("sort="))?;
+    Some(percent_encoding::percent_decode_str(param).decode_utf8_lossy().into_owned())
 }
 
 fn body_object(call: &Forward) -> ApiResult<Map<String, Value>> {
