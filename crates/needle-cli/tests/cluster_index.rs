@@ -362,6 +362,38 @@ fn a_sharded_index_answers_as_one_index_would() {
     let (status, refused) = post(at[0], "/docs/_search?scroll=1m", &json!({"from": 3}));
     assert_eq!(status, 400, "{refused}");
 
+    // Sorted by `_doc` (alone, or after a field): hits go shard by shard, and
+    // pages by `search_after` through any node give the whole list, each hit once.
+    for sort in [json!(["_doc"]), json!([{"tag": "asc"}, "_doc"])] {
+        let (status, whole) = post(at[0], "/docs/_search", &json!({"sort": sort, "size": n}));
+        assert_eq!(status, 200, "{whole}");
+        let all = ids_of(&whole);
+        let mut sorted = all.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), n, "every document once: {sort}");
+        let mut paged = Vec::new();
+        let mut after: Option<Value> = None;
+        for turn in 0.. {
+            let mut body = json!({"sort": sort, "size": 17});
+            if let Some(after) = &after {
+                body["search_after"] = after.clone();
+            }
+            let (status, page) = post(at[turn % 3], "/docs/_search", &body);
+            assert_eq!(status, 200, "{page}");
+            let hits = page["hits"]["hits"].as_array().unwrap();
+            if hits.is_empty() {
+                break;
+            }
+            paged.extend(ids_of(&page));
+            after = Some(hits.last().unwrap()["sort"].clone());
+            assert!(turn < 100);
+        }
+        assert_eq!(paged, all, "{sort}");
+    }
+    let (status, refused) = post(at[1], "/docs/_search", &json!({"sort": [{"_doc": "desc"}]}));
+    assert_eq!(status, 400, "{refused}");
+
     // A document through any node: read, updated, deleted.
     let got = send(at[2], "GET", "/docs/_doc/7", None, &[]).json();
     assert_eq!((got["found"].clone(), got["_index"].clone()), (json!(true), json!("docs")));

@@ -158,9 +158,10 @@ impl Resolved {
         Value::Array(shown.collect())
     }
 
-    /// `search_after`'s values as this index's sort values.
-    pub fn after(&self, values: &[Value], specs: &[SortSpec]) -> ApiResult<Vec<SortValue>> {
-        if values.len() != self.keys.len() {
+    /// `search_after`'s values as this index's sort values; with
+    /// `leading`, fewer values than keys bound the leading keys only.
+    pub fn after(&self, values: &[Value], specs: &[SortSpec], leading: bool) -> ApiResult<Vec<SortValue>> {
+        if values.len() > self.keys.len() || (values.len() < self.keys.len() && !leading) {
             return Err(ApiError::illegal_argument(format!(
                 "search_after has {} value(s) but sort has {}.",
                 values.len(),

@@ -213,6 +213,7 @@ pub fn sorted_keywords(ids: &ColumnBuf, terms: &[Arc<[u8]>], max_doc: DocId) -> 
 mod tests {
     use super::super::{encode_file, footer, ColumnRef, DocValuesReader, KIND, VERSION};
     use super::*;
+    use needle_storage::FileSlice;
 
     #[test]
     fn an_ordinal_is_past_a_dictionary_when_negative_or_not_below_its_size() {
@@ -225,7 +226,6 @@ mod tests {
             }
         }
     }
-    use needle_storage::FileSlice;
 
     #[test]
     fn keyword_columns_round_trip_as_sorted_ordinals() {

@@ -40,8 +40,9 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     let scroll = call.url_query.split('&').any(|p| p.starts_with("scroll="));
     let keys = sort_keys(&body, &call.url_query)?;
     let track = tracked_hits(&body, &call.url_query);
-    if keys.iter().any(SortSpec::is_doc) {
-        return Err(not_yet("[sort] by [_doc]", &call.index));
+    let doc_key = keys.iter().position(SortSpec::is_doc);
+    if doc_key.is_some_and(|p| keys[p].is_descending()) {
+        return Err(not_yet("[sort] by [_doc] descending", &call.index));
     }
     let from = body.get("from").and_then(Value::as_u64).unwrap_or(0);
     let size = body.get("size").and_then(Value::as_u64).unwrap_or(10);
@@ -84,9 +85,18 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     if aggs.is_some() {
         body.insert("needle_gathered".into(), json!(true));
     }
+    // A place by `_doc` names a shard and a document in it: each shard pages from its part of it.
+    let doc_after = doc_key.zip(body.get("search_after").and_then(Value::as_array).cloned());
+    let shard_bodies = match &doc_after {
+        Some((p, values)) => Some(shard_afters(&body, *p, values, sharded.shards.len())?),
+        None => None,
+    };
     let round2 = Bytes::from(Value::Object(body).to_string());
     let mut answers = Vec::new();
-    let round2_of = |k| answering.contains(&k).then(|| round2.clone());
+    let round2_of = |k: usize| {
+        let body = shard_bodies.as_ref().map_or_else(|| round2.clone(), |bodies| bodies[k].clone());
+        answering.contains(&k).then_some(body)
+    };
     for (k, answer) in to_every_shard(call, sharded, "_search", &call.query, &round2_of).await {
         match answer {
             Ok(answer) => answers.push((k, answer.unwrap_or_default())),
@@ -214,8 +224,12 @@ pub(super) fn merged(
         }
         let local = shard_name(index, k);
         let list = answer["hits"]["hits"].take();
+        let doc_key = page.keys.iter().position(SortSpec::is_doc);
         for (rank, mut hit) in list.as_array().cloned().unwrap_or_default().into_iter().enumerate() {
             rename_index(&mut hit, &local, index);
+            if let Some(doc) = doc_key.and_then(|p| hit["sort"].get_mut(p)) {
+                *doc = json!(cluster_doc(k, doc.as_u64().unwrap_or(0)));
+            }
             hits.push((hit["_score"].as_f64().unwrap_or(f64::NEG_INFINITY), k, rank, hit));
         }
     }
@@ -249,6 +263,45 @@ pub(super) fn merged(
         "_shards": shards(n, failures),
         "hits": out_hits,
     })
+}
+
+/// A hit's `_doc` sort value over a cluster: its shard, then its document
+/// in the shard (a shard's documents are numbered below 2^32), so hits go
+/// shard by shard and a place names the shard it is in.
+fn cluster_doc(shard: usize, doc: u64) -> u64 {
+    ((shard as u64) << 32) | doc.min(u64::from(u32::MAX) - 1)
+}
+
+/// Each shard's search body for a `search_after` of `values` whose key `p`
+/// is `_doc` (a [`cluster_doc`]): the shard it names pages after the
+/// document in it; a shard before it has nothing left at that place (past
+/// its every document); one after it pages from the first hit equal on the
+/// keys before `_doc` (them alone bounding it, or from the start).
+fn shard_afters(body: &Map<String, Value>, p: usize, values: &[Value], n: usize) -> ApiResult<Vec<Bytes>> {
+    let place = values.get(p).and_then(Value::as_u64).ok_or_else(|| {
+        ApiError::illegal_argument(format!(
+            "search_after value for [_doc] must be a whole number, not {values:?}"
+        ))
+    })?;
+    let (shard, doc) = ((place >> 32) as usize, place & u64::from(u32::MAX));
+    let bodies = (0..n).map(|k| {
+        let mut body = body.clone();
+        let mut after = values.to_vec();
+        match k.cmp(&shard) {
+            Ordering::Equal => after[p] = json!(doc),
+            Ordering::Less => after[p] = json!(u64::MAX),
+            Ordering::Greater => {
+                after.truncate(p);
+                body.insert("needle_after_leading".into(), json!(true));
+            }
+        }
+        match after.is_empty() {
+            true => body.remove("search_after"),
+            false => body.insert("search_after".into(), Value::Array(after)),
+        };
+        Bytes::from(Value::Object(body).to_string())
+    });
+    Ok(bodies.collect())
 }
 
 /// A search's `_shards`: the counts, and none skipped.

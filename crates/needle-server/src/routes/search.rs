@@ -110,6 +110,11 @@ pub struct Request {
     /// answered as bytes (`needle_gathered`, base64) for a node that merges
     /// them with other shards' (`_needle/aggregate`), not answered here.
     gathered_only: bool,
+    /// `needle_after_leading: true`: `search_after` may hold fewer values
+    /// than the sort has keys, bounding the leading keys only (a hit equal
+    /// on them comes after): how a cluster's coordinator pages a shard
+    /// from the first of the hits equal on the keys before `_doc`.
+    after_leading: bool,
 }
 
 struct Highlight {
@@ -344,7 +349,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
                 Some(place.after_in(n, request.sort.last().is_some_and(SortSpec::is_descending)))
             }
             (_, _, Some(place)) => Some(place.values.clone()),
-            (Some(r), Some(values), None) => Some(r.after(values, &request.sort)?),
+            (Some(r), Some(values), None) => Some(r.after(values, &request.sort, request.after_leading)?),
             _ => None,
         };
         let scored = resolved.as_ref().is_none_or(|r| r.by_score()) || request.track_scores;
@@ -794,6 +799,7 @@ impl Request {
             dfs: false,
             corpus: None,
             gathered_only: false,
+            after_leading: false,
         }
     }
 }
@@ -894,6 +900,7 @@ fn apply_body_key(r: &mut Request, key: &str, value: Value) -> ApiResult<()> {
         "stats" => {}
         "needle_corpus" => r.corpus = Some(corpus_value(&value)?),
         "needle_gathered" => r.gathered_only = bool_value(key, &value)?,
+        "needle_after_leading" => r.after_leading = bool_value(key, &value)?,
         "stored_fields" => r.source.fetch = stored_fields(&value)?,
         "post_filter" | "rescore" | "collapse" | "suggest" | "script_fields" | "min_score"
         | "indices_boost" | "knn" | "pit" | "runtime_mappings" | "slice" | "terminate_after" | "fields" => {
