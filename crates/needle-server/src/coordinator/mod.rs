@@ -11,7 +11,7 @@
 //! `_bulk` and `_mget` are split by node (`bulk.rs`, `mget.rs`); `_cat/indices`
 //! and `_cat/shards` list the cluster's indexes (`cat.rs`); a scroll is each
 //! shard's own scroll, named by one id (`scroll.rs`). What is not coordinated
-//! yet is refused with a 400 naming it: descending sorts by `_doc` and aggregations in a
+//! yet is refused with a 400 naming it: aggregations in a
 //! scroll over a cluster's index; multi-index expressions reach only this
 //! node's own indexes. Writes reach one copy (replicas and the replicated
 //! ingest log are to come), so a shard whose node is down is unavailable.

@@ -41,9 +41,6 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     let keys = sort_keys(&body, &call.url_query)?;
     let track = tracked_hits(&body, &call.url_query);
     let doc_key = keys.iter().position(SortSpec::is_doc);
-    if doc_key.is_some_and(|p| keys[p].is_descending()) {
-        return Err(not_yet("[sort] by [_doc] descending", &call.index));
-    }
     let from = body.get("from").and_then(Value::as_u64).unwrap_or(0);
     let size = body.get("size").and_then(Value::as_u64).unwrap_or(10);
     let aggs = body.get("aggs").or_else(|| body.get("aggregations")).cloned();
@@ -88,7 +85,9 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     // A place by `_doc` names a shard and a document in it: each shard pages from its part of it.
     let doc_after = doc_key.zip(body.get("search_after").and_then(Value::as_array).cloned());
     let shard_bodies = match &doc_after {
-        Some((p, values)) => Some(shard_afters(&body, *p, values, sharded.shards.len())?),
+        Some((p, values)) => {
+            Some(shard_afters(&body, *p, keys[*p].is_descending(), values, sharded.shards.len())?)
+        }
         None => None,
     };
     let round2 = Bytes::from(Value::Object(body).to_string());
@@ -273,11 +272,18 @@ fn cluster_doc(shard: usize, doc: u64) -> u64 {
 }
 
 /// Each shard's search body for a `search_after` of `values` whose key `p`
-/// is `_doc` (a [`cluster_doc`]): the shard it names pages after the
-/// document in it; a shard before it has nothing left at that place (past
-/// its every document); one after it pages from the first hit equal on the
+/// is `_doc` (a [`cluster_doc`]; `descending`: shards and documents from
+/// the last): the shard it names pages after the document in it; a shard
+/// ranked before it has nothing left at that place (past its every
+/// document); one ranked after it pages from the first hit equal on the
 /// keys before `_doc` (them alone bounding it, or from the start).
-fn shard_afters(body: &Map<String, Value>, p: usize, values: &[Value], n: usize) -> ApiResult<Vec<Bytes>> {
+fn shard_afters(
+    body: &Map<String, Value>,
+    p: usize,
+    descending: bool,
+    values: &[Value],
+    n: usize,
+) -> ApiResult<Vec<Bytes>> {
     let place = values.get(p).and_then(Value::as_u64).ok_or_else(|| {
         ApiError::illegal_argument(format!(
             "search_after value for [_doc] must be a whole number, not {values:?}"
@@ -287,9 +293,10 @@ fn shard_afters(body: &Map<String, Value>, p: usize, values: &[Value], n: usize)
     let bodies = (0..n).map(|k| {
         let mut body = body.clone();
         let mut after = values.to_vec();
-        match k.cmp(&shard) {
+        let ranked = if descending { shard.cmp(&k) } else { k.cmp(&shard) };
+        match ranked {
             Ordering::Equal => after[p] = json!(doc),
-            Ordering::Less => after[p] = json!(u64::MAX),
+            Ordering::Less => after[p] = json!(if descending { 0 } else { u64::MAX }),
             Ordering::Greater => {
                 after.truncate(p);
                 body.insert("needle_after_leading".into(), json!(true));
