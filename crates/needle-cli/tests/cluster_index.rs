@@ -222,8 +222,7 @@ fn a_sharded_index_answers_as_one_index_would() {
         };
         assert_eq!(values(&cluster), values(&reference), "{sorted}");
         let ids = |a: &Value| {
-            let mut ids: Vec<String> =
-                a["hits"]["hits"].as_array().unwrap().iter().map(|h| h["_id"].to_string()).collect();
+            let mut ids = ids_of(a);
             ids.sort();
             ids
         };

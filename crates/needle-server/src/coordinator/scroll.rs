@@ -67,14 +67,15 @@ pub async fn around(app: &Shared, member: &Member, request: Request, next: Next)
         Ok(body) => body,
         Err(e) => return crate::call::too_large(&e, app.max_body).into_response(),
     };
-    let ids = given_ids(parts.uri.path(), parts.uri.query().unwrap_or_default(), &body);
+    let given: Value = serde_json::from_slice(&body).unwrap_or_default();
+    let ids = given_ids(parts.uri.path(), parts.uri.query().unwrap_or_default(), &given);
     if !ids.iter().any(|id| id.starts_with(PREFIX)) {
         return next.run(Request::from_parts(parts, Body::from(body))).await;
     }
     let answered = match parts.method.as_str() {
         "DELETE" => clear(app.api_key.as_deref(), member, &ids).await,
         _ => {
-            let keep = keep_alive(parts.uri.query().unwrap_or_default(), &body);
+            let keep = keep_alive(parts.uri.query().unwrap_or_default(), &given);
             continue_scroll(app.api_key.as_deref(), member, &ids[0], keep).await
         }
     };
@@ -82,7 +83,7 @@ pub async fn around(app: &Shared, member: &Member, request: Request, next: Next)
 }
 
 /// The scroll ids a request names: in its path, its URL's `scroll_id`, or its body's.
-fn given_ids(path: &str, query: &str, body: &[u8]) -> Vec<String> {
+fn given_ids(path: &str, query: &str, body: &Value) -> Vec<String> {
     let split = |text: &str| text.split(',').map(str::to_string).collect::<Vec<_>>();
     if let Some(id) = path.strip_prefix("/_search/scroll/").filter(|id| !id.is_empty()) {
         return split(&percent_decode_str(id).decode_utf8_lossy());
@@ -90,18 +91,17 @@ fn given_ids(path: &str, query: &str, body: &[u8]) -> Vec<String> {
     if let Some(id) = query.split('&').find_map(|p| p.strip_prefix("scroll_id=")) {
         return split(&percent_decode_str(id).decode_utf8_lossy());
     }
-    match serde_json::from_slice::<Value>(body).ok().map(|mut b| b["scroll_id"].take()) {
-        Some(Value::String(id)) => vec![id],
-        Some(Value::Array(ids)) => ids.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+    match &body["scroll_id"] {
+        Value::String(id) => vec![id.clone()],
+        Value::Array(ids) => ids.iter().filter_map(Value::as_str).map(str::to_string).collect(),
         _ => Vec::new(),
     }
 }
 
 /// The request's new keep-alive (`scroll`), in the body or the URL.
-fn keep_alive(query: &str, body: &[u8]) -> Option<String> {
-    let in_body =
-        serde_json::from_slice::<Value>(body).ok().and_then(|b| b["scroll"].as_str().map(str::to_string));
-    in_body.or_else(|| query.split('&').find_map(|p| p.strip_prefix("scroll=")).map(str::to_string))
+fn keep_alive(query: &str, body: &Value) -> Option<String> {
+    let in_url = || query.split('&').find_map(|p| p.strip_prefix("scroll=")).map(str::to_string);
+    body["scroll"].as_str().map(str::to_string).or_else(in_url)
 }
 
 /// The next page: each open shard's next hits, merged.
@@ -171,17 +171,12 @@ async fn on_nodes(
     let view = member.view();
     let each = scroll.open.iter().map(|(shard, node, node_id)| {
         let address = view.address_of(node).map(str::to_string);
-        let mut body = json!({"scroll_id": node_id});
-        if let Some(keep) = keep {
-            body["scroll"] = json!(keep);
-        }
         async move {
             let Some(address) = address else {
                 let why = format!("its node [{node}] is not in the cluster");
                 return Err(shard_unavailable(&scroll.index, *shard, &why));
             };
-            let body = Bytes::from(body.to_string());
-            fetch(api_key, &address, method, "/_search/scroll", Some("application/json"), body)
+            node_scroll(api_key, &address, method, node_id, keep)
                 .await
                 .map_err(|e| shard_unavailable(&scroll.index, *shard, &e))
                 .and_then(|(status, value)| ok_or_error(status, value))
@@ -194,8 +189,23 @@ async fn on_nodes(
 /// Frees a finished shard's scroll at its node (it would expire anyway).
 pub async fn free(api_key: Option<&str>, member: &Member, node: &str, node_id: &str) {
     let Some(address) = member.view().address_of(node).map(str::to_string) else { return };
-    let body = Bytes::from(json!({"scroll_id": node_id}).to_string());
-    let _ = fetch(api_key, &address, "DELETE", "/_search/scroll", Some("application/json"), body).await;
+    let _ = node_scroll(api_key, &address, "DELETE", node_id, None).await;
+}
+
+/// `method /_search/scroll` of a node's scroll `node_id` (with a new keep-alive, when given).
+async fn node_scroll(
+    api_key: Option<&str>,
+    address: &str,
+    method: &str,
+    node_id: &str,
+    keep: Option<&str>,
+) -> Result<(u16, Option<Value>), String> {
+    let mut body = json!({"scroll_id": node_id});
+    if let Some(keep) = keep {
+        body["scroll"] = json!(keep);
+    }
+    let body = Bytes::from(body.to_string());
+    fetch(api_key, address, method, "/_search/scroll", Some("application/json"), body).await
 }
 
 /// A search answer with `_scroll_id` first, as Elasticsearch shows it.
@@ -235,10 +245,12 @@ mod tests {
 
     #[test]
     fn ids_are_read_from_the_path_the_url_or_the_body() {
-        assert_eq!(given_ids("/_search/scroll/a,b", "", b""), ["a", "b"]);
-        assert_eq!(given_ids("/_search/scroll", "scroll=1m&scroll_id=c", b""), ["c"]);
-        assert_eq!(given_ids("/_search/scroll", "", br#"{"scroll_id": "d"}"#), ["d"]);
-        assert_eq!(given_ids("/_search/scroll", "", br#"{"scroll_id": ["e", "f"]}"#), ["e", "f"]);
-        assert!(given_ids("/_search/scroll", "", b"not json").is_empty());
+        assert_eq!(given_ids("/_search/scroll/a,b", "", &Value::Null), ["a", "b"]);
+        assert_eq!(given_ids("/_search/scroll", "scroll=1m&scroll_id=c", &Value::Null), ["c"]);
+        assert_eq!(given_ids("/_search/scroll", "", &json!({"scroll_id": "d"})), ["d"]);
+        assert_eq!(given_ids("/_search/scroll", "", &json!({"scroll_id": ["e", "f"]})), ["e", "f"]);
+        assert!(given_ids("/_search/scroll", "", &json!("not an object")).is_empty());
+        assert_eq!(keep_alive("scroll=2m", &json!({"scroll": "1m"})).as_deref(), Some("1m"));
+        assert_eq!(keep_alive("scroll=2m", &Value::Null).as_deref(), Some("2m"));
     }
 }
