@@ -276,6 +276,8 @@ fn a_sharded_index_answers_as_one_index_would() {
         assert_eq!(counted["count"], counted_one["count"], "{query}");
     }
 
+    several_indexes(&at, one, &mut rng);
+
     // `_mget` of documents on every shard, in the order asked, as one node answers it.
     let wanted = json!({"docs": [{"_id": "5"}, {"_id": "12", "_source": ["title"]}, {"_id": "nope"},
                                  {"_index": "missing", "_id": "1"}, {"_id": "200"}], "ids": ["33", "34"]});
@@ -472,6 +474,85 @@ fn a_sharded_index_answers_as_one_index_would() {
         assert_eq!(gone.status, 404, "{}", gone.text());
         assert_eq!(gone.json()["error"]["type"], "index_not_found_exception");
     }
+}
+
+/// Searches over several indexes (`docs` and a second, `more`, of two
+/// shards), named by a list, a wildcard or none: the hits, scores and totals
+/// of the reference server given the same indexes, each index scored with its
+/// own statistics, or all with theirs summed (`dfs_query_then_fetch`); a
+/// scroll over both, through every node; a name that names nothing is a 404,
+/// a wildcard matching nothing an empty answer.
+fn several_indexes(at: &[SocketAddr], one: SocketAddr, rng: &mut StdRng) {
+    let mut with_shards: Value = serde_json::from_str(MAPPINGS).unwrap();
+    with_shards["settings"] = json!({"number_of_shards": 2});
+    put(at[2], "/more", &with_shards);
+    put(one, "/more", &serde_json::from_str(MAPPINGS).unwrap());
+    for i in 0..60 {
+        let doc = random::document(rng, 1000 + i);
+        put(at[i % 3], &format!("/more/_doc/m{i}"), &doc);
+        put(one, &format!("/more/_doc/m{i}"), &doc);
+    }
+    post(at[0], "/more/_refresh", &json!({}));
+    post(one, "/more/_refresh", &json!({}));
+    let by_index = |answer: &Value| {
+        let hits = answer["hits"]["hits"].as_array().unwrap_or_else(|| panic!("no hits: {answer}"));
+        let mut out: Vec<(String, String, String)> = hits
+            .iter()
+            .map(|h| {
+                let (index, id) = (h["_index"].as_str().unwrap(), h["_id"].as_str().unwrap());
+                (format!("{:.6}", h["_score"].as_f64().unwrap_or(0.0)), index.to_string(), id.to_string())
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    for q in 0..12 {
+        let body = json!({"query": query(rng), "size": 400});
+        let path =
+            ["/docs,more/_search", "/_search", "/mo*,docs/_search?search_type=dfs_query_then_fetch"][q % 3];
+        let (status, cluster) = post(at[q % 3], path, &body);
+        assert_eq!(status, 200, "{path}: {cluster}");
+        let (_, reference) = post(one, path, &body);
+        assert_eq!(cluster["_shards"]["total"], 5, "{path}: {cluster}");
+        assert_eq!(cluster["hits"]["total"], reference["hits"]["total"], "{path} {body}");
+        assert_eq!(by_index(&cluster), by_index(&reference), "{path} {body}");
+        let count =
+            |server| post(server, "/more,docs/_count", &json!({"query": body["query"]})).1["count"].clone();
+        assert_eq!(count(at[(q + 1) % 3]), count(one), "{body}");
+    }
+    let (status, both) = post(at[1], "/_all/_search", &json!({"size": 0}));
+    assert_eq!((status, both["hits"]["total"]["value"].as_u64()), (200, Some(300)), "{both}");
+    // A scroll over both indexes, continued through every node: each document once.
+    let (status, mut page) = post(at[0], "/docs,more/_search?scroll=1m", &json!({"size": 9}));
+    assert_eq!(status, 200, "{page}");
+    let mut seen = Vec::new();
+    for turn in 1..100 {
+        let hits = page["hits"]["hits"].as_array().unwrap().clone();
+        if hits.is_empty() {
+            break;
+        }
+        seen.extend(
+            hits.iter().map(|h| format!("{}/{}", h["_index"].as_str().unwrap(), h["_id"].as_str().unwrap())),
+        );
+        page =
+            post(at[turn % 3], "/_search/scroll", &json!({"scroll": "1m", "scroll_id": page["_scroll_id"]}))
+                .1;
+    }
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), 300, "every document of both indexes once");
+    assert_eq!(seen.iter().filter(|s| s.starts_with("more/")).count(), 60);
+    // What names nothing.
+    let (status, none) = post(at[1], "/nothing*/_search", &json!({}));
+    assert_eq!((status, none["hits"]["total"]["value"].as_u64()), (200, Some(0)), "{none}");
+    let (status, missing) = post(at[2], "/docs,nothing/_search", &json!({}));
+    assert_eq!(
+        (status, missing["error"]["type"].as_str()),
+        (404, Some("index_not_found_exception")),
+        "{missing}"
+    );
+    assert_eq!(send(at[0], "DELETE", "/more", None, &[]).status, 200);
+    send(one, "DELETE", "/more", None, &[]);
 }
 
 /// Nodes started with one `--api-key` show it to each other: every

@@ -10,10 +10,11 @@
 //!
 //! `_bulk` and `_mget` are split by node (`bulk.rs`, `mget.rs`); `_cat/indices`
 //! and `_cat/shards` list the cluster's indexes (`cat.rs`); a scroll is each
-//! shard's own scroll, named by one id (`scroll.rs`). What is not coordinated
-//! yet is refused with a 400 naming it: aggregations in a
-//! scroll over a cluster's index; multi-index expressions reach only this
-//! node's own indexes. Writes reach one copy (replicas and the replicated
+//! shard's own scroll, named by one id (`scroll.rs`). A search or count over
+//! several indexes (`a,b`, `logs-*`, `/_search`) reaches every shard of each
+//! cluster index the expression names. What is not coordinated yet is
+//! refused with a 400 naming it: aggregations in a scroll over a cluster's
+//! index. Writes reach one copy (replicas and the replicated
 //! ingest log are to come), so a shard whose node is down is unavailable.
 
 mod bulk;
@@ -29,6 +30,7 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use needle_cluster::{shard_name, shard_of, Member, ShardedIndex};
 use percent_encoding::{percent_decode_str, utf8_percent_encode, NON_ALPHANUMERIC};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::task::JoinSet;
 
@@ -71,6 +73,14 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
         }
         .unwrap_or_else(IntoResponse::into_response);
     }
+    let searched = searched_expression(&path).filter(|_| matches!(method.as_str(), "GET" | "POST"));
+    if let Some((expression, api)) = searched {
+        let answered = match Forward::read(&app, member, expression, request).await {
+            Ok(call) => call.search_expression(api).await,
+            Err(e) => Err(e),
+        };
+        return answered.unwrap_or_else(IntoResponse::into_response);
+    }
     let Some((index, rest)) = split_path(&path) else { return next.run(request).await };
     // The node's own index (no cluster index holds a name a node's shard or own index holds).
     if app.catalog.get(&index).is_ok() {
@@ -106,6 +116,22 @@ fn many_of(path: &str, api: &str) -> Option<Option<String>> {
         return Some(None);
     }
     split_path(path).filter(|(_, rest)| rest == api).map(|(index, _)| Some(index))
+}
+
+/// `(expression, api)` of a search or count over several indexes:
+/// `/_search`, `/_count` (all the cluster's indexes), or `/{expression}/_search`
+/// and `/{expression}/_count` with an expression naming several (`a,b`,
+/// `logs-*`, `_all`). A plain name goes the way of any one index's request.
+fn searched_expression(path: &str) -> Option<(String, &'static str)> {
+    let path = path.strip_prefix('/')?.trim_end_matches('/');
+    let api = |rest: &str| ["_search", "_count"].into_iter().find(|a| *a == rest);
+    if let Some(api) = api(path) {
+        return Some(("_all".into(), api));
+    }
+    let (first, rest) = path.split_once('/')?;
+    let expression = percent_decode_str(first).decode_utf8().ok()?;
+    let several = expression == "_all" || expression.contains([',', '*']);
+    several.then(|| api(rest).map(|api| (expression.into_owned(), api))).flatten()
 }
 
 /// `/{index}/{rest}` of a path naming one index (not an API such as `/_search`).
@@ -190,6 +216,55 @@ impl Forward {
         }
     }
 
+    /// `_search` or `_count` (`api`) over every shard of the cluster's
+    /// indexes the expression (`self.index`) names.
+    async fn search_expression(&self, api: &str) -> ApiResult<Response> {
+        let parts = self.resolve().await?;
+        match api {
+            "_count" => search::count(self, &parts).await,
+            _ => search::search(self, &parts).await,
+        }
+    }
+
+    /// The shards of the cluster's indexes an expression names, index by
+    /// index (a wildcard's in name order): comma-separated names, `*`
+    /// wildcards, `_all`. A name without a wildcard that names no index is
+    /// an error; a wildcard may match none.
+    async fn resolve(&self) -> ApiResult<Vec<Part>> {
+        let known = self.member.view().indices;
+        let mut names: Vec<String> = Vec::new();
+        for pattern in self.index.split(',').filter(|p| !p.is_empty()) {
+            let wild = pattern == "_all" || pattern.contains('*');
+            let matched = match wild {
+                true => known
+                    .keys()
+                    .filter(|name| pattern == "_all" || crate::pattern::matches(pattern, name))
+                    .cloned()
+                    .collect(),
+                false => vec![pattern.to_string()],
+            };
+            for name in matched {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        let mut parts = Vec::new();
+        for name in names {
+            let sharded = match known.get(&name) {
+                Some(sharded) => sharded.clone(),
+                None => self
+                    .member
+                    .index(&name)
+                    .await
+                    .map_err(|e| unavailable(&e))?
+                    .ok_or_else(|| ApiError::index_not_found(&name))?,
+            };
+            parts.extend(Part::all_of(&name, &sharded));
+        }
+        Ok(parts)
+    }
+
     /// [`Forward::coordinate`] by the view's record of the index; a 404 or
     /// 503 may come of a record a moment old (the index deleted, or made
     /// again elsewhere, since): then the record in etcd decides.
@@ -227,8 +302,8 @@ impl Forward {
                 let rest = format!("_create/{id}");
                 self.to_shard(sharded, shard_of(&id, sharded.shards.len()), &rest, "PUT").await
             }
-            ("GET" | "POST", "_search", None) => search::search(self, sharded).await,
-            ("GET" | "POST", "_count", None) => search::count(self, sharded).await,
+            ("GET" | "POST", "_search", None) => search::search(self, &Part::all_of(&self.index, sharded)).await,
+            ("GET" | "POST", "_count", None) => search::count(self, &Part::all_of(&self.index, sharded)).await,
             (_, "_refresh" | "_flush" | "_forcemerge" | "_mapping", None) => self.broadcast(sharded).await,
             ("GET", "_stats", _) => self.stats(sharded).await,
             _ => Err(ApiError::illegal_argument(format!(
@@ -420,16 +495,17 @@ impl Forward {
         rest: &str,
         query: &str,
     ) -> ApiResult<(String, String)> {
-        let node = &sharded.shards[k];
+        self.part_target(&Part::of(&self.index, sharded, k), rest, query)
+    }
+
+    /// The address of `part`'s node and the path of `/{shard}/{rest}?{query}` there.
+    fn part_target(&self, part: &Part, rest: &str, query: &str) -> ApiResult<(String, String)> {
         let view = self.member.view();
-        let Some(address) = view.address_of(node) else {
-            return Err(shard_unavailable(
-                &self.index,
-                k,
-                &format!("its node [{node}] is not in the cluster"),
-            ));
+        let Some(address) = view.address_of(&part.node) else {
+            let why = format!("its node [{}] is not in the cluster", part.node);
+            return Err(shard_unavailable(&part.index, part.shard, &why));
         };
-        let mut path = format!("/{}", utf8_percent_encode(&shard_name(&self.index, k), NON_ALPHANUMERIC));
+        let mut path = format!("/{}", utf8_percent_encode(&part.local_name(), NON_ALPHANUMERIC));
         if !rest.is_empty() {
             path = format!("{path}/{rest}");
         }
@@ -437,6 +513,31 @@ impl Forward {
             path = format!("{path}?{query}");
         }
         Ok((address.to_string(), path))
+    }
+}
+
+/// One shard a request reaches: its index, its number there and its node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Part {
+    pub index: String,
+    pub shard: usize,
+    pub node: String,
+}
+
+impl Part {
+    /// Shard `k` of `index`.
+    fn of(index: &str, sharded: &ShardedIndex, k: usize) -> Part {
+        Part { index: index.to_string(), shard: k, node: sharded.shards[k].clone() }
+    }
+
+    /// Every shard of `index`, in order.
+    fn all_of(index: &str, sharded: &ShardedIndex) -> Vec<Part> {
+        (0..sharded.shards.len()).map(|k| Part::of(index, sharded, k)).collect()
+    }
+
+    /// The index holding it on its node.
+    fn local_name(&self) -> String {
+        shard_name(&self.index, self.shard)
     }
 }
 

@@ -1,8 +1,8 @@
-//! Scrolls over a cluster's index. Each shard's node keeps its own scroll,
-//! over its own snapshot, as a one-node scroll does; the coordinator's
-//! `_scroll_id` names them all (`needle-cluster.` then, base64, the index,
-//! its shard count, the sort and each unfinished shard's node and scroll
-//! id), so any node of the cluster continues it. A page holds each
+//! Scrolls over a cluster's index (or several). Each shard's node keeps its
+//! own scroll, over its own snapshot, as a one-node scroll does; the
+//! coordinator's `_scroll_id` names them all (`needle-cluster.` then, base64,
+//! the shards searched with their indexes and nodes, the sort and each
+//! unfinished shard's scroll id), so any node of the cluster continues it. A page holds each
 //! unfinished shard's next `size / shards` hits (one at least), merged in
 //! the sort's order (by score when none was asked for); a shard with no more
 //! hits is dropped from the id and its scroll freed.
@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::search::{all_failed, merged, sort_keys_of, Page};
-use super::{fetch, ok_or_error, shard_failure, shard_unavailable};
+use super::{fetch, ok_or_error, shard_failure, shard_unavailable, Part};
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
 use crate::server::Shared;
@@ -34,13 +34,12 @@ const PREFIX: &str = "needle-cluster.";
 /// What a cluster's scroll id holds.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ClusterScroll {
-    pub index: String,
-    /// The index's shard count (what `_shards` counts).
-    pub shards: usize,
+    /// The shards searched (what `_shards` counts).
+    pub parts: Vec<Part>,
     /// The search's `sort`, as given (`null`: by score).
     pub sort: Value,
-    /// The shards with hits left: (shard, node id, the node's scroll id).
-    pub open: Vec<(usize, String, String)>,
+    /// The shards with hits left: (place in `parts`, the node's scroll id).
+    pub open: Vec<(usize, String)>,
 }
 
 impl ClusterScroll {
@@ -116,19 +115,20 @@ async fn continue_scroll(
     let mut answers = Vec::new();
     let mut failures = Vec::new();
     let mut open = Vec::new();
-    for ((shard, node, node_id), answer) in
+    for ((k, node_id), answer) in
         scroll.open.iter().zip(on_nodes(api_key, member, &scroll, "POST", keep.as_deref()).await)
     {
+        let part = &scroll.parts[*k];
         match answer {
             Ok(answer) => {
                 let hits = answer["hits"]["hits"].as_array().map_or(0, Vec::len);
                 match answer["_scroll_id"].as_str() {
-                    Some(next) if hits > 0 => open.push((*shard, node.clone(), next.to_string())),
-                    _ => free(api_key, member, node, node_id).await,
+                    Some(next) if hits > 0 => open.push((*k, next.to_string())),
+                    _ => free(api_key, member, &part.node, node_id).await,
                 }
-                answers.push((*shard, answer));
+                answers.push((*k, answer));
             }
-            Err(e) => failures.push(shard_failure(&scroll.index, *shard, &e)),
+            Err(e) => failures.push(shard_failure(&part.index, part.shard, &e)),
         }
     }
     if answers.is_empty() && !failures.is_empty() {
@@ -136,7 +136,7 @@ async fn continue_scroll(
     }
     let keys = sort_keys_of(&scroll.sort)?;
     let page = Page { from: 0, size: u64::MAX, keys, track: u64::MAX };
-    let mut answer = merged(&scroll.index, scroll.shards, answers, failures, &page, started);
+    let mut answer = merged(&scroll.parts, answers, failures, &page, started);
     let next = ClusterScroll { open, ..scroll };
     answer["_scroll_id"] = json!(next.id());
     Ok(respond::ok(&with_id_first(answer)))
@@ -169,16 +169,20 @@ async fn on_nodes(
     keep: Option<&str>,
 ) -> Vec<ApiResult<Value>> {
     let view = member.view();
-    let each = scroll.open.iter().map(|(shard, node, node_id)| {
-        let address = view.address_of(node).map(str::to_string);
+    let each = scroll.open.iter().map(|(k, node_id)| {
+        let part = scroll.parts.get(*k);
+        let address = part.and_then(|p| view.address_of(&p.node)).map(str::to_string);
         async move {
+            let Some(part) = part else {
+                return Err(ApiError::illegal_argument(format!("the scroll id names no shard {k}")));
+            };
             let Some(address) = address else {
-                let why = format!("its node [{node}] is not in the cluster");
-                return Err(shard_unavailable(&scroll.index, *shard, &why));
+                let why = format!("its node [{}] is not in the cluster", part.node);
+                return Err(shard_unavailable(&part.index, part.shard, &why));
             };
             node_scroll(api_key, &address, method, node_id, keep)
                 .await
-                .map_err(|e| shard_unavailable(&scroll.index, *shard, &e))
+                .map_err(|e| shard_unavailable(&part.index, part.shard, &e))
                 .and_then(|(status, value)| ok_or_error(status, value))
                 .map(Option::unwrap_or_default)
         }
@@ -226,19 +230,16 @@ mod tests {
 
     #[test]
     fn an_id_names_its_scroll_and_a_damaged_one_is_refused() {
+        let part = |index: &str, shard, node: &str| Part { index: index.into(), shard, node: node.into() };
         let scroll = ClusterScroll {
-            index: "logs".into(),
-            shards: 3,
+            parts: vec![part("logs", 0, "n1"), part("logs", 1, "n2"), part("docs", 0, "n3")],
             sort: json!(["seq"]),
-            open: vec![(0, "n1".into(), "abc1".into()), (2, "n3".into(), "def7".into())],
+            open: vec![(0, "abc1".into()), (2, "def7".into())],
         };
         let id = scroll.id();
         assert!(id.starts_with(PREFIX) && !id.contains(['/', '+', '=', ',']), "{id}");
         let back = ClusterScroll::parse(&id).unwrap();
-        assert_eq!(
-            (back.index, back.shards, back.sort, back.open),
-            ("logs".into(), 3, json!(["seq"]), scroll.open)
-        );
+        assert_eq!((back.parts, back.sort, back.open), (scroll.parts, json!(["seq"]), scroll.open));
         let damaged = ClusterScroll::parse(&format!("{PREFIX}%%")).unwrap_err();
         assert_eq!(damaged.status, StatusCode::BAD_REQUEST);
     }

@@ -1,9 +1,12 @@
-//! `_search` and `_count` over a cluster's index. Round 1 asks every shard
+//! `_search` and `_count` over a cluster's index, or over every index an
+//! expression names (`a,b`, `logs-*`, none: all). Round 1 asks every shard
 //! for the BM25 statistics of the query's terms (`_needle/corpus_stats`);
-//! round 2 sends every shard the search with all of them (`needle_corpus`), so
-//! each scores its documents as one index holding every document would, and
-//! returns its best `from + size`. The hits are merged by score (or by the
-//! `sort` values each shard shows), ties by shard, then by their rank in the
+//! round 2 sends every shard the search with those of its index's shards
+//! (`needle_corpus`; with `search_type=dfs_query_then_fetch`, those of every
+//! index searched), so each scores its documents as one index holding every
+//! document would, as one node does, and returns its best `from + size`. The
+//! hits are merged by score (or by the `sort` values each shard shows), ties
+//! by index (in the order named), then by shard, then by their rank in the
 //! shard: the same order on any node.
 //! `_source` comes with round 2's hits. With aggregations, each shard also
 //! answers what they gathered, as bytes, and a third round has one node
@@ -15,12 +18,11 @@ use std::time::Instant;
 use axum::http::StatusCode;
 use axum::response::Response;
 use bytes::Bytes;
-use needle_cluster::{shard_name, ShardedIndex};
 use serde_json::{json, Map, Value};
 use tokio::task::JoinSet;
 
 use super::scroll::ClusterScroll;
-use super::{fetch, ok_or_error, rename_index, shard_failure, Forward};
+use super::{fetch, ok_or_error, rename_index, shard_failure, Forward, Part};
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
 use crate::sort::{self, SortSpec};
@@ -28,7 +30,7 @@ use crate::sort::{self, SortSpec};
 /// Search body keys not merged across shards yet.
 const NOT_YET: [&str; 5] = ["collapse", "rescore", "suggest", "pit", "scroll"];
 
-pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Response> {
+pub async fn search(call: &Forward, parts: &[Part]) -> ApiResult<Response> {
     let started = Instant::now();
     let mut body = body_object(call)?;
     for (key, value) in url_paging(&call.url_query)? {
@@ -51,24 +53,28 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
         return Err(not_yet("[aggs] in a scroll", &call.index));
     }
 
+    if parts.is_empty() {
+        // An expression that matched no index: nothing to search.
+        let page = Page { from, size, keys, track };
+        let mut answer = merged(parts, Vec::new(), Vec::new(), &page, started);
+        answer["hits"]["total"] = json!({"value": 0, "relation": "eq"});
+        return Ok(respond::ok(&answer));
+    }
     let mut failures = Vec::new();
     // The query as the search gives it: in the body, or the URL's `q`.
     let query: Map<String, Value> =
         body.get("query").map(|q| ("query".to_string(), q.clone())).into_iter().collect();
     let round1 = Bytes::from(Value::Object(query).to_string());
     let mut corpus = Vec::new();
-    let mut answering = Vec::new();
     for (k, answer) in
-        to_every_shard(call, sharded, "_needle/corpus_stats", &call.query, &|_| Some(round1.clone())).await
+        to_every_shard(call, parts, "_needle/corpus_stats", &call.query, &|_| Some(round1.clone())).await
     {
         match answer {
-            Ok(stats) => {
-                corpus.push(stats.unwrap_or_default());
-                answering.push(k);
-            }
-            Err(e) => failures.push(shard_failure(&call.index, k, &e)),
+            Ok(stats) => corpus.push((k, stats.unwrap_or_default())),
+            Err(e) => failures.push(shard_failure(&parts[k].index, parts[k].shard, &e)),
         }
     }
+    let answering: Vec<usize> = corpus.iter().map(|(k, _)| *k).collect();
     body.insert("from".into(), json!(0));
     // A scroll's page holds each shard's next share of `size` (one at least);
     // a search's, the best `from + size` of all.
@@ -78,84 +84,95 @@ pub async fn search(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Respons
     };
     body.insert("size".into(), json!(per_shard));
     let sort_given = body.get("sort").cloned().or_else(|| url_sort(&call.url_query).map(Value::String));
-    body.insert("needle_corpus".into(), Value::Array(corpus));
     if aggs.is_some() {
         body.insert("needle_gathered".into(), json!(true));
     }
     // A place by `_doc` names a shard and a document in it: each shard pages from its part of it.
     let doc_after = doc_key.zip(body.get("search_after").and_then(Value::as_array).cloned());
     let shard_bodies = match &doc_after {
-        Some((p, values)) => {
-            Some(shard_afters(&body, *p, keys[*p].is_descending(), values, sharded.shards.len())?)
-        }
+        Some((p, values)) => Some(shard_afters(&body, *p, keys[*p].is_descending(), values, parts.len())?),
         None => None,
     };
-    let round2 = Bytes::from(Value::Object(body).to_string());
+    let dfs = call.url_query.split('&').any(|p| p == "search_type=dfs_query_then_fetch");
+    let by_index = corpus_by_index(parts, &corpus, dfs);
     let mut answers = Vec::new();
     let round2_of = |k: usize| {
-        let body = shard_bodies.as_ref().map_or_else(|| round2.clone(), |bodies| bodies[k].clone());
-        answering.contains(&k).then_some(body)
+        let corpus = by_index.iter().find(|(of, _)| dfs || *of == parts[k].index).map(|(_, c)| c)?;
+        let mut body = match &shard_bodies {
+            Some(bodies) => bodies[k].clone(),
+            None => body.clone(),
+        };
+        body.insert("needle_corpus".into(), corpus.clone());
+        answering.contains(&k).then(|| Bytes::from(Value::Object(body).to_string()))
     };
-    for (k, answer) in to_every_shard(call, sharded, "_search", &call.query, &round2_of).await {
+    for (k, answer) in to_every_shard(call, parts, "_search", &call.query, &round2_of).await {
         match answer {
             Ok(answer) => answers.push((k, answer.unwrap_or_default())),
-            Err(e) => failures.push(shard_failure(&call.index, k, &e)),
+            Err(e) => failures.push(shard_failure(&parts[k].index, parts[k].shard, &e)),
         }
     }
     if answers.is_empty() {
         return Err(all_failed(failures));
     }
     let aggregations = match &aggs {
-        Some(aggs) => Some(aggregate(call, sharded, aggs, &mut answers).await?),
+        Some(aggs) => Some(aggregate(call, parts, aggs, &mut answers).await?),
         None => None,
     };
-    let n = sharded.shards.len();
     if scroll {
         let mut open = Vec::new();
         for (k, answer) in &answers {
-            let node = &sharded.shards[*k];
+            let node = &parts[*k].node;
             let hits = answer["hits"]["hits"].as_array().map_or(0, Vec::len);
             match answer["_scroll_id"].as_str() {
-                Some(id) if hits > 0 => open.push((*k, node.clone(), id.to_string())),
+                Some(id) if hits > 0 => open.push((*k, id.to_string())),
                 Some(id) => super::scroll::free(call.api_key.as_deref(), &call.member, node, id).await,
                 None => {}
             }
         }
         let page = Page { from: 0, size: u64::MAX, keys, track };
-        let mut answer = merged(&call.index, n, answers, failures, &page, started);
-        let id = ClusterScroll {
-            index: call.index.clone(),
-            shards: n,
-            sort: sort_given.unwrap_or_default(),
-            open,
-        };
+        let mut answer = merged(parts, answers, failures, &page, started);
+        let id = ClusterScroll { parts: parts.to_vec(), sort: sort_given.unwrap_or_default(), open };
         answer["_scroll_id"] = json!(id.id());
         return Ok(respond::ok(&super::scroll::with_id_first(answer)));
     }
     let page = Page { from, size, keys, track };
-    let mut answer = merged(&call.index, n, answers, failures, &page, started);
+    let mut answer = merged(parts, answers, failures, &page, started);
     if let Some(aggregations) = aggregations {
         answer["aggregations"] = aggregations;
     }
     Ok(respond::ok(&answer))
 }
 
+/// Round 2's statistics: for each index searched, the sum of its shards'
+/// (`dfs`: one entry, every shard's), as `needle_corpus` lists them.
+fn corpus_by_index(parts: &[Part], corpus: &[(usize, Value)], dfs: bool) -> Vec<(String, Value)> {
+    let mut out: Vec<(String, Value)> = Vec::new();
+    for (k, stats) in corpus {
+        let index = if dfs { "" } else { parts[*k].index.as_str() };
+        match out.iter_mut().find(|(of, _)| of == index) {
+            Some((_, Value::Array(list))) => list.push(stats.clone()),
+            _ => out.push((index.to_string(), Value::Array(vec![stats.clone()]))),
+        }
+    }
+    out
+}
+
 /// The third round of a search with aggregations: what each shard gathered
 /// (`needle_gathered` of its answer), merged and answered by the node of the
-/// first shard that answered, against its mapping.
+/// first shard that answered, against its index's mapping.
 async fn aggregate(
     call: &Forward,
-    sharded: &ShardedIndex,
+    parts: &[Part],
     aggs: &Value,
     answers: &mut [(usize, Value)],
 ) -> ApiResult<Value> {
     let gathered: Vec<Value> = answers.iter_mut().map(|(_, a)| a["needle_gathered"].take()).collect();
-    let k = answers[0].0;
+    let part = &parts[answers[0].0];
     let body = Bytes::from(json!({"aggs": aggs, "gathered": gathered}).to_string());
-    let (address, path) = call.target(sharded, k, "_needle/aggregate", "")?;
+    let (address, path) = call.part_target(part, "_needle/aggregate", "")?;
     let answered = fetch(call.api_key.as_deref(), &address, "POST", &path, Some("application/json"), body)
         .await
-        .map_err(|e| super::shard_unavailable(&call.index, k, &e))
+        .map_err(|e| super::shard_unavailable(&part.index, part.shard, &e))
         .and_then(|(status, value)| ok_or_error(status, value))?;
     Ok(answered.unwrap_or_default()["aggregations"].take())
 }
@@ -175,18 +192,17 @@ pub(super) fn all_failed(failures: Vec<Value>) -> ApiError {
     e
 }
 
-pub async fn count(call: &Forward, sharded: &ShardedIndex) -> ApiResult<Response> {
+pub async fn count(call: &Forward, parts: &[Part]) -> ApiResult<Response> {
     let mut total = 0;
     let mut failures = Vec::new();
     let body = call.body.clone();
-    for (k, answer) in to_every_shard(call, sharded, "_count", &call.query, &|_| Some(body.clone())).await {
+    for (k, answer) in to_every_shard(call, parts, "_count", &call.query, &|_| Some(body.clone())).await {
         match answer {
             Ok(answer) => total += answer.and_then(|a| a["count"].as_u64()).unwrap_or(0),
-            Err(e) => failures.push(shard_failure(&call.index, k, &e)),
+            Err(e) => failures.push(shard_failure(&parts[k].index, parts[k].shard, &e)),
         }
     }
-    let n = sharded.shards.len();
-    Ok(respond::ok(&json!({"count": total, "_shards": shards(n, failures)})))
+    Ok(respond::ok(&json!({"count": total, "_shards": shards(parts.len(), failures)})))
 }
 
 /// The page asked for: where it starts, its length, and the sort's keys.
@@ -198,10 +214,10 @@ pub(super) struct Page {
     pub track: u64,
 }
 
-/// The shards' pages of `index` merged into the page `from..from + size`.
+/// The pages of the shards `parts` (each answer by its place there) merged
+/// into the page `from..from + size`.
 pub(super) fn merged(
-    index: &str,
-    n: usize,
+    parts: &[Part],
     answers: Vec<(usize, Value)>,
     failures: Vec<Value>,
     page: &Page,
@@ -221,7 +237,7 @@ pub(super) fn merged(
         if let Some(score) = answer["hits"]["max_score"].as_f64() {
             max_score = Some(max_score.map_or(score, |m: f64| m.max(score)));
         }
-        let local = shard_name(index, k);
+        let (local, index) = (parts[k].local_name(), &parts[k].index);
         let list = answer["hits"]["hits"].take();
         let doc_key = page.keys.iter().position(SortSpec::is_doc);
         for (rank, mut hit) in list.as_array().cloned().unwrap_or_default().into_iter().enumerate() {
@@ -259,14 +275,15 @@ pub(super) fn merged(
     json!({
         "took": started.elapsed().as_millis() as u64,
         "timed_out": timed_out,
-        "_shards": shards(n, failures),
+        "_shards": shards(parts.len(), failures),
         "hits": out_hits,
     })
 }
 
-/// A hit's `_doc` sort value over a cluster: its shard, then its document
-/// in the shard (a shard's documents are numbered below 2^32), so hits go
-/// shard by shard and a place names the shard it is in.
+/// A hit's `_doc` sort value over a cluster: its shard (its place among
+/// those searched), then its document in the shard (a shard's documents are
+/// numbered below 2^32), so hits go shard by shard and a place names the
+/// shard it is in.
 fn cluster_doc(shard: usize, doc: u64) -> u64 {
     ((shard as u64) << 32) | doc.min(u64::from(u32::MAX) - 1)
 }
@@ -283,7 +300,7 @@ fn shard_afters(
     descending: bool,
     values: &[Value],
     n: usize,
-) -> ApiResult<Vec<Bytes>> {
+) -> ApiResult<Vec<Map<String, Value>>> {
     let place = values.get(p).and_then(Value::as_u64).ok_or_else(|| {
         ApiError::illegal_argument(format!(
             "search_after value for [_doc] must be a whole number, not {values:?}"
@@ -306,7 +323,7 @@ fn shard_afters(
             true => body.remove("search_after"),
             false => body.insert("search_after".into(), Value::Array(after)),
         };
-        Bytes::from(Value::Object(body).to_string())
+        body
     });
     Ok(bodies.collect())
 }
@@ -318,20 +335,21 @@ fn shards(n: usize, failures: Vec<Value>) -> Value {
     shards
 }
 
-/// `POST /{shard}/{rest}?{query}` with `body_of(k)` to every shard at once
-/// (but those it gives no body); each shard's answer or error, by shard number.
+/// `POST /{shard}/{rest}?{query}` with `body_of(k)` to every shard of
+/// `parts` at once (but those it gives no body); each shard's answer or
+/// error, by its place in `parts`.
 async fn to_every_shard(
     call: &Forward,
-    sharded: &ShardedIndex,
+    parts: &[Part],
     rest: &str,
     query: &str,
     body_of: &(dyn Fn(usize) -> Option<Bytes> + Sync),
 ) -> Vec<(usize, ApiResult<Option<Value>>)> {
     let mut running = JoinSet::new();
     let mut out = Vec::new();
-    for k in 0..sharded.shards.len() {
+    for (k, part) in parts.iter().enumerate() {
         let Some(body) = body_of(k) else { continue };
-        match call.target(sharded, k, rest, query) {
+        match call.part_target(part, rest, query) {
             Ok((address, path)) => {
                 let api_key = call.api_key.clone();
                 running.spawn(async move {
@@ -348,7 +366,7 @@ async fn to_every_shard(
     while let Some(done) = running.join_next().await {
         let Ok((k, answer)) = done else { continue };
         let answer = answer
-            .map_err(|e| super::shard_unavailable(&call.index, k, &e))
+            .map_err(|e| super::shard_unavailable(&parts[k].index, parts[k].shard, &e))
             .and_then(|(status, value)| ok_or_error(status, value));
         out.push((k, answer));
     }
