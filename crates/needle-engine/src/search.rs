@@ -363,7 +363,11 @@ fn stored_id(segment: &dyn SegmentRead, doc: DocId) -> Result<String> {
 /// The version a segment's record of `doc` holds (its head alone is read).
 pub(crate) fn stored_version(segment: &dyn SegmentRead, doc: DocId) -> Result<DocVersion> {
     let head = segment.stored_head(doc)?;
-    Ok(record::decode(&format!("{}.docs", segment.name()), &head)?.version)
+    // Every update reads a version: the file's name is made only for an error.
+    match record::decode("", &head) {
+        Ok(r) => Ok(r.version),
+        Err(_) => Ok(record::decode(&format!("{}.docs", segment.name()), &head)?.version),
+    }
 }
 
 /// `(_id, version, JSON source)` of a stored document.

@@ -72,8 +72,8 @@ struct Entry {
 }
 
 impl Entry {
-    /// About the bytes it holds: its map slot, its copy in a reader's walk
-    /// and its document's version (128 in all), and its text and bytes.
+    /// About the bytes it holds: its map slot and its copy in a reader's
+    /// walk (128 in all, with room), and its text and bytes.
     fn memory(&self) -> usize {
         let bytes = match &self.value {
             ColumnValue::Bytes(b) => b.len(),
@@ -153,8 +153,6 @@ impl LayerCursor {
 #[derive(Debug, Clone, Default)]
 struct Layer {
     fields: BTreeMap<FieldId, FieldLayer>,
-    /// Each updated document's version after its newest update here.
-    versions: FxHashMap<DocId, DocVersion>,
     /// About the bytes its entries hold ([`Entry::memory`]).
     bytes: usize,
 }
@@ -162,15 +160,18 @@ struct Layer {
 impl Layer {
     fn set(&mut self, doc: DocId, field: FieldId, entry: Entry) {
         let f = self.fields.entry(field).or_default();
-        let at = entry.at;
         self.bytes += entry.memory();
         if let Some(old) = f.set(doc, entry) {
             self.bytes -= old.memory();
         }
-        let v = self.versions.entry(doc).or_insert(at);
-        if at.seq_no >= v.seq_no {
-            *v = at;
-        }
+    }
+
+    /// `doc`'s version after its newest update here: that of its entry
+    /// with the newest write (a layer has an entry a field, most often one;
+    /// a map of versions beside them would be copied at every fold).
+    fn version(&self, doc: DocId) -> Option<DocVersion> {
+        let entries = self.fields.values().filter_map(|f| f.values.get(&doc));
+        entries.map(|e| e.at).max_by_key(|at| at.seq_no)
     }
 
     /// Values set here (a field and a document each).
@@ -240,7 +241,7 @@ impl Updates {
 
     /// The document's version after its newest update, if it has one.
     pub fn version(&self, doc: DocId) -> Option<DocVersion> {
-        self.layers.iter().rev().find_map(|l| l.versions.get(&doc).copied())
+        self.layers.iter().rev().find_map(|l| l.version(doc))
     }
 
     /// Cursors over the layers that set values of `field`, oldest first.
