@@ -48,6 +48,10 @@ pub enum Error {
     /// The operating system refused a resource (a thread, memory).
     #[error("out of resources: {what}")]
     Resources { what: String },
+    /// A system the index depends on did not answer (the replicated log a
+    /// write must reach before it is acknowledged).
+    #[error("unavailable: {what}")]
+    Unavailable { what: String },
 }
 
 fn at(offset: Option<u64>) -> String {

@@ -30,6 +30,7 @@ mod dump;
 pub mod fuzzing;
 mod hot_terms;
 mod index;
+pub mod ingest_log;
 mod manifest;
 mod query_fields;
 mod result_cache;

@@ -276,7 +276,7 @@ impl SegmentSet {
 
     /// Applies a logged change (recovery): the same writes in the same
     /// order, so versions come out as they did.
-    fn apply(&mut self, record: Record, schema: &SharedSchema, tail_docs: u32) -> Result<()> {
+    pub(crate) fn apply(&mut self, record: Record, schema: &SharedSchema, tail_docs: u32) -> Result<()> {
         match record {
             Record::Add { id, json } => {
                 let (doc, current) = parse_document(&json, schema, id.as_deref())?;

@@ -100,6 +100,9 @@ impl From<Error> for ApiError {
             Error::Resources { .. } => {
                 ApiError::new(StatusCode::TOO_MANY_REQUESTS, "es_rejected_execution_exception", reason)
             }
+            Error::Unavailable { .. } => {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable_shards_exception", reason)
+            }
             Error::Poisoned { .. } => {
                 ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "index_closed_exception", reason)
             }

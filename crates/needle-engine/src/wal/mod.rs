@@ -63,7 +63,7 @@ pub enum Record {
 }
 
 impl Record {
-    fn kind(&self) -> u8 {
+    pub(crate) fn kind(&self) -> u8 {
         match self {
             Record::Add { id: Some(_), .. } => 3,
             Record::Add { id: None, .. } => 1,
@@ -72,7 +72,7 @@ impl Record {
         }
     }
 
-    fn payload(&self, out: &mut Vec<u8>) {
+    pub(crate) fn payload(&self, out: &mut Vec<u8>) {
         match self {
             Record::Add { id: None, json } => out.extend_from_slice(json.as_bytes()),
             Record::Delete(id) => out.extend_from_slice(id.as_bytes()),
@@ -84,7 +84,7 @@ impl Record {
         }
     }
 
-    fn decode(kind: u8, payload: &[u8]) -> Option<Record> {
+    pub(crate) fn decode(kind: u8, payload: &[u8]) -> Option<Record> {
         let text = |b: &[u8]| String::from_utf8(b.to_vec()).ok();
         match kind {
             1 => Some(Record::Add { id: None, json: text(payload)? }),

@@ -22,7 +22,7 @@ mod merge;
 use std::fs::File;
 use std::io::BufRead;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -35,6 +35,7 @@ pub use self::import::{read_line_within, ImportOptions, ImportProgress, ImportSu
 use self::merge::{run_merge, MergePolicy};
 use crate::document::{analyze, parse_document};
 use crate::index::{Index, LOCK_FILE};
+use crate::ingest_log::IngestLog;
 use crate::manifest::Manifest;
 use crate::schema::{Schema, SharedSchema};
 use crate::searcher::Searcher;
@@ -146,6 +147,8 @@ pub(crate) struct Core {
     _lock: File,
     options: WriterOptions,
     wal: Option<Wal>,
+    /// The log beyond the index's disk that a write must reach to be durable, if any.
+    ingest: OnceLock<Arc<dyn IngestLog>>,
     /// One commit, or one merge swap, at a time.
     committing: Mutex<()>,
     /// One merge at a time, from plan to swap: two merges planned together
@@ -172,6 +175,7 @@ impl IndexWriter {
         let core = Core {
             _lock: lock,
             wal: None,
+            ingest: OnceLock::new(),
             committing: Mutex::new(()),
             merging: Mutex::new(()),
             failed: Mutex::new(None),
@@ -336,6 +340,47 @@ impl IndexWriter {
         self.core.durable(seq_no + 1)
     }
 
+    /// Sends every later write to `log` too (see `ingest_log`): a write is
+    /// then durable once the log holds it, and refused while the log is
+    /// known to fail. An index has one ingest log, for good.
+    pub fn attach_log(&self, log: Arc<dyn IngestLog>) -> Result<()> {
+        self.core.ingest.set(log).map_err(|_| Error::invalid("the index already has an ingest log"))
+    }
+
+    /// The sequence number (`_seq_no` + 1) the index's next write takes:
+    /// the first write of an ingest log it does not have.
+    pub fn next_lsn(&self) -> u64 {
+        self.core.index.shared.set.lock().next_lsn
+    }
+
+    /// Applies write `lsn` of the ingest log (a record as `ingest_log::encode`
+    /// made it), if the index does not have it yet: `Ok(false)` when it has.
+    /// Writes apply in order: one past [`IndexWriter::next_lsn`] is an error
+    /// (a gap), as is a record that does not decode or apply; neither changes anything.
+    pub fn apply_logged(&self, lsn: u64, record: &[u8]) -> Result<bool> {
+        let core = &self.core;
+        core.check_writable()?;
+        let record = crate::ingest_log::decode(record)?;
+        let shared = &core.index.shared;
+        let mut set = shared.set.lock();
+        let next = set.next_lsn;
+        if lsn < next {
+            return Ok(false);
+        }
+        if lsn > next {
+            let what = format!("write {lsn} follows write {}, which the index never had", next - 1);
+            return Err(Error::corrupt("ingest log", what));
+        }
+        set.apply(record.clone(), &shared.schema, core.options.tail_docs)?;
+        if let Some(wal) = &core.wal {
+            wal.append(lsn, &record);
+        }
+        let due = core.over_budget(&set);
+        drop(set);
+        core.nudge_if(due);
+        Ok(true)
+    }
+
     /// Deletes the document with `_id` `id`; returns whether there was one.
     pub fn delete(&self, id: &str) -> Result<bool> {
         Ok(self.remove(id, IfCurrent::Any)?.is_some())
@@ -486,7 +531,7 @@ impl Core {
     /// Parses and analyzes a document, then writes it under the lock and
     /// logs it (not waiting for the log): returns its `_id` and what the write did.
     fn write_doc(&self, id: Option<&str>, json: &str, condition: IfCurrent) -> Result<(String, Written)> {
-        self.check_writable()?;
+        self.check_write()?;
         let json = json.trim();
         let shared = &self.index.shared;
         let (doc, schema) = parse_document(json, &shared.schema, id)?;
@@ -499,9 +544,7 @@ impl Core {
             let mut set = shared.set.lock();
             self.check_writable()?;
             let written = set.write(&id, Some(analyzed), condition, self.options.tail_docs)?;
-            if let Some(wal) = &self.wal {
-                wal.append(written.lsn, &Record::Add { id: Some(id.clone()), json: json.to_string() });
-            }
+            self.log(written.lsn, || Record::Add { id: Some(id.clone()), json: json.to_string() });
             (written, self.over_budget(&set))
         };
         self.nudge_if(due);
@@ -510,13 +553,11 @@ impl Core {
 
     /// Deletes `id` under the lock if `condition` holds, and logs it when there was a document.
     fn delete(&self, id: &str, condition: IfCurrent) -> Result<Written> {
-        self.check_writable()?;
+        self.check_write()?;
         let mut set = self.index.shared.set.lock();
         self.check_writable()?;
         let written = set.write(id, None, condition, self.options.tail_docs)?;
-        if let Some(wal) = &self.wal {
-            wal.append(written.lsn, &Record::Delete(id.to_string()));
-        }
+        self.log(written.lsn, || Record::Delete(id.to_string()));
         Ok(written)
     }
 
@@ -527,22 +568,47 @@ impl Core {
         values: &[(&str, &serde_json::Value)],
         condition: IfCurrent,
     ) -> Result<Written> {
-        self.check_writable()?;
+        self.check_write()?;
         let changes = crate::values::field_updates(&self.index.shared.schema.current(), values)?;
         self.wait_for_memory()?;
         let mut set = self.index.shared.set.lock();
         self.check_writable()?;
         let written = set.update(id, &changes, condition)?;
-        if let Some(wal) = &self.wal {
+        self.log(written.lsn, || {
             let values: serde_json::Map<_, _> =
                 values.iter().map(|&(field, value)| (field.to_string(), value.clone())).collect();
-            let values = serde_json::Value::Object(values).to_string();
-            wal.append(written.lsn, &Record::Update { id: id.to_string(), values });
-        }
+            Record::Update { id: id.to_string(), values: serde_json::Value::Object(values).to_string() }
+        });
         let due = self.over_budget(&set);
         drop(set);
         self.nudge_if(due);
         Ok(written)
+    }
+
+    /// Logs write `lsn` (under the lock, so in order): to the write-ahead
+    /// log in durable mode, and to the ingest log when there is one.
+    fn log(&self, lsn: u64, record: impl FnOnce() -> Record) {
+        let ingest = self.ingest.get();
+        if self.wal.is_none() && ingest.is_none() {
+            return;
+        }
+        let record = record();
+        if let Some(wal) = &self.wal {
+            wal.append(lsn, &record);
+        }
+        if let Some(log) = ingest {
+            log.append(lsn, crate::ingest_log::encode(&record));
+        }
+    }
+
+    /// Whether a write may be taken: the index is writable and its ingest
+    /// log, if any, is not known to fail.
+    fn check_write(&self) -> Result<()> {
+        self.check_writable()?;
+        match self.ingest.get() {
+            Some(log) => log.check(),
+            None => Ok(()),
+        }
     }
 
     fn check_writable(&self) -> Result<()> {
@@ -552,10 +618,16 @@ impl Core {
         }
     }
 
-    /// In durable mode, waits until the log holds `lsn`; a failure poisons the index.
+    /// In durable mode, waits until the write-ahead log holds `lsn` (a
+    /// failure poisons the index); with an ingest log, until it holds `lsn` too.
     fn durable(&self, lsn: u64) -> Result<()> {
-        let Some(wal) = &self.wal else { return Ok(()) };
-        wal.sync_to(lsn).inspect_err(|e| self.poison(e))
+        if let Some(wal) = &self.wal {
+            wal.sync_to(lsn).inspect_err(|e| self.poison(e))?;
+        }
+        match self.ingest.get() {
+            Some(log) => log.wait(lsn),
+            None => Ok(()),
+        }
     }
 
     fn poison(&self, e: &Error) {
