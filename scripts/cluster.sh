@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A local Needle cluster on loopback, with no containers: three etcd members
-# (Debian's etcd-server) keeping the membership, and three `needle serve`
-# nodes joined to them. Each process's PID is recorded in the cluster's
-# folder; `down` stops exactly those.
+# (Debian's etcd-server) keeping the membership, three NATS servers with
+# JetStream (Debian's nats-server) keeping each shard's ingest log in three
+# copies, and three `needle serve` nodes joined to them. Each process's PID is
+# recorded in the cluster's folder; `down` stops exactly those.
 #
 #   scripts/cluster.sh up       start it (the nodes serve on ports 9211-9213)
 #   scripts/cluster.sh status   each node's `_cat/nodes`
@@ -11,20 +12,28 @@
 # Settings (environment): DIR, the cluster's folder (default: ./cluster-data);
 # NEEDLE, the binary (default: target/release/needle, built if missing);
 # NODES, how many Needle nodes (default 3; the first serves on NODE_PORT + 1);
-# NODE_PORT (9210) and ETCD_PORT (23790), the ports before the first node's
-# and the first etcd member's client port (peers: ETCD_PORT + 10 + i).
+# NODE_PORT (9210), ETCD_PORT (23790) and NATS_PORT (4230), the ports before
+# the first node's, the first etcd member's and the first NATS server's client
+# port (etcd peers: ETCD_PORT + 10 + i; NATS routes: NATS_PORT + 10 + i).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 DIR="${DIR:-$PWD/cluster-data}"
 NEEDLE="${NEEDLE:-$root/target/release/needle}"
 NODE_PORT="${NODE_PORT:-9210}"
 ETCD_PORT="${ETCD_PORT:-23790}"
+NATS_PORT="${NATS_PORT:-4230}"
 members=(1 2 3)
 nodes=($(seq "${NODES:-3}"))
 
 etcd_urls() {
   local urls=()
   for i in "${members[@]}"; do urls+=("http://127.0.0.1:$((ETCD_PORT + i))"); done
+  (IFS=,; echo "${urls[*]}")
+}
+
+nats_urls() {
+  local urls=()
+  for i in "${members[@]}"; do urls+=("nats://127.0.0.1:$((NATS_PORT + i))"); done
   (IFS=,; echo "${urls[*]}")
 }
 
@@ -40,6 +49,7 @@ wait_port() {
 
 up() {
   command -v etcd >/dev/null || { echo "etcd is not installed: apt-get install etcd-server" >&2; exit 1; }
+  command -v nats-server >/dev/null || { echo "nats-server is not installed: apt-get install nats-server" >&2; exit 1; }
   if [[ ! -x "$NEEDLE" ]]; then
     (cd "$root" && cargo build --release -p needle-cli)
   fi
@@ -61,13 +71,28 @@ up() {
     echo $! >"$DIR/etcd-$i.pid"
   done
   for i in "${members[@]}"; do wait_port $((ETCD_PORT + i)); done
+  local routes=()
+  for i in "${members[@]}"; do routes+=("nats://127.0.0.1:$((NATS_PORT + 10 + i))"); done
+  routes="$(IFS=,; echo "${routes[*]}")"
+  for i in "${members[@]}"; do
+    nats-server -js -n "nats-$i" -a 127.0.0.1 -p $((NATS_PORT + i)) -sd "$DIR/nats-$i" \
+      --cluster_name needle-log --cluster "nats://127.0.0.1:$((NATS_PORT + 10 + i))" --routes "$routes" \
+      >"$DIR/nats-$i.log" 2>&1 &
+    echo $! >"$DIR/nats-$i.pid"
+  done
+  for i in "${members[@]}"; do wait_port $((NATS_PORT + i)); done
+  # JetStream answers once its servers have elected a leader for its metadata.
+  for _ in $(seq 150); do
+    grep -q "JetStream cluster new metadata leader\|Self is new JetStream cluster metadata leader" "$DIR"/nats-*.log && break
+    sleep 0.2
+  done
   for i in "${nodes[@]}"; do
     "$NEEDLE" serve --data "$DIR/node-$i" --bind "127.0.0.1:$((NODE_PORT + i))" \
-      --cluster "etcd=$(etcd_urls)" --node-id "node-$i" >"$DIR/node-$i.log" 2>&1 &
+      --cluster "etcd=$(etcd_urls)" --node-id "node-$i" --log "nats=$(nats_urls)" >"$DIR/node-$i.log" 2>&1 &
     echo $! >"$DIR/node-$i.pid"
   done
   for i in "${nodes[@]}"; do wait_port $((NODE_PORT + i)); done
-  echo "cluster up: nodes on http://127.0.0.1:$((NODE_PORT + 1))-$((NODE_PORT + ${#nodes[@]})), etcd on $(etcd_urls)"
+  echo "cluster up: nodes on http://127.0.0.1:$((NODE_PORT + 1))-$((NODE_PORT + ${#nodes[@]})), etcd on $(etcd_urls), NATS on $(nats_urls)"
 }
 
 status() {
@@ -80,7 +105,7 @@ status() {
 down() {
   # The nodes first, so they leave the cluster while etcd is still there.
   local pidfile pid
-  for pidfile in "$DIR"/node-*.pid "$DIR"/etcd-*.pid; do
+  for pidfile in "$DIR"/node-*.pid "$DIR"/etcd-*.pid "$DIR"/nats-*.pid; do
     [[ -e "$pidfile" ]] || continue
     pid="$(cat "$pidfile")"
     if kill "$pid" 2>/dev/null; then

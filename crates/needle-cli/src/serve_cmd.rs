@@ -34,6 +34,10 @@ pub struct ServeArgs {
     /// The cluster's name: clusters sharing an etcd keep apart by it.
     #[arg(long, default_value = "needle")]
     cluster_name: String,
+    /// Log every write of this node's shards to NATS JetStream before acknowledging it:
+    /// `nats=nats://HOST:PORT,...` (the cluster's NATS servers; streams get up to three copies).
+    #[arg(long, value_name = "nats=URL,...", value_parser = nats_urls, requires = "cluster")]
+    log: Option<NatsUrls>,
 }
 
 /// The etcd members' client URLs.
@@ -42,11 +46,26 @@ struct EtcdUrls(Vec<String>);
 
 /// The URLs of `etcd=URL,URL,...`.
 fn etcd_urls(value: &str) -> Result<EtcdUrls, String> {
-    let urls = value.strip_prefix("etcd=").ok_or("expected etcd=URL,... (etcd's client URLs)")?;
+    urls_after("etcd", "etcd's client URLs", value).map(EtcdUrls)
+}
+
+/// The NATS servers' URLs.
+#[derive(Clone)]
+struct NatsUrls(Vec<String>);
+
+/// The URLs of `nats=URL,URL,...`.
+fn nats_urls(value: &str) -> Result<NatsUrls, String> {
+    urls_after("nats", "the NATS servers' URLs", value).map(NatsUrls)
+}
+
+/// The comma-separated URLs of `{system}=URL,...`, one at least.
+fn urls_after(system: &str, what: &str, value: &str) -> Result<Vec<String>, String> {
+    let urls =
+        value.strip_prefix(&format!("{system}=")).ok_or(format!("expected {system}=URL,... ({what})"))?;
     let urls: Vec<String> = urls.split(',').filter(|u| !u.is_empty()).map(str::to_string).collect();
     match urls.is_empty() {
-        true => Err("no etcd URL after etcd=".into()),
-        false => Ok(EtcdUrls(urls)),
+        true => Err(format!("no URL after {system}=")),
+        false => Ok(urls),
     }
 }
 
@@ -58,8 +77,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
         lease_ttl: Duration::from_secs(args.lease_ttl),
         cluster: args.cluster_name,
     });
+    let log = args.log.map(|NatsUrls(urls)| urls);
     let config =
-        ServerConfig { api_key: args.api_key, cluster, ..ServerConfig::new(data.clone(), args.bind) };
+        ServerConfig { api_key: args.api_key, cluster, log, ..ServerConfig::new(data.clone(), args.bind) };
     let server = match Server::bind(config) {
         Ok(s) => s,
         Err(e) => {

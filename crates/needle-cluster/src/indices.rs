@@ -25,6 +25,12 @@ pub fn shard_name(index: &str, shard: usize) -> String {
     format!("{index}.shard-{shard}")
 }
 
+/// Whether `name` is a shard's local index ([`shard_name`]'s form).
+pub fn is_shard_name(name: &str) -> bool {
+    let number = |k: &str| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit());
+    name.rsplit_once(".shard-").is_some_and(|(index, k)| !index.is_empty() && number(k))
+}
+
 /// The shard of `shards` that document `id` belongs to: Murmur3 (x86, 32
 /// bits, seed 0) of its UTF-8 bytes, modulo the shard count, as Elasticsearch
 /// routes by `_id` (it hashes UTF-16 and spreads over more slots, so the
@@ -57,6 +63,14 @@ mod tests {
         }
         assert!(counts.iter().all(|&c| (800..1200).contains(&c)), "{counts:?}");
         assert_eq!(shard_of("a", 1), 0);
+    }
+
+    #[test]
+    fn shard_names_are_told_from_other_names() {
+        assert!(is_shard_name(&shard_name("logs.shard-2", 11)));
+        for name in ["logs", "logs.shard-", ".shard-1", "logs.shard-x", "logs.shard-1a"] {
+            assert!(!is_shard_name(name), "{name}");
+        }
     }
 
     #[test]

@@ -62,6 +62,7 @@ fn app() -> &'static Shared {
             searches: crate::pools::Pool::new("search", crate::pools::PoolSize::search(1)),
             writes: crate::pools::Pool::new("write", crate::pools::PoolSize::write(1)),
             member: None,
+            ingest: None,
         })
     })
 }

@@ -18,6 +18,7 @@ mod dsl;
 mod error;
 mod filter_path;
 pub mod fuzzing;
+pub mod ingest;
 mod middleware;
 mod node_stats;
 mod params;

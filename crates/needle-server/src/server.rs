@@ -29,6 +29,9 @@ pub struct ServerConfig {
     pub write_pool: PoolSize,
     /// A node of a cluster whose membership etcd keeps; `None`: a single node.
     pub cluster: Option<ClusterConfig>,
+    /// The NATS servers whose JetStream logs the cluster's shards' writes
+    /// (`nats://host:port`); `None`: each shard's own disk alone.
+    pub log: Option<Vec<String>>,
 }
 
 impl ServerConfig {
@@ -43,6 +46,7 @@ impl ServerConfig {
             search_pool: PoolSize::search(cores),
             write_pool: PoolSize::write(cores),
             cluster: None,
+            log: None,
         }
     }
 }
@@ -61,6 +65,8 @@ pub struct App {
     pub writes: Pool,
     /// This node's membership of its cluster, if it is in one.
     pub member: Option<Arc<Member>>,
+    /// Where its shards' writes are logged, if anywhere but their own disks.
+    pub ingest: Option<crate::ingest::Ingest>,
 }
 
 impl App {
@@ -96,6 +102,17 @@ impl Server {
             }
             None => None,
         };
+        let ingest = match (config.log, &member) {
+            (Some(urls), Some(member)) => {
+                Some(crate::ingest::Ingest::start(runtime.handle().clone(), &urls, member, &catalog)?)
+            }
+            (Some(_), None) => {
+                return Err(std::io::Error::other(
+                    "an ingest log (--log) is for a node of a cluster (--cluster)",
+                ))
+            }
+            (None, _) => None,
+        };
         let app = Arc::new(App {
             catalog,
             api_key: config.api_key,
@@ -107,6 +124,7 @@ impl Server {
             searches: Pool::new("search", config.search_pool),
             writes: Pool::new("write", config.write_pool),
             member,
+            ingest,
         });
         Ok(Server { listener, app, runtime })
     }

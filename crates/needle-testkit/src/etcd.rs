@@ -59,6 +59,7 @@ impl Drop for EtcdProcess {
     }
 }
 
-fn free_port() -> u16 {
+/// A loopback port no one listens on now.
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port()
 }

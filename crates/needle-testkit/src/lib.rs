@@ -2,10 +2,11 @@
 //! every document by brute force with its own BM25, and [`random`], seeded
 //! generators of documents and queries. Engine tests compare the engine's
 //! results with the oracle's. [`http`] is a minimal client for the server's tests;
-//! [`etcd`] runs an etcd for the cluster's.
+//! [`etcd`] and [`nats`] run an etcd and a NATS server for the cluster's.
 
 pub mod etcd;
 pub mod http;
+pub mod nats;
 pub mod oracle;
 pub mod random;
 

@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 
 /// Starts `needle serve` on a free port with `args` added; its stderr is drained by a thread.
+#[allow(dead_code)] // Not every test starts a server on a free port.
 pub fn serve(data: &std::path::Path, args: &[&str]) -> (Child, SocketAddr) {
     serve_at(data, "127.0.0.1:0", args)
 }

@@ -14,8 +14,9 @@
 //! several indexes (`a,b`, `logs-*`, `/_search`) reaches every shard of each
 //! cluster index the expression names. What is not coordinated yet is
 //! refused with a 400 naming it: aggregations in a scroll over a cluster's
-//! index. Writes reach one copy (replicas and the replicated
-//! ingest log are to come), so a shard whose node is down is unavailable.
+//! index. Writes reach one copy, logged to the shard's stream in NATS
+//! JetStream when the node has one (`ingest.rs`); replicas are to come, so a
+//! shard whose node is down is unavailable.
 
 mod bulk;
 mod cat;

@@ -8,7 +8,9 @@ use needle_engine::Schema;
 use serde_json::{json, Map, Value};
 
 use crate::call::Call;
-use crate::catalog::Handle;
+use std::sync::Arc;
+
+use crate::catalog::{Catalog, Handle};
 use crate::counters::IndexCounters;
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
@@ -30,24 +32,36 @@ pub async fn create(State(app): State<Shared>, Path(name): Path<String>, call: C
         call.params.ignore(&ADMIN_PARAMS);
         call.params.finish(&call.path)?;
         let body = call.json()?.unwrap_or_else(|| json!({}));
-        let Value::Object(body) = body else {
-            return Err(ApiError::parsing("the body of an index creation must be an object"));
-        };
-        let mut settings = json!({});
-        let mut mapping = None;
-        let mut aliases = Default::default();
-        for (key, value) in &body {
-            match key.as_str() {
-                "settings" => settings = value.clone(),
-                "mappings" => mapping = Some(parse_mapping(value)?),
-                "aliases" => aliases = crate::routes::aliases::at_creation(value)?,
-                other => return Err(ApiError::parsing(format!("unknown key [{other}] for create index"))),
+        let handle = create_with(&app.catalog, &name, &body)?;
+        if let Some(ingest) = app.ingest.as_ref().filter(|_| needle_cluster::indices::is_shard_name(&name)) {
+            if let Err(e) = ingest.attach_new(&handle) {
+                drop(handle);
+                app.catalog.delete(&name)?;
+                return Err(e);
             }
         }
-        app.catalog.create_with_aliases(&name, mapping, &settings, aliases)?;
         Ok(respond::ok(&json!({"acknowledged": true, "shards_acknowledged": true, "index": name})))
     })
     .await
+}
+
+/// Creates index `name` as the body of `PUT /{name}` asks (settings, mappings, aliases).
+pub fn create_with(catalog: &Catalog, name: &str, body: &Value) -> ApiResult<Arc<Handle>> {
+    let Value::Object(body) = body else {
+        return Err(ApiError::parsing("the body of an index creation must be an object"));
+    };
+    let mut settings = json!({});
+    let mut mapping = None;
+    let mut aliases = Default::default();
+    for (key, value) in body {
+        match key.as_str() {
+            "settings" => settings = value.clone(),
+            "mappings" => mapping = Some(parse_mapping(value)?),
+            "aliases" => aliases = crate::routes::aliases::at_creation(value)?,
+            other => return Err(ApiError::parsing(format!("unknown key [{other}] for create index"))),
+        }
+    }
+    catalog.create_with_aliases(name, mapping, &settings, aliases)
 }
 
 /// A `mappings` object as a schema; what Needle cannot map is a `mapper_parsing_exception`.
@@ -63,6 +77,11 @@ pub async fn delete(State(app): State<Shared>, Path(expression): Path<String>, c
         call.params.finish(&call.path)?;
         for h in app.catalog.resolve(&expression)? {
             app.catalog.delete(&h.name)?;
+            if let Some(ingest) =
+                app.ingest.as_ref().filter(|_| needle_cluster::indices::is_shard_name(&h.name))
+            {
+                ingest.forget(&h.name);
+            }
         }
         Ok(respond::ok(&json!({"acknowledged": true})))
     })

@@ -5,7 +5,7 @@ pub(crate) mod bulk;
 pub(crate) mod cat;
 mod cluster;
 pub(crate) mod documents;
-mod indices;
+pub(crate) mod indices;
 mod msearch;
 pub mod scroll;
 pub(crate) mod search;

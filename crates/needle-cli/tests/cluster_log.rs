@@ -1,0 +1,137 @@
+//! `needle serve --log nats=URL`: a cluster's shards log every write to NATS
+//! JetStream and acknowledge it once the stream holds it. A node killed with
+//! SIGKILL whose shards keep nothing on their own disk (`volatile`) finds
+//! every acknowledged write again when it comes back, with its version and
+//! sequence number; without the log the same node loses them. While JetStream
+//! is down, writes are refused with a 503 and change nothing; once it is back,
+//! they are taken again. A node whose disk is wiped makes its shards again
+//! from their index's record in etcd and fills them from their streams.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use needle_testkit::etcd::EtcdProcess;
+use needle_testkit::http::send;
+use needle_testkit::nats::NatsProcess;
+use serde_json::{json, Value};
+
+/// A one-node cluster named `name` on `etcd`, serving `data` on `bind`, with `args` added.
+fn node(etcd: &EtcdProcess, name: &str, data: &Path, bind: &str, args: &[&str]) -> (Child, SocketAddr) {
+    let cluster = format!("etcd={}", etcd.url);
+    let mut all = vec!["--cluster", &cluster, "--cluster-name", name, "--node-id", "n1"];
+    all.extend(args);
+    let (child, at) = common::serve_at(data, bind, &all);
+    let started = Instant::now();
+    while send(at, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != 1 {
+        assert!(started.elapsed() < Duration::from_secs(20), "{at} never joined");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (child, at)
+}
+
+fn kill(mut child: Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Writes 60 documents (`_bulk`), updates one, deletes another, all
+/// acknowledged; returns what one document answered.
+fn write(at: SocketAddr) -> Value {
+    let made = send(at, "PUT", "/logs", Some(SETTINGS.as_bytes()), &[]);
+    assert_eq!(made.status, 200, "{}", made.text());
+    let lines: String = (0..60)
+        .map(|i| format!("{}\n{}\n", json!({"index": {"_id": i.to_string()}}), json!({"n": i})))
+        .collect();
+    let bulk = send(at, "POST", "/logs/_bulk", Some(lines.as_bytes()), &[]).json();
+    assert_eq!(bulk["errors"], false, "{bulk}");
+    let updated = send(at, "POST", "/logs/_update/7", Some(br#"{"doc": {"n": 700}}"#), &[]);
+    assert_eq!(updated.status, 200, "{}", updated.text());
+    assert_eq!(send(at, "DELETE", "/logs/_doc/8", None, &[]).status, 200);
+    send(at, "GET", "/logs/_doc/7", None, &[]).json()
+}
+
+fn count(at: SocketAddr) -> u64 {
+    send(at, "POST", "/logs/_refresh", None, &[]);
+    let counted = send(at, "GET", "/logs/_count", None, &[]).json();
+    counted["count"].as_u64().unwrap_or_else(|| panic!("{counted}"))
+}
+
+/// Two shards that persist nothing of their own until a commit (30 s away).
+const SETTINGS: &str =
+    r#"{"settings": {"number_of_shards": 2, "index": {"needle": {"durability": "volatile"}}}}"#;
+
+#[test]
+fn acknowledged_writes_come_back_from_the_log_and_an_outage_refuses_writes() {
+    let Some(etcd) = EtcdProcess::start("ingest log test") else { return };
+    let Some(mut nats) = NatsProcess::start("ingest log test") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let name = format!("log-{}", std::process::id());
+    let log = format!("nats={}", nats.url);
+
+    // Without the log, a volatile node killed loses what it acknowledged.
+    let plain = dir.path().join("plain");
+    let (child, at) = node(&etcd, &format!("{name}-plain"), &plain, "127.0.0.1:0", &[]);
+    write(at);
+    assert_eq!(count(at), 59);
+    kill(child);
+    let (child, at) = node(&etcd, &format!("{name}-plain"), &plain, &at.to_string(), &[]);
+    assert!(count(at) < 59, "nothing committed, nothing kept");
+    kill(child);
+
+    // With it, every acknowledged write comes back, as it was.
+    let logged = dir.path().join("logged");
+    let (child, at) = node(&etcd, &name, &logged, "127.0.0.1:0", &["--log", &log]);
+    let before = write(at);
+    assert_eq!((before["_source"]["n"].clone(), before["_version"].clone()), (json!(700), json!(2)));
+    kill(child);
+    let (child, at) = node(&etcd, &name, &logged, &at.to_string(), &["--log", &log]);
+    assert_eq!(count(at), 59);
+    assert_eq!(send(at, "GET", "/logs/_doc/7", None, &[]).json(), before);
+    assert_eq!(send(at, "GET", "/logs/_doc/8", None, &[]).status, 404);
+    let next = send(at, "PUT", "/logs/_doc/60", Some(br#"{"n": 60}"#), &[]);
+    assert_eq!(next.status, 201, "{}", next.text());
+
+    // JetStream down: a write is not acknowledged, and the next is refused before it changes anything.
+    nats.kill();
+    let started = Instant::now();
+    let lost = send(at, "PUT", "/logs/_doc/61", Some(br#"{"n": 61}"#), &[]);
+    assert_eq!(lost.status, 503, "{}", lost.text());
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let refused = send(at, "PUT", "/logs/_doc/62", Some(br#"{"n": 62}"#), &[]);
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    assert_eq!(refused.json()["error"]["type"], "unavailable_shards_exception");
+    assert_eq!(send(at, "GET", "/logs/_doc/62", None, &[]).status, 404, "a refused write changes nothing");
+
+    // Back: writes are taken again once the log holds what it was sent.
+    nats.resume();
+    let started = Instant::now();
+    loop {
+        let again = send(at, "PUT", "/logs/_doc/63", Some(br#"{"n": 63}"#), &[]);
+        if again.status == 201 || again.status == 200 {
+            break;
+        }
+        assert_eq!(again.status, 503, "{}", again.text());
+        assert!(started.elapsed() < Duration::from_secs(30), "writes never taken again");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    kill(child);
+    let (child, at) = node(&etcd, &name, &logged, &at.to_string(), &["--log", &log]);
+    assert_eq!(send(at, "GET", "/logs/_doc/63", None, &[]).status, 200, "held by the log");
+    assert_eq!(send(at, "GET", "/logs/_doc/62", None, &[]).status, 404);
+
+    // The node's disk lost whole: its shards are made again from the index's record and their streams.
+    let (total, seven) = (count(at), send(at, "GET", "/logs/_doc/7", None, &[]).json());
+    assert!(total >= 61, "59 written first, then 60 and 63 (and 61, sent again once the log was back)");
+    kill(child);
+    std::fs::remove_dir_all(&logged).unwrap();
+    let (child, at) = node(&etcd, &name, &logged, &at.to_string(), &["--log", &log]);
+    assert_eq!(count(at), total);
+    assert_eq!(send(at, "GET", "/logs/_doc/7", None, &[]).json(), seven);
+    let mapping = send(at, "GET", "/logs/_mapping", None, &[]).json();
+    assert_eq!(mapping["logs"]["mappings"]["properties"]["n"]["type"], "long", "{mapping}");
+    kill(child);
+}

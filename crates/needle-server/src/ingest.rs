@@ -1,0 +1,235 @@
+//! A node's cluster shards logged to their streams in NATS JetStream
+//! (`needle_cluster::log`; `needle serve --log nats=URL,...`). A shard made
+//! on this node gets a stream of its own (emptied of any earlier index's
+//! writes of the same name); a shard opened at start first takes back, in
+//! order, the writes of its stream its own disk lost, and one the cluster
+//! places here that the disk lost whole is made again from its index's record
+//! and filled from its stream (which keeps every write: nothing trims it
+//! yet, as segments are not yet kept in an object store); then every write is
+//! handed to the shard's [`ShardLog`] (the engine's `IngestLog`), which
+//! publishes them in order on the runtime and acknowledges a write once
+//! JetStream holds it. A write waits for that before it is answered; while
+//! the stream fails, writes are refused and the publisher retries what it
+//! has not been told JetStream holds (its message ids make a retry harmless).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use futures_util::stream::FuturesOrdered;
+use futures_util::StreamExt;
+use needle_cluster::indices::is_shard_name;
+use needle_cluster::log::{Nats, ShardStream};
+use needle_cluster::{shard_name, Member};
+use needle_engine::ingest_log::IngestLog;
+use needle_engine::{Error, Result};
+use tokio::sync::mpsc;
+
+use crate::catalog::{Catalog, Handle};
+use crate::error::{ApiError, ApiResult};
+
+/// How long a write waits for JetStream to hold it.
+const WAIT: Duration = Duration::from_secs(10);
+/// The pause before a failed stream is tried again.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// The node's connection to the cluster's NATS servers.
+pub struct Ingest {
+    nats: Nats,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Ingest {
+    /// Connects to `urls` (called off the runtime's threads), then logs
+    /// every shard the cluster places on this node (`member`): those in
+    /// `catalog` once they took back what their disk lost, the others made
+    /// again and filled from their streams.
+    pub fn start(
+        runtime: tokio::runtime::Handle,
+        urls: &[String],
+        member: &Member,
+        catalog: &Catalog,
+    ) -> std::io::Result<Ingest> {
+        let nats =
+            runtime.block_on(Nats::connect(urls, member.cluster_name())).map_err(std::io::Error::other)?;
+        let ingest = Ingest { nats, runtime };
+        let failed = |name: &str, e: ApiError| {
+            std::io::Error::other(format!("shard [{name}] from its ingest log: {}", e.reason))
+        };
+        for (index, sharded) in member.view().indices {
+            let here = sharded.shards.iter().enumerate().filter(|(_, node)| *node == member.node_id());
+            for name in here.map(|(k, _)| shard_name(&index, k)).filter(|n| !catalog.exists(n)) {
+                let made = crate::routes::indices::create_with(catalog, &name, &sharded.created);
+                made.and_then(|h| ingest.attach(&h)).map_err(|e| failed(&name, e))?;
+            }
+        }
+        for name in catalog.names().into_iter().filter(|n| is_shard_name(n)) {
+            let handle = catalog.get(&name).map_err(|e| failed(&name, e))?;
+            if !handle.writer.has_log() {
+                ingest.attach(&handle).map_err(|e| failed(&name, e))?;
+            }
+        }
+        Ok(ingest)
+    }
+
+    /// Logs the writes of shard `handle`, just made: its stream starts empty.
+    pub fn attach_new(&self, handle: &Handle) -> ApiResult<()> {
+        self.runtime.block_on(self.nats.remove(&handle.name)).map_err(unavailable)?;
+        self.attach(handle)
+    }
+
+    /// Takes back the writes of shard `handle`'s stream it does not have,
+    /// in order, then logs its every write there.
+    pub fn attach(&self, handle: &Handle) -> ApiResult<()> {
+        let stream = self.runtime.block_on(self.nats.open(&handle.name)).map_err(unavailable)?;
+        let next = handle.writer.next_lsn();
+        let missing = self.runtime.block_on(stream.read_from(next)).map_err(unavailable)?;
+        for (lsn, record) in missing {
+            handle.writer.apply_logged(lsn, &record)?;
+        }
+        let log = ShardLog::start(stream, handle.writer.next_lsn() - 1, &self.runtime);
+        handle.writer.attach_log(log)?;
+        Ok(())
+    }
+
+    /// Deletes the stream of shard `name`, deleted.
+    pub fn forget(&self, name: &str) {
+        if let Err(e) = self.runtime.block_on(self.nats.remove(name)) {
+            eprintln!("needle: the stream of deleted shard [{name}] stays: {e}");
+        }
+    }
+}
+
+fn unavailable(e: impl std::fmt::Display) -> ApiError {
+    ApiError::from(Error::Unavailable { what: e.to_string() })
+}
+
+/// What a shard's publisher has been told.
+#[derive(Default)]
+struct Acks {
+    /// JetStream holds every write up to this one.
+    held: u64,
+    /// Why the stream fails, until a write is held again.
+    failure: Option<String>,
+}
+
+/// One shard's writes on their way to its stream.
+struct ShardLog {
+    sender: mpsc::UnboundedSender<(u64, Bytes)>,
+    acks: Arc<(Mutex<Acks>, Condvar)>,
+}
+
+impl ShardLog {
+    /// The log of a shard whose stream holds (or need not hold) every write up to `held`.
+    fn start(stream: ShardStream, held: u64, runtime: &tokio::runtime::Handle) -> Arc<ShardLog> {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let acks = Arc::new((Mutex::new(Acks { held, failure: None }), Condvar::new()));
+        runtime.spawn(publish(stream, receiver, acks.clone()));
+        Arc::new(ShardLog { sender, acks })
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, Acks> {
+        self.acks.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl IngestLog for ShardLog {
+    fn append(&self, lsn: u64, record: Vec<u8>) {
+        // The receiver lives as long as the runtime: a send fails only at shutdown.
+        let _ = self.sender.send((lsn, Bytes::from(record)));
+    }
+
+    fn wait(&self, lsn: u64) -> Result<()> {
+        let deadline = Instant::now() + WAIT;
+        let mut acks = self.state();
+        loop {
+            if acks.held >= lsn {
+                return Ok(());
+            }
+            if let Some(failure) = &acks.failure {
+                return Err(Error::Unavailable { what: failure.clone() });
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                let what = format!("the ingest log did not hold write {lsn} in {} s", WAIT.as_secs());
+                return Err(Error::Unavailable { what });
+            }
+            acks = self.acks.1.wait_timeout(acks, left).unwrap_or_else(|p| p.into_inner()).0;
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        match &self.state().failure {
+            Some(failure) => Err(Error::Unavailable { what: failure.clone() }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Publishes a shard's writes in order as they come, many in flight, and
+/// records what JetStream holds; after a failure, publishes again every
+/// write not known to be held.
+async fn publish(
+    stream: ShardStream,
+    mut receiver: mpsc::UnboundedReceiver<(u64, Bytes)>,
+    acks: Arc<(Mutex<Acks>, Condvar)>,
+) {
+    let mut unheld: VecDeque<(u64, Bytes)> = VecDeque::new();
+    let mut sent = 0;
+    let mut answers = FuturesOrdered::new();
+    // The shard's index is gone (deleted, or the server stopping): what is left is sent, once.
+    let mut closed = false;
+    let tell = |f: &dyn Fn(&mut Acks)| {
+        f(&mut acks.0.lock().unwrap_or_else(|p| p.into_inner()));
+        acks.1.notify_all();
+    };
+    loop {
+        if closed && unheld.is_empty() {
+            return;
+        }
+        while sent < unheld.len() {
+            let (lsn, record) = unheld[sent].clone();
+            match stream.publish(lsn, record).await {
+                Ok(answer) => {
+                    answers.push_back(async move { (lsn, answer.await) });
+                    sent += 1;
+                }
+                Err(e) => {
+                    tell(&|a| a.failure = Some(format!("write {lsn} was not sent: {e}")));
+                    if closed {
+                        return;
+                    }
+                    tokio::time::sleep(RETRY).await;
+                }
+            }
+        }
+        tokio::select! {
+            got = receiver.recv(), if !closed => match got {
+                Some(write) => unheld.push_back(write),
+                None => closed = true,
+            },
+            Some((lsn, answer)) = answers.next(), if !answers.is_empty() => match answer {
+                Ok(_) => {
+                    while unheld.front().is_some_and(|(l, _)| *l <= lsn) {
+                        unheld.pop_front();
+                        sent -= 1;
+                    }
+                    tell(&|a| {
+                        a.held = a.held.max(lsn);
+                        a.failure = None;
+                    });
+                }
+                Err(e) => {
+                    tell(&|a| a.failure = Some(format!("JetStream did not take write {lsn}: {e}")));
+                    if closed {
+                        return;
+                    }
+                    answers = FuturesOrdered::new();
+                    sent = 0;
+                    tokio::time::sleep(RETRY).await;
+                }
+            },
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! A NATS server with JetStream on a free loopback port, for tests of the
+//! cluster's ingest log; it can be stopped and started again on the same
+//! port and store (an outage), and is stopped (its store removed) when dropped.
+
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::etcd::free_port;
+
+pub struct NatsProcess {
+    child: Option<Child>,
+    dir: PathBuf,
+    port: u16,
+    pub url: String,
+}
+
+impl NatsProcess {
+    /// Starts `nats-server` from the PATH. `None` when it is not installed
+    /// and the run is not CI's (CI installs Debian's `nats-server`: there a
+    /// missing server fails the test).
+    pub fn start(name: &str) -> Option<NatsProcess> {
+        let found = std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join("nats-server").is_file()));
+        if !found {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "nats-server is not installed (apt-get install nats-server)"
+            );
+            eprintln!("{name}: skipped, nats-server is not installed (apt-get install nats-server)");
+            return None;
+        }
+        let port = free_port();
+        let dir = std::env::temp_dir().join(format!("needle-test-nats-{}-{port}", std::process::id()));
+        let mut nats = NatsProcess { child: None, dir, port, url: format!("nats://127.0.0.1:{port}") };
+        nats.resume();
+        Some(nats)
+    }
+
+    /// Kills the server (SIGKILL): its clients see it gone.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the server again on its port and store.
+    pub fn resume(&mut self) {
+        assert!(self.child.is_none(), "the server runs");
+        let child = Command::new("nats-server")
+            .args(["-js", "-a", "127.0.0.1", "-p", &self.port.to_string(), "-sd"])
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nats-server starts");
+        self.child = Some(child);
+        let started = Instant::now();
+        let addr: SocketAddr = ([127, 0, 0, 1], self.port).into();
+        while TcpStream::connect(addr).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(20), "nats-server did not listen in 20 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for NatsProcess {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
