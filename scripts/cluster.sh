@@ -12,6 +12,7 @@
 # Settings (environment): DIR, the cluster's folder (default: ./cluster-data);
 # NEEDLE, the binary (default: target/release/needle, built if missing);
 # NODES, how many Needle nodes (default 3; the first serves on NODE_PORT + 1);
+# LOG=0, nodes that keep their writes on their own disks only (no NATS);
 # NODE_PORT (9210), ETCD_PORT (23790) and NATS_PORT (4230), the ports before
 # the first node's, the first etcd member's and the first NATS server's client
 # port (etcd peers: ETCD_PORT + 10 + i; NATS routes: NATS_PORT + 10 + i).
@@ -47,9 +48,32 @@ wait_port() {
   return 1
 }
 
+# Three NATS servers with JetStream, routed to each other as one cluster.
+start_nats() {
+  local routes=()
+  for i in "${members[@]}"; do routes+=("nats://127.0.0.1:$((NATS_PORT + 10 + i))"); done
+  routes="$(IFS=,; echo "${routes[*]}")"
+  for i in "${members[@]}"; do
+    nats-server -js -n "nats-$i" -a 127.0.0.1 -p $((NATS_PORT + i)) -sd "$DIR/nats-$i" \
+      --cluster_name needle-log --cluster "nats://127.0.0.1:$((NATS_PORT + 10 + i))" --routes "$routes" \
+      >"$DIR/nats-$i.log" 2>&1 &
+    echo $! >"$DIR/nats-$i.pid"
+  done
+  for i in "${members[@]}"; do wait_port $((NATS_PORT + i)); done
+  # JetStream answers once its servers have elected a leader for its metadata.
+  for _ in $(seq 150); do
+    grep -q "JetStream cluster new metadata leader\|Self is new JetStream cluster metadata leader" "$DIR"/nats-*.log && break
+    sleep 0.2
+  done
+}
+
 up() {
   command -v etcd >/dev/null || { echo "etcd is not installed: apt-get install etcd-server" >&2; exit 1; }
-  command -v nats-server >/dev/null || { echo "nats-server is not installed: apt-get install nats-server" >&2; exit 1; }
+  local log=()
+  if [[ "${LOG:-1}" != 0 ]]; then
+    command -v nats-server >/dev/null || { echo "nats-server is not installed: apt-get install nats-server" >&2; exit 1; }
+    log=(--log "nats=$(nats_urls)")
+  fi
   if [[ ! -x "$NEEDLE" ]]; then
     (cd "$root" && cargo build --release -p needle-cli)
   fi
@@ -71,28 +95,16 @@ up() {
     echo $! >"$DIR/etcd-$i.pid"
   done
   for i in "${members[@]}"; do wait_port $((ETCD_PORT + i)); done
-  local routes=()
-  for i in "${members[@]}"; do routes+=("nats://127.0.0.1:$((NATS_PORT + 10 + i))"); done
-  routes="$(IFS=,; echo "${routes[*]}")"
-  for i in "${members[@]}"; do
-    nats-server -js -n "nats-$i" -a 127.0.0.1 -p $((NATS_PORT + i)) -sd "$DIR/nats-$i" \
-      --cluster_name needle-log --cluster "nats://127.0.0.1:$((NATS_PORT + 10 + i))" --routes "$routes" \
-      >"$DIR/nats-$i.log" 2>&1 &
-    echo $! >"$DIR/nats-$i.pid"
-  done
-  for i in "${members[@]}"; do wait_port $((NATS_PORT + i)); done
-  # JetStream answers once its servers have elected a leader for its metadata.
-  for _ in $(seq 150); do
-    grep -q "JetStream cluster new metadata leader\|Self is new JetStream cluster metadata leader" "$DIR"/nats-*.log && break
-    sleep 0.2
-  done
+  [[ ${#log[@]} -eq 0 ]] || start_nats
   for i in "${nodes[@]}"; do
     "$NEEDLE" serve --data "$DIR/node-$i" --bind "127.0.0.1:$((NODE_PORT + i))" \
-      --cluster "etcd=$(etcd_urls)" --node-id "node-$i" --log "nats=$(nats_urls)" >"$DIR/node-$i.log" 2>&1 &
+      --cluster "etcd=$(etcd_urls)" --node-id "node-$i" "${log[@]}" >"$DIR/node-$i.log" 2>&1 &
     echo $! >"$DIR/node-$i.pid"
   done
   for i in "${nodes[@]}"; do wait_port $((NODE_PORT + i)); done
-  echo "cluster up: nodes on http://127.0.0.1:$((NODE_PORT + 1))-$((NODE_PORT + ${#nodes[@]})), etcd on $(etcd_urls), NATS on $(nats_urls)"
+  local logged=""
+  [[ ${#log[@]} -eq 0 ]] || logged=", NATS on $(nats_urls)"
+  echo "cluster up: nodes on http://127.0.0.1:$((NODE_PORT + 1))-$((NODE_PORT + ${#nodes[@]})), etcd on $(etcd_urls)$logged"
 }
 
 status() {

@@ -135,3 +135,60 @@ fn acknowledged_writes_come_back_from_the_log_and_an_outage_refuses_writes() {
     assert_eq!(mapping["logs"]["mappings"]["properties"]["n"]["type"], "long", "{mapping}");
     kill(child);
 }
+
+/// Issue 19's first fault test on one node: `_bulk` requests keep coming
+/// while the node is killed with SIGKILL midway; every document a request
+/// acknowledged before the kill is found once the node is back (its shards
+/// keep nothing on their own disk: the stream is all that brings them back).
+#[test]
+fn no_acknowledged_write_is_lost_to_a_kill_midway() {
+    let Some(etcd) = EtcdProcess::start("ingest log kill test") else { return };
+    let Some(nats) = NatsProcess::start("ingest log kill test") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let name = format!("kill-{}", std::process::id());
+    let log = format!("nats={}", nats.url);
+    let (child, at) = node(&etcd, &name, dir.path(), "127.0.0.1:0", &["--log", &log]);
+    assert_eq!(send(at, "PUT", "/logs", Some(SETTINGS.as_bytes()), &[]).status, 200);
+
+    let feeding = std::thread::spawn(move || {
+        let mut acknowledged = Vec::new();
+        // Until the node is gone (a bound all the same: 5 minutes of requests at most).
+        for batch in 0..200_000 {
+            let ids: Vec<String> = (0..25).map(|i| format!("{batch}-{i}")).collect();
+            let lines: String = ids
+                .iter()
+                .map(|id| format!("{}\n{}\n", json!({"index": {"_id": id}}), json!({"b": batch})))
+                .collect();
+            let Ok(reply) =
+                needle_testkit::http::try_send(at, "POST", "/logs/_bulk", Some(lines.as_bytes()), &[])
+            else {
+                return (acknowledged, true);
+            };
+            let items = reply.json()["items"].as_array().cloned().unwrap_or_default();
+            for (id, item) in ids.into_iter().zip(items) {
+                if item["index"]["status"].as_u64().is_some_and(|s| s < 300) {
+                    acknowledged.push(id);
+                }
+            }
+        }
+        (acknowledged, false)
+    });
+    std::thread::sleep(Duration::from_millis(700));
+    kill(child);
+    let (acknowledged, cut_off) = feeding.join().unwrap();
+    assert!(cut_off && !acknowledged.is_empty(), "the kill came while writes were acknowledged");
+
+    let (child, at) = node(&etcd, &name, dir.path(), &at.to_string(), &["--log", &log]);
+    let found =
+        send(at, "POST", "/logs/_mget", Some(json!({"ids": acknowledged}).to_string().as_bytes()), &[]);
+    let docs = found.json()["docs"].as_array().cloned().unwrap_or_default();
+    let missing: Vec<&Value> = docs.iter().filter(|d| d["found"] != true).map(|d| &d["_id"]).collect();
+    assert!(
+        missing.is_empty(),
+        "{} of {} acknowledged writes lost: {missing:?}",
+        missing.len(),
+        acknowledged.len()
+    );
+    assert!(count(at) >= acknowledged.len() as u64);
+    kill(child);
+}

@@ -17,11 +17,7 @@ impl EtcdProcess {
     /// run is not CI's (CI installs Debian's `etcd-server`: there a missing
     /// etcd fails the test).
     pub fn start(name: &str) -> Option<EtcdProcess> {
-        let found = std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join("etcd").is_file()));
-        if !found {
-            assert!(std::env::var_os("CI").is_none(), "etcd is not installed (apt-get install etcd-server)");
-            eprintln!("{name}: skipped, etcd is not installed (apt-get install etcd-server)");
+        if !installed("etcd", "etcd-server", name) {
             return None;
         }
         let (client, peer) = (free_port(), free_port());
@@ -57,6 +53,19 @@ impl Drop for EtcdProcess {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Whether `program` is on the PATH. When it is not, a test named `name`
+/// is skipped with a message, but not in CI, which installs Debian's
+/// `package`: there a missing program fails the test.
+pub(crate) fn installed(program: &str, package: &str, name: &str) -> bool {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()));
+    if !found {
+        assert!(std::env::var_os("CI").is_none(), "{program} is not installed (apt-get install {package})");
+        eprintln!("{name}: skipped, {program} is not installed (apt-get install {package})");
+    }
+    found
 }
 
 /// A loopback port no one listens on now.

@@ -21,14 +21,7 @@ impl NatsProcess {
     /// and the run is not CI's (CI installs Debian's `nats-server`: there a
     /// missing server fails the test).
     pub fn start(name: &str) -> Option<NatsProcess> {
-        let found = std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join("nats-server").is_file()));
-        if !found {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "nats-server is not installed (apt-get install nats-server)"
-            );
-            eprintln!("{name}: skipped, nats-server is not installed (apt-get install nats-server)");
+        if !crate::etcd::installed("nats-server", "nats-server", name) {
             return None;
         }
         let port = free_port();

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 B=target/release/needle-bench
-OUT=bench/results/2026-11-29/updates-1m
+OUT=${OUT:-bench/results/2026-11-29/updates-1m}
 DATA=${DATA:?the folder with values.jsonl and the indexes} WL=${WL:?the workload folder}
 SCRATCH=${SCRATCH:-$(mktemp -d)}
 U="--docs $DATA/values.jsonl --workload $WL/realistic.txt --duration 20 --warmup 5 --idle 5 --methods ${METHODS:-numeric,binary} --rates 1000"
