@@ -94,6 +94,10 @@ fn acknowledged_writes_come_back_from_the_log_and_an_outage_refuses_writes() {
     assert_eq!(send(at, "GET", "/logs/_doc/8", None, &[]).status, 404);
     let next = send(at, "PUT", "/logs/_doc/60", Some(br#"{"n": 60}"#), &[]);
     assert_eq!(next.status, 201, "{}", next.text());
+    // Larger than a NATS message may be: logged in pieces.
+    let big = json!({"n": 64, "text": "word ".repeat(300_000)}).to_string();
+    let stored = send(at, "PUT", "/logs/_doc/big", Some(big.as_bytes()), &[]);
+    assert_eq!(stored.status, 201, "{}", stored.text());
 
     // JetStream down: a write is not acknowledged, and the next is refused before it changes anything.
     nats.kill();
@@ -125,12 +129,18 @@ fn acknowledged_writes_come_back_from_the_log_and_an_outage_refuses_writes() {
 
     // The node's disk lost whole: its shards are made again from the index's record and their streams.
     let (total, seven) = (count(at), send(at, "GET", "/logs/_doc/7", None, &[]).json());
-    assert!(total >= 61, "59 written first, then 60 and 63 (and 61, sent again once the log was back)");
+    assert!(total >= 62, "59 written first, then 60, big and 63 (and 61, sent again once the log was back)");
     kill(child);
     std::fs::remove_dir_all(&logged).unwrap();
     let (child, at) = node(&etcd, &name, &logged, &at.to_string(), &["--log", &log]);
     assert_eq!(count(at), total);
     assert_eq!(send(at, "GET", "/logs/_doc/7", None, &[]).json(), seven);
+    let source = send(at, "GET", "/logs/_source/big", None, &[]).json();
+    assert_eq!(
+        source["text"].as_str().map(str::len),
+        Some(1_500_000),
+        "the record in pieces came back whole"
+    );
     let mapping = send(at, "GET", "/logs/_mapping", None, &[]).json();
     assert_eq!(mapping["logs"]["mappings"]["properties"]["n"]["type"], "long", "{mapping}");
     kill(child);

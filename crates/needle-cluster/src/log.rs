@@ -2,23 +2,39 @@
 //! stream of its own, named `NEEDLE_{cluster}_{shard}` (the names hex-coded:
 //! a stream name allows no dots) over the one subject
 //! `needle.{cluster}.{shard}`, stored in files and replicated on up to three
-//! of the NATS servers. The shard's node publishes every write there in
-//! order: the payload is the engine's log record, headers `Needle-Lsn` (the
-//! write's sequence number, `_seq_no` + 1) and `Nats-Msg-Id` (the same, so
-//! JetStream drops a retried publish it already holds). JetStream answers a
-//! publish once a quorum of the stream's replicas holds it; the node
-//! acknowledges the write only then. A node that lost writes (restarted
-//! without its disk's latest state) reads them back from the stream.
+//! of the NATS servers. The shard's node publishes its writes there in
+//! order, several to a message; JetStream answers a publish once a quorum of
+//! the stream's replicas holds it, and the node acknowledges the writes only
+//! then. A node that lost writes (restarted without its disk's latest state)
+//! reads them back from the stream.
+//!
+//! A message (format 1; integers little-endian):
+//!
+//! ```text
+//! Message := Version:u8 Crc32:u32 Entry+          Crc32 of the entries
+//! Entry   := Lsn:u64 Part:u8 Len:u32 Record[Len]
+//! ```
+//!
+//! `Lsn` is the write's sequence number (`_seq_no` + 1), ascending within a
+//! message; `Record` the engine's log record (`needle_engine::ingest_log`).
+//! `Part` 0 is a whole record; a record larger than [`MESSAGE_BYTES`] is cut
+//! into pieces, one a message: 1 its first, 2 a middle one, 3 its last.
+//! Example: write 7, record `02 61` (delete "a"), alone in a message:
+//! `01 | crc | 07 00 00 00 00 00 00 00 | 00 | 02 00 00 00 | 02 61`.
+//! A publish that failed is sent again, regrouped, with the writes after
+//! it: a stream may hold a write twice, and a reader keeps its first copy.
 
 use std::time::Duration;
 
 use async_nats::jetstream::{self, consumer, stream};
-use async_nats::HeaderMap;
 use bytes::Bytes;
 use futures_util::StreamExt;
 
-/// The header holding a message's write sequence number.
-const LSN_HEADER: &str = "Needle-Lsn";
+const VERSION: u8 = 1;
+/// The most record bytes a message holds (NATS refuses payloads over 1 MB by default).
+pub const MESSAGE_BYTES: usize = 512 << 10;
+const HEAD: usize = 5;
+const ENTRY_HEAD: usize = 13;
 /// How long a publish waits for JetStream's answer.
 const ACK_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -101,21 +117,18 @@ pub struct ShardStream {
 }
 
 impl ShardStream {
-    /// Sends write `lsn`; the future answers once JetStream holds it (or cannot).
-    pub async fn publish(&self, lsn: u64, record: Bytes) -> Result<jetstream::context::PublishAckFuture> {
-        let mut headers = HeaderMap::new();
-        headers.insert(LSN_HEADER, lsn.to_string().as_str());
-        headers.insert("Nats-Msg-Id", lsn.to_string().as_str());
-        self.jetstream.publish_with_headers(self.subject.clone(), headers, record).await.map_err(failed)
+    /// Sends `message` (see [`messages`]); the future answers once JetStream holds it (or cannot).
+    pub async fn publish(&self, message: Bytes) -> Result<jetstream::context::PublishAckFuture> {
+        self.jetstream.publish(self.subject.clone(), message).await.map_err(failed)
     }
 
     /// Every write from `lsn` on, in order, as (sequence number, record).
     pub async fn read_from(&self, lsn: u64) -> Result<Vec<(u64, Bytes)>> {
         let mut stream = self.stream.clone();
         let last = stream.info().await.map_err(failed)?.state.last_sequence;
-        let mut out = Vec::new();
+        let mut reader = Reader::new(lsn);
         if last == 0 {
-            return Ok(out);
+            return Ok(reader.out);
         }
         let config =
             consumer::pull::OrderedConfig { filter_subject: self.subject.clone(), ..Default::default() };
@@ -125,18 +138,131 @@ impl ShardStream {
             let message = message.map_err(failed)?;
             let info = message.info().map_err(failed)?;
             let at = info.stream_sequence;
-            let logged = message.headers.as_ref().and_then(|h| h.get(LSN_HEADER)).map(|v| v.as_str().parse());
-            let Some(Ok(logged)) = logged else {
-                return Err(LogError(format!("message {at} of {} has no write number", self.subject)));
-            };
-            if logged >= lsn {
-                out.push((logged, message.payload.clone()));
-            }
+            reader
+                .read(&message.payload)
+                .map_err(|e| LogError(format!("message {at} of {}: {e}", self.subject)))?;
             if at >= last {
                 break;
             }
         }
-        Ok(out)
+        Ok(reader.out)
+    }
+}
+
+/// A message to publish, and the last write it completes (none: a piece
+/// of a record whose last piece is still to come).
+pub struct Message {
+    pub payload: Bytes,
+    pub completes: Option<u64>,
+}
+
+/// `writes` (in order) as messages: whole records packed up to
+/// [`MESSAGE_BYTES`] a message, a longer record in pieces of it.
+pub fn messages<'a>(writes: impl IntoIterator<Item = &'a (u64, Bytes)>) -> Vec<Message> {
+    let mut out = Vec::new();
+    let mut entries: Vec<u8> = Vec::new();
+    let mut last = None;
+    for (lsn, record) in writes {
+        if record.len() > MESSAGE_BYTES {
+            flush(&mut out, &mut entries, last.take());
+            let pieces: Vec<&[u8]> = record.chunks(MESSAGE_BYTES).collect();
+            for (i, piece) in pieces.iter().enumerate() {
+                let part = match i {
+                    0 => 1,
+                    _ if i + 1 == pieces.len() => 3,
+                    _ => 2,
+                };
+                entry(&mut entries, *lsn, part, piece);
+                flush(&mut out, &mut entries, (part == 3).then_some(*lsn));
+            }
+            continue;
+        }
+        if entries.len() + record.len() > MESSAGE_BYTES {
+            flush(&mut out, &mut entries, last.take());
+        }
+        entry(&mut entries, *lsn, 0, record);
+        last = Some(*lsn);
+    }
+    flush(&mut out, &mut entries, last);
+    out
+}
+
+fn entry(entries: &mut Vec<u8>, lsn: u64, part: u8, bytes: &[u8]) {
+    entries.extend_from_slice(&lsn.to_le_bytes());
+    entries.push(part);
+    entries.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    entries.extend_from_slice(bytes);
+}
+
+/// The entries so far as a message, if there are any.
+fn flush(out: &mut Vec<Message>, entries: &mut Vec<u8>, completes: Option<u64>) {
+    if entries.is_empty() {
+        return;
+    }
+    let mut payload = Vec::with_capacity(HEAD + entries.len());
+    payload.push(VERSION);
+    payload.extend_from_slice(&crc32fast::hash(entries).to_le_bytes());
+    payload.append(entries);
+    out.push(Message { payload: payload.into(), completes });
+}
+
+/// Writes read back from messages in stream order: each from `from` on,
+/// once (a copy sent again is skipped), its pieces joined.
+struct Reader {
+    from: u64,
+    out: Vec<(u64, Bytes)>,
+    /// A record being joined from its pieces: its write and the bytes so far.
+    joining: Option<(u64, Vec<u8>)>,
+}
+
+impl Reader {
+    fn new(from: u64) -> Reader {
+        Reader { from, out: Vec::new(), joining: None }
+    }
+
+    /// Takes in one message; an error names what is wrong with it.
+    fn read(&mut self, message: &[u8]) -> std::result::Result<(), String> {
+        let (head, entries) = message.split_at_checked(HEAD).ok_or("shorter than its head")?;
+        if head[0] != VERSION {
+            return Err(format!("format {} (this build reads {VERSION})", head[0]));
+        }
+        if crc32fast::hash(entries).to_le_bytes() != head[1..5] {
+            return Err("its checksum does not match".into());
+        }
+        let mut rest = entries;
+        while !rest.is_empty() {
+            let (entry, after) = rest.split_at_checked(ENTRY_HEAD).ok_or("an entry cut short")?;
+            let lsn = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
+            let len = u32::from_le_bytes(entry[9..13].try_into().expect("4 bytes")) as usize;
+            let (bytes, after) = after.split_at_checked(len).ok_or("a record cut short")?;
+            self.take(lsn, entry[8], bytes)?;
+            rest = after;
+        }
+        Ok(())
+    }
+
+    fn take(&mut self, lsn: u64, part: u8, bytes: &[u8]) -> std::result::Result<(), String> {
+        // The newest write kept, or the one before `from`: what is not newer was read already.
+        let kept = self.out.last().map_or(0, |(l, _)| *l).max(self.from.saturating_sub(1));
+        match part {
+            0 if lsn > kept => self.out.push((lsn, Bytes::copy_from_slice(bytes))),
+            1 => self.joining = Some((lsn, bytes.to_vec())),
+            2 | 3 => match &mut self.joining {
+                Some((l, joined)) if *l == lsn => {
+                    joined.extend_from_slice(bytes);
+                    if part == 3 {
+                        let (_, joined) = self.joining.take().expect("joining");
+                        if lsn > kept {
+                            self.out.push((lsn, joined.into()));
+                        }
+                    }
+                }
+                _ => return Err(format!("a piece of write {lsn} without its first")),
+            },
+            0 => {}
+            other => return Err(format!("an entry of unknown part {other}")),
+        }
+        Ok(())
     }
 }
 
@@ -148,6 +274,59 @@ fn hex(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read_back(messages: &[Message], from: u64) -> Vec<(u64, Bytes)> {
+        let mut reader = Reader::new(from);
+        for m in messages {
+            reader.read(&m.payload).unwrap();
+        }
+        reader.out
+    }
+
+    #[test]
+    fn writes_pack_into_messages_and_read_back_once_each() {
+        let record = |n: usize, b: u8| Bytes::from(vec![b; n]);
+        let writes: Vec<(u64, Bytes)> = vec![
+            (5, record(10, 1)),
+            (6, record(MESSAGE_BYTES - 40, 2)),
+            (7, record(2 * MESSAGE_BYTES + 3, 3)),
+            (8, record(0, 4)),
+            (9, record(MESSAGE_BYTES, 5)),
+        ];
+        let messages = messages(&writes);
+        assert!(messages.iter().all(|m| m.payload.len() <= HEAD + ENTRY_HEAD + MESSAGE_BYTES + ENTRY_HEAD));
+        let completes: Vec<Option<u64>> = messages.iter().map(|m| m.completes).collect();
+        assert_eq!(completes, [Some(6), None, None, Some(7), Some(8), Some(9)]);
+        assert_eq!(read_back(&messages, 1), writes);
+        assert_eq!(read_back(&messages, 7), writes[2..]);
+        // Sent again from write 6 after a failure: each write read once, in order.
+        let mut again = messages;
+        again.extend(super::messages(&writes[1..]));
+        assert_eq!(read_back(&again, 1), writes);
+    }
+
+    #[test]
+    fn damaged_messages_are_errors_that_name_the_damage() {
+        let one = messages(&[(3, Bytes::from_static(b"ab"))]).remove(0).payload.to_vec();
+        assert_eq!(
+            one,
+            [
+                [1].as_slice(),
+                &crc32fast::hash(&one[5..]).to_le_bytes(),
+                &[3, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, b'a', b'b']
+            ]
+            .concat()
+        );
+        let mut flipped = one.clone();
+        flipped[14] ^= 1;
+        assert!(Reader::new(1).read(&flipped).unwrap_err().contains("checksum"));
+        let mut newer = one.clone();
+        newer[0] = 2;
+        assert!(Reader::new(1).read(&newer).unwrap_err().contains("format 2"));
+        assert!(Reader::new(1).read(&one[..3]).is_err());
+        let piece = messages(&[(4, Bytes::from(vec![0; MESSAGE_BYTES + 1]))]).remove(1);
+        assert!(Reader::new(1).read(&piece.payload).unwrap_err().contains("without its first"));
+    }
 
     #[test]
     fn names_keep_to_what_streams_and_subjects_allow() {

@@ -9,8 +9,8 @@
 //! handed to the shard's [`ShardLog`] (the engine's `IngestLog`), which
 //! publishes them in order on the runtime and acknowledges a write once
 //! JetStream holds it. A write waits for that before it is answered; while
-//! the stream fails, writes are refused and the publisher retries what it
-//! has not been told JetStream holds (its message ids make a retry harmless).
+//! the stream fails, writes are refused and the publisher sends again what
+//! it has not been told JetStream holds (a reader keeps a write's first copy).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
@@ -20,7 +20,7 @@ use bytes::Bytes;
 use futures_util::stream::FuturesOrdered;
 use futures_util::StreamExt;
 use needle_cluster::indices::is_shard_name;
-use needle_cluster::log::{Nats, ShardStream};
+use needle_cluster::log::{messages, Nats, ShardStream};
 use needle_cluster::{shard_name, Member};
 use needle_engine::ingest_log::IngestLog;
 use needle_engine::{Error, Result};
@@ -167,15 +167,17 @@ impl IngestLog for ShardLog {
     }
 }
 
-/// Publishes a shard's writes in order as they come, many in flight, and
-/// records what JetStream holds; after a failure, publishes again every
-/// write not known to be held.
+/// Publishes a shard's writes in order as they come (those waiting when a
+/// round starts packed together, see `needle_cluster::log::messages`),
+/// many messages in flight, and records what JetStream holds; after a
+/// failure, publishes again every write not known to be held.
 async fn publish(
     stream: ShardStream,
     mut receiver: mpsc::UnboundedReceiver<(u64, Bytes)>,
     acks: Arc<(Mutex<Acks>, Condvar)>,
 ) {
     let mut unheld: VecDeque<(u64, Bytes)> = VecDeque::new();
+    // How many of `unheld` (from its front) were published.
     let mut sent = 0;
     let mut answers = FuturesOrdered::new();
     // The shard's index is gone (deleted, or the server stopping): what is left is sent, once.
@@ -188,29 +190,39 @@ async fn publish(
         if closed && unheld.is_empty() {
             return;
         }
-        while sent < unheld.len() {
-            let (lsn, record) = unheld[sent].clone();
-            match stream.publish(lsn, record).await {
-                Ok(answer) => {
-                    answers.push_back(async move { (lsn, answer.await) });
-                    sent += 1;
-                }
+        let mut failure = None;
+        for message in messages(unheld.range(sent..)) {
+            match stream.publish(message.payload).await {
+                Ok(answer) => answers.push_back(async move { (message.completes, answer.await) }),
                 Err(e) => {
-                    tell(&|a| a.failure = Some(format!("write {lsn} was not sent: {e}")));
-                    if closed {
-                        return;
-                    }
-                    tokio::time::sleep(RETRY).await;
+                    failure = Some(format!("writes were not sent: {e}"));
+                    break;
                 }
             }
         }
+        sent = unheld.len();
+        if let Some(failure) = failure {
+            tell(&|a| a.failure = Some(failure.clone()));
+            if closed {
+                return;
+            }
+            (answers, sent) = (FuturesOrdered::new(), 0);
+            tokio::time::sleep(RETRY).await;
+            continue;
+        }
         tokio::select! {
             got = receiver.recv(), if !closed => match got {
-                Some(write) => unheld.push_back(write),
+                Some(write) => {
+                    unheld.push_back(write);
+                    while let Ok(write) = receiver.try_recv() {
+                        unheld.push_back(write);
+                    }
+                }
                 None => closed = true,
             },
-            Some((lsn, answer)) = answers.next(), if !answers.is_empty() => match answer {
+            Some((completes, answer)) = answers.next(), if !answers.is_empty() => match answer {
                 Ok(_) => {
+                    let Some(lsn) = completes else { continue };
                     while unheld.front().is_some_and(|(l, _)| *l <= lsn) {
                         unheld.pop_front();
                         sent -= 1;
@@ -221,12 +233,11 @@ async fn publish(
                     });
                 }
                 Err(e) => {
-                    tell(&|a| a.failure = Some(format!("JetStream did not take write {lsn}: {e}")));
+                    tell(&|a| a.failure = Some(format!("JetStream did not take writes: {e}")));
                     if closed {
                         return;
                     }
-                    answers = FuturesOrdered::new();
-                    sent = 0;
+                    (answers, sent) = (FuturesOrdered::new(), 0);
                     tokio::time::sleep(RETRY).await;
                 }
             },
