@@ -41,19 +41,20 @@ pub struct Ingest {
 }
 
 impl Ingest {
-    /// Connects to `urls` (called off the runtime's threads), then logs
-    /// every shard the cluster places on this node (`member`): those in
-    /// `catalog` once they took back what their disk lost, the others made
-    /// again and filled from their streams.
-    pub fn start(
+    /// Connects to the NATS servers `urls` of cluster `cluster` (called off the runtime's threads).
+    pub fn connect(
         runtime: tokio::runtime::Handle,
         urls: &[String],
-        member: &Member,
-        catalog: &Catalog,
+        cluster: &str,
     ) -> std::io::Result<Ingest> {
-        let nats =
-            runtime.block_on(Nats::connect(urls, member.cluster_name())).map_err(std::io::Error::other)?;
-        let ingest = Ingest { nats, runtime };
+        let nats = runtime.block_on(Nats::connect(urls, cluster)).map_err(std::io::Error::other)?;
+        Ok(Ingest { nats, runtime })
+    }
+
+    /// Logs every shard the cluster places on this node (`member`): those
+    /// in `catalog` once they took back what their disk lost, the others
+    /// made again and filled from their streams.
+    pub fn attach_all(&self, member: &Member, catalog: &Catalog) -> std::io::Result<()> {
         let failed = |name: &str, e: ApiError| {
             std::io::Error::other(format!("shard [{name}] from its ingest log: {}", e.reason))
         };
@@ -61,16 +62,16 @@ impl Ingest {
             let here = sharded.shards.iter().enumerate().filter(|(_, node)| *node == member.node_id());
             for name in here.map(|(k, _)| shard_name(&index, k)).filter(|n| !catalog.exists(n)) {
                 let made = crate::routes::indices::create_with(catalog, &name, &sharded.created);
-                made.and_then(|h| ingest.attach(&h)).map_err(|e| failed(&name, e))?;
+                made.and_then(|h| self.attach(&h)).map_err(|e| failed(&name, e))?;
             }
         }
         for name in catalog.names().into_iter().filter(|n| is_shard_name(n)) {
             let handle = catalog.get(&name).map_err(|e| failed(&name, e))?;
             if !handle.writer.has_log() {
-                ingest.attach(&handle).map_err(|e| failed(&name, e))?;
+                self.attach(&handle).map_err(|e| failed(&name, e))?;
             }
         }
-        Ok(ingest)
+        Ok(())
     }
 
     /// Logs the writes of shard `handle`, just made: its stream starts empty.

@@ -94,17 +94,10 @@ impl Server {
         let address = listener.local_addr()?;
         // Nodes of one cluster on one machine are told apart by their ids.
         let node_name = config.cluster.as_ref().map_or_else(hostname, |c| c.node_id.clone());
-        let member = match config.cluster {
-            Some(cluster) => {
-                let info = crate::node_stats::node_info(&cluster.node_id, &node_name, address);
-                let joined = runtime.block_on(Member::join(cluster, &info));
-                Some(joined.map_err(|e| std::io::Error::other(format!("joining the cluster: {e}")))?)
-            }
-            None => None,
-        };
-        let ingest = match (config.log, &member) {
-            (Some(urls), Some(member)) => {
-                Some(crate::ingest::Ingest::start(runtime.handle().clone(), &urls, member, &catalog)?)
+        // The log is reached before joining: a node that cannot log does not join.
+        let ingest = match (config.log, &config.cluster) {
+            (Some(urls), Some(cluster)) => {
+                Some(crate::ingest::Ingest::connect(runtime.handle().clone(), &urls, &cluster.cluster)?)
             }
             (Some(_), None) => {
                 return Err(std::io::Error::other(
@@ -113,6 +106,17 @@ impl Server {
             }
             (None, _) => None,
         };
+        let member = match config.cluster {
+            Some(cluster) => {
+                let info = crate::node_stats::node_info(&cluster.node_id, &node_name, address);
+                let joined = runtime.block_on(Member::join(cluster, &info));
+                Some(joined.map_err(|e| std::io::Error::other(format!("joining the cluster: {e}")))?)
+            }
+            None => None,
+        };
+        if let (Some(ingest), Some(member)) = (&ingest, &member) {
+            ingest.attach_all(member, &catalog)?;
+        }
         let app = Arc::new(App {
             catalog,
             api_key: config.api_key,
