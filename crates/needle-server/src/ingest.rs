@@ -58,6 +58,11 @@ impl Ingest {
         let failed = |name: &str, e: ApiError| {
             std::io::Error::other(format!("shard [{name}] from its ingest log: {}", e.reason))
         };
+        // The shards on disk first: those made after them are logged as they are made.
+        for name in catalog.names().into_iter().filter(|n| is_shard_name(n)) {
+            let handle = catalog.get(&name).map_err(|e| failed(&name, e))?;
+            self.attach(&handle).map_err(|e| failed(&name, e))?;
+        }
         for (index, sharded) in member.view().indices {
             let here = sharded.shards.iter().enumerate().filter(|(_, node)| *node == member.node_id());
             for name in here.map(|(k, _)| shard_name(&index, k)).filter(|n| !catalog.exists(n)) {
@@ -65,17 +70,14 @@ impl Ingest {
                 made.and_then(|h| self.attach(&h)).map_err(|e| failed(&name, e))?;
             }
         }
-        for name in catalog.names().into_iter().filter(|n| is_shard_name(n)) {
-            let handle = catalog.get(&name).map_err(|e| failed(&name, e))?;
-            if !handle.writer.has_log() {
-                self.attach(&handle).map_err(|e| failed(&name, e))?;
-            }
-        }
         Ok(())
     }
 
-    /// Logs the writes of shard `handle`, just made: its stream starts empty.
-    pub fn attach_new(&self, handle: &Handle) -> ApiResult<()> {
+    /// Logs the writes of index `handle`, just made, if it is a shard: its stream starts empty.
+    pub fn made(&self, handle: &Handle) -> ApiResult<()> {
+        if !is_shard_name(&handle.name) {
+            return Ok(());
+        }
         self.runtime.block_on(self.nats.remove(&handle.name)).map_err(unavailable)?;
         self.attach(handle)
     }
@@ -94,8 +96,11 @@ impl Ingest {
         Ok(())
     }
 
-    /// Deletes the stream of shard `name`, deleted.
-    pub fn forget(&self, name: &str) {
+    /// Deletes the stream of index `name`, deleted, if it is a shard.
+    pub fn deleted(&self, name: &str) {
+        if !is_shard_name(name) {
+            return;
+        }
         if let Err(e) = self.runtime.block_on(self.nats.remove(name)) {
             eprintln!("needle: the stream of deleted shard [{name}] stays: {e}");
         }

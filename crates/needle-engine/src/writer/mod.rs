@@ -347,11 +347,6 @@ impl IndexWriter {
         self.core.ingest.set(log).map_err(|_| Error::invalid("the index already has an ingest log"))
     }
 
-    /// Whether an ingest log was attached.
-    pub fn has_log(&self) -> bool {
-        self.core.ingest.get().is_some()
-    }
-
     /// The sequence number (`_seq_no` + 1) the index's next write takes:
     /// the first write of an ingest log it does not have.
     pub fn next_lsn(&self) -> u64 {

@@ -501,11 +501,7 @@ impl Forward {
 
     /// The address of `part`'s node and the path of `/{shard}/{rest}?{query}` there.
     fn part_target(&self, part: &Part, rest: &str, query: &str) -> ApiResult<(String, String)> {
-        let view = self.member.view();
-        let Some(address) = view.address_of(&part.node) else {
-            let why = format!("its node [{}] is not in the cluster", part.node);
-            return Err(shard_unavailable(&part.index, part.shard, &why));
-        };
+        let address = part.address(&self.member.view())?;
         let mut path = format!("/{}", utf8_percent_encode(&part.local_name(), NON_ALPHANUMERIC));
         if !rest.is_empty() {
             path = format!("{path}/{rest}");
@@ -513,7 +509,7 @@ impl Forward {
         if !query.is_empty() {
             path = format!("{path}?{query}");
         }
-        Ok((address.to_string(), path))
+        Ok((address, path))
     }
 }
 
@@ -539,6 +535,21 @@ impl Part {
     /// The index holding it on its node.
     fn local_name(&self) -> String {
         shard_name(&self.index, self.shard)
+    }
+
+    /// Where its node serves, if the node is in the cluster.
+    fn address(&self, view: &needle_cluster::View) -> ApiResult<String> {
+        let why = || format!("its node [{}] is not in the cluster", self.node);
+        view.address_of(&self.node).map(str::to_string).ok_or_else(|| self.unavailable(&why()))
+    }
+
+    /// Its failure, as `_shards.failures` lists it.
+    fn failure(&self, e: &ApiError) -> Value {
+        shard_failure(&self.index, self.shard, e)
+    }
+
+    fn unavailable(&self, why: &str) -> ApiError {
+        shard_unavailable(&self.index, self.shard, why)
     }
 }
 

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::search::{all_failed, merged, sort_keys_of, Page};
-use super::{fetch, ok_or_error, shard_failure, shard_unavailable, Part};
+use super::{fetch, ok_or_error, Part};
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
 use crate::server::Shared;
@@ -47,9 +47,12 @@ impl ClusterScroll {
         format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(serde_json::to_vec(self).expect("JSON")))
     }
 
+    /// The scroll an id names; a damaged one (its shards' places among them) is refused.
     fn parse(id: &str) -> ApiResult<ClusterScroll> {
         let bytes = id.strip_prefix(PREFIX).and_then(|b| URL_SAFE_NO_PAD.decode(b).ok());
-        bytes.and_then(|b| serde_json::from_slice(&b).ok()).ok_or_else(|| {
+        let scroll = bytes.and_then(|b| serde_json::from_slice::<ClusterScroll>(&b).ok());
+        let whole = scroll.filter(|s| s.open.iter().all(|(k, _)| *k < s.parts.len()));
+        whole.ok_or_else(|| {
             ApiError::illegal_argument(format!(
                 "Cannot parse scroll id [{}]",
                 needle_core::printable(id, 100)
@@ -128,7 +131,7 @@ async fn continue_scroll(
                 }
                 answers.push((*k, answer));
             }
-            Err(e) => failures.push(shard_failure(&part.index, part.shard, &e)),
+            Err(e) => failures.push(part.failure(&e)),
         }
     }
     if answers.is_empty() && !failures.is_empty() {
@@ -170,19 +173,12 @@ async fn on_nodes(
 ) -> Vec<ApiResult<Value>> {
     let view = member.view();
     let each = scroll.open.iter().map(|(k, node_id)| {
-        let part = scroll.parts.get(*k);
-        let address = part.and_then(|p| view.address_of(&p.node)).map(str::to_string);
+        let part = &scroll.parts[*k];
+        let address = part.address(&view);
         async move {
-            let Some(part) = part else {
-                return Err(ApiError::illegal_argument(format!("the scroll id names no shard {k}")));
-            };
-            let Some(address) = address else {
-                let why = format!("its node [{}] is not in the cluster", part.node);
-                return Err(shard_unavailable(&part.index, part.shard, &why));
-            };
-            node_scroll(api_key, &address, method, node_id, keep)
+            node_scroll(api_key, &address?, method, node_id, keep)
                 .await
-                .map_err(|e| shard_unavailable(&part.index, part.shard, &e))
+                .map_err(|e| part.unavailable(&e))
                 .and_then(|(status, value)| ok_or_error(status, value))
                 .map(Option::unwrap_or_default)
         }
@@ -242,6 +238,9 @@ mod tests {
         assert_eq!((back.parts, back.sort, back.open), (scroll.parts, json!(["seq"]), scroll.open));
         let damaged = ClusterScroll::parse(&format!("{PREFIX}%%")).unwrap_err();
         assert_eq!(damaged.status, StatusCode::BAD_REQUEST);
+        let past =
+            ClusterScroll { parts: vec![part("a", 0, "n1")], sort: Value::Null, open: vec![(1, "x".into())] };
+        assert_eq!(ClusterScroll::parse(&past.id()).unwrap_err().status, StatusCode::BAD_REQUEST);
     }
 
     #[test]

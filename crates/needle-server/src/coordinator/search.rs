@@ -22,7 +22,7 @@ use serde_json::{json, Map, Value};
 use tokio::task::JoinSet;
 
 use super::scroll::ClusterScroll;
-use super::{fetch, ok_or_error, rename_index, shard_failure, Forward, Part};
+use super::{fetch, ok_or_error, rename_index, Forward, Part};
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
 use crate::sort::{self, SortSpec};
@@ -71,7 +71,7 @@ pub async fn search(call: &Forward, parts: &[Part]) -> ApiResult<Response> {
     {
         match answer {
             Ok(stats) => corpus.push((k, stats.unwrap_or_default())),
-            Err(e) => failures.push(shard_failure(&parts[k].index, parts[k].shard, &e)),
+            Err(e) => failures.push(parts[k].failure(&e)),
         }
     }
     let answering: Vec<usize> = corpus.iter().map(|(k, _)| *k).collect();
@@ -95,20 +95,30 @@ pub async fn search(call: &Forward, parts: &[Part]) -> ApiResult<Response> {
     };
     let dfs = call.url_query.split('&').any(|p| p == "search_type=dfs_query_then_fetch");
     let by_index = corpus_by_index(parts, &corpus, dfs);
+    let with_corpus = |mut body: Map<String, Value>, corpus: &Value| {
+        body.insert("needle_corpus".into(), corpus.clone());
+        Bytes::from(Value::Object(body).to_string())
+    };
+    // One body an index (one in all under dfs), but where a `_doc` place gives each shard its own.
+    let index_bodies: Vec<Bytes> = match &shard_bodies {
+        Some(_) => Vec::new(),
+        None => by_index.iter().map(|(_, corpus)| with_corpus(body.clone(), corpus)).collect(),
+    };
     let mut answers = Vec::new();
     let round2_of = |k: usize| {
-        let corpus = by_index.iter().find(|(of, _)| dfs || *of == parts[k].index).map(|(_, c)| c)?;
-        let mut body = match &shard_bodies {
-            Some(bodies) => bodies[k].clone(),
-            None => body.clone(),
-        };
-        body.insert("needle_corpus".into(), corpus.clone());
-        answering.contains(&k).then(|| Bytes::from(Value::Object(body).to_string()))
+        if !answering.contains(&k) {
+            return None;
+        }
+        let group = by_index.iter().position(|(of, _)| dfs || *of == parts[k].index)?;
+        Some(match &shard_bodies {
+            Some(bodies) => with_corpus(bodies[k].clone(), &by_index[group].1),
+            None => index_bodies[group].clone(),
+        })
     };
     for (k, answer) in to_every_shard(call, parts, "_search", &call.query, &round2_of).await {
         match answer {
             Ok(answer) => answers.push((k, answer.unwrap_or_default())),
-            Err(e) => failures.push(shard_failure(&parts[k].index, parts[k].shard, &e)),
+            Err(e) => failures.push(parts[k].failure(&e)),
         }
     }
     if answers.is_empty() {
@@ -172,7 +182,7 @@ async fn aggregate(
     let (address, path) = call.part_target(part, "_needle/aggregate", "")?;
     let answered = fetch(call.api_key.as_deref(), &address, "POST", &path, Some("application/json"), body)
         .await
-        .map_err(|e| super::shard_unavailable(&part.index, part.shard, &e))
+        .map_err(|e| part.unavailable(&e))
         .and_then(|(status, value)| ok_or_error(status, value))?;
     Ok(answered.unwrap_or_default()["aggregations"].take())
 }
@@ -199,7 +209,7 @@ pub async fn count(call: &Forward, parts: &[Part]) -> ApiResult<Response> {
     for (k, answer) in to_every_shard(call, parts, "_count", &call.query, &|_| Some(body.clone())).await {
         match answer {
             Ok(answer) => total += answer.and_then(|a| a["count"].as_u64()).unwrap_or(0),
-            Err(e) => failures.push(shard_failure(&parts[k].index, parts[k].shard, &e)),
+            Err(e) => failures.push(parts[k].failure(&e)),
         }
     }
     Ok(respond::ok(&json!({"count": total, "_shards": shards(parts.len(), failures)})))
@@ -366,7 +376,7 @@ async fn to_every_shard(
     while let Some(done) = running.join_next().await {
         let Ok((k, answer)) = done else { continue };
         let answer = answer
-            .map_err(|e| super::shard_unavailable(&parts[k].index, parts[k].shard, &e))
+            .map_err(|e| parts[k].unavailable(&e))
             .and_then(|(status, value)| ok_or_error(status, value));
         out.push((k, answer));
     }

@@ -1,6 +1,8 @@
 //! Index administration: create, delete, get, mappings, settings, refresh,
 //! flush and force-merge.
 
+use std::sync::Arc;
+
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -8,8 +10,6 @@ use needle_engine::Schema;
 use serde_json::{json, Map, Value};
 
 use crate::call::Call;
-use std::sync::Arc;
-
 use crate::catalog::{Catalog, Handle};
 use crate::counters::IndexCounters;
 use crate::error::{ApiError, ApiResult};
@@ -33,8 +33,8 @@ pub async fn create(State(app): State<Shared>, Path(name): Path<String>, call: C
         call.params.finish(&call.path)?;
         let body = call.json()?.unwrap_or_else(|| json!({}));
         let handle = create_with(&app.catalog, &name, &body)?;
-        if let Some(ingest) = app.ingest.as_ref().filter(|_| needle_cluster::indices::is_shard_name(&name)) {
-            if let Err(e) = ingest.attach_new(&handle) {
+        if let Some(ingest) = &app.ingest {
+            if let Err(e) = ingest.made(&handle) {
                 drop(handle);
                 app.catalog.delete(&name)?;
                 return Err(e);
@@ -77,10 +77,8 @@ pub async fn delete(State(app): State<Shared>, Path(expression): Path<String>, c
         call.params.finish(&call.path)?;
         for h in app.catalog.resolve(&expression)? {
             app.catalog.delete(&h.name)?;
-            if let Some(ingest) =
-                app.ingest.as_ref().filter(|_| needle_cluster::indices::is_shard_name(&h.name))
-            {
-                ingest.forget(&h.name);
+            if let Some(ingest) = &app.ingest {
+                ingest.deleted(&h.name);
             }
         }
         Ok(respond::ok(&json!({"acknowledged": true})))
