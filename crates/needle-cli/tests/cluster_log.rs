@@ -202,3 +202,43 @@ fn no_acknowledged_write_is_lost_to_a_kill_midway() {
     assert!(count(at) >= acknowledged.len() as u64);
     kill(child);
 }
+
+/// A write a node took but could not log (JetStream down), the node killed
+/// before it could: its own disk keeps the write, its stream does not. Back,
+/// the node marks the write in the stream as a gap, so the writes it
+/// acknowledges after it come back too when its disk is lost whole.
+#[test]
+fn writes_after_one_never_logged_survive_a_wiped_disk() {
+    let Some(etcd) = EtcdProcess::start("ingest log gap test") else { return };
+    let Some(mut nats) = NatsProcess::start("ingest log gap test") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let name = format!("gap-{}", std::process::id());
+    let log = format!("nats={}", nats.url);
+    let durable = r#"{"settings": {"number_of_shards": 1, "index": {"needle": {"durability": "durable"}}}}"#;
+    let (child, at) = node(&etcd, &name, dir.path(), "127.0.0.1:0", &["--log", &log]);
+    assert_eq!(send(at, "PUT", "/logs", Some(durable.as_bytes()), &[]).status, 200);
+    assert_eq!(send(at, "PUT", "/logs/_doc/first", Some(br#"{"n": 1}"#), &[]).status, 201);
+
+    nats.kill();
+    let lost = send(at, "PUT", "/logs/_doc/lost", Some(br#"{"n": 2}"#), &[]);
+    assert_eq!(lost.status, 503, "{}", lost.text());
+    kill(child);
+    nats.resume();
+    let (child, at) = node(&etcd, &name, dir.path(), &at.to_string(), &["--log", &log]);
+    assert_eq!(send(at, "GET", "/logs/_doc/lost", None, &[]).status, 200, "on the node's own disk");
+    let after = send(at, "PUT", "/logs/_doc/after", Some(br#"{"n": 3}"#), &[]);
+    assert_eq!(after.status, 201, "{}", after.text());
+    let seq_no = after.json()["_seq_no"].clone();
+    assert_eq!(seq_no, 2, "numbered after the write never logged");
+    kill(child);
+
+    std::fs::remove_dir_all(dir.path()).unwrap();
+    let (child, at) = node(&etcd, &name, dir.path(), &at.to_string(), &["--log", &log]);
+    assert_eq!(send(at, "GET", "/logs/_doc/first", None, &[]).status, 200);
+    let back = send(at, "GET", "/logs/_doc/after", None, &[]).json();
+    assert_eq!((back["found"].clone(), back["_seq_no"].clone()), (json!(true), seq_no), "{back}");
+    assert_eq!(send(at, "GET", "/logs/_doc/lost", None, &[]).status, 404, "never acknowledged, never logged");
+    let next = send(at, "PUT", "/logs/_doc/next", Some(br#"{"n": 4}"#), &[]);
+    assert_eq!(next.json()["_seq_no"], 3, "{}", next.text());
+    kill(child);
+}

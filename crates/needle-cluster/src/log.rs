@@ -8,7 +8,7 @@
 //! then. A node that lost writes (restarted without its disk's latest state)
 //! reads them back from the stream.
 //!
-//! A message (format 1; integers little-endian):
+//! A message (format 2; integers little-endian):
 //!
 //! ```text
 //! Message := Version:u8 Crc32:u32 Entry+          Crc32 of the entries
@@ -19,8 +19,13 @@
 //! message; `Record` the engine's log record (`needle_engine::ingest_log`).
 //! `Part` 0 is a whole record; a record larger than [`MESSAGE_BYTES`] is cut
 //! into pieces, one a message: 1 its first, 2 a middle one, 3 its last.
+//! `Part` 4 (format 2, `Len` 0) marks a gap: the writes after the stream's
+//! newest before it, up to `Lsn`, were taken by a node that failed before it
+//! logged them (so none was acknowledged); a copy filled from the stream
+//! takes their numbers as writes that change nothing (see [`gap`]). Format 1
+//! (no gaps) is still read.
 //! Example: write 7, record `02 61` (delete "a"), alone in a message:
-//! `01 | crc | 07 00 00 00 00 00 00 00 | 00 | 02 00 00 00 | 02 61`.
+//! `02 | crc | 07 00 00 00 00 00 00 00 | 00 | 02 00 00 00 | 02 61`.
 //! A publish that failed is sent again, regrouped, with the writes after
 //! it: a stream may hold a write twice, and a reader keeps its first copy.
 
@@ -30,7 +35,8 @@ use async_nats::jetstream::{self, consumer, stream};
 use bytes::Bytes;
 use futures_util::StreamExt;
 
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
+const GAP: u8 = 4;
 /// The most record bytes a message holds (NATS refuses payloads over 1 MB by default).
 pub const MESSAGE_BYTES: usize = 512 << 10;
 const HEAD: usize = 5;
@@ -122,13 +128,13 @@ impl ShardStream {
         self.jetstream.publish(self.subject.clone(), message).await.map_err(failed)
     }
 
-    /// Every write from `lsn` on, in order, as (sequence number, record).
-    pub async fn read_from(&self, lsn: u64) -> Result<Vec<(u64, Bytes)>> {
+    /// Every write from `lsn` on, in order, and the newest write the stream holds.
+    pub async fn read_from(&self, lsn: u64) -> Result<Read> {
         let mut stream = self.stream.clone();
         let last = stream.info().await.map_err(failed)?.state.last_sequence;
         let mut reader = Reader::new(lsn);
         if last == 0 {
-            return Ok(reader.out);
+            return Ok(reader.done());
         }
         let config =
             consumer::pull::OrderedConfig { filter_subject: self.subject.clone(), ..Default::default() };
@@ -145,8 +151,41 @@ impl ShardStream {
                 break;
             }
         }
-        Ok(reader.out)
+        Ok(reader.done())
     }
+
+    /// Marks the writes after the stream's newest up to `through` as never
+    /// logged (see [`gap`]); returns once JetStream holds the mark.
+    pub async fn mark_gap(&self, through: u64) -> Result<()> {
+        self.publish(gap(through)).await?.await.map_err(failed)?;
+        Ok(())
+    }
+}
+
+/// A write a stream holds: its record, or a gap's end (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Logged {
+    Write(Bytes),
+    Gap,
+}
+
+/// What a stream holds from a write on.
+#[derive(Debug, Default)]
+pub struct Read {
+    /// (sequence number, write), ascending.
+    pub writes: Vec<(u64, Logged)>,
+    /// The newest write the stream holds whole (or marks as a gap's end), 0 for none.
+    pub newest: u64,
+}
+
+/// A message marking the writes after the stream's newest up to `through`
+/// as never logged: their node took them and failed before it logged them.
+pub fn gap(through: u64) -> Bytes {
+    let mut out = Vec::new();
+    let mut entries = Vec::new();
+    entry(&mut entries, through, GAP, &[]);
+    flush(&mut out, &mut entries, Some(through));
+    out.remove(0).payload
 }
 
 /// A message to publish, and the last write it completes (none: a piece
@@ -210,21 +249,27 @@ fn flush(out: &mut Vec<Message>, entries: &mut Vec<u8>, completes: Option<u64>) 
 /// once (a copy sent again is skipped), its pieces joined.
 struct Reader {
     from: u64,
-    out: Vec<(u64, Bytes)>,
+    out: Vec<(u64, Logged)>,
+    /// The newest write seen whole, or a gap's end.
+    newest: u64,
     /// A record being joined from its pieces: its write and the bytes so far.
     joining: Option<(u64, Vec<u8>)>,
 }
 
 impl Reader {
     fn new(from: u64) -> Reader {
-        Reader { from, out: Vec::new(), joining: None }
+        Reader { from, out: Vec::new(), newest: 0, joining: None }
+    }
+
+    fn done(self) -> Read {
+        Read { writes: self.out, newest: self.newest }
     }
 
     /// Takes in one message; an error names what is wrong with it.
     fn read(&mut self, message: &[u8]) -> std::result::Result<(), String> {
         let (head, entries) = message.split_at_checked(HEAD).ok_or("shorter than its head")?;
-        if head[0] != VERSION {
-            return Err(format!("format {} (this build reads {VERSION})", head[0]));
+        if !(1..=VERSION).contains(&head[0]) {
+            return Err(format!("format {} (this build reads 1 to {VERSION})", head[0]));
         }
         if crc32fast::hash(entries).to_le_bytes() != head[1..5] {
             return Err("its checksum does not match".into());
@@ -244,23 +289,32 @@ impl Reader {
     fn take(&mut self, lsn: u64, part: u8, bytes: &[u8]) -> std::result::Result<(), String> {
         // The newest write kept, or the one before `from`: what is not newer was read already.
         let kept = self.out.last().map_or(0, |(l, _)| *l).max(self.from.saturating_sub(1));
-        match part {
-            0 if lsn > kept => self.out.push((lsn, Bytes::copy_from_slice(bytes))),
-            1 => self.joining = Some((lsn, bytes.to_vec())),
+        let whole = match part {
+            0 => Some(Logged::Write(Bytes::copy_from_slice(bytes))),
+            1 => {
+                self.joining = Some((lsn, bytes.to_vec()));
+                None
+            }
             2 | 3 => match &mut self.joining {
                 Some((l, joined)) if *l == lsn => {
                     joined.extend_from_slice(bytes);
-                    if part == 3 {
-                        let (_, joined) = self.joining.take().expect("joining");
-                        if lsn > kept {
-                            self.out.push((lsn, joined.into()));
-                        }
-                    }
+                    let last = (part == 3).then(|| self.joining.take().expect("joining").1);
+                    last.map(|joined| Logged::Write(joined.into()))
                 }
                 _ => return Err(format!("a piece of write {lsn} without its first")),
             },
-            0 => {}
+            // The pieces of a record its node never finished logging are dropped with it.
+            GAP => {
+                self.joining = None;
+                Some(Logged::Gap)
+            }
             other => return Err(format!("an entry of unknown part {other}")),
+        };
+        if let Some(write) = whole {
+            self.newest = self.newest.max(lsn);
+            if lsn > kept {
+                self.out.push((lsn, write));
+            }
         }
         Ok(())
     }
@@ -280,7 +334,8 @@ mod tests {
         for m in messages {
             reader.read(&m.payload).unwrap();
         }
-        reader.out
+        let writes = reader.done().writes.into_iter();
+        writes.map(|(lsn, w)| (lsn, if let Logged::Write(b) = w { b } else { panic!("a gap") })).collect()
     }
 
     #[test]
@@ -311,7 +366,7 @@ mod tests {
         assert_eq!(
             one,
             [
-                [1].as_slice(),
+                [2].as_slice(),
                 &crc32fast::hash(&one[5..]).to_le_bytes(),
                 &[3, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, b'a', b'b']
             ]
@@ -321,11 +376,38 @@ mod tests {
         flipped[14] ^= 1;
         assert!(Reader::new(1).read(&flipped).unwrap_err().contains("checksum"));
         let mut newer = one.clone();
-        newer[0] = 2;
-        assert!(Reader::new(1).read(&newer).unwrap_err().contains("format 2"));
+        newer[0] = 3;
+        assert!(Reader::new(1).read(&newer).unwrap_err().contains("format 3"));
+        let mut format_1 = one.clone();
+        format_1[0] = 1;
+        assert!(Reader::new(1).read(&format_1).is_ok(), "format 1 is still read");
         assert!(Reader::new(1).read(&one[..3]).is_err());
         let piece = messages(&[(4, Bytes::from(vec![0; MESSAGE_BYTES + 1]))]).remove(1);
         assert!(Reader::new(1).read(&piece.payload).unwrap_err().contains("without its first"));
+    }
+
+    #[test]
+    fn a_gap_ends_the_stream_before_it_and_drops_an_unfinished_record() {
+        let record = |b: u8| Bytes::from(vec![b; 3]);
+        let mut stream = messages(&[(1, record(1)), (2, record(2))]);
+        // Write 3's first piece, then its node failed: a gap through 4 marked after it.
+        stream.push(messages(&[(3, Bytes::from(vec![3; MESSAGE_BYTES + 1]))]).remove(0));
+        stream.push(Message { payload: gap(4), completes: Some(4) });
+        stream.extend(messages(&[(5, record(5))]));
+        let mut reader = Reader::new(2);
+        for m in &stream {
+            reader.read(&m.payload).unwrap();
+        }
+        let read = reader.done();
+        assert_eq!(read.newest, 5);
+        let want = vec![(2, Logged::Write(record(2))), (4, Logged::Gap), (5, Logged::Write(record(5)))];
+        assert_eq!(read.writes, want);
+        // Only whole writes count as the stream's newest: not a record's first piece.
+        let mut reader = Reader::new(1);
+        for m in &stream[..2] {
+            reader.read(&m.payload).unwrap();
+        }
+        assert_eq!(reader.done().newest, 2);
     }
 
     #[test]

@@ -293,6 +293,9 @@ impl SegmentSet {
                     crate::values::field_updates(&schema.current(), &crate::values::named_values(&values))?;
                 self.update(&id, &changes, IfCurrent::Any)?;
             }
+            Record::Skip => {
+                self.take_lsn();
+            }
         }
         Ok(())
     }

@@ -114,3 +114,42 @@ fn a_log_that_fails_refuses_writes_or_leaves_them_unacknowledged() {
     let unacknowledged = writer.put(Some("c"), r#"{"body":"not acknowledged"}"#, IfCurrent::Any).unwrap_err();
     assert!(matches!(unacknowledged, Error::Unavailable { .. }), "{unacknowledged}");
 }
+
+/// A log's gap (writes a failed node took but never logged) is taken as
+/// writes that change nothing: the writes after it apply, and a durable
+/// copy keeps the numbers through a restart, its write-ahead log unbroken.
+#[test]
+fn a_gap_the_log_marks_is_skipped_and_survives_a_restart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let durable = || {
+        let index = Index::open_or_create(tmp.path(), None).unwrap();
+        index.writer(WriterOptions { durability: Durability::Durable, ..Default::default() }).unwrap()
+    };
+    let source = tempfile::tempdir().unwrap();
+    let origin = writer(source.path());
+    let log = Arc::new(MemoryLog::default());
+    origin.attach_log(log.clone()).unwrap();
+    for i in 0..3 {
+        origin.put(Some(&format!("d{i}")), r#"{"n":1}"#, IfCurrent::Any).unwrap();
+    }
+    let records = log.records.lock().unwrap().clone();
+
+    let copy = durable();
+    assert!(copy.apply_logged(1, &records[0].1).unwrap());
+    assert_eq!(copy.skip_logged(4).unwrap(), 3, "writes 2, 3 and 4 skipped");
+    assert_eq!(copy.skip_logged(3).unwrap(), 0, "a gap it has passed");
+    assert!(copy.skip_logged(u64::MAX - 1).is_err(), "an implausible gap");
+    // Write 5 of the log (its third record, renumbered as a later write would be).
+    assert!(copy.apply_logged(5, &records[2].1).unwrap());
+    copy.put(Some("after"), r#"{"n":2}"#, IfCurrent::Any).unwrap();
+    assert_eq!(copy.next_lsn(), 7);
+    drop(copy);
+
+    let back = durable();
+    assert_eq!(back.next_lsn(), 7, "the skipped numbers replayed from the write-ahead log");
+    assert_eq!(back.replayed().records, 6);
+    for (id, there) in [("d0", true), ("d1", false), ("d2", true), ("after", true)] {
+        assert_eq!(document(&back, id).is_some(), there, "{id}");
+    }
+    assert_eq!(document(&back, "after").unwrap().2, 5, "_seq_no 5: the numbers ran on past the gap");
+}

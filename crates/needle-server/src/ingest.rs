@@ -1,16 +1,18 @@
 //! A node's cluster shards logged to their streams in NATS JetStream
 //! (`needle_cluster::log`; `needle serve --log nats=URL,...`). A shard made
 //! on this node gets a stream of its own (emptied of any earlier index's
-//! writes of the same name); a shard opened at start first takes back, in
-//! order, the writes of its stream its own disk lost, and one the cluster
-//! places here that the disk lost whole is made again from its index's record
-//! and filled from its stream (which keeps every write: nothing trims it
-//! yet, as segments are not yet kept in an object store); then every write is
-//! handed to the shard's [`ShardLog`] (the engine's `IngestLog`), which
-//! publishes them in order on the runtime and acknowledges a write once
-//! JetStream holds it. A write waits for that before it is answered; while
-//! the stream fails, writes are refused and the publisher sends again what
-//! it has not been told JetStream holds (a reader keeps a write's first copy).
+//! writes of the same name). A shard opened at start first takes back, in
+//! order, the writes of its stream its own disk lost; one the cluster places
+//! here that the disk lost whole is made again from its index's record and
+//! filled from its stream (which keeps every write: nothing trims it yet, as
+//! segments are not yet kept in an object store). Writes a shard has that its
+//! stream lacks (its node failed before it logged them) are marked there as a
+//! gap. Then every write is handed to the shard's [`ShardLog`] (the engine's
+//! `IngestLog`), which publishes them in order on the runtime and acknowledges
+//! a write once JetStream holds it. A write waits for that before it is
+//! answered; while the stream fails, writes are refused and the publisher
+//! sends again what it has not been told JetStream holds (a reader keeps a
+//! write's first copy).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
@@ -20,7 +22,7 @@ use bytes::Bytes;
 use futures_util::stream::FuturesOrdered;
 use futures_util::StreamExt;
 use needle_cluster::indices::is_shard_name;
-use needle_cluster::log::{messages, Nats, ShardStream};
+use needle_cluster::log::{messages, Logged, Nats, ShardStream};
 use needle_cluster::{shard_name, Member};
 use needle_engine::ingest_log::IngestLog;
 use needle_engine::{Error, Result};
@@ -83,15 +85,25 @@ impl Ingest {
     }
 
     /// Takes back the writes of shard `handle`'s stream it does not have,
-    /// in order, then logs its every write there.
+    /// in order, then logs its every write there. Writes the shard has
+    /// beyond the stream's newest (taken, then the node failed before it
+    /// logged them: never acknowledged) are marked in the stream as a gap, so
+    /// a copy filled from it later takes the writes after them.
     pub fn attach(&self, handle: &Handle) -> ApiResult<()> {
         let stream = self.runtime.block_on(self.nats.open(&handle.name)).map_err(unavailable)?;
-        let next = handle.writer.next_lsn();
-        let missing = self.runtime.block_on(stream.read_from(next)).map_err(unavailable)?;
-        for (lsn, record) in missing {
-            handle.writer.apply_logged(lsn, &record)?;
+        let writer = &handle.writer;
+        let read = self.runtime.block_on(stream.read_from(writer.next_lsn())).map_err(unavailable)?;
+        for (lsn, write) in read.writes {
+            match write {
+                Logged::Write(record) => writer.apply_logged(lsn, &record).map(drop)?,
+                Logged::Gap => writer.skip_logged(lsn).map(drop)?,
+            }
         }
-        let log = ShardLog::start(stream, handle.writer.next_lsn() - 1, &self.runtime);
+        let have = writer.next_lsn() - 1;
+        if have > read.newest {
+            self.runtime.block_on(stream.mark_gap(have)).map_err(unavailable)?;
+        }
+        let log = ShardLog::start(stream, have, &self.runtime);
         handle.writer.attach_log(log)?;
         Ok(())
     }

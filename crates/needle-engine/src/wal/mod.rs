@@ -11,8 +11,10 @@
 //! `IdLen:vint Id Json`, the document's `_id` and its JSON line, so a
 //! generated id replays as the same id), 2 = delete (payload: the `_id`),
 //! 4 = in-place update of numeric fields (payload: `IdLen:vint Id Json`, the
-//! `_id` and a JSON object of the fields' new values); version 1 files may
-//! hold kind 1 = add (payload: the JSON line alone).
+//! `_id` and a JSON object of the fields' new values), 5 = a write the ingest
+//! log never held (no payload: the sequence number is taken, nothing changes;
+//! see `IndexWriter::skip_logged`); version 1 files may hold kind 1 = add
+//! (payload: the JSON line alone).
 //! Integers are little-endian. Example: deleting `_id` "a" as record 7 is
 //! `0A 00 00 00 | crc | 07 00 00 00 00 00 00 00 | 02 | 61`.
 //!
@@ -37,8 +39,8 @@ pub use replay::{remove_all, remove_through, replay, OnDamage, Replayed};
 pub use writer::Wal;
 
 const MAGIC: &[u8; 4] = b"NDLW";
-/// Version 2 added record kind 3, version 3 kind 4; older files are still read.
-const VERSION: u32 = 3;
+/// Version 2 added record kind 3, version 3 kind 4, version 4 kind 5; older files are still read.
+const VERSION: u32 = 4;
 const HEADER_LEN: usize = 16;
 /// Bytes of a record before its payload: length, checksum, sequence number, kind.
 const RECORD_HEAD: usize = 17;
@@ -60,6 +62,9 @@ pub enum Record {
         id: String,
         values: String,
     },
+    /// A write the ingest log never held (its node failed first; it was
+    /// never acknowledged): its sequence number is taken, and nothing changes.
+    Skip,
 }
 
 impl Record {
@@ -69,6 +74,7 @@ impl Record {
             Record::Add { id: None, .. } => 1,
             Record::Delete(_) => 2,
             Record::Update { .. } => 4,
+            Record::Skip => 5,
         }
     }
 
@@ -76,6 +82,7 @@ impl Record {
         match self {
             Record::Add { id: None, json } => out.extend_from_slice(json.as_bytes()),
             Record::Delete(id) => out.extend_from_slice(id.as_bytes()),
+            Record::Skip => {}
             Record::Update { id, values: json } | Record::Add { id: Some(id), json } => {
                 write_vint(out, id.len() as u64);
                 out.extend_from_slice(id.as_bytes());
@@ -89,6 +96,7 @@ impl Record {
         match kind {
             1 => Some(Record::Add { id: None, json: text(payload)? }),
             2 => Some(Record::Delete(text(payload)?)),
+            5 if payload.is_empty() => Some(Record::Skip),
             3 | 4 => {
                 let mut r = ByteReader::new("", payload);
                 let len = usize::try_from(r.vint().ok()?).ok()?;
@@ -140,7 +148,7 @@ fn decode(bytes: &[u8], pos: usize, plausible: impl Fn(u64) -> bool) -> Option<(
     let len = u32::from_le_bytes(head[0..4].try_into().ok()?) as usize;
     let crc = u32::from_le_bytes(head[4..8].try_into().ok()?);
     let lsn = u64::from_le_bytes(head[8..16].try_into().ok()?);
-    if !(9..=MAX_RECORD).contains(&len) || !plausible(lsn) || !matches!(head[16], 1..=4) {
+    if !(9..=MAX_RECORD).contains(&len) || !plausible(lsn) || !matches!(head[16], 1..=5) {
         return None;
     }
     let body = bytes.get(pos + 8..pos + 8 + len)?;

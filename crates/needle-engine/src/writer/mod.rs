@@ -43,6 +43,10 @@ pub use crate::segments::IfCurrent;
 use crate::segments::Written;
 use crate::wal::{self, OnDamage, Record, Replayed, Wal};
 
+/// The longest gap of an ingest log taken as writes that never happened
+/// (a longer one is damage): each skipped number costs a write-ahead log record.
+const MAX_SKIP: u64 = 1 << 32;
+
 /// What survives a crash or a close.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
@@ -379,6 +383,30 @@ impl IndexWriter {
         drop(set);
         core.nudge_if(due);
         Ok(true)
+    }
+
+    /// Takes the sequence numbers up to `through` that the index does not
+    /// have yet, as writes that change nothing (the ingest log's gap: writes a
+    /// failed node took but never logged, so never acknowledged); returns how
+    /// many. They are kept in the write-ahead log, whose numbers run on.
+    pub fn skip_logged(&self, through: u64) -> Result<u64> {
+        let core = &self.core;
+        core.check_writable()?;
+        let shared = &core.index.shared;
+        let mut set = shared.set.lock();
+        let skipped = (through + 1).saturating_sub(set.next_lsn);
+        if skipped > MAX_SKIP {
+            let what = format!("a gap of {skipped} writes after write {}", set.next_lsn - 1);
+            return Err(Error::corrupt("ingest log", what));
+        }
+        for _ in 0..skipped {
+            let lsn = set.next_lsn;
+            set.apply(Record::Skip, &shared.schema, core.options.tail_docs)?;
+            if let Some(wal) = &core.wal {
+                wal.append(lsn, &Record::Skip);
+            }
+        }
+        Ok(skipped)
     }
 
     /// Deletes the document with `_id` `id`; returns whether there was one.
