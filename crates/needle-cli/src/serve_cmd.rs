@@ -76,6 +76,8 @@ pub fn run(args: ServeArgs) -> ExitCode {
         node_id: args.node_id.unwrap_or_default(),
         lease_ttl: Duration::from_secs(args.lease_ttl),
         cluster: args.cluster_name,
+        // A shard whose writes are logged can be made again on another node.
+        move_shards: args.log.is_some(),
     });
     let log = args.log.map(|NatsUrls(urls)| urls);
     let config =

@@ -36,12 +36,13 @@ pub type Result<T> = std::result::Result<T, EtcdError>;
 pub type LeaseId = i64;
 
 /// A key and its value, with the revision that created it (the order of
-/// creation across the whole store).
+/// creation across the whole store) and the one that last changed it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Kv {
     pub key: String,
     pub value: Vec<u8>,
     pub create_revision: i64,
+    pub mod_revision: i64,
     /// The lease the key was put under (0: none).
     pub lease: LeaseId,
 }
@@ -105,6 +106,17 @@ impl Etcd {
         let request = json!({
             "compare": [{"key": BASE64.encode(key), "target": "CREATE", "create_revision": "0"}],
             "success": [{"request_put": put_request(key, value, lease)}],
+        });
+        let answer = self.call("/v3/kv/txn", request).await?;
+        Ok(answer["succeeded"].as_bool().unwrap_or(false))
+    }
+
+    /// Sets `key` to `value` if nothing changed it since revision
+    /// `mod_revision` (a compare-and-swap); whether it did.
+    pub async fn replace(&self, key: &str, value: &[u8], mod_revision: i64) -> Result<bool> {
+        let request = json!({
+            "compare": [{"key": BASE64.encode(key), "target": "MOD", "mod_revision": mod_revision.to_string()}],
+            "success": [{"request_put": put_request(key, value, None)}],
         });
         let answer = self.call("/v3/kv/txn", request).await?;
         Ok(answer["succeeded"].as_bool().unwrap_or(false))
@@ -181,7 +193,8 @@ fn kvs(answer: &Value) -> Result<Vec<Kv>> {
             match (key, value, number(&kv["create_revision"])) {
                 (Some(key), Some(value), Some(create_revision)) => {
                     let lease = number(&kv["lease"]).unwrap_or(0);
-                    Ok(Kv { key, value, create_revision, lease })
+                    let mod_revision = number(&kv["mod_revision"]).unwrap_or(create_revision);
+                    Ok(Kv { key, value, create_revision, mod_revision, lease })
                 }
                 _ => Err(EtcdError(format!("etcd answered a malformed key: {kv}"))),
             }
@@ -226,7 +239,8 @@ mod tests {
     #[test]
     fn range_answers_decode() {
         let answer = json!({"kvs": [{"key": BASE64.encode("/a"), "value": BASE64.encode("x"), "create_revision": "7", "lease": "12"}]});
-        let want = Kv { key: "/a".into(), value: b"x".to_vec(), create_revision: 7, lease: 12 };
+        let want =
+            Kv { key: "/a".into(), value: b"x".to_vec(), create_revision: 7, mod_revision: 7, lease: 12 };
         assert_eq!(kvs(&answer).unwrap(), vec![want]);
         assert!(kvs(&json!({"kvs": [{"key": "%%", "value": "", "create_revision": "1"}]})).is_err());
         assert!(kvs(&json!({"count": "0"})).unwrap().is_empty());

@@ -6,6 +6,8 @@
 //! A shard is an ordinary index on its node, named [`shard_name`]; the node
 //! a request reaches coordinates it (the server's `coordinator`).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -27,8 +29,32 @@ pub fn shard_name(index: &str, shard: usize) -> String {
 
 /// Whether `name` is a shard's local index ([`shard_name`]'s form).
 pub fn is_shard_name(name: &str) -> bool {
-    let number = |k: &str| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit());
-    name.rsplit_once(".shard-").is_some_and(|(index, k)| !index.is_empty() && number(k))
+    split_shard_name(name).is_some()
+}
+
+/// The index and shard number a shard's local index is named after.
+pub fn split_shard_name(name: &str) -> Option<(&str, usize)> {
+    let (index, k) = name.rsplit_once(".shard-")?;
+    let number = !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit());
+    (!index.is_empty() && number).then(|| k.parse().ok()).flatten().map(|k| (index, k))
+}
+
+/// `index` with each shard held by a node not in `live` given to the live
+/// node holding fewest (`load` counts each node's shards, and is kept up to
+/// date; ties go to the one that joined first); `None` when none moves.
+pub fn moved(
+    index: &ShardedIndex,
+    live: &[String],
+    gone: impl Fn(&str) -> bool,
+    load: &mut BTreeMap<String, usize>,
+) -> Option<ShardedIndex> {
+    let mut out = index.clone();
+    for holder in out.shards.iter_mut().filter(|n| gone(n)) {
+        let to = live.iter().min_by_key(|n| load.get(*n).copied().unwrap_or(0))?;
+        *load.entry(to.clone()).or_default() += 1;
+        *holder = to.clone();
+    }
+    (out != *index).then_some(out)
 }
 
 /// The shard of `shards` that document `id` belongs to: Murmur3 (x86, 32
@@ -71,6 +97,23 @@ mod tests {
         for name in ["logs", "logs.shard-", ".shard-1", "logs.shard-x", "logs.shard-1a"] {
             assert!(!is_shard_name(name), "{name}");
         }
+    }
+
+    #[test]
+    fn the_shards_of_a_gone_node_go_to_the_least_loaded_live_ones() {
+        assert_eq!(split_shard_name(&shard_name("a.shard-1", 12)), Some(("a.shard-1", 12)));
+        let index = |shards: &[&str]| ShardedIndex {
+            shards: shards.iter().map(|s| s.to_string()).collect(),
+            created: Value::Null,
+        };
+        let live: Vec<String> = ["n1", "n2"].map(String::from).to_vec();
+        let mut load = BTreeMap::from([("n1".to_string(), 2), ("n2".to_string(), 1)]);
+        let before = index(&["n1", "n3", "n2", "n3", "n3"]);
+        let after = moved(&before, &live, |n| n == "n3", &mut load).unwrap();
+        assert_eq!(after.shards, ["n1", "n2", "n2", "n1", "n2"]);
+        assert_eq!(load, BTreeMap::from([("n1".to_string(), 3), ("n2".to_string(), 3)]));
+        assert!(moved(&after, &live, |n| n == "n3", &mut load).is_none(), "nothing left to move");
+        assert!(moved(&before, &[], |n| n == "n3", &mut load).is_none(), "no live node to move to");
     }
 
     #[test]

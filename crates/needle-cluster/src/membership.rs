@@ -10,10 +10,16 @@
 //! lease. The others try again at every renewal, so the key passes on within
 //! a lease's time after its holder is gone. This is the election every
 //! single-holder role of the cluster uses.
+//!
+//! When the shards' writes are logged (`move_shards`: any node can make a
+//! shard again from its stream), the manager moves the shards of a node gone
+//! for a lease's time to the live nodes holding fewest, by a compare-and-swap
+//! of the index's record; each node makes the shards its view gives it (the
+//! server's `ingest`). A node gone for less (restarting) keeps its shards.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +39,9 @@ pub struct ClusterConfig {
     pub lease_ttl: Duration,
     /// Clusters sharing an etcd keep apart by name.
     pub cluster: String,
+    /// Whether the manager moves the shards of a node gone for a lease's
+    /// time to live nodes (when writes are logged, so shards can be made again).
+    pub move_shards: bool,
 }
 
 /// What a node tells the others about itself.
@@ -73,6 +82,8 @@ pub struct Member {
     config: ClusterConfig,
     lease: Mutex<LeaseId>,
     view: Mutex<View>,
+    /// When the manager first saw each node that holds shards missing.
+    missing_since: Mutex<HashMap<String, Instant>>,
 }
 
 impl Member {
@@ -81,7 +92,13 @@ impl Member {
     pub async fn join(config: ClusterConfig, info: &NodeInfo) -> Result<Arc<Member>> {
         let etcd = Etcd::new(&config.etcd)?;
         let lease = claim(&etcd, &config, info).await?;
-        let member = Arc::new(Member { etcd, config, lease: Mutex::new(lease), view: Mutex::default() });
+        let member = Arc::new(Member {
+            etcd,
+            config,
+            lease: Mutex::new(lease),
+            view: Mutex::default(),
+            missing_since: Mutex::default(),
+        });
         member.campaign_and_read().await?;
         Ok(member)
     }
@@ -150,9 +167,58 @@ impl Member {
         let mut kvs = self.etcd.prefix(&format!("/needle/{}/nodes/", self.config.cluster)).await?;
         kvs.sort_by_key(|kv| kv.create_revision);
         let nodes = kvs.iter().filter_map(|kv| serde_json::from_slice(&kv.value).ok()).collect();
-        let indices = self.indices().await?;
-        *self.view.lock().expect("view lock") = View { nodes, manager, indices };
+        let mut view = View { nodes, manager, indices: self.indices().await? };
+        if self.config.move_shards
+            && view.manager.as_deref() == Some(self.node_id())
+            && self.move_shards(&view).await?
+        {
+            view.indices = self.indices().await?;
+        }
+        *self.view.lock().expect("view lock") = view;
         Ok(())
+    }
+
+    /// Moves the shards of nodes gone for a lease's time to live nodes (the
+    /// manager's duty); whether any moved. An index changed meanwhile is
+    /// left to the next round.
+    async fn move_shards(&self, view: &View) -> Result<bool> {
+        let live: Vec<String> = view.nodes.iter().map(|n| n.id.clone()).collect();
+        let gone: Vec<String> = {
+            let mut missing = self.missing_since.lock().expect("missing lock");
+            let holders = view.indices.values().flat_map(|i| &i.shards);
+            let absent: Vec<&String> = holders.filter(|n| !live.contains(n)).collect();
+            missing.retain(|node, _| absent.contains(&node));
+            let now = Instant::now();
+            for node in &absent {
+                missing.entry(node.to_string()).or_insert(now);
+            }
+            let long = |since: &Instant| since.elapsed() >= self.config.lease_ttl;
+            missing.iter().filter(|(_, since)| long(since)).map(|(n, _)| n.clone()).collect()
+        };
+        if gone.is_empty() || live.is_empty() {
+            return Ok(false);
+        }
+        let mut load: BTreeMap<String, usize> = BTreeMap::new();
+        view.indices.values().flat_map(|i| &i.shards).for_each(|n| *load.entry(n.clone()).or_default() += 1);
+        let mut any = false;
+        for kv in self.etcd.prefix(&self.indices_prefix()).await? {
+            let Ok(index) = serde_json::from_slice::<ShardedIndex>(&kv.value) else { continue };
+            let Some(after) =
+                crate::indices::moved(&index, &live, |n| gone.iter().any(|g| g == n), &mut load)
+            else {
+                continue;
+            };
+            let value = serde_json::to_vec(&after).expect("JSON");
+            if self.etcd.replace(&kv.key, &value, kv.mod_revision).await? {
+                eprintln!(
+                    "needle serve: shards of [{}] moved off gone node(s) {gone:?}: now on {:?}",
+                    kv.key.strip_prefix(&self.indices_prefix()).unwrap_or(&kv.key),
+                    after.shards
+                );
+                any = true;
+            }
+        }
+        Ok(any)
     }
 
     fn indices_prefix(&self) -> String {

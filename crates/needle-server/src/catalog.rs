@@ -348,6 +348,21 @@ impl Catalog {
         settings: &Value,
         aliases: BTreeSet<String>,
     ) -> ApiResult<Arc<Handle>> {
+        self.create_filled(name, mapping, settings, aliases, None)
+    }
+
+    /// [`Catalog::create_with_aliases`], with `fill` run on the new index
+    /// before it is served (a shard filled from its ingest log: no search or
+    /// write reaches it half made). The catalog is not locked meanwhile, and
+    /// an error from `fill` undoes the creation.
+    pub fn create_filled(
+        &self,
+        name: &str,
+        mapping: Option<Schema>,
+        settings: &Value,
+        aliases: BTreeSet<String>,
+        fill: Option<&dyn Fn(&Handle) -> ApiResult<()>>,
+    ) -> ApiResult<Arc<Handle>> {
         check_name(name)?;
         let mut s = Settings::new();
         s.apply(settings)?;
@@ -399,6 +414,16 @@ impl Catalog {
                 "exception",
                 format!("cannot write the settings of [{name}]: {e}"),
             ));
+        }
+        if let Some(fill) = fill {
+            drop(all);
+            if let Err(e) = fill(&handle) {
+                drop(handle);
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+            // Nothing else made it meanwhile: its folder held this one's manifest.
+            all = self.indexes.write().expect("catalog lock");
         }
         let handle = Arc::new(handle);
         all.insert(name.to_string(), handle.clone());

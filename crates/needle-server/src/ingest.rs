@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures_util::stream::FuturesOrdered;
 use futures_util::StreamExt;
-use needle_cluster::indices::is_shard_name;
+use needle_cluster::indices::{is_shard_name, split_shard_name};
 use needle_cluster::log::{messages, Logged, Nats, ShardStream};
 use needle_cluster::{shard_name, Member};
 use needle_engine::ingest_log::IngestLog;
@@ -55,24 +55,56 @@ impl Ingest {
 
     /// Logs every shard the cluster places on this node (`member`): those
     /// in `catalog` once they took back what their disk lost, the others
-    /// made again and filled from their streams.
+    /// made again and filled from their streams. Shards on disk the cluster
+    /// moved to other nodes meanwhile are dropped (their streams hold them).
     pub fn attach_all(&self, member: &Member, catalog: &Catalog) -> std::io::Result<()> {
-        let failed = |name: &str, e: ApiError| {
-            std::io::Error::other(format!("shard [{name}] from its ingest log: {}", e.reason))
-        };
+        self.drop_moved(member, catalog);
         // The shards on disk first: those made after them are logged as they are made.
         for name in catalog.names().into_iter().filter(|n| is_shard_name(n)) {
-            let handle = catalog.get(&name).map_err(|e| failed(&name, e))?;
-            self.attach(&handle).map_err(|e| failed(&name, e))?;
+            let handle = catalog.get(&name).map_err(|e| from_log(&name, e))?;
+            self.attach(&handle).map_err(|e| from_log(&name, e))?;
         }
+        self.make_missing(member, catalog)
+    }
+
+    /// Brings the node's shards in line with the cluster's view (called
+    /// every second): shards moved here are made and filled from their
+    /// streams, shards moved away are dropped. A shard that fails to be made
+    /// is tried again next time.
+    pub fn follow(&self, member: &Member, catalog: &Catalog) {
+        self.drop_moved(member, catalog);
+        if let Err(e) = self.make_missing(member, catalog) {
+            eprintln!("needle serve: {e}");
+        }
+    }
+
+    /// Makes the shards the view places here that the node lacks.
+    fn make_missing(&self, member: &Member, catalog: &Catalog) -> std::io::Result<()> {
         for (index, sharded) in member.view().indices {
             let here = sharded.shards.iter().enumerate().filter(|(_, node)| *node == member.node_id());
             for name in here.map(|(k, _)| shard_name(&index, k)).filter(|n| !catalog.exists(n)) {
-                let made = crate::routes::indices::create_with(catalog, &name, &sharded.created);
-                made.and_then(|h| self.attach(&h)).map_err(|e| failed(&name, e))?;
+                // Served once filled from its stream, and logged from then on.
+                let attach = |h: &Handle| self.attach(h);
+                crate::routes::indices::create_with(catalog, &name, &sharded.created, Some(&attach))
+                    .map_err(|e| from_log(&name, e))?;
             }
         }
         Ok(())
+    }
+
+    /// Drops the node's copies of shards the view places on other nodes
+    /// (the shard's stream stays: it is the copy the new holder fills from).
+    fn drop_moved(&self, member: &Member, catalog: &Catalog) {
+        let indices = member.view().indices;
+        for name in catalog.names() {
+            let Some((index, k)) = split_shard_name(&name) else { continue };
+            let holder = indices.get(index).and_then(|i| i.shards.get(k));
+            let Some(node) = holder.filter(|node| *node != member.node_id()) else { continue };
+            match catalog.delete(&name) {
+                Ok(()) => eprintln!("needle serve: shard [{name}] moved to node [{node}]: dropped here"),
+                Err(e) => eprintln!("needle serve: shard [{name}] moved away, not dropped: {}", e.reason),
+            }
+        }
     }
 
     /// Logs the writes of index `handle`, just made, if it is a shard: its stream starts empty.
@@ -117,6 +149,10 @@ impl Ingest {
             eprintln!("needle: the stream of deleted shard [{name}] stays: {e}");
         }
     }
+}
+
+fn from_log(name: &str, e: ApiError) -> std::io::Error {
+    std::io::Error::other(format!("shard [{name}] from its ingest log: {}", e.reason))
 }
 
 fn unavailable(e: impl std::fmt::Display) -> ApiError {

@@ -5,6 +5,7 @@
 use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use axum::response::Response;
@@ -155,6 +156,7 @@ impl Server {
             let _entered = runtime.enter();
             member.keep_up(move || crate::node_stats::node_info(&id, &name, address));
         }
+        let following = follow_the_cluster(&app);
         let served = runtime.block_on(async move {
             let shutdown = async move {
                 tokio::select! {
@@ -170,6 +172,10 @@ impl Server {
                 eprintln!("needle serve: leaving the cluster: {e}");
             }
         }
+        if let Some((stop, thread)) = following {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            let _ = thread.join();
+        }
         // Handlers still running finish before the runtime goes; then the indexes are persisted.
         drop(runtime);
         app.catalog.close();
@@ -179,6 +185,22 @@ impl Server {
     pub fn serve(self) -> std::io::Result<()> {
         self.serve_until(std::future::pending())
     }
+}
+
+/// With an ingest log, a thread that makes the shards the cluster moves to
+/// this node and drops those it moves away, every second until told to stop.
+fn follow_the_cluster(app: &Shared) -> Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)> {
+    app.ingest.as_ref().zip(app.member.as_ref())?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let (app, stopped) = (app.clone(), stop.clone());
+    let thread = std::thread::spawn(move || {
+        let (Some(ingest), Some(member)) = (&app.ingest, &app.member) else { return };
+        while !stopped.load(Ordering::Relaxed) {
+            std::thread::sleep(needle_cluster::membership::READ_EVERY);
+            ingest.follow(member, &app.catalog);
+        }
+    });
+    Some((stop, thread))
 }
 
 async fn terminated() {

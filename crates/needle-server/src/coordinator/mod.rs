@@ -87,6 +87,11 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
     if app.catalog.get(&index).is_ok() {
         return next.run(request).await;
     }
+    // A shard's own name reaches the node holding it: here, it is not made
+    // yet (moved here a moment ago) or moved away. Nothing is made for it.
+    if let Some((index, k)) = needle_cluster::indices::split_shard_name(&index) {
+        return shard_unavailable(index, k, "not on this node (moving)").into_response();
+    }
     let creating = rest.is_empty() && method == "PUT";
     let sharded = match creating {
         true => None,

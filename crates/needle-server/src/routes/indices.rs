@@ -32,21 +32,21 @@ pub async fn create(State(app): State<Shared>, Path(name): Path<String>, call: C
         call.params.ignore(&ADMIN_PARAMS);
         call.params.finish(&call.path)?;
         let body = call.json()?.unwrap_or_else(|| json!({}));
-        let handle = create_with(&app.catalog, &name, &body)?;
-        if let Some(ingest) = &app.ingest {
-            if let Err(e) = ingest.made(&handle) {
-                drop(handle);
-                app.catalog.delete(&name)?;
-                return Err(e);
-            }
-        }
+        // A shard is served once its writes are logged: none escapes the log.
+        let made = |h: &Handle| app.ingest.as_ref().map_or(Ok(()), |ingest| ingest.made(h));
+        create_with(&app.catalog, &name, &body, Some(&made))?;
         Ok(respond::ok(&json!({"acknowledged": true, "shards_acknowledged": true, "index": name})))
     })
     .await
 }
 
 /// Creates index `name` as the body of `PUT /{name}` asks (settings, mappings, aliases).
-pub fn create_with(catalog: &Catalog, name: &str, body: &Value) -> ApiResult<Arc<Handle>> {
+pub fn create_with(
+    catalog: &Catalog,
+    name: &str,
+    body: &Value,
+    fill: Option<&dyn Fn(&Handle) -> ApiResult<()>>,
+) -> ApiResult<Arc<Handle>> {
     let Value::Object(body) = body else {
         return Err(ApiError::parsing("the body of an index creation must be an object"));
     };
@@ -61,7 +61,7 @@ pub fn create_with(catalog: &Catalog, name: &str, body: &Value) -> ApiResult<Arc
             other => return Err(ApiError::parsing(format!("unknown key [{other}] for create index"))),
         }
     }
-    catalog.create_with_aliases(name, mapping, &settings, aliases)
+    catalog.create_filled(name, mapping, &settings, aliases, fill)
 }
 
 /// A `mappings` object as a schema; what Needle cannot map is a `mapper_parsing_exception`.

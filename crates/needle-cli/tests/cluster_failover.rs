@@ -1,0 +1,136 @@
+//! A node killed for good, in a cluster whose writes are logged (`--log`):
+//! once it has been gone for a lease's time, the cluster manager moves its
+//! shards to the live nodes, which make them again from their streams in
+//! NATS JetStream. Searches answer every document again, with errors only in
+//! that window; writes go on; and the node, back, drops its stale copies
+//! instead of serving or logging them (issue 19's second fault test, on one
+//! machine).
+
+mod common;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use needle_testkit::etcd::EtcdProcess;
+use needle_testkit::http::{send, try_send};
+use needle_testkit::nats::NatsProcess;
+use serde_json::json;
+
+const LEASE_SECONDS: &str = "2";
+
+struct Cluster {
+    etcd: EtcdProcess,
+    nats: NatsProcess,
+    name: String,
+}
+
+impl Cluster {
+    /// Node `id` serving `data` on `bind`; returns once the cluster counts `nodes` nodes.
+    fn node(&self, id: &str, data: &Path, bind: &str, nodes: u64) -> (Child, SocketAddr) {
+        let (cluster, log) = (format!("etcd={}", self.etcd.url), format!("nats={}", self.nats.url));
+        let args = [
+            "--cluster",
+            &cluster,
+            "--cluster-name",
+            &self.name,
+            "--node-id",
+            id,
+            "--lease-ttl",
+            LEASE_SECONDS,
+        ];
+        let (child, at) = common::serve_at(data, bind, &[&args[..], &["--log", &log]].concat());
+        let started = Instant::now();
+        while send(at, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != nodes {
+            assert!(started.elapsed() < Duration::from_secs(30), "{id} never saw {nodes} nodes");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        (child, at)
+    }
+}
+
+fn kill(mut child: Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn bulk(at: SocketAddr, ids: std::ops::Range<u32>) {
+    let lines: String =
+        ids.map(|i| format!("{}\n{}\n", json!({"index": {"_id": i.to_string()}}), json!({"n": i}))).collect();
+    let answer = send(at, "POST", "/logs/_bulk?refresh=true", Some(lines.as_bytes()), &[]).json();
+    assert_eq!(answer["errors"], false, "{answer}");
+}
+
+/// The count every shard answered, or `None` when a shard failed (or the request did).
+fn full_count(at: SocketAddr) -> Option<u64> {
+    try_send(at, "POST", "/logs/_refresh", None, &[]).ok()?;
+    let counted = try_send(at, "GET", "/logs/_count", None, &[]).ok()?.json();
+    (counted["_shards"]["failed"] == 0).then(|| counted["count"].as_u64()).flatten()
+}
+
+#[test]
+fn a_dead_nodes_shards_move_to_the_live_ones_and_searches_answer_whole_again() {
+    let Some(etcd) = EtcdProcess::start("failover test") else { return };
+    let Some(nats) = NatsProcess::start("failover test") else { return };
+    let cluster = Cluster { etcd, nats, name: format!("failover-{}", std::process::id()) };
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("n1"), dir.path().join("n2"));
+    let (n1, at1) = cluster.node("n1", &one, "127.0.0.1:0", 1);
+    let (n2, at2) = cluster.node("n2", &two, "127.0.0.1:0", 2);
+    let started = Instant::now();
+    while send(at1, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != 2 {
+        assert!(started.elapsed() < Duration::from_secs(30), "n1 never saw n2");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let settings =
+        r#"{"settings": {"number_of_shards": 2, "index": {"needle": {"durability": "volatile"}}}}"#;
+    assert_eq!(send(at1, "PUT", "/logs", Some(settings.as_bytes()), &[]).status, 200);
+    bulk(at1, 0..40);
+    assert_eq!(full_count(at1), Some(40));
+    let on_two = |data: &Path| {
+        let names = std::fs::read_dir(data.join("indices"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap());
+        names.filter(|n| n.starts_with("logs.shard-")).count()
+    };
+    assert_eq!(on_two(&two), 1, "one shard a node");
+
+    // n2 killed for good: n1 answers for every document again once its shard moved.
+    kill(n2);
+    let killed = Instant::now();
+    let mut partial = 0;
+    loop {
+        match full_count(at1) {
+            Some(40) => break,
+            Some(n) => panic!("a count of {n} with no shard failing"),
+            None => partial += 1,
+        }
+        assert!(killed.elapsed() < Duration::from_secs(60), "the shard never moved");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let window = killed.elapsed();
+    eprintln!("failover: every shard answering {window:?} after the kill ({partial} partial answers)");
+    assert!(partial > 0, "searches failed in the window (the node was gone for a lease's time first)");
+    for _ in 0..10 {
+        assert_eq!(full_count(at1), Some(40), "no error once moved");
+    }
+    let seven = send(at1, "GET", "/logs/_doc/7", None, &[]).json();
+    assert_eq!((seven["found"].clone(), seven["_source"]["n"].clone()), (json!(true), json!(7)));
+    bulk(at1, 40..50);
+    assert_eq!(full_count(at1), Some(50));
+
+    // n2 back on its old folder: it drops its stale copy, and holds nothing.
+    let (n2, at2) = cluster.node("n2", &two, &at2.to_string(), 2);
+    let started = Instant::now();
+    while on_two(&two) > 0 {
+        assert!(started.elapsed() < Duration::from_secs(10), "the stale copy was kept");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(full_count(at2), Some(50));
+    let put = send(at2, "PUT", "/logs/_doc/late?refresh=true", Some(br#"{"n": 99}"#), &[]);
+    assert_eq!(put.status, 201, "{}", put.text());
+    assert_eq!(full_count(at1), Some(51));
+    kill(n2);
+    kill(n1);
+}
