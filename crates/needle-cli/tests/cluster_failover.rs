@@ -88,13 +88,7 @@ fn a_dead_nodes_shards_move_to_the_live_ones_and_searches_answer_whole_again() {
     assert_eq!(send(at1, "PUT", "/logs", Some(settings.as_bytes()), &[]).status, 200);
     bulk(at1, 0..40);
     assert_eq!(full_count(at1), Some(40));
-    let on_two = |data: &Path| {
-        let names = std::fs::read_dir(data.join("indices"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap());
-        names.filter(|n| n.starts_with("logs.shard-")).count()
-    };
-    assert_eq!(on_two(&two), 1, "one shard a node");
+    assert_eq!(shards_in(&two), 1, "one shard a node");
 
     // n2 killed for good: n1 answers for every document again once its shard moved.
     kill(n2);
@@ -123,7 +117,7 @@ fn a_dead_nodes_shards_move_to_the_live_ones_and_searches_answer_whole_again() {
     // n2 back on its old folder: it drops its stale copy, and holds nothing.
     let (n2, at2) = cluster.node("n2", &two, &at2.to_string(), 2);
     let started = Instant::now();
-    while on_two(&two) > 0 {
+    while shards_in(&two) > 0 {
         assert!(started.elapsed() < Duration::from_secs(10), "the stale copy was kept");
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -131,6 +125,77 @@ fn a_dead_nodes_shards_move_to_the_live_ones_and_searches_answer_whole_again() {
     let put = send(at2, "PUT", "/logs/_doc/late?refresh=true", Some(br#"{"n": 99}"#), &[]);
     assert_eq!(put.status, 201, "{}", put.text());
     assert_eq!(full_count(at1), Some(51));
+    kill(n2);
+    kill(n1);
+}
+
+fn signal(child: &Child, which: &str) {
+    let sent = std::process::Command::new("kill").args([which, &child.id().to_string()]).status().unwrap();
+    assert!(sent.success(), "kill {which}");
+}
+
+/// The shard numbers of the copies of `logs` on the node serving `data`.
+fn shard_numbers(data: &Path) -> Vec<usize> {
+    let names = std::fs::read_dir(data.join("indices")).unwrap().map(|e| e.unwrap().file_name());
+    let names = names.map(|n| n.into_string().unwrap());
+    names.filter_map(|n| n.strip_prefix("logs.shard-").map(|k| k.parse().unwrap())).collect()
+}
+
+fn shards_in(data: &Path) -> usize {
+    shard_numbers(data).len()
+}
+
+/// Issue 19's fencing test: a node paused past its lease (SIGSTOP) while
+/// the cluster moves its shard away, then resumed (SIGCONT) with its stale
+/// copy still open, acknowledges none of the writes sent to that copy: the
+/// new holder's mark in the shard's stream refuses its publishes. Nothing
+/// the new holder acknowledged is lost or doubled.
+#[test]
+fn a_paused_node_resumed_after_its_shard_moved_acknowledges_no_write() {
+    let Some(etcd) = EtcdProcess::start("fencing test") else { return };
+    let Some(nats) = NatsProcess::start("fencing test") else { return };
+    let cluster = Cluster { etcd, nats, name: format!("fencing-{}", std::process::id()) };
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("n1"), dir.path().join("n2"));
+    let (n1, at1) = cluster.node("n1", &one, "127.0.0.1:0", 1);
+    let (n2, at2) = cluster.node("n2", &two, "127.0.0.1:0", 2);
+    let started = Instant::now();
+    while send(at1, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != 2 {
+        assert!(started.elapsed() < Duration::from_secs(30), "n1 never saw n2");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let settings =
+        r#"{"settings": {"number_of_shards": 2, "index": {"needle": {"durability": "volatile"}}}}"#;
+    assert_eq!(send(at1, "PUT", "/logs", Some(settings.as_bytes()), &[]).status, 200);
+    bulk(at1, 0..40);
+    let [moved] = shard_numbers(&two)[..] else { panic!("one shard a node") };
+
+    signal(&n2, "-STOP");
+    // Searched only once n1 makes the shard (before, a search sent to the paused node hangs).
+    let started = Instant::now();
+    while shards_in(&one) < 2 || full_count(at1) != Some(40) {
+        assert!(started.elapsed() < Duration::from_secs(60), "the shard never moved");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // The new holder writes on in the moved shard.
+    bulk(at1, 40..60);
+    signal(&n2, "-CONT");
+    let mut acknowledged = Vec::new();
+    for i in 0..20 {
+        let path = format!("/logs.shard-{moved}/_doc/zombie-{i}");
+        let answer = send(at2, "PUT", &path, Some(br#"{"n": -1}"#), &[]);
+        if answer.status < 300 {
+            acknowledged.push(format!("zombie-{i}"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for id in &acknowledged {
+        let found = send(at1, "GET", &format!("/logs/_doc/{id}"), None, &[]).json();
+        assert_eq!(found["found"], true, "{id} acknowledged by the paused node, then lost: {found}");
+    }
+    assert_eq!(full_count(at1), Some(60 + acknowledged.len() as u64));
+    bulk(at1, 60..70);
+    assert_eq!(full_count(at1), Some(70 + acknowledged.len() as u64));
     kill(n2);
     kill(n1);
 }

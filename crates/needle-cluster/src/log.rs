@@ -8,6 +8,16 @@
 //! then. A node that lost writes (restarted without its disk's latest state)
 //! reads them back from the stream.
 //!
+//! One writer at a time: a node taking a stream over (at its start, or when
+//! the cluster moves the shard to it) reads it to its end and publishes a
+//! writer's mark that JetStream takes only if the stream still ends where
+//! the reading did; every later message names the stream sequence it must
+//! follow (`Nats-Expected-Last-Sequence`). A writer a newer one took over
+//! from (a node paused past its lease, then resumed) has its next publish
+//! refused, finds the newer writer's mark after its own messages, and stops
+//! ([`ShardStream::fenced_after`]): it never acknowledges a write the
+//! stream's reader would not keep.
+//!
 //! A message (format 2; integers little-endian):
 //!
 //! ```text
@@ -19,11 +29,12 @@
 //! message; `Record` the engine's log record (`needle_engine::ingest_log`).
 //! `Part` 0 is a whole record; a record larger than [`MESSAGE_BYTES`] is cut
 //! into pieces, one a message: 1 its first, 2 a middle one, 3 its last.
-//! `Part` 4 (format 2, `Len` 0) marks a gap: the writes after the stream's
-//! newest before it, up to `Lsn`, were taken by a node that failed before it
-//! logged them (so none was acknowledged); a copy filled from the stream
-//! takes their numbers as writes that change nothing (see [`gap`]). Format 1
-//! (no gaps) is still read.
+//! `Part` 4 (format 2, `Len` 0) is a writer's mark (see [`mark`]): a writer
+//! takes the stream over, its copy having every write up to `Lsn`. When
+//! `Lsn` is past the stream's newest write, the writes between were taken by
+//! a node that failed before it logged them (so none was acknowledged): a
+//! gap, whose numbers a copy filled from the stream takes as writes that
+//! change nothing. Format 1 (no marks) is still read.
 //! Example: write 7, record `02 61` (delete "a"), alone in a message:
 //! `02 | crc | 07 00 00 00 00 00 00 00 | 00 | 02 00 00 00 | 02 61`.
 //! A publish that failed is sent again, regrouped, with the writes after
@@ -36,7 +47,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 
 const VERSION: u8 = 2;
-const GAP: u8 = 4;
+const MARK: u8 = 4;
 /// The most record bytes a message holds (NATS refuses payloads over 1 MB by default).
 pub const MESSAGE_BYTES: usize = 512 << 10;
 const HEAD: usize = 5;
@@ -123,18 +134,23 @@ pub struct ShardStream {
 }
 
 impl ShardStream {
-    /// Sends `message` (see [`messages`]); the future answers once JetStream holds it (or cannot).
-    pub async fn publish(&self, message: Bytes) -> Result<jetstream::context::PublishAckFuture> {
-        self.jetstream.publish(self.subject.clone(), message).await.map_err(failed)
+    /// Sends `message` (see [`messages`]) to follow stream sequence `after`
+    /// (JetStream refuses it otherwise); the future answers once JetStream
+    /// holds it (or cannot).
+    pub async fn publish(&self, message: Bytes, after: u64) -> Result<jetstream::context::PublishAckFuture> {
+        let message =
+            jetstream::message::PublishMessage::build().payload(message).expected_last_sequence(after);
+        self.jetstream.send_publish(self.subject.clone(), message).await.map_err(failed)
     }
 
-    /// Every write from `lsn` on, in order, and the newest write the stream holds.
+    /// Every write from `lsn` on, in order, the newest write the stream
+    /// holds, and the sequence of its last message.
     pub async fn read_from(&self, lsn: u64) -> Result<Read> {
         let mut stream = self.stream.clone();
         let last = stream.info().await.map_err(failed)?.state.last_sequence;
         let mut reader = Reader::new(lsn);
         if last == 0 {
-            return Ok(reader.done());
+            return Ok(reader.done(last));
         }
         let config =
             consumer::pull::OrderedConfig { filter_subject: self.subject.clone(), ..Default::default() };
@@ -151,14 +167,32 @@ impl ShardStream {
                 break;
             }
         }
-        Ok(reader.done())
+        Ok(reader.done(last))
     }
 
-    /// Marks the writes after the stream's newest up to `through` as never
-    /// logged (see [`gap`]); returns once JetStream holds the mark.
-    pub async fn mark_gap(&self, through: u64) -> Result<()> {
-        self.publish(gap(through)).await?.await.map_err(failed)?;
-        Ok(())
+    /// Takes the stream over for a copy holding every write up to `have`,
+    /// if its last message is still `after` (what the copy read to): the
+    /// writer's mark goes in, and its sequence, which the writer's first
+    /// message must follow, comes back. Refused when anything came after.
+    pub async fn take_over(&self, have: u64, after: u64) -> Result<u64> {
+        let ack = self.publish(mark(have), after).await?.await.map_err(failed)?;
+        Ok(ack.sequence)
+    }
+
+    /// The stream's last sequence, and whether another writer took the
+    /// stream over after sequence `after` (a writer's mark follows it: every
+    /// message after `after` that is not a mark is this writer's own).
+    pub async fn fenced_after(&self, after: u64) -> Result<(u64, bool)> {
+        let last = self.stream.clone().info().await.map_err(failed)?.state.last_sequence;
+        for sequence in after + 1..=last {
+            let message = self.stream.get_raw_message(sequence).await.map_err(failed)?;
+            let entries = entries(&message.payload)
+                .map_err(|e| LogError(format!("message {sequence} of {}: {e}", self.subject)))?;
+            if entries.iter().any(|&(_, part, _)| part == MARK) {
+                return Ok((last, true));
+            }
+        }
+        Ok((last, false))
     }
 }
 
@@ -176,15 +210,17 @@ pub struct Read {
     pub writes: Vec<(u64, Logged)>,
     /// The newest write the stream holds whole (or marks as a gap's end), 0 for none.
     pub newest: u64,
+    /// The stream sequence of its last message, 0 for none.
+    pub last_sequence: u64,
 }
 
-/// A message marking the writes after the stream's newest up to `through`
-/// as never logged: their node took them and failed before it logged them.
-pub fn gap(through: u64) -> Bytes {
+/// A writer's mark for a copy holding every write up to `have` (see the
+/// module documentation): a gap when the stream's newest write is older.
+pub fn mark(have: u64) -> Bytes {
     let mut out = Vec::new();
     let mut entries = Vec::new();
-    entry(&mut entries, through, GAP, &[]);
-    flush(&mut out, &mut entries, Some(through));
+    entry(&mut entries, have, MARK, &[]);
+    flush(&mut out, &mut entries, Some(have));
     out.remove(0).payload
 }
 
@@ -261,29 +297,13 @@ impl Reader {
         Reader { from, out: Vec::new(), newest: 0, joining: None }
     }
 
-    fn done(self) -> Read {
-        Read { writes: self.out, newest: self.newest }
+    fn done(self, last_sequence: u64) -> Read {
+        Read { writes: self.out, newest: self.newest, last_sequence }
     }
 
     /// Takes in one message; an error names what is wrong with it.
     fn read(&mut self, message: &[u8]) -> std::result::Result<(), String> {
-        let (head, entries) = message.split_at_checked(HEAD).ok_or("shorter than its head")?;
-        if !(1..=VERSION).contains(&head[0]) {
-            return Err(format!("format {} (this build reads 1 to {VERSION})", head[0]));
-        }
-        if crc32fast::hash(entries).to_le_bytes() != head[1..5] {
-            return Err("its checksum does not match".into());
-        }
-        let mut rest = entries;
-        while !rest.is_empty() {
-            let (entry, after) = rest.split_at_checked(ENTRY_HEAD).ok_or("an entry cut short")?;
-            let lsn = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
-            let len = u32::from_le_bytes(entry[9..13].try_into().expect("4 bytes")) as usize;
-            let (bytes, after) = after.split_at_checked(len).ok_or("a record cut short")?;
-            self.take(lsn, entry[8], bytes)?;
-            rest = after;
-        }
-        Ok(())
+        entries(message)?.into_iter().try_for_each(|(lsn, part, bytes)| self.take(lsn, part, bytes))
     }
 
     fn take(&mut self, lsn: u64, part: u8, bytes: &[u8]) -> std::result::Result<(), String> {
@@ -304,7 +324,7 @@ impl Reader {
                 _ => return Err(format!("a piece of write {lsn} without its first")),
             },
             // The pieces of a record its node never finished logging are dropped with it.
-            GAP => {
+            MARK => {
                 self.joining = None;
                 Some(Logged::Gap)
             }
@@ -318,6 +338,28 @@ impl Reader {
         }
         Ok(())
     }
+}
+
+/// A message's entries: (write, part, bytes); an error names what is wrong with it.
+fn entries(message: &[u8]) -> std::result::Result<Vec<(u64, u8, &[u8])>, String> {
+    let (head, entries) = message.split_at_checked(HEAD).ok_or("shorter than its head")?;
+    if !(1..=VERSION).contains(&head[0]) {
+        return Err(format!("format {} (this build reads 1 to {VERSION})", head[0]));
+    }
+    if crc32fast::hash(entries).to_le_bytes() != head[1..5] {
+        return Err("its checksum does not match".into());
+    }
+    let mut out = Vec::new();
+    let mut rest = entries;
+    while !rest.is_empty() {
+        let (entry, after) = rest.split_at_checked(ENTRY_HEAD).ok_or("an entry cut short")?;
+        let lsn = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
+        let len = u32::from_le_bytes(entry[9..13].try_into().expect("4 bytes")) as usize;
+        let (bytes, after) = after.split_at_checked(len).ok_or("a record cut short")?;
+        out.push((lsn, entry[8], bytes));
+        rest = after;
+    }
+    Ok(out)
 }
 
 /// `text` as lowercase hex: names that are safe in stream names and subjects alike.
@@ -334,7 +376,7 @@ mod tests {
         for m in messages {
             reader.read(&m.payload).unwrap();
         }
-        let writes = reader.done().writes.into_iter();
+        let writes = reader.done(0).writes.into_iter();
         writes.map(|(lsn, w)| (lsn, if let Logged::Write(b) = w { b } else { panic!("a gap") })).collect()
     }
 
@@ -392,13 +434,13 @@ mod tests {
         let mut stream = messages(&[(1, record(1)), (2, record(2))]);
         // Write 3's first piece, then its node failed: a gap through 4 marked after it.
         stream.push(messages(&[(3, Bytes::from(vec![3; MESSAGE_BYTES + 1]))]).remove(0));
-        stream.push(Message { payload: gap(4), completes: Some(4) });
+        stream.push(Message { payload: mark(4), completes: Some(4) });
         stream.extend(messages(&[(5, record(5))]));
         let mut reader = Reader::new(2);
         for m in &stream {
             reader.read(&m.payload).unwrap();
         }
-        let read = reader.done();
+        let read = reader.done(0);
         assert_eq!(read.newest, 5);
         let want = vec![(2, Logged::Write(record(2))), (4, Logged::Gap), (5, Logged::Write(record(5)))];
         assert_eq!(read.writes, want);
@@ -407,7 +449,7 @@ mod tests {
         for m in &stream[..2] {
             reader.read(&m.payload).unwrap();
         }
-        assert_eq!(reader.done().newest, 2);
+        assert_eq!(reader.done(0).newest, 2);
     }
 
     #[test]

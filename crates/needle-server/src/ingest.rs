@@ -5,9 +5,9 @@
 //! order, the writes of its stream its own disk lost; one the cluster places
 //! here that the disk lost whole is made again from its index's record and
 //! filled from its stream (which keeps every write: nothing trims it yet, as
-//! segments are not yet kept in an object store). Writes a shard has that its
-//! stream lacks (its node failed before it logged them) are marked there as a
-//! gap. Then every write is handed to the shard's [`ShardLog`] (the engine's
+//! segments are not yet kept in an object store). The node then takes the
+//! stream over with a writer's mark, which fences off any earlier writer
+//! (see `needle_cluster::log`), and every write is handed to the shard's [`ShardLog`] (the engine's
 //! `IngestLog`), which publishes them in order on the runtime and acknowledges
 //! a write once JetStream holds it. A write waits for that before it is
 //! answered; while the stream fails, writes are refused and the publisher
@@ -35,6 +35,9 @@ use crate::error::{ApiError, ApiResult};
 const WAIT: Duration = Duration::from_secs(10);
 /// The pause before a failed stream is tried again.
 const RETRY: Duration = Duration::from_secs(1);
+/// Times a shard reads on and tries again to take its stream over, when
+/// another writer published after its reading.
+const TAKE_OVER_TRIES: usize = 5;
 
 /// The node's connection to the cluster's NATS servers.
 pub struct Ingest {
@@ -117,25 +120,31 @@ impl Ingest {
     }
 
     /// Takes back the writes of shard `handle`'s stream it does not have,
-    /// in order, then logs its every write there. Writes the shard has
-    /// beyond the stream's newest (taken, then the node failed before it
-    /// logged them: never acknowledged) are marked in the stream as a gap, so
-    /// a copy filled from it later takes the writes after them.
+    /// in order, takes the stream over with a writer's mark (writes the
+    /// shard has beyond the stream's newest, taken before its node failed
+    /// and never logged, become a gap there: a copy filled from the stream
+    /// later takes the writes after them), then logs its every write there.
     pub fn attach(&self, handle: &Handle) -> ApiResult<()> {
         let stream = self.runtime.block_on(self.nats.open(&handle.name)).map_err(unavailable)?;
         let writer = &handle.writer;
-        let read = self.runtime.block_on(stream.read_from(writer.next_lsn())).map_err(unavailable)?;
-        for (lsn, write) in read.writes {
-            match write {
-                Logged::Write(record) => writer.apply_logged(lsn, &record).map(drop)?,
-                Logged::Gap => writer.skip_logged(lsn).map(drop)?,
+        let mut tries = 0;
+        // Read to the end, then take over there; a writer that published meanwhile is read too.
+        let after = loop {
+            let read = self.runtime.block_on(stream.read_from(writer.next_lsn())).map_err(unavailable)?;
+            for (lsn, write) in read.writes {
+                match write {
+                    Logged::Write(record) => writer.apply_logged(lsn, &record).map(drop)?,
+                    Logged::Gap => writer.skip_logged(lsn).map(drop)?,
+                }
             }
-        }
-        let have = writer.next_lsn() - 1;
-        if have > read.newest {
-            self.runtime.block_on(stream.mark_gap(have)).map_err(unavailable)?;
-        }
-        let log = ShardLog::start(stream, have, &self.runtime);
+            let have = writer.next_lsn() - 1;
+            match self.runtime.block_on(stream.take_over(have, read.last_sequence)) {
+                Ok(after) => break after,
+                Err(e) if tries == TAKE_OVER_TRIES => return Err(unavailable(e)),
+                Err(_) => tries += 1,
+            }
+        };
+        let log = ShardLog::start(stream, writer.next_lsn() - 1, after, &self.runtime);
         handle.writer.attach_log(log)?;
         Ok(())
     }
@@ -175,11 +184,12 @@ struct ShardLog {
 }
 
 impl ShardLog {
-    /// The log of a shard whose stream holds (or need not hold) every write up to `held`.
-    fn start(stream: ShardStream, held: u64, runtime: &tokio::runtime::Handle) -> Arc<ShardLog> {
+    /// The log of a shard whose stream holds (or need not hold) every write
+    /// up to `held`, taken over at stream sequence `after` (the writer's mark).
+    fn start(stream: ShardStream, held: u64, after: u64, runtime: &tokio::runtime::Handle) -> Arc<ShardLog> {
         let (sender, receiver) = mpsc::unbounded_channel();
         let acks = Arc::new((Mutex::new(Acks { held, failure: None }), Condvar::new()));
-        runtime.spawn(publish(stream, receiver, acks.clone()));
+        runtime.spawn(publish(stream, receiver, acks.clone(), after));
         Arc::new(ShardLog { sender, acks })
     }
 
@@ -223,17 +233,26 @@ impl IngestLog for ShardLog {
 
 /// Publishes a shard's writes in order as they come (those waiting when a
 /// round starts packed together, see `needle_cluster::log::messages`),
-/// many messages in flight, and records what JetStream holds; after a
-/// failure, publishes again every write not known to be held.
+/// many messages in flight, each to follow the one before in the stream
+/// (the first: the writer's mark at sequence `after`), and records what
+/// JetStream holds. After a failure it learns how far the stream got: what
+/// its own messages there complete is held, and every later write is
+/// published again; if another writer's mark is there, the shard was taken
+/// over, and the log refuses every write from then on.
 async fn publish(
     stream: ShardStream,
     mut receiver: mpsc::UnboundedReceiver<(u64, Bytes)>,
     acks: Arc<(Mutex<Acks>, Condvar)>,
+    after: u64,
 ) {
     let mut unheld: VecDeque<(u64, Bytes)> = VecDeque::new();
     // How many of `unheld` (from its front) were published.
     let mut sent = 0;
     let mut answers = FuturesOrdered::new();
+    // The stream sequence JetStream confirmed last, and the one the next message follows.
+    let (mut confirmed, mut last) = (after, after);
+    // The messages in flight: (their stream sequence, the write each completes).
+    let mut flying: VecDeque<(u64, Option<u64>)> = VecDeque::new();
     // The shard's index is gone (deleted, or the server stopping): what is left is sent, once.
     let mut closed = false;
     let tell = |f: &dyn Fn(&mut Acks)| {
@@ -246,8 +265,12 @@ async fn publish(
         }
         let mut failure = None;
         for message in messages(unheld.range(sent..)) {
-            match stream.publish(message.payload).await {
-                Ok(answer) => answers.push_back(async move { (message.completes, answer.await) }),
+            match stream.publish(message.payload, last).await {
+                Ok(answer) => {
+                    last += 1;
+                    flying.push_back((last, message.completes));
+                    answers.push_back(async move { (message.completes, answer.await) });
+                }
                 Err(e) => {
                     failure = Some(format!("writes were not sent: {e}"));
                     break;
@@ -255,46 +278,79 @@ async fn publish(
             }
         }
         sent = unheld.len();
-        if let Some(failure) = failure {
-            tell(&|a| a.failure = Some(failure.clone()));
-            if closed {
-                return;
+        let failure = match failure {
+            Some(failure) => failure,
+            None => tokio::select! {
+                got = receiver.recv(), if !closed => {
+                    match got {
+                        Some(write) => {
+                            unheld.push_back(write);
+                            while let Ok(write) = receiver.try_recv() {
+                                unheld.push_back(write);
+                            }
+                        }
+                        None => closed = true,
+                    }
+                    continue;
+                }
+                Some((completes, answer)) = answers.next(), if !answers.is_empty() => match answer {
+                    Ok(ack) => {
+                        confirmed = ack.sequence;
+                        flying.pop_front();
+                        if let Some(lsn) = completes {
+                            hold(&mut unheld, &mut sent, lsn);
+                            tell(&|a| {
+                                a.held = a.held.max(lsn);
+                                a.failure = None;
+                            });
+                        }
+                        continue;
+                    }
+                    Err(e) => format!("JetStream did not take writes: {e}"),
+                },
+            },
+        };
+        tell(&|a| a.failure = Some(failure.clone()));
+        if closed {
+            return;
+        }
+        answers = FuturesOrdered::new();
+        sent = 0;
+        tokio::time::sleep(RETRY).await;
+        // How far the stream got: its messages after `confirmed` are this writer's, or another's mark.
+        let (end, fenced) = match stream.fenced_after(confirmed).await {
+            Ok(found) => found,
+            Err(e) => {
+                // Unknown: sent again after the last message known to be held, which JetStream
+                // refuses if more got in; the next round looks again.
+                flying.clear();
+                last = confirmed;
+                tell(&|a| a.failure = Some(format!("the stream cannot be read: {e}")));
+                continue;
             }
-            (answers, sent) = (FuturesOrdered::new(), 0);
-            tokio::time::sleep(RETRY).await;
-            continue;
+        };
+        if fenced {
+            let why = "another node took the shard's stream over (the cluster moved the shard)";
+            tell(&|a| a.failure = Some(why.to_string()));
+            return;
         }
-        tokio::select! {
-            got = receiver.recv(), if !closed => match got {
-                Some(write) => {
-                    unheld.push_back(write);
-                    while let Ok(write) = receiver.try_recv() {
-                        unheld.push_back(write);
-                    }
-                }
-                None => closed = true,
-            },
-            Some((completes, answer)) = answers.next(), if !answers.is_empty() => match answer {
-                Ok(_) => {
-                    let Some(lsn) = completes else { continue };
-                    while unheld.front().is_some_and(|(l, _)| *l <= lsn) {
-                        unheld.pop_front();
-                        sent -= 1;
-                    }
-                    tell(&|a| {
-                        a.held = a.held.max(lsn);
-                        a.failure = None;
-                    });
-                }
-                Err(e) => {
-                    tell(&|a| a.failure = Some(format!("JetStream did not take writes: {e}")));
-                    if closed {
-                        return;
-                    }
-                    (answers, sent) = (FuturesOrdered::new(), 0);
-                    tokio::time::sleep(RETRY).await;
-                }
-            },
-        }
+        // The stream answers again: what reached it is held, writes are taken again.
+        let landed = flying.iter().filter(|&&(sequence, _)| sequence <= end);
+        let lsn = landed.filter_map(|&(_, completes)| completes).max().unwrap_or(0);
+        hold(&mut unheld, &mut sent, lsn);
+        tell(&|a| {
+            a.held = a.held.max(lsn);
+            a.failure = None;
+        });
+        flying.clear();
+        (confirmed, last, sent) = (end, end, 0);
+    }
+}
+
+/// Drops the writes up to `lsn` from `unheld`: JetStream holds them.
+fn hold(unheld: &mut VecDeque<(u64, Bytes)>, sent: &mut usize, lsn: u64) {
+    while unheld.front().is_some_and(|(l, _)| *l <= lsn) {
+        unheld.pop_front();
+        *sent = sent.saturating_sub(1);
     }
 }
