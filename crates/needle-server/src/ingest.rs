@@ -14,7 +14,7 @@
 //! sends again what it has not been told JetStream holds (a reader keeps a
 //! write's first copy).
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,7 +23,7 @@ use futures_util::stream::FuturesOrdered;
 use futures_util::StreamExt;
 use needle_cluster::indices::{is_shard_name, split_shard_name};
 use needle_cluster::log::{messages, Logged, Nats, ShardStream};
-use needle_cluster::{shard_name, Member};
+use needle_cluster::{shard_name, Member, ShardedIndex};
 use needle_engine::ingest_log::IngestLog;
 use needle_engine::{Error, Result};
 use tokio::sync::mpsc;
@@ -43,6 +43,9 @@ const TAKE_OVER_TRIES: usize = 5;
 pub struct Ingest {
     nats: Nats,
     runtime: tokio::runtime::Handle,
+    /// The node of each shard of each index, as the node last followed the
+    /// view: a shard another node held is one moved here.
+    seen: Mutex<BTreeMap<String, Vec<String>>>,
 }
 
 impl Ingest {
@@ -53,7 +56,7 @@ impl Ingest {
         cluster: &str,
     ) -> std::io::Result<Ingest> {
         let nats = runtime.block_on(Nats::connect(urls, cluster)).map_err(std::io::Error::other)?;
-        Ok(Ingest { nats, runtime })
+        Ok(Ingest { nats, runtime, seen: Mutex::default() })
     }
 
     /// Logs every shard the cluster places on this node (`member`): those
@@ -67,31 +70,50 @@ impl Ingest {
             let handle = catalog.get(&name).map_err(|e| from_log(&name, e))?;
             self.attach(&handle).map_err(|e| from_log(&name, e))?;
         }
-        self.make_missing(member, catalog)
+        let view = member.view();
+        for (index, sharded) in &view.indices {
+            let here = sharded.shards.iter().enumerate().filter(|(_, node)| *node == member.node_id());
+            for name in here.map(|(k, _)| shard_name(index, k)).filter(|n| !catalog.exists(n)) {
+                self.make(catalog, &name, &sharded.created)?;
+            }
+        }
+        *self.seen.lock().unwrap_or_else(|p| p.into_inner()) = holders(&view.indices);
+        Ok(())
     }
 
     /// Brings the node's shards in line with the cluster's view (called
-    /// every second): shards moved here are made and filled from their
-    /// streams, shards moved away are dropped. A shard that fails to be made
-    /// is tried again next time.
+    /// every second): shards moved here from another node are made and
+    /// filled from their streams (a new index's are made by its creation),
+    /// shards moved away are dropped. A shard that fails to be made is tried
+    /// again next time.
     pub fn follow(&self, member: &Member, catalog: &Catalog) {
         self.drop_moved(member, catalog);
-        if let Err(e) = self.make_missing(member, catalog) {
-            eprintln!("needle serve: {e}");
-        }
-    }
-
-    /// Makes the shards the view places here that the node lacks.
-    fn make_missing(&self, member: &Member, catalog: &Catalog) -> std::io::Result<()> {
-        for (index, sharded) in member.view().indices {
-            let here = sharded.shards.iter().enumerate().filter(|(_, node)| *node == member.node_id());
-            for name in here.map(|(k, _)| shard_name(&index, k)).filter(|n| !catalog.exists(n)) {
-                // Served once filled from its stream, and logged from then on.
-                let attach = |h: &Handle| self.attach(h);
-                crate::routes::indices::create_with(catalog, &name, &sharded.created, Some(&attach))
-                    .map_err(|e| from_log(&name, e))?;
+        let view = member.view();
+        let me = member.node_id();
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let mut now = holders(&view.indices);
+        for (index, sharded) in &view.indices {
+            for (k, node) in sharded.shards.iter().enumerate() {
+                let before = seen.get(index).and_then(|s| s.get(k));
+                let name = shard_name(index, k);
+                if node != me || before.is_none_or(|b| b == me) || catalog.exists(&name) {
+                    continue;
+                }
+                if let Err(e) = self.make(catalog, &name, &sharded.created) {
+                    eprintln!("needle serve: {e} (tried again in a moment)");
+                    now.get_mut(index).expect("every index")[k] = before.cloned().unwrap_or_default();
+                }
             }
         }
+        *seen = now;
+    }
+
+    /// Makes shard `name` (of an index created with `created`), served once
+    /// filled from its stream, and logged from then on.
+    fn make(&self, catalog: &Catalog, name: &str, created: &serde_json::Value) -> std::io::Result<()> {
+        let attach = |h: &Handle| self.attach(h);
+        crate::routes::indices::create_with(catalog, name, created, Some(&attach))
+            .map_err(|e| from_log(name, e))?;
         Ok(())
     }
 
@@ -158,6 +180,11 @@ impl Ingest {
             eprintln!("needle: the stream of deleted shard [{name}] stays: {e}");
         }
     }
+}
+
+/// The node of each shard of each index.
+fn holders(indices: &BTreeMap<String, ShardedIndex>) -> BTreeMap<String, Vec<String>> {
+    indices.iter().map(|(name, index)| (name.clone(), index.shards.clone())).collect()
 }
 
 fn from_log(name: &str, e: ApiError) -> std::io::Error {
