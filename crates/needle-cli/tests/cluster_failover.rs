@@ -199,3 +199,75 @@ fn a_paused_node_resumed_after_its_shard_moved_acknowledges_no_write() {
     kill(n2);
     kill(n1);
 }
+
+/// Issue 19's cold restart, from the streams alone (segments are not yet
+/// kept in an object store): every node's disk wiped, the nodes started
+/// again make their shards from etcd and the streams, with the same
+/// documents, versions, counts and scores.
+#[test]
+fn every_disk_wiped_the_cluster_comes_back_from_its_streams() {
+    let Some(etcd) = EtcdProcess::start("cold restart test") else { return };
+    let Some(nats) = NatsProcess::start("cold restart test") else { return };
+    let cluster = Cluster { etcd, nats, name: format!("cold-{}", std::process::id()) };
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("n1"), dir.path().join("n2"));
+    let (n1, at1) = cluster.node("n1", &one, "127.0.0.1:0", 1);
+    let (n2, at2) = cluster.node("n2", &two, "127.0.0.1:0", 2);
+    let started = Instant::now();
+    while send(at1, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != 2 {
+        assert!(started.elapsed() < Duration::from_secs(30), "n1 never saw n2");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let settings =
+        r#"{"settings": {"number_of_shards": 3, "index": {"needle": {"durability": "volatile"}}}}"#;
+    assert_eq!(send(at1, "PUT", "/logs", Some(settings.as_bytes()), &[]).status, 200);
+    let words = ["river", "stone", "lamp", "river stone", "lamp lamp river"];
+    let lines: String = (0..90)
+        .map(|i| {
+            let doc = json!({"text": format!("{} {i}", words[i % words.len()]), "n": i});
+            format!("{}\n{doc}\n", json!({"index": {"_id": i.to_string()}}))
+        })
+        .collect();
+    let answer = send(at2, "POST", "/logs/_bulk?refresh=true", Some(lines.as_bytes()), &[]).json();
+    assert_eq!(answer["errors"], false, "{answer}");
+    let updated = send(at1, "POST", "/logs/_update/4", Some(br#"{"doc": {"n": 400}}"#), &[]);
+    assert_eq!(updated.status, 200, "{}", updated.text());
+    let query = br#"{"query": {"match": {"text": "river lamp"}}, "size": 10}"#;
+    let hits = |at: SocketAddr| {
+        send(at, "POST", "/logs/_refresh", None, &[]);
+        let found = send(at, "POST", "/logs/_search", Some(query), &[]).json();
+        let hits = found["hits"]["hits"].as_array().cloned().unwrap_or_default();
+        let top: Vec<(String, f64)> = hits
+            .iter()
+            .map(|h| (h["_id"].as_str().unwrap().to_string(), h["_score"].as_f64().unwrap()))
+            .collect();
+        (found["hits"]["total"]["value"].clone(), top)
+    };
+    let before = (hits(at1), full_count(at1), send(at1, "GET", "/logs/_doc/4", None, &[]).json());
+    assert_eq!(before.1, Some(90));
+
+    kill(n1);
+    kill(n2);
+    std::fs::remove_dir_all(&one).unwrap();
+    std::fs::remove_dir_all(&two).unwrap();
+    let (n1, at1) = cluster.node("n1", &one, &at1.to_string(), 1);
+    let (n2, at2) = cluster.node("n2", &two, &at2.to_string(), 2);
+    for at in [at1, at2] {
+        let started = Instant::now();
+        while full_count(at) != before.1 {
+            assert!(started.elapsed() < Duration::from_secs(30), "{at} never counted every document");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let after = (hits(at), full_count(at), send(at, "GET", "/logs/_doc/4", None, &[]).json());
+        assert_eq!(after.0 .0, before.0 .0, "total hits");
+        assert_eq!(after.1, before.1, "count");
+        assert_eq!(after.2, before.2, "the updated document, its version and sequence number");
+        assert_eq!(after.0 .1.len(), 10);
+        for ((id, score), (was_id, was)) in after.0 .1.iter().zip(&before.0 .1) {
+            assert_eq!(id, was_id);
+            assert!((score - was).abs() < 1e-6, "{id}: {score} against {was}");
+        }
+    }
+    kill(n2);
+    kill(n1);
+}
