@@ -91,28 +91,48 @@ fn a_dead_nodes_shards_move_to_the_live_ones_and_searches_answer_whole_again() {
     assert_eq!(shards_in(&two), 1, "one shard a node");
 
     // n2 killed for good: n1 answers for every document again once its shard moved.
+    // Writes keep coming meanwhile (those to the moved shard fail until it is made).
     kill(n2);
     let killed = Instant::now();
-    let mut partial = 0;
-    loop {
+    let (mut partial, mut acknowledged) = (0, Vec::new());
+    for round in 0.. {
+        let ids: Vec<String> = (0..6).map(|i| format!("meanwhile-{round}-{i}")).collect();
+        let lines: String = ids
+            .iter()
+            .map(|id| {
+                format!(
+                    "{}
+{{}}
+",
+                    json!({"index": {"_id": id}})
+                )
+            })
+            .collect();
+        if let Ok(answer) = try_send(at1, "POST", "/logs/_bulk", Some(lines.as_bytes()), &[]) {
+            let items = answer.json()["items"].as_array().cloned().unwrap_or_default();
+            let ok = items.iter().map(|item| item["index"]["status"].as_u64().is_some_and(|s| s < 300));
+            acknowledged.extend(ids.into_iter().zip(ok).filter(|(_, ok)| *ok).map(|(id, _)| id));
+        }
+        let want = 40 + acknowledged.len() as u64;
         match full_count(at1) {
-            Some(40) => break,
-            Some(n) => panic!("a count of {n} with no shard failing"),
+            Some(n) if n == want => break,
+            Some(n) => panic!("a count of {n} with no shard failing, {want} acknowledged"),
             None => partial += 1,
         }
         assert!(killed.elapsed() < Duration::from_secs(60), "the shard never moved");
-        std::thread::sleep(Duration::from_millis(200));
+        std::thread::sleep(Duration::from_millis(100));
     }
     let window = killed.elapsed();
     eprintln!("failover: every shard answering {window:?} after the kill ({partial} partial answers)");
     assert!(partial > 0, "searches failed in the window (the node was gone for a lease's time first)");
+    let base = 40 + acknowledged.len() as u64;
     for _ in 0..10 {
-        assert_eq!(full_count(at1), Some(40), "no error once moved");
+        assert_eq!(full_count(at1), Some(base), "no error once moved");
     }
     let seven = send(at1, "GET", "/logs/_doc/7", None, &[]).json();
     assert_eq!((seven["found"].clone(), seven["_source"]["n"].clone()), (json!(true), json!(7)));
     bulk(at1, 40..50);
-    assert_eq!(full_count(at1), Some(50));
+    assert_eq!(full_count(at1), Some(base + 10));
 
     // n2 back on its old folder: it drops its stale copy, and holds nothing.
     let (n2, at2) = cluster.node("n2", &two, &at2.to_string(), 2);
@@ -121,10 +141,10 @@ fn a_dead_nodes_shards_move_to_the_live_ones_and_searches_answer_whole_again() {
         assert!(started.elapsed() < Duration::from_secs(10), "the stale copy was kept");
         std::thread::sleep(Duration::from_millis(100));
     }
-    assert_eq!(full_count(at2), Some(50));
+    assert_eq!(full_count(at2), Some(base + 10));
     let put = send(at2, "PUT", "/logs/_doc/late?refresh=true", Some(br#"{"n": 99}"#), &[]);
     assert_eq!(put.status, 201, "{}", put.text());
-    assert_eq!(full_count(at1), Some(51));
+    assert_eq!(full_count(at1), Some(base + 11));
     kill(n2);
     kill(n1);
 }

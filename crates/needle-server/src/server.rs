@@ -74,6 +74,20 @@ impl App {
     pub fn cluster_name(&self) -> &str {
         self.member.as_ref().map_or("needle", |m| m.cluster_name())
     }
+
+    /// The index a write goes to, made when missing (as Elasticsearch
+    /// creates an index a write names), except a cluster shard's: only its
+    /// index's creation or its move here makes one (from its stream), so a
+    /// write reaching a node before the shard is there is a 503.
+    pub fn index_for_write(&self, name: &str) -> ApiResult<Arc<crate::catalog::Handle>> {
+        let shard = self.member.as_ref().and(needle_cluster::indices::split_shard_name(name));
+        match shard {
+            Some((index, k)) if !self.catalog.exists(name) => {
+                Err(crate::coordinator::shard_unavailable(index, k, "not on this node (moving)"))
+            }
+            _ => self.catalog.get_or_create(name),
+        }
+    }
 }
 
 pub type Shared = Arc<App>;

@@ -758,7 +758,7 @@ fn leak_kind(kind: String) -> &'static str {
     KNOWN.into_iter().find(|k| *k == kind).unwrap_or("exception")
 }
 
-fn shard_unavailable(index: &str, k: usize, why: &str) -> ApiError {
+pub(crate) fn shard_unavailable(index: &str, k: usize, why: &str) -> ApiError {
     ApiError::new(
         StatusCode::SERVICE_UNAVAILABLE,
         "unavailable_shards_exception",

@@ -114,7 +114,7 @@ fn execute(
 ) -> ApiResult<(StatusCode, Map<String, Value>)> {
     let h = match a.kind {
         Kind::Delete => app.catalog.get(&a.index)?,
-        _ => app.catalog.get_or_create(&a.index)?,
+        _ => app.index_for_write(&a.index)?,
     };
     let mut note = |seq_no: u64| {
         let entry = waits.entry(h.name.clone()).or_insert_with(|| (h.clone(), 0));

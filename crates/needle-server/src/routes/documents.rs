@@ -54,7 +54,7 @@ fn put(app: &Shared, index: &str, id: Option<&str>, create: bool, call: &Call) -
     p.finish(&call.path)?;
     check_id(id)?;
     let source = call.document()?;
-    let h = app.catalog.get_or_create(index)?;
+    let h = app.index_for_write(index)?;
     let started = Instant::now();
     let outcome = h.writer.put(id, source, condition).map_err(|e| write::about_index(e.into(), &h));
     let outcome = h.counters.indexed(started, outcome)?;
@@ -203,7 +203,7 @@ pub async fn update(
         p.finish(&call.path)?;
         check_id(Some(&id))?;
         let update = Update::parse(call.json_object()?)?;
-        let h = app.catalog.get_or_create(&index)?;
+        let h = app.index_for_write(&index)?;
         let started = Instant::now();
         let done = h.counters.indexed(started, write::apply_update(&h, &id, &update, condition, retries))?;
         h.writer.durable_through(done.seq_no)?;
