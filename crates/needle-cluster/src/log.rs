@@ -340,8 +340,11 @@ impl Reader {
     }
 }
 
-/// A message's entries: (write, part, bytes); an error names what is wrong with it.
-fn entries(message: &[u8]) -> std::result::Result<Vec<(u64, u8, &[u8])>, String> {
+/// An entry of a message: its write, part and bytes.
+type Entry<'a> = (u64, u8, &'a [u8]);
+
+/// A message's entries; an error names what is wrong with it.
+fn entries(message: &[u8]) -> std::result::Result<Vec<Entry<'_>>, String> {
     let (head, entries) = message.split_at_checked(HEAD).ok_or("shorter than its head")?;
     if !(1..=VERSION).contains(&head[0]) {
         return Err(format!("format {} (this build reads 1 to {VERSION})", head[0]));

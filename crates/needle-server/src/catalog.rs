@@ -195,6 +195,9 @@ impl Handle {
     }
 }
 
+/// What fills an index before it is served ([`Catalog::create_filled`]).
+pub type Fill<'a> = &'a dyn Fn(&Handle) -> ApiResult<()>;
+
 pub struct Catalog {
     root: PathBuf,
     indexes: RwLock<BTreeMap<String, Arc<Handle>>>,
@@ -361,7 +364,7 @@ impl Catalog {
         mapping: Option<Schema>,
         settings: &Value,
         aliases: BTreeSet<String>,
-        fill: Option<&dyn Fn(&Handle) -> ApiResult<()>>,
+        fill: Option<Fill<'_>>,
     ) -> ApiResult<Arc<Handle>> {
         check_name(name)?;
         let mut s = Settings::new();

@@ -45,7 +45,7 @@ pub fn create_with(
     catalog: &Catalog,
     name: &str,
     body: &Value,
-    fill: Option<&dyn Fn(&Handle) -> ApiResult<()>>,
+    fill: Option<crate::catalog::Fill<'_>>,
 ) -> ApiResult<Arc<Handle>> {
     let Value::Object(body) = body else {
         return Err(ApiError::parsing("the body of an index creation must be an object"));
