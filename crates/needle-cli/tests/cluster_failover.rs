@@ -26,6 +26,39 @@ struct Cluster {
     name: String,
 }
 
+/// Two nodes of a new cluster (serving `one` and `two`) that see each other,
+/// and their index `logs` of `shards` shards: `None` when etcd or
+/// nats-server is not installed (and not required).
+struct TwoNodes {
+    cluster: Cluster,
+    _dir: tempfile::TempDir,
+    one: std::path::PathBuf,
+    two: std::path::PathBuf,
+    n1: (Child, SocketAddr),
+    n2: (Child, SocketAddr),
+}
+
+impl TwoNodes {
+    fn start(test: &str, shards: usize) -> Option<TwoNodes> {
+        let (etcd, nats) = (EtcdProcess::start(test)?, NatsProcess::start(test)?);
+        let name = format!("{}-{}", test.replace(' ', "-"), std::process::id());
+        let cluster = Cluster { etcd, nats, name };
+        let dir = tempfile::tempdir().unwrap();
+        let (one, two) = (dir.path().join("n1"), dir.path().join("n2"));
+        let n1 = cluster.node("n1", &one, "127.0.0.1:0", 1);
+        let n2 = cluster.node("n2", &two, "127.0.0.1:0", 2);
+        let started = Instant::now();
+        while send(n1.1, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != 2 {
+            assert!(started.elapsed() < Duration::from_secs(30), "n1 never saw n2");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let settings = json!({"settings": {"number_of_shards": shards, "index": {"needle": {"durability": "volatile"}}}});
+        let made = send(n1.1, "PUT", "/logs", Some(settings.to_string().as_bytes()), &[]);
+        assert_eq!(made.status, 200, "{}", made.text());
+        Some(TwoNodes { cluster, _dir: dir, one, two, n1, n2 })
+    }
+}
+
 impl Cluster {
     /// Node `id` serving `data` on `bind`; returns once the cluster counts `nodes` nodes.
     fn node(&self, id: &str, data: &Path, bind: &str, nodes: u64) -> (Child, SocketAddr) {
@@ -71,21 +104,11 @@ fn full_count(at: SocketAddr) -> Option<u64> {
 
 #[test]
 fn a_dead_nodes_shards_move_to_the_live_ones_and_searches_answer_whole_again() {
-    let Some(etcd) = EtcdProcess::start("failover test") else { return };
-    let Some(nats) = NatsProcess::start("failover test") else { return };
-    let cluster = Cluster { etcd, nats, name: format!("failover-{}", std::process::id()) };
-    let dir = tempfile::tempdir().unwrap();
-    let (one, two) = (dir.path().join("n1"), dir.path().join("n2"));
-    let (n1, at1) = cluster.node("n1", &one, "127.0.0.1:0", 1);
-    let (n2, at2) = cluster.node("n2", &two, "127.0.0.1:0", 2);
-    let started = Instant::now();
-    while send(at1, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != 2 {
-        assert!(started.elapsed() < Duration::from_secs(30), "n1 never saw n2");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let settings =
-        r#"{"settings": {"number_of_shards": 2, "index": {"needle": {"durability": "volatile"}}}}"#;
-    assert_eq!(send(at1, "PUT", "/logs", Some(settings.as_bytes()), &[]).status, 200);
+    let Some(TwoNodes { cluster, _dir, one: _, two, n1: (n1, at1), n2: (n2, at2) }) =
+        TwoNodes::start("failover test", 2)
+    else {
+        return;
+    };
     bulk(at1, 0..40);
     assert_eq!(full_count(at1), Some(40));
     assert_eq!(shards_in(&two), 1, "one shard a node");
@@ -172,21 +195,11 @@ fn shards_in(data: &Path) -> usize {
 /// the new holder acknowledged is lost or doubled.
 #[test]
 fn a_paused_node_resumed_after_its_shard_moved_acknowledges_no_write() {
-    let Some(etcd) = EtcdProcess::start("fencing test") else { return };
-    let Some(nats) = NatsProcess::start("fencing test") else { return };
-    let cluster = Cluster { etcd, nats, name: format!("fencing-{}", std::process::id()) };
-    let dir = tempfile::tempdir().unwrap();
-    let (one, two) = (dir.path().join("n1"), dir.path().join("n2"));
-    let (n1, at1) = cluster.node("n1", &one, "127.0.0.1:0", 1);
-    let (n2, at2) = cluster.node("n2", &two, "127.0.0.1:0", 2);
-    let started = Instant::now();
-    while send(at1, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != 2 {
-        assert!(started.elapsed() < Duration::from_secs(30), "n1 never saw n2");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let settings =
-        r#"{"settings": {"number_of_shards": 2, "index": {"needle": {"durability": "volatile"}}}}"#;
-    assert_eq!(send(at1, "PUT", "/logs", Some(settings.as_bytes()), &[]).status, 200);
+    let Some(TwoNodes { cluster: _cluster, _dir, one, two, n1: (n1, at1), n2: (n2, at2) }) =
+        TwoNodes::start("fencing test", 2)
+    else {
+        return;
+    };
     bulk(at1, 0..40);
     let [moved] = shard_numbers(&two)[..] else { panic!("one shard a node") };
 
@@ -226,21 +239,11 @@ fn a_paused_node_resumed_after_its_shard_moved_acknowledges_no_write() {
 /// documents, versions, counts and scores.
 #[test]
 fn every_disk_wiped_the_cluster_comes_back_from_its_streams() {
-    let Some(etcd) = EtcdProcess::start("cold restart test") else { return };
-    let Some(nats) = NatsProcess::start("cold restart test") else { return };
-    let cluster = Cluster { etcd, nats, name: format!("cold-{}", std::process::id()) };
-    let dir = tempfile::tempdir().unwrap();
-    let (one, two) = (dir.path().join("n1"), dir.path().join("n2"));
-    let (n1, at1) = cluster.node("n1", &one, "127.0.0.1:0", 1);
-    let (n2, at2) = cluster.node("n2", &two, "127.0.0.1:0", 2);
-    let started = Instant::now();
-    while send(at1, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != 2 {
-        assert!(started.elapsed() < Duration::from_secs(30), "n1 never saw n2");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let settings =
-        r#"{"settings": {"number_of_shards": 3, "index": {"needle": {"durability": "volatile"}}}}"#;
-    assert_eq!(send(at1, "PUT", "/logs", Some(settings.as_bytes()), &[]).status, 200);
+    let Some(TwoNodes { cluster, _dir, one, two, n1: (n1, at1), n2: (n2, at2) }) =
+        TwoNodes::start("cold restart test", 3)
+    else {
+        return;
+    };
     let words = ["river", "stone", "lamp", "river stone", "lamp lamp river"];
     let lines: String = (0..90)
         .map(|i| {
