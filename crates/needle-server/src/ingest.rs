@@ -6,13 +6,14 @@
 //! here that the disk lost whole is made again from its index's record and
 //! filled from its stream (which keeps every write: nothing trims it yet, as
 //! segments are not yet kept in an object store). The node then takes the
-//! stream over with a writer's mark, which fences off any earlier writer
-//! (see `needle_cluster::log`), and every write is handed to the shard's [`ShardLog`] (the engine's
-//! `IngestLog`), which publishes them in order on the runtime and acknowledges
-//! a write once JetStream holds it. A write waits for that before it is
-//! answered; while the stream fails, writes are refused and the publisher
-//! sends again what it has not been told JetStream holds (a reader keeps a
-//! write's first copy).
+//! stream over with a writer's mark, which fences off any earlier writer (see
+//! `needle_cluster::log`), and every write is handed to the shard's
+//! [`ShardLog`] (the engine's `IngestLog`), which publishes them in order on
+//! the runtime and acknowledges a write once JetStream holds it. A write
+//! waits for that before it is answered; while the stream fails, writes are
+//! refused and the publisher sends again what JetStream does not hold (a
+//! reader keeps a write's first copy). A thread follows the cluster's view:
+//! shards the cluster moves here are made, those it moves away dropped.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex};
