@@ -242,3 +242,63 @@ fn writes_after_one_never_logged_survive_a_wiped_disk() {
     assert_eq!(next.json()["_seq_no"], 3, "{}", next.text());
     kill(child);
 }
+
+/// `_bulk` of `ids` (each `{"n": i}`): the HTTP status and the ids acknowledged.
+fn bulk_acknowledged(at: SocketAddr, ids: std::ops::Range<u32>) -> (u16, Vec<String>) {
+    let ids: Vec<String> = ids.map(|i| i.to_string()).collect();
+    let lines: String =
+        ids.iter().map(|id| format!("{}\n{}\n", json!({"index": {"_id": id}}), json!({"n": id}))).collect();
+    let answer = send(at, "POST", "/logs/_bulk", Some(lines.as_bytes()), &[]);
+    let items = answer.json()["items"].as_array().cloned().unwrap_or_default();
+    let ok = items.iter().map(|item| item["index"]["status"].as_u64().is_some_and(|s| s < 300));
+    (answer.status, ids.into_iter().zip(ok).filter(|(_, ok)| *ok).map(|(id, _)| id).collect())
+}
+
+/// Retries `_bulk` of `ids` until every one is acknowledged (within 60 s).
+fn bulk_until_acknowledged(at: SocketAddr, ids: std::ops::Range<u32>, what: &str) {
+    let started = Instant::now();
+    while bulk_acknowledged(at, ids.clone()).1.len() < ids.len() {
+        assert!(started.elapsed() < Duration::from_secs(60), "{what}: writes never acknowledged");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+/// Issue 19's infrastructure quorum test, for NATS: each shard's stream has
+/// a copy on each of three NATS servers; with one killed, writes are still
+/// acknowledged; with two killed, a `_bulk` acknowledges nothing; with them
+/// back, writes are taken again and none acknowledged is lost.
+#[test]
+fn writes_need_a_quorum_of_the_nats_servers() {
+    let Some(etcd) = EtcdProcess::start("nats quorum test") else { return };
+    let Some(mut nats) = NatsProcess::cluster("nats quorum test", 3) else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let urls: Vec<&str> = nats.iter().map(|n| n.url.as_str()).collect();
+    let log = format!("nats={}", urls.join(","));
+    let name = format!("quorum-{}", std::process::id());
+    let (child, at) = node(&etcd, &name, dir.path(), "127.0.0.1:0", &["--log", &log]);
+    // The JetStream cluster elects its leaders first: the shards' streams are made once it has.
+    let started = Instant::now();
+    while send(at, "PUT", "/logs", Some(SETTINGS.as_bytes()), &[]).status != 200 {
+        assert!(started.elapsed() < Duration::from_secs(60), "the index was never made");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    bulk_until_acknowledged(at, 0..20, "three servers");
+
+    nats[0].kill();
+    bulk_until_acknowledged(at, 20..40, "two of three servers");
+
+    nats[1].kill();
+    for ids in [40..60, 60..80] {
+        let (status, acknowledged) = bulk_acknowledged(at, ids);
+        assert!(acknowledged.is_empty(), "one server of three acknowledged {acknowledged:?} (HTTP {status})");
+    }
+
+    nats[0].resume();
+    nats[1].resume();
+    bulk_until_acknowledged(at, 80..100, "the servers back");
+    let wanted: Vec<String> = (0..40).chain(80..100).map(|i| i.to_string()).collect();
+    let found = send(at, "POST", "/logs/_mget", Some(json!({"ids": wanted}).to_string().as_bytes()), &[]);
+    let docs = found.json()["docs"].as_array().cloned().unwrap_or_default();
+    assert_eq!(docs.iter().filter(|d| d["found"] == true).count(), wanted.len(), "{}", found.text());
+    kill(child);
+}

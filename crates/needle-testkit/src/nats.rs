@@ -1,6 +1,8 @@
 //! A NATS server with JetStream on a free loopback port, for tests of the
-//! cluster's ingest log; it can be stopped and started again on the same
-//! port and store (an outage), and is stopped (its store removed) when dropped.
+//! cluster's ingest log, alone or one of a JetStream cluster of several
+//! ([`NatsProcess::cluster`]); it can be stopped and started again on the
+//! same port and store (an outage), and is stopped (its store removed) when
+//! dropped.
 
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
@@ -13,6 +15,8 @@ pub struct NatsProcess {
     child: Option<Child>,
     dir: PathBuf,
     port: u16,
+    /// In a cluster: its name, its route port and every server's route URL.
+    cluster: Option<(String, u16, String)>,
     pub url: String,
 }
 
@@ -24,11 +28,32 @@ impl NatsProcess {
         if !crate::etcd::installed("nats-server", "nats-server", name) {
             return None;
         }
-        let port = free_port();
-        let dir = std::env::temp_dir().join(format!("needle-test-nats-{}-{port}", std::process::id()));
-        let mut nats = NatsProcess { child: None, dir, port, url: format!("nats://127.0.0.1:{port}") };
+        let mut nats = NatsProcess::at(free_port(), None);
         nats.resume();
         Some(nats)
+    }
+
+    /// Starts `servers` NATS servers routed to each other as one JetStream
+    /// cluster (which elects its leaders once most of them run); `None` as
+    /// [`NatsProcess::start`].
+    pub fn cluster(name: &str, servers: usize) -> Option<Vec<NatsProcess>> {
+        if !crate::etcd::installed("nats-server", "nats-server", name) {
+            return None;
+        }
+        let routes: Vec<u16> = (0..servers).map(|_| free_port()).collect();
+        let urls = routes.iter().map(|p| format!("nats://127.0.0.1:{p}")).collect::<Vec<_>>().join(",");
+        let mut all: Vec<NatsProcess> = routes
+            .iter()
+            .enumerate()
+            .map(|(i, &route)| NatsProcess::at(free_port(), Some((format!("n{i}"), route, urls.clone()))))
+            .collect();
+        all.iter_mut().for_each(NatsProcess::resume);
+        Some(all)
+    }
+
+    fn at(port: u16, cluster: Option<(String, u16, String)>) -> NatsProcess {
+        let dir = std::env::temp_dir().join(format!("needle-test-nats-{}-{port}", std::process::id()));
+        NatsProcess { child: None, dir, port, cluster, url: format!("nats://127.0.0.1:{port}") }
     }
 
     /// Kills the server (SIGKILL): its clients see it gone.
@@ -42,13 +67,22 @@ impl NatsProcess {
     /// Starts the server again on its port and store.
     pub fn resume(&mut self) {
         assert!(self.child.is_none(), "the server runs");
-        let child = Command::new("nats-server")
-            .args(["-js", "-a", "127.0.0.1", "-p", &self.port.to_string(), "-sd"])
-            .arg(&self.dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("nats-server starts");
+        let mut command = Command::new("nats-server");
+        command.args(["-js", "-a", "127.0.0.1", "-p", &self.port.to_string(), "-sd"]).arg(&self.dir);
+        if let Some((name, route, routes)) = &self.cluster {
+            let own = format!("nats://127.0.0.1:{route}");
+            command.args([
+                "-n",
+                name,
+                "--cluster_name",
+                "needle-test",
+                "--cluster",
+                &own,
+                "--routes",
+                routes,
+            ]);
+        }
+        let child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("nats-server starts");
         self.child = Some(child);
         let started = Instant::now();
         let addr: SocketAddr = ([127, 0, 0, 1], self.port).into();
