@@ -19,9 +19,10 @@ use needle_testkit::http::send;
 use needle_testkit::nats::NatsProcess;
 use serde_json::{json, Value};
 
-/// A one-node cluster named `name` on `etcd`, serving `data` on `bind`, with `args` added.
-fn node(etcd: &EtcdProcess, name: &str, data: &Path, bind: &str, args: &[&str]) -> (Child, SocketAddr) {
-    let cluster = format!("etcd={}", etcd.url);
+/// A one-node cluster named `name` on the etcd members at `etcd` (client
+/// URLs, comma-separated), serving `data` on `bind`, with `args` added.
+fn node(etcd: &str, name: &str, data: &Path, bind: &str, args: &[&str]) -> (Child, SocketAddr) {
+    let cluster = format!("etcd={etcd}");
     let mut all = vec!["--cluster", &cluster, "--cluster-name", name, "--node-id", "n1"];
     all.extend(args);
     let (child, at) = common::serve_at(data, bind, &all);
@@ -74,21 +75,21 @@ fn acknowledged_writes_come_back_from_the_log_and_an_outage_refuses_writes() {
 
     // Without the log, a volatile node killed loses what it acknowledged.
     let plain = dir.path().join("plain");
-    let (child, at) = node(&etcd, &format!("{name}-plain"), &plain, "127.0.0.1:0", &[]);
+    let (child, at) = node(&etcd.url, &format!("{name}-plain"), &plain, "127.0.0.1:0", &[]);
     write(at);
     assert_eq!(count(at), 59);
     kill(child);
-    let (child, at) = node(&etcd, &format!("{name}-plain"), &plain, &at.to_string(), &[]);
+    let (child, at) = node(&etcd.url, &format!("{name}-plain"), &plain, &at.to_string(), &[]);
     assert!(count(at) < 59, "nothing committed, nothing kept");
     kill(child);
 
     // With it, every acknowledged write comes back, as it was.
     let logged = dir.path().join("logged");
-    let (child, at) = node(&etcd, &name, &logged, "127.0.0.1:0", &["--log", &log]);
+    let (child, at) = node(&etcd.url, &name, &logged, "127.0.0.1:0", &["--log", &log]);
     let before = write(at);
     assert_eq!((before["_source"]["n"].clone(), before["_version"].clone()), (json!(700), json!(2)));
     kill(child);
-    let (child, at) = node(&etcd, &name, &logged, &at.to_string(), &["--log", &log]);
+    let (child, at) = node(&etcd.url, &name, &logged, &at.to_string(), &["--log", &log]);
     assert_eq!(count(at), 59);
     assert_eq!(send(at, "GET", "/logs/_doc/7", None, &[]).json(), before);
     assert_eq!(send(at, "GET", "/logs/_doc/8", None, &[]).status, 404);
@@ -123,7 +124,7 @@ fn acknowledged_writes_come_back_from_the_log_and_an_outage_refuses_writes() {
         std::thread::sleep(Duration::from_millis(200));
     }
     kill(child);
-    let (child, at) = node(&etcd, &name, &logged, &at.to_string(), &["--log", &log]);
+    let (child, at) = node(&etcd.url, &name, &logged, &at.to_string(), &["--log", &log]);
     assert_eq!(send(at, "GET", "/logs/_doc/63", None, &[]).status, 200, "held by the log");
     assert_eq!(send(at, "GET", "/logs/_doc/62", None, &[]).status, 404);
 
@@ -132,7 +133,7 @@ fn acknowledged_writes_come_back_from_the_log_and_an_outage_refuses_writes() {
     assert!(total >= 62, "59 written first, then 60, big and 63 (and 61, sent again once the log was back)");
     kill(child);
     std::fs::remove_dir_all(&logged).unwrap();
-    let (child, at) = node(&etcd, &name, &logged, &at.to_string(), &["--log", &log]);
+    let (child, at) = node(&etcd.url, &name, &logged, &at.to_string(), &["--log", &log]);
     assert_eq!(count(at), total);
     assert_eq!(send(at, "GET", "/logs/_doc/7", None, &[]).json(), seven);
     let source = send(at, "GET", "/logs/_source/big", None, &[]).json();
@@ -157,7 +158,7 @@ fn no_acknowledged_write_is_lost_to_a_kill_midway() {
     let dir = tempfile::tempdir().unwrap();
     let name = format!("kill-{}", std::process::id());
     let log = format!("nats={}", nats.url);
-    let (child, at) = node(&etcd, &name, dir.path(), "127.0.0.1:0", &["--log", &log]);
+    let (child, at) = node(&etcd.url, &name, dir.path(), "127.0.0.1:0", &["--log", &log]);
     assert_eq!(send(at, "PUT", "/logs", Some(SETTINGS.as_bytes()), &[]).status, 200);
 
     let feeding = std::thread::spawn(move || {
@@ -188,7 +189,7 @@ fn no_acknowledged_write_is_lost_to_a_kill_midway() {
     let (acknowledged, cut_off) = feeding.join().unwrap();
     assert!(cut_off && !acknowledged.is_empty(), "the kill came while writes were acknowledged");
 
-    let (child, at) = node(&etcd, &name, dir.path(), &at.to_string(), &["--log", &log]);
+    let (child, at) = node(&etcd.url, &name, dir.path(), &at.to_string(), &["--log", &log]);
     let found =
         send(at, "POST", "/logs/_mget", Some(json!({"ids": acknowledged}).to_string().as_bytes()), &[]);
     let docs = found.json()["docs"].as_array().cloned().unwrap_or_default();
@@ -215,7 +216,7 @@ fn writes_after_one_never_logged_survive_a_wiped_disk() {
     let name = format!("gap-{}", std::process::id());
     let log = format!("nats={}", nats.url);
     let durable = r#"{"settings": {"number_of_shards": 1, "index": {"needle": {"durability": "durable"}}}}"#;
-    let (child, at) = node(&etcd, &name, dir.path(), "127.0.0.1:0", &["--log", &log]);
+    let (child, at) = node(&etcd.url, &name, dir.path(), "127.0.0.1:0", &["--log", &log]);
     assert_eq!(send(at, "PUT", "/logs", Some(durable.as_bytes()), &[]).status, 200);
     assert_eq!(send(at, "PUT", "/logs/_doc/first", Some(br#"{"n": 1}"#), &[]).status, 201);
 
@@ -224,7 +225,7 @@ fn writes_after_one_never_logged_survive_a_wiped_disk() {
     assert_eq!(lost.status, 503, "{}", lost.text());
     kill(child);
     nats.resume();
-    let (child, at) = node(&etcd, &name, dir.path(), &at.to_string(), &["--log", &log]);
+    let (child, at) = node(&etcd.url, &name, dir.path(), &at.to_string(), &["--log", &log]);
     assert_eq!(send(at, "GET", "/logs/_doc/lost", None, &[]).status, 200, "on the node's own disk");
     let after = send(at, "PUT", "/logs/_doc/after", Some(br#"{"n": 3}"#), &[]);
     assert_eq!(after.status, 201, "{}", after.text());
@@ -233,7 +234,7 @@ fn writes_after_one_never_logged_survive_a_wiped_disk() {
     kill(child);
 
     std::fs::remove_dir_all(dir.path()).unwrap();
-    let (child, at) = node(&etcd, &name, dir.path(), &at.to_string(), &["--log", &log]);
+    let (child, at) = node(&etcd.url, &name, dir.path(), &at.to_string(), &["--log", &log]);
     assert_eq!(send(at, "GET", "/logs/_doc/first", None, &[]).status, 200);
     let back = send(at, "GET", "/logs/_doc/after", None, &[]).json();
     assert_eq!((back["found"].clone(), back["_seq_no"].clone()), (json!(true), seq_no), "{back}");
@@ -263,19 +264,21 @@ fn bulk_until_acknowledged(at: SocketAddr, ids: std::ops::Range<u32>, what: &str
     }
 }
 
-/// Issue 19's infrastructure quorum test, for NATS: each shard's stream has
-/// a copy on each of three NATS servers; with one killed, writes are still
-/// acknowledged; with two killed, a `_bulk` acknowledges nothing; with them
-/// back, writes are taken again and none acknowledged is lost.
+/// Issue 19's infrastructure quorum test: three etcd members and three NATS
+/// servers (each shard's stream has a copy on each); with one of each
+/// killed, writes are still acknowledged; with two NATS servers killed, a
+/// `_bulk` acknowledges nothing; with them back, writes are taken again and
+/// none acknowledged is lost.
 #[test]
-fn writes_need_a_quorum_of_the_nats_servers() {
-    let Some(etcd) = EtcdProcess::start("nats quorum test") else { return };
-    let Some(mut nats) = NatsProcess::cluster("nats quorum test", 3) else { return };
+fn writes_go_on_with_quorums_of_etcd_and_nats_and_stop_without() {
+    let Some(mut etcd) = EtcdProcess::cluster("quorum test", 3) else { return };
+    let Some(mut nats) = NatsProcess::cluster("quorum test", 3) else { return };
     let dir = tempfile::tempdir().unwrap();
-    let urls: Vec<&str> = nats.iter().map(|n| n.url.as_str()).collect();
-    let log = format!("nats={}", urls.join(","));
+    let urls = |all: Vec<&str>| all.join(",");
+    let log = format!("nats={}", urls(nats.iter().map(|n| n.url.as_str()).collect()));
+    let members = urls(etcd.iter().map(|e| e.url.as_str()).collect());
     let name = format!("quorum-{}", std::process::id());
-    let (child, at) = node(&etcd, &name, dir.path(), "127.0.0.1:0", &["--log", &log]);
+    let (child, at) = node(&members, &name, dir.path(), "127.0.0.1:0", &["--log", &log]);
     // The JetStream cluster elects its leaders first: the shards' streams are made once it has.
     let started = Instant::now();
     while send(at, "PUT", "/logs", Some(SETTINGS.as_bytes()), &[]).status != 200 {
@@ -284,8 +287,10 @@ fn writes_need_a_quorum_of_the_nats_servers() {
     }
     bulk_until_acknowledged(at, 0..20, "three servers");
 
+    etcd[0].kill();
     nats[0].kill();
-    bulk_until_acknowledged(at, 20..40, "two of three servers");
+    bulk_until_acknowledged(at, 20..40, "two of three etcd members and NATS servers");
+    assert_eq!(send(at, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"], 1);
 
     nats[1].kill();
     for ids in [40..60, 60..80] {

@@ -1,5 +1,6 @@
-//! A one-member etcd on free loopback ports, for tests of the cluster
-//! layer; stopped (and its data removed) when dropped.
+//! A one-member etcd on free loopback ports, or a cluster of several
+//! ([`EtcdProcess::cluster`]), for tests of the cluster layer; stopped (and
+//! its data removed) when dropped.
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -21,17 +22,45 @@ impl EtcdProcess {
             return None;
         }
         let (client, peer) = (free_port(), free_port());
+        Some(EtcdProcess::spawn("test", client, peer, &format!("test=http://127.0.0.1:{peer}")))
+    }
+
+    /// Starts `members` etcd members as one cluster (which answers once most
+    /// of them run); `None` as [`EtcdProcess::start`].
+    pub fn cluster(name: &str, members: usize) -> Option<Vec<EtcdProcess>> {
+        if !installed("etcd", "etcd-server", name) {
+            return None;
+        }
+        let ports: Vec<(u16, u16)> = (0..members).map(|_| (free_port(), free_port())).collect();
+        let initial: Vec<String> =
+            ports.iter().enumerate().map(|(i, (_, peer))| format!("e{i}=http://127.0.0.1:{peer}")).collect();
+        let initial = initial.join(",");
+        let spawned = ports.iter().enumerate();
+        Some(
+            spawned
+                .map(|(i, &(client, peer))| EtcdProcess::spawn(&format!("e{i}"), client, peer, &initial))
+                .collect(),
+        )
+    }
+
+    /// Kills the member (SIGKILL).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    fn spawn(member: &str, client: u16, peer: u16, initial_cluster: &str) -> EtcdProcess {
         let dir = std::env::temp_dir().join(format!("needle-test-etcd-{}-{client}", std::process::id()));
         let peer_url = format!("http://127.0.0.1:{peer}");
         let url = format!("http://127.0.0.1:{client}");
         let child = Command::new("etcd")
-            .arg("--name=test")
+            .arg(format!("--name={member}"))
             .arg(format!("--data-dir={}", dir.display()))
             .arg(format!("--listen-client-urls={url}"))
             .arg(format!("--advertise-client-urls={url}"))
             .arg(format!("--listen-peer-urls={peer_url}"))
             .arg(format!("--initial-advertise-peer-urls={peer_url}"))
-            .arg(format!("--initial-cluster=test={peer_url}"))
+            .arg(format!("--initial-cluster={initial_cluster}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -43,7 +72,7 @@ impl EtcdProcess {
             assert!(started.elapsed() < Duration::from_secs(20), "etcd did not listen in 20 s");
             std::thread::sleep(Duration::from_millis(50));
         }
-        Some(etcd)
+        etcd
     }
 }
 
