@@ -112,6 +112,14 @@ fn a_dead_nodes_shards_move_to_the_live_ones_and_searches_answer_whole_again() {
     bulk(at1, 0..40);
     assert_eq!(full_count(at1), Some(40));
     assert_eq!(shards_in(&two), 1, "one shard a node");
+    // A shard's name answers only on its node; a name of that form that is no shard's is an index's.
+    let elsewhere = send(at1, "PUT", "/logs.shard-7/_doc/a", Some(b"{}"), &[]);
+    assert_eq!(
+        (elsewhere.status, elsewhere.json()["error"]["type"].clone()),
+        (503, json!("unavailable_shards_exception"))
+    );
+    assert_eq!(send(at1, "PUT", "/other.shard-1", None, &[]).status, 200);
+    assert_eq!(send(at2, "PUT", "/other.shard-1/_doc/a", Some(b"{}"), &[]).status, 201);
 
     // n2 killed for good: n1 answers for every document again once its shard moved.
     // Writes keep coming meanwhile (those to the moved shard fail until it is made).

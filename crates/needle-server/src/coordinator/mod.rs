@@ -87,10 +87,15 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
     if app.catalog.get(&index).is_ok() {
         return next.run(request).await;
     }
-    // A shard's own name reaches the node holding it: here, it is not made
-    // yet (moved here a moment ago) or moved away. Nothing is made for it.
-    if let Some((index, k)) = needle_cluster::indices::split_shard_name(&index) {
-        return shard_unavailable(index, k, "not on this node (moving)").into_response();
+    // A shard's own name (of a cluster index that exists) reaches the node
+    // holding it: here, it is not made yet (moved here a moment ago) or moved
+    // away. Nothing is made for it. Another name of that form is an index's.
+    if let Some((owner, k)) = needle_cluster::indices::split_shard_name(&index) {
+        match member.index(owner).await {
+            Ok(Some(_)) => return shard_unavailable(owner, k, "not on this node (moving)").into_response(),
+            Ok(None) => {}
+            Err(e) => return unavailable(&e).into_response(),
+        }
     }
     let creating = rest.is_empty() && method == "PUT";
     let sharded = match creating {
