@@ -143,8 +143,8 @@ impl ShardStream {
         self.jetstream.send_publish(self.subject.clone(), message).await.map_err(failed)
     }
 
-    /// Every write from `lsn` on, in order, the newest write the stream
-    /// holds, and the sequence of its last message.
+    /// Every write from `lsn` on, in order, and the sequence of the
+    /// stream's last message.
     pub async fn read_from(&self, lsn: u64) -> Result<Read> {
         let mut stream = self.stream.clone();
         let last = stream.info().await.map_err(failed)?.state.last_sequence;
@@ -208,8 +208,6 @@ pub enum Logged {
 pub struct Read {
     /// (sequence number, write), ascending.
     pub writes: Vec<(u64, Logged)>,
-    /// The newest write the stream holds whole (or marks as a gap's end), 0 for none.
-    pub newest: u64,
     /// The stream sequence of its last message, 0 for none.
     pub last_sequence: u64,
 }
@@ -286,19 +284,17 @@ fn flush(out: &mut Vec<Message>, entries: &mut Vec<u8>, completes: Option<u64>) 
 struct Reader {
     from: u64,
     out: Vec<(u64, Logged)>,
-    /// The newest write seen whole, or a gap's end.
-    newest: u64,
     /// A record being joined from its pieces: its write and the bytes so far.
     joining: Option<(u64, Vec<u8>)>,
 }
 
 impl Reader {
     fn new(from: u64) -> Reader {
-        Reader { from, out: Vec::new(), newest: 0, joining: None }
+        Reader { from, out: Vec::new(), joining: None }
     }
 
     fn done(self, last_sequence: u64) -> Read {
-        Read { writes: self.out, newest: self.newest, last_sequence }
+        Read { writes: self.out, last_sequence }
     }
 
     /// Takes in one message; an error names what is wrong with it.
@@ -330,11 +326,8 @@ impl Reader {
             }
             other => return Err(format!("an entry of unknown part {other}")),
         };
-        if let Some(write) = whole {
-            self.newest = self.newest.max(lsn);
-            if lsn > kept {
-                self.out.push((lsn, write));
-            }
+        if let Some(write) = whole.filter(|_| lsn > kept) {
+            self.out.push((lsn, write));
         }
         Ok(())
     }
@@ -444,15 +437,14 @@ mod tests {
             reader.read(&m.payload).unwrap();
         }
         let read = reader.done(0);
-        assert_eq!(read.newest, 5);
         let want = vec![(2, Logged::Write(record(2))), (4, Logged::Gap), (5, Logged::Write(record(5)))];
         assert_eq!(read.writes, want);
-        // Only whole writes count as the stream's newest: not a record's first piece.
+        // A record's first piece alone is no write.
         let mut reader = Reader::new(1);
         for m in &stream[..2] {
             reader.read(&m.payload).unwrap();
         }
-        assert_eq!(reader.done(0).newest, 2);
+        assert_eq!(reader.done(0).writes.iter().map(|w| w.0).collect::<Vec<_>>(), [1, 2]);
     }
 
     #[test]
