@@ -353,6 +353,21 @@ fn a_sharded_index_answers_as_one_index_would() {
         // Every shard's scroll was freed as it ran out.
         assert_eq!((cleared.status, cleared.json()["num_freed"].clone()), (404, json!(0)));
     }
+    // Aggregations in a scroll: on its first page only, as one index answers them.
+    let aggs = json!({"tags": {"terms": {"field": "tag"}}, "mean": {"avg": {"field": "n"}}});
+    let body = json!({"query": {"match_all": {}}, "size": 5, "aggs": aggs});
+    let (status, first) = post(at[1], "/docs/_search?scroll=1m", &body);
+    assert_eq!(status, 200, "{first}");
+    let (_, reference) = post(one, "/docs/_search", &body);
+    assert!(reference["aggregations"]["tags"]["buckets"].as_array().is_some_and(|b| !b.is_empty()));
+    assert_eq!(first["aggregations"], reference["aggregations"]);
+    let (status, second) =
+        post(at[2], "/_search/scroll", &json!({"scroll": "1m", "scroll_id": first["_scroll_id"]}));
+    assert_eq!(status, 200, "{second}");
+    assert!(second["hits"]["hits"].as_array().is_some_and(|h| !h.is_empty()), "{second}");
+    assert!(second.get("aggregations").is_none(), "{second}");
+    let cleared = json!({"scroll_id": second["_scroll_id"]}).to_string();
+    assert_eq!(send(at[0], "DELETE", "/_search/scroll", Some(cleared.as_bytes()), &[]).status, 200);
     // A scroll cleared early is gone on every node.
     let (_, page) = post(at[2], "/docs/_search?scroll=1m", &json!({"size": 5}));
     let id = page["_scroll_id"].as_str().unwrap().to_string();
@@ -408,6 +423,24 @@ fn a_sharded_index_answers_as_one_index_would() {
     assert_eq!(send(at[2], "GET", &format!("/docs/_doc/{id}"), None, &[]).json()["found"], true);
     post(at[0], "/docs/_refresh", &json!({}));
     assert_eq!(post(at[1], "/docs/_count", &json!({})).1["count"], n);
+
+    // Deleted by query through any node: each shard deletes its own matches,
+    // as many as one index holding every document deletes.
+    let low = json!({"query": {"range": {"n": {"lt": 10}}}});
+    let (status, cluster) = post(at[2], "/docs/_delete_by_query?refresh=true", &low);
+    assert_eq!(status, 200, "{cluster}");
+    let (_, reference) = post(one, "/docs/_delete_by_query?refresh=true", &low);
+    assert!(cluster["deleted"].as_u64().unwrap() > 0, "{cluster}");
+    assert_eq!((&cluster["deleted"], &cluster["total"]), (&reference["deleted"], &reference["total"]));
+    assert_eq!(cluster["failures"], json!([]));
+    let count = |server| post(server, "/docs/_count", &json!({})).1["count"].clone();
+    assert_eq!(count(at[0]), count(one));
+    assert_eq!(post(at[1], "/docs/_count", &low).1["count"], 0);
+    let (status, refused) = post(at[0], "/docs/_delete_by_query", &json!({}));
+    assert_eq!((status, &refused["error"]["type"]), (400, &json!("action_request_validation_exception")));
+    let (status, refused) = post(at[0], "/docs/_delete_by_query?max_docs=2", &low);
+    assert_eq!(status, 400, "{refused}");
+    assert!(refused.to_string().contains("[max_docs] not supported yet"), "{refused}");
 
     // Not coordinated yet: a 400 naming it; the index's mapping through any node.
     let top = json!({"aggs": {"tags": {"terms": {"field": "tag"}, "aggs": {"best": {"top_hits": {}}}}}});
@@ -551,6 +584,50 @@ fn several_indexes(at: &[SocketAddr], one: SocketAddr, rng: &mut StdRng) {
         (404, Some("index_not_found_exception")),
         "{missing}"
     );
+    // `_msearch`: each search as `_search` answers it, one failing alone.
+    let searches = [
+        json!({"index": "docs,more"}),
+        json!({"query": query(rng), "size": 50}),
+        json!({}),
+        json!({"query": query(rng), "size": 50}),
+        json!({"index": ["more"], "search_type": "dfs_query_then_fetch"}),
+        json!({"query": query(rng), "size": 50, "aggs": {"tags": {"terms": {"field": "tag"}}}}),
+        json!({"index": "nothing"}),
+        json!({}),
+    ];
+    let ndjson: String = searches.iter().map(|line| format!("{line}\n")).collect();
+    let msearch = |server: SocketAddr, path: &str| {
+        let reply = send(server, "POST", path, Some(ndjson.as_bytes()), &[]);
+        assert_eq!(reply.status, 200, "{}", reply.text());
+        reply.json()["responses"].as_array().unwrap().clone()
+    };
+    let (cluster, reference) = (msearch(at[2], "/_msearch"), msearch(one, "/_msearch"));
+    assert_eq!(cluster.len(), 4);
+    for (got, want) in cluster.iter().zip(&reference) {
+        assert_eq!(got["status"], want["status"], "{got}");
+        assert_eq!(got["hits"]["total"], want["hits"]["total"], "{got}");
+        assert_eq!(got["aggregations"], want["aggregations"], "{got}");
+        if want["status"] == 200 {
+            assert_eq!(by_index(got), by_index(want));
+        }
+    }
+    assert_eq!(cluster[3]["error"]["type"], "index_not_found_exception", "{}", cluster[3]);
+    let (cluster, reference) = (msearch(at[0], "/more/_msearch"), msearch(one, "/more/_msearch"));
+    assert_eq!(by_index(&cluster[1]), by_index(&reference[1]), "the header names none: the path's index");
+    assert_eq!(cluster[1]["_shards"]["total"], 2);
+    let bad = send(at[1], "POST", "/_msearch", Some(b"{}\n"), &[]);
+    assert_eq!(bad.status, 400, "{}", bad.text());
+
+    // Deleted by query over an expression, as one node deletes.
+    let needle = json!({"query": {"match": {"body": "needle"}}});
+    let (status, cluster) = post(at[1], "/mo*/_delete_by_query?refresh=true", &needle);
+    assert_eq!(status, 200, "{cluster}");
+    let (_, reference) = post(one, "/mo*/_delete_by_query?refresh=true", &needle);
+    assert!(cluster["deleted"].as_u64().unwrap() > 0, "{cluster}");
+    assert_eq!(cluster["deleted"], reference["deleted"], "{cluster}");
+    let count = |server| post(server, "/more/_count", &json!({})).1["count"].clone();
+    assert_eq!(count(at[0]), count(one));
+
     assert_eq!(send(at[0], "DELETE", "/more", None, &[]).status, 200);
     send(one, "DELETE", "/more", None, &[]);
 }

@@ -10,17 +10,21 @@
 //!
 //! `_bulk` and `_mget` are split by node (`bulk.rs`, `mget.rs`); `_cat/indices`
 //! and `_cat/shards` list the cluster's indexes (`cat.rs`); a scroll is each
-//! shard's own scroll, named by one id (`scroll.rs`). A search or count over
-//! several indexes (`a,b`, `logs-*`, `/_search`) reaches every shard of each
-//! cluster index the expression names. What is not coordinated yet is
-//! refused with a 400 naming it: aggregations in a scroll over a cluster's
-//! index. Writes reach one copy, logged to the shard's stream in NATS
+//! shard's own scroll, named by one id (`scroll.rs`); each search of an
+//! `_msearch` is a search as above (`msearch.rs`); `_delete_by_query` is
+//! every shard's own (`by_query.rs`). A search, count or delete by query
+//! over several indexes (`a,b`, `logs-*`, `/_search`) reaches every shard of
+//! each cluster index the expression names. What is not coordinated yet is
+//! refused with a 400 naming it (`top_hits`, `collapse`, `max_docs` of a
+//! delete by query). Writes reach one copy, logged to the shard's stream in NATS
 //! JetStream when the node has one (`ingest.rs`); replicas are to come, so a
 //! shard whose node is down is unavailable.
 
 mod bulk;
+mod by_query;
 mod cat;
 mod mget;
+mod msearch;
 mod scroll;
 mod search;
 
@@ -74,7 +78,18 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
         }
         .unwrap_or_else(IntoResponse::into_response);
     }
-    let searched = searched_expression(&path).filter(|_| matches!(method.as_str(), "GET" | "POST"));
+    let msearch = matches!(method.as_str(), "GET" | "POST").then(|| many_of(&path, "_msearch")).flatten();
+    // A node's own index (a shard) is searched as any one node's index.
+    if let Some(default_index) = msearch.filter(|i| i.as_ref().is_none_or(|i| app.catalog.get(i).is_err())) {
+        let name = default_index.clone().unwrap_or_default();
+        return match Forward::read(&app, member, name, request).await {
+            Ok(call) => msearch::msearch(&call, default_index.as_deref()).await,
+            Err(e) => Err(e),
+        }
+        .unwrap_or_else(IntoResponse::into_response);
+    }
+    let searched = searched_expression(&path)
+        .filter(|(_, api)| method == "POST" || (method == "GET" && *api != "_delete_by_query"));
     if let Some((expression, api)) = searched {
         let answered = match Forward::read(&app, member, expression, request).await {
             Ok(call) => call.search_expression(api).await,
@@ -129,14 +144,14 @@ fn many_of(path: &str, api: &str) -> Option<Option<String>> {
     split_path(path).filter(|(_, rest)| rest == api).map(|(index, _)| Some(index))
 }
 
-/// `(expression, api)` of a search or count over several indexes:
-/// `/_search`, `/_count` (all the cluster's indexes), or `/{expression}/_search`
-/// and `/{expression}/_count` with an expression naming several (`a,b`,
+/// `(expression, api)` of a search, count or delete by query over several
+/// indexes: `/_search`, `/_count` (all the cluster's indexes), or
+/// `/{expression}/{api}` with an expression naming several (`a,b`,
 /// `logs-*`, `_all`). A plain name goes the way of any one index's request.
 fn searched_expression(path: &str) -> Option<(String, &'static str)> {
     let path = path.strip_prefix('/')?.trim_end_matches('/');
-    let api = |rest: &str| ["_search", "_count"].into_iter().find(|a| *a == rest);
-    if let Some(api) = api(path) {
+    let api = |rest: &str| ["_search", "_count", "_delete_by_query"].into_iter().find(|a| *a == rest);
+    if let Some(api) = api(path).filter(|api| *api != "_delete_by_query") {
         return Some(("_all".into(), api));
     }
     let (first, rest) = path.split_once('/')?;
@@ -227,12 +242,13 @@ impl Forward {
         }
     }
 
-    /// `_search` or `_count` (`api`) over every shard of the cluster's
+    /// `_search`, `_count` or `_delete_by_query` (`api`) over every shard of the cluster's
     /// indexes the expression (`self.index`) names.
     async fn search_expression(&self, api: &str) -> ApiResult<Response> {
         let parts = self.resolve().await?;
         match api {
             "_count" => search::count(self, &parts).await,
+            "_delete_by_query" => by_query::delete_by_query(self, &parts).await,
             _ => search::search(self, &parts).await,
         }
     }
@@ -315,6 +331,9 @@ impl Forward {
             }
             ("GET" | "POST", "_search", None) => search::search(self, &Part::all_of(&self.index, sharded)).await,
             ("GET" | "POST", "_count", None) => search::count(self, &Part::all_of(&self.index, sharded)).await,
+            ("POST", "_delete_by_query", None) => {
+                by_query::delete_by_query(self, &Part::all_of(&self.index, sharded)).await
+            }
             (_, "_refresh" | "_flush" | "_forcemerge" | "_mapping", None) => self.broadcast(sharded).await,
             ("GET", "_stats", _) => self.stats(sharded).await,
             _ => Err(ApiError::illegal_argument(format!(
@@ -747,8 +766,9 @@ fn ok_or_error(status: u16, value: Option<Value>) -> ApiResult<Option<Value>> {
 /// Error types are `&'static str`; a shard's is one of the few this server
 /// itself names, else the generic one.
 fn leak_kind(kind: String) -> &'static str {
-    const KNOWN: [&str; 11] = [
+    const KNOWN: [&str; 12] = [
         "too_many_buckets_exception",
+        "action_request_validation_exception",
         "search_phase_execution_exception",
         "query_shard_exception",
         "resource_already_exists_exception",

@@ -31,6 +31,11 @@ use crate::sort::{self, SortSpec};
 const NOT_YET: [&str; 5] = ["collapse", "rescore", "suggest", "pit", "scroll"];
 
 pub async fn search(call: &Forward, parts: &[Part]) -> ApiResult<Response> {
+    Ok(respond::ok(&search_answer(call, parts).await?))
+}
+
+/// The answer to a search over `parts`, as [`search`] sends it.
+pub async fn search_answer(call: &Forward, parts: &[Part]) -> ApiResult<Value> {
     let started = Instant::now();
     let mut body = body_object(call)?;
     for (key, value) in url_paging(&call.url_query)? {
@@ -49,16 +54,13 @@ pub async fn search(call: &Forward, parts: &[Part]) -> ApiResult<Response> {
     if scroll && from > 0 {
         return Err(ApiError::illegal_argument("using [from] is not allowed in a scroll context"));
     }
-    if scroll && aggs.is_some() {
-        return Err(not_yet("[aggs] in a scroll", &call.index));
-    }
 
     if parts.is_empty() {
         // An expression that matched no index: nothing to search.
         let page = Page { from, size, keys, track };
         let mut answer = merged(parts, Vec::new(), Vec::new(), &page, started);
         answer["hits"]["total"] = json!({"value": 0, "relation": "eq"});
-        return Ok(respond::ok(&answer));
+        return Ok(answer);
     }
     let mut failures = Vec::new();
     // The query as the search gives it: in the body, or the URL's `q`.
@@ -143,14 +145,18 @@ pub async fn search(call: &Forward, parts: &[Part]) -> ApiResult<Response> {
         let mut answer = merged(parts, answers, failures, &page, started);
         let id = ClusterScroll { parts: parts.to_vec(), sort: sort_given.unwrap_or_default(), open };
         answer["_scroll_id"] = json!(id.id());
-        return Ok(respond::ok(&super::scroll::with_id_first(answer)));
+        // Aggregations come with the first page only, as in Elasticsearch.
+        if let Some(aggregations) = aggregations {
+            answer["aggregations"] = aggregations;
+        }
+        return Ok(super::scroll::with_id_first(answer));
     }
     let page = Page { from, size, keys, track };
     let mut answer = merged(parts, answers, failures, &page, started);
     if let Some(aggregations) = aggregations {
         answer["aggregations"] = aggregations;
     }
-    Ok(respond::ok(&answer))
+    Ok(answer)
 }
 
 /// Round 2's statistics: for each index searched, the sum of its shards'
@@ -348,7 +354,7 @@ fn shards(n: usize, failures: Vec<Value>) -> Value {
 /// `POST /{shard}/{rest}?{query}` with `body_of(k)` to every shard of
 /// `parts` at once (but those it gives no body); each shard's answer or
 /// error, by its place in `parts`.
-async fn to_every_shard(
+pub(super) async fn to_every_shard(
     call: &Forward,
     parts: &[Part],
     rest: &str,

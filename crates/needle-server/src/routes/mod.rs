@@ -6,7 +6,7 @@ pub(crate) mod cat;
 mod cluster;
 pub(crate) mod documents;
 pub(crate) mod indices;
-mod msearch;
+pub(crate) mod msearch;
 pub mod scroll;
 pub(crate) mod search;
 mod stats;

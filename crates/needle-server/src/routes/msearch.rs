@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use crate::call::{parse_json, Call};
 use crate::error::{ApiError, ApiResult};
+use crate::params::Params;
 use crate::pools;
 use crate::respond;
 use crate::routes::search::{body_request, is_dfs, search_answer};
@@ -38,18 +39,41 @@ pub async fn msearch_into(State(app): State<Shared>, Path(index): Path<String>, 
 
 fn run(app: &Shared, default_index: Option<&str>, call: &Call) -> ApiResult<Response> {
     let started = Instant::now();
-    let p = &call.params;
-    let total_as_int = p.flag("rest_total_hits_as_int", false)?;
-    p.ignore(&[
-        "max_concurrent_searches",
-        "max_concurrent_shard_requests",
-        "pre_filter_shard_size",
-        "typed_keys",
-    ]);
-    p.ignore(&IGNORED_HEADER_KEYS);
-    let dfs = p.get("search_type").map(is_dfs).transpose()?.unwrap_or(false);
-    p.finish(&call.path)?;
-    let lines: Vec<&str> = call.text()?.lines().filter(|l| !l.trim().is_empty()).collect();
+    let (options, text) = (Options::read(&call.params, &call.path)?, call.text()?);
+    let responses: Vec<Value> = searches(text)?
+        .into_iter()
+        .map(|(header, body)| answered(one(app, default_index, header, body, options)))
+        .collect();
+    Ok(respond::ok(&answer(started, responses)))
+}
+
+/// What the request's URL sets for every search of it.
+#[derive(Clone, Copy)]
+pub(crate) struct Options {
+    pub total_as_int: bool,
+    pub dfs: bool,
+}
+
+impl Options {
+    /// The URL's parameters (any other is an error naming it).
+    pub(crate) fn read(p: &Params, path: &str) -> ApiResult<Options> {
+        let total_as_int = p.flag("rest_total_hits_as_int", false)?;
+        p.ignore(&[
+            "max_concurrent_searches",
+            "max_concurrent_shard_requests",
+            "pre_filter_shard_size",
+            "typed_keys",
+        ]);
+        p.ignore(&IGNORED_HEADER_KEYS);
+        let dfs = p.get("search_type").map(is_dfs).transpose()?.unwrap_or(false);
+        p.finish(path)?;
+        Ok(Options { total_as_int, dfs })
+    }
+}
+
+/// The request's searches, each a header line and a body line.
+pub(crate) fn searches(text: &str) -> ApiResult<Vec<(&str, &str)>> {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.is_empty() {
         return Err(ApiError::illegal_argument("no requests added"));
     }
@@ -59,30 +83,34 @@ fn run(app: &Shared, default_index: Option<&str>, call: &Call) -> ApiResult<Resp
             lines.len()
         )));
     }
-    let responses: Vec<Value> = lines
-        .chunks(2)
-        .map(|pair| match one(app, default_index, pair[0], pair[1], total_as_int, dfs) {
-            Ok(mut answer) => {
-                answer["status"] = json!(200);
-                answer
-            }
-            Err(e) => json!({"error": e.body()["error"], "status": e.status.as_u16()}),
-        })
-        .collect();
-    let mut answer = json!({"took": started.elapsed().as_millis() as u64});
-    answer["responses"] = Value::Array(responses); // moved: `json!` would copy every hit
-    Ok(respond::ok(&answer))
+    Ok(lines.chunks(2).map(|pair| (pair[0], pair[1])).collect())
 }
 
-/// One search: its header read for the indexes, its body as `_search` reads one.
-fn one(
-    app: &Shared,
+/// One search's entry under `responses`: its answer, or its error, with its status.
+pub(crate) fn answered(result: ApiResult<Value>) -> Value {
+    match result {
+        Ok(mut answer) => {
+            answer["status"] = json!(200);
+            answer
+        }
+        Err(e) => json!({"error": e.body()["error"], "status": e.status.as_u16()}),
+    }
+}
+
+pub(crate) fn answer(started: Instant, responses: Vec<Value>) -> Value {
+    let mut answer = json!({"took": started.elapsed().as_millis() as u64});
+    answer["responses"] = Value::Array(responses); // moved: `json!` would copy every hit
+    answer
+}
+
+/// The indexes a search header names (`default_index` when none, else all)
+/// and whether it searches with the statistics of all of them (`dfs`, the
+/// URL's unless the header says).
+pub(crate) fn header_of(
     default_index: Option<&str>,
     header: &str,
-    body: &str,
-    total_as_int: bool,
     mut dfs: bool,
-) -> ApiResult<Value> {
+) -> ApiResult<(String, bool)> {
     let Value::Object(header) = parse_json(header.as_bytes())? else {
         return Err(ApiError::parsing("a search header must be an object"));
     };
@@ -101,8 +129,20 @@ fn one(
             }
         }
     }
+    Ok((expression, dfs))
+}
+
+/// One search: its header read for the indexes, its body as `_search` reads one.
+fn one(
+    app: &Shared,
+    default_index: Option<&str>,
+    header: &str,
+    body: &str,
+    options: Options,
+) -> ApiResult<Value> {
+    let (expression, dfs) = header_of(default_index, header, options.dfs)?;
     let mut request = body_request(parse_json(body.as_bytes())?)?;
-    request.total_as_int = total_as_int;
+    request.total_as_int = options.total_as_int;
     request.dfs = dfs;
     search_answer(app, &expression, &request)
 }

@@ -1133,14 +1133,13 @@ pub async fn delete_by_query(State(app): State<Shared>, Path(index): Path<String
         p.refresh()?;
         p.ignore(&SEARCH_PARAMS);
         p.ignore(&WRITE_PARAMS);
-        p.ignore(&[
-            "conflicts",
-            "wait_for_completion",
-            "requests_per_second",
-            "scroll_size",
-            "slices",
-            "max_docs",
-        ]);
+        p.ignore(&["conflicts", "wait_for_completion", "requests_per_second", "scroll_size", "slices"]);
+        // `max_docs`: no more documents than that are deleted (the best matches).
+        let mut left = match p.number::<u64>("max_docs")? {
+            Some(0) => return Err(crate::routes::write::validation("maxDocs should be greater than 0")),
+            Some(n) => n,
+            None => u64::MAX,
+        };
         p.finish(&call.path)?;
         query = match call.json()? {
             Some(body) => query_only(body, "delete by query")?,
@@ -1153,7 +1152,9 @@ pub async fn delete_by_query(State(app): State<Shared>, Path(index): Path<String
         let mut total = 0u64;
         for h in app.catalog.resolve(&index)? {
             let (searcher, q) = searcher_and_query(&h, &query)?;
-            let ids = searcher.matching_ids(&q)?;
+            let mut ids = searcher.matching_ids(&q)?;
+            ids.truncate(usize::try_from(left).unwrap_or(usize::MAX));
+            left -= ids.len() as u64;
             total += ids.len() as u64;
             let mut last = None;
             for id in &ids {

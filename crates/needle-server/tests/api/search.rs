@@ -260,9 +260,14 @@ fn count_and_delete_by_query() {
     let (status, c) = s.json("POST", "/_count", Some(json!({"query": {"term": {"tag": "y"}}})));
     assert_eq!((status, &c["count"]), (200, &json!(3)));
     assert_eq!(s.json("GET", "/a,b/_count?q=title:fox", None).1["count"], json!(4));
-    let (status, d) =
-        s.json("POST", "/a,b/_delete_by_query", Some(json!({"query": {"match": {"title": "fox"}}})));
-    assert_eq!((status, &d["deleted"]), (200, &json!(4)), "{d}");
+    let fox = json!({"query": {"match": {"title": "fox"}}});
+    let (status, d) = s.json("POST", "/a,b/_delete_by_query?max_docs=0", Some(fox.clone()));
+    assert_eq!((status, &d["error"]["type"]), (400, &json!("action_request_validation_exception")), "{d}");
+    let (status, d) = s.json("POST", "/a,b/_delete_by_query?max_docs=1", Some(fox.clone()));
+    assert_eq!((status, &d["deleted"], &d["total"]), (200, &json!(1), &json!(1)), "{d}");
+    assert_eq!(s.json("GET", "/a,b/_count", None).1["count"], json!(5));
+    let (status, d) = s.json("POST", "/a,b/_delete_by_query", Some(fox));
+    assert_eq!((status, &d["deleted"]), (200, &json!(3)), "{d}");
     assert_eq!(s.json("GET", "/a,b/_count", None).1["count"], json!(2));
     assert_eq!(s.json("GET", "/a,b/_search?q=title:fox", None).1["hits"]["total"]["value"], json!(0));
 }
