@@ -13,18 +13,9 @@ use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use needle_testkit::etcd::EtcdProcess;
+use common::cluster::Cluster;
 use needle_testkit::http::{send, try_send};
-use needle_testkit::nats::NatsProcess;
 use serde_json::json;
-
-const LEASE_SECONDS: &str = "2";
-
-struct Cluster {
-    etcd: EtcdProcess,
-    nats: NatsProcess,
-    name: String,
-}
 
 /// Two nodes of a new cluster (serving `one` and `two`) that see each other,
 /// and their index `logs` of `shards` shards: `None` when etcd or
@@ -40,9 +31,7 @@ struct TwoNodes {
 
 impl TwoNodes {
     fn start(test: &str, shards: usize) -> Option<TwoNodes> {
-        let (etcd, nats) = (EtcdProcess::start(test)?, NatsProcess::start(test)?);
-        let name = format!("{}-{}", test.replace(' ', "-"), std::process::id());
-        let cluster = Cluster { etcd, nats, name };
+        let cluster = Cluster::start(test)?;
         let dir = tempfile::tempdir().unwrap();
         let (one, two) = (dir.path().join("n1"), dir.path().join("n2"));
         let n1 = cluster.node("n1", &one, "127.0.0.1:0", 1);
@@ -56,30 +45,6 @@ impl TwoNodes {
         let made = send(n1.1, "PUT", "/logs", Some(settings.to_string().as_bytes()), &[]);
         assert_eq!(made.status, 200, "{}", made.text());
         Some(TwoNodes { cluster, _dir: dir, one, two, n1, n2 })
-    }
-}
-
-impl Cluster {
-    /// Node `id` serving `data` on `bind`; returns once the cluster counts `nodes` nodes.
-    fn node(&self, id: &str, data: &Path, bind: &str, nodes: u64) -> (Child, SocketAddr) {
-        let (cluster, log) = (format!("etcd={}", self.etcd.url), format!("nats={}", self.nats.url));
-        let args = [
-            "--cluster",
-            &cluster,
-            "--cluster-name",
-            &self.name,
-            "--node-id",
-            id,
-            "--lease-ttl",
-            LEASE_SECONDS,
-        ];
-        let (child, at) = common::serve_at(data, bind, &[&args[..], &["--log", &log]].concat());
-        let started = Instant::now();
-        while send(at, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != nodes {
-            assert!(started.elapsed() < Duration::from_secs(30), "{id} never saw {nodes} nodes");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        (child, at)
     }
 }
 

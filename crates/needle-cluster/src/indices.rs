@@ -4,7 +4,12 @@
 //! document goes to.
 //!
 //! A shard is an ordinary index on its node, named [`shard_name`]; the node
-//! a request reaches coordinates it (the server's `coordinator`).
+//! a request reaches coordinates it (the server's `coordinator`). A shard's
+//! primary takes its writes; its replicas, on other nodes (as many as the
+//! index's `number_of_replicas`, when there are nodes for them), are copies
+//! under the same name that follow the shard's ingest log, searched when
+//! the primary fails, and one of them becomes the primary when the
+//! primary's node is gone ([`moved`]).
 
 use std::collections::BTreeMap;
 
@@ -14,10 +19,47 @@ use serde_json::Value;
 /// An index of the cluster.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ShardedIndex {
-    /// The id of the node holding each shard, by shard number.
+    /// The id of the node holding each shard's primary, by shard number.
     pub shards: Vec<String>,
+    /// The ids of the nodes holding each shard's replicas, by shard number
+    /// (none at all: an index without replicas, or recorded before them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replicas: Vec<Vec<String>>,
     /// The body it was created with (mappings, settings), which each shard was created with.
     pub created: Value,
+}
+
+impl ShardedIndex {
+    /// Replicas each shard should have: the creation's `number_of_replicas`
+    /// (as `index.number_of_replicas` too), 0 when absent.
+    pub fn replicas_wanted(&self) -> usize {
+        let given = index_setting(&self.created, "number_of_replicas");
+        let n = given.and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok()));
+        n.unwrap_or(0) as usize
+    }
+
+    /// The nodes holding replicas of shard `k`.
+    pub fn replicas_of(&self, k: usize) -> &[String] {
+        self.replicas.get(k).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every node holding a copy of shard `k`: its primary's first.
+    pub fn copies_of(&self, k: usize) -> impl Iterator<Item = &String> {
+        std::iter::once(&self.shards[k]).chain(self.replicas_of(k))
+    }
+
+    /// Whether `node` holds a copy (primary or replica) of shard `k`.
+    pub fn holds(&self, node: &str, k: usize) -> bool {
+        self.copies_of(k).any(|n| n == node)
+    }
+}
+
+/// Setting `name` of an index's creation body, as `settings.{name}`,
+/// `settings.index.{name}` or `settings["index.{name}"]`.
+pub fn index_setting<'a>(body: &'a Value, name: &str) -> Option<&'a Value> {
+    let settings = &body["settings"];
+    let forms = [&settings[name], &settings["index"][name], &settings[format!("index.{name}").as_str()]];
+    forms.into_iter().find(|v| !v.is_null())
 }
 
 /// The local index holding shard `shard` of index `index` on its node. An
@@ -39,22 +81,64 @@ pub fn split_shard_name(name: &str) -> Option<(&str, usize)> {
     (!index.is_empty() && number).then(|| k.parse().ok()).flatten().map(|k| (index, k))
 }
 
-/// `index` with each shard held by a node not in `live` given to the live
-/// node holding fewest (`load` counts each node's shards, and is kept up to
-/// date; ties go to the one that joined first); `None` when none moves.
+/// `index` with its copies on nodes `gone` (not in `live`) replaced: a
+/// gone primary by its first live replica, else by the live node holding
+/// fewest copies; a gone replica dropped; then each shard given replicas on
+/// the least loaded live nodes holding no copy of it, up to the number
+/// wanted. `load` counts each node's copies and is kept up to date (ties go
+/// to the node that joined first). `None` when nothing changes.
 pub fn moved(
     index: &ShardedIndex,
     live: &[String],
     gone: impl Fn(&str) -> bool,
     load: &mut BTreeMap<String, usize>,
 ) -> Option<ShardedIndex> {
+    if live.is_empty() {
+        return None;
+    }
     let mut out = index.clone();
-    for holder in out.shards.iter_mut().filter(|n| gone(n)) {
-        let to = live.iter().min_by_key(|n| load.get(*n).copied().unwrap_or(0))?;
+    let wanted = index.replicas_wanted();
+    out.replicas.resize(out.shards.len(), Vec::new());
+    let least_loaded = |exclude: &[String], load: &mut BTreeMap<String, usize>| {
+        let to = live
+            .iter()
+            .filter(|n| !exclude.contains(n))
+            .min_by_key(|n| load.get(*n).copied().unwrap_or(0))?;
         *load.entry(to.clone()).or_default() += 1;
-        *holder = to.clone();
+        Some(to.clone())
+    };
+    for (primary, replicas) in out.shards.iter_mut().zip(out.replicas.iter_mut()) {
+        replicas.retain(|n| !gone(n));
+        if gone(primary) {
+            *primary = match replicas.is_empty() {
+                false => replicas.remove(0),
+                true => least_loaded(&[], load)?,
+            };
+        }
+        while replicas.len() < wanted {
+            let holding: Vec<String> =
+                std::iter::once(primary.clone()).chain(replicas.iter().cloned()).collect();
+            let Some(to) = least_loaded(&holding, load) else { break };
+            replicas.push(to);
+        }
+    }
+    if out.replicas.iter().all(Vec::is_empty) {
+        out.replicas.clear();
     }
     (out != *index).then_some(out)
+}
+
+/// Replicas for shards placed on `primaries`: `wanted` each, on the nodes
+/// after its primary's in `nodes` (as many as there are other nodes).
+pub fn place_replicas(primaries: &[String], wanted: usize, nodes: &[String]) -> Vec<Vec<String>> {
+    if wanted == 0 || nodes.len() < 2 {
+        return Vec::new();
+    }
+    let after = |primary: &String| {
+        let at = nodes.iter().position(|n| n == primary).unwrap_or(0);
+        (1..nodes.len()).map(move |i| nodes[(at + i) % nodes.len()].clone()).take(wanted).collect()
+    };
+    primaries.iter().map(after).collect()
 }
 
 /// The shard of `shards` that document `id` belongs to: Murmur3 (x86, 32
@@ -104,6 +188,7 @@ mod tests {
         assert_eq!(split_shard_name(&shard_name("a.shard-1", 12)), Some(("a.shard-1", 12)));
         let index = |shards: &[&str]| ShardedIndex {
             shards: shards.iter().map(|s| s.to_string()).collect(),
+            replicas: Vec::new(),
             created: Value::Null,
         };
         let live: Vec<String> = ["n1", "n2"].map(String::from).to_vec();
@@ -114,6 +199,52 @@ mod tests {
         assert_eq!(load, BTreeMap::from([("n1".to_string(), 3), ("n2".to_string(), 3)]));
         assert!(moved(&after, &live, |n| n == "n3", &mut load).is_none(), "nothing left to move");
         assert!(moved(&before, &[], |n| n == "n3", &mut load).is_none(), "no live node to move to");
+    }
+
+    #[test]
+    fn a_gone_primary_is_replaced_by_its_replica_and_replicas_are_made_up() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let index = ShardedIndex {
+            shards: names(&["n1", "n2", "n3"]),
+            replicas: vec![names(&["n2"]), names(&["n3"]), names(&["n1"])],
+            created: serde_json::json!({"settings": {"index": {"number_of_replicas": "1"}}}),
+        };
+        assert_eq!(index.replicas_wanted(), 1);
+        let live = names(&["n1", "n2", "n4"]);
+        let mut load = BTreeMap::from([("n1".into(), 2), ("n2".into(), 2), ("n3".into(), 2)]);
+        let after = moved(&index, &live, |n| n == "n3", &mut load).unwrap();
+        // Shard 2's primary (on n3) is gone: its replica on n1 takes over, and
+        // replicas are made up on the least loaded node (n4, which joined).
+        assert_eq!(after.shards, names(&["n1", "n2", "n1"]));
+        assert_eq!(after.replicas[0], names(&["n2"]));
+        assert_eq!(after.replicas[1], names(&["n4"]), "n3's replica replaced on the empty node");
+        assert!(!after.replicas[2].contains(&after.shards[2]), "never a replica beside its primary");
+        assert_eq!(after.replicas[2].len(), 1);
+        let promoted = moved(&after, &names(&["n2", "n4"]), |n| n == "n1", &mut load).unwrap();
+        assert_eq!(promoted.shards[0], "n2", "n1's primary replaced by its replica");
+        assert_eq!(promoted.shards[1], "n2");
+        assert!((0..3).all(|k| promoted.copies_of(k).count() == 2), "{promoted:?}");
+        assert!((0..3).all(|k| promoted.replicas_of(k)[0] != promoted.shards[k]), "{promoted:?}");
+        assert!(moved(&promoted, &names(&["n2", "n4"]), |n| n == "n1", &mut load).is_none());
+        // One node left: primaries only, the replicas wait for nodes to hold them.
+        let alone = moved(&promoted, &names(&["n2"]), |n| n == "n4", &mut load).unwrap();
+        assert_eq!(alone.shards, names(&["n2", "n2", "n2"]));
+        assert!(alone.replicas.is_empty(), "{alone:?}");
+    }
+
+    #[test]
+    fn replicas_go_on_the_nodes_after_their_primary() {
+        let nodes: Vec<String> = ["n1", "n2", "n3"].map(String::from).to_vec();
+        let primaries = place("logs", 3, &nodes);
+        let replicas = place_replicas(&primaries, 2, &nodes);
+        for (primary, replicas) in primaries.iter().zip(&replicas) {
+            assert_eq!(replicas.len(), 2);
+            assert!(!replicas.contains(primary));
+            assert_ne!(replicas[0], replicas[1]);
+        }
+        assert_eq!(place_replicas(&primaries, 5, &nodes)[0].len(), 2, "one copy a node");
+        assert!(place_replicas(&primaries, 1, &nodes[..1]).is_empty());
+        assert!(place_replicas(&primaries, 0, &nodes).is_empty());
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! order, several to a message; JetStream answers a publish once a quorum of
 //! the stream's replicas holds it, and the node acknowledges the writes only
 //! then. A node that lost writes (restarted without its disk's latest state)
-//! reads them back from the stream.
+//! reads them back from the stream, and a replica follows the stream as it
+//! grows ([`Tail`]).
 //!
 //! One writer at a time: a node taking a stream over (at its start, or when
 //! the cluster moves the shard to it) reads it to its end and publishes a
@@ -196,6 +197,43 @@ impl ShardStream {
     }
 }
 
+/// A stream followed as it grows (a replica's): each message's writes, in order.
+pub struct Tail {
+    messages: consumer::pull::Ordered,
+    reader: Reader,
+    subject: String,
+}
+
+impl ShardStream {
+    /// Follows the stream from sequence `start` on, keeping the writes from
+    /// `lsn` on (a copy's next write).
+    pub async fn tail(&self, start: u64, lsn: u64) -> Result<Tail> {
+        let config = consumer::pull::OrderedConfig {
+            filter_subject: self.subject.clone(),
+            deliver_policy: consumer::DeliverPolicy::ByStartSequence { start_sequence: start.max(1) },
+            ..Default::default()
+        };
+        let consumer = self.stream.clone().create_consumer(config).await.map_err(failed)?;
+        let messages = consumer.messages().await.map_err(failed)?;
+        Ok(Tail { messages, reader: Reader::new(lsn), subject: self.subject.clone() })
+    }
+}
+
+impl Tail {
+    /// The stream sequence of the next message and the writes it completes,
+    /// or `None` when none comes within `wait`.
+    pub async fn next(&mut self, wait: Duration) -> Result<Option<(u64, Vec<(u64, Logged)>)>> {
+        let Ok(next) = tokio::time::timeout(wait, self.messages.next()).await else { return Ok(None) };
+        let message = next.ok_or_else(|| LogError(format!("the stream of {} ended", self.subject)))?;
+        let message = message.map_err(failed)?;
+        let at = message.info().map_err(failed)?.stream_sequence;
+        self.reader
+            .read(&message.payload)
+            .map_err(|e| LogError(format!("message {at} of {}: {e}", self.subject)))?;
+        Ok(Some((at, std::mem::take(&mut self.reader.out))))
+    }
+}
+
 /// A write a stream holds: its record, or a gap's end (see the module documentation).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Logged {
@@ -284,13 +322,15 @@ fn flush(out: &mut Vec<Message>, entries: &mut Vec<u8>, completes: Option<u64>) 
 struct Reader {
     from: u64,
     out: Vec<(u64, Logged)>,
+    /// The newest write kept (0: none yet).
+    kept: u64,
     /// A record being joined from its pieces: its write and the bytes so far.
     joining: Option<(u64, Vec<u8>)>,
 }
 
 impl Reader {
     fn new(from: u64) -> Reader {
-        Reader { from, out: Vec::new(), joining: None }
+        Reader { from, out: Vec::new(), kept: 0, joining: None }
     }
 
     fn done(self, last_sequence: u64) -> Read {
@@ -304,7 +344,7 @@ impl Reader {
 
     fn take(&mut self, lsn: u64, part: u8, bytes: &[u8]) -> std::result::Result<(), String> {
         // The newest write kept, or the one before `from`: what is not newer was read already.
-        let kept = self.out.last().map_or(0, |(l, _)| *l).max(self.from.saturating_sub(1));
+        let kept = self.kept.max(self.from.saturating_sub(1));
         let whole = match part {
             0 => Some(Logged::Write(Bytes::copy_from_slice(bytes))),
             1 => {
@@ -328,6 +368,7 @@ impl Reader {
         };
         if let Some(write) = whole.filter(|_| lsn > kept) {
             self.out.push((lsn, write));
+            self.kept = lsn;
         }
         Ok(())
     }

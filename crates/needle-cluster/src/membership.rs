@@ -13,9 +13,11 @@
 //!
 //! When the shards' writes are logged (`move_shards`: any node can make a
 //! shard again from its stream), the manager moves the shards of a node gone
-//! for a lease's time to the live nodes holding fewest, by a compare-and-swap
-//! of the index's record; each node makes the shards its view gives it (the
-//! server's `ingest`). A node gone for less (restarting) keeps its shards.
+//! for a lease's time, by a compare-and-swap of the index's record: a
+//! primary to its replica, else to the live node holding fewest copies; and
+//! it places the replicas an index wants on live nodes holding no copy of
+//! the shard (`indices::moved`). Each node makes the copies its view gives
+//! it (the server's `ingest`). A node gone for less (restarting) keeps its shards.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -183,10 +185,11 @@ impl Member {
     /// left to the next round.
     async fn move_shards(&self, view: &View) -> Result<bool> {
         let live: Vec<String> = view.nodes.iter().map(|n| n.id.clone()).collect();
+        let holders =
+            || view.indices.values().flat_map(|i| i.shards.iter().chain(i.replicas.iter().flatten()));
         let gone: Vec<String> = {
             let mut missing = self.missing_since.lock().expect("missing lock");
-            let holders = view.indices.values().flat_map(|i| &i.shards);
-            let absent: Vec<&String> = holders.filter(|n| !live.contains(n)).collect();
+            let absent: Vec<&String> = holders().filter(|n| !live.contains(n)).collect();
             missing.retain(|node, _| absent.contains(&node));
             let now = Instant::now();
             for node in &absent {
@@ -195,25 +198,28 @@ impl Member {
             let long = |since: &Instant| since.elapsed() >= self.config.lease_ttl;
             missing.iter().filter(|(_, since)| long(since)).map(|(n, _)| n.clone()).collect()
         };
-        if gone.is_empty() || live.is_empty() {
+        let is_gone = |n: &str| gone.iter().any(|g| g == n);
+        let mut load: BTreeMap<String, usize> = BTreeMap::new();
+        holders().for_each(|n| *load.entry(n.clone()).or_default() += 1);
+        // Decided on the view first: the records are read only when something is to change.
+        let changes = view
+            .indices
+            .values()
+            .any(|i| crate::indices::moved(i, &live, is_gone, &mut load.clone()).is_some());
+        if !changes {
             return Ok(false);
         }
-        let mut load: BTreeMap<String, usize> = BTreeMap::new();
-        view.indices.values().flat_map(|i| &i.shards).for_each(|n| *load.entry(n.clone()).or_default() += 1);
         let mut any = false;
         for kv in self.etcd.prefix(&self.indices_prefix()).await? {
             let Ok(index) = serde_json::from_slice::<ShardedIndex>(&kv.value) else { continue };
-            let Some(after) =
-                crate::indices::moved(&index, &live, |n| gone.iter().any(|g| g == n), &mut load)
-            else {
-                continue;
-            };
+            let Some(after) = crate::indices::moved(&index, &live, is_gone, &mut load) else { continue };
             let value = serde_json::to_vec(&after).expect("JSON");
             if self.etcd.replace(&kv.key, &value, kv.mod_revision).await? {
                 eprintln!(
-                    "needle serve: shards of [{}] moved off gone node(s) {gone:?}: now on {:?}",
+                    "needle serve: copies of [{}] placed (gone: {gone:?}): primaries on {:?}, replicas on {:?}",
                     kv.key.strip_prefix(&self.indices_prefix()).unwrap_or(&kv.key),
-                    after.shards
+                    after.shards,
+                    after.replicas
                 );
                 any = true;
             }

@@ -14,9 +14,20 @@
 //! refused and the publisher sends again what JetStream does not hold (a
 //! reader keeps a write's first copy). A thread follows the cluster's view:
 //! shards the cluster moves here are made, those it moves away dropped.
+//!
+//! A replica (a copy of a shard whose primary is on another node) is made
+//! from the shard's stream and then follows it, a thread a replica applying
+//! each write as it lands, so its documents trail the primary's by the
+//! stream's delay. It refuses writes of its own ([`CopyLog`]). When the
+//! cluster makes it the primary (its primary's node gone), it stops
+//! following, takes what is left of the stream and takes the stream over
+//! like any shard attached here. A replica copy found on disk at start, or
+//! one this node stopped following, is made again from the stream: only a
+//! copy that followed the stream throughout is known to hold its prefix.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -40,6 +51,9 @@ const RETRY: Duration = Duration::from_secs(1);
 /// another writer published after its reading.
 const TAKE_OVER_TRIES: usize = 5;
 
+/// How long a replica's thread waits for a message before it looks whether to stop.
+const POLL: Duration = Duration::from_millis(500);
+
 /// The node's connection to the cluster's NATS servers.
 pub struct Ingest {
     nats: Nats,
@@ -47,6 +61,26 @@ pub struct Ingest {
     /// The node of each shard of each index, as the node last followed the
     /// view: a shard another node held is one moved here.
     seen: Mutex<BTreeMap<String, Vec<String>>>,
+    /// The replicas on this node, by local name: each one's log and the
+    /// thread that follows its stream (none: made the primary, not yet
+    /// attached to its stream).
+    replicas: Mutex<BTreeMap<String, Replica>>,
+}
+
+/// A replica this node holds.
+struct Replica {
+    log: Arc<CopyLog>,
+    following: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
+}
+
+impl Replica {
+    /// Stops following the stream, once the thread has applied what it took.
+    fn stop(&mut self) {
+        if let Some((stop, thread)) = self.following.take() {
+            stop.store(true, Ordering::Relaxed);
+            let _ = thread.join();
+        }
+    }
 }
 
 impl Ingest {
@@ -57,7 +91,7 @@ impl Ingest {
         cluster: &str,
     ) -> std::io::Result<Ingest> {
         let nats = runtime.block_on(Nats::connect(urls, cluster)).map_err(std::io::Error::other)?;
-        Ok(Ingest { nats, runtime, seen: Mutex::default() })
+        Ok(Ingest { nats, runtime, seen: Mutex::default(), replicas: Mutex::default() })
     }
 
     /// Logs every shard the cluster places on this node (`member`): those
@@ -69,7 +103,7 @@ impl Ingest {
         // The shards on disk first: those made after them are logged as they are made.
         for name in catalog.names().into_iter().filter(|n| is_shard_name(n)) {
             let handle = catalog.get(&name).map_err(|e| from_log(&name, e))?;
-            self.attach(&handle).map_err(|e| from_log(&name, e))?;
+            self.attach(&handle, None).map_err(|e| from_log(&name, e))?;
         }
         let view = member.view();
         for (index, sharded) in &view.indices {
@@ -79,6 +113,7 @@ impl Ingest {
             }
         }
         *self.seen.lock().unwrap_or_else(|p| p.into_inner()) = holders(&view.indices);
+        self.make_replicas(member, catalog, &view.indices);
         Ok(())
     }
 
@@ -97,37 +132,140 @@ impl Ingest {
             for (k, node) in sharded.shards.iter().enumerate() {
                 let before = seen.get(index).and_then(|s| s.get(k));
                 let name = shard_name(index, k);
-                if node != me || before.is_none_or(|b| b == me) || catalog.exists(&name) {
+                if node != me || before.is_none_or(|b| b == me) {
                     continue;
                 }
-                if let Err(e) = self.make(catalog, &name, &sharded.created) {
+                let made = match self.is_replica(&name) {
+                    true => self.promote(catalog, &name),
+                    false if catalog.exists(&name) => continue,
+                    false => self.make(catalog, &name, &sharded.created),
+                };
+                if let Err(e) = made {
                     eprintln!("needle serve: {e} (tried again in a moment)");
                     now.get_mut(index).expect("every index")[k] = before.cloned().unwrap_or_default();
                 }
             }
         }
+        // Replicas of indexes seen a round ago: a new index's primaries are made by its creation first.
+        let settled: BTreeMap<String, ShardedIndex> = view
+            .indices
+            .iter()
+            .filter(|(i, _)| seen.contains_key(*i))
+            .map(|(i, s)| (i.clone(), s.clone()))
+            .collect();
         *seen = now;
+        drop(seen);
+        self.make_replicas(member, catalog, &settled);
+    }
+
+    /// Makes the replicas `indices` place on this node that it does not
+    /// follow yet, each filled from its stream and then following it; one
+    /// that fails is tried again next time.
+    fn make_replicas(&self, member: &Member, catalog: &Catalog, indices: &BTreeMap<String, ShardedIndex>) {
+        let me = member.node_id();
+        for (index, sharded) in indices {
+            for k in (0..sharded.shards.len()).filter(|&k| sharded.replicas_of(k).iter().any(|n| n == me)) {
+                let name = shard_name(index, k);
+                if self.is_replica(&name) {
+                    continue;
+                }
+                if let Err(e) = self.make_replica(catalog, &name, &sharded.created) {
+                    eprintln!("needle serve: replica [{name}]: {e} (tried again in a moment)");
+                }
+            }
+        }
+    }
+
+    fn is_replica(&self, name: &str) -> bool {
+        self.replicas.lock().unwrap_or_else(|p| p.into_inner()).contains_key(name)
+    }
+
+    /// Makes replica `name` afresh (a copy on disk is dropped: only one
+    /// that followed the stream throughout is known to hold its prefix),
+    /// filled from its stream, then following it.
+    fn make_replica(
+        &self,
+        catalog: &Catalog,
+        name: &str,
+        created: &serde_json::Value,
+    ) -> std::io::Result<()> {
+        if catalog.exists(name) {
+            catalog.delete(name).map_err(|e| from_log(name, e))?;
+        }
+        let stream = self.runtime.block_on(self.nats.open(name)).map_err(std::io::Error::other)?;
+        let log = Arc::new(CopyLog::default());
+        let last = std::cell::Cell::new(0);
+        let fill = |h: &Handle| {
+            let read = self.runtime.block_on(stream.read_from(h.writer.next_lsn())).map_err(unavailable)?;
+            apply(h, read.writes)?;
+            last.set(read.last_sequence);
+            h.writer.attach_log(log.clone())?;
+            Ok(())
+        };
+        let handle = crate::routes::indices::create_with(catalog, name, created, Some(&fill))
+            .map_err(|e| from_log(name, e))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let runtime = self.runtime.clone();
+        let (stopped, start) = (stop.clone(), last.get() + 1);
+        let thread = std::thread::spawn(move || follow_stream(&runtime, &stream, &handle, start, &stopped));
+        let replica = Replica { log, following: Some((stop, thread)) };
+        self.replicas.lock().unwrap_or_else(|p| p.into_inner()).insert(name.to_string(), replica);
+        eprintln!("needle serve: replica [{name}] made from its stream, following it");
+        Ok(())
+    }
+
+    /// Makes replica `name` the shard's primary: it stops following the
+    /// stream, takes the rest of it and takes it over.
+    fn promote(&self, catalog: &Catalog, name: &str) -> std::io::Result<()> {
+        let log = {
+            let mut replicas = self.replicas.lock().unwrap_or_else(|p| p.into_inner());
+            let replica = replicas.get_mut(name).expect("a replica");
+            replica.stop();
+            replica.log.clone()
+        };
+        let handle = catalog.get(name).map_err(|e| from_log(name, e))?;
+        self.attach(&handle, Some(&log)).map_err(|e| from_log(name, e))?;
+        self.replicas.lock().unwrap_or_else(|p| p.into_inner()).remove(name);
+        eprintln!("needle serve: replica [{name}] is the shard's primary now");
+        Ok(())
+    }
+
+    /// Stops following every replica's stream (the server stopping).
+    pub fn stop_replicas(&self) {
+        let mut replicas = self.replicas.lock().unwrap_or_else(|p| p.into_inner());
+        replicas.values_mut().for_each(Replica::stop);
     }
 
     /// Makes shard `name` (of an index created with `created`), served once
     /// filled from its stream, and logged from then on.
     fn make(&self, catalog: &Catalog, name: &str, created: &serde_json::Value) -> std::io::Result<()> {
-        let attach = |h: &Handle| self.attach(h);
+        let attach = |h: &Handle| self.attach(h, None);
         crate::routes::indices::create_with(catalog, name, created, Some(&attach))
             .map_err(|e| from_log(name, e))?;
         Ok(())
     }
 
     /// Drops the node's copies of shards the view places on other nodes
-    /// (the shard's stream stays: it is the copy the new holder fills from).
+    /// (the shard's stream stays: it is the copy the new holder fills from),
+    /// and replicas of indexes gone from the view (deleted).
     fn drop_moved(&self, member: &Member, catalog: &Catalog) {
         let indices = member.view().indices;
+        let me = member.node_id();
         for name in catalog.names() {
             let Some((index, k)) = split_shard_name(&name) else { continue };
-            let holder = indices.get(index).and_then(|i| i.shards.get(k));
-            let Some(node) = holder.filter(|node| *node != member.node_id()) else { continue };
+            let keep = match indices.get(index).filter(|i| k < i.shards.len()) {
+                Some(sharded) => sharded.shards[k] == me || sharded.replicas_of(k).iter().any(|n| n == me),
+                // An index not in the view is new (made a moment ago) or deleted: a replica is only the latter.
+                None => !self.is_replica(&name),
+            };
+            if keep {
+                continue;
+            }
+            if let Some(mut replica) = self.replicas.lock().unwrap_or_else(|p| p.into_inner()).remove(&name) {
+                replica.stop();
+            }
             match catalog.delete(&name) {
-                Ok(()) => eprintln!("needle serve: shard [{name}] moved to node [{node}]: dropped here"),
+                Ok(()) => eprintln!("needle serve: shard [{name}] no longer placed here: dropped"),
                 Err(e) => eprintln!("needle serve: shard [{name}] moved away, not dropped: {}", e.reason),
             }
         }
@@ -139,27 +277,23 @@ impl Ingest {
             return Ok(());
         }
         self.runtime.block_on(self.nats.remove(&handle.name)).map_err(unavailable)?;
-        self.attach(handle)
+        self.attach(handle, None)
     }
 
     /// Takes back the writes of shard `handle`'s stream it does not have,
     /// in order, takes the stream over with a writer's mark (writes the
     /// shard has beyond the stream's newest, taken before its node failed
     /// and never logged, become a gap there: a copy filled from the stream
-    /// later takes the writes after them), then logs its every write there.
-    pub fn attach(&self, handle: &Handle) -> ApiResult<()> {
+    /// later takes the writes after them), then logs its every write there
+    /// (through `replica`'s log, when a replica becomes the primary).
+    pub fn attach(&self, handle: &Handle, replica: Option<&Arc<CopyLog>>) -> ApiResult<()> {
         let stream = self.runtime.block_on(self.nats.open(&handle.name)).map_err(unavailable)?;
         let writer = &handle.writer;
         let mut tries = 0;
         // Read to the end, then take over there; a writer that published meanwhile is read too.
         let after = loop {
             let read = self.runtime.block_on(stream.read_from(writer.next_lsn())).map_err(unavailable)?;
-            for (lsn, write) in read.writes {
-                match write {
-                    Logged::Write(record) => writer.apply_logged(lsn, &record).map(drop)?,
-                    Logged::Gap => writer.skip_logged(lsn).map(drop)?,
-                }
-            }
+            apply(handle, read.writes)?;
             let have = writer.next_lsn() - 1;
             match self.runtime.block_on(stream.take_over(have, read.last_sequence)) {
                 Ok(after) => break after,
@@ -168,17 +302,74 @@ impl Ingest {
             }
         };
         let log = ShardLog::start(stream, writer.next_lsn() - 1, after, &self.runtime);
-        handle.writer.attach_log(log)?;
+        match replica {
+            Some(copy) => copy.promote(log),
+            None => handle.writer.attach_log(Arc::new(CopyLog::writing(log)))?,
+        }
         Ok(())
     }
 
-    /// Deletes the stream of index `name`, deleted, if it is a shard.
+    /// Deletes the stream of index `name`, deleted, if it is a shard (a
+    /// replica here stops following it).
     pub fn deleted(&self, name: &str) {
         if !is_shard_name(name) {
             return;
         }
+        if let Some(mut replica) = self.replicas.lock().unwrap_or_else(|p| p.into_inner()).remove(name) {
+            replica.stop();
+        }
         if let Err(e) = self.runtime.block_on(self.nats.remove(name)) {
             eprintln!("needle: the stream of deleted shard [{name}] stays: {e}");
+        }
+    }
+}
+
+/// Applies writes read from a shard's stream to its copy `handle`, in order.
+fn apply(handle: &Handle, writes: Vec<(u64, Logged)>) -> ApiResult<()> {
+    for (lsn, write) in writes {
+        match write {
+            Logged::Write(record) => handle.writer.apply_logged(lsn, &record).map(drop)?,
+            Logged::Gap => handle.writer.skip_logged(lsn).map(drop)?,
+        }
+    }
+    Ok(())
+}
+
+/// A replica's thread: applies the writes of `stream` from sequence `start`
+/// on to `handle` as they land, until `stop`. A failure (the stream
+/// unreachable) is told and the stream followed again from where it got.
+fn follow_stream(
+    runtime: &tokio::runtime::Handle,
+    stream: &ShardStream,
+    handle: &Handle,
+    mut start: u64,
+    stop: &AtomicBool,
+) {
+    let name = &handle.name;
+    while !stop.load(Ordering::Relaxed) {
+        let mut tail = match runtime.block_on(stream.tail(start, handle.writer.next_lsn())) {
+            Ok(tail) => tail,
+            Err(e) => {
+                eprintln!("needle serve: replica [{name}] cannot follow its stream: {e}");
+                std::thread::sleep(RETRY);
+                continue;
+            }
+        };
+        while !stop.load(Ordering::Relaxed) {
+            let failed = match runtime.block_on(tail.next(POLL)) {
+                Ok(None) => continue,
+                Ok(Some((at, writes))) => match apply(handle, writes) {
+                    Ok(()) => {
+                        start = at + 1;
+                        continue;
+                    }
+                    Err(e) => e.reason,
+                },
+                Err(e) => e.to_string(),
+            };
+            eprintln!("needle serve: replica [{name}] following its stream: {failed}");
+            std::thread::sleep(RETRY);
+            break;
         }
     }
 }
@@ -194,6 +385,47 @@ fn from_log(name: &str, e: ApiError) -> std::io::Error {
 
 fn unavailable(e: impl std::fmt::Display) -> ApiError {
     ApiError::from(Error::Unavailable { what: e.to_string() })
+}
+
+/// A shard copy's ingest log: a replica's refuses writes (the primary
+/// takes them); the primary's, and a replica's once made the primary,
+/// hands them to the publisher of the shard's stream.
+#[derive(Default)]
+pub struct CopyLog {
+    writer: OnceLock<Arc<ShardLog>>,
+}
+
+impl CopyLog {
+    fn writing(log: Arc<ShardLog>) -> CopyLog {
+        let copy = CopyLog::default();
+        copy.promote(log);
+        copy
+    }
+
+    fn promote(&self, log: Arc<ShardLog>) {
+        let _ = self.writer.set(log);
+    }
+}
+
+impl IngestLog for CopyLog {
+    fn append(&self, lsn: u64, record: Vec<u8>) {
+        if let Some(log) = self.writer.get() {
+            log.append(lsn, record);
+        }
+    }
+
+    fn wait(&self, lsn: u64) -> Result<()> {
+        self.writer.get().map_or(Ok(()), |log| log.wait(lsn))
+    }
+
+    fn check(&self) -> Result<()> {
+        match self.writer.get() {
+            Some(log) => log.check(),
+            None => Err(Error::Unavailable {
+                what: "a replica of the shard: writes go to its primary".to_string(),
+            }),
+        }
+    }
 }
 
 /// What a shard's publisher has been told.

@@ -190,6 +190,9 @@ impl Server {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
             let _ = thread.join();
         }
+        if let Some(ingest) = &app.ingest {
+            ingest.stop_replicas();
+        }
         // Handlers still running finish before the runtime goes; then the indexes are persisted.
         drop(runtime);
         app.catalog.close();

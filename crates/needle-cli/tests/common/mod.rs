@@ -1,5 +1,8 @@
 //! What the tests that run `needle serve` share.
 
+#[allow(dead_code)] // Not every test starts a cluster.
+pub mod cluster;
+
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};

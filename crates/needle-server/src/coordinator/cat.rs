@@ -1,7 +1,8 @@
 //! `_cat/indices` and `_cat/shards` on a node of a cluster: the cluster's
 //! indexes (each shard's figures asked of its node, all nodes at once), and
-//! this node's own indexes that are no cluster index's shards. A shard whose
-//! node does not answer shows as `UNASSIGNED` and makes its index red.
+//! this node's own indexes that are no cluster index's shards. A primary
+//! whose node does not answer shows as `UNASSIGNED` and makes its index red;
+//! a replica so, or one the index wants and no node holds, makes it yellow.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -57,16 +58,18 @@ pub async fn cat(
     let unit = call.params.get("bytes").map(str::to_string);
     call.params.ignore(&["health", "pri", "include_unloaded_segments"]);
     let indices = member.indices().await.map_err(|e| super::unavailable(&e))?;
-    let mut held: HashMap<String, Held> = HashMap::new();
+    // Each copy's row, by its local name and node.
+    let mut held: HashMap<(String, String), Held> = HashMap::new();
     let mut own = Vec::new();
     for (node, address, rows) in every_node_rows(member, app.api_key.as_deref()).await {
         for row in rows {
             let name = row.get("index").and_then(Value::as_str).unwrap_or_default().to_string();
-            let shard = of_shard(&name, &indices).filter(|(index, k)| indices[*index].shards[*k] == node);
+            let shard = of_shard(&name, &indices).filter(|(index, k)| indices[*index].holds(&node, *k));
             match shard {
-                Some(_) => {
-                    drop(held.insert(name, Held { row, node: node.clone(), address: address.clone() }))
-                }
+                Some(_) => drop(held.insert(
+                    (name, node.clone()),
+                    Held { row, node: node.clone(), address: address.clone() },
+                )),
                 None if node == member.node_id() && of_shard(&name, &indices).is_none() => own.push(row),
                 None => {}
             }
@@ -75,12 +78,23 @@ pub async fn cat(
     let wanted = |name: &str| expression.split(',').any(|p| pattern::matches(p, name));
     let mut rows = Vec::new();
     for (name, sharded) in indices.iter().filter(|(name, _)| wanted(name)) {
-        let shards: Vec<Option<&Held>> =
-            (0..sharded.shards.len()).map(|k| held.get(&shard_name(name, k))).collect();
+        let copy = |k: usize, node: Option<&String>| held.get(&(shard_name(name, k), node?.clone()));
+        let primaries: Vec<Option<&Held>> =
+            (0..sharded.shards.len()).map(|k| copy(k, Some(&sharded.shards[k]))).collect();
+        // Each shard's wanted replicas, those no node holds too.
+        let replicas: Vec<(usize, Option<&Held>)> = (0..sharded.shards.len())
+            .flat_map(|k| (0..sharded.replicas_wanted()).map(move |r| (k, r)))
+            .map(|(k, r)| (k, copy(k, sharded.replicas_of(k).get(r))))
+            .collect();
         match listing {
-            Listing::Indices => rows.push(index_row(name, &shards, unit.as_deref())),
+            Listing::Indices => {
+                rows.push(index_row(name, sharded.replicas_wanted(), &primaries, &replicas, unit.as_deref()))
+            }
             Listing::Shards => {
-                rows.extend(shards.iter().enumerate().map(|(k, h)| shard_row(name, k, *h, unit.as_deref())))
+                rows.extend(
+                    primaries.iter().enumerate().map(|(k, h)| shard_row(name, k, "p", *h, unit.as_deref())),
+                );
+                rows.extend(replicas.iter().map(|(k, h)| shard_row(name, *k, "r", *h, unit.as_deref())));
             }
         }
     }
@@ -97,7 +111,7 @@ pub async fn cat(
                 let held =
                     Held { row: local, node: member.node_id().to_string(), address: app.address.to_string() };
                 let name = held.row["index"].as_str().unwrap_or_default().to_string();
-                rows.push(shard_row(&name, 0, Some(&held), unit.as_deref()));
+                rows.push(shard_row(&name, 0, "p", Some(&held), unit.as_deref()));
             }
         }
     }
@@ -108,9 +122,10 @@ pub async fn cat(
     match listing {
         Listing::Indices => cat_table(&call, "_cat/indices", &CAT_COLUMNS, rows),
         Listing::Shards => {
-            rows.sort_by(|a, b| {
-                (a["index"].as_str(), number(a, "shard")).cmp(&(b["index"].as_str(), number(b, "shard")))
-            });
+            let key = |r: &Map<String, Value>| {
+                (r["index"].clone().to_string(), number(r, "shard"), r["prirep"].to_string())
+            };
+            rows.sort_by_key(key);
             cat_table(&call, "_cat/shards", &SHARD_COLUMNS, rows)
         }
     }
@@ -162,34 +177,55 @@ fn number(row: &Map<String, Value>, column: &str) -> u64 {
     row.get(column).and_then(Value::as_str).and_then(|s| s.parse().ok()).unwrap_or(0)
 }
 
-/// An index's row: its shards' figures summed; red while a shard is not answered for.
-fn index_row(name: &str, shards: &[Option<&Held>], unit: Option<&str>) -> Map<String, Value> {
-    let sum = |column: &str| shards.iter().flatten().map(|h| number(&h.row, column)).sum::<u64>();
-    let health = if shards.iter().all(Option::is_some) { "green" } else { "red" };
-    let uuid = shards.iter().flatten().next().and_then(|h| h.row["uuid"].as_str()).unwrap_or("_na_");
-    let size = shown_bytes(sum("store.size"), unit);
+/// An index's row: its primaries' figures summed (sizes: every copy's
+/// too); red while a primary is not answered for, yellow while a replica is not.
+fn index_row(
+    name: &str,
+    wanted: usize,
+    primaries: &[Option<&Held>],
+    replicas: &[(usize, Option<&Held>)],
+    unit: Option<&str>,
+) -> Map<String, Value> {
+    let sum = |copies: &mut dyn Iterator<Item = &Held>, column: &str| {
+        copies.map(|h| number(&h.row, column)).sum::<u64>()
+    };
+    let primary = |column: &str| sum(&mut primaries.iter().flatten().copied(), column);
+    let replica = |column: &str| sum(&mut replicas.iter().filter_map(|(_, h)| *h), column);
+    let health = match (primaries.iter().all(Option::is_some), replicas.iter().all(|(_, h)| h.is_some())) {
+        (false, _) => "red",
+        (true, false) => "yellow",
+        (true, true) => "green",
+    };
+    let uuid = primaries.iter().flatten().next().and_then(|h| h.row["uuid"].as_str()).unwrap_or("_na_");
     let values = [
         health.to_string(),
         "open".into(),
         name.to_string(),
         uuid.to_string(),
-        shards.len().to_string(),
-        "0".into(),
-        sum("docs.count").to_string(),
-        sum("docs.deleted").to_string(),
-        size.clone(),
-        size,
+        primaries.len().to_string(),
+        wanted.to_string(),
+        primary("docs.count").to_string(),
+        primary("docs.deleted").to_string(),
+        shown_bytes(primary("store.size") + replica("store.size"), unit),
+        shown_bytes(primary("store.size"), unit),
     ];
     row(&CAT_COLUMNS, values)
 }
 
-/// A shard's row: started on its node, or unassigned while its node does not answer.
-fn shard_row(name: &str, k: usize, held: Option<&Held>, unit: Option<&str>) -> Map<String, Value> {
+/// A copy's row (`prirep`: `p` or `r`): started on its node, or unassigned
+/// while no node answers for it.
+fn shard_row(
+    name: &str,
+    k: usize,
+    prirep: &str,
+    held: Option<&Held>,
+    unit: Option<&str>,
+) -> Map<String, Value> {
     let values = match held {
         Some(h) => [
             name.to_string(),
             k.to_string(),
-            "p".into(),
+            prirep.into(),
             "STARTED".into(),
             number(&h.row, "docs.count").to_string(),
             shown_bytes(number(&h.row, "store.size"), unit),
@@ -199,7 +235,7 @@ fn shard_row(name: &str, k: usize, held: Option<&Held>, unit: Option<&str>) -> M
         None => [
             name.to_string(),
             k.to_string(),
-            "p".into(),
+            prirep.into(),
             "UNASSIGNED".into(),
             "".into(),
             "".into(),

@@ -16,9 +16,10 @@
 //! over several indexes (`a,b`, `logs-*`, `/_search`) reaches every shard of
 //! each cluster index the expression names. What is not coordinated yet is
 //! refused with a 400 naming it (`top_hits`, `collapse`, `max_docs` of a
-//! delete by query). Writes reach one copy, logged to the shard's stream in NATS
-//! JetStream when the node has one (`ingest.rs`); replicas are to come, so a
-//! shard whose node is down is unavailable.
+//! delete by query). Writes reach the shard's primary, logged to its stream in
+//! NATS JetStream when the node has one (`ingest.rs`), which its replicas
+//! follow; a read whose primary's node does not answer goes to a replica
+//! ([`fetch_any`]), and a shard whose every copy is down is unavailable.
 
 mod bulk;
 mod by_query;
@@ -189,6 +190,9 @@ struct Forward {
     member: std::sync::Arc<Member>,
     /// This node's API key, shown to the nodes requests are passed on to.
     api_key: Option<String>,
+    /// Whether the shards' writes are logged (`--log`): only then can a
+    /// replica follow its primary.
+    logged: bool,
     index: String,
     rest: String,
     method: String,
@@ -217,6 +221,7 @@ impl Forward {
         Ok(Forward {
             member,
             api_key: app.api_key.clone(),
+            logged: app.ingest.is_some(),
             index,
             rest,
             method: parts.method.as_str().to_string(),
@@ -232,6 +237,7 @@ impl Forward {
         Forward {
             member: self.member.clone(),
             api_key: self.api_key.clone(),
+            logged: self.logged,
             index: index.to_string(),
             rest: String::new(),
             method: "PUT".into(),
@@ -369,10 +375,12 @@ impl Forward {
         let shards = number_of_shards(&body)?;
         let view = self.member.view();
         let nodes: Vec<String> = view.nodes.iter().map(|n| n.id.clone()).collect();
-        let sharded = ShardedIndex {
-            shards: needle_cluster::indices::place(&self.index, shards, &nodes),
-            created: body,
-        };
+        let mut sharded = ShardedIndex { shards: Vec::new(), replicas: Vec::new(), created: body };
+        sharded.shards = needle_cluster::indices::place(&self.index, shards, &nodes);
+        if self.logged {
+            let wanted = number_of_replicas(&sharded.created)?;
+            sharded.replicas = needle_cluster::indices::place_replicas(&sharded.shards, wanted, &nodes);
+        }
         if sharded.shards.is_empty() {
             return Err(ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -410,6 +418,18 @@ impl Forward {
         self.member.delete_index(&self.index).await.map_err(|e| unavailable(&e))?;
         // A shard whose node is down stays on its disk, no longer part of any index.
         let _ = self.send_all(sharded, "DELETE", "", "", None, Bytes::new()).await;
+        // Replicas too (each node also drops a replica of an index gone from its view).
+        let view = self.member.view();
+        let mut replicas = Vec::new();
+        for k in 0..sharded.shards.len() {
+            let part = Part::of(&self.index, sharded, k);
+            for (_, address) in part.copies(&view).into_iter().skip(1) {
+                replicas.extend(address.map(|a| (a, part.path("", ""))));
+            }
+        }
+        let api_key = self.api_key.as_deref();
+        let each = replicas.iter().map(|(a, path)| fetch(api_key, a, "DELETE", path, None, Bytes::new()));
+        futures_util::future::join_all(each).await;
         Ok(respond::ok(&json!({"acknowledged": true})))
     }
 
@@ -499,7 +519,8 @@ impl Forward {
     }
 
     /// Sends `method /{shard}/{rest}?{query}` to the node of shard `k`: its
-    /// status and JSON answer (`None`: no body, as HEAD answers).
+    /// status and JSON answer (`None`: no body, as HEAD answers). A read
+    /// goes to a replica when the primary's node does not answer.
     #[allow(clippy::too_many_arguments)]
     async fn send(
         &self,
@@ -511,49 +532,81 @@ impl Forward {
         content_type: Option<&str>,
         body: Bytes,
     ) -> ApiResult<(u16, Option<Value>)> {
-        let (address, path) = self.target(sharded, k, rest, query)?;
-        fetch(self.api_key.as_deref(), &address, method, &path, content_type, body)
-            .await
-            .map_err(|e| shard_unavailable(&self.index, k, &e))
+        let part = Part::of(&self.index, sharded, k);
+        let mut copies = part.copies(&self.member.view());
+        if !matches!(method, "GET" | "HEAD") {
+            copies.truncate(1);
+        }
+        let path = part.path(rest, query);
+        fetch_any(self.api_key.as_deref(), &part, copies, method, &path, content_type, body).await
+    }
+}
+
+/// `method path` answered by the first of `copies` (node ids and addresses,
+/// `None` for a node not in the cluster) that can: one whose node does not
+/// answer, or answers that the shard is unavailable there (503), gives way
+/// to the next; the last one's failure is the answer.
+pub(super) async fn fetch_any(
+    api_key: Option<&str>,
+    part: &Part,
+    copies: Vec<(String, Option<String>)>,
+    method: &str,
+    path: &str,
+    content_type: Option<&str>,
+    body: Bytes,
+) -> ApiResult<(u16, Option<Value>)> {
+    let n = copies.len();
+    let mut failure = part.unavailable("no copy of it is placed");
+    for (i, (node, address)) in copies.into_iter().enumerate() {
+        let Some(address) = address else {
+            failure = part.unavailable(&format!("its node [{node}] is not in the cluster"));
+            continue;
+        };
+        match fetch(api_key, &address, method, path, content_type, body.clone()).await {
+            Ok((503, value)) if i + 1 < n => {
+                failure = ok_or_error(503, value).err().unwrap_or(failure);
+            }
+            Ok(answer) => return Ok(answer),
+            Err(e) => failure = part.unavailable(&e),
+        }
+    }
+    Err(failure)
+}
+
+/// One shard a request reaches: its index, its number there, the node of
+/// its primary and those of its replicas.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Part {
+    pub index: String,
+    pub shard: usize,
+    pub node: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replicas: Vec<String>,
+}
+
+impl Part {
+    /// Shard `k` of `index`.
+    fn of(index: &str, sharded: &ShardedIndex, k: usize) -> Part {
+        let (node, replicas) = (sharded.shards[k].clone(), sharded.replicas_of(k).to_vec());
+        Part { index: index.to_string(), shard: k, node, replicas }
     }
 
-    /// The address of shard `k`'s node and the path of `/{shard}/{rest}?{query}` there.
-    fn target(
-        &self,
-        sharded: &ShardedIndex,
-        k: usize,
-        rest: &str,
-        query: &str,
-    ) -> ApiResult<(String, String)> {
-        self.part_target(&Part::of(&self.index, sharded, k), rest, query)
+    /// Each copy's node and where it serves (`None`: not in the cluster), the primary's first.
+    fn copies(&self, view: &needle_cluster::View) -> Vec<(String, Option<String>)> {
+        let nodes = std::iter::once(&self.node).chain(&self.replicas);
+        nodes.map(|n| (n.clone(), view.address_of(n).map(str::to_string))).collect()
     }
 
-    /// The address of `part`'s node and the path of `/{shard}/{rest}?{query}` there.
-    fn part_target(&self, part: &Part, rest: &str, query: &str) -> ApiResult<(String, String)> {
-        let address = part.address(&self.member.view())?;
-        let mut path = format!("/{}", utf8_percent_encode(&part.local_name(), NON_ALPHANUMERIC));
+    /// The path of `/{shard}/{rest}?{query}` on a node holding it.
+    fn path(&self, rest: &str, query: &str) -> String {
+        let mut path = format!("/{}", utf8_percent_encode(&self.local_name(), NON_ALPHANUMERIC));
         if !rest.is_empty() {
             path = format!("{path}/{rest}");
         }
         if !query.is_empty() {
             path = format!("{path}?{query}");
         }
-        Ok((address, path))
-    }
-}
-
-/// One shard a request reaches: its index, its number there and its node.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Part {
-    pub index: String,
-    pub shard: usize,
-    pub node: String,
-}
-
-impl Part {
-    /// Shard `k` of `index`.
-    fn of(index: &str, sharded: &ShardedIndex, k: usize) -> Part {
-        Part { index: index.to_string(), shard: k, node: sharded.shards[k].clone() }
+        path
     }
 
     /// Every shard of `index`, in order.
@@ -700,20 +753,26 @@ fn add_figures(into: &mut Value, from: Value) {
 /// `settings.number_of_shards` (or `settings.index.number_of_shards`, or
 /// `settings["index.number_of_shards"]`), 1 when absent.
 fn number_of_shards(body: &Value) -> ApiResult<usize> {
-    let settings = &body["settings"];
-    let given = [
-        &settings["number_of_shards"],
-        &settings["index"]["number_of_shards"],
-        &settings["index.number_of_shards"],
-    ]
-    .into_iter()
-    .find(|v| !v.is_null());
-    let Some(given) = given else { return Ok(1) };
+    let Some(given) = needle_cluster::indices::index_setting(body, "number_of_shards") else { return Ok(1) };
     let n = given.as_u64().or_else(|| given.as_str().and_then(|s| s.parse().ok()));
     match n {
         Some(n @ 1..=1024) => Ok(n as usize),
         _ => Err(ApiError::illegal_argument(format!(
             "Failed to parse value [{given}] for setting [index.number_of_shards] must be >= 1 and <= 1024"
+        ))),
+    }
+}
+
+/// `settings.number_of_replicas` (in any of the forms the shard count
+/// takes), 0 when absent: a replica on each of that many other nodes.
+fn number_of_replicas(body: &Value) -> ApiResult<usize> {
+    let Some(given) = needle_cluster::indices::index_setting(body, "number_of_replicas") else {
+        return Ok(0);
+    };
+    match given.as_u64().or_else(|| given.as_str().and_then(|s| s.parse().ok())) {
+        Some(n @ 0..=16) => Ok(n as usize),
+        _ => Err(ApiError::illegal_argument(format!(
+            "Failed to parse value [{given}] for setting [index.number_of_replicas] must be >= 0 and <= 16"
         ))),
     }
 }

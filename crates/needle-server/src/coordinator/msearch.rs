@@ -60,6 +60,7 @@ impl Forward {
         Forward {
             member: self.member.clone(),
             api_key: self.api_key.clone(),
+            logged: self.logged,
             index: expression,
             rest: "_search".into(),
             method: "POST".into(),

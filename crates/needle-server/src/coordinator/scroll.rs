@@ -226,7 +226,12 @@ mod tests {
 
     #[test]
     fn an_id_names_its_scroll_and_a_damaged_one_is_refused() {
-        let part = |index: &str, shard, node: &str| Part { index: index.into(), shard, node: node.into() };
+        let part = |index: &str, shard, node: &str| Part {
+            index: index.into(),
+            shard,
+            node: node.into(),
+            replicas: Vec::new(),
+        };
         let scroll = ClusterScroll {
             parts: vec![part("logs", 0, "n1"), part("logs", 1, "n2"), part("docs", 0, "n3")],
             sort: json!(["seq"]),

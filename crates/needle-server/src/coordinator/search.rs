@@ -22,7 +22,7 @@ use serde_json::{json, Map, Value};
 use tokio::task::JoinSet;
 
 use super::scroll::ClusterScroll;
-use super::{fetch, ok_or_error, rename_index, Forward, Part};
+use super::{fetch_any, ok_or_error, rename_index, Forward, Part};
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
 use crate::sort::{self, SortSpec};
@@ -45,6 +45,15 @@ pub async fn search_answer(call: &Forward, parts: &[Part]) -> ApiResult<Value> {
         return Err(not_yet(&format!("[{key}]"), &call.index));
     }
     let scroll = call.url_query.split('&').any(|p| p.starts_with("scroll="));
+    // A scroll's pages come from the copies that opened it: its primaries, never a replica instead.
+    let primaries: Vec<Part>;
+    let parts = match scroll {
+        true => {
+            primaries = parts.iter().map(|p| Part { replicas: Vec::new(), ..p.clone() }).collect();
+            &primaries[..]
+        }
+        false => parts,
+    };
     let keys = sort_keys(&body, &call.url_query)?;
     let track = tracked_hits(&body, &call.url_query);
     let doc_key = keys.iter().position(SortSpec::is_doc);
@@ -185,10 +194,11 @@ async fn aggregate(
     let gathered: Vec<Value> = answers.iter_mut().map(|(_, a)| a["needle_gathered"].take()).collect();
     let part = &parts[answers[0].0];
     let body = Bytes::from(json!({"aggs": aggs, "gathered": gathered}).to_string());
-    let (address, path) = call.part_target(part, "_needle/aggregate", "")?;
-    let answered = fetch(call.api_key.as_deref(), &address, "POST", &path, Some("application/json"), body)
+    let copies = part.copies(&call.member.view());
+    let path = part.path("_needle/aggregate", "");
+    let json = Some("application/json");
+    let answered = fetch_any(call.api_key.as_deref(), part, copies, "POST", &path, json, body)
         .await
-        .map_err(|e| part.unavailable(&e))
         .and_then(|(status, value)| ok_or_error(status, value))?;
     Ok(answered.unwrap_or_default()["aggregations"].take())
 }
@@ -352,8 +362,9 @@ fn shards(n: usize, failures: Vec<Value>) -> Value {
 }
 
 /// `POST /{shard}/{rest}?{query}` with `body_of(k)` to every shard of
-/// `parts` at once (but those it gives no body); each shard's answer or
-/// error, by its place in `parts`.
+/// `parts` at once (but those it gives no body), each to its primary, or a
+/// replica when the primary does not answer; each shard's answer or error,
+/// by its place in `parts`.
 pub(super) async fn to_every_shard(
     call: &Forward,
     parts: &[Part],
@@ -363,28 +374,19 @@ pub(super) async fn to_every_shard(
 ) -> Vec<(usize, ApiResult<Option<Value>>)> {
     let mut running = JoinSet::new();
     let mut out = Vec::new();
+    let view = call.member.view();
     for (k, part) in parts.iter().enumerate() {
         let Some(body) = body_of(k) else { continue };
-        match call.part_target(part, rest, query) {
-            Ok((address, path)) => {
-                let api_key = call.api_key.clone();
-                running.spawn(async move {
-                    (
-                        k,
-                        fetch(api_key.as_deref(), &address, "POST", &path, Some("application/json"), body)
-                            .await,
-                    )
-                });
-            }
-            Err(e) => out.push((k, Err(e))),
-        }
+        let (part, copies, path) = (part.clone(), part.copies(&view), part.path(rest, query));
+        let api_key = call.api_key.clone();
+        running.spawn(async move {
+            let json = Some("application/json");
+            (k, fetch_any(api_key.as_deref(), &part, copies, "POST", &path, json, body).await)
+        });
     }
     while let Some(done) = running.join_next().await {
         let Ok((k, answer)) = done else { continue };
-        let answer = answer
-            .map_err(|e| parts[k].unavailable(&e))
-            .and_then(|(status, value)| ok_or_error(status, value));
-        out.push((k, answer));
+        out.push((k, answer.and_then(|(status, value)| ok_or_error(status, value))));
     }
     out.sort_by_key(|(k, _)| *k);
     out

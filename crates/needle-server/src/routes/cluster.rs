@@ -64,27 +64,82 @@ fn health_answer(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Re
         "expand_wildcards",
     ]);
     call.params.finish(&call.path)?;
-    let shards = match index {
-        Some(expr) => app.catalog.resolve(expr)?.len(),
-        None => app.catalog.names().len(),
+    let copies = match &app.member {
+        Some(member) => cluster_copies(app, &member.view(), index)?,
+        None => {
+            let local = match index {
+                Some(expr) => app.catalog.resolve(expr)?.len(),
+                None => app.catalog.names().len(),
+            };
+            Copies { primaries: local, active: local, ..Copies::default() }
+        }
+    };
+    let status = match copies {
+        Copies { unassigned_primaries: 1.., .. } => "red",
+        Copies { unassigned: 1.., .. } => "yellow",
+        _ => "green",
     };
     let nodes = app.member.as_ref().map_or(1, |m| m.view().nodes.len());
+    let all = copies.active + copies.unassigned;
+    let percent = if all == 0 { 100.0 } else { 100.0 * copies.active as f64 / all as f64 };
     Ok(respond::ok(&json!({
         "cluster_name": app.cluster_name(),
-        "status": "green",
+        "status": status,
         "timed_out": false,
         "number_of_nodes": nodes,
         "number_of_data_nodes": nodes,
-        "active_primary_shards": shards,
-        "active_shards": shards,
+        "active_primary_shards": copies.primaries,
+        "active_shards": copies.active,
         "relocating_shards": 0,
         "initializing_shards": 0,
-        "unassigned_shards": 0,
-        "unassigned_primary_shards": 0,
+        "unassigned_shards": copies.unassigned,
+        "unassigned_primary_shards": copies.unassigned_primaries,
         "delayed_unassigned_shards": 0,
         "number_of_pending_tasks": 0,
         "number_of_in_flight_fetch": 0,
         "task_max_waiting_in_queue_millis": 0,
-        "active_shards_percent_as_number": 100.0,
+        "active_shards_percent_as_number": percent,
     })))
+}
+
+/// Shard copies by state.
+#[derive(Default)]
+struct Copies {
+    primaries: usize,
+    active: usize,
+    unassigned: usize,
+    unassigned_primaries: usize,
+}
+
+/// The copies of the cluster's indexes `expression` names (all when none)
+/// by the view: a copy is active while its node is in the cluster; a
+/// replica the index wants and no node holds is unassigned. The node's own
+/// indexes that are no cluster index's shards count as active primaries.
+fn cluster_copies(app: &Shared, view: &needle_cluster::View, expression: Option<&str>) -> ApiResult<Copies> {
+    let expression = expression.filter(|e| *e != "_all");
+    let named =
+        |name: &str| expression.is_none_or(|e| e.split(',').any(|p| crate::pattern::matches(p, name)));
+    let mut copies = Copies::default();
+    for (_, sharded) in view.indices.iter().filter(|(name, _)| named(name)) {
+        for k in 0..sharded.shards.len() {
+            match view.address_of(&sharded.shards[k]) {
+                Some(_) => (copies.primaries, copies.active) = (copies.primaries + 1, copies.active + 1),
+                None => {
+                    (copies.unassigned, copies.unassigned_primaries) =
+                        (copies.unassigned + 1, copies.unassigned_primaries + 1)
+                }
+            }
+            let live = sharded.replicas_of(k).iter().filter(|n| view.address_of(n).is_some()).count();
+            copies.active += live;
+            copies.unassigned += sharded.replicas_wanted().saturating_sub(live);
+        }
+    }
+    let own = app.catalog.names().into_iter().filter(|n| !needle_cluster::indices::is_shard_name(n));
+    let own = own.filter(|n| named(n)).count();
+    (copies.primaries, copies.active) = (copies.primaries + own, copies.active + own);
+    let concrete = expression.is_some_and(|e| !e.contains(['*', ',']) && e != "_all");
+    if concrete && copies.active + copies.unassigned == 0 {
+        return Err(crate::error::ApiError::index_not_found(expression.unwrap_or_default()));
+    }
+    Ok(copies)
 }

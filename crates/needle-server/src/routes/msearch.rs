@@ -77,7 +77,7 @@ pub(crate) fn searches(text: &str) -> ApiResult<Vec<(&str, &str)>> {
     if lines.is_empty() {
         return Err(ApiError::illegal_argument("no requests added"));
     }
-    if lines.len() % 2 != 0 {
+    if !lines.len().is_multiple_of(2) {
         return Err(ApiError::illegal_argument(format!(
             "the last search header (line {}) has no body: each search is a header line and a body line",
             lines.len()

@@ -1,0 +1,177 @@
+//! Replicas (`number_of_replicas`) in a cluster whose writes are logged:
+//! each follows its shard's stream, so it holds the primary's documents
+//! within moments; it refuses writes of its own; searches answer whole
+//! while a primary's node is down (the replica answers for it); the
+//! replica becomes the primary once the node has been gone a lease's time,
+//! and writes go on; the node, back, holds a replica again, made afresh
+//! from the stream.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use common::cluster::Cluster;
+use needle_testkit::http::send;
+use serde_json::{json, Value};
+
+fn kill(mut child: Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// `_bulk` of ids `{prefix}{i}`: the ids acknowledged.
+fn bulk(at: SocketAddr, prefix: &str, ids: std::ops::Range<u32>) -> Vec<String> {
+    let lines: String = ids
+        .map(|i| format!("{}\n{}\n", json!({"index": {"_id": format!("{prefix}{i}")}}), json!({"n": i})))
+        .collect();
+    let answer = send(at, "POST", "/logs/_bulk?refresh=true", Some(lines.as_bytes()), &[]).json();
+    let items = answer["items"].as_array().cloned().unwrap_or_default();
+    let ok = items.iter().filter(|i| i["index"]["status"].as_u64().is_some_and(|s| s < 300));
+    ok.map(|i| i["index"]["_id"].as_str().unwrap().to_string()).collect()
+}
+
+/// The `_id`s of copy `shard` on the node at `at`, sorted (the local index of that name).
+fn copy_ids(at: SocketAddr, shard: &str) -> Vec<String> {
+    let body = json!({"size": 10000, "_source": false});
+    let answer =
+        send(at, "POST", &format!("/{shard}/_search"), Some(body.to_string().as_bytes()), &[]).json();
+    let hits = answer["hits"]["hits"].as_array().cloned().unwrap_or_default();
+    let mut ids: Vec<String> = hits.iter().map(|h| h["_id"].as_str().unwrap().to_string()).collect();
+    ids.sort();
+    ids
+}
+
+/// Waits until both nodes' copies of each shard hold the same documents, `total` in all.
+fn copies_agree(at: [SocketAddr; 2], total: usize) {
+    let started = Instant::now();
+    loop {
+        let shards = ["logs.shard-0", "logs.shard-1"];
+        let agree = shards.iter().all(|s| copy_ids(at[0], s) == copy_ids(at[1], s));
+        let count: usize = shards.iter().map(|s| copy_ids(at[0], s).len()).sum();
+        if agree && count == total {
+            return;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "the copies never agreed ({count} of {total})");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Every shard's count through `at`, `None` when a shard failed.
+fn full_count(at: SocketAddr) -> Option<u64> {
+    let counted = send(at, "GET", "/logs/_count", None, &[]).json();
+    (counted["_shards"]["failed"] == 0).then(|| counted["count"].as_u64()).flatten()
+}
+
+fn cat_shards(at: SocketAddr) -> Vec<Value> {
+    send(at, "GET", "/_cat/shards/logs?format=json", None, &[]).json().as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn replicas_follow_their_primaries_answer_for_them_and_take_over() {
+    let Some(cluster) = Cluster::start("replica test") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two): (&Path, &Path) = (&dir.path().join("n1"), &dir.path().join("n2"));
+    let (n1, at1) = cluster.node("n1", one, "127.0.0.1:0", 1);
+    let (n2, at2) = cluster.node("n2", two, "127.0.0.1:0", 2);
+    let started = Instant::now();
+    while send(at1, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != 2 {
+        assert!(started.elapsed() < Duration::from_secs(20), "n1 never saw n2");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let settings = json!({"settings": {"number_of_shards": 2, "number_of_replicas": 1,
+                                       "index": {"needle": {"durability": "volatile"}}}});
+    let made = send(at1, "PUT", "/logs", Some(settings.to_string().as_bytes()), &[]);
+    assert_eq!(made.status, 200, "{}", made.text());
+
+    // Every copy follows its primary: both nodes hold both shards, alike.
+    let mut acknowledged = bulk(at1, "a", 0..150);
+    acknowledged.extend(bulk(at2, "b", 0..50));
+    assert_eq!(acknowledged.len(), 200);
+    copies_agree([at1, at2], 200);
+    let rows = cat_shards(at1);
+    let states: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|r| (r["shard"].to_string(), r["prirep"].to_string(), r["state"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    assert!(states.iter().all(|s| s.2 == "STARTED"), "{states:?}");
+    let primaries_on = |node: &str| rows.iter().filter(|r| r["prirep"] == "p" && r["node"] == node).count();
+    assert_eq!((primaries_on("n1"), primaries_on("n2")), (1, 1), "{rows:?}");
+    let health = send(at2, "GET", "/_cluster/health", None, &[]).json();
+    assert_eq!(
+        (health["status"].as_str(), health["active_shards"].as_u64()),
+        (Some("green"), Some(4)),
+        "{health}"
+    );
+    // A replica refuses a write of its own: the primary takes them.
+    let replica_on_n2 =
+        rows.iter().find(|r| r["prirep"] == "r" && r["node"] == "n2").expect("a replica on n2");
+    let shard = format!("logs.shard-{}", replica_on_n2["shard"].as_str().unwrap());
+    let refused = send(at2, "PUT", &format!("/{shard}/_doc/own"), Some(b"{}"), &[]);
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    assert!(refused.text().contains("replica"), "{}", refused.text());
+    assert!(!copy_ids(at2, &shard).contains(&"own".to_string()));
+
+    // n2 killed: the replicas on n1 answer for its primaries at once.
+    kill(n2);
+    let killed = Instant::now();
+    assert_eq!(full_count(at1), Some(200), "searched whole while n2's primary is down");
+    // Writes to its shard fail until its replica takes over, then go on.
+    // (Twelve ids a round: both shards get some.)
+    let (mut refused, mut whole_rounds, mut taken_over) = (0, 0, None);
+    for round in 0.. {
+        let ids = bulk(at1, &format!("m{round}-"), 0..12);
+        let whole = ids.len() == 12;
+        refused += 12 - ids.len();
+        acknowledged.extend(ids);
+        let counted = full_count(at1);
+        assert_eq!(counted, Some(acknowledged.len() as u64), "round {round}: every acknowledged write found");
+        match whole {
+            true if refused > 0 => {
+                taken_over.get_or_insert(killed.elapsed());
+                whole_rounds += 1;
+            }
+            _ => whole_rounds = 0,
+        }
+        if whole_rounds == 4 {
+            break;
+        }
+        assert!(killed.elapsed() < Duration::from_secs(30), "the replica never took over");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    eprintln!("writes whole again {:?} after the kill", taken_over.unwrap());
+    let rows = cat_shards(at1);
+    let primaries: Vec<&Value> = rows.iter().filter(|r| r["prirep"] == "p").collect();
+    assert!(primaries.iter().all(|r| r["node"] == "n1" && r["state"] == "STARTED"), "{rows:?}");
+    // The replicas wait for a node to hold them.
+    let health = send(at1, "GET", "/_cluster/health", None, &[]).json();
+    let shown = (health["status"].as_str(), health["unassigned_shards"].as_u64());
+    assert_eq!(shown, (Some("yellow"), Some(2)), "{health}");
+
+    // n2 back, on its old disk: it holds replicas again, made afresh from the streams.
+    let (n2, at2) = cluster.node("n2", two, &at2.to_string(), 2);
+    let total = acknowledged.len();
+    copies_agree([at1, at2], total);
+    let started = Instant::now();
+    while send(at1, "GET", "/_cluster/health", None, &[]).json()["status"] != "green" {
+        assert!(started.elapsed() < Duration::from_secs(20), "never green again: {:?}", cat_shards(at1));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut all: Vec<String> =
+        ["logs.shard-0", "logs.shard-1"].iter().flat_map(|s| copy_ids(at2, s)).collect();
+    all.sort();
+    acknowledged.sort();
+    assert_eq!(all, acknowledged, "n2's copies hold every acknowledged write, once");
+    // Deleted through n2, the index is gone from both nodes, replicas too.
+    assert_eq!(send(at2, "DELETE", "/logs", None, &[]).status, 200);
+    for data in [one, two] {
+        for shard in ["logs.shard-0", "logs.shard-1"] {
+            assert!(!data.join(shard).exists(), "{shard} left in {}", data.display());
+        }
+    }
+    kill(n1);
+    kill(n2);
+}
