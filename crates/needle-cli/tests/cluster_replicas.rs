@@ -65,6 +65,12 @@ fn full_count(at: SocketAddr) -> Option<u64> {
     (counted["_shards"]["failed"] == 0).then(|| counted["count"].as_u64()).flatten()
 }
 
+/// How many shard copies are in data folder `data`.
+fn shards_on_disk(data: &Path) -> usize {
+    let entries = std::fs::read_dir(data.join("indices")).unwrap().flatten();
+    entries.filter(|e| e.file_name().to_string_lossy().starts_with("logs.shard-")).count()
+}
+
 fn cat_shards(at: SocketAddr) -> Vec<Value> {
     send(at, "GET", "/_cat/shards/logs?format=json", None, &[]).json().as_array().cloned().unwrap_or_default()
 }
@@ -114,6 +120,37 @@ fn replicas_follow_their_primaries_answer_for_them_and_take_over() {
     assert_eq!(refused.status, 503, "{}", refused.text());
     assert!(refused.text().contains("replica"), "{}", refused.text());
     assert!(!copy_ids(at2, &shard).contains(&"own".to_string()));
+    let refreshed = send(at2, "POST", "/logs/_refresh", None, &[]).json();
+    assert_eq!(refreshed["_shards"], json!({"total": 4, "successful": 4, "failed": 0}), "every copy");
+
+    // A mapping added, then the replicas dropped and made again: the new
+    // copies are made with the mapping the index has now.
+    let mapping = json!({"properties": {"tag": {"type": "keyword"}}});
+    let put = |path: &str, body: &Value| send(at1, "PUT", path, Some(body.to_string().as_bytes()), &[]);
+    assert_eq!(put("/logs/_mapping", &mapping).status, 200);
+    let bad = put("/logs/_settings", &json!({"index": {"number_of_replicas": -1}}));
+    assert_eq!(bad.status, 400, "{}", bad.text());
+    let refused = put("/logs/_settings", &json!({"index": {"number_of_shards": 3}}));
+    assert_eq!(refused.status, 400, "{}", refused.text());
+    assert_eq!(put("/logs/_settings", &json!({"index": {"number_of_replicas": 0}})).status, 200);
+    let started = Instant::now();
+    while cat_shards(at1).len() != 2 || [one, two].iter().map(|d| shards_on_disk(d)).sum::<usize>() != 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the replicas never went: {:?}",
+            cat_shards(at1)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(send(at2, "GET", "/_cluster/health", None, &[]).json()["status"], "green");
+    assert_eq!(put("/logs/_settings", &json!({"number_of_replicas": "1"})).status, 200);
+    copies_agree([at1, at2], 200);
+    let replica_mapping = send(at2, "GET", &format!("/{shard}/_mapping"), None, &[]).json();
+    assert_eq!(
+        replica_mapping[&shard]["mappings"]["properties"]["tag"]["type"], "keyword",
+        "{replica_mapping}"
+    );
+    assert_eq!(cat_shards(at2).len(), 4);
 
     // n2 killed: the replicas on n1 answer for its primaries at once.
     kill(n2);
@@ -169,7 +206,7 @@ fn replicas_follow_their_primaries_answer_for_them_and_take_over() {
     assert_eq!(send(at2, "DELETE", "/logs", None, &[]).status, 200);
     for data in [one, two] {
         for shard in ["logs.shard-0", "logs.shard-1"] {
-            assert!(!data.join(shard).exists(), "{shard} left in {}", data.display());
+            assert!(!data.join("indices").join(shard).exists(), "{shard} left in {}", data.display());
         }
     }
     kill(n1);

@@ -62,6 +62,20 @@ pub fn index_setting<'a>(body: &'a Value, name: &str) -> Option<&'a Value> {
     forms.into_iter().find(|v| !v.is_null())
 }
 
+/// Sets setting `name` of an index's creation body to `value`, as
+/// `settings.{name}`, dropping its other forms (see [`index_setting`]).
+pub fn set_index_setting(body: &mut Value, name: &str, value: Value) {
+    if !body["settings"].is_object() {
+        body["settings"] = Value::Object(Default::default());
+    }
+    let settings = body["settings"].as_object_mut().expect("an object");
+    settings.remove(&format!("index.{name}"));
+    if let Some(Value::Object(index)) = settings.get_mut("index") {
+        index.remove(name);
+    }
+    settings.insert(name.to_string(), value);
+}
+
 /// The local index holding shard `shard` of index `index` on its node. An
 /// index name ending in `.shard-N` splits one way only, so two shards never
 /// share a name.
@@ -85,7 +99,7 @@ pub fn split_shard_name(name: &str) -> Option<(&str, usize)> {
 /// gone primary by its first live replica, else by the live node holding
 /// fewest copies; a gone replica dropped; then each shard given replicas on
 /// the least loaded live nodes holding no copy of it, up to the number
-/// wanted. `load` counts each node's copies and is kept up to date (ties go
+/// wanted (and no more: a lowered number drops the last ones). `load` counts each node's copies and is kept up to date (ties go
 /// to the node that joined first). `None` when nothing changes.
 pub fn moved(
     index: &ShardedIndex,
@@ -121,6 +135,7 @@ pub fn moved(
             let Some(to) = least_loaded(&holding, load) else { break };
             replicas.push(to);
         }
+        replicas.truncate(wanted);
     }
     if out.replicas.iter().all(Vec::is_empty) {
         out.replicas.clear();
@@ -245,6 +260,20 @@ mod tests {
         assert_eq!(place_replicas(&primaries, 5, &nodes)[0].len(), 2, "one copy a node");
         assert!(place_replicas(&primaries, 1, &nodes[..1]).is_empty());
         assert!(place_replicas(&primaries, 0, &nodes).is_empty());
+    }
+
+    #[test]
+    fn a_setting_set_replaces_each_of_its_forms() {
+        let mut body = serde_json::json!({"settings": {"index": {"number_of_replicas": 2, "x": 1}}});
+        set_index_setting(&mut body, "number_of_replicas", serde_json::json!(0));
+        assert_eq!(index_setting(&body, "number_of_replicas"), Some(&serde_json::json!(0)));
+        assert_eq!(body["settings"]["index"], serde_json::json!({"x": 1}));
+        let mut dotted = serde_json::json!({"settings": {"index.number_of_replicas": "1"}});
+        set_index_setting(&mut dotted, "number_of_replicas", serde_json::json!(3));
+        assert_eq!(dotted, serde_json::json!({"settings": {"number_of_replicas": 3}}));
+        let mut bare = serde_json::json!({});
+        set_index_setting(&mut bare, "refresh_interval", serde_json::json!("5s"));
+        assert_eq!(index_setting(&bare, "refresh_interval"), Some(&serde_json::json!("5s")));
     }
 
     #[test]

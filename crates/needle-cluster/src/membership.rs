@@ -141,6 +141,11 @@ impl Member {
         });
     }
 
+    /// Whether node `id` is in the cluster, as the view holds it (without copying the view).
+    pub fn has_node(&self, id: &str) -> bool {
+        self.view.lock().expect("view lock").nodes.iter().any(|n| n.id == id)
+    }
+
     /// Leaves the cluster now: the lease is revoked, and with it this node's keys.
     pub async fn leave(&self) -> Result<()> {
         let lease = *self.lease.lock().expect("lease lock");
@@ -274,6 +279,27 @@ impl Member {
             Some((kv.key.strip_prefix(&prefix)?.to_string(), index))
         });
         Ok(named.collect())
+    }
+
+    /// Changes the record of the cluster's index `name` by `change`, by a
+    /// compare-and-swap (read again and changed again when another change
+    /// came between); the record as changed, `None` when there is no index.
+    pub async fn update_index(
+        &self,
+        name: &str,
+        change: impl Fn(&mut ShardedIndex),
+    ) -> Result<Option<ShardedIndex>> {
+        let key = format!("{}{name}", self.indices_prefix());
+        loop {
+            let Some(kv) = self.etcd.get(&key).await? else { return Ok(None) };
+            let Ok(mut index) = serde_json::from_slice::<ShardedIndex>(&kv.value) else { return Ok(None) };
+            change(&mut index);
+            let value = serde_json::to_vec(&index).expect("JSON");
+            if self.etcd.replace(&key, &value, kv.mod_revision).await? {
+                self.view.lock().expect("view lock").indices.insert(name.to_string(), index.clone());
+                return Ok(Some(index));
+            }
+        }
     }
 
     /// Forgets the cluster's index `name`; whether it was there.

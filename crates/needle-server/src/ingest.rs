@@ -100,12 +100,17 @@ impl Ingest {
     /// moved to other nodes meanwhile are dropped (their streams hold them).
     pub fn attach_all(&self, member: &Member, catalog: &Catalog) -> std::io::Result<()> {
         self.drop_moved(member, catalog);
+        let view = member.view();
         // The shards on disk first: those made after them are logged as they are made.
-        for name in catalog.names().into_iter().filter(|n| is_shard_name(n)) {
+        // A copy the view makes a replica here is not: it is made afresh from its stream.
+        let replica_here = |name: &str| {
+            let Some((index, k)) = split_shard_name(name) else { return false };
+            view.indices.get(index).and_then(|i| i.shards.get(k)).is_some_and(|p| p != member.node_id())
+        };
+        for name in catalog.names().into_iter().filter(|n| is_shard_name(n) && !replica_here(n)) {
             let handle = catalog.get(&name).map_err(|e| from_log(&name, e))?;
             self.attach(&handle, None).map_err(|e| from_log(&name, e))?;
         }
-        let view = member.view();
         for (index, sharded) in &view.indices {
             let here = sharded.shards.iter().enumerate().filter(|(_, node)| *node == member.node_id());
             for name in here.map(|(k, _)| shard_name(index, k)).filter(|n| !catalog.exists(n)) {

@@ -57,7 +57,7 @@ while time.monotonic() - killed < 180 and None in first.values():
     time.sleep(0.1)
 call("POST", "/sotu/_refresh")
 final = call("GET", "/sotu/_count")
-moved = [l for n in (1, 2) for l in open(f"{dir}/node-{n}.log") if "moved off gone" in l]
+moved = [l for n in (1, 2) for l in open(f"{dir}/node-{n}.log") if "placed (gone" in l]
 report = {"documents": total, "killed_node_shard": shard, "lease_ttl_s": 10,
           "first_full_count_s": first["count"], "first_acknowledged_write_s": first["write"],
           "manager_log": moved,

@@ -340,6 +340,8 @@ impl Forward {
             ("POST", "_delete_by_query", None) => {
                 by_query::delete_by_query(self, &Part::all_of(&self.index, sharded)).await
             }
+            ("PUT" | "POST", "_mapping", None) => self.change_record(sharded).await,
+            ("PUT", "_settings", None) => self.change_record(sharded).await,
             (_, "_refresh" | "_flush" | "_forcemerge" | "_mapping", None) => self.broadcast(sharded).await,
             ("GET", "_stats", _) => self.stats(sharded).await,
             _ => Err(ApiError::illegal_argument(format!(
@@ -455,23 +457,88 @@ impl Forward {
         }
     }
 
-    /// The request sent to every shard: its answer counts them.
+    /// The request sent to every copy of every shard at once (a replica
+    /// refreshes, flushes, merges and takes a mapping as its primary does):
+    /// its answer counts them, `total` every copy the index wants.
     async fn broadcast(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
-        let (method, rest, query) = (&self.method, &self.rest, &self.query);
-        let answers = self
-            .send_all(sharded, method, rest, query, self.content_type.as_deref(), self.body.clone())
-            .await;
-        let mut failures = Vec::new();
-        for (k, sent) in answers.into_iter().enumerate() {
-            if let Err(e) = sent.and_then(|(status, value)| ok_or_error(status, value)) {
-                failures.push(shard_failure(&self.index, k, &e));
-            }
+        let (sent, failed) = self.to_every_copy(sharded).await;
+        let failures: Vec<Value> = failed.iter().map(|(k, e)| shard_failure(&self.index, *k, e)).collect();
+        let total = sharded.shards.len() * (1 + sharded.replicas_wanted());
+        let mut shards =
+            json!({"total": total, "successful": sent - failures.len(), "failed": failures.len()});
+        if !failures.is_empty() {
+            shards["failures"] = Value::Array(failures);
         }
-        let mut answer = json!({"_shards": shard_counts(sharded.shards.len(), failures)});
-        if self.rest == "_mapping" {
-            answer = json!({"acknowledged": true});
-        }
+        let answer = match self.rest.as_str() {
+            "_mapping" => json!({"acknowledged": true}),
+            _ => json!({"_shards": shards}),
+        };
         Ok(respond::ok(&answer))
+    }
+
+    /// The request sent to every copy of every shard at once: how many
+    /// copies it was sent to, and those that failed (by shard) with why.
+    async fn to_every_copy(&self, sharded: &ShardedIndex) -> (usize, Vec<(usize, ApiError)>) {
+        let view = self.member.view();
+        let mut copies = Vec::new();
+        for k in 0..sharded.shards.len() {
+            let part = Part::of(&self.index, sharded, k);
+            let path = part.path(&self.rest, &self.query);
+            copies.extend(
+                part.copies(&view).into_iter().map(|(node, address)| (k, node, address, path.clone())),
+            );
+        }
+        let (api_key, content_type) = (self.api_key.as_deref(), self.content_type.as_deref());
+        let each = copies.iter().map(|(k, node, address, path)| async move {
+            let sent = match address {
+                Some(address) => fetch(api_key, address, &self.method, path, content_type, self.body.clone())
+                    .await
+                    .map_err(|e| shard_unavailable(&self.index, *k, &e)),
+                None => Err(shard_unavailable(
+                    &self.index,
+                    *k,
+                    &format!("its node [{node}] is not in the cluster"),
+                )),
+            };
+            sent.and_then(|(status, value)| ok_or_error(status, value)).err().map(|e| (*k, e))
+        });
+        let failed = futures_util::future::join_all(each).await.into_iter().flatten().collect();
+        (copies.len(), failed)
+    }
+
+    /// `PUT _mapping` or `PUT _settings`: sent to every copy (each refuses
+    /// what it cannot take), then kept in the index's record, so a copy made
+    /// later (a replica, a shard moved) is made with it too; a change of
+    /// `number_of_replicas` has the manager place or drop replicas.
+    async fn change_record(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
+        let body: Value = serde_json::from_slice(&self.body)
+            .map_err(|e| ApiError::parsing(format!("the body is not JSON: {e}")))?;
+        let settings = match self.rest.as_str() {
+            "_settings" => flat_settings(&body)?,
+            _ => Vec::new(),
+        };
+        if let Some((_, n)) = settings.iter().find(|(k, _)| k == "number_of_replicas") {
+            number_of_replicas(&json!({"settings": {"number_of_replicas": n}}))?;
+        }
+        // A change a copy refuses is refused; one a copy down did not get is
+        // kept in the record all the same (as a cluster state is).
+        let (_, failed) = self.to_every_copy(sharded).await;
+        if let Some((_, e)) = failed.into_iter().find(|(_, e)| e.status.is_client_error()) {
+            return Err(e);
+        }
+        let mapping = body.clone();
+        let changed = self
+            .member
+            .update_index(&self.index, |record| match settings.is_empty() {
+                true => merge(&mut record.created["mappings"], &mapping),
+                false => settings.iter().for_each(|(k, v)| {
+                    needle_cluster::indices::set_index_setting(&mut record.created, k, v.clone())
+                }),
+            })
+            .await
+            .map_err(|e| unavailable(&e))?;
+        changed.ok_or_else(|| ApiError::index_not_found(&self.index))?;
+        Ok(respond::ok(&json!({"acknowledged": true})))
     }
 
     /// `_stats`: every shard's, their figures summed (counts, bytes and
@@ -532,29 +599,30 @@ impl Forward {
         content_type: Option<&str>,
         body: Bytes,
     ) -> ApiResult<(u16, Option<Value>)> {
-        let part = Part::of(&self.index, sharded, k);
-        let mut copies = part.copies(&self.member.view());
+        let mut part = Part::of(&self.index, sharded, k);
         if !matches!(method, "GET" | "HEAD") {
-            copies.truncate(1);
+            part.replicas.clear();
         }
         let path = part.path(rest, query);
-        fetch_any(self.api_key.as_deref(), &part, copies, method, &path, content_type, body).await
+        fetch_any(&self.member, self.api_key.as_deref(), &part, method, &path, content_type, body).await
     }
 }
 
-/// `method path` answered by the first of `copies` (node ids and addresses,
-/// `None` for a node not in the cluster) that can: one whose node does not
-/// answer, or answers that the shard is unavailable there (503), gives way
-/// to the next; the last one's failure is the answer.
+/// `method path` answered by the first copy of `part` that can, the
+/// primary's first: one whose node does not answer, or answers that the
+/// shard is unavailable there (503), gives way to the next, and so does one
+/// whose node leaves the cluster while it is asked (cut off: its lease ran
+/// out), when there is a next; the last one's failure is the answer.
 pub(super) async fn fetch_any(
+    member: &Member,
     api_key: Option<&str>,
     part: &Part,
-    copies: Vec<(String, Option<String>)>,
     method: &str,
     path: &str,
     content_type: Option<&str>,
     body: Bytes,
 ) -> ApiResult<(u16, Option<Value>)> {
+    let copies = part.copies(&member.view());
     let n = copies.len();
     let mut failure = part.unavailable("no copy of it is placed");
     for (i, (node, address)) in copies.into_iter().enumerate() {
@@ -562,7 +630,15 @@ pub(super) async fn fetch_any(
             failure = part.unavailable(&format!("its node [{node}] is not in the cluster"));
             continue;
         };
-        match fetch(api_key, &address, method, path, content_type, body.clone()).await {
+        let fetched = fetch(api_key, &address, method, path, content_type, body.clone());
+        let answer = match i + 1 < n {
+            true => tokio::select! {
+                answer = fetched => answer,
+                () = left_cluster(member, &node) => Err(format!("its node [{node}] left the cluster")),
+            },
+            false => fetched.await,
+        };
+        match answer {
             Ok((503, value)) if i + 1 < n => {
                 failure = ok_or_error(503, value).err().unwrap_or(failure);
             }
@@ -571,6 +647,13 @@ pub(super) async fn fetch_any(
         }
     }
     Err(failure)
+}
+
+/// Returns once node `node` is not in the cluster (looked at every half second).
+async fn left_cluster(member: &Member, node: &str) {
+    while member.has_node(node) {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
 }
 
 /// One shard a request reaches: its index, its number there, the node of
@@ -760,6 +843,37 @@ fn number_of_shards(body: &Value) -> ApiResult<usize> {
         _ => Err(ApiError::illegal_argument(format!(
             "Failed to parse value [{given}] for setting [index.number_of_shards] must be >= 1 and <= 1024"
         ))),
+    }
+}
+
+/// The settings a `PUT _settings` body changes (`{"index": {...}}`,
+/// `{"settings": {...}}` or the settings themselves), by name without the
+/// `index.` prefix; a setting that is an object is read as dotted names.
+fn flat_settings(body: &Value) -> ApiResult<Vec<(String, Value)>> {
+    let settings = body.get("settings").unwrap_or(body);
+    let Value::Object(map) = settings else {
+        return Err(ApiError::parsing("the settings must be an object"));
+    };
+    let mut out = Vec::new();
+    let mut stack: Vec<(String, &Value)> = map.iter().map(|(k, v)| (k.clone(), v)).collect();
+    while let Some((name, value)) = stack.pop() {
+        match value {
+            Value::Object(inner) => stack.extend(inner.iter().map(|(k, v)| (format!("{name}.{k}"), v))),
+            _ => out.push((name.strip_prefix("index.").unwrap_or(&name).to_string(), value.clone())),
+        }
+    }
+    Ok(out)
+}
+
+/// `from`'s keys put into `into` (objects merged key by key, anything else replaced).
+fn merge(into: &mut Value, from: &Value) {
+    match (into, from) {
+        (Value::Object(mine), Value::Object(theirs)) => {
+            for (key, value) in theirs {
+                merge(mine.entry(key.clone()).or_insert(Value::Null), value);
+            }
+        }
+        (slot, value) => *slot = value.clone(),
     }
 }
 

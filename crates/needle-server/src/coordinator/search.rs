@@ -194,10 +194,9 @@ async fn aggregate(
     let gathered: Vec<Value> = answers.iter_mut().map(|(_, a)| a["needle_gathered"].take()).collect();
     let part = &parts[answers[0].0];
     let body = Bytes::from(json!({"aggs": aggs, "gathered": gathered}).to_string());
-    let copies = part.copies(&call.member.view());
     let path = part.path("_needle/aggregate", "");
     let json = Some("application/json");
-    let answered = fetch_any(call.api_key.as_deref(), part, copies, "POST", &path, json, body)
+    let answered = fetch_any(&call.member, call.api_key.as_deref(), part, "POST", &path, json, body)
         .await
         .and_then(|(status, value)| ok_or_error(status, value))?;
     Ok(answered.unwrap_or_default()["aggregations"].take())
@@ -374,14 +373,13 @@ pub(super) async fn to_every_shard(
 ) -> Vec<(usize, ApiResult<Option<Value>>)> {
     let mut running = JoinSet::new();
     let mut out = Vec::new();
-    let view = call.member.view();
     for (k, part) in parts.iter().enumerate() {
         let Some(body) = body_of(k) else { continue };
-        let (part, copies, path) = (part.clone(), part.copies(&view), part.path(rest, query));
-        let api_key = call.api_key.clone();
+        let (part, path) = (part.clone(), part.path(rest, query));
+        let (member, api_key) = (call.member.clone(), call.api_key.clone());
         running.spawn(async move {
             let json = Some("application/json");
-            (k, fetch_any(api_key.as_deref(), &part, copies, "POST", &path, json, body).await)
+            (k, fetch_any(&member, api_key.as_deref(), &part, "POST", &path, json, body).await)
         });
     }
     while let Some(done) = running.join_next().await {
