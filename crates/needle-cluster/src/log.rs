@@ -16,7 +16,7 @@
 //! follow (`Nats-Expected-Last-Sequence`). A writer a newer one took over
 //! from (a node paused past its lease, then resumed) has its next publish
 //! refused, finds the newer writer's mark after its own messages, and stops
-//! ([`ShardStream::fenced_after`]): it never acknowledges a write the
+//! ([`ShardStream::landed_after`]): it never acknowledges a write the
 //! stream's reader would not keep.
 //!
 //! A message (format 2; integers little-endian):
@@ -53,6 +53,8 @@ const MARK: u8 = 4;
 pub const MESSAGE_BYTES: usize = 512 << 10;
 const HEAD: usize = 5;
 const ENTRY_HEAD: usize = 13;
+/// How often the connection to a NATS server is checked.
+const PING_EVERY: Duration = Duration::from_secs(1);
 /// How long a publish waits for JetStream's answer.
 const ACK_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -88,6 +90,9 @@ impl Nats {
     pub async fn connect(urls: &[String], cluster: &str) -> Result<Nats> {
         let client = async_nats::ConnectOptions::new()
             .connection_timeout(Duration::from_secs(5))
+            // A server cut off neither answers nor refuses: missing three pings (in about
+            // three seconds, not the client's default two minutes), it is left for another.
+            .ping_interval(PING_EVERY)
             .request_timeout(Some(ACK_TIMEOUT))
             .connect(urls)
             .await
@@ -135,6 +140,11 @@ pub struct ShardStream {
 }
 
 impl ShardStream {
+    /// The subject its messages go to (which names the cluster and the shard).
+    pub fn subject(&self) -> &str {
+        &self.subject
+    }
+
     /// Sends `message` (see [`messages`]) to follow stream sequence `after`
     /// (JetStream refuses it otherwise); the future answers once JetStream
     /// holds it (or cannot).
@@ -180,21 +190,41 @@ impl ShardStream {
         Ok(ack.sequence)
     }
 
-    /// The stream's last sequence, and whether another writer took the
-    /// stream over after sequence `after` (a writer's mark follows it: every
-    /// message after `after` that is not a mark is this writer's own).
-    pub async fn fenced_after(&self, after: u64) -> Result<(u64, bool)> {
+    /// What the stream holds after sequence `after` (a writer's own
+    /// messages, unless another writer took the stream over: a writer's
+    /// mark follows it). A writer whose publish failed learns from it what
+    /// landed, messages sent before the failure and stored late included.
+    pub async fn landed_after(&self, after: u64) -> Result<Landed> {
         let last = self.stream.clone().info().await.map_err(failed)?.state.last_sequence;
+        let mut landed = Landed { last, fenced: false, through: 0 };
         for sequence in after + 1..=last {
             let message = self.stream.get_raw_message(sequence).await.map_err(failed)?;
             let entries = entries(&message.payload)
                 .map_err(|e| LogError(format!("message {sequence} of {}: {e}", self.subject)))?;
-            if entries.iter().any(|&(_, part, _)| part == MARK) {
-                return Ok((last, true));
+            for (lsn, part, _) in entries {
+                match part {
+                    MARK => landed.fenced = true,
+                    0 | 3 => landed.through = landed.through.max(lsn),
+                    _ => {}
+                }
+            }
+            if landed.fenced {
+                break;
             }
         }
-        Ok((last, false))
+        Ok(landed)
     }
+}
+
+/// What a stream holds after a writer's last confirmed message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Landed {
+    /// The stream's last sequence.
+    pub last: u64,
+    /// Another writer took the stream over.
+    pub fenced: bool,
+    /// The newest write whose record the messages complete (0: none).
+    pub through: u64,
 }
 
 /// A stream followed as it grows (a replica's): each message's writes, in order.

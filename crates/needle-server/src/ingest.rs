@@ -500,10 +500,12 @@ impl IngestLog for ShardLog {
 /// round starts packed together, see `needle_cluster::log::messages`),
 /// many messages in flight, each to follow the one before in the stream
 /// (the first: the writer's mark at sequence `after`), and records what
-/// JetStream holds. After a failure it learns how far the stream got: what
-/// its own messages there complete is held, and every later write is
-/// published again; if another writer's mark is there, the shard was taken
-/// over, and the log refuses every write from then on.
+/// JetStream holds. After a failure it reads what the stream holds past the
+/// last message JetStream confirmed: the writes its messages there complete
+/// are held (messages sent before the failure and stored late included, so
+/// no write is taken as held that the stream lacks), and every later write
+/// is published again; if another writer's mark is there, the shard was
+/// taken over, and the log refuses every write from then on.
 async fn publish(
     stream: ShardStream,
     mut receiver: mpsc::UnboundedReceiver<(u64, Bytes)>,
@@ -516,8 +518,6 @@ async fn publish(
     let mut answers = FuturesOrdered::new();
     // The stream sequence JetStream confirmed last, and the one the next message follows.
     let (mut confirmed, mut last) = (after, after);
-    // The messages in flight: (their stream sequence, the write each completes).
-    let mut flying: VecDeque<(u64, Option<u64>)> = VecDeque::new();
     // The shard's index is gone (deleted, or the server stopping): what is left is sent, once.
     let mut closed = false;
     let tell = |f: &dyn Fn(&mut Acks)| {
@@ -533,7 +533,6 @@ async fn publish(
             match stream.publish(message.payload, last).await {
                 Ok(answer) => {
                     last += 1;
-                    flying.push_back((last, message.completes));
                     answers.push_back(async move { (message.completes, answer.await) });
                 }
                 Err(e) => {
@@ -561,7 +560,6 @@ async fn publish(
                 Some((completes, answer)) = answers.next(), if !answers.is_empty() => match answer {
                     Ok(ack) => {
                         confirmed = ack.sequence;
-                        flying.pop_front();
                         if let Some(lsn) = completes {
                             hold(&mut unheld, &mut sent, lsn);
                             tell(&|a| {
@@ -583,32 +581,29 @@ async fn publish(
         sent = 0;
         tokio::time::sleep(RETRY).await;
         // How far the stream got: its messages after `confirmed` are this writer's, or another's mark.
-        let (end, fenced) = match stream.fenced_after(confirmed).await {
-            Ok(found) => found,
+        let landed = match stream.landed_after(confirmed).await {
+            Ok(landed) => landed,
             Err(e) => {
                 // Unknown: sent again after the last message known to be held, which JetStream
                 // refuses if more got in; the next round looks again.
-                flying.clear();
                 last = confirmed;
                 tell(&|a| a.failure = Some(format!("the stream cannot be read: {e}")));
                 continue;
             }
         };
-        if fenced {
+        if landed.fenced {
             let why = "another node took the shard's stream over (the cluster moved the shard)";
+            eprintln!("needle serve: {}: {why}, after sequence {confirmed}: writes refused", stream.subject());
             tell(&|a| a.failure = Some(why.to_string()));
             return;
         }
         // The stream answers again: what reached it is held, writes are taken again.
-        let landed = flying.iter().filter(|&&(sequence, _)| sequence <= end);
-        let lsn = landed.filter_map(|&(_, completes)| completes).max().unwrap_or(0);
-        hold(&mut unheld, &mut sent, lsn);
+        hold(&mut unheld, &mut sent, landed.through);
         tell(&|a| {
-            a.held = a.held.max(lsn);
+            a.held = a.held.max(landed.through);
             a.failure = None;
         });
-        flying.clear();
-        (confirmed, last, sent) = (end, end, 0);
+        (confirmed, last, sent) = (landed.last, landed.last, 0);
     }
 }
 

@@ -491,9 +491,12 @@ impl Forward {
         let (api_key, content_type) = (self.api_key.as_deref(), self.content_type.as_deref());
         let each = copies.iter().map(|(k, node, address, path)| async move {
             let sent = match address {
-                Some(address) => fetch(api_key, address, &self.method, path, content_type, self.body.clone())
-                    .await
-                    .map_err(|e| shard_unavailable(&self.index, *k, &e)),
+                Some(address) => {
+                    let asked = fetch(api_key, address, &self.method, path, content_type, self.body.clone());
+                    unless_gone(&self.member, node, asked)
+                        .await
+                        .map_err(|e| shard_unavailable(&self.index, *k, &e))
+                }
                 None => Err(shard_unavailable(
                     &self.index,
                     *k,
@@ -609,10 +612,10 @@ impl Forward {
 }
 
 /// `method path` answered by the first copy of `part` that can, the
-/// primary's first: one whose node does not answer, or answers that the
-/// shard is unavailable there (503), gives way to the next, and so does one
-/// whose node leaves the cluster while it is asked (cut off: its lease ran
-/// out), when there is a next; the last one's failure is the answer.
+/// primary's first: one whose node does not answer (or leaves the cluster
+/// while it is asked, see [`unless_gone`]), or answers that the shard is
+/// unavailable there (503), gives way to the next; the last one's failure
+/// is the answer.
 pub(super) async fn fetch_any(
     member: &Member,
     api_key: Option<&str>,
@@ -631,14 +634,7 @@ pub(super) async fn fetch_any(
             continue;
         };
         let fetched = fetch(api_key, &address, method, path, content_type, body.clone());
-        let answer = match i + 1 < n {
-            true => tokio::select! {
-                answer = fetched => answer,
-                () = left_cluster(member, &node) => Err(format!("its node [{node}] left the cluster")),
-            },
-            false => fetched.await,
-        };
-        match answer {
+        match unless_gone(member, &node, fetched).await {
             Ok((503, value)) if i + 1 < n => {
                 failure = ok_or_error(503, value).err().unwrap_or(failure);
             }
@@ -649,10 +645,22 @@ pub(super) async fn fetch_any(
     Err(failure)
 }
 
-/// Returns once node `node` is not in the cluster (looked at every half second).
-async fn left_cluster(member: &Member, node: &str) {
-    while member.has_node(node) {
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+/// `asked` (a request to node `node`), given up when the node leaves the
+/// cluster meanwhile: a node cut off does not answer, nor refuse, until its
+/// lease runs out and the cluster counts it gone (looked at every half second).
+async fn unless_gone<T>(
+    member: &Member,
+    node: &str,
+    asked: impl std::future::Future<Output = Result<T, String>>,
+) -> Result<T, String> {
+    let gone = async {
+        while member.has_node(node) {
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        }
+    };
+    tokio::select! {
+        answer = asked => answer,
+        () = gone => Err(format!("its node [{node}] left the cluster")),
     }
 }
 
@@ -744,12 +752,13 @@ async fn to_nodes(
     let mut running = JoinSet::new();
     for Share { node, places, body } in shares {
         let address = view.address_of(&node).map(str::to_string);
-        let (path, api_key) = (path.clone(), call.api_key.clone());
+        let (path, api_key, member) = (path.clone(), call.api_key.clone(), call.member.clone());
         running.spawn(async move {
             let Some(address) = address else {
                 return (places, Err(format!("its node [{node}] is not in the cluster")));
             };
-            let answer = fetch(api_key.as_deref(), &address, "POST", &path, Some(content_type), body).await;
+            let asked = fetch(api_key.as_deref(), &address, "POST", &path, Some(content_type), body);
+            let answer = unless_gone(&member, &node, asked).await;
             let listed = answer.and_then(|(status, value)| match (status, value) {
                 (200, Some(mut value)) => match value[key].take() {
                     Value::Array(list) if list.len() == places.len() => Ok(list),
