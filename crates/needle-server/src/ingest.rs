@@ -224,7 +224,8 @@ impl Ingest {
     fn promote(&self, catalog: &Catalog, name: &str) -> std::io::Result<()> {
         let log = {
             let mut replicas = self.replicas.lock().unwrap_or_else(|p| p.into_inner());
-            let replica = replicas.get_mut(name).expect("a replica");
+            // Deleted meanwhile: nothing to promote.
+            let Some(replica) = replicas.get_mut(name) else { return Ok(()) };
             replica.stop();
             replica.log.clone()
         };
@@ -593,7 +594,10 @@ async fn publish(
         };
         if landed.fenced {
             let why = "another node took the shard's stream over (the cluster moved the shard)";
-            eprintln!("needle serve: {}: {why}, after sequence {confirmed}: writes refused", stream.subject());
+            eprintln!(
+                "needle serve: {}: {why}, after sequence {confirmed}: writes refused",
+                stream.subject()
+            );
             tell(&|a| a.failure = Some(why.to_string()));
             return;
         }
