@@ -2,7 +2,7 @@
 //! each follows its shard's stream, so it holds the primary's documents
 //! within moments; it refuses writes of its own; searches answer whole
 //! while a primary's node is down (the replica answers for it); the
-//! replica becomes the primary once the node has been gone a lease's time,
+//! replica becomes the primary once the node drops out of the cluster,
 //! and writes go on; the node, back, holds a replica again, made afresh
 //! from the stream.
 

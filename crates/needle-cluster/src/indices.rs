@@ -95,9 +95,10 @@ pub fn split_shard_name(name: &str) -> Option<(&str, usize)> {
     (!index.is_empty() && number).then(|| k.parse().ok()).flatten().map(|k| (index, k))
 }
 
-/// `index` with its copies on nodes `gone` (not in `live`) replaced: a
-/// gone primary by its first live replica, else by the live node holding
-/// fewest copies; a gone replica dropped; then each shard given replicas on
+/// `index` with its copies on nodes out of the cluster replaced: a primary
+/// not in `live` by its first live replica, else, once its node is `gone`
+/// (out for a lease's time), by the live node holding fewest copies; a
+/// replica on a gone node dropped; then each shard given replicas on
 /// the least loaded live nodes holding no copy of it, up to the number
 /// wanted (and no more: a lowered number drops the last ones). `load` counts each node's copies and is kept up to date (ties go
 /// to the node that joined first). `None` when nothing changes.
@@ -123,11 +124,15 @@ pub fn moved(
     };
     for (primary, replicas) in out.shards.iter_mut().zip(out.replicas.iter_mut()) {
         replicas.retain(|n| !gone(n));
-        if gone(primary) {
-            *primary = match replicas.is_empty() {
-                false => replicas.remove(0),
-                true => least_loaded(&[], load)?,
-            };
+        // A primary whose node is out of the cluster gives way to a live
+        // replica at once (a promotion refills nothing); without one, only
+        // once its node is gone for good (a node restarting keeps its shards).
+        if !live.contains(primary) {
+            match replicas.iter().position(|n| live.contains(n)) {
+                Some(at) => *primary = replicas.remove(at),
+                None if gone(primary) => *primary = least_loaded(&[], load)?,
+                None => {}
+            }
         }
         while replicas.len() < wanted {
             let holding: Vec<String> =
@@ -235,7 +240,8 @@ mod tests {
         assert_eq!(after.replicas[1], names(&["n4"]), "n3's replica replaced on the empty node");
         assert!(!after.replicas[2].contains(&after.shards[2]), "never a replica beside its primary");
         assert_eq!(after.replicas[2].len(), 1);
-        let promoted = moved(&after, &names(&["n2", "n4"]), |n| n == "n1", &mut load).unwrap();
+        // A node just out of the cluster (not gone yet): its primaries go to their replicas at once.
+        let promoted = moved(&after, &names(&["n2", "n4"]), |_| false, &mut load).unwrap();
         assert_eq!(promoted.shards[0], "n2", "n1's primary replaced by its replica");
         assert_eq!(promoted.shards[1], "n2");
         assert!((0..3).all(|k| promoted.copies_of(k).count() == 2), "{promoted:?}");

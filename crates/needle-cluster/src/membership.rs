@@ -12,12 +12,13 @@
 //! single-holder role of the cluster uses.
 //!
 //! When the shards' writes are logged (`move_shards`: any node can make a
-//! shard again from its stream), the manager moves the shards of a node gone
-//! for a lease's time, by a compare-and-swap of the index's record: a
-//! primary to its replica, else to the live node holding fewest copies; and
-//! it places the replicas an index wants on live nodes holding no copy of
-//! the shard (`indices::moved`). Each node makes the copies its view gives
-//! it (the server's `ingest`). A node gone for less (restarting) keeps its shards.
+//! shard again from its stream), the manager changes an index's record by a
+//! compare-and-swap (`indices::moved`): a primary whose node dropped out goes
+//! to a live replica at once; without one, it moves to the live node holding
+//! fewest copies once its node has been gone a lease's time (a node gone for
+//! less, restarting, keeps its shards); and the replicas an index wants are
+//! placed on live nodes holding no copy of the shard. Each node makes the
+//! copies its view gives it (the server's `ingest`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};

@@ -5,7 +5,8 @@
 # node 3 killed with SIGKILL. Node 1 is asked every 100 ms for a count of every shard and
 # to index 30 documents (their ids spread over the shards); the report is the time from the
 # kill to the first count with no shard failing and to the first fully acknowledged write.
-# ROUNDS rounds. Every process shares the machine's cores.
+# SETTINGS, the index's settings (default {"number_of_shards": 3}; with "number_of_replicas": 1,
+# the failover of a cluster with replicas). ROUNDS rounds. Every process shares the machine's cores.
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 OUT=${OUT:-bench/results/2026-11-29/failover}
@@ -18,7 +19,7 @@ for round in $(seq 1 "${ROUNDS:-2}"); do
     sleep 0.1
   done
   target/release/needle-bench bulk --url http://127.0.0.1:9211 --index sotu --corpus "$CORPUS" \
-    --settings '{"number_of_shards": 3}' --out "$dir/bulk.json"
+    --settings "${SETTINGS:-{\"number_of_shards\": 3\}}" --out "$dir/bulk.json"
   curl -fsS -XPOST http://127.0.0.1:9211/sotu/_refresh >/dev/null
   python3 - "$dir" "$OUT/round$round.json" <<'PY'
 import json, os, signal, subprocess, sys, time, urllib.request
@@ -59,6 +60,7 @@ call("POST", "/sotu/_refresh")
 final = call("GET", "/sotu/_count")
 moved = [l for n in (1, 2) for l in open(f"{dir}/node-{n}.log") if "placed (gone" in l]
 report = {"documents": total, "killed_node_shard": shard, "lease_ttl_s": 10,
+          "settings": json.loads(os.environ.get("SETTINGS") or '{"number_of_shards": 3}'),
           "first_full_count_s": first["count"], "first_acknowledged_write_s": first["write"],
           "manager_log": moved,
           "acknowledged_probe_docs": acknowledged, "count_after": final["count"],
