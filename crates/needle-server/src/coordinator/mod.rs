@@ -526,7 +526,9 @@ impl Forward {
         // A change a copy refuses is refused; one a copy down did not get is
         // kept in the record all the same (as a cluster state is).
         let (_, failed) = self.to_every_copy(sharded).await;
-        if let Some((_, e)) = failed.into_iter().find(|(_, e)| e.status.is_client_error()) {
+        if let Some((k, mut e)) = failed.into_iter().find(|(_, e)| e.status.is_client_error()) {
+            // The shard's refusal, naming the index.
+            e.reason = e.reason.replace(&shard_name(&self.index, k), &self.index);
             return Err(e);
         }
         let mapping = body.clone();
