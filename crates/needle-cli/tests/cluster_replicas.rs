@@ -187,16 +187,23 @@ fn replicas_follow_their_primaries_answer_for_them_and_take_over() {
     let health = send(at1, "GET", "/_cluster/health", None, &[]).json();
     let shown = (health["status"].as_str(), health["unassigned_shards"].as_u64());
     assert_eq!(shown, (Some("yellow"), Some(2)), "{health}");
+    // Waiting for a status: met at once, or a 408 once the timeout runs out.
+    let wait = |query: &str| send(at1, "GET", &format!("/_cluster/health?{query}"), None, &[]);
+    let yellow = wait("wait_for_status=yellow&timeout=5s");
+    assert_eq!((yellow.status, yellow.json()["timed_out"].clone()), (200, json!(false)));
+    let started = Instant::now();
+    let green = wait("wait_for_status=green&timeout=300ms");
+    assert!(started.elapsed() >= Duration::from_millis(300), "it waited");
+    let shown = (green.status, green.json()["timed_out"].clone(), green.json()["status"].clone());
+    assert_eq!(shown, (408, json!(true), json!("yellow")));
+    assert_eq!(wait("wait_for_status=blue").status, 400);
 
     // n2 back, on its old disk: it holds replicas again, made afresh from the streams.
     let (n2, at2) = cluster.node("n2", two, &at2.to_string(), 2);
     let total = acknowledged.len();
     copies_agree([at1, at2], total);
-    let started = Instant::now();
-    while send(at1, "GET", "/_cluster/health", None, &[]).json()["status"] != "green" {
-        assert!(started.elapsed() < Duration::from_secs(20), "never green again: {:?}", cat_shards(at1));
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let green = send(at1, "GET", "/_cluster/health?wait_for_status=green&timeout=20s", None, &[]);
+    assert_eq!(green.status, 200, "never green again: {:?}", cat_shards(at1));
     let mut all: Vec<String> =
         ["logs.shard-0", "logs.shard-1"].iter().flat_map(|s| copy_ids(at2, s)).collect();
     all.sort();

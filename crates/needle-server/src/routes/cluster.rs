@@ -49,10 +49,23 @@ pub async fn health_of(State(app): State<Shared>, Path(index): Path<String>, cal
     blocking(move || health_answer(&app, Some(&index), &call)).await
 }
 
+/// Health statuses, best first.
+const STATUSES: [&str; 3] = ["green", "yellow", "red"];
+
+/// `_cluster/health`: with `wait_for_status`, answered once the status is
+/// that or better, or when `timeout` (30 s by default) runs out: then a 408
+/// with `timed_out`, as Elasticsearch answers.
 fn health_answer(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Response> {
+    let p = &call.params;
+    let wanted = match p.get("wait_for_status") {
+        Some(s) => Some(STATUSES.iter().position(|x| *x == s).ok_or_else(|| {
+            crate::error::ApiError::illegal_argument(format!("unknown cluster health status [{s}]"))
+        })?),
+        None => None,
+    };
+    let timeout = p.get("timeout").map(|t| crate::params::time_value("timeout", t)).transpose()?;
+    let deadline = std::time::Instant::now() + timeout.unwrap_or(std::time::Duration::from_secs(30));
     call.params.ignore(&[
-        "wait_for_status",
-        "timeout",
         "master_timeout",
         "wait_for_no_relocating_shards",
         "wait_for_no_initializing_shards",
@@ -64,6 +77,20 @@ fn health_answer(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Re
         "expand_wildcards",
     ]);
     call.params.finish(&call.path)?;
+    loop {
+        let (copies, status) = health_now(app, index)?;
+        let met = wanted.is_none_or(|w| status <= w);
+        if met || std::time::Instant::now() >= deadline {
+            let answer = health_json(app, &copies, STATUSES[status], !met);
+            let code = if met { StatusCode::OK } else { StatusCode::REQUEST_TIMEOUT };
+            return Ok(respond::json(code, &answer));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// The copies of what is asked about, and the status they make (a place in [`STATUSES`]).
+fn health_now(app: &Shared, index: Option<&str>) -> ApiResult<(Copies, usize)> {
     let copies = match &app.member {
         Some(member) => cluster_copies(app, &member.view(), index)?,
         None => {
@@ -75,17 +102,21 @@ fn health_answer(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Re
         }
     };
     let status = match copies {
-        Copies { unassigned_primaries: 1.., .. } => "red",
-        Copies { unassigned: 1.., .. } => "yellow",
-        _ => "green",
+        Copies { unassigned_primaries: 1.., .. } => 2,
+        Copies { unassigned: 1.., .. } => 1,
+        _ => 0,
     };
+    Ok((copies, status))
+}
+
+fn health_json(app: &Shared, copies: &Copies, status: &str, timed_out: bool) -> serde_json::Value {
     let nodes = app.member.as_ref().map_or(1, |m| m.view().nodes.len());
     let all = copies.active + copies.unassigned;
     let percent = if all == 0 { 100.0 } else { 100.0 * copies.active as f64 / all as f64 };
-    Ok(respond::ok(&json!({
+    json!({
         "cluster_name": app.cluster_name(),
         "status": status,
-        "timed_out": false,
+        "timed_out": timed_out,
         "number_of_nodes": nodes,
         "number_of_data_nodes": nodes,
         "active_primary_shards": copies.primaries,
@@ -99,7 +130,7 @@ fn health_answer(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Re
         "number_of_in_flight_fetch": 0,
         "task_max_waiting_in_queue_millis": 0,
         "active_shards_percent_as_number": percent,
-    })))
+    })
 }
 
 /// Shard copies by state.
