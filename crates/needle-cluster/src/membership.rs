@@ -142,6 +142,11 @@ impl Member {
         });
     }
 
+    /// Where node `id` serves, if it is in the cluster (without copying the view).
+    pub fn address_of(&self, id: &str) -> Option<String> {
+        self.view.lock().expect("view lock").address_of(id).map(str::to_string)
+    }
+
     /// Whether node `id` is in the cluster, as the view holds it (without copying the view).
     pub fn has_node(&self, id: &str) -> bool {
         self.view.lock().expect("view lock").nodes.iter().any(|n| n.id == id)

@@ -425,7 +425,7 @@ impl Forward {
         let mut replicas = Vec::new();
         for k in 0..sharded.shards.len() {
             let part = Part::of(&self.index, sharded, k);
-            for (_, address) in part.copies(&view).into_iter().skip(1) {
+            for (_, address) in part.copies(|n| view.address_of(n).map(str::to_string)).into_iter().skip(1) {
                 replicas.extend(address.map(|a| (a, part.path("", ""))));
             }
         }
@@ -485,7 +485,9 @@ impl Forward {
             let part = Part::of(&self.index, sharded, k);
             let path = part.path(&self.rest, &self.query);
             copies.extend(
-                part.copies(&view).into_iter().map(|(node, address)| (k, node, address, path.clone())),
+                part.copies(|n| view.address_of(n).map(str::to_string))
+                    .into_iter()
+                    .map(|(node, address)| (k, node, address, path.clone())),
             );
         }
         let (api_key, content_type) = (self.api_key.as_deref(), self.content_type.as_deref());
@@ -627,7 +629,8 @@ pub(super) async fn fetch_any(
     content_type: Option<&str>,
     body: Bytes,
 ) -> ApiResult<(u16, Option<Value>)> {
-    let copies = part.copies(&member.view());
+    // Asked for every shard of every search: the member's view is looked into, not copied.
+    let copies = part.copies(|n| member.address_of(n));
     let n = copies.len();
     let mut failure = part.unavailable("no copy of it is placed");
     for (i, (node, address)) in copies.into_iter().enumerate() {
@@ -685,9 +688,10 @@ impl Part {
     }
 
     /// Each copy's node and where it serves (`None`: not in the cluster), the primary's first.
-    fn copies(&self, view: &needle_cluster::View) -> Vec<(String, Option<String>)> {
+    /// (`address_of` tells where a node serves: a view's, or the member's without copying its view.)
+    fn copies(&self, address_of: impl Fn(&str) -> Option<String>) -> Vec<(String, Option<String>)> {
         let nodes = std::iter::once(&self.node).chain(&self.replicas);
-        nodes.map(|n| (n.clone(), view.address_of(n).map(str::to_string))).collect()
+        nodes.map(|n| (n.clone(), address_of(n))).collect()
     }
 
     /// The path of `/{shard}/{rest}?{query}` on a node holding it.
