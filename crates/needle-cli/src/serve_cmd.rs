@@ -38,6 +38,11 @@ pub struct ServeArgs {
     /// `nats=nats://HOST:PORT,...` (the cluster's NATS servers; streams get up to three copies).
     #[arg(long, value_name = "nats=URL,...", value_parser = nats_urls, requires = "cluster")]
     log: Option<NatsUrls>,
+    /// Keep the shards' commits in this folder (an object store's local
+    /// backend; shared by the nodes): a copy made on another node starts from
+    /// its shard's last stored commit, and streams are trimmed to the writes after it.
+    #[arg(long, value_name = "DIR", requires = "log")]
+    store: Option<String>,
 }
 
 /// The etcd members' client URLs.
@@ -80,8 +85,13 @@ pub fn run(args: ServeArgs) -> ExitCode {
         move_shards: args.log.is_some(),
     });
     let log = args.log.map(|NatsUrls(urls)| urls);
-    let config =
-        ServerConfig { api_key: args.api_key, cluster, log, ..ServerConfig::new(data.clone(), args.bind) };
+    let config = ServerConfig {
+        api_key: args.api_key,
+        cluster,
+        log,
+        store: args.store,
+        ..ServerConfig::new(data.clone(), args.bind)
+    };
     let server = match Server::bind(config) {
         Ok(s) => s,
         Err(e) => {

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use common::cluster::Cluster;
+use common::cluster::{kill, Cluster};
 use needle_testkit::http::{send, try_send};
 use serde_json::json;
 
@@ -46,11 +46,6 @@ impl TwoNodes {
         assert_eq!(made.status, 200, "{}", made.text());
         Some(TwoNodes { cluster, _dir: dir, one, two, n1, n2 })
     }
-}
-
-fn kill(mut child: Child) {
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 fn bulk(at: SocketAddr, ids: std::ops::Range<u32>) {

@@ -10,39 +10,11 @@ mod common;
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::Child;
 use std::time::{Duration, Instant};
 
-use common::cluster::Cluster;
+use common::cluster::{bulk, copy_ids, full_count, kill, Cluster};
 use needle_testkit::http::send;
 use serde_json::{json, Value};
-
-fn kill(mut child: Child) {
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
-/// `_bulk` of ids `{prefix}{i}`: the ids acknowledged.
-fn bulk(at: SocketAddr, prefix: &str, ids: std::ops::Range<u32>) -> Vec<String> {
-    let lines: String = ids
-        .map(|i| format!("{}\n{}\n", json!({"index": {"_id": format!("{prefix}{i}")}}), json!({"n": i})))
-        .collect();
-    let answer = send(at, "POST", "/logs/_bulk?refresh=true", Some(lines.as_bytes()), &[]).json();
-    let items = answer["items"].as_array().cloned().unwrap_or_default();
-    let ok = items.iter().filter(|i| i["index"]["status"].as_u64().is_some_and(|s| s < 300));
-    ok.map(|i| i["index"]["_id"].as_str().unwrap().to_string()).collect()
-}
-
-/// The `_id`s of copy `shard` on the node at `at`, sorted (the local index of that name).
-fn copy_ids(at: SocketAddr, shard: &str) -> Vec<String> {
-    let body = json!({"size": 10000, "_source": false});
-    let answer =
-        send(at, "POST", &format!("/{shard}/_search"), Some(body.to_string().as_bytes()), &[]).json();
-    let hits = answer["hits"]["hits"].as_array().cloned().unwrap_or_default();
-    let mut ids: Vec<String> = hits.iter().map(|h| h["_id"].as_str().unwrap().to_string()).collect();
-    ids.sort();
-    ids
-}
 
 /// Waits until both nodes' copies of each shard hold the same documents, `total` in all.
 fn copies_agree(at: [SocketAddr; 2], total: usize) {
@@ -57,12 +29,6 @@ fn copies_agree(at: [SocketAddr; 2], total: usize) {
         assert!(started.elapsed() < Duration::from_secs(20), "the copies never agreed ({count} of {total})");
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-/// Every shard's count through `at`, `None` when a shard failed.
-fn full_count(at: SocketAddr) -> Option<u64> {
-    let counted = send(at, "GET", "/logs/_count", None, &[]).json();
-    (counted["_shards"]["failed"] == 0).then(|| counted["count"].as_u64()).flatten()
 }
 
 /// How many shard copies are in data folder `data`.

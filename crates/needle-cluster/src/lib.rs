@@ -4,7 +4,8 @@
 //! (`membership`), through a small client of etcd's JSON gateway (`etcd`),
 //! indexes whose shards live on the nodes (`indices`: where each shard
 //! is, which shard a document goes to), and each shard's ingest log, a
-//! stream in NATS JetStream (`log`).
+//! stream in NATS JetStream (`log`), and the shards' segments in an object
+//! store with a pointer to each shard's last stored commit in etcd (`store`).
 //! The layer knows nothing of indexes or HTTP routes: the server asks it who
 //! is in the cluster.
 
@@ -13,6 +14,7 @@ pub mod http;
 pub mod indices;
 pub mod log;
 pub mod membership;
+pub mod store;
 
 pub use indices::{shard_name, shard_of, ShardedIndex};
 pub use membership::{ClusterConfig, Member, NodeInfo, View};

@@ -40,6 +40,10 @@
 //! `02 | crc | 07 00 00 00 00 00 00 00 | 00 | 02 00 00 00 | 02 61`.
 //! A publish that failed is sent again, regrouped, with the writes after
 //! it: a stream may hold a write twice, and a reader keeps its first copy.
+//!
+//! Once a shard's commit is stored (`crate::store`), the messages whose
+//! writes it holds are trimmed from the stream ([`ShardStream::trim_before`]):
+//! a stream may then begin with the later pieces of a record a stored commit holds.
 
 use std::time::Duration;
 
@@ -133,6 +137,7 @@ impl Nats {
 }
 
 /// One shard's stream.
+#[derive(Clone)]
 pub struct ShardStream {
     jetstream: jetstream::Context,
     stream: stream::Stream,
@@ -213,6 +218,14 @@ impl ShardStream {
             }
         }
         Ok(landed)
+    }
+}
+
+impl ShardStream {
+    /// Drops the stream's messages before sequence `keep_from` (their writes
+    /// are in a stored commit: see `crate::store`).
+    pub async fn trim_before(&self, keep_from: u64) -> Result<()> {
+        self.stream.purge().sequence(keep_from).await.map_err(failed).map(drop)
     }
 }
 
@@ -387,6 +400,8 @@ impl Reader {
                     let last = (part == 3).then(|| self.joining.take().expect("joining").1);
                     last.map(|joined| Logged::Write(joined.into()))
                 }
+                // A stream trimmed through a record's first piece: the record is not wanted.
+                _ if lsn <= kept => None,
                 _ => return Err(format!("a piece of write {lsn} without its first")),
             },
             // The pieces of a record its node never finished logging are dropped with it.
@@ -493,6 +508,10 @@ mod tests {
         assert!(Reader::new(1).read(&one[..3]).is_err());
         let piece = messages(&[(4, Bytes::from(vec![0; MESSAGE_BYTES + 1]))]).remove(1);
         assert!(Reader::new(1).read(&piece.payload).unwrap_err().contains("without its first"));
+        // A stream trimmed through write 4's first piece, read from write 5 on.
+        let mut trimmed = Reader::new(5);
+        assert!(trimmed.read(&piece.payload).is_ok(), "a piece of a write not wanted is passed over");
+        assert!(trimmed.out.is_empty());
     }
 
     #[test]

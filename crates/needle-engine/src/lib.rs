@@ -17,6 +17,7 @@
 
 mod aggs;
 mod check;
+mod commit_point;
 mod corpus_stats;
 mod date_format;
 mod date_math;
@@ -50,6 +51,7 @@ pub use aggs::{
     Missing, RangeSpec, TermsFilter, TermsOrder, TermsPattern, TopHits, ValueFormat,
 };
 pub use check::CheckReport;
+pub use commit_point::CommitPoint;
 pub use corpus_stats::{CorpusStatistics, FieldStatistics, SharedCorpus};
 pub use date_format::{parse_date, DateFormat, DEFAULT_DATE_FORMAT};
 pub use date_math::{now_ms, DateReading};

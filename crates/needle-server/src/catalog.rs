@@ -189,6 +189,26 @@ impl Handle {
         Ok(Handle { name: name.to_string(), settings, index, writer, counters: Arc::default() })
     }
 
+    /// The index whose files are in folder `fetched`, moved to `dir`, with
+    /// `mapping` (the one it should have now) added to its own.
+    fn seeded(
+        fetched: &Path,
+        dir: &Path,
+        name: &str,
+        settings: Settings,
+        mapping: Option<&Schema>,
+    ) -> ApiResult<Handle> {
+        std::fs::rename(fetched, dir).map_err(|e| {
+            let reason = format!("cannot move the fetched files of [{name}] into place: {e}");
+            ApiError::new(axum::http::StatusCode::INTERNAL_SERVER_ERROR, "exception", reason)
+        })?;
+        let handle = Handle::open(dir, name, settings, None)?;
+        if let Some(mapping) = mapping {
+            handle.writer.add_mapping(mapping)?;
+        }
+        Ok(handle)
+    }
+
     /// The index's settings now.
     pub fn settings(&self) -> Settings {
         self.settings.read().expect("settings lock").clone()
@@ -197,6 +217,10 @@ impl Handle {
 
 /// What fills an index before it is served ([`Catalog::create_filled`]).
 pub type Fill<'a> = &'a dyn Fn(&Handle) -> ApiResult<()>;
+
+/// What puts an index's files in a folder before it is opened (a shard's
+/// stored commit, fetched from the segment store): whether it put any.
+pub type Seed<'a> = &'a dyn Fn(&Path) -> ApiResult<bool>;
 
 pub struct Catalog {
     root: PathBuf,
@@ -351,22 +375,31 @@ impl Catalog {
         settings: &Value,
         aliases: BTreeSet<String>,
     ) -> ApiResult<Arc<Handle>> {
-        self.create_filled(name, mapping, settings, aliases, None)
+        self.create_filled(name, mapping, settings, aliases, None, None)
     }
 
     /// [`Catalog::create_with_aliases`], with `fill` run on the new index
     /// before it is served (a shard filled from its ingest log: no search or
     /// write reaches it half made). The catalog is not locked meanwhile, and
-    /// an error from `fill` undoes the creation.
+    /// an error from `fill` undoes the creation. With `seed`, the index is
+    /// made from the files it puts in a folder of its own (fetched without
+    /// the catalog's lock), `mapping` added to theirs.
     pub fn create_filled(
         &self,
         name: &str,
         mapping: Option<Schema>,
         settings: &Value,
         aliases: BTreeSet<String>,
+        seed: Option<Seed<'_>>,
         fill: Option<Fill<'_>>,
     ) -> ApiResult<Arc<Handle>> {
         check_name(name)?;
+        let fetching = self.root.with_file_name("fetching").join(name);
+        let _ = std::fs::remove_dir_all(&fetching); // what a failed fetch left
+        let seeded = match seed {
+            Some(seed) => seed(&fetching).inspect_err(|_| drop(std::fs::remove_dir_all(&fetching)))?,
+            None => false,
+        };
         let mut s = Settings::new();
         s.apply(settings)?;
         s.aliases = aliases;
@@ -407,7 +440,11 @@ impl Catalog {
             return Err(ApiError::bad_request("resource_already_exists_exception", reason));
         }
         let _ = std::fs::remove_dir_all(&dir); // what a failed create left
-        let handle = Handle::open(&dir, name, s, mapping.or_else(|| Some(Schema::default())))?;
+        let handle = match seeded {
+            true => Handle::seeded(&fetching, &dir, name, s, mapping.as_ref()),
+            false => Handle::open(&dir, name, s, mapping.or_else(|| Some(Schema::default()))),
+        };
+        let handle = handle.inspect_err(|_| drop(std::fs::remove_dir_all(&dir)))?;
         let written = write_settings(&dir, &handle.settings());
         if let Err(e) = written {
             drop(handle);

@@ -33,6 +33,8 @@ pub struct ServerConfig {
     /// The NATS servers whose JetStream logs the cluster's shards' writes
     /// (`nats://host:port`); `None`: each shard's own disk alone.
     pub log: Option<Vec<String>>,
+    /// Where the shards' commits are stored (a folder), if anywhere (needs `log`).
+    pub store: Option<String>,
 }
 
 impl ServerConfig {
@@ -48,6 +50,7 @@ impl ServerConfig {
             write_pool: PoolSize::write(cores),
             cluster: None,
             log: None,
+            store: None,
         }
     }
 }
@@ -112,11 +115,22 @@ impl Server {
         // The log is reached before joining: a node that cannot log does not join.
         let ingest = match (config.log, &config.cluster) {
             (Some(urls), Some(cluster)) => {
-                Some(crate::ingest::Ingest::connect(runtime.handle().clone(), &urls, &cluster.cluster)?)
+                let store = config.store.as_deref().map(|at| segment_store(at, cluster)).transpose()?;
+                Some(crate::ingest::Ingest::connect(
+                    runtime.handle().clone(),
+                    &urls,
+                    &cluster.cluster,
+                    store,
+                )?)
             }
             (Some(_), None) => {
                 return Err(std::io::Error::other(
                     "an ingest log (--log) is for a node of a cluster (--cluster)",
+                ))
+            }
+            (None, _) if config.store.is_some() => {
+                return Err(std::io::Error::other(
+                    "a segment store (--store) is for a cluster whose writes are logged (--log)",
                 ))
             }
             (None, _) => None,
@@ -171,6 +185,7 @@ impl Server {
             member.keep_up(move || crate::node_stats::node_info(&id, &name, address));
         }
         let following = follow_the_cluster(&app);
+        let storing = store_commits(&app);
         let served = runtime.block_on(async move {
             let shutdown = async move {
                 tokio::select! {
@@ -186,7 +201,7 @@ impl Server {
                 eprintln!("needle serve: leaving the cluster: {e}");
             }
         }
-        if let Some((stop, thread)) = following {
+        for (stop, thread) in following.into_iter().chain(storing) {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
             let _ = thread.join();
         }
@@ -204,20 +219,49 @@ impl Server {
     }
 }
 
-/// With an ingest log, a thread that makes the shards the cluster moves to
-/// this node and drops those it moves away, every second until told to stop.
-fn follow_the_cluster(app: &Shared) -> Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)> {
-    app.ingest.as_ref().zip(app.member.as_ref())?;
+/// A thread that runs `round` every `period` until told to stop.
+type Rounds = (Arc<AtomicBool>, std::thread::JoinHandle<()>);
+
+fn every(period: std::time::Duration, app: &Shared, round: impl Fn(&App) + Send + 'static) -> Rounds {
     let stop = Arc::new(AtomicBool::new(false));
     let (app, stopped) = (app.clone(), stop.clone());
     let thread = std::thread::spawn(move || {
-        let (Some(ingest), Some(member)) = (&app.ingest, &app.member) else { return };
         while !stopped.load(Ordering::Relaxed) {
-            std::thread::sleep(needle_cluster::membership::READ_EVERY);
-            ingest.follow(member, &app.catalog);
+            std::thread::sleep(period);
+            round(&app);
         }
     });
-    Some((stop, thread))
+    (stop, thread)
+}
+
+/// With an ingest log, a thread that makes the shards the cluster moves to
+/// this node and drops those it moves away, every second until told to stop.
+fn follow_the_cluster(app: &Shared) -> Option<Rounds> {
+    app.ingest.as_ref().zip(app.member.as_ref())?;
+    Some(every(needle_cluster::membership::READ_EVERY, app, |app| {
+        if let (Some(ingest), Some(member)) = (&app.ingest, &app.member) {
+            ingest.follow(member, &app.catalog);
+        }
+    }))
+}
+
+/// With a segment store, a thread that stores the commits of this node's primaries.
+fn store_commits(app: &Shared) -> Option<Rounds> {
+    app.ingest.as_ref()?;
+    Some(every(crate::ingest::STORE_EVERY, app, |app| {
+        if let Some(ingest) = &app.ingest {
+            ingest.store_commits(&app.catalog);
+        }
+    }))
+}
+
+/// The segment store at `location` of the cluster `cluster` configures.
+fn segment_store(
+    location: &str,
+    cluster: &ClusterConfig,
+) -> std::io::Result<needle_cluster::store::SegmentStore> {
+    let etcd = needle_cluster::etcd::Etcd::new(&cluster.etcd).map_err(std::io::Error::other)?;
+    needle_cluster::store::SegmentStore::open(location, etcd, &cluster.cluster).map_err(std::io::Error::other)
 }
 
 async fn terminated() {

@@ -15,6 +15,8 @@ pub struct NatsProcess {
     child: Option<Child>,
     dir: PathBuf,
     port: u16,
+    /// Its monitoring port (HTTP: `/jsz` tells its streams' state).
+    monitor: u16,
     /// In a cluster: its name, its route port and every server's route URL.
     cluster: Option<(String, u16, String)>,
     pub url: String,
@@ -53,7 +55,8 @@ impl NatsProcess {
 
     fn at(port: u16, cluster: Option<(String, u16, String)>) -> NatsProcess {
         let dir = std::env::temp_dir().join(format!("needle-test-nats-{}-{port}", std::process::id()));
-        NatsProcess { child: None, dir, port, cluster, url: format!("nats://127.0.0.1:{port}") }
+        let monitor = free_port();
+        NatsProcess { child: None, dir, port, monitor, cluster, url: format!("nats://127.0.0.1:{port}") }
     }
 
     /// Kills the server (SIGKILL): its clients see it gone.
@@ -68,7 +71,8 @@ impl NatsProcess {
     pub fn resume(&mut self) {
         assert!(self.child.is_none(), "the server runs");
         let mut command = Command::new("nats-server");
-        command.args(["-js", "-a", "127.0.0.1", "-p", &self.port.to_string(), "-sd"]).arg(&self.dir);
+        let (port, monitor) = (self.port.to_string(), self.monitor.to_string());
+        command.args(["-js", "-a", "127.0.0.1", "-p", &port, "-m", &monitor, "-sd"]).arg(&self.dir);
         if let Some((name, route, routes)) = &self.cluster {
             let own = format!("nats://127.0.0.1:{route}");
             command.args([
@@ -90,6 +94,25 @@ impl NatsProcess {
             assert!(started.elapsed() < Duration::from_secs(20), "nats-server did not listen in 20 s");
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+}
+
+impl NatsProcess {
+    /// The first and last sequence of each stream whose name starts with
+    /// `prefix`, by name, as the server's monitoring endpoint tells them.
+    pub fn stream_sequences(&self, prefix: &str) -> Vec<(String, u64, u64)> {
+        let at: SocketAddr = ([127, 0, 0, 1], self.monitor).into();
+        let jsz = crate::http::send(at, "GET", "/jsz?streams=true", None, &[]).json();
+        let accounts = jsz["account_details"].as_array().cloned().unwrap_or_default();
+        let streams =
+            accounts.iter().flat_map(|a| a["stream_detail"].as_array().cloned().unwrap_or_default());
+        let state = |s: &serde_json::Value, k: &str| s["state"][k].as_u64().unwrap_or(0);
+        streams
+            .filter_map(|s| {
+                let name = s["name"].as_str()?.to_string();
+                name.starts_with(prefix).then(|| (name, state(&s, "first_seq"), state(&s, "last_seq")))
+            })
+            .collect()
     }
 }
 

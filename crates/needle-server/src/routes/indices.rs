@@ -34,7 +34,7 @@ pub async fn create(State(app): State<Shared>, Path(name): Path<String>, call: C
         let body = call.json()?.unwrap_or_else(|| json!({}));
         // A shard is served once its writes are logged: none escapes the log.
         let made = |h: &Handle| app.ingest.as_ref().map_or(Ok(()), |ingest| ingest.made(h));
-        create_with(&app.catalog, &name, &body, Some(&made))?;
+        create_with(&app.catalog, &name, &body, None, Some(&made))?;
         Ok(respond::ok(&json!({"acknowledged": true, "shards_acknowledged": true, "index": name})))
     })
     .await
@@ -45,6 +45,7 @@ pub fn create_with(
     catalog: &Catalog,
     name: &str,
     body: &Value,
+    seed: Option<crate::catalog::Seed<'_>>,
     fill: Option<crate::catalog::Fill<'_>>,
 ) -> ApiResult<Arc<Handle>> {
     let Value::Object(body) = body else {
@@ -61,7 +62,7 @@ pub fn create_with(
             other => return Err(ApiError::parsing(format!("unknown key [{other}] for create index"))),
         }
     }
-    catalog.create_filled(name, mapping, &settings, aliases, fill)
+    catalog.create_filled(name, mapping, &settings, aliases, seed, fill)
 }
 
 /// A `mappings` object as a schema; what Needle cannot map is a `mapper_parsing_exception`.

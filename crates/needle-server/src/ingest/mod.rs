@@ -4,8 +4,10 @@
 //! writes of the same name). A shard opened at start first takes back, in
 //! order, the writes of its stream its own disk lost; one the cluster places
 //! here that the disk lost whole is made again from its index's record and
-//! filled from its stream (which keeps every write: nothing trims it yet, as
-//! segments are not yet kept in an object store). The node then takes the
+//! filled from its stream; with a segment store (`--store`), from the
+//! shard's last stored commit and the writes of its stream after it (see
+//! [`commits`]: the primaries' commits are stored as they are made, and each
+//! stream trimmed to the writes after its shard's). The node then takes the
 //! stream over with a writer's mark, which fences off any earlier writer (see
 //! `needle_cluster::log`), and every write is handed to the shard's
 //! [`ShardLog`] (the engine's `IngestLog`), which publishes them in order on
@@ -43,6 +45,10 @@ use tokio::sync::mpsc;
 use crate::catalog::{Catalog, Handle};
 use crate::error::{ApiError, ApiResult};
 
+mod commits;
+
+pub use commits::STORE_EVERY;
+
 /// How long a write waits for JetStream to hold it.
 const WAIT: Duration = Duration::from_secs(10);
 /// The pause before a failed stream is tried again.
@@ -65,6 +71,12 @@ pub struct Ingest {
     /// thread that follows its stream (none: made the primary, not yet
     /// attached to its stream).
     replicas: Mutex<BTreeMap<String, Replica>>,
+    /// Where shards' commits are stored, if anywhere.
+    store: Option<needle_cluster::store::SegmentStore>,
+    /// The logs of the primaries on this node, by local name (gone with their index).
+    primaries: Mutex<BTreeMap<String, std::sync::Weak<ShardLog>>>,
+    /// What this node stored of each of its primaries.
+    stored: Mutex<BTreeMap<String, commits::StoredShard>>,
 }
 
 /// A replica this node holds.
@@ -74,6 +86,14 @@ struct Replica {
 }
 
 impl Replica {
+    /// Whether its thread stopped following the stream on its own: the
+    /// stream was trimmed past the writes it needs (it fell behind).
+    fn lost(&self) -> bool {
+        self.following
+            .as_ref()
+            .is_some_and(|(stop, thread)| thread.is_finished() && !stop.load(Ordering::Relaxed))
+    }
+
     /// Stops following the stream, once the thread has applied what it took.
     fn stop(&mut self) {
         if let Some((stop, thread)) = self.following.take() {
@@ -84,14 +104,24 @@ impl Replica {
 }
 
 impl Ingest {
-    /// Connects to the NATS servers `urls` of cluster `cluster` (called off the runtime's threads).
+    /// Connects to the NATS servers `urls` of cluster `cluster` (called off
+    /// the runtime's threads), shards' commits kept in `store` if given.
     pub fn connect(
         runtime: tokio::runtime::Handle,
         urls: &[String],
         cluster: &str,
+        store: Option<needle_cluster::store::SegmentStore>,
     ) -> std::io::Result<Ingest> {
         let nats = runtime.block_on(Nats::connect(urls, cluster)).map_err(std::io::Error::other)?;
-        Ok(Ingest { nats, runtime, seen: Mutex::default(), replicas: Mutex::default() })
+        Ok(Ingest {
+            nats,
+            runtime,
+            seen: Mutex::default(),
+            replicas: Mutex::default(),
+            store,
+            primaries: Mutex::default(),
+            stored: Mutex::default(),
+        })
     }
 
     /// Logs every shard the cluster places on this node (`member`): those
@@ -171,7 +201,7 @@ impl Ingest {
         for (index, sharded) in indices {
             for k in (0..sharded.shards.len()).filter(|&k| sharded.replicas_of(k).iter().any(|n| n == me)) {
                 let name = shard_name(index, k);
-                if self.is_replica(&name) {
+                if self.is_replica(&name) && !self.forget_lost_replica(&name) {
                     continue;
                 }
                 if let Err(e) = self.make_replica(catalog, &name, &sharded.created) {
@@ -185,9 +215,21 @@ impl Ingest {
         self.replicas.lock().unwrap_or_else(|p| p.into_inner()).contains_key(name)
     }
 
+    /// Forgets replica `name` if it fell behind its trimmed stream (to be made again); whether it did.
+    fn forget_lost_replica(&self, name: &str) -> bool {
+        let mut replicas = self.replicas.lock().unwrap_or_else(|p| p.into_inner());
+        let lost = replicas.get(name).is_some_and(Replica::lost);
+        if lost {
+            replicas.remove(name);
+            eprintln!("needle serve: replica [{name}] fell behind its trimmed stream: made again");
+        }
+        lost
+    }
+
     /// Makes replica `name` afresh (a copy on disk is dropped: only one
     /// that followed the stream throughout is known to hold its prefix),
-    /// filled from its stream, then following it.
+    /// from the shard's stored commit if there is one, filled from its
+    /// stream, then following it.
     fn make_replica(
         &self,
         catalog: &Catalog,
@@ -207,7 +249,9 @@ impl Ingest {
             h.writer.attach_log(log.clone())?;
             Ok(())
         };
-        let handle = crate::routes::indices::create_with(catalog, name, created, Some(&fill))
+        let fetch = |dir: &std::path::Path| self.fetch(name, dir);
+        let seed = self.store.as_ref().map(|_| &fetch as crate::catalog::Seed<'_>);
+        let handle = crate::routes::indices::create_with(catalog, name, created, seed, Some(&fill))
             .map_err(|e| from_log(name, e))?;
         let stop = Arc::new(AtomicBool::new(false));
         let runtime = self.runtime.clone();
@@ -215,7 +259,7 @@ impl Ingest {
         let thread = std::thread::spawn(move || follow_stream(&runtime, &stream, &handle, start, &stopped));
         let replica = Replica { log, following: Some((stop, thread)) };
         self.replicas.lock().unwrap_or_else(|p| p.into_inner()).insert(name.to_string(), replica);
-        eprintln!("needle serve: replica [{name}] made from its stream, following it");
+        eprintln!("needle serve: replica [{name}] made, following its stream");
         Ok(())
     }
 
@@ -243,10 +287,12 @@ impl Ingest {
     }
 
     /// Makes shard `name` (of an index created with `created`), served once
-    /// filled from its stream, and logged from then on.
+    /// filled from its stored commit and its stream, and logged from then on.
     fn make(&self, catalog: &Catalog, name: &str, created: &serde_json::Value) -> std::io::Result<()> {
         let attach = |h: &Handle| self.attach(h, None);
-        crate::routes::indices::create_with(catalog, name, created, Some(&attach))
+        let fetch = |dir: &std::path::Path| self.fetch(name, dir);
+        let seed = self.store.as_ref().map(|_| &fetch as crate::catalog::Seed<'_>);
+        crate::routes::indices::create_with(catalog, name, created, seed, Some(&attach))
             .map_err(|e| from_log(name, e))?;
         Ok(())
     }
@@ -283,6 +329,7 @@ impl Ingest {
             return Ok(());
         }
         self.runtime.block_on(self.nats.remove(&handle.name)).map_err(unavailable)?;
+        self.forget_stored(&handle.name).map_err(unavailable)?;
         self.attach(handle, None)
     }
 
@@ -308,6 +355,8 @@ impl Ingest {
             }
         };
         let log = ShardLog::start(stream, writer.next_lsn() - 1, after, &self.runtime);
+        let primaries = &mut self.primaries.lock().unwrap_or_else(|p| p.into_inner());
+        primaries.insert(handle.name.clone(), Arc::downgrade(&log));
         match replica {
             Some(copy) => copy.promote(log),
             None => handle.writer.attach_log(Arc::new(CopyLog::writing(log)))?,
@@ -327,11 +376,22 @@ impl Ingest {
         if let Err(e) = self.runtime.block_on(self.nats.remove(name)) {
             eprintln!("needle: the stream of deleted shard [{name}] stays: {e}");
         }
+        if let Err(e) = self.forget_stored(name) {
+            eprintln!("needle: the stored commits of deleted shard [{name}] stay: {e}");
+        }
     }
 }
 
-/// Applies writes read from a shard's stream to its copy `handle`, in order.
+/// Applies writes read from a shard's stream to its copy `handle`, in
+/// order; an error when the stream no longer holds the copy's next write.
 fn apply(handle: &Handle, writes: Vec<(u64, Logged)>) -> ApiResult<()> {
+    if let Some(first) = trimmed_past(handle, &writes) {
+        let next = handle.writer.next_lsn();
+        return Err(unavailable(format!(
+            "the stream of [{}] holds writes from {first} on, not write {next}: they were trimmed once stored (the copy is made again from the stored commit)",
+            handle.name
+        )));
+    }
     for (lsn, write) in writes {
         match write {
             Logged::Write(record) => handle.writer.apply_logged(lsn, &record).map(drop)?,
@@ -341,9 +401,20 @@ fn apply(handle: &Handle, writes: Vec<(u64, Logged)>) -> ApiResult<()> {
     Ok(())
 }
 
+/// The first of `writes` when it comes after copy `handle`'s next write:
+/// the writes between were trimmed from the stream.
+fn trimmed_past(handle: &Handle, writes: &[(u64, Logged)]) -> Option<u64> {
+    match writes.first() {
+        Some((lsn, Logged::Write(_))) if *lsn > handle.writer.next_lsn() => Some(*lsn),
+        _ => None,
+    }
+}
+
 /// A replica's thread: applies the writes of `stream` from sequence `start`
 /// on to `handle` as they land, until `stop`. A failure (the stream
-/// unreachable) is told and the stream followed again from where it got.
+/// unreachable) is told and the stream followed again from where it got;
+/// a stream trimmed past the replica's next write ends the thread (the
+/// replica is made again).
 fn follow_stream(
     runtime: &tokio::runtime::Handle,
     stream: &ShardStream,
@@ -364,6 +435,11 @@ fn follow_stream(
         while !stop.load(Ordering::Relaxed) {
             let failed = match runtime.block_on(tail.next(POLL)) {
                 Ok(None) => continue,
+                Ok(Some((_, writes))) if trimmed_past(handle, &writes).is_some() => {
+                    return eprintln!(
+                        "needle serve: replica [{name}]: its stream was trimmed past its next write"
+                    );
+                }
                 Ok(Some((at, writes))) => match apply(handle, writes) {
                     Ok(()) => {
                         start = at + 1;
@@ -441,12 +517,31 @@ struct Acks {
     held: u64,
     /// Why the stream fails, until a write is held again.
     failure: Option<String>,
+    /// Messages JetStream confirmed that complete a write, oldest first
+    /// (the last few thousand): (stream sequence, the write), where the
+    /// stream can be trimmed.
+    completed: VecDeque<(u64, u64)>,
+}
+
+/// How many confirmed messages a shard's log remembers for trimming.
+const COMPLETED_KEPT: usize = 4096;
+
+impl Acks {
+    fn completed(&mut self, sequence: u64, lsn: u64) {
+        if self.completed.len() == COMPLETED_KEPT {
+            self.completed.pop_front();
+        }
+        self.completed.push_back((sequence, lsn));
+    }
 }
 
 /// One shard's writes on their way to its stream.
 struct ShardLog {
     sender: mpsc::UnboundedSender<(u64, Bytes)>,
     acks: Arc<(Mutex<Acks>, Condvar)>,
+    stream: ShardStream,
+    /// The stream sequence of this writer's mark: its term, greater than any earlier writer's.
+    term: u64,
 }
 
 impl ShardLog {
@@ -454,9 +549,34 @@ impl ShardLog {
     /// up to `held`, taken over at stream sequence `after` (the writer's mark).
     fn start(stream: ShardStream, held: u64, after: u64, runtime: &tokio::runtime::Handle) -> Arc<ShardLog> {
         let (sender, receiver) = mpsc::unbounded_channel();
-        let acks = Arc::new((Mutex::new(Acks { held, failure: None }), Condvar::new()));
-        runtime.spawn(publish(stream, receiver, acks.clone(), after));
-        Arc::new(ShardLog { sender, acks })
+        let mut state = Acks { held, ..Acks::default() };
+        // The mark completes every write up to `held`.
+        state.completed(after, held);
+        let acks = Arc::new((Mutex::new(state), Condvar::new()));
+        runtime.spawn(publish(stream.clone(), receiver, acks.clone(), after));
+        Arc::new(ShardLog { sender, acks, stream, term: after })
+    }
+
+    /// The newest write JetStream holds.
+    fn held(&self) -> u64 {
+        self.state().held
+    }
+
+    /// Drops the stream's messages whose writes are all at or before
+    /// `lsn` (in a stored commit); forgets them here too.
+    async fn trim_through(&self, lsn: u64) -> needle_cluster::log::Result<()> {
+        let keep_from = {
+            let mut acks = self.state();
+            let mut last = None;
+            while acks.completed.front().is_some_and(|&(_, l)| l <= lsn) {
+                last = acks.completed.pop_front();
+            }
+            last.map(|(sequence, _)| sequence + 1)
+        };
+        match keep_from {
+            Some(keep_from) => self.stream.trim_before(keep_from).await,
+            None => Ok(()),
+        }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, Acks> {
@@ -566,6 +686,7 @@ async fn publish(
                             tell(&|a| {
                                 a.held = a.held.max(lsn);
                                 a.failure = None;
+                                a.completed(ack.sequence, lsn);
                             });
                         }
                         continue;

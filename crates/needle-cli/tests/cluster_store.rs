@@ -1,0 +1,94 @@
+//! A segment store (`--store DIR`): each primary's commits are stored and
+//! its stream trimmed to the writes after them, so a copy made later (a
+//! shard moved to another node, a replica) is made from the stored commit
+//! and the rest of the stream: the writes trimmed from the stream are found.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::cluster::{bulk, copy_ids, full_count, kill, Cluster};
+use needle_testkit::http::send;
+use serde_json::json;
+
+const SHARD: &str = "logs.shard-0";
+
+/// Waits for `what` to hold, 30 s at most.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < Duration::from_secs(30), "{what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The files stored under the store's folder `store`.
+fn stored_files(store: &Path) -> usize {
+    let walk = |dir: &Path| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default()
+    };
+    let mut files = 0;
+    let mut todo = vec![store.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for path in walk(&dir) {
+            match path.is_dir() {
+                true => todo.push(path),
+                false => files += 1,
+            }
+        }
+    }
+    files
+}
+
+fn set(at: SocketAddr, path: &str, body: serde_json::Value) -> u16 {
+    send(at, "PUT", path, Some(body.to_string().as_bytes()), &[]).status
+}
+
+#[test]
+fn copies_are_made_from_the_stored_commit_and_the_trimmed_stream() {
+    let Some(cluster) = Cluster::start("store test") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let with_store = ["--store", store.to_str().unwrap()];
+    let node =
+        |id: &str, nodes| cluster.node_with(id, &dir.path().join(id), "127.0.0.1:0", nodes, &with_store);
+    let (n1, at1) = node("n1", 1);
+    let settings = json!({"settings": {"number_of_shards": 1, "number_of_replicas": 0}});
+    assert_eq!(set(at1, "/logs", settings), 200);
+
+    // Stored once committed: the stream keeps only what came after.
+    let mut acknowledged = bulk(at1, "a", 0..300);
+    assert_eq!(send(at1, "POST", "/logs/_flush", None, &[]).status, 200);
+    let stream = || cluster.nats.stream_sequences("NEEDLE_");
+    wait_until("the stream was never trimmed", || stream().first().is_some_and(|s| s.1 > 1));
+    acknowledged.extend(bulk(at1, "b", 0..50));
+    assert_eq!(acknowledged.len(), 350);
+    let (_, first, last) = stream().remove(0);
+    assert!(first > 1 && last >= first, "trimmed to {first}..={last}");
+
+    // n1 killed: the shard is made on n2 from the stored commit and the stream's rest.
+    let (n2, at2) = node("n2", 2);
+    kill(n1);
+    wait_until("the shard never came back whole on n2", || full_count(at2) == Some(350));
+    let mut want = acknowledged.clone();
+    want.sort();
+    assert_eq!(copy_ids(at2, SHARD), want);
+
+    // A replica on a new node: made the same way.
+    let (n3, at3) = node("n3", 2);
+    assert_eq!(set(at2, "/logs/_settings", json!({"index": {"number_of_replicas": 1}})), 200);
+    wait_until("the replica never held every document", || copy_ids(at3, SHARD) == want);
+    // It follows the stream from there.
+    let more = bulk(at2, "c", 0..20);
+    assert_eq!(more.len(), 20);
+    wait_until("the replica never followed", || copy_ids(at3, SHARD).len() == 370);
+
+    // A deleted index's stored commits go with it.
+    assert!(stored_files(&store) > 0);
+    assert_eq!(send(at2, "DELETE", "/logs", None, &[]).status, 200);
+    wait_until("the stored files stayed", || stored_files(&store) == 0);
+    kill(n2);
+    kill(n3);
+}

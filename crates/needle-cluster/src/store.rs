@@ -1,0 +1,316 @@
+//! Shards' segments kept in an object store (`needle serve --store DIR`;
+//! the `object_store` crate: its local file-system store today, the same
+//! calls for S3 later), so that a copy of a shard made on another node
+//! starts from the shard's last stored commit and reads only the writes of
+//! its stream after it, and the stream can be trimmed to those writes.
+//!
+//! A shard's primary copies each commit point of its index there: every
+//! file under a write-once key `{cluster}/{shard}/{term}/{file}` (`term`:
+//! the stream sequence of the writer's mark, which grows with each writer
+//! that takes the stream over; a file already stored by this term is not
+//! stored again), then the snapshot, a JSON object that names them:
+//!
+//! ```text
+//! {cluster}/{shard}/{term}/snapshot.{generation} :=
+//!   {"version": 1, "generation": 7, "checkpoint_lsn": 5120,
+//!    "files": {"needle.manifest": "c/logs.0/40/needle.manifest.7", "seg_000004.post": "c/logs.0/40/seg_000004.post", ...},
+//!    "crc32": <CRC-32 of this object's compact JSON with `crc32` 0>}
+//! ```
+//!
+//! and last moves the shard's pointer in etcd, `/needle/{cluster}/pointers/{shard}`
+//! = `{"version": 1, "generation": 7, "key": "<the snapshot's key>", "lsn": 5120, "term": 40}`,
+//! by a compare-and-swap on the key's revision: a writer never moves it
+//! back to an older commit (`lsn`) nor over a newer writer's (`term`), so a
+//! writer a newer one took over from is fenced here as in the stream.
+//! Only then is the stream trimmed below the writes after `lsn`.
+//! The snapshot's checksum catches one damaged at rest. A copy made from the
+//! store fetches the snapshot the pointer names and each of its files.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+use object_store::local::LocalFileSystem;
+use object_store::path::Path as Key;
+use object_store::{ObjectStore, ObjectStoreExt, WriteMultipart};
+use serde::{Deserialize, Serialize};
+
+use crate::etcd::Etcd;
+
+const VERSION: u32 = 1;
+/// Bytes a file is sent in.
+const CHUNK: usize = 8 << 20;
+/// The local name of the file a copy writes last (its commit point).
+const MANIFEST: &str = "needle.manifest";
+
+/// Why the object store (or the pointer in etcd) failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the segment store: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+fn failed(e: impl std::fmt::Display) -> StoreError {
+    StoreError(e.to_string())
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// Where a shard's last stored commit is (the value of its pointer in etcd).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pointer {
+    pub version: u32,
+    pub generation: u64,
+    /// The snapshot's key.
+    pub key: String,
+    /// Every write up to this one is in the stored commit.
+    pub lsn: u64,
+    /// The writer's term (its mark's stream sequence).
+    pub term: u64,
+}
+
+/// A commit point to store: its manifest's bytes and generation, its
+/// checkpoint, and every other file it names, open.
+pub struct Commit {
+    pub generation: u64,
+    pub checkpoint_lsn: u64,
+    pub manifest: Vec<u8>,
+    pub files: Vec<(String, std::fs::File)>,
+}
+
+/// What became of a commit sent to the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stored {
+    /// The pointer names it now.
+    Moved(Pointer),
+    /// The pointer names a newer commit, or a newer writer's: left as it is.
+    Stale(Pointer),
+}
+
+#[derive(Serialize, Deserialize)]
+struct Snapshot {
+    version: u32,
+    generation: u64,
+    checkpoint_lsn: u64,
+    files: BTreeMap<String, String>,
+    crc32: u32,
+}
+
+impl Snapshot {
+    fn checksum(&self) -> u32 {
+        let bare = Snapshot { crc32: 0, files: self.files.clone(), ..*self };
+        crc32fast::hash(&serde_json::to_vec(&bare).expect("a snapshot serializes"))
+    }
+}
+
+/// The object store and the pointers of a cluster's shards.
+pub struct SegmentStore {
+    store: Arc<dyn ObjectStore>,
+    etcd: Etcd,
+    cluster: String,
+}
+
+impl SegmentStore {
+    /// The store at `location` (a folder, made if missing) for cluster `cluster`, its pointers in `etcd`.
+    pub fn open(location: &str, etcd: Etcd, cluster: &str) -> Result<SegmentStore> {
+        if location.contains("://") {
+            return Err(StoreError(format!(
+                "[{location}]: this build stores segments in a folder (--store DIR); object store URLs are not supported yet"
+            )));
+        }
+        std::fs::create_dir_all(location).map_err(|e| StoreError(format!("[{location}]: {e}")))?;
+        let local = LocalFileSystem::new_with_prefix(location).map_err(failed)?;
+        Ok(SegmentStore { store: Arc::new(local), etcd, cluster: cluster.to_string() })
+    }
+
+    fn pointer_key(&self, shard: &str) -> String {
+        format!("/needle/{}/pointers/{shard}", self.cluster)
+    }
+
+    fn shard_prefix(&self, shard: &str) -> String {
+        format!("{}/{shard}", self.cluster)
+    }
+
+    /// The pointer of shard `shard`, and its revision in etcd (0: none yet).
+    pub async fn pointer(&self, shard: &str) -> Result<(Option<Pointer>, i64)> {
+        let Some(kv) = self.etcd.get(&self.pointer_key(shard)).await.map_err(failed)? else {
+            return Ok((None, 0));
+        };
+        let pointer: Pointer = serde_json::from_slice(&kv.value)
+            .map_err(|e| StoreError(format!("the pointer of [{shard}]: {e}")))?;
+        if pointer.version != VERSION {
+            return Err(StoreError(format!(
+                "the pointer of [{shard}]: version {} (this build reads {VERSION})",
+                pointer.version
+            )));
+        }
+        Ok((Some(pointer), kv.mod_revision))
+    }
+
+    /// Stores `commit` of shard `shard` for writer `term` and moves the
+    /// pointer to it, unless it names a newer commit or writer. `sent`
+    /// holds the files this term stored before (name to key) and gains
+    /// those stored now.
+    pub async fn put(
+        &self,
+        shard: &str,
+        term: u64,
+        commit: Commit,
+        sent: &mut BTreeMap<String, String>,
+    ) -> Result<Stored> {
+        let stale = |p: &Pointer| {
+            p.term > term
+                || p.lsn > commit.checkpoint_lsn
+                || (p.term == term && p.generation >= commit.generation)
+        };
+        if let (Some(p), _) = self.pointer(shard).await? {
+            if stale(&p) {
+                return Ok(Stored::Stale(p));
+            }
+        }
+        let prefix = format!("{}/{term}", self.shard_prefix(shard));
+        let mut files = BTreeMap::new();
+        for (name, mut file) in commit.files {
+            let key = match sent.get(&name) {
+                Some(key) => key.clone(),
+                None => {
+                    let key = format!("{prefix}/{name}");
+                    self.send(&key, &mut file).await?;
+                    sent.insert(name.clone(), key.clone());
+                    key
+                }
+            };
+            files.insert(name, key);
+        }
+        let manifest_key = format!("{prefix}/{MANIFEST}.{}", commit.generation);
+        self.send(&manifest_key, &mut commit.manifest.as_slice()).await?;
+        files.insert(MANIFEST.to_string(), manifest_key);
+        let mut snapshot = Snapshot {
+            version: VERSION,
+            generation: commit.generation,
+            checkpoint_lsn: commit.checkpoint_lsn,
+            files,
+            crc32: 0,
+        };
+        snapshot.crc32 = snapshot.checksum();
+        let key = format!("{prefix}/snapshot.{}", commit.generation);
+        let json = serde_json::to_vec_pretty(&snapshot).expect("a snapshot serializes");
+        self.send(&key, &mut json.as_slice()).await?;
+        let pointer = Pointer {
+            version: VERSION,
+            generation: commit.generation,
+            key,
+            lsn: commit.checkpoint_lsn,
+            term,
+        };
+        let value = serde_json::to_vec(&pointer).expect("a pointer serializes");
+        // A compare-and-swap on what was read just before: a writer that moved it meanwhile wins.
+        let (now, revision) = self.pointer(shard).await?;
+        if let Some(p) = now.filter(stale) {
+            return Ok(Stored::Stale(p));
+        }
+        let key = self.pointer_key(shard);
+        let moved = match revision {
+            0 => self.etcd.create(&key, &value, None).await,
+            r => self.etcd.replace(&key, &value, r).await,
+        };
+        match moved.map_err(failed)? {
+            true => Ok(Stored::Moved(pointer)),
+            false => match self.pointer(shard).await? {
+                (Some(p), _) => Ok(Stored::Stale(p)),
+                (None, _) => Err(StoreError(format!(
+                    "the pointer of [{shard}] changed while it was moved; tried again later"
+                ))),
+            },
+        }
+    }
+
+    /// Fetches shard `shard`'s stored commit into folder `dir` (made if
+    /// missing; its manifest written last), if the shard has one: its pointer.
+    pub async fn fetch(&self, shard: &str, dir: &Path) -> Result<Option<Pointer>> {
+        let (Some(pointer), _) = self.pointer(shard).await? else { return Ok(None) };
+        let bytes = self.get(&pointer.key).await?;
+        let snapshot: Snapshot = serde_json::from_slice(&bytes)
+            .map_err(|e| StoreError(format!("snapshot {}: {e}", pointer.key)))?;
+        if snapshot.version != VERSION || snapshot.crc32 != snapshot.checksum() {
+            return Err(StoreError(format!(
+                "snapshot {}: damaged (its checksum or version does not match)",
+                pointer.key
+            )));
+        }
+        std::fs::create_dir_all(dir).map_err(|e| StoreError(format!("{}: {e}", dir.display())))?;
+        let manifest = snapshot
+            .files
+            .get(MANIFEST)
+            .ok_or_else(|| StoreError(format!("snapshot {} names no manifest", pointer.key)))?;
+        for (name, key) in snapshot.files.iter().filter(|(n, _)| *n != MANIFEST) {
+            self.fetch_file(key, &dir.join(safe_name(name)?)).await?;
+        }
+        self.fetch_file(manifest, &dir.join(MANIFEST)).await?;
+        std::fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| StoreError(format!("{}: {e}", dir.display())))?;
+        Ok(Some(pointer))
+    }
+
+    /// Forgets shard `shard`: its pointer and every file stored for it (its index deleted or made anew).
+    pub async fn forget(&self, shard: &str) -> Result<()> {
+        self.etcd.delete(&self.pointer_key(shard)).await.map_err(failed)?;
+        let prefix = Key::from(self.shard_prefix(shard));
+        let mut listed = self.store.list(Some(&prefix));
+        while let Some(meta) = listed.next().await {
+            self.store.delete(&meta.map_err(failed)?.location).await.map_err(failed)?;
+        }
+        Ok(())
+    }
+
+    /// Sends what `from` reads to `key`.
+    async fn send(&self, key: &str, from: &mut dyn Read) -> Result<()> {
+        let upload =
+            self.store.put_multipart(&Key::from(key)).await.map_err(|e| StoreError(format!("{key}: {e}")))?;
+        let mut writer = WriteMultipart::new_with_chunk_size(upload, CHUNK);
+        let mut buffer = vec![0; CHUNK];
+        loop {
+            let n = from.read(&mut buffer).map_err(|e| StoreError(format!("reading for {key}: {e}")))?;
+            if n == 0 {
+                break;
+            }
+            writer.wait_for_capacity(2).await.map_err(|e| StoreError(format!("{key}: {e}")))?;
+            writer.write(&buffer[..n]);
+        }
+        writer.finish().await.map_err(|e| StoreError(format!("{key}: {e}")))?;
+        Ok(())
+    }
+
+    async fn get(&self, key: &str) -> Result<bytes::Bytes> {
+        let got = self.store.get(&Key::from(key)).await.map_err(|e| StoreError(format!("{key}: {e}")))?;
+        got.bytes().await.map_err(|e| StoreError(format!("{key}: {e}")))
+    }
+
+    /// Fetches `key` into file `path`, synced.
+    async fn fetch_file(&self, key: &str, path: &Path) -> Result<()> {
+        let named = |e: &dyn std::fmt::Display| StoreError(format!("{key} to {}: {e}", path.display()));
+        let got = self.store.get(&Key::from(key)).await.map_err(|e| named(&e))?;
+        let mut file = std::fs::File::create(path).map_err(|e| named(&e))?;
+        let mut chunks = got.into_stream();
+        while let Some(chunk) = chunks.next().await {
+            file.write_all(&chunk.map_err(|e| named(&e))?).map_err(|e| named(&e))?;
+        }
+        file.sync_all().map_err(|e| named(&e))
+    }
+}
+
+/// A file name from a snapshot, refused if it would leave the folder.
+fn safe_name(name: &str) -> Result<&str> {
+    match name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+        true => Err(StoreError(format!("a snapshot names file `{name}`, not a file of an index folder"))),
+        false => Ok(name),
+    }
+}
