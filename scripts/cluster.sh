@@ -16,6 +16,8 @@
 # NEEDLE, the binary (default: target/release/needle, built if missing);
 # NODES, how many Needle nodes (default 3; the first serves on NODE_PORT + 1);
 # LOG=0, nodes that keep their writes on their own disks only (no NATS);
+# STORE=0, no segment store (by default the nodes store their shards' commits
+# in $DIR/store, so a copy made elsewhere starts from them and streams are trimmed);
 # NODE_PORT (9210), ETCD_PORT (23790) and NATS_PORT (4230), the ports before
 # the first node's, the first etcd member's and the first NATS server's client
 # port (etcd peers: ETCD_PORT + 10 + i; NATS routes: NATS_PORT + 10 + i);
@@ -119,6 +121,7 @@ up() {
   if [[ "${LOG:-1}" != 0 ]]; then
     command -v nats-server >/dev/null || { echo "nats-server is not installed: apt-get install nats-server" >&2; exit 1; }
     log=(--log "nats=$(nats_urls)")
+    if [[ "${STORE:-1}" != 0 ]]; then log+=(--store "$DIR/store"); fi
   fi
   if [[ ! -x "$NEEDLE" ]]; then
     (cd "$root" && cargo build --release -p needle-cli)

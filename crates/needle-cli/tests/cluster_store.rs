@@ -76,7 +76,9 @@ fn copies_are_made_from_the_stored_commit_and_the_trimmed_stream() {
     want.sort();
     assert_eq!(copy_ids(at2, SHARD), want);
 
-    // A replica on a new node: made the same way.
+    // A replica on a new node: made the same way, here from a stream trimmed whole.
+    assert_eq!(send(at2, "POST", "/logs/_flush", None, &[]).status, 200);
+    wait_until("the stream was never trimmed whole", || stream().first().is_some_and(|s| s.1 > s.2));
     let (n3, at3) = node("n3", 2);
     assert_eq!(set(at2, "/logs/_settings", json!({"index": {"number_of_replicas": 1}})), 200);
     wait_until("the replica never held every document", || copy_ids(at3, SHARD) == want);

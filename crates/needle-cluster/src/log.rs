@@ -163,9 +163,11 @@ impl ShardStream {
     /// stream's last message.
     pub async fn read_from(&self, lsn: u64) -> Result<Read> {
         let mut stream = self.stream.clone();
-        let last = stream.info().await.map_err(failed)?.state.last_sequence;
+        let state = &stream.info().await.map_err(failed)?.state;
+        let (last, messages) = (state.last_sequence, state.messages);
         let mut reader = Reader::new(lsn);
-        if last == 0 {
+        // Empty: never written, or trimmed whole.
+        if messages == 0 {
             return Ok(reader.done(last));
         }
         let config =

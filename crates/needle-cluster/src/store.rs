@@ -189,6 +189,8 @@ impl SegmentStore {
             };
             files.insert(name, key);
         }
+        // A file no longer named (merged away, its deletions replaced) is never named again.
+        sent.retain(|name, _| files.contains_key(name));
         let manifest_key = format!("{prefix}/{MANIFEST}.{}", commit.generation);
         self.send(&manifest_key, &mut commit.manifest.as_slice()).await?;
         files.insert(MANIFEST.to_string(), manifest_key);
@@ -236,15 +238,7 @@ impl SegmentStore {
     /// missing; its manifest written last), if the shard has one: its pointer.
     pub async fn fetch(&self, shard: &str, dir: &Path) -> Result<Option<Pointer>> {
         let (Some(pointer), _) = self.pointer(shard).await? else { return Ok(None) };
-        let bytes = self.get(&pointer.key).await?;
-        let snapshot: Snapshot = serde_json::from_slice(&bytes)
-            .map_err(|e| StoreError(format!("snapshot {}: {e}", pointer.key)))?;
-        if snapshot.version != VERSION || snapshot.crc32 != snapshot.checksum() {
-            return Err(StoreError(format!(
-                "snapshot {}: damaged (its checksum or version does not match)",
-                pointer.key
-            )));
-        }
+        let snapshot = self.snapshot(&pointer.key).await?;
         std::fs::create_dir_all(dir).map_err(|e| StoreError(format!("{}: {e}", dir.display())))?;
         let manifest = snapshot
             .files
@@ -260,6 +254,34 @@ impl SegmentStore {
         Ok(Some(pointer))
     }
 
+    /// The keys stored for shard `shard` that its commit at `pointer` does
+    /// not name, stored by its writer or earlier ones (a newer writer's
+    /// files may be on their way into a snapshot): garbage, once no copy
+    /// can still be fetching an older commit that names them.
+    pub async fn unnamed(&self, shard: &str, pointer: &Pointer) -> Result<Vec<String>> {
+        let snapshot = self.snapshot(&pointer.key).await?;
+        let named: std::collections::BTreeSet<&str> =
+            snapshot.files.values().map(String::as_str).chain([pointer.key.as_str()]).collect();
+        let prefix = self.shard_prefix(shard);
+        let mut listed = self.store.list(Some(&Key::from(prefix.clone())));
+        let mut unnamed = Vec::new();
+        while let Some(meta) = listed.next().await {
+            let key = meta.map_err(failed)?.location.to_string();
+            if !named.contains(key.as_str()) && term_of(&prefix, &key).is_some_and(|t| t <= pointer.term) {
+                unnamed.push(key);
+            }
+        }
+        Ok(unnamed)
+    }
+
+    /// Deletes `key` (gone already is no error).
+    pub async fn delete(&self, key: &str) -> Result<()> {
+        match self.store.delete(&Key::from(key)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(StoreError(format!("{key}: {e}"))),
+        }
+    }
+
     /// Forgets shard `shard`: its pointer and every file stored for it (its index deleted or made anew).
     pub async fn forget(&self, shard: &str) -> Result<()> {
         self.etcd.delete(&self.pointer_key(shard)).await.map_err(failed)?;
@@ -269,6 +291,19 @@ impl SegmentStore {
             self.store.delete(&meta.map_err(failed)?.location).await.map_err(failed)?;
         }
         Ok(())
+    }
+
+    /// The snapshot at `key`, checked.
+    async fn snapshot(&self, key: &str) -> Result<Snapshot> {
+        let bytes = self.get(key).await?;
+        let snapshot: Snapshot =
+            serde_json::from_slice(&bytes).map_err(|e| StoreError(format!("snapshot {key}: {e}")))?;
+        if snapshot.version != VERSION || snapshot.crc32 != snapshot.checksum() {
+            return Err(StoreError(format!(
+                "snapshot {key}: damaged (its checksum or version does not match)"
+            )));
+        }
+        Ok(snapshot)
     }
 
     /// Sends what `from` reads to `key`.
@@ -307,10 +342,42 @@ impl SegmentStore {
     }
 }
 
+/// The writer's term of `key`, stored under a shard's `prefix` (`{prefix}/{term}/{file}`).
+fn term_of(prefix: &str, key: &str) -> Option<u64> {
+    key.strip_prefix(prefix)?.strip_prefix('/')?.split('/').next()?.parse().ok()
+}
+
 /// A file name from a snapshot, refused if it would leave the folder.
 fn safe_name(name: &str) -> Result<&str> {
     match name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
         true => Err(StoreError(format!("a snapshot names file `{name}`, not a file of an index folder"))),
         false => Ok(name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_name_their_writers_term() {
+        assert_eq!(term_of("c/logs.shard-0", "c/logs.shard-0/40/seg_000001.post"), Some(40));
+        assert_eq!(term_of("c/logs.shard-0", "c/logs.shard-0/x/seg_000001.post"), None);
+        // Another shard whose name starts alike is not this one's.
+        assert_eq!(term_of("c/logs.shard-1", "c/logs.shard-10/40/seg_000001.post"), None);
+    }
+
+    #[test]
+    fn a_snapshot_names_only_files_of_its_folder_and_is_checked() {
+        assert!(safe_name("seg_000001.post").is_ok());
+        for bad in ["", "../x", "a/b", ".hidden", "a\\b"] {
+            assert!(safe_name(bad).is_err(), "{bad}");
+        }
+        let files = BTreeMap::from([("needle.manifest".to_string(), "k".to_string())]);
+        let mut snapshot = Snapshot { version: VERSION, generation: 3, checkpoint_lsn: 9, files, crc32: 0 };
+        snapshot.crc32 = snapshot.checksum();
+        let sealed = snapshot.crc32;
+        snapshot.checkpoint_lsn = 10;
+        assert_ne!(snapshot.checksum(), sealed, "a changed snapshot fails its checksum");
     }
 }

@@ -8,8 +8,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use needle_cluster::store::{Commit, Stored};
+use needle_cluster::store::{Commit, Pointer, Stored};
 use needle_engine::CommitPoint;
 
 use super::{unavailable, Ingest, ShardLog};
@@ -17,7 +18,10 @@ use crate::catalog::Catalog;
 use crate::error::ApiResult;
 
 /// How often the primaries' commits are looked at.
-pub const STORE_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+pub const STORE_EVERY: Duration = Duration::from_secs(2);
+/// How long a stored file no commit names is kept: a copy may still be
+/// fetching the older commit that named it.
+const UNNAMED_KEPT: Duration = Duration::from_secs(60);
 
 /// What this node stored of one of its primaries.
 #[derive(Default)]
@@ -28,6 +32,8 @@ pub struct StoredShard {
     generation: u64,
     /// The files this term stored, by name: their keys.
     sent: BTreeMap<String, String>,
+    /// Stored files the last stored commit does not name: since when.
+    unnamed: BTreeMap<String, Instant>,
 }
 
 impl Ingest {
@@ -75,13 +81,27 @@ impl Ingest {
         shard.generation = generation;
         match put.map_err(|e| e.to_string())? {
             Stored::Moved(pointer) => {
-                self.runtime.block_on(log.trim_through(pointer.lsn)).map_err(|e| e.to_string())
+                self.runtime.block_on(log.trim_through(pointer.lsn)).map_err(|e| e.to_string())?;
+                self.collect(name, &pointer, shard).map_err(|e| format!("its unneeded files stay: {e}"))
             }
             Stored::Stale(pointer) if pointer.term > log.term => {
                 Err(format!("a newer writer (term {}) stored the shard's commits", pointer.term))
             }
             Stored::Stale(_) => Ok(()),
         }
+    }
+
+    /// Deletes the files of shard `name` no commit named for a while (`pointer`: its last).
+    fn collect(
+        &self,
+        name: &str,
+        pointer: &Pointer,
+        shard: &mut StoredShard,
+    ) -> needle_cluster::store::Result<()> {
+        let store = self.store.as_ref().expect("a segment store");
+        let unnamed = self.runtime.block_on(store.unnamed(name, pointer))?;
+        let ripe = ripen(&mut shard.unnamed, unnamed, Instant::now());
+        ripe.iter().try_for_each(|key| self.runtime.block_on(store.delete(key)))
     }
 
     /// Fetches shard `name`'s stored commit into `dir`, if it has one.
@@ -104,5 +124,37 @@ impl Ingest {
             Some(store) => self.runtime.block_on(store.forget(name)),
             None => Ok(()),
         }
+    }
+}
+
+/// Of the files no commit names now (`unnamed`), those unnamed for
+/// [`UNNAMED_KEPT`] by `now` (`since`: when each was first seen unnamed,
+/// kept for the others).
+fn ripen(since: &mut BTreeMap<String, Instant>, unnamed: Vec<String>, now: Instant) -> Vec<String> {
+    let seen: BTreeMap<String, Instant> =
+        unnamed.into_iter().map(|key| (key.clone(), *since.get(&key).unwrap_or(&now))).collect();
+    let (ripe, waiting) = seen.into_iter().partition(|(_, t)| now.duration_since(*t) >= UNNAMED_KEPT);
+    *since = waiting;
+    ripe.into_keys().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unnamed_file_goes_once_unnamed_for_a_while() {
+        let start = Instant::now();
+        let mut since = BTreeMap::new();
+        let keys = |k: &[&str]| k.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        assert!(ripen(&mut since, keys(&["a", "b"]), start).is_empty(), "just unnamed");
+        let later = start + UNNAMED_KEPT / 2;
+        assert!(ripen(&mut since, keys(&["a", "b", "c"]), later).is_empty());
+        // "b" is named again meanwhile (forgotten); "a" has waited long enough, "c" not.
+        let ripe = ripen(&mut since, keys(&["a", "c"]), start + UNNAMED_KEPT);
+        assert_eq!(ripe, ["a"]);
+        assert_eq!(since.keys().collect::<Vec<_>>(), ["c"]);
+        assert_eq!(ripen(&mut since, keys(&["b", "c"]), later + UNNAMED_KEPT), ["c"]);
+        assert_eq!(since.keys().collect::<Vec<_>>(), ["b"], "b waits again from its new unnaming");
     }
 }
