@@ -288,7 +288,12 @@ impl SegmentStore {
         let prefix = Key::from(self.shard_prefix(shard));
         let mut listed = self.store.list(Some(&prefix));
         while let Some(meta) = listed.next().await {
-            self.store.delete(&meta.map_err(failed)?.location).await.map_err(failed)?;
+            // Another node forgetting it too may have deleted it first.
+            match meta {
+                Ok(meta) => self.delete(meta.location.as_ref()).await?,
+                Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(failed(e)),
+            }
         }
         Ok(())
     }

@@ -274,7 +274,14 @@ impl Ingest {
             replica.log.clone()
         };
         let handle = catalog.get(name).map_err(|e| from_log(name, e))?;
-        self.attach(&handle, Some(&log)).map_err(|e| from_log(name, e))?;
+        if let Err(e) = self.attach(&handle, Some(&log)) {
+            // Fallen behind its trimmed stream: dropped, the shard is made afresh next time.
+            if e.reason.contains(TRIMMED) {
+                self.replicas.lock().unwrap_or_else(|p| p.into_inner()).remove(name);
+                catalog.delete(name).map_err(|e| from_log(name, e))?;
+            }
+            return Err(from_log(name, e));
+        }
         self.replicas.lock().unwrap_or_else(|p| p.into_inner()).remove(name);
         eprintln!("needle serve: replica [{name}] is the shard's primary now");
         Ok(())
@@ -382,13 +389,16 @@ impl Ingest {
     }
 }
 
+/// What the error of a copy behind its trimmed stream says.
+const TRIMMED: &str = "they were trimmed once stored";
+
 /// Applies writes read from a shard's stream to its copy `handle`, in
 /// order; an error when the stream no longer holds the copy's next write.
 fn apply(handle: &Handle, writes: Vec<(u64, Logged)>) -> ApiResult<()> {
     if let Some(first) = trimmed_past(handle, &writes) {
         let next = handle.writer.next_lsn();
         return Err(unavailable(format!(
-            "the stream of [{}] holds writes from {first} on, not write {next}: they were trimmed once stored (the copy is made again from the stored commit)",
+            "the stream of [{}] holds writes from {first} on, not write {next}: {TRIMMED} (the copy is made again from the stored commit)",
             handle.name
         )));
     }
