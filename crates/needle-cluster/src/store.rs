@@ -165,17 +165,33 @@ impl SegmentStore {
         commit: Commit,
         sent: &mut BTreeMap<String, String>,
     ) -> Result<Stored> {
-        let stale = |p: &Pointer| {
-            p.term > term
-                || p.lsn > commit.checkpoint_lsn
-                || (p.term == term && p.generation >= commit.generation)
-        };
+        let (generation, lsn) = (commit.generation, commit.checkpoint_lsn);
+        let stale =
+            |p: &Pointer| p.term > term || p.lsn > lsn || (p.term == term && p.generation >= generation);
         if let (Some(p), _) = self.pointer(shard).await? {
             if stale(&p) {
                 return Ok(Stored::Stale(p));
             }
         }
         let prefix = format!("{}/{term}", self.shard_prefix(shard));
+        let files = self.send_files(&prefix, commit, sent).await?;
+        let mut snapshot = Snapshot { version: VERSION, generation, checkpoint_lsn: lsn, files, crc32: 0 };
+        snapshot.crc32 = snapshot.checksum();
+        let key = format!("{prefix}/snapshot.{generation}");
+        let json = serde_json::to_vec_pretty(&snapshot).expect("a snapshot serializes");
+        self.send(&key, &mut json.as_slice()).await?;
+        let pointer = Pointer { version: VERSION, generation, key, lsn, term };
+        self.move_pointer(shard, pointer, stale).await
+    }
+
+    /// Sends the files of `commit` that `sent` lacks under `prefix`, then
+    /// its manifest: every file's key, by name.
+    async fn send_files(
+        &self,
+        prefix: &str,
+        commit: Commit,
+        sent: &mut BTreeMap<String, String>,
+    ) -> Result<BTreeMap<String, String>> {
         let mut files = BTreeMap::new();
         for (name, mut file) in commit.files {
             let key = match sent.get(&name) {
@@ -194,31 +210,24 @@ impl SegmentStore {
         let manifest_key = format!("{prefix}/{MANIFEST}.{}", commit.generation);
         self.send(&manifest_key, &mut commit.manifest.as_slice()).await?;
         files.insert(MANIFEST.to_string(), manifest_key);
-        let mut snapshot = Snapshot {
-            version: VERSION,
-            generation: commit.generation,
-            checkpoint_lsn: commit.checkpoint_lsn,
-            files,
-            crc32: 0,
-        };
-        snapshot.crc32 = snapshot.checksum();
-        let key = format!("{prefix}/snapshot.{}", commit.generation);
-        let json = serde_json::to_vec_pretty(&snapshot).expect("a snapshot serializes");
-        self.send(&key, &mut json.as_slice()).await?;
-        let pointer = Pointer {
-            version: VERSION,
-            generation: commit.generation,
-            key,
-            lsn: commit.checkpoint_lsn,
-            term,
-        };
-        let value = serde_json::to_vec(&pointer).expect("a pointer serializes");
-        // A compare-and-swap on what was read just before: a writer that moved it meanwhile wins.
+        Ok(files)
+    }
+
+    /// Moves the pointer of `shard` to `pointer` by a compare-and-swap on
+    /// what was read just before, unless what it names then is `stale`
+    /// (a writer that moved it meanwhile wins).
+    async fn move_pointer(
+        &self,
+        shard: &str,
+        pointer: Pointer,
+        stale: impl Fn(&Pointer) -> bool,
+    ) -> Result<Stored> {
         let (now, revision) = self.pointer(shard).await?;
-        if let Some(p) = now.filter(stale) {
+        if let Some(p) = now.filter(&stale) {
             return Ok(Stored::Stale(p));
         }
         let key = self.pointer_key(shard);
+        let value = serde_json::to_vec(&pointer).expect("a pointer serializes");
         let moved = match revision {
             0 => self.etcd.create(&key, &value, None).await,
             r => self.etcd.replace(&key, &value, r).await,

@@ -7,6 +7,9 @@
 # kill to the first count with no shard failing and to the first fully acknowledged write.
 # SETTINGS, the index's settings (default {"number_of_shards": 3}; with "number_of_replicas": 1,
 # the failover of a cluster with replicas). ROUNDS rounds. Every process shares the machine's cores.
+# The index is flushed and left 5 s before the kill, so that with a segment store (scripts/cluster.sh
+# stores commits unless STORE=0) the shards' commits are stored and their streams trimmed; LEASE
+# sets the nodes' lease (10 s when unset).
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 OUT=${OUT:-bench/results/2026-11-29/failover}
@@ -21,6 +24,8 @@ for round in $(seq 1 "${ROUNDS:-2}"); do
   target/release/needle-bench bulk --url http://127.0.0.1:9211 --index sotu --corpus "$CORPUS" \
     --settings "${SETTINGS:-{\"number_of_shards\": 3\}}" --out "$dir/bulk.json"
   curl -fsS -XPOST http://127.0.0.1:9211/sotu/_refresh >/dev/null
+  curl -fsS -XPOST http://127.0.0.1:9211/sotu/_flush >/dev/null
+  sleep 5
   python3 - "$dir" "$OUT/round$round.json" <<'PY'
 import json, os, signal, subprocess, sys, time, urllib.request
 dir, out = sys.argv[1], sys.argv[2]
@@ -59,7 +64,8 @@ while time.monotonic() - killed < 180 and None in first.values():
 call("POST", "/sotu/_refresh")
 final = call("GET", "/sotu/_count")
 moved = [l for n in (1, 2) for l in open(f"{dir}/node-{n}.log") if "placed (gone" in l]
-report = {"documents": total, "killed_node_shard": shard, "lease_ttl_s": 10,
+report = {"documents": total, "killed_node_shard": shard, "lease_ttl_s": int(os.environ.get("LEASE") or 10),
+          "store": os.environ.get("STORE", "1") != "0",
           "settings": json.loads(os.environ.get("SETTINGS") or '{"number_of_shards": 3}'),
           "first_full_count_s": first["count"], "first_acknowledged_write_s": first["write"],
           "manager_log": moved,
