@@ -1,10 +1,13 @@
 //! `_cat/indices` and `_cat/shards` on a node of a cluster: the cluster's
 //! indexes (each shard's figures asked of its node, all nodes at once), and
-//! this node's own indexes that are no cluster index's shards. A primary
-//! whose node does not answer shows as `UNASSIGNED` and makes its index red;
-//! a replica so, or one the index wants and no node holds, makes it yellow.
+//! this node's own indexes that are no cluster index's shards. A copy its
+//! node serves is `STARTED`; one placed on a live node that does not serve
+//! it yet (filling it) is `INITIALIZING`; one whose node does not answer, or
+//! a replica the index wants and no node is given, `UNASSIGNED`. A primary
+//! not started makes its index red, a replica yellow; `_cluster/health`
+//! counts copies the same way ([`serving`], [`state_of`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use axum::extract::{FromRequest, Request};
 use axum::response::Response;
@@ -40,6 +43,63 @@ pub fn listing_of(path: &str) -> Option<(Listing, String)> {
     Some((listing, expression.into_owned()))
 }
 
+/// Which node serves which shard copy, as the live nodes told.
+#[derive(Debug, Default)]
+pub struct Serving {
+    /// (a copy's local name, its node's id).
+    copies: HashSet<(String, String)>,
+    /// The nodes that answered.
+    answered: HashSet<String>,
+}
+
+impl Serving {
+    /// Node `node` answered, serving copies `names`.
+    pub fn told(&mut self, node: &str, names: impl IntoIterator<Item = String>) {
+        self.answered.insert(node.to_string());
+        self.copies.extend(names.into_iter().map(|name| (name, node.to_string())));
+    }
+}
+
+/// What a shard copy is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyState {
+    Started,
+    /// Placed on a live node that does not serve it yet.
+    Initializing,
+    /// Its node is gone, or no node was given it.
+    Unassigned,
+}
+
+impl CopyState {
+    fn as_str(self) -> &'static str {
+        match self {
+            CopyState::Started => "STARTED",
+            CopyState::Initializing => "INITIALIZING",
+            CopyState::Unassigned => "UNASSIGNED",
+        }
+    }
+}
+
+/// The state of copy `shard` (a local name) given to `node`, if any: a
+/// node that does not answer serves nothing.
+pub fn state_of(serving: &Serving, shard: &str, node: Option<&String>) -> CopyState {
+    match node {
+        Some(n) if serving.copies.contains(&(shard.to_string(), n.clone())) => CopyState::Started,
+        Some(n) if serving.answered.contains(n) => CopyState::Initializing,
+        _ => CopyState::Unassigned,
+    }
+}
+
+/// The copies every live node serves, asked of them all at once.
+pub async fn serving(member: &Member, api_key: Option<&str>) -> Serving {
+    let mut serving = Serving::default();
+    for (node, _, rows) in every_node_rows(member, api_key).await {
+        let Some(rows) = rows else { continue };
+        serving.told(&node, rows.iter().filter_map(|r| Some(r.get("index")?.as_str()?.to_string())));
+    }
+    serving
+}
+
 /// A shard's `_cat/indices` row on its node, and that node's id and address.
 struct Held {
     row: Map<String, Value>,
@@ -61,7 +121,10 @@ pub async fn cat(
     // Each copy's row, by its local name and node.
     let mut held: HashMap<(String, String), Held> = HashMap::new();
     let mut own = Vec::new();
+    let mut serving = Serving::default();
     for (node, address, rows) in every_node_rows(member, app.api_key.as_deref()).await {
+        let Some(rows) = rows else { continue };
+        serving.told(&node, []);
         for row in rows {
             let name = row.get("index").and_then(Value::as_str).unwrap_or_default().to_string();
             let shard = of_shard(&name, &indices).filter(|(index, k)| indices[*index].holds(&node, *k));
@@ -82,19 +145,27 @@ pub async fn cat(
         let primaries: Vec<Option<&Held>> =
             (0..sharded.shards.len()).map(|k| copy(k, Some(&sharded.shards[k]))).collect();
         // Each shard's wanted replicas, those no node holds too.
-        let replicas: Vec<(usize, Option<&Held>)> = (0..sharded.shards.len())
-            .flat_map(|k| (0..sharded.replicas_wanted()).map(move |r| (k, r)))
-            .map(|(k, r)| (k, copy(k, sharded.replicas_of(k).get(r))))
+        let replicas: Vec<(usize, Option<&String>, Option<&Held>)> = (0..sharded.shards.len())
+            .flat_map(|k| (0..sharded.replicas_wanted()).map(move |r| (k, sharded.replicas_of(k).get(r))))
+            .map(|(k, node)| (k, node, copy(k, node)))
             .collect();
         match listing {
             Listing::Indices => {
                 rows.push(index_row(name, sharded.replicas_wanted(), &primaries, &replicas, unit.as_deref()))
             }
             Listing::Shards => {
-                rows.extend(
-                    primaries.iter().enumerate().map(|(k, h)| shard_row(name, k, "p", *h, unit.as_deref())),
-                );
-                rows.extend(replicas.iter().map(|(k, h)| shard_row(name, *k, "r", *h, unit.as_deref())));
+                let view = member.view();
+                let shard_row = |k: usize, prirep: &str, node: Option<&String>, h: Option<&Held>| {
+                    let state = h.map_or_else(|| state_of(&serving, "", node), |_| CopyState::Started);
+                    let placed = node.map(|n| (n.as_str(), view.address_of(n).unwrap_or_default()));
+                    shard_row(name, k, prirep, state, h, placed, unit.as_deref())
+                };
+                for (k, h) in primaries.iter().enumerate() {
+                    rows.push(shard_row(k, "p", Some(&sharded.shards[k]), *h));
+                }
+                for (k, node, h) in &replicas {
+                    rows.push(shard_row(*k, "r", *node, *h));
+                }
             }
         }
     }
@@ -111,7 +182,7 @@ pub async fn cat(
                 let held =
                     Held { row: local, node: member.node_id().to_string(), address: app.address.to_string() };
                 let name = held.row["index"].as_str().unwrap_or_default().to_string();
-                rows.push(shard_row(&name, 0, "p", Some(&held), unit.as_deref()));
+                rows.push(shard_row(&name, 0, "p", CopyState::Started, Some(&held), None, unit.as_deref()));
             }
         }
     }
@@ -131,29 +202,26 @@ pub async fn cat(
     }
 }
 
-/// Every live node's `_cat/indices` rows (sizes in bytes), with its id and address.
+/// How long a node is waited for to list its copies: one that does not
+/// answer by then (paused, cut off) serves none of them for the listing.
+const LISTING_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Every live node's `_cat/indices` rows (sizes in bytes; none: it did not answer), with its id and address.
 async fn every_node_rows(
     member: &Member,
     api_key: Option<&str>,
-) -> Vec<(String, String, Vec<Map<String, Value>>)> {
+) -> Vec<(String, String, Option<Vec<Map<String, Value>>>)> {
     let mut running = JoinSet::new();
     for node in member.view().nodes {
         let api_key = api_key.map(str::to_string);
         running.spawn(async move {
-            let answer = fetch(
-                api_key.as_deref(),
-                &node.address,
-                "GET",
-                "/_cat/indices?format=json&bytes=b",
-                None,
-                Bytes::new(),
-            )
-            .await;
-            let rows = match answer {
-                Ok((200, Some(Value::Array(rows)))) => {
-                    rows.into_iter().filter_map(|r| r.as_object().cloned()).collect()
+            let path = "/_cat/indices?format=json&bytes=b";
+            let asked = fetch(api_key.as_deref(), &node.address, "GET", path, None, Bytes::new());
+            let rows = match tokio::time::timeout(LISTING_TIMEOUT, asked).await {
+                Ok(Ok((200, Some(Value::Array(rows))))) => {
+                    Some(rows.into_iter().filter_map(|r| r.as_object().cloned()).collect())
                 }
-                _ => Vec::new(),
+                _ => None,
             };
             (node.id, node.address, rows)
         });
@@ -183,15 +251,15 @@ fn index_row(
     name: &str,
     wanted: usize,
     primaries: &[Option<&Held>],
-    replicas: &[(usize, Option<&Held>)],
+    replicas: &[(usize, Option<&String>, Option<&Held>)],
     unit: Option<&str>,
 ) -> Map<String, Value> {
     let sum = |copies: &mut dyn Iterator<Item = &Held>, column: &str| {
         copies.map(|h| number(&h.row, column)).sum::<u64>()
     };
     let primary = |column: &str| sum(&mut primaries.iter().flatten().copied(), column);
-    let replica = |column: &str| sum(&mut replicas.iter().filter_map(|(_, h)| *h), column);
-    let health = match (primaries.iter().all(Option::is_some), replicas.iter().all(|(_, h)| h.is_some())) {
+    let replica = |column: &str| sum(&mut replicas.iter().filter_map(|(_, _, h)| *h), column);
+    let health = match (primaries.iter().all(Option::is_some), replicas.iter().all(|(_, _, h)| h.is_some())) {
         (false, _) => "red",
         (true, false) => "yellow",
         (true, true) => "green",
@@ -212,36 +280,31 @@ fn index_row(
     row(&CAT_COLUMNS, values)
 }
 
-/// A copy's row (`prirep`: `p` or `r`): started on its node, or unassigned
-/// while no node answers for it.
+/// A copy's row (`prirep`: `p` or `r`): its figures when started, the
+/// node it is `placed` on (id, address) while initializing.
 fn shard_row(
     name: &str,
     k: usize,
     prirep: &str,
+    state: CopyState,
     held: Option<&Held>,
+    placed: Option<(&str, &str)>,
     unit: Option<&str>,
 ) -> Map<String, Value> {
-    let values = match held {
-        Some(h) => [
-            name.to_string(),
-            k.to_string(),
-            prirep.into(),
-            "STARTED".into(),
+    let ip = |address: &str| address.rsplit_once(':').map_or(address, |(ip, _)| ip).to_string();
+    let (docs, size, address, node) = match (state, held, placed) {
+        (CopyState::Started, Some(h), _) => (
             number(&h.row, "docs.count").to_string(),
             shown_bytes(number(&h.row, "store.size"), unit),
-            h.address.rsplit_once(':').map_or(h.address.as_str(), |(ip, _)| ip).to_string(),
+            ip(&h.address),
             h.node.clone(),
-        ],
-        None => [
-            name.to_string(),
-            k.to_string(),
-            prirep.into(),
-            "UNASSIGNED".into(),
-            "".into(),
-            "".into(),
-            "".into(),
-            "".into(),
-        ],
+        ),
+        (CopyState::Initializing, _, Some((node, address))) => {
+            (String::new(), String::new(), ip(address), node.to_string())
+        }
+        _ => Default::default(),
     };
+    let values =
+        [name.to_string(), k.to_string(), prirep.into(), state.as_str().into(), docs, size, address, node];
     row(&SHARD_COLUMNS, values)
 }

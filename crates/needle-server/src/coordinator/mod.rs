@@ -23,7 +23,7 @@
 
 mod bulk;
 mod by_query;
-mod cat;
+pub(crate) mod cat;
 mod mget;
 mod msearch;
 mod scroll;

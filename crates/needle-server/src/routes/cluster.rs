@@ -6,6 +6,7 @@ use axum::response::Response;
 use serde_json::json;
 
 use crate::call::Call;
+use crate::coordinator::cat::{state_of, CopyState, Serving};
 use crate::error::ApiResult;
 use crate::respond;
 use crate::server::{blocking, Shared};
@@ -92,7 +93,11 @@ fn health_answer(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Re
 /// The copies of what is asked about, and the status they make (a place in [`STATUSES`]).
 fn health_now(app: &Shared, index: Option<&str>) -> ApiResult<(Copies, usize)> {
     let copies = match &app.member {
-        Some(member) => cluster_copies(app, &member.view(), index)?,
+        Some(member) => {
+            let serving = tokio::runtime::Handle::current()
+                .block_on(crate::coordinator::cat::serving(member, app.api_key.as_deref()));
+            cluster_copies(app, &member.view(), &serving, index)?
+        }
         None => {
             let local = match index {
                 Some(expr) => app.catalog.resolve(expr)?.len(),
@@ -102,8 +107,8 @@ fn health_now(app: &Shared, index: Option<&str>) -> ApiResult<(Copies, usize)> {
         }
     };
     let status = match copies {
-        Copies { unassigned_primaries: 1.., .. } => 2,
-        Copies { unassigned: 1.., .. } => 1,
+        Copies { unassigned_primaries: 1.., .. } | Copies { initializing_primaries: 1.., .. } => 2,
+        Copies { unassigned: 1.., .. } | Copies { initializing: 1.., .. } => 1,
         _ => 0,
     };
     Ok((copies, status))
@@ -111,7 +116,7 @@ fn health_now(app: &Shared, index: Option<&str>) -> ApiResult<(Copies, usize)> {
 
 fn health_json(app: &Shared, copies: &Copies, status: &str, timed_out: bool) -> serde_json::Value {
     let nodes = app.member.as_ref().map_or(1, |m| m.view().nodes.len());
-    let all = copies.active + copies.unassigned;
+    let all = copies.active + copies.initializing + copies.unassigned;
     let percent = if all == 0 { 100.0 } else { 100.0 * copies.active as f64 / all as f64 };
     json!({
         "cluster_name": app.cluster_name(),
@@ -122,7 +127,7 @@ fn health_json(app: &Shared, copies: &Copies, status: &str, timed_out: bool) -> 
         "active_primary_shards": copies.primaries,
         "active_shards": copies.active,
         "relocating_shards": 0,
-        "initializing_shards": 0,
+        "initializing_shards": copies.initializing,
         "unassigned_shards": copies.unassigned,
         "unassigned_primary_shards": copies.unassigned_primaries,
         "delayed_unassigned_shards": 0,
@@ -134,43 +139,127 @@ fn health_json(app: &Shared, copies: &Copies, status: &str, timed_out: bool) -> 
 }
 
 /// Shard copies by state.
-#[derive(Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 struct Copies {
     primaries: usize,
     active: usize,
+    /// Placed on a live node that does not serve it yet (being made there).
+    initializing: usize,
+    initializing_primaries: usize,
     unassigned: usize,
     unassigned_primaries: usize,
 }
 
-/// The copies of the cluster's indexes `expression` names (all when none)
-/// by the view: a copy is active while its node is in the cluster; a
-/// replica the index wants and no node holds is unassigned. The node's own
+impl Copies {
+    /// Counts a copy in `state`.
+    fn add(&mut self, state: CopyState, primary: bool) {
+        let count = |all: &mut usize, primaries: &mut usize| {
+            *all += 1;
+            *primaries += usize::from(primary);
+        };
+        match state {
+            CopyState::Started => count(&mut self.active, &mut self.primaries),
+            CopyState::Initializing => count(&mut self.initializing, &mut self.initializing_primaries),
+            CopyState::Unassigned => count(&mut self.unassigned, &mut self.unassigned_primaries),
+        }
+    }
+}
+
+/// The copies of the cluster's indexes `expression` names (all when none):
+/// a copy is started while its node serves it (`held`), initializing while
+/// a live node it is placed on does not yet, unassigned while its node is
+/// gone or no node is given a replica the index wants. The node's own
 /// indexes that are no cluster index's shards count as active primaries.
-fn cluster_copies(app: &Shared, view: &needle_cluster::View, expression: Option<&str>) -> ApiResult<Copies> {
+fn cluster_copies(
+    app: &Shared,
+    view: &needle_cluster::View,
+    serving: &Serving,
+    expression: Option<&str>,
+) -> ApiResult<Copies> {
     let expression = expression.filter(|e| *e != "_all");
     let named =
         |name: &str| expression.is_none_or(|e| e.split(',').any(|p| crate::pattern::matches(p, name)));
-    let mut copies = Copies::default();
-    for (_, sharded) in view.indices.iter().filter(|(name, _)| named(name)) {
-        for k in 0..sharded.shards.len() {
-            match view.address_of(&sharded.shards[k]) {
-                Some(_) => (copies.primaries, copies.active) = (copies.primaries + 1, copies.active + 1),
-                None => {
-                    (copies.unassigned, copies.unassigned_primaries) =
-                        (copies.unassigned + 1, copies.unassigned_primaries + 1)
-                }
-            }
-            let live = sharded.replicas_of(k).iter().filter(|n| view.address_of(n).is_some()).count();
-            copies.active += live;
-            copies.unassigned += sharded.replicas_wanted().saturating_sub(live);
-        }
-    }
+    let mut copies = count_copies(view, serving, named);
     let own = app.catalog.names().into_iter().filter(|n| !needle_cluster::indices::is_shard_name(n));
     let own = own.filter(|n| named(n)).count();
     (copies.primaries, copies.active) = (copies.primaries + own, copies.active + own);
     let concrete = expression.is_some_and(|e| !e.contains(['*', ',']) && e != "_all");
-    if concrete && copies.active + copies.unassigned == 0 {
+    if concrete && copies.active + copies.initializing + copies.unassigned == 0 {
         return Err(crate::error::ApiError::index_not_found(expression.unwrap_or_default()));
     }
     Ok(copies)
+}
+
+/// The copies of the cluster's indexes `named` picks, by state.
+fn count_copies(view: &needle_cluster::View, serving: &Serving, named: impl Fn(&str) -> bool) -> Copies {
+    let mut copies = Copies::default();
+    for (name, sharded) in view.indices.iter().filter(|(name, _)| named(name)) {
+        for k in 0..sharded.shards.len() {
+            let shard = needle_cluster::shard_name(name, k);
+            copies.add(state_of(serving, &shard, Some(&sharded.shards[k])), true);
+            let placed = sharded.replicas_of(k);
+            for r in 0..sharded.replicas_wanted().max(placed.len()) {
+                copies.add(state_of(serving, &shard, placed.get(r)), false);
+            }
+        }
+    }
+    copies
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use needle_cluster::{NodeInfo, ShardedIndex, View};
+
+    #[test]
+    fn copies_count_as_their_nodes_serve_them() {
+        let node = |id: &str| NodeInfo {
+            id: id.into(),
+            name: id.into(),
+            address: format!("{id}:9200"),
+            host: String::new(),
+            figures: Default::default(),
+        };
+        let logs = ShardedIndex {
+            shards: vec!["n1".into(), "n3".into()],
+            replicas: vec![vec!["n2".into()], vec![]],
+            created: json!({"settings": {"number_of_replicas": 1}}),
+        };
+        let view = View {
+            nodes: vec![node("n1"), node("n2")],
+            manager: None,
+            indices: [("logs".into(), logs)].into(),
+        };
+        // Shard 0's primary served; its replica placed on live n2, not served yet;
+        // shard 1's primary on n3, gone, and its replica given no node.
+        let mut serving = Serving::default();
+        serving.told("n1", ["logs.shard-0".to_string()]);
+        serving.told("n2", []);
+        let copies = count_copies(&view, &serving, |_| true);
+        let want = Copies {
+            primaries: 1,
+            active: 1,
+            initializing: 1,
+            unassigned: 2,
+            unassigned_primaries: 1,
+            ..Copies::default()
+        };
+        assert_eq!(copies, want);
+        // Once n2 serves its replica and n1 is given shard 1 but has not made it yet.
+        let mut view = view;
+        view.indices.get_mut("logs").unwrap().shards[1] = "n1".into();
+        let mut serving = Serving::default();
+        serving.told("n1", ["logs.shard-0".to_string()]);
+        serving.told("n2", ["logs.shard-0".to_string()]);
+        let copies = count_copies(&view, &serving, |_| true);
+        let want = Copies {
+            primaries: 1,
+            active: 2,
+            initializing: 1,
+            initializing_primaries: 1,
+            unassigned: 1,
+            ..Copies::default()
+        };
+        assert_eq!(copies, want);
+    }
 }
