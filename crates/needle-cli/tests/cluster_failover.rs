@@ -27,15 +27,21 @@ struct TwoNodes {
     two: std::path::PathBuf,
     n1: (Child, SocketAddr),
     n2: (Child, SocketAddr),
+    /// The nodes' arguments besides the cluster's.
+    args: Vec<String>,
 }
 
 impl TwoNodes {
-    fn start(test: &str, shards: usize) -> Option<TwoNodes> {
+    /// With `more` arguments for both nodes (`{dir}` in one: the test's folder).
+    fn start(test: &str, shards: usize, more: &[&str]) -> Option<TwoNodes> {
         let cluster = Cluster::start(test)?;
         let dir = tempfile::tempdir().unwrap();
         let (one, two) = (dir.path().join("n1"), dir.path().join("n2"));
-        let n1 = cluster.node("n1", &one, "127.0.0.1:0", 1);
-        let n2 = cluster.node("n2", &two, "127.0.0.1:0", 2);
+        let folder = dir.path().to_str().unwrap();
+        let args: Vec<String> = more.iter().map(|a| a.replace("{dir}", folder)).collect();
+        let more: Vec<&str> = args.iter().map(String::as_str).collect();
+        let n1 = cluster.node_with("n1", &one, "127.0.0.1:0", 1, &more);
+        let n2 = cluster.node_with("n2", &two, "127.0.0.1:0", 2, &more);
         let started = Instant::now();
         while send(n1.1, "GET", "/_cluster/health", None, &[]).json()["number_of_nodes"] != 2 {
             assert!(started.elapsed() < Duration::from_secs(30), "n1 never saw n2");
@@ -44,7 +50,7 @@ impl TwoNodes {
         let settings = json!({"settings": {"number_of_shards": shards, "index": {"needle": {"durability": "volatile"}}}});
         let made = send(n1.1, "PUT", "/logs", Some(settings.to_string().as_bytes()), &[]);
         assert_eq!(made.status, 200, "{}", made.text());
-        Some(TwoNodes { cluster, _dir: dir, one, two, n1, n2 })
+        Some(TwoNodes { cluster, _dir: dir, one, two, n1, n2, args })
     }
 }
 
@@ -64,8 +70,8 @@ fn full_count(at: SocketAddr) -> Option<u64> {
 
 #[test]
 fn a_dead_nodes_shards_move_to_the_live_ones_and_searches_answer_whole_again() {
-    let Some(TwoNodes { cluster, _dir, one: _, two, n1: (n1, at1), n2: (n2, at2) }) =
-        TwoNodes::start("failover test", 2)
+    let Some(TwoNodes { cluster, _dir, one: _, two, n1: (n1, at1), n2: (n2, at2), .. }) =
+        TwoNodes::start("failover test", 2, &[])
     else {
         return;
     };
@@ -163,8 +169,8 @@ fn shards_in(data: &Path) -> usize {
 /// the new holder acknowledged is lost or doubled.
 #[test]
 fn a_paused_node_resumed_after_its_shard_moved_acknowledges_no_write() {
-    let Some(TwoNodes { cluster: _cluster, _dir, one, two, n1: (n1, at1), n2: (n2, at2) }) =
-        TwoNodes::start("fencing test", 2)
+    let Some(TwoNodes { cluster: _cluster, _dir, one, two, n1: (n1, at1), n2: (n2, at2), .. }) =
+        TwoNodes::start("fencing test", 2, &["--store", "{dir}/store"])
     else {
         return;
     };
@@ -201,14 +207,25 @@ fn a_paused_node_resumed_after_its_shard_moved_acknowledges_no_write() {
     kill(n1);
 }
 
-/// Issue 19's cold restart, from the streams alone (segments are not yet
-/// kept in an object store): every node's disk wiped, the nodes started
+/// Issue 19's cold restart: every node's disk wiped, the nodes started
 /// again make their shards from etcd and the streams, with the same
 /// documents, versions, counts and scores.
 #[test]
 fn every_disk_wiped_the_cluster_comes_back_from_its_streams() {
-    let Some(TwoNodes { cluster, _dir, one, two, n1: (n1, at1), n2: (n2, at2) }) =
-        TwoNodes::start("cold restart test", 3)
+    cold_restart("cold restart test", &[]);
+}
+
+/// The same with a segment store: the shards' commits stored and their
+/// streams trimmed before the wipe, the nodes fetch the commits and read the
+/// rest of the streams (a write made after the commits among them).
+#[test]
+fn every_disk_wiped_the_cluster_comes_back_from_its_stored_commits() {
+    cold_restart("cold store test", &["--store", "{dir}/store"]);
+}
+
+fn cold_restart(test: &str, more: &[&str]) {
+    let Some(TwoNodes { cluster, _dir, one, two, n1: (n1, at1), n2: (n2, at2), args }) =
+        TwoNodes::start(test, 3, more)
     else {
         return;
     };
@@ -221,6 +238,18 @@ fn every_disk_wiped_the_cluster_comes_back_from_its_streams() {
         .collect();
     let answer = send(at2, "POST", "/logs/_bulk?refresh=true", Some(lines.as_bytes()), &[]).json();
     assert_eq!(answer["errors"], false, "{answer}");
+    if !more.is_empty() {
+        assert_eq!(send(at1, "POST", "/logs/_flush", None, &[]).status, 200);
+        let started = Instant::now();
+        let trimmed = || {
+            let streams = cluster.nats.stream_sequences("NEEDLE_");
+            streams.len() == 3 && streams.iter().all(|s| s.1 > 1)
+        };
+        while !trimmed() {
+            assert!(started.elapsed() < Duration::from_secs(30), "the streams were never trimmed");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
     let updated = send(at1, "POST", "/logs/_update/4", Some(br#"{"doc": {"n": 400}}"#), &[]);
     assert_eq!(updated.status, 200, "{}", updated.text());
     let query = br#"{"query": {"match": {"text": "river lamp"}}, "size": 10}"#;
@@ -241,8 +270,9 @@ fn every_disk_wiped_the_cluster_comes_back_from_its_streams() {
     kill(n2);
     std::fs::remove_dir_all(&one).unwrap();
     std::fs::remove_dir_all(&two).unwrap();
-    let (n1, at1) = cluster.node("n1", &one, &at1.to_string(), 1);
-    let (n2, at2) = cluster.node("n2", &two, &at2.to_string(), 2);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (n1, at1) = cluster.node_with("n1", &one, &at1.to_string(), 1, &args);
+    let (n2, at2) = cluster.node_with("n2", &two, &at2.to_string(), 2, &args);
     for at in [at1, at2] {
         let started = Instant::now();
         while full_count(at) != before.1 {

@@ -23,8 +23,11 @@ pub fn serve_at(data: &std::path::Path, bind: &str, args: &[&str]) -> (Child, So
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut said = Vec::new();
     let addr = loop {
-        let line = lines.next().expect("needle serve said where it listens").unwrap();
+        let Some(line) = lines.next() else { panic!("needle serve never said where it listens: {said:?}") };
+        let line = line.unwrap();
+        said.push(line.clone());
         if let Some(at) = line.find("on http://") {
             let rest = &line[at + "on http://".len()..];
             break rest.split_whitespace().next().unwrap().parse().unwrap();
