@@ -38,8 +38,12 @@ fn commits_move_the_pointer_forward_for_the_newest_writer_only() {
     let dir = tempfile::tempdir().unwrap();
     let (local, folder) = (dir.path().join("local"), dir.path().join("store"));
     std::fs::create_dir_all(&local).unwrap();
-    let store =
-        SegmentStore::open(folder.to_str().unwrap(), Etcd::new(&[etcd.url.clone()]).unwrap(), "c").unwrap();
+    let store = SegmentStore::open(
+        folder.to_str().unwrap(),
+        Etcd::new(std::slice::from_ref(&etcd.url)).unwrap(),
+        "c",
+    )
+    .unwrap();
     let put = |term, commit, sent: &mut BTreeMap<String, String>| {
         runtime.block_on(store.put("s.shard-0", term, commit, sent)).unwrap()
     };
@@ -89,7 +93,7 @@ fn commits_move_the_pointer_forward_for_the_newest_writer_only() {
 }
 
 fn files_under(dir: &Path) -> usize {
-    let entries =
-        std::fs::read_dir(dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or(Vec::new());
+    let entries: Vec<std::path::PathBuf> =
+        std::fs::read_dir(dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
     entries.iter().map(|p| if p.is_dir() { files_under(p) } else { 1 }).sum()
 }

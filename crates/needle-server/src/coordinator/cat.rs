@@ -95,9 +95,14 @@ pub async fn serving(member: &Member, api_key: Option<&str>) -> Serving {
     let mut serving = Serving::default();
     for (node, _, rows) in every_node_rows(member, api_key).await {
         let Some(rows) = rows else { continue };
-        serving.told(&node, rows.iter().filter_map(|r| Some(r.get("index")?.as_str()?.to_string())));
+        serving.told(&node, names_of(&rows));
     }
     serving
+}
+
+/// The index names of `_cat/indices` rows.
+fn names_of(rows: &[Map<String, Value>]) -> Vec<String> {
+    rows.iter().filter_map(|r| Some(r.get("index")?.as_str()?.to_string())).collect()
 }
 
 /// A shard's `_cat/indices` row on its node, and that node's id and address.
@@ -124,7 +129,7 @@ pub async fn cat(
     let mut serving = Serving::default();
     for (node, address, rows) in every_node_rows(member, app.api_key.as_deref()).await {
         let Some(rows) = rows else { continue };
-        serving.told(&node, []);
+        serving.told(&node, names_of(&rows));
         for row in rows {
             let name = row.get("index").and_then(Value::as_str).unwrap_or_default().to_string();
             let shard = of_shard(&name, &indices).filter(|(index, k)| indices[*index].holds(&node, *k));
@@ -156,7 +161,7 @@ pub async fn cat(
             Listing::Shards => {
                 let view = member.view();
                 let shard_row = |k: usize, prirep: &str, node: Option<&String>, h: Option<&Held>| {
-                    let state = h.map_or_else(|| state_of(&serving, "", node), |_| CopyState::Started);
+                    let state = state_of(&serving, &shard_name(name, k), node);
                     let placed = node.map(|n| (n.as_str(), view.address_of(n).unwrap_or_default()));
                     shard_row(name, k, prirep, state, h, placed, unit.as_deref())
                 };
