@@ -94,3 +94,47 @@ fn copies_are_made_from_the_stored_commit_and_the_trimmed_stream() {
     kill(n2);
     kill(n3);
 }
+
+/// Copies folder `from` to `to`, files and folders.
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        match entry.path().is_dir() {
+            true => copy_folder(&entry.path(), &target),
+            false => drop(std::fs::copy(entry.path(), &target).unwrap()),
+        }
+    }
+}
+
+#[test]
+fn a_node_back_on_a_disk_older_than_its_trimmed_stream_makes_its_shard_again() {
+    let Some(cluster) = Cluster::start("older disk test") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (data, backup, store) = (dir.path().join("n1"), dir.path().join("backup"), dir.path().join("store"));
+    let with_store = ["--store", store.to_str().unwrap()];
+    let (n1, at) = cluster.node_with("n1", &data, "127.0.0.1:0", 1, &with_store);
+    let settings = json!({"settings": {"number_of_shards": 1, "number_of_replicas": 0}});
+    assert_eq!(set(at, "/logs", settings), 200);
+    let stream = || cluster.nats.stream_sequences("NEEDLE_").remove(0);
+    let flushed_and_trimmed = |at: SocketAddr, past: u64| {
+        assert_eq!(send(at, "POST", "/logs/_flush", None, &[]).status, 200);
+        wait_until("the stream was never trimmed", || stream().1 > past);
+        stream().1
+    };
+    assert_eq!(bulk(at, "a", 0..100).len(), 100);
+    let first = flushed_and_trimmed(at, 1);
+
+    // The node's disk as of then, put back after more writes were stored and trimmed.
+    kill(n1);
+    copy_folder(&data, &backup);
+    let (n1, at) = cluster.node_with("n1", &data, &at.to_string(), 1, &with_store);
+    assert_eq!(bulk(at, "b", 0..100).len(), 100);
+    flushed_and_trimmed(at, first);
+    kill(n1);
+    std::fs::remove_dir_all(&data).unwrap();
+    std::fs::rename(&backup, &data).unwrap();
+    let (n1, at) = cluster.node_with("n1", &data, &at.to_string(), 1, &with_store);
+    wait_until("the shard never held every document", || full_count(at) == Some(200));
+    kill(n1);
+}

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use needle_cluster::store::{Commit, Pointer, Stored};
 use needle_engine::CommitPoint;
 
-use super::{unavailable, Ingest, ShardLog};
-use crate::catalog::Catalog;
+use super::{unavailable, Ingest, ShardLog, TRIMMED};
+use crate::catalog::{Catalog, Handle};
 use crate::error::ApiResult;
 
 /// How often the primaries' commits are looked at.
@@ -115,6 +115,24 @@ impl Ingest {
             );
         }
         Ok(fetched.is_some())
+    }
+
+    /// An error when copy `handle`, filled from its stream, is older than
+    /// its shard's stored commit: the stream may have been trimmed of the
+    /// writes between (trimmed whole, it shows no sign of it).
+    pub(super) fn not_behind_store(&self, handle: &Handle) -> ApiResult<()> {
+        let Some(store) = &self.store else { return Ok(()) };
+        let (pointer, _) = self.runtime.block_on(store.pointer(&handle.name)).map_err(unavailable)?;
+        let next = handle.writer.next_lsn();
+        match pointer.filter(|p| p.lsn >= next) {
+            Some(p) => Err(unavailable(format!(
+                "copy [{}] holds writes up to {} and its stored commit up to {}: the writes between may be gone from the stream, as {TRIMMED} (the copy is made again from the stored commit)",
+                handle.name,
+                next - 1,
+                p.lsn
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// Forgets shard `name`'s stored commits (its index deleted or made anew).

@@ -139,7 +139,17 @@ impl Ingest {
         };
         for name in catalog.names().into_iter().filter(|n| is_shard_name(n) && !replica_here(n)) {
             let handle = catalog.get(&name).map_err(|e| from_log(&name, e))?;
-            self.attach(&handle, None).map_err(|e| from_log(&name, e))?;
+            match self.attach(&handle, None) {
+                Ok(()) => {}
+                // Older than what its stream still holds (a disk put back from a backup):
+                // dropped, and made again below from the stored commit and the stream.
+                Err(e) if e.reason.contains(TRIMMED) => {
+                    eprintln!("needle serve: shard [{name}]: {}: made again", e.reason);
+                    drop(handle);
+                    catalog.delete(&name).map_err(|e| from_log(&name, e))?;
+                }
+                Err(e) => return Err(from_log(&name, e)),
+            }
         }
         for (index, sharded) in &view.indices {
             let here = sharded.shards.iter().enumerate().filter(|(_, node)| *node == member.node_id());
@@ -245,6 +255,7 @@ impl Ingest {
         let fill = |h: &Handle| {
             let read = self.runtime.block_on(stream.read_from(h.writer.next_lsn())).map_err(unavailable)?;
             apply(h, read.writes)?;
+            self.not_behind_store(h)?;
             last.set(read.last_sequence);
             h.writer.attach_log(log.clone())?;
             Ok(())
@@ -354,6 +365,7 @@ impl Ingest {
         let after = loop {
             let read = self.runtime.block_on(stream.read_from(writer.next_lsn())).map_err(unavailable)?;
             apply(handle, read.writes)?;
+            self.not_behind_store(handle)?;
             let have = writer.next_lsn() - 1;
             match self.runtime.block_on(stream.take_over(have, read.last_sequence)) {
                 Ok(after) => break after,
