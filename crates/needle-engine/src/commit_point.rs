@@ -28,17 +28,21 @@ pub struct CommitPoint {
 }
 
 impl CommitPoint {
-    /// The commit point of the index in folder `path` now.
-    pub fn open(path: &Path) -> Result<CommitPoint> {
+    /// The commit point of the index in folder `path` now, if its
+    /// generation is past `after` (its files are opened only then).
+    pub fn open(path: &Path, after: u64) -> Result<Option<CommitPoint>> {
         let dir = Directory::open(path, false)?;
         let mut last = None;
         for _ in 0..TRIES {
             let bytes = dir.read_all(manifest::FILE)?;
             let m = Manifest::decode(&bytes)?;
+            if m.generation <= after {
+                return Ok(None);
+            }
             match open_all(path, &files_of(&m)) {
                 Ok(files) => {
                     let (generation, checkpoint_lsn) = (m.generation, m.checkpoint_lsn);
-                    return Ok(CommitPoint { generation, checkpoint_lsn, manifest: bytes, files });
+                    return Ok(Some(CommitPoint { generation, checkpoint_lsn, manifest: bytes, files }));
                 }
                 Err(e) => last = Some(e),
             }
@@ -89,7 +93,8 @@ mod tests {
             writer.add(&format!(r#"{{"id": "{round}", "body": "round {round}"}}"#)).unwrap();
             writer.commit().unwrap();
         }
-        let point = CommitPoint::open(dir.path()).unwrap();
+        let point = CommitPoint::open(dir.path(), 0).unwrap().unwrap();
+        assert!(CommitPoint::open(dir.path(), point.generation).unwrap().is_none(), "not past its own");
         let names: Vec<&str> = point.files.iter().map(|(n, _)| n.as_str()).collect();
         assert!(names.iter().filter(|n| n.ends_with(".post")).count() == 2, "{names:?}");
         assert!(point.checkpoint_lsn >= 2, "{}", point.checkpoint_lsn);
@@ -101,6 +106,6 @@ mod tests {
             std::io::Read::read_to_end(&mut file, &mut bytes).unwrap();
             assert!(!bytes.is_empty(), "{name}");
         }
-        assert!(CommitPoint::open(dir.path()).unwrap().generation > point.generation);
+        assert!(CommitPoint::open(dir.path(), point.generation).unwrap().is_some(), "the merge's is newer");
     }
 }

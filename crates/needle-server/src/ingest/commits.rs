@@ -60,14 +60,29 @@ impl Ingest {
     /// Stores the last commit of primary `name` (its index in `dir`, logged
     /// to `log`) if it is new and JetStream holds every write it covers.
     fn store_commit(&self, name: &str, dir: &Path, log: &ShardLog) -> Result<(), String> {
+        // Taken out while it is sent: a request forgetting the shard meanwhile does not wait for it.
+        let taken = self.stored.lock().unwrap_or_else(|p| p.into_inner()).remove(name);
+        let mut shard = taken
+            .filter(|s| s.term == log.term)
+            .unwrap_or(StoredShard { term: log.term, ..StoredShard::default() });
+        let stored = self.store_newer(name, dir, log, &mut shard);
+        self.stored.lock().unwrap_or_else(|p| p.into_inner()).insert(name.to_string(), shard);
+        stored
+    }
+
+    /// [`Ingest::store_commit`] with what this term stored of the shard.
+    fn store_newer(
+        &self,
+        name: &str,
+        dir: &Path,
+        log: &ShardLog,
+        shard: &mut StoredShard,
+    ) -> Result<(), String> {
         let store = self.store.as_ref().expect("a segment store");
-        let mut stored = self.stored.lock().unwrap_or_else(|p| p.into_inner());
-        let shard = stored.entry(name.to_string()).or_default();
-        if shard.term != log.term {
-            *shard = StoredShard { term: log.term, ..StoredShard::default() };
-        }
-        let point = CommitPoint::open(dir).map_err(|e| e.to_string())?;
-        if point.generation <= shard.generation || point.checkpoint_lsn > log.held() {
+        let Some(point) = CommitPoint::open(dir, shard.generation).map_err(|e| e.to_string())? else {
+            return Ok(());
+        };
+        if point.checkpoint_lsn > log.held() {
             return Ok(());
         }
         let generation = point.generation;
