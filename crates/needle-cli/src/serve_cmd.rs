@@ -38,10 +38,11 @@ pub struct ServeArgs {
     /// `nats=nats://HOST:PORT,...` (the cluster's NATS servers; streams get up to three copies).
     #[arg(long, value_name = "nats=URL,...", value_parser = nats_urls, requires = "cluster")]
     log: Option<NatsUrls>,
-    /// Keep the shards' commits in this folder (an object store's local
-    /// backend; shared by the nodes): a copy made on another node starts from
-    /// its shard's last stored commit, and streams are trimmed to the writes after it.
-    #[arg(long, value_name = "DIR", requires = "log")]
+    /// Keep the shards' commits in this folder (shared by the nodes) or in S3
+    /// (`s3://BUCKET[/PREFIX]`; credentials, region and `AWS_ENDPOINT` from the
+    /// AWS_* environment): a copy made on another node starts from its shard's
+    /// last stored commit, and streams are trimmed to the writes after it.
+    #[arg(long, value_name = "DIR|s3://BUCKET[/PREFIX]", requires = "log")]
     store: Option<String>,
 }
 

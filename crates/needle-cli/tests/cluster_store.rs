@@ -1,4 +1,4 @@
-//! A segment store (`--store DIR`): each primary's commits are stored and
+//! A segment store (`--store DIR`, or `s3://` on an S3 emulator): each primary's commits are stored and
 //! its stream trimmed to the writes after them, so a copy made later (a
 //! shard moved to another node, a replica) is made from the stored commit
 //! and the rest of the stream: the writes trimmed from the stream are found.
@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::cluster::{bulk, copy_ids, full_count, kill, Cluster};
 use needle_testkit::http::send;
+use needle_testkit::s3::S3Process;
 use serde_json::json;
 
 const SHARD: &str = "logs.shard-0";
@@ -51,9 +52,27 @@ fn copies_are_made_from_the_stored_commit_and_the_trimmed_stream() {
     let Some(cluster) = Cluster::start("store test") else { return };
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
-    let with_store = ["--store", store.to_str().unwrap()];
-    let node =
-        |id: &str, nodes| cluster.node_with(id, &dir.path().join(id), "127.0.0.1:0", nodes, &with_store);
+    copies_made_from(&cluster, dir.path(), store.to_str().unwrap(), &|| stored_files(&store));
+}
+
+#[test]
+fn copies_are_made_from_commits_stored_in_s3() {
+    let Some(cluster) = Cluster::start("S3 store test") else { return };
+    let Some(s3) = S3Process::start("S3 store test", "needle") else { return };
+    // The nodes started next read them (no other test of this binary uses S3).
+    for (name, value) in s3.env() {
+        std::env::set_var(name, value);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copies_made_from(&cluster, dir.path(), &s3.url("segments"), &|| s3.keys().len());
+}
+
+/// A shard moved to another node, then a replica, made from the store at
+/// `store` (`stored` counts the files in it), and the stored files gone
+/// with their index.
+fn copies_made_from(cluster: &Cluster, dir: &Path, store: &str, stored: &dyn Fn() -> usize) {
+    let with_store = ["--store", store];
+    let node = |id: &str, nodes| cluster.node_with(id, &dir.join(id), "127.0.0.1:0", nodes, &with_store);
     let (n1, at1) = node("n1", 1);
     let settings = json!({"settings": {"number_of_shards": 1, "number_of_replicas": 0}});
     assert_eq!(set(at1, "/logs", settings), 200);
@@ -88,9 +107,9 @@ fn copies_are_made_from_the_stored_commit_and_the_trimmed_stream() {
     wait_until("the replica never followed", || copy_ids(at3, SHARD).len() == 370);
 
     // A deleted index's stored commits go with it.
-    assert!(stored_files(&store) > 0);
+    assert!(stored() > 0);
     assert_eq!(send(at2, "DELETE", "/logs", None, &[]).status, 200);
-    wait_until("the stored files stayed", || stored_files(&store) == 0);
+    wait_until("the stored files stayed", || stored() == 0);
     kill(n2);
     kill(n3);
 }

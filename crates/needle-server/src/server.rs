@@ -115,7 +115,10 @@ impl Server {
         // The log is reached before joining: a node that cannot log does not join.
         let ingest = match (config.log, &config.cluster) {
             (Some(urls), Some(cluster)) => {
-                let store = config.store.as_deref().map(|at| segment_store(at, cluster)).transpose()?;
+                let store = match config.store.as_deref() {
+                    Some(at) => Some(runtime.block_on(segment_store(at, cluster))?),
+                    None => None,
+                };
                 Some(crate::ingest::Ingest::connect(
                     runtime.handle().clone(),
                     &urls,
@@ -256,12 +259,16 @@ fn store_commits(app: &Shared) -> Option<Rounds> {
 }
 
 /// The segment store at `location` of the cluster `cluster` configures.
-fn segment_store(
+/// The segment store at `location`, tried once: one that cannot be used stops the node at start.
+async fn segment_store(
     location: &str,
     cluster: &ClusterConfig,
 ) -> std::io::Result<needle_cluster::store::SegmentStore> {
     let etcd = needle_cluster::etcd::Etcd::new(&cluster.etcd).map_err(std::io::Error::other)?;
-    needle_cluster::store::SegmentStore::open(location, etcd, &cluster.cluster).map_err(std::io::Error::other)
+    let store = needle_cluster::store::SegmentStore::open(location, etcd, &cluster.cluster)
+        .map_err(std::io::Error::other)?;
+    store.check().await.map_err(std::io::Error::other)?;
+    Ok(store)
 }
 
 async fn terminated() {

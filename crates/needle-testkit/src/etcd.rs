@@ -18,7 +18,7 @@ impl EtcdProcess {
     /// run is not CI's (CI installs Debian's `etcd-server`: there a missing
     /// etcd fails the test).
     pub fn start(name: &str) -> Option<EtcdProcess> {
-        if !installed("etcd", "etcd-server", name) {
+        if !installed("etcd", "apt-get install etcd-server", name) {
             return None;
         }
         let (client, peer) = (free_port(), free_port());
@@ -28,7 +28,7 @@ impl EtcdProcess {
     /// Starts `members` etcd members as one cluster (which answers once most
     /// of them run); `None` as [`EtcdProcess::start`].
     pub fn cluster(name: &str, members: usize) -> Option<Vec<EtcdProcess>> {
-        if !installed("etcd", "etcd-server", name) {
+        if !installed("etcd", "apt-get install etcd-server", name) {
             return None;
         }
         let ports: Vec<(u16, u16)> = (0..members).map(|_| (free_port(), free_port())).collect();
@@ -85,14 +85,14 @@ impl Drop for EtcdProcess {
 }
 
 /// Whether `program` is on the PATH. When it is not, a test named `name`
-/// is skipped with a message, but not in CI, which installs Debian's
-/// `package`: there a missing program fails the test.
-pub(crate) fn installed(program: &str, package: &str, name: &str) -> bool {
+/// is skipped with a message, but not in CI, which installs it (`install`
+/// says how): there a missing program fails the test.
+pub(crate) fn installed(program: &str, install: &str, name: &str) -> bool {
     let found = std::env::var_os("PATH")
         .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()));
     if !found {
-        assert!(std::env::var_os("CI").is_none(), "{program} is not installed (apt-get install {package})");
-        eprintln!("{name}: skipped, {program} is not installed (apt-get install {package})");
+        assert!(std::env::var_os("CI").is_none(), "{program} is not installed ({install})");
+        eprintln!("{name}: skipped, {program} is not installed ({install})");
     }
     found
 }

@@ -27,7 +27,7 @@ impl NatsProcess {
     /// and the run is not CI's (CI installs Debian's `nats-server`: there a
     /// missing server fails the test).
     pub fn start(name: &str) -> Option<NatsProcess> {
-        if !crate::etcd::installed("nats-server", "nats-server", name) {
+        if !crate::etcd::installed("nats-server", "apt-get install nats-server", name) {
             return None;
         }
         let mut nats = NatsProcess::at(free_port(), None);
@@ -39,7 +39,7 @@ impl NatsProcess {
     /// cluster (which elects its leaders once most of them run); `None` as
     /// [`NatsProcess::start`].
     pub fn cluster(name: &str, servers: usize) -> Option<Vec<NatsProcess>> {
-        if !crate::etcd::installed("nats-server", "nats-server", name) {
+        if !crate::etcd::installed("nats-server", "apt-get install nats-server", name) {
             return None;
         }
         let routes: Vec<u16> = (0..servers).map(|_| free_port()).collect();

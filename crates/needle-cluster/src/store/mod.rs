@@ -1,6 +1,6 @@
-//! Shards' segments kept in an object store (`needle serve --store DIR`;
-//! the `object_store` crate: its local file-system store today, the same
-//! calls for S3 later), so that a copy of a shard made on another node
+//! Shards' segments kept in an object store (`needle serve --store DIR` or
+//! `--store s3://BUCKET[/PREFIX]`, through the `object_store` crate: its
+//! local file-system store, or S3 as `s3` sets it up), so that a copy of a shard made on another node
 //! starts from the shard's last stored commit and reads only the writes of
 //! its stream after it, and the stream can be trimmed to those writes.
 //!
@@ -38,6 +38,8 @@ use object_store::{ObjectStore, ObjectStoreExt, WriteMultipart};
 use serde::{Deserialize, Serialize};
 
 use crate::etcd::Etcd;
+
+mod s3;
 
 const VERSION: u32 = 1;
 /// Bytes a file is sent in.
@@ -115,19 +117,38 @@ pub struct SegmentStore {
     store: Arc<dyn ObjectStore>,
     etcd: Etcd,
     cluster: String,
+    /// As given, for messages.
+    location: String,
 }
 
 impl SegmentStore {
-    /// The store at `location` (a folder, made if missing) for cluster `cluster`, its pointers in `etcd`.
+    /// The store at `location` (a folder, made if missing, or `s3://BUCKET[/PREFIX]`)
+    /// for cluster `cluster`, its pointers in `etcd`. [`SegmentStore::check`] tries it.
     pub fn open(location: &str, etcd: Etcd, cluster: &str) -> Result<SegmentStore> {
-        if location.contains("://") {
-            return Err(StoreError(format!(
-                "[{location}]: this build stores segments in a folder (--store DIR); object store URLs are not supported yet"
-            )));
+        let store: Arc<dyn ObjectStore> = match location.split_once("://") {
+            Some(("s3", _)) => s3::open(location).map_err(StoreError)?,
+            Some(_) => {
+                return Err(StoreError(format!(
+                    "[{location}]: a segment store is a folder or an s3://BUCKET[/PREFIX] URL"
+                )))
+            }
+            None => {
+                std::fs::create_dir_all(location).map_err(|e| StoreError(format!("[{location}]: {e}")))?;
+                Arc::new(LocalFileSystem::new_with_prefix(location).map_err(failed)?)
+            }
+        };
+        Ok(SegmentStore { store, etcd, cluster: cluster.to_string(), location: location.to_string() })
+    }
+
+    /// Lists the cluster's keys once, so that a store that cannot be used
+    /// (no such bucket, credentials refused, nothing answering) is named at
+    /// start rather than at the first commit.
+    pub async fn check(&self) -> Result<()> {
+        let cluster = Key::from(self.cluster.clone());
+        match self.store.list_with_delimiter(Some(&cluster)).await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(StoreError(format!("[{}] cannot be used: {e}", self.location))),
         }
-        std::fs::create_dir_all(location).map_err(|e| StoreError(format!("[{location}]: {e}")))?;
-        let local = LocalFileSystem::new_with_prefix(location).map_err(failed)?;
-        Ok(SegmentStore { store: Arc::new(local), etcd, cluster: cluster.to_string() })
     }
 
     fn pointer_key(&self, shard: &str) -> String {
@@ -320,21 +341,32 @@ impl SegmentStore {
         Ok(snapshot)
     }
 
-    /// Sends what `from` reads to `key`.
+    /// Sends what `from` reads to `key`: in one request when it fits in
+    /// a chunk (most files of a commit; a multipart upload costs S3 three
+    /// requests at least), else in parts of a chunk each.
     async fn send(&self, key: &str, from: &mut dyn Read) -> Result<()> {
-        let upload =
-            self.store.put_multipart(&Key::from(key)).await.map_err(|e| StoreError(format!("{key}: {e}")))?;
+        let named = |e: &dyn std::fmt::Display| StoreError(format!("{key}: {e}"));
+        let mut first = Vec::with_capacity(CHUNK);
+        from.take(CHUNK as u64 + 1)
+            .read_to_end(&mut first)
+            .map_err(|e| StoreError(format!("reading for {key}: {e}")))?;
+        if first.len() <= CHUNK {
+            self.store.put(&Key::from(key), first.into()).await.map_err(|e| named(&e))?;
+            return Ok(());
+        }
+        let upload = self.store.put_multipart(&Key::from(key)).await.map_err(|e| named(&e))?;
         let mut writer = WriteMultipart::new_with_chunk_size(upload, CHUNK);
+        writer.write(&first);
         let mut buffer = vec![0; CHUNK];
         loop {
             let n = from.read(&mut buffer).map_err(|e| StoreError(format!("reading for {key}: {e}")))?;
             if n == 0 {
                 break;
             }
-            writer.wait_for_capacity(2).await.map_err(|e| StoreError(format!("{key}: {e}")))?;
+            writer.wait_for_capacity(2).await.map_err(|e| named(&e))?;
             writer.write(&buffer[..n]);
         }
-        writer.finish().await.map_err(|e| StoreError(format!("{key}: {e}")))?;
+        writer.finish().await.map_err(|e| named(&e))?;
         Ok(())
     }
 
