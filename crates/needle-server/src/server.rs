@@ -258,8 +258,8 @@ fn store_commits(app: &Shared) -> Option<Rounds> {
     }))
 }
 
-/// The segment store at `location` of the cluster `cluster` configures.
-/// The segment store at `location`, tried once: one that cannot be used stops the node at start.
+/// The segment store at `location` for the cluster `cluster` configures, tried
+/// once: one that cannot be used stops the node at start.
 async fn segment_store(
     location: &str,
     cluster: &ClusterConfig,
