@@ -4,11 +4,13 @@
 pub mod deadline;
 mod docset;
 mod error;
+mod prefetch;
 pub mod read_error;
 mod size;
 
 pub use docset::{DocSet, TERMINATED};
 pub use error::{printable, printable_bytes, Error, Result};
+pub use prefetch::prefetch;
 pub use size::parse_size;
 
 /// A document's number inside one segment, dense from 0.

@@ -103,6 +103,14 @@ impl Arena {
         }
     }
 
+    /// Asks for the byte at `end` to be brought into the cache (see `needle_core::prefetch`).
+    #[inline]
+    pub fn prefetch(&self, end: Cursor) {
+        if let Some(page) = self.pages.get(end.at.page as usize) {
+            needle_core::prefetch(page, end.at.at as usize);
+        }
+    }
+
     /// A new chain whose first slice holds `room` bytes.
     pub fn chain(&mut self, room: usize) -> Cursor {
         Cursor { at: self.alloc(room + LINK), room: room as u32, level: 0 }

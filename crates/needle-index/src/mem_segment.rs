@@ -24,7 +24,7 @@ use needle_codecs::doc_values::{
 use needle_codecs::docstore::{write_with_dictionary, StoredDoc};
 use needle_codecs::norms::encode_length;
 use needle_codecs::{FieldMeta, FieldStats, Postings, SegmentMeta, SegmentRead, SegmentWriter, TermMatcher};
-use needle_core::{DocId, Error, FieldId, Result};
+use needle_core::{prefetch, DocId, Error, FieldId, Result};
 use needle_storage::Directory;
 use parking_lot::RwLock;
 use rustc_hash::FxHashMap;
@@ -43,6 +43,8 @@ struct FieldBuf {
     norms: Arc<Vec<u8>>,
     /// Bloom filters of text fields: their parameters (documents come with their filters filled).
     bloom: Option<Arc<BloomParams>>,
+    /// The term ids of the document being filed (kept to spare an allocation a document).
+    scratch_ids: Vec<u32>,
 }
 
 impl FieldBuf {
@@ -54,6 +56,7 @@ impl FieldBuf {
             postings: Vec::new(),
             norms: Arc::default(),
             bloom,
+            scratch_ids: Vec::new(),
         }
     }
 
@@ -74,24 +77,61 @@ impl FieldBuf {
         (if new_term { term.len() + TERM_BYTES } else { 0 }, new_term)
     }
 
-    /// Files the `i`-th term of a grouped text field of `doc` (norm byte
-    /// `norm`): one posting; returns (bytes added besides the arena's, new term).
+    /// Files a grouped text field of `doc` (norm byte `norm`): one posting a
+    /// term; returns (bytes added besides the arena's, new terms). In a field
+    /// of a million terms, a term's table slot, its [`TermBuf`] and its
+    /// postings' tail in the arena are each a cache miss, so the terms go
+    /// through a pipeline that waits for them together: while a term is
+    /// filed, the one [`LOOKUPS_AHEAD`] after it is looked up (its slot asked
+    /// for as many terms before) and its `TermBuf` asked for, and the tail of
+    /// the one halfway between is asked for.
     fn add_grouped(
         &mut self,
         arena: &mut Arena,
-        term: &[u8],
+        analyzed: &AnalyzedDoc,
         doc: DocId,
         norm: u8,
         g: &GroupedText,
-        i: usize,
-    ) -> (usize, bool) {
-        let t = &g.terms[i];
-        let (buf, new_term) = self.term(t.hash, term);
-        let (before, after) = g.filters(i);
-        let occurrences = &g.encoded[t.encoded.clone()];
-        let freq = t.occurrences.len() as u32;
-        buf.push(arena, NewPosting { doc, freq, norm, occurrences, before, after });
-        (if new_term { term.len() + TERM_BYTES } else { 0 }, new_term)
+    ) -> (usize, u64) {
+        let mut ids = std::mem::take(&mut self.scratch_ids);
+        ids.clear();
+        let (mut added, mut new_terms) = (0, 0u64);
+        let terms = &g.terms;
+        for t in terms.iter().take(2 * LOOKUPS_AHEAD) {
+            self.terms.prefetch(t.hash);
+        }
+        let mut look_up = |this: &mut Self, j: usize, ids: &mut Vec<u32>| {
+            if let Some(later) = terms.get(j + 2 * LOOKUPS_AHEAD) {
+                this.terms.prefetch(later.hash);
+            }
+            let term = analyzed.term_at(terms[j].term);
+            let (id, new) = this.terms.id(terms[j].hash, term);
+            if new {
+                this.postings.push(TermBuf::default());
+                added += term.len() + TERM_BYTES;
+                new_terms += 1;
+            }
+            prefetch(&this.postings, id as usize);
+            ids.push(id);
+        };
+        for j in 0..terms.len().min(LOOKUPS_AHEAD) {
+            look_up(self, j, &mut ids);
+        }
+        for (i, t) in terms.iter().enumerate() {
+            if i + LOOKUPS_AHEAD < terms.len() {
+                look_up(self, i + LOOKUPS_AHEAD, &mut ids);
+            }
+            if let Some(&nearer) = ids.get(i + LOOKUPS_AHEAD / 2) {
+                self.postings[nearer as usize].prefetch_end(arena);
+            }
+            let (before, after) = g.filters(i);
+            let occurrences = &g.encoded[t.encoded.clone()];
+            let freq = t.occurrences.len() as u32;
+            self.postings[ids[i] as usize]
+                .push(arena, NewPosting { doc, freq, norm, occurrences, before, after });
+        }
+        self.scratch_ids = ids;
+        (added, new_terms)
     }
 
     fn shape(&self) -> FieldShape {
@@ -263,6 +303,11 @@ impl MemSegment {
 }
 
 /// Files a text field of document `doc`; returns (bytes added, new terms).
+/// How many terms ahead of the one it files a document asks for memory
+/// ([`FieldBuf::add_grouped`]): enough to overlap the misses, few enough
+/// that what was asked for is still cached when read.
+const LOOKUPS_AHEAD: usize = 8;
+
 fn add_text(
     buf: &mut FieldBuf,
     arena: &mut Arena,
@@ -272,12 +317,7 @@ fn add_text(
     length: u32,
 ) -> (usize, u64) {
     let norm = encode_length(length);
-    let (mut added, mut new_terms) = (0, 0u64);
-    for (i, t) in g.terms.iter().enumerate() {
-        let (bytes, new_term) = buf.add_grouped(arena, analyzed.term_at(t.term), doc, norm, g, i);
-        added += bytes;
-        new_terms += u64::from(new_term);
-    }
+    let (added, new_terms) = buf.add_grouped(arena, analyzed, doc, norm, g);
     if length > 0 {
         let norms = Arc::make_mut(&mut buf.norms);
         norms.resize(doc as usize, 0);

@@ -3,15 +3,19 @@
 //! allocation of its own, and its hash is taken once per token: grouping a
 //! document's tokens ([`crate::grouped`]) hashes each, and filing the
 //! document's postings here reuses the hash of each of its terms. A table
-//! slot holds its term's place in the buffer and its first eight bytes beside
-//! its id, so a lookup of a term of up to eight bytes (most words) reads
-//! neither where the term lies nor its bytes, and a longer one only its
-//! bytes: in a table of a million terms each read is a cache miss, taken for
-//! every distinct term of every document.
+//! slot holds its term's id, length and first eight bytes, so a lookup of a
+//! term of up to eight bytes (most words) reads nothing but its slot, and a
+//! longer one only its bytes besides.
+//!
+//! In a table of a million terms each slot read is a cache miss, taken for
+//! every distinct term of every document. The table is open addressing with
+//! linear probing over a plain array (not `hashbrown`) so that a caller can
+//! ask for the slot of a term it will look up a few terms later
+//! ([`TermTable::prefetch`]): a document's lookups then wait for memory
+//! together rather than one after another.
 
 use std::hash::Hasher;
 
-use hashbrown::HashTable;
 use rustc_hash::FxHasher;
 
 /// The hash terms are found by, in a document's groups and in a field's table.
@@ -21,14 +25,19 @@ pub(crate) fn term_hash(term: &[u8]) -> u64 {
     h.finish()
 }
 
-/// A term's id, where its bytes lie in [`TermTable::bytes`] and its first bytes ([`prefix`]).
+/// A term's first eight bytes ([`prefix`]), length and id; `id` [`EMPTY`] in a free slot.
 #[derive(Clone, Copy)]
 struct Slot {
-    id: u32,
-    start: u32,
-    len: u32,
     prefix: u64,
+    len: u32,
+    id: u32,
 }
+
+const EMPTY: u32 = u32::MAX;
+const FREE: Slot = Slot { prefix: 0, len: 0, id: EMPTY };
+
+/// The table starts with this many slots and doubles when half are taken.
+const FIRST_SLOTS: usize = 1024;
 
 /// The first eight bytes of `term` (fewer padded with zeros), little-endian.
 pub(crate) fn prefix(term: &[u8]) -> u64 {
@@ -40,7 +49,10 @@ pub(crate) fn prefix(term: &[u8]) -> u64 {
 
 #[derive(Default)]
 pub(crate) struct TermTable {
-    ids: HashTable<Slot>,
+    /// A power of two of slots (none before the first term), at most half taken.
+    slots: Vec<Slot>,
+    /// Each term's [`term_hash`], by id: the table grows without hashing its terms again.
+    hashes: Vec<u64>,
     /// Where each term's bytes end in `bytes` (term `i` starts where `i - 1` ends).
     ends: Vec<u32>,
     bytes: Vec<u8>,
@@ -57,45 +69,90 @@ impl TermTable {
     }
 
     pub fn get(&self, term: &[u8]) -> Option<u32> {
-        self.find(term_hash(term), term)
+        self.find(term_hash(term), term).ok()
     }
 
-    fn find(&self, hash: u64, term: &[u8]) -> Option<u32> {
-        let (bytes, first) = (&self.bytes, prefix(term));
-        let holds = |s: &Slot| {
-            s.len as usize == term.len()
+    /// Asks for the slot where a lookup of a term of hash `hash` starts to be
+    /// brought into the cache (see the module documentation).
+    #[inline]
+    pub fn prefetch(&self, hash: u64) {
+        if !self.slots.is_empty() {
+            needle_core::prefetch(&self.slots, self.home(hash));
+        }
+    }
+
+    /// The slot a term of hash `hash` is looked for from. Fx hashes are
+    /// multiplied once more so the slot depends on all of their bits.
+    fn home(&self, hash: u64) -> usize {
+        let mixed = hash.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (mixed >> (64 - self.slots.len().trailing_zeros())) as usize
+    }
+
+    /// The id of `term`, or the free slot where it would go.
+    fn find(&self, hash: u64, term: &[u8]) -> Result<u32, usize> {
+        if self.slots.is_empty() {
+            return Err(0);
+        }
+        let (first, mask) = (prefix(term), self.slots.len() - 1);
+        let mut at = self.home(hash);
+        loop {
+            let s = self.slots[at];
+            if s.id == EMPTY {
+                return Err(at);
+            }
+            if s.len as usize == term.len()
                 && s.prefix == first
-                && (term.len() <= 8 || slot_bytes(bytes, s) == term)
-        };
-        self.ids.find(hash, holds).map(|s| s.id)
+                && (term.len() <= 8 || self.term(s.id) == term)
+            {
+                return Ok(s.id);
+            }
+            at = (at + 1) & mask;
+        }
     }
 
     /// The id of `term` (whose [`term_hash`] is `hash`), added if new; and whether it was new.
     pub fn id(&mut self, hash: u64, term: &[u8]) -> (u32, bool) {
-        if let Some(id) = self.find(hash, term) {
-            return (id, false);
-        }
-        let slot = Slot {
-            id: self.ends.len() as u32,
-            start: self.bytes.len() as u32,
-            len: term.len() as u32,
-            prefix: prefix(term),
+        let free = match self.find(hash, term) {
+            Ok(id) => return (id, false),
+            Err(free) => free,
         };
+        let id = self.ends.len() as u32;
         self.bytes.extend_from_slice(term);
         self.ends.push(self.bytes.len() as u32);
-        let bytes = &self.bytes;
-        self.ids.insert_unique(hash, slot, |s| term_hash(slot_bytes(bytes, s)));
-        (slot.id, true)
+        self.hashes.push(hash);
+        let slot = Slot { prefix: prefix(term), len: term.len() as u32, id };
+        if 2 * self.len() > self.slots.len() {
+            self.grow();
+            self.place(hash, slot);
+        } else {
+            self.slots[free] = slot;
+        }
+        (id, true)
+    }
+
+    /// Doubles the slots (or makes the first ones) and places every term again.
+    fn grow(&mut self) {
+        let size = (2 * self.slots.len()).max(FIRST_SLOTS);
+        let old = std::mem::replace(&mut self.slots, vec![FREE; size]);
+        for s in old.into_iter().filter(|s| s.id != EMPTY) {
+            self.place(self.hashes[s.id as usize], s);
+        }
+    }
+
+    /// Puts `slot` in the first free slot from its term's home.
+    fn place(&mut self, hash: u64, slot: Slot) {
+        let mask = self.slots.len() - 1;
+        let mut at = self.home(hash);
+        while self.slots[at].id != EMPTY {
+            at = (at + 1) & mask;
+        }
+        self.slots[at] = slot;
     }
 
     /// Every term with its id, in no order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u32)> + '_ {
         (0..self.len() as u32).map(|id| (self.term(id), id))
     }
-}
-
-fn slot_bytes<'a>(bytes: &'a [u8], s: &Slot) -> &'a [u8] {
-    &bytes[s.start as usize..(s.start + s.len) as usize]
 }
 
 fn term_in<'a>(ends: &[u32], bytes: &'a [u8], id: u32) -> &'a [u8] {
@@ -148,7 +205,29 @@ mod tests {
         // Looked up under another term's hash, a term is compared with that
         // term's slot: alike in length and first bytes is not the same term.
         for (a, b) in [(0, 1), (1, 0), (2, 3), (4, 5), (5, 4)] {
-            assert_eq!(table.find(term_hash(words[a]), words[b]), None, "{:?}", words[b]);
+            assert_eq!(table.find(term_hash(words[a]), words[b]).ok(), None, "{:?}", words[b]);
+        }
+    }
+
+    proptest::proptest! {
+        /// Through several doublings of the table, every term keeps the id it
+        /// was first given and only new terms get new ids, as a map would.
+        /// Terms are drawn from few bytes, so many share lengths and first bytes.
+        #[test]
+        fn ids_are_those_a_map_gives(terms in proptest::collection::vec(proptest::collection::vec(0u8..4, 0..12), 1..6000)) {
+            let mut table = TermTable::default();
+            let mut model = std::collections::HashMap::new();
+            for t in &terms {
+                let next = model.len() as u32;
+                let expected = *model.entry(t.clone()).or_insert(next);
+                proptest::prop_assert_eq!(table.id(term_hash(t), t), (expected, expected == next));
+            }
+            proptest::prop_assert_eq!(table.len(), model.len());
+            for (t, &id) in &model {
+                proptest::prop_assert_eq!(table.get(t), Some(id));
+                proptest::prop_assert_eq!(table.term(id), &t[..]);
+            }
+            proptest::prop_assert_eq!(table.get(&[9u8; 3]), None);
         }
     }
 }

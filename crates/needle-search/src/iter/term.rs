@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use needle_codecs::Postings;
-use needle_core::{DocId, DocSet, TERMINATED};
+use needle_core::{prefetch, DocId, DocSet, TERMINATED};
 
 use needle_storage::counters::{self, DataKind};
 
@@ -89,20 +89,6 @@ impl<'a> TermScorer<'a> {
         }
         self.norms_asked = Some(ahead.last().copied().unwrap_or(doc));
     }
-}
-
-/// A hint to bring `bytes[i]` into the cache; nothing if out of bounds.
-#[inline]
-fn prefetch(bytes: &[u8], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(b) = bytes.get(i) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch is a hint that never faults and changes no
-        // memory; SSE, which it needs, is part of every x86-64 processor.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((b as *const u8).cast()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (bytes, i);
 }
 
 impl DocSet for TermScorer<'_> {
