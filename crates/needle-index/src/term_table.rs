@@ -40,11 +40,21 @@ const FREE: Slot = Slot { prefix: 0, len: 0, id: EMPTY };
 const FIRST_SLOTS: usize = 1024;
 
 /// The first eight bytes of `term` (fewer padded with zeros), little-endian.
+/// Taken for every lookup: a term shorter than eight bytes is read as two
+/// overlapping halves (the bytes both hold are the same, so or-ing them is
+/// exact), not copied into a buffer by a `memcpy` call.
+#[inline]
 pub(crate) fn prefix(term: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = term.len().min(8);
-    b[..n].copy_from_slice(&term[..n]);
-    u64::from_le_bytes(b)
+    let n = term.len();
+    let le32 = |at: usize| u64::from(u32::from_le_bytes(term[at..at + 4].try_into().unwrap()));
+    let le16 = |at: usize| u64::from(u16::from_le_bytes(term[at..at + 2].try_into().unwrap()));
+    match n {
+        8.. => u64::from_le_bytes(term[..8].try_into().unwrap()),
+        4..8 => le32(0) | le32(n - 4) << (8 * (n - 4)),
+        2..4 => le16(0) | le16(n - 2) << (8 * (n - 2)),
+        1 => u64::from(term[0]),
+        _ => 0,
+    }
 }
 
 #[derive(Default)]
@@ -206,6 +216,17 @@ mod tests {
         // term's slot: alike in length and first bytes is not the same term.
         for (a, b) in [(0, 1), (1, 0), (2, 3), (4, 5), (5, 4)] {
             assert_eq!(table.find(term_hash(words[a]), words[b]).ok(), None, "{:?}", words[b]);
+        }
+    }
+
+    proptest::proptest! {
+        /// A term's prefix is its first eight bytes, fewer padded with zeros.
+        #[test]
+        fn prefix_is_the_first_eight_bytes(term in proptest::collection::vec(proptest::num::u8::ANY, 0..12)) {
+            let mut b = [0u8; 8];
+            let n = term.len().min(8);
+            b[..n].copy_from_slice(&term[..n]);
+            proptest::prop_assert_eq!(prefix(&term), u64::from_le_bytes(b));
         }
     }
 
