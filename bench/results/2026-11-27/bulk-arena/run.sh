@@ -2,13 +2,14 @@
 # `_bulk` ingest of the shared corpus (1,000-document batches, 2 connections,
 # then a refresh and a force-merge to one segment), ROUNDS rounds of: the
 # Needle server before this change (OLD: its `needle` binary), today's, and an
-# OpenSearch node already running on port 9201 (../shared/opensearch, 12 GB heap).
+# OpenSearch node already running on port 9201 (../shared/opensearch, 12 GB heap;
+# OS_HOME names its home when it is not ../shared/opensearch/home).
 #   bench/results/2026-11-27/bulk-arena/run.sh OLD ROUNDS OUTDIR
 set -euo pipefail
 OLD=$1; ROUNDS=${2:-2}; OUT=$3
 C=../shared/data/corpus.jsonl.gz
 B=target/release/needle-bench
-OSPID=$(cat ../shared/opensearch/home/opensearch.pid)
+OSPID=$(cat "${OS_HOME:-../shared/opensearch/home}/opensearch.pid")
 needle_bulk() {
   local name=$1 bin=$2 r=$3
   local data; data=$(mktemp -d)
