@@ -663,3 +663,94 @@ fn the_nodes_of_a_cluster_with_an_api_key_show_it_to_each_other() {
     assert_eq!(listed[0]["docs.count"], "11", "{listed}");
     assert_eq!(send(at[1], "POST", "/keyed/_search", Some(b"{}"), &[]).status, 401);
 }
+
+/// Aliases of the cluster's indexes live in their records, not in their
+/// shards: given at creation or by `_aliases`, they name the same documents
+/// through every node (an alias a shard kept would name that shard alone),
+/// one index for document requests and several for searches, and they go
+/// with `DELETE`; names that clash are refused.
+#[test]
+fn aliases_name_cluster_indexes_through_every_node() {
+    let Some(etcd) = EtcdProcess::start("cluster alias test") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (_servers, at) = start_cluster(&etcd, dir.path(), &["a1", "a2", "a3"], &[]);
+    let status = |to: SocketAddr, method: &str, path: &str, body: &str| {
+        let reply = send(to, method, path, Some(body.as_bytes()), &[]);
+        (reply.status, reply.json())
+    };
+    put(at[0], "/red", &json!({"settings": {"number_of_shards": 3}, "aliases": {"colors": {}, "warm": {}}}));
+    put(at[1], "/blue", &json!({"settings": {"number_of_shards": 2}}));
+    let (code, added) =
+        post(at[2], "/_aliases", &json!({"actions": [{"add": {"index": "blue", "alias": "colors"}}]}));
+    assert_eq!(code, 200, "{added}");
+    let mut lines = String::new();
+    for i in 0..30 {
+        let index = ["red", "blue"][i % 2];
+        let doc = json!({"title": format!("shade {i}"), "n": i});
+        lines.push_str(&format!("{}\n{doc}\n", json!({"index": {"_index": index, "_id": i.to_string()}})));
+    }
+    let reply = send(at[0], "POST", "/_bulk?refresh=true", Some(lines.as_bytes()), &[]).json();
+    assert_eq!(reply["errors"], false, "{reply}");
+    for node in &at {
+        let count = |path: &str| status(*node, "GET", path, "").1["count"].clone();
+        assert_eq!(count("/warm/_count"), 15, "an alias given at creation names the whole index on {node}");
+        // An alias added on another node is seen through the node's view, a second old at most.
+        let started = std::time::Instant::now();
+        while count("/colors/_count") != 30 || count("/col*/_count") != 30 {
+            assert!(
+                started.elapsed().as_secs() < 5,
+                "both indexes through the alias and a pattern on {node}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let (code, doc) = status(*node, "GET", "/warm/_doc/4", "");
+        assert_eq!((code, &doc["_index"], &doc["_source"]["n"]), (200, &json!("red"), &json!(4)), "{doc}");
+    }
+    // Writes through an alias of one index reach it; of several, none.
+    let (code, written) =
+        status(at[1], "PUT", "/warm/_doc/new?refresh=true", r#"{"title": "written through"}"#);
+    assert_eq!((code, &written["_index"]), (201, &json!("red")), "{written}");
+    let (code, refused) = status(at[2], "PUT", "/colors/_doc/x", r#"{"title": "which one?"}"#);
+    assert_eq!(code, 400, "{refused}");
+    assert!(refused["error"]["reason"].as_str().unwrap().contains("no write index"), "{refused}");
+    let items = "{\"index\": {\"_index\": \"warm\", \"_id\": \"b\"}}\n{\"n\": 1}\n";
+    let reply = send(at[2], "POST", "/_bulk?refresh=true", Some(items.as_bytes()), &[]).json();
+    assert_eq!(reply["items"][0]["index"]["_index"], "red", "{reply}");
+    assert_eq!(status(at[0], "GET", "/red/_count", "").1["count"], 17);
+    assert_eq!(
+        status(at[0], "GET", "/_cat/indices/warm?h=index&format=json", "").1,
+        json!([{"index": "red"}])
+    );
+    let mget = status(at[0], "POST", "/_mget", r#"{"docs": [{"_index": "warm", "_id": "b"}]}"#).1;
+    assert_eq!(mget["docs"][0]["found"], true, "{mget}");
+
+    // Listed from any node, as Elasticsearch lists them.
+    let listed = status(at[1], "GET", "/_alias/colors", "").1;
+    assert_eq!(listed, json!({"red": {"aliases": {"colors": {}}}, "blue": {"aliases": {"colors": {}}}}));
+    assert_eq!(
+        status(at[2], "GET", "/red/_alias", "").1["red"]["aliases"],
+        json!({"colors": {}, "warm": {}})
+    );
+    assert_eq!(status(at[0], "GET", "/red", "").1["red"]["aliases"], json!({"colors": {}, "warm": {}}));
+    assert_eq!(status(at[0], "GET", "/_alias/nothing", "").0, 404);
+
+    // Clashing names are refused and change nothing.
+    let (code, clash) =
+        post(at[0], "/_aliases", &json!({"actions": [{"add": {"index": "red", "alias": "blue"}}]}));
+    assert_eq!((code, &clash["error"]["type"]), (400, &json!("invalid_alias_name_exception")), "{clash}");
+    let (code, clash) = status(at[1], "PUT", "/warm", "{}");
+    assert_eq!((code, &clash["error"]["type"]), (400, &json!("invalid_index_name_exception")), "{clash}");
+
+    // Removed: the alias names nothing; removing it again is a 404.
+    assert_eq!(status(at[2], "DELETE", "/red/_alias/warm", "").0, 200);
+    assert_eq!(status(at[2], "GET", "/warm/_count", "").0, 404, "gone at once on the node that removed it");
+    // Other nodes route by a view a second old at most.
+    let started = std::time::Instant::now();
+    while status(at[0], "GET", "/warm/_count", "").0 != 404 {
+        assert!(started.elapsed().as_secs() < 5, "the alias is still routed by another node");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (code, gone) = status(at[1], "DELETE", "/red/_alias/warm", "");
+    assert_eq!((code, &gone["error"]["type"]), (404, &json!("aliases_not_found_exception")), "{gone}");
+    assert_eq!(status(at[1], "GET", "/colors/_count", "").1["count"], 32);
+}

@@ -11,7 +11,7 @@
 //! the primary fails, and one of them becomes the primary when the
 //! primary's node is gone ([`moved`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -27,6 +27,11 @@ pub struct ShardedIndex {
     pub replicas: Vec<Vec<String>>,
     /// The body it was created with (mappings, settings), which each shard was created with.
     pub created: Value,
+    /// The other names it answers to: its aliases (given at its creation or
+    /// by `_aliases`). They live here, not in its shards: a shard's node
+    /// answers a name its own catalog knows with that shard alone.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub aliases: BTreeSet<String>,
 }
 
 impl ShardedIndex {
@@ -52,6 +57,11 @@ impl ShardedIndex {
     pub fn holds(&self, node: &str, k: usize) -> bool {
         self.copies_of(k).any(|n| n == node)
     }
+}
+
+/// The indexes that `alias` is an alias of, in name order.
+pub fn aliased<'a>(indices: &'a BTreeMap<String, ShardedIndex>, alias: &str) -> Vec<&'a str> {
+    indices.iter().filter(|(_, index)| index.aliases.contains(alias)).map(|(name, _)| name.as_str()).collect()
 }
 
 /// Setting `name` of an index's creation body, as `settings.{name}`,
@@ -210,6 +220,7 @@ mod tests {
             shards: shards.iter().map(|s| s.to_string()).collect(),
             replicas: Vec::new(),
             created: Value::Null,
+            aliases: Default::default(),
         };
         let live: Vec<String> = ["n1", "n2"].map(String::from).to_vec();
         let mut load = BTreeMap::from([("n1".to_string(), 2), ("n2".to_string(), 1)]);
@@ -228,6 +239,7 @@ mod tests {
             shards: names(&["n1", "n2", "n3"]),
             replicas: vec![names(&["n2"]), names(&["n3"]), names(&["n1"])],
             created: serde_json::json!({"settings": {"index": {"number_of_replicas": "1"}}}),
+            aliases: Default::default(),
         };
         assert_eq!(index.replicas_wanted(), 1);
         let live = names(&["n1", "n2", "n4"]);

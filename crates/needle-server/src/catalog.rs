@@ -563,7 +563,7 @@ fn write_settings(dir: &Path, settings: &Settings) -> std::io::Result<()> {
 }
 
 /// Elasticsearch's rules for index names.
-fn check_name(name: &str) -> ApiResult<()> {
+pub(crate) fn check_name(name: &str) -> ApiResult<()> {
     let bad = |why: &str| {
         let mut e = ApiError::bad_request(
             "invalid_index_name_exception",

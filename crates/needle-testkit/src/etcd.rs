@@ -13,6 +13,9 @@ pub struct EtcdProcess {
     pub url: String,
 }
 
+/// Starts tried before giving up (see [`EtcdProcess::spawn`]).
+const TRIES: usize = 5;
+
 impl EtcdProcess {
     /// Starts `etcd` from the PATH. `None` when it is not installed and the
     /// run is not CI's (CI installs Debian's `etcd-server`: there a missing
@@ -21,8 +24,14 @@ impl EtcdProcess {
         if !installed("etcd", "apt-get install etcd-server", name) {
             return None;
         }
-        let (client, peer) = (free_port(), free_port());
-        Some(EtcdProcess::spawn("test", client, peer, &format!("test=http://127.0.0.1:{peer}")))
+        for _ in 0..TRIES {
+            let (client, peer) = (free_port(), free_port());
+            let spawned = EtcdProcess::spawn("test", client, peer, &format!("test=http://127.0.0.1:{peer}"));
+            if spawned.is_some() {
+                return spawned;
+            }
+        }
+        panic!("etcd did not start in {TRIES} tries, each on ports another process took");
     }
 
     /// Starts `members` etcd members as one cluster (which answers once most
@@ -31,16 +40,24 @@ impl EtcdProcess {
         if !installed("etcd", "apt-get install etcd-server", name) {
             return None;
         }
-        let ports: Vec<(u16, u16)> = (0..members).map(|_| (free_port(), free_port())).collect();
-        let initial: Vec<String> =
-            ports.iter().enumerate().map(|(i, (_, peer))| format!("e{i}=http://127.0.0.1:{peer}")).collect();
-        let initial = initial.join(",");
-        let spawned = ports.iter().enumerate();
-        Some(
-            spawned
+        for _ in 0..TRIES {
+            let ports: Vec<(u16, u16)> = (0..members).map(|_| (free_port(), free_port())).collect();
+            let initial: Vec<String> = ports
+                .iter()
+                .enumerate()
+                .map(|(i, (_, peer))| format!("e{i}=http://127.0.0.1:{peer}"))
+                .collect();
+            let initial = initial.join(",");
+            let spawned = ports.iter().enumerate();
+            // Those started are stopped (dropped) when one did not start.
+            let all: Option<Vec<EtcdProcess>> = spawned
                 .map(|(i, &(client, peer))| EtcdProcess::spawn(&format!("e{i}"), client, peer, &initial))
-                .collect(),
-        )
+                .collect();
+            if all.is_some() {
+                return all;
+            }
+        }
+        panic!("etcd did not start in {TRIES} tries, each on ports another process took");
     }
 
     /// Kills the member (SIGKILL).
@@ -49,7 +66,11 @@ impl EtcdProcess {
         let _ = self.child.wait();
     }
 
-    fn spawn(member: &str, client: u16, peer: u16, initial_cluster: &str) -> EtcdProcess {
+    /// A member listening on `client`; `None` when it stopped at once: a
+    /// port it was given was taken meanwhile (tests running at once draw
+    /// free ports from the same system), and the process listening there
+    /// is not this one.
+    fn spawn(member: &str, client: u16, peer: u16, initial_cluster: &str) -> Option<EtcdProcess> {
         let dir = std::env::temp_dir().join(format!("needle-test-etcd-{}-{client}", std::process::id()));
         let peer_url = format!("http://127.0.0.1:{peer}");
         let url = format!("http://127.0.0.1:{client}");
@@ -65,14 +86,20 @@ impl EtcdProcess {
             .stderr(Stdio::null())
             .spawn()
             .expect("etcd starts");
-        let etcd = EtcdProcess { child, dir, url };
+        let mut etcd = EtcdProcess { child, dir, url };
         let started = Instant::now();
         let addr: SocketAddr = ([127, 0, 0, 1], client).into();
-        while TcpStream::connect(addr).is_err() {
+        // Listening there, with its own data folder made (not another process).
+        while TcpStream::connect(addr).is_err() || !etcd.dir.join("member").exists() {
+            if etcd.child.try_wait().ok().flatten().is_some() {
+                return None;
+            }
             assert!(started.elapsed() < Duration::from_secs(20), "etcd did not listen in 20 s");
             std::thread::sleep(Duration::from_millis(50));
         }
-        etcd
+        // A member whose port was taken stops a moment after it made its folder.
+        std::thread::sleep(Duration::from_millis(100));
+        etcd.child.try_wait().ok().flatten().is_none().then_some(etcd)
     }
 }
 

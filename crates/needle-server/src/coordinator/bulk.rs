@@ -30,7 +30,7 @@ pub async fn bulk(call: &Forward, default_index: Option<&str>) -> ApiResult<axum
     let text = std::str::from_utf8(&call.body)
         .map_err(|e| ApiError::parsing(format!("the body is not UTF-8: {e}")))?;
     let actions = parse(text, default_index)?;
-    let mut indices: BTreeMap<String, ShardedIndex> = BTreeMap::new();
+    let mut indices: BTreeMap<String, (String, ShardedIndex)> = BTreeMap::new();
     let mut items: Vec<Option<Value>> = vec![None; actions.len()];
     let mut per_node: BTreeMap<String, (Vec<usize>, String)> = BTreeMap::new();
     let mut routed = Vec::with_capacity(actions.len());
@@ -77,23 +77,24 @@ pub async fn bulk(call: &Forward, default_index: Option<&str>) -> ApiResult<axum
 async fn route(
     call: &Forward,
     action: &Action<'_>,
-    indices: &mut BTreeMap<String, ShardedIndex>,
+    indices: &mut BTreeMap<String, (String, ShardedIndex)>,
 ) -> ApiResult<Routed> {
     if !indices.contains_key(&action.index) {
         let of_index = call.about(&action.index);
-        let sharded = match call.member.index(&action.index).await.map_err(|e| super::unavailable(&e))? {
+        // Through an alias, the one index it names.
+        let found = match super::aliases::one_index(&call.member, &action.index).await? {
             Some(found) => found,
             None if action.kind == Kind::Delete => return Err(ApiError::index_not_found(&action.index)),
-            None => of_index.make(json!({})).await?.0,
+            None => (action.index.clone(), of_index.make(json!({})).await?.0),
         };
-        indices.insert(action.index.clone(), sharded);
+        indices.insert(action.index.clone(), found);
     }
-    let sharded = &indices[&action.index];
+    let (index, sharded) = &indices[&action.index];
     let id = action.id.clone().unwrap_or_else(crate::catalog::uuid);
     let shard = shard_of(&id, sharded.shards.len());
     let mut line: Map<String, Value> = serde_json::from_str(action.line).expect("parsed before");
     if let Some(Value::Object(meta)) = line.values_mut().next() {
-        meta.insert("_index".into(), json!(shard_name(&action.index, shard)));
+        meta.insert("_index".into(), json!(shard_name(index, shard)));
         meta.insert("_id".into(), json!(id));
     }
     let mut lines = Value::Object(line).to_string();
@@ -102,7 +103,7 @@ async fn route(
         lines.push_str(source);
         lines.push('\n');
     }
-    Ok(Routed { index: action.index.clone(), shard, node: sharded.shards[shard].clone(), lines })
+    Ok(Routed { index: index.clone(), shard, node: sharded.shards[shard].clone(), lines })
 }
 
 fn failed_item(action: &Action, e: &ApiError) -> Value {

@@ -145,7 +145,11 @@ pub async fn cat(
     }
     let wanted = |name: &str| expression.split(',').any(|p| pattern::matches(p, name));
     let mut rows = Vec::new();
-    for (name, sharded) in indices.iter().filter(|(name, _)| wanted(name)) {
+    // A cluster index is listed by its name or an alias's.
+    let listed = |(name, sharded): &(&String, &ShardedIndex)| {
+        wanted(name) || sharded.aliases.iter().any(|a| wanted(a))
+    };
+    for (name, sharded) in indices.iter().filter(listed) {
         let copy = |k: usize, node: Option<&String>| held.get(&(shard_name(name, k), node?.clone()));
         let primaries: Vec<Option<&Held>> =
             (0..sharded.shards.len()).map(|k| copy(k, Some(&sharded.shards[k]))).collect();

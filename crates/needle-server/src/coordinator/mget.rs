@@ -25,24 +25,33 @@ struct Asked {
 
 pub async fn mget(call: &Forward, default_index: Option<&str>) -> ApiResult<axum::response::Response> {
     let asked = asked(call, default_index)?;
-    let mut indices: BTreeMap<String, Option<ShardedIndex>> = BTreeMap::new();
+    let mut indices: BTreeMap<String, Option<(String, ShardedIndex)>> = BTreeMap::new();
     let mut docs: Vec<Value> = vec![Value::Null; asked.len()];
     let mut per_node: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut routed = Vec::with_capacity(asked.len());
     for (i, (index, id, mut entry)) in asked.into_iter().enumerate() {
         if !indices.contains_key(&index) {
-            let found = call.member.index(&index).await.map_err(|e| super::unavailable(&e))?;
+            // Through an alias, the one index it names.
+            let found = super::aliases::one_index(&call.member, &index).await;
+            let found = match found {
+                Err(e) if e.status.is_client_error() => {
+                    docs[i] = json!({"_index": index, "_id": id, "error": e.body()["error"]});
+                    routed.push(None);
+                    continue;
+                }
+                found => found?,
+            };
             indices.insert(index.clone(), found);
         }
-        let Some(sharded) = &indices[&index] else {
+        let Some((index, sharded)) = &indices[&index] else {
             docs[i] = json!({"_index": index, "_id": id, "error": ApiError::index_not_found(&index).body()["error"]});
             routed.push(None);
             continue;
         };
         let shard = shard_of(&id, sharded.shards.len());
-        entry["_index"] = json!(shard_name(&index, shard));
+        entry["_index"] = json!(shard_name(index, shard));
         per_node.entry(sharded.shards[shard].clone()).or_default().push(i);
-        routed.push(Some(Asked { index, shard, entry }));
+        routed.push(Some(Asked { index: index.clone(), shard, entry }));
     }
     let shares = per_node.into_iter().map(|(node, places)| {
         let entries: Vec<&Value> =

@@ -21,6 +21,7 @@
 //! follow; a read whose primary's node does not answer goes to a replica
 //! ([`fetch_any`]), and a shard whose every copy is down is unavailable.
 
+mod aliases;
 mod bulk;
 mod by_query;
 pub(crate) mod cat;
@@ -68,6 +69,12 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
     if path == "/_search/scroll" || path.starts_with("/_search/scroll/") {
         return scroll::around(&app, &member, request, next).await;
     }
+    if path == "/_aliases" && method == "POST" {
+        return aliases::update(&app, &member, request, next).await;
+    }
+    if let Some(names) = alias_listing(&path).filter(|_| method == "GET") {
+        return aliases::get_all(&member, names.as_deref(), request, next).await;
+    }
     let bulk = matches!(method.as_str(), "POST" | "PUT").then(|| many_of(&path, "_bulk")).flatten();
     let mget = matches!(method.as_str(), "GET" | "POST").then(|| many_of(&path, "_mget")).flatten();
     let many = bulk.map(|index| (index, true)).or(mget.map(|index| (index, false)));
@@ -114,18 +121,32 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
         }
     }
     let creating = rest.is_empty() && method == "PUT";
-    let sharded = match creating {
+    let found = match creating {
         true => None,
-        false => match member.index(&index).await {
+        false => match aliases::one_index(&member, &index).await {
             Ok(found) => found,
-            Err(e) => return unavailable(&e).into_response(),
+            // An alias of several indexes, searched: every index it names.
+            Err(_) if searched_api(&method, &rest).is_some() => {
+                let api = searched_api(&method, &rest).expect("a search");
+                return match Forward::read(&app, member, index, request).await {
+                    Ok(call) => call.search_expression(api).await,
+                    Err(e) => Err(e),
+                }
+                .unwrap_or_else(IntoResponse::into_response);
+            }
+            Err(e) => return e.into_response(),
         },
     };
     // A write to an index that exists nowhere makes a cluster index, as Elasticsearch auto-creates.
-    let auto_create = sharded.is_none() && is_document_write(&method, &rest);
-    if sharded.is_none() && !creating && !auto_create {
+    let auto_create = found.is_none() && is_document_write(&method, &rest);
+    if found.is_none() && !creating && !auto_create {
         return next.run(request).await;
     }
+    // Through an alias, the index it names is meant, and named in the answer.
+    let (index, sharded) = match found {
+        Some((name, sharded)) => (name, Some(sharded)),
+        None => (index, None),
+    };
     let call = match Forward::read(&app, member, index, request).await {
         Ok(call) => call,
         Err(e) => return e.into_response(),
@@ -161,6 +182,29 @@ fn searched_expression(path: &str) -> Option<(String, &'static str)> {
     several.then(|| api(rest).map(|api| (expression.into_owned(), api))).flatten()
 }
 
+/// The API of a search, count or delete by query of one index (`rest` of its path).
+fn searched_api(method: &str, rest: &str) -> Option<&'static str> {
+    match (method, rest) {
+        ("GET" | "POST", "_search") => Some("_search"),
+        ("GET" | "POST", "_count") => Some("_count"),
+        ("POST", "_delete_by_query") => Some("_delete_by_query"),
+        _ => None,
+    }
+}
+
+/// `Some(names asked for)` when `path` lists the aliases of every index:
+/// `/_alias`, `/_aliases`, `/_alias/{names}`.
+fn alias_listing(path: &str) -> Option<Option<String>> {
+    let path = path.trim_end_matches('/');
+    match path {
+        "/_alias" | "/_aliases" => Some(None),
+        _ => {
+            let names = path.strip_prefix("/_alias/").filter(|n| !n.is_empty() && !n.contains('/'))?;
+            Some(Some(percent_decode_str(names).decode_utf8_lossy().into_owned()))
+        }
+    }
+}
+
 /// `/{index}/{rest}` of a path naming one index (not an API such as `/_search`).
 fn split_path(path: &str) -> Option<(String, String)> {
     let path = path.strip_prefix('/')?;
@@ -187,6 +231,7 @@ fn forwarded_query(query: Option<&str>) -> String {
 
 /// A request for a cluster index, read whole.
 struct Forward {
+    app: Shared,
     member: std::sync::Arc<Member>,
     /// This node's API key, shown to the nodes requests are passed on to.
     api_key: Option<String>,
@@ -219,6 +264,7 @@ impl Forward {
         let path = parts.uri.path();
         let rest = split_path(path).map(|(_, rest)| rest).unwrap_or_default();
         Ok(Forward {
+            app: app.clone(),
             member,
             api_key: app.api_key.clone(),
             logged: app.ingest.is_some(),
@@ -235,6 +281,7 @@ impl Forward {
     /// A bodiless request for `index` from the same caller: the one that makes it.
     fn about(&self, index: &str) -> Forward {
         Forward {
+            app: self.app.clone(),
             member: self.member.clone(),
             api_key: self.api_key.clone(),
             logged: self.logged,
@@ -268,13 +315,22 @@ impl Forward {
         let mut names: Vec<String> = Vec::new();
         for pattern in self.index.split(',').filter(|p| !p.is_empty()) {
             let wild = pattern == "_all" || pattern.contains('*');
-            let matched = match wild {
+            let named = |name: &str| pattern == "_all" || crate::pattern::matches(pattern, name);
+            let matched: Vec<String> = match wild {
+                // A pattern matches indexes by their names and their aliases.
                 true => known
-                    .keys()
-                    .filter(|name| pattern == "_all" || crate::pattern::matches(pattern, name))
-                    .cloned()
+                    .iter()
+                    .filter(|(name, index)| named(name) || index.aliases.iter().any(|a| named(a)))
+                    .map(|(name, _)| name.clone())
                     .collect(),
-                false => vec![pattern.to_string()],
+                false if known.contains_key(pattern) => vec![pattern.to_string()],
+                false => {
+                    let via = aliases::aliased_in(&self.member, pattern).await?;
+                    match via.is_empty() {
+                        true => vec![pattern.to_string()],
+                        false => via.into_keys().collect(),
+                    }
+                }
             };
             for name in matched {
                 if !names.contains(&name) {
@@ -340,6 +396,14 @@ impl Forward {
             ("POST", "_delete_by_query", None) => {
                 by_query::delete_by_query(self, &Part::all_of(&self.index, sharded)).await
             }
+            ("PUT" | "POST" | "DELETE", "_alias" | "_aliases", Some(names)) => {
+                let names = percent_decode_str(names).decode_utf8_lossy();
+                self.change_aliases(sharded, &names, method != "DELETE").await
+            }
+            ("GET", "_alias" | "_aliases", names) => {
+                let names = names.map(|n| percent_decode_str(n).decode_utf8_lossy().into_owned());
+                Ok(aliases::listed(aliases::listing([(&self.index, sharded)], names.as_deref()), names.as_deref()))
+            }
             ("PUT" | "POST", "_mapping", None) => self.change_record(sharded).await,
             ("PUT", "_settings", None) => self.change_record(sharded).await,
             (_, "_refresh" | "_flush" | "_forcemerge" | "_mapping", None) => self.broadcast(sharded).await,
@@ -375,9 +439,21 @@ impl Forward {
     /// made it meanwhile, that one, with false.
     async fn make(&self, body: Value) -> ApiResult<(ShardedIndex, bool)> {
         let shards = number_of_shards(&body)?;
+        let (body, aliases) = aliases::taken_from(body)?;
+        if !aliases::aliased_in(&self.member, &self.index).await?.is_empty() {
+            return Err(ApiError::bad_request(
+                "invalid_index_name_exception",
+                format!("Invalid index name [{}], an alias with the same name already exists", self.index),
+            ));
+        }
+        let indices = self.member.indices().await.map_err(|e| unavailable(&e))?;
+        aliases::check_new(&self.app, &indices, aliases.iter().filter(|a| *a != &self.index))?;
+        if aliases.contains(&self.index) {
+            return Err(aliases::same_name_as_index(&self.index));
+        }
         let view = self.member.view();
         let nodes: Vec<String> = view.nodes.iter().map(|n| n.id.clone()).collect();
-        let mut sharded = ShardedIndex { shards: Vec::new(), replicas: Vec::new(), created: body };
+        let mut sharded = ShardedIndex { shards: Vec::new(), replicas: Vec::new(), created: body, aliases };
         sharded.shards = needle_cluster::indices::place(&self.index, shards, &nodes);
         if self.logged {
             let wanted = number_of_replicas(&sharded.created)?;
@@ -451,6 +527,13 @@ impl Forward {
         match value {
             Some(mut value) => {
                 rename_index(&mut value, &local, &self.index);
+                // An index's description names its aliases, which its record holds.
+                if let (true, Some(about)) = (rest.is_empty() && method == "GET", value.get_mut(&self.index))
+                {
+                    let aliases: serde_json::Map<String, Value> =
+                        sharded.aliases.iter().map(|a| (a.clone(), json!({}))).collect();
+                    about["aliases"] = Value::Object(aliases);
+                }
                 Ok(respond::json(status, &value))
             }
             None => Ok(respond::status(status)),

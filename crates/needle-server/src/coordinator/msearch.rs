@@ -58,6 +58,7 @@ impl Forward {
     /// A search of `expression` with `url_query` and `body` from the same caller.
     fn search_of(&self, expression: String, url_query: String, body: Bytes) -> Forward {
         Forward {
+            app: self.app.clone(),
             member: self.member.clone(),
             api_key: self.api_key.clone(),
             logged: self.logged,

@@ -6,6 +6,8 @@
 //! it names; a single-document request needs it to name exactly one
 //! (`Catalog::get`). Alias filters and routing are not supported yet.
 
+use std::collections::BTreeSet;
+
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -23,16 +25,10 @@ pub async fn update(State(app): State<Shared>, call: Call) -> Response {
     blocking(move || {
         call.params.ignore(&ADMIN_PARAMS);
         call.params.finish(&call.path)?;
-        let body = call.json()?.ok_or_else(|| ApiError::parsing("[aliases] requires an [actions] array"))?;
-        let Some(Value::Array(actions)) = body.get("actions") else {
-            return Err(ApiError::parsing("[aliases] requires an [actions] array"));
-        };
-        if let Some(other) = body.as_object().and_then(|b| b.keys().find(|k| *k != "actions")) {
-            return Err(ApiError::parsing(format!("[aliases] unknown field [{other}]")));
-        }
         let mut changes = Vec::new();
-        for action in actions {
-            changes.extend(action_changes(&app, action)?);
+        for action in parse_actions(call.json()?)? {
+            let targets = local_targets(&app, &action.indexes.join(","))?;
+            changes.extend(alias_changes(&targets, &action.aliases.join(","), action.add)?);
         }
         app.catalog.change_aliases(&changes)?;
         Ok(respond::ok(&json!({"acknowledged": true, "errors": false})))
@@ -40,9 +36,27 @@ pub async fn update(State(app): State<Shared>, call: Call) -> Response {
     .await
 }
 
-/// One `{"add": {...}}` or `{"remove": {...}}` as changes, its index
-/// expressions resolved and (for a removal) its alias patterns matched.
-fn action_changes(app: &Shared, action: &Value) -> ApiResult<Vec<AliasChange>> {
+/// One `{"add": {...}}` or `{"remove": {...}}` of a `POST /_aliases`: the
+/// index expressions and alias names (or, for a removal, patterns) it names.
+pub(crate) struct AliasAction {
+    pub add: bool,
+    pub indexes: Vec<String>,
+    pub aliases: Vec<String>,
+}
+
+/// The actions of a `POST /_aliases` body, every one checked.
+pub(crate) fn parse_actions(body: Option<Value>) -> ApiResult<Vec<AliasAction>> {
+    let body = body.ok_or_else(|| ApiError::parsing("[aliases] requires an [actions] array"))?;
+    let Some(Value::Array(actions)) = body.get("actions") else {
+        return Err(ApiError::parsing("[aliases] requires an [actions] array"));
+    };
+    if let Some(other) = body.as_object().and_then(|b| b.keys().find(|k| *k != "actions")) {
+        return Err(ApiError::parsing(format!("[aliases] unknown field [{other}]")));
+    }
+    actions.iter().map(parse_action).collect()
+}
+
+fn parse_action(action: &Value) -> ApiResult<AliasAction> {
     let (kind, params) = match action.as_object().map(|a| a.iter().collect::<Vec<_>>()).as_deref() {
         Some([(kind, Value::Object(params))]) => (kind.as_str(), params),
         _ => return Err(ApiError::parsing("an alias action is an object with one of [add] or [remove]")),
@@ -80,25 +94,33 @@ fn action_changes(app: &Shared, action: &Value) -> ApiResult<Vec<AliasChange>> {
             format!("Validation Failed: 1: [{kind}] needs an [index] and an [alias];"),
         ));
     }
-    changes(app, &indexes.join(","), &aliases.join(","), add)
+    Ok(AliasAction { add, indexes, aliases })
 }
 
-/// The changes `add` (or remove) of the aliases `names` on the indexes of
-/// `expression` make; removal patterns match each index's aliases, and
-/// must match one somewhere.
-fn changes(app: &Shared, expression: &str, names: &str, add: bool) -> ApiResult<Vec<AliasChange>> {
+/// The node's own indexes an expression names, with the aliases each has.
+fn local_targets(app: &Shared, expression: &str) -> ApiResult<Vec<(String, BTreeSet<String>)>> {
+    Ok(app.catalog.resolve(expression)?.into_iter().map(|h| (h.name.clone(), h.settings().aliases)).collect())
+}
+
+/// The changes `add` (or remove) of the aliases `names` on `targets`
+/// (indexes with the aliases each has); removal patterns match each index's
+/// aliases, and must match one somewhere.
+pub(crate) fn alias_changes(
+    targets: &[(String, BTreeSet<String>)],
+    names: &str,
+    add: bool,
+) -> ApiResult<Vec<AliasChange>> {
     let mut out = Vec::new();
-    for h in app.catalog.resolve(expression)? {
+    for (index, has) in targets {
         for name in names.split(',').filter(|n| !n.is_empty()) {
             if add {
-                out.push(AliasChange { index: h.name.clone(), alias: name.to_string(), add });
+                out.push(AliasChange { index: index.clone(), alias: name.to_string(), add });
                 continue;
             }
-            let has = h.settings().aliases;
             let matched = has.iter().filter(|a| name == "_all" || crate::pattern::matches(name, a));
-            out.extend(matched.map(|a| AliasChange { index: h.name.clone(), alias: a.clone(), add }));
+            out.extend(matched.map(|a| AliasChange { index: index.clone(), alias: a.clone(), add }));
             if !name.contains('*') && name != "_all" && !has.contains(name) {
-                out.push(AliasChange { index: h.name.clone(), alias: name.to_string(), add });
+                out.push(AliasChange { index: index.clone(), alias: name.to_string(), add });
             }
         }
     }
@@ -124,7 +146,7 @@ pub async fn put(
                 )));
             }
         }
-        app.catalog.change_aliases(&changes(&app, &index, &names, true)?)?;
+        app.catalog.change_aliases(&alias_changes(&local_targets(&app, &index)?, &names, true)?)?;
         Ok(respond::ok(&json!({"acknowledged": true})))
     })
     .await
@@ -139,7 +161,7 @@ pub async fn delete(
     blocking(move || {
         call.params.ignore(&ADMIN_PARAMS);
         call.params.finish(&call.path)?;
-        app.catalog.change_aliases(&changes(&app, &index, &names, false)?)?;
+        app.catalog.change_aliases(&alias_changes(&local_targets(&app, &index)?, &names, false)?)?;
         Ok(respond::ok(&json!({"acknowledged": true})))
     })
     .await
@@ -214,7 +236,7 @@ pub fn at_creation(value: &Value) -> ApiResult<std::collections::BTreeSet<String
     Ok(out)
 }
 
-fn missing(names: &str) -> ApiError {
+pub(crate) fn missing(names: &str) -> ApiError {
     let mut e = ApiError::new(
         StatusCode::NOT_FOUND,
         "aliases_not_found_exception",

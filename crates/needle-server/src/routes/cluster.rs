@@ -224,6 +224,7 @@ mod tests {
             shards: vec!["n1".into(), "n3".into()],
             replicas: vec![vec!["n2".into()], vec![]],
             created: json!({"settings": {"number_of_replicas": 1}}),
+            aliases: Default::default(),
         };
         let view = View {
             nodes: vec![node("n1"), node("n2")],

@@ -1,6 +1,6 @@
 //! The REST API: which handler answers which method and path.
 
-mod aliases;
+pub(crate) mod aliases;
 pub(crate) mod bulk;
 pub(crate) mod cat;
 mod cluster;
