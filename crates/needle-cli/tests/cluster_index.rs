@@ -733,6 +733,10 @@ fn aliases_name_cluster_indexes_through_every_node() {
     );
     assert_eq!(status(at[0], "GET", "/red", "").1["red"]["aliases"], json!({"colors": {}, "warm": {}}));
     assert_eq!(status(at[0], "GET", "/_alias/nothing", "").0, 404);
+    assert_eq!(send(at[0], "HEAD", "/_alias/warm", None, &[]).status, 200);
+    assert_eq!(send(at[0], "HEAD", "/_alias/nothing", None, &[]).status, 404);
+    let rows = status(at[2], "GET", "/_cat/aliases/colors?h=alias,index&format=json", "").1;
+    assert_eq!(rows, json!([{"alias": "colors", "index": "blue"}, {"alias": "colors", "index": "red"}]));
 
     // Clashing names are refused and change nothing.
     let (code, clash) =

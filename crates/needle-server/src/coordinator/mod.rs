@@ -72,7 +72,7 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
     if path == "/_aliases" && method == "POST" {
         return aliases::update(&app, &member, request, next).await;
     }
-    if let Some(names) = alias_listing(&path).filter(|_| method == "GET") {
+    if let Some(names) = alias_listing(&path).filter(|_| method == "GET" || method == "HEAD") {
         return aliases::get_all(&member, names.as_deref(), request, next).await;
     }
     let bulk = matches!(method.as_str(), "POST" | "PUT").then(|| many_of(&path, "_bulk")).flatten();

@@ -60,11 +60,14 @@ const ALIAS_COLUMNS: [&str; 6] =
 /// Needle's aliases have no filter or routing, and no write index: `-`.
 fn cat_aliases_named(app: &Shared, names: &str, call: &Call) -> ApiResult<Response> {
     let wanted: Vec<&str> = names.split(',').collect();
+    let named = |a: &String| wanted.iter().any(|w| crate::pattern::matches(w, a));
     let mut pairs: Vec<(String, String)> = Vec::new();
     for h in app.catalog.resolve("*")? {
-        let aliases = h.settings().aliases;
-        let named = aliases.into_iter().filter(|a| wanted.iter().any(|w| crate::pattern::matches(w, a)));
-        pairs.extend(named.map(|a| (a, h.name.clone())));
+        pairs.extend(h.settings().aliases.into_iter().filter(named).map(|a| (a, h.name.clone())));
+    }
+    // In a cluster, the cluster's indexes' too, as this node's view holds them.
+    for (index, record) in app.member.as_ref().map(|m| m.view().indices).unwrap_or_default() {
+        pairs.extend(record.aliases.iter().filter(|a| named(a)).map(|a| (a.clone(), index.clone())));
     }
     pairs.sort();
     let rows = pairs
