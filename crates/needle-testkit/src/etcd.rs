@@ -14,7 +14,7 @@ pub struct EtcdProcess {
 }
 
 /// Starts tried before giving up (see [`EtcdProcess::spawn`]).
-const TRIES: usize = 5;
+pub(crate) const TRIES: usize = 5;
 
 impl EtcdProcess {
     /// Starts `etcd` from the PATH. `None` when it is not installed and the

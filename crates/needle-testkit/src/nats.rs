@@ -30,9 +30,16 @@ impl NatsProcess {
         if !crate::etcd::installed("nats-server", "apt-get install nats-server", name) {
             return None;
         }
-        let mut nats = NatsProcess::at(free_port(), None);
-        nats.resume();
-        Some(nats)
+        for _ in 0..crate::etcd::TRIES {
+            let mut nats = NatsProcess::at(free_port(), None);
+            if nats.started() {
+                return Some(nats);
+            }
+        }
+        panic!(
+            "nats-server did not start in {} tries, each on ports another process took",
+            crate::etcd::TRIES
+        );
     }
 
     /// Starts `servers` NATS servers routed to each other as one JetStream
@@ -42,15 +49,23 @@ impl NatsProcess {
         if !crate::etcd::installed("nats-server", "apt-get install nats-server", name) {
             return None;
         }
-        let routes: Vec<u16> = (0..servers).map(|_| free_port()).collect();
-        let urls = routes.iter().map(|p| format!("nats://127.0.0.1:{p}")).collect::<Vec<_>>().join(",");
-        let mut all: Vec<NatsProcess> = routes
-            .iter()
-            .enumerate()
-            .map(|(i, &route)| NatsProcess::at(free_port(), Some((format!("n{i}"), route, urls.clone()))))
-            .collect();
-        all.iter_mut().for_each(NatsProcess::resume);
-        Some(all)
+        for _ in 0..crate::etcd::TRIES {
+            let routes: Vec<u16> = (0..servers).map(|_| free_port()).collect();
+            let urls = routes.iter().map(|p| format!("nats://127.0.0.1:{p}")).collect::<Vec<_>>().join(",");
+            let mut all: Vec<NatsProcess> = routes
+                .iter()
+                .enumerate()
+                .map(|(i, &route)| NatsProcess::at(free_port(), Some((format!("n{i}"), route, urls.clone()))))
+                .collect();
+            // Those started are stopped (dropped) when one did not start.
+            if all.iter_mut().all(NatsProcess::started) {
+                return Some(all);
+            }
+        }
+        panic!(
+            "nats-server did not start in {} tries, each on ports another process took",
+            crate::etcd::TRIES
+        );
     }
 
     fn at(port: u16, cluster: Option<(String, u16, String)>) -> NatsProcess {
@@ -69,6 +84,13 @@ impl NatsProcess {
 
     /// Starts the server again on its port and store.
     pub fn resume(&mut self) {
+        assert!(self.started(), "nats-server stopped at once on port {}: another process took it", self.port);
+    }
+
+    /// Starts the server on its port and store; false when it stopped at
+    /// once (a port it was given was taken meanwhile by another process,
+    /// which may be what listens there).
+    fn started(&mut self) -> bool {
         assert!(self.child.is_none(), "the server runs");
         let mut command = Command::new("nats-server");
         let (port, monitor) = (self.port.to_string(), self.monitor.to_string());
@@ -86,14 +108,22 @@ impl NatsProcess {
                 routes,
             ]);
         }
-        let child = command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("nats-server starts");
-        self.child = Some(child);
+        let mut child =
+            command.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("nats-server starts");
         let started = Instant::now();
         let addr: SocketAddr = ([127, 0, 0, 1], self.port).into();
         while TcpStream::connect(addr).is_err() {
+            if child.try_wait().ok().flatten().is_some() {
+                return false;
+            }
             assert!(started.elapsed() < Duration::from_secs(20), "nats-server did not listen in 20 s");
             std::thread::sleep(Duration::from_millis(50));
         }
+        // A server whose port (or monitoring or route port) was taken stops a moment after.
+        std::thread::sleep(Duration::from_millis(100));
+        let running = child.try_wait().ok().flatten().is_none();
+        self.child = Some(child);
+        running
     }
 }
 
