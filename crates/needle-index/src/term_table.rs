@@ -61,8 +61,6 @@ pub(crate) fn prefix(term: &[u8]) -> u64 {
 pub(crate) struct TermTable {
     /// A power of two of slots (none before the first term), at most half taken.
     slots: Vec<Slot>,
-    /// Each term's [`term_hash`], by id: the table grows without hashing its terms again.
-    hashes: Vec<u64>,
     /// Where each term's bytes end in `bytes` (term `i` starts where `i - 1` ends).
     ends: Vec<u32>,
     bytes: Vec<u8>,
@@ -129,7 +127,6 @@ impl TermTable {
         let id = self.ends.len() as u32;
         self.bytes.extend_from_slice(term);
         self.ends.push(self.bytes.len() as u32);
-        self.hashes.push(hash);
         let slot = Slot { prefix: prefix(term), len: term.len() as u32, id };
         if 2 * self.len() > self.slots.len() {
             self.grow();
@@ -145,7 +142,7 @@ impl TermTable {
         let size = (2 * self.slots.len()).max(FIRST_SLOTS);
         let old = std::mem::replace(&mut self.slots, vec![FREE; size]);
         for s in old.into_iter().filter(|s| s.id != EMPTY) {
-            self.place(self.hashes[s.id as usize], s);
+            self.place(term_hash(self.term(s.id)), s);
         }
     }
 

@@ -11,7 +11,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use needle_cluster::indices::{aliased, split_shard_name};
@@ -22,7 +21,7 @@ use super::{unavailable, Forward};
 use crate::catalog::AliasChange;
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
-use crate::routes::aliases::{alias_changes, at_creation, missing, parse_actions};
+use crate::routes::aliases::{alias_changes, at_creation, listed, listing, missing, parse_actions};
 use crate::server::Shared;
 
 /// The cluster index `name` names, with its name: the index of that name,
@@ -76,8 +75,8 @@ pub(super) async fn update(app: &Shared, member: &Member, request: Request, next
         Ok(bytes) => bytes,
         Err(e) => return crate::call::too_large(&e, app.max_body).into_response(),
     };
-    let Ok(Some(actions)) = serde_json::from_slice::<Value>(&bytes).map(Some).map(|b| parse_actions(b).ok())
-    else {
+    let parsed = serde_json::from_slice::<Value>(&bytes).ok();
+    let Some(actions) = parsed.and_then(|body| parse_actions(Some(body)).ok()) else {
         // Malformed: the node's handler names what is wrong.
         return next.run(Request::from_parts(parts, Body::from(bytes))).await;
     };
@@ -207,37 +206,6 @@ impl Forward {
     }
 }
 
-/// `{index: {"aliases": {alias: {}}}}` for `indices`, the aliases matching
-/// `names` (every one when absent); with `names`, only the indexes that have one.
-pub(super) fn listing<'a>(
-    indices: impl IntoIterator<Item = (&'a String, &'a ShardedIndex)>,
-    names: Option<&str>,
-) -> Map<String, Value> {
-    let wanted = |alias: &str| {
-        names.is_none_or(|n| n.split(',').any(|p| p == "_all" || crate::pattern::matches(p, alias)))
-    };
-    let mut out = Map::new();
-    for (name, index) in indices {
-        let aliases: Map<String, Value> =
-            index.aliases.iter().filter(|a| wanted(a)).map(|a| (a.clone(), json!({}))).collect();
-        if names.is_none() || !aliases.is_empty() {
-            out.insert(name.clone(), json!({"aliases": aliases}));
-        }
-    }
-    out
-}
-
-/// The answer to a listing with `names`: 404 in Elasticsearch's own shape when no index has one.
-pub(super) fn listed(out: Map<String, Value>, names: Option<&str>) -> Response {
-    match (names, out.is_empty()) {
-        (Some(n), true) => respond::json(
-            StatusCode::NOT_FOUND,
-            &json!({"error": format!("alias [{n}] missing"), "status": 404}),
-        ),
-        _ => respond::ok(&Value::Object(out)),
-    }
-}
-
 /// `GET /_alias[/{names}]` and `GET /_aliases`: the cluster's indexes' aliases
 /// beside those of the node's own indexes (its shards left out).
 pub(super) async fn get_all(member: &Member, names: Option<&str>, request: Request, next: Next) -> Response {
@@ -252,6 +220,6 @@ pub(super) async fn get_all(member: &Member, names: Option<&str>, request: Reque
         _ => Map::new(),
     };
     out.retain(|name, _| split_shard_name(name).is_none_or(|(owner, _)| !indices.contains_key(owner)));
-    out.extend(listing(&indices, names));
+    out.extend(listing(indices.into_iter().map(|(name, index)| (name, index.aliases)), names));
     listed(out, names)
 }

@@ -43,6 +43,7 @@ use tokio::task::JoinSet;
 
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
+use crate::routes::aliases::{listed, listing};
 use crate::server::Shared;
 
 /// Parameters this node applies to the coordinated answer, never passed on to
@@ -96,9 +97,7 @@ pub async fn around(State(app): State<Shared>, request: Request, next: Next) -> 
         }
         .unwrap_or_else(IntoResponse::into_response);
     }
-    let searched = searched_expression(&path)
-        .filter(|(_, api)| method == "POST" || (method == "GET" && *api != "_delete_by_query"));
-    if let Some((expression, api)) = searched {
+    if let Some((expression, api)) = searched_expression(&method, &path) {
         let answered = match Forward::read(&app, member, expression, request).await {
             Ok(call) => call.search_expression(api).await,
             Err(e) => Err(e),
@@ -170,19 +169,18 @@ fn many_of(path: &str, api: &str) -> Option<Option<String>> {
 /// indexes: `/_search`, `/_count` (all the cluster's indexes), or
 /// `/{expression}/{api}` with an expression naming several (`a,b`,
 /// `logs-*`, `_all`). A plain name goes the way of any one index's request.
-fn searched_expression(path: &str) -> Option<(String, &'static str)> {
+fn searched_expression(method: &str, path: &str) -> Option<(String, &'static str)> {
     let path = path.strip_prefix('/')?.trim_end_matches('/');
-    let api = |rest: &str| ["_search", "_count", "_delete_by_query"].into_iter().find(|a| *a == rest);
-    if let Some(api) = api(path).filter(|api| *api != "_delete_by_query") {
+    if let Some(api) = searched_api(method, path).filter(|api| *api != "_delete_by_query") {
         return Some(("_all".into(), api));
     }
     let (first, rest) = path.split_once('/')?;
     let expression = percent_decode_str(first).decode_utf8().ok()?;
     let several = expression == "_all" || expression.contains([',', '*']);
-    several.then(|| api(rest).map(|api| (expression.into_owned(), api))).flatten()
+    several.then(|| searched_api(method, rest).map(|api| (expression.into_owned(), api))).flatten()
 }
 
-/// The API of a search, count or delete by query of one index (`rest` of its path).
+/// The API of a search, count or delete by query (`rest` of its path after the index, if any).
 fn searched_api(method: &str, rest: &str) -> Option<&'static str> {
     match (method, rest) {
         ("GET" | "POST", "_search") => Some("_search"),
@@ -402,7 +400,8 @@ impl Forward {
             }
             ("GET", "_alias" | "_aliases", names) => {
                 let names = names.map(|n| percent_decode_str(n).decode_utf8_lossy().into_owned());
-                Ok(aliases::listed(aliases::listing([(&self.index, sharded)], names.as_deref()), names.as_deref()))
+                let own = [(self.index.clone(), sharded.aliases.clone())];
+                Ok(listed(listing(own, names.as_deref()), names.as_deref()))
             }
             ("PUT" | "POST", "_mapping", None) => self.change_record(sharded).await,
             ("PUT", "_settings", None) => self.change_record(sharded).await,
@@ -440,13 +439,13 @@ impl Forward {
     async fn make(&self, body: Value) -> ApiResult<(ShardedIndex, bool)> {
         let shards = number_of_shards(&body)?;
         let (body, aliases) = aliases::taken_from(body)?;
-        if !aliases::aliased_in(&self.member, &self.index).await?.is_empty() {
+        let indices = self.member.indices().await.map_err(|e| unavailable(&e))?;
+        if !needle_cluster::indices::aliased(&indices, &self.index).is_empty() {
             return Err(ApiError::bad_request(
                 "invalid_index_name_exception",
                 format!("Invalid index name [{}], an alias with the same name already exists", self.index),
             ));
         }
-        let indices = self.member.indices().await.map_err(|e| unavailable(&e))?;
         aliases::check_new(&self.app, &indices, aliases.iter().filter(|a| *a != &self.index))?;
         if aliases.contains(&self.index) {
             return Err(aliases::same_name_as_index(&self.index));

@@ -169,17 +169,17 @@ pub async fn delete(
 
 /// `GET /_alias`.
 pub async fn get_all(State(app): State<Shared>, call: Call) -> Response {
-    blocking(move || listing(&app, None, None, &call)).await
+    blocking(move || own_listing(&app, None, None, &call)).await
 }
 
 /// `GET /_alias/{name}`.
 pub async fn get_named(State(app): State<Shared>, Path(names): Path<String>, call: Call) -> Response {
-    blocking(move || listing(&app, None, Some(&names), &call)).await
+    blocking(move || own_listing(&app, None, Some(&names), &call)).await
 }
 
 /// `GET /{index}/_alias`.
 pub async fn get_of(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
-    blocking(move || listing(&app, Some(&index), None, &call)).await
+    blocking(move || own_listing(&app, Some(&index), None, &call)).await
 }
 
 /// `GET /{index}/_alias/{name}`.
@@ -188,35 +188,52 @@ pub async fn get_of_named(
     Path((index, names)): Path<(String, String)>,
     call: Call,
 ) -> Response {
-    blocking(move || listing(&app, Some(&index), Some(&names), &call)).await
+    blocking(move || own_listing(&app, Some(&index), Some(&names), &call)).await
 }
 
 /// `{index: {"aliases": {alias: {}}}}` for the indexes of `index` (every
 /// one when absent) and the aliases matching `names`; with `names`, only
 /// indexes that have one, and 404 when none does.
-fn listing(app: &Shared, index: Option<&str>, names: Option<&str>, call: &Call) -> ApiResult<Response> {
+fn own_listing(app: &Shared, index: Option<&str>, names: Option<&str>, call: &Call) -> ApiResult<Response> {
     call.params.ignore(&ADMIN_PARAMS);
     call.params.ignore(&["local"]);
     call.params.finish(&call.path)?;
+    let indexes = app.catalog.resolve(index.unwrap_or("_all"))?;
+    let out = listing(indexes.iter().map(|h| (h.name.clone(), h.settings().aliases)), names);
+    Ok(listed(out, names))
+}
+
+/// `{index: {"aliases": {alias: {}}}}` for `indexes` (each with its
+/// aliases), the aliases matching `names` (every one when absent); with
+/// `names`, only the indexes that have one.
+pub(crate) fn listing(
+    indexes: impl IntoIterator<Item = (String, BTreeSet<String>)>,
+    names: Option<&str>,
+) -> Map<String, Value> {
     let wanted = |alias: &str| {
         names.is_none_or(|n| n.split(',').any(|p| p == "_all" || crate::pattern::matches(p, alias)))
     };
     let mut out = Map::new();
-    for h in app.catalog.resolve(index.unwrap_or("_all"))? {
+    for (name, aliases) in indexes {
         let aliases: Map<String, Value> =
-            h.settings().aliases.into_iter().filter(|a| wanted(a)).map(|a| (a, json!({}))).collect();
+            aliases.into_iter().filter(|a| wanted(a)).map(|a| (a, json!({}))).collect();
         if names.is_none() || !aliases.is_empty() {
-            out.insert(h.name.clone(), json!({"aliases": aliases}));
+            out.insert(name, json!({"aliases": aliases}));
         }
     }
-    if let (Some(n), true) = (names, out.is_empty()) {
-        // Elasticsearch's own shape for this answer.
-        return Ok(respond::json(
+    out
+}
+
+/// The answer to a listing: with `names`, a 404 in Elasticsearch's own
+/// shape when no index has one.
+pub(crate) fn listed(out: Map<String, Value>, names: Option<&str>) -> Response {
+    match (names, out.is_empty()) {
+        (Some(n), true) => respond::json(
             StatusCode::NOT_FOUND,
             &json!({"error": format!("alias [{n}] missing"), "status": 404}),
-        ));
+        ),
+        _ => respond::ok(&Value::Object(out)),
     }
-    Ok(respond::ok(&Value::Object(out)))
 }
 
 /// Aliases named at index creation (`PUT /{index}` with `aliases`); options refused.
