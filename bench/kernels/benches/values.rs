@@ -11,6 +11,11 @@ use needle_engine::{
 use needle_kernel_benches::{build_index_with, corpus_path, read_lines};
 use needle_search::BoolQuery;
 
+/// The allocator of the `needle` binary: an answer is a tree of small
+/// values, and the allocator's cost for them is part of what is measured.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const MAPPING: &str = r#"{"properties": {"title": {"type": "text"}, "body": {"type": "text"},
   "source": {"type": "keyword"}, "words": {"type": "long"}, "rating": {"type": "double"},
   "stamp": {"type": "date"}}}"#;

@@ -43,7 +43,7 @@ mod grid;
 mod keyed;
 mod tally;
 mod wire;
-use dense::{Step, Sums};
+use dense::{extremes, Step, Sums};
 use keyed::KeyedBuckets;
 use tally::Tally;
 
@@ -1059,6 +1059,16 @@ fn collect(agg: &Aggregation, plan: &Plan, state: &mut State, batch: &Batch, row
 /// gives while the sums stay below 2^53, and nearer the true sum past it.
 #[inline(always)]
 fn add_integers(sums: &mut Sums, values: &ValueBatch, rows: &[u32]) {
+    if rows.len() == values.len() {
+        // The whole batch: its values are one slice, bounded first, then
+        // summed in vectors where no partial sum can overflow.
+        let all = values.all();
+        if let Some((lo, hi)) = extremes(all) {
+            let total = exact_sum(all, lo, hi);
+            sums.merge(Sums { count: all.len() as u64, sum: total as f64, min: lo as f64, max: hi as f64 });
+        }
+        return;
+    }
     let (mut total, mut count, mut lo, mut hi) = (0i128, 0u64, i64::MAX, i64::MIN);
     each_value(values, rows, |v| {
         total += i128::from(v);
@@ -1068,6 +1078,16 @@ fn add_integers(sums: &mut Sums, values: &ValueBatch, rows: &[u32]) {
     });
     if count > 0 {
         sums.merge(Sums { count, sum: total as f64, min: lo as f64, max: hi as f64 });
+    }
+}
+
+/// The sum of `values`, every one within `lo..=hi`: in 64 bits when no
+/// partial sum can pass them (a vector add), else in 128.
+fn exact_sum(values: &[i64], lo: i64, hi: i64) -> i128 {
+    let largest = u128::from(lo.unsigned_abs().max(hi.unsigned_abs()));
+    match largest * values.len() as u128 <= i64::MAX as u128 {
+        true => i128::from(values.iter().sum::<i64>()),
+        false => values.iter().map(|&v| i128::from(v)).sum(),
     }
 }
 
@@ -1408,11 +1428,11 @@ fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Resu
             .collect::<Result<Vec<_>>>()?;
         return Ok(match shape {
             FiltersShape::One => shown.pop().unwrap_or(Value::Null),
-            FiltersShape::Listed => json!({"buckets": shown}),
+            FiltersShape::Listed => buckets_json(Value::Array(shown)),
             FiltersShape::Keyed => {
                 let names = filters.iter().map(|(n, _)| n).chain(other).cloned();
                 let named: Map<String, Value> = names.zip(shown).collect();
-                json!({"buckets": named})
+                buckets_json(Value::Object(named))
             }
         });
     }
@@ -1441,13 +1461,13 @@ fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Resu
                     _ => None,
                 };
                 if let Some(ms) = shown {
-                    out["value_as_string"] = json!(agg.date_text(ms as i64, Zone::UTC));
+                    out["value_as_string"] = Value::String(agg.date_text(ms as i64, Zone::UTC));
                 }
             }
             // A number `format` shows the value (a sum's even of nothing), and each of stats'.
             let mut show = |key: &str, x: f64| {
                 if let Some(text) = agg.number_text(x) {
-                    out[key] = json!(text);
+                    out[key] = Value::String(text);
                 }
             };
             match metric {
@@ -1479,23 +1499,23 @@ fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Resu
                 let key =
                     range.key.clone().unwrap_or_else(|| format!("{}-{}", bound(range.from), bound(range.to)));
                 let mut b = Map::new();
-                b.insert("key".into(), json!(key));
+                b.insert("key".into(), Value::String(key));
                 for (name, value) in [("from", range.from), ("to", range.to)] {
                     if let Some(x) = value {
                         b.insert(name.into(), json!(x));
                         if dates || formatted {
-                            b.insert(format!("{name}_as_string"), json!(text(x)));
+                            b.insert(format!("{name}_as_string"), Value::String(text(x)));
                         }
                     }
                 }
                 bucket_json(agg, b, bucket, fetch)
             });
-            json!({"buckets": shown.collect::<Result<Vec<_>>>()?})
+            buckets_json(Value::Array(shown.collect::<Result<Vec<_>>>()?))
         }
         (State::Keyed(buckets), kind) => keyed_json(agg, kind, field, buckets.into_sorted(), fetch)?,
         (State::Named { done, .. }, AggKind::Terms { size, min_doc_count, order, filter, .. }) => {
             let key =
-                |k: Arc<[u8]>| Map::from_iter([("key".to_string(), json!(String::from_utf8_lossy(&k)))]);
+                |k: Arc<[u8]>| Map::from_iter([("key".to_string(), Value::String(String::from_utf8_lossy(&k).into_owned()))]);
             let keep = filter.keeper(|test, term: &[u8]| test.keyword(term))?;
             let kept = done.into_iter().filter(|(k, _)| keep(k)).collect();
             terms_json(agg, kept, (*size, *min_doc_count, *order), key, fetch)?
@@ -1526,22 +1546,22 @@ fn keyed_json(
         }
         match (field.kind, kind) {
             (FieldKind::Date, AggKind::DateHistogram { zone, .. }) => {
-                b.insert("key_as_string".into(), json!(agg.date_text(key, *zone)));
+                b.insert("key_as_string".into(), Value::String(agg.date_text(key, *zone)));
             }
             (FieldKind::Date, _) => {
-                b.insert("key_as_string".into(), json!(agg.date_text(key, Zone::UTC)));
+                b.insert("key_as_string".into(), Value::String(agg.date_text(key, Zone::UTC)));
             }
             (FieldKind::Boolean, _) => {
                 b.insert("key_as_string".into(), json!(if key == 1 { "true" } else { "false" }));
             }
             (_, AggKind::Histogram { .. }) => {
                 if let Some(text) = agg.number_text(sortable_to_double(key)) {
-                    b.insert("key_as_string".into(), json!(text));
+                    b.insert("key_as_string".into(), Value::String(text));
                 }
             }
             _ => {
                 if let Some(text) = agg.key_text(field, key) {
-                    b.insert("key_as_string".into(), json!(text));
+                    b.insert("key_as_string".into(), Value::String(text));
                 }
             }
         }
@@ -1573,7 +1593,7 @@ fn keyed_json(
     };
     let shown = buckets.into_iter().filter(|(_, b)| b.count >= min_doc_count);
     let shown = shown.map(|(k, b)| bucket_json(agg, key_json(k), b, fetch)).collect::<Result<Vec<_>>>()?;
-    Ok(json!({ "buckets": shown }))
+    Ok(buckets_json(Value::Array(shown)))
 }
 
 /// A `terms` answer: buckets ordered as asked (keys by their own order:
@@ -1598,7 +1618,11 @@ fn terms_json<K: Ord>(
         .take(size)
         .map(|(k, b)| bucket_json(agg, key_json(k), b, fetch))
         .collect::<Result<_>>()?;
-    Ok(json!({"doc_count_error_upper_bound": 0, "sum_other_doc_count": other, "buckets": shown}))
+    let mut answer = Map::new();
+    answer.insert("doc_count_error_upper_bound".into(), 0.into());
+    answer.insert("sum_other_doc_count".into(), other.into());
+    answer.insert("buckets".into(), Value::Array(shown));
+    Ok(Value::Object(answer))
 }
 
 /// Adds the empty buckets between the first and the last (Elasticsearch's
@@ -1698,13 +1722,19 @@ fn fill_gaps(buckets: &mut BTreeMap<i64, Bucket>, agg: &Aggregation, next: impl 
     }
 }
 
+/// `{"buckets": buckets}`, the buckets moved in: `json!` would copy them
+/// value by value, as much work as making them.
+fn buckets_json(buckets: Value) -> Value {
+    Value::Object(Map::from_iter([("buckets".to_string(), buckets)]))
+}
+
 fn bucket_json(
     agg: &Aggregation,
     mut b: Map<String, Value>,
     bucket: Bucket,
     fetch: &mut FetchTopHits<'_>,
 ) -> Result<Value> {
-    b.insert("doc_count".into(), json!(bucket.count));
+    b.insert("doc_count".into(), bucket.count.into());
     for (sub, state) in agg.subs.iter().zip(bucket.subs) {
         b.insert(sub.name.clone(), finish(sub, state, fetch)?);
     }
@@ -1716,6 +1746,17 @@ mod tests {
     use super::*;
     use crate::date_format::parse_date;
     use chrono::{DateTime, Datelike};
+
+    #[test]
+    fn exact_sums_of_values_whose_sum_passes_64_bits_are_exact() {
+        let sum = |values: &[i64]| {
+            let (lo, hi) = extremes(values).unwrap();
+            exact_sum(values, lo, hi)
+        };
+        assert_eq!(sum(&[i64::MAX, i64::MAX, 5]), 2 * i128::from(i64::MAX) + 5);
+        assert_eq!(sum(&[i64::MIN, i64::MIN]), 2 * i128::from(i64::MIN));
+        assert_eq!(sum(&[3, -7, 1 << 40]), (1i128 << 40) - 4);
+    }
 
     #[test]
     fn calendar_units_start_where_elasticsearch_starts_them() {

@@ -125,8 +125,27 @@ fn number_each(
     // Numbered first, bounded after: the numbering then carries nothing
     // from one value to the next, and runs in vectors.
     out.extend(values.map(number));
-    let (&lo, &hi) = (out.iter().min()?, out.iter().max()?);
+    let (lo, hi) = extremes(out)?;
     (lo != NO_NUMBER).then_some((lo, hi))
+}
+
+/// The smallest and the largest of `values` (none when empty), found in
+/// four lanes: one lane's compares wait on each other, four lanes' do not.
+/// The baseline target has no vector compare of 64-bit numbers.
+#[inline(always)]
+pub(super) fn extremes(values: &[i64]) -> Option<(i64, i64)> {
+    let first = *values.first()?;
+    let (mut lo, mut hi) = ([first; 4], [first; 4]);
+    let chunks = values.chunks_exact(4);
+    for &v in chunks.remainder() {
+        (lo[0], hi[0]) = (lo[0].min(v), hi[0].max(v));
+    }
+    for chunk in chunks {
+        for lane in 0..4 {
+            (lo[lane], hi[lane]) = (lo[lane].min(chunk[lane]), hi[lane].max(chunk[lane]));
+        }
+    }
+    Some((lo.into_iter().min()?, hi.into_iter().max()?))
 }
 
 /// A metric's figures over the values of one slot.
@@ -261,7 +280,7 @@ impl Dense {
     ) -> Option<(i64, i64)> {
         numbers.clear();
         numbers.extend(instants);
-        let (&lo, &hi) = (numbers.iter().min()?, numbers.iter().max()?);
+        let (lo, hi) = extremes(numbers)?;
         // The step, and so the grid's interval and zone, is one per aggregation (`add`).
         let grid = self.grid.as_ref();
         if !grid.is_some_and(|g| g.holds(lo) && g.holds(hi)) {
@@ -371,6 +390,14 @@ mod tests {
             let q = (x - offset) / interval;
             let want = if q.abs() < EXACT { q.floor() as i64 } else { NO_NUMBER };
             prop_assert_eq!(floor_quotient(x, offset, interval), want);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn extremes_are_the_smallest_and_largest(values in prop::collection::vec(any::<i64>(), 0..40)) {
+            let want = values.iter().min().copied().zip(values.iter().max().copied());
+            prop_assert_eq!(extremes(&values), want);
         }
     }
 
