@@ -292,7 +292,12 @@ fn values_answer(shared: &Shared, id: &str, body: &str) -> Result<String> {
     let ids: Vec<&str> = hits.iter().filter_map(|h| h["_id"].as_str()).collect();
     let values: Vec<&serde_json::Value> =
         hits.iter().map(|h| h.get("sort").and_then(|s| s.get(0)).unwrap_or(&h["_score"])).collect();
-    let extra = serde_json::json!({"sort": values, "aggs": answer.get("aggregations")});
+    // Written from the answer in place: `json!` would copy the aggregations first.
+    let extra = format!(
+        "{{\"sort\":{},\"aggs\":{}}}",
+        serde_json::to_string(&values)?,
+        answer.get("aggregations").unwrap_or(&serde_json::Value::Null)
+    );
     Ok(format!("{id}\t{}\t{}\t\t{extra}\n", answer["hits"]["total"]["value"], ids.join(",")))
 }
 

@@ -474,13 +474,13 @@ impl PackedBlock {
         }
         let bytes: &[u8] = &self.bytes;
         let width = self.width as usize;
-        // The documents whose value is one 8-byte load within the bytes (all
-        // but the last few of a block), read without testing anything else per value.
-        let loads = match self.width <= Self::LOAD8_WIDTH {
-            true => docs
-                .partition_point(|&d| self.start + (d as usize % BLOCK_DOCS) * width / 8 + 8 <= bytes.len()),
-            false => 0,
-        };
+        // The documents whose value is one load within the bytes (all but
+        // the last few of a block), read without testing anything else per
+        // value: 8 bytes, or 16 for a value wider than 56 bits (a double).
+        let wide = self.width > Self::LOAD8_WIDTH;
+        let load = if wide { 16 } else { 8 };
+        let loads =
+            docs.partition_point(|&d| self.start + (d as usize % BLOCK_DOCS) * width / 8 + load <= bytes.len());
         let (fast, rest) = docs.split_at(loads);
         let (mask, start, min, gcd) = (self.mask(), self.start, self.min, self.gcd);
         // Value `i` of the block. `move`: the block's figures captured by
@@ -488,8 +488,11 @@ impl PackedBlock {
         let value = move |i: usize| {
             let bit = i * width;
             let at = start + bit / 8;
-            let word = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-            scale(min, gcd, (word >> (bit % 8)) & mask)
+            let word = match wide {
+                false => u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes")) >> (bit % 8),
+                true => (u128::from_le_bytes(bytes[at..at + 16].try_into().expect("16 bytes")) >> (bit % 8)) as u64,
+            };
+            scale(min, gcd, word & mask)
         };
         match (fast.first(), fast.last()) {
             // A run of consecutive documents (a query matching all of them): no document read.
@@ -551,9 +554,10 @@ impl PackedBlock {
     fn value_in(&self, bytes: &[u8], i: usize) -> i64 {
         let bit = i * self.width as usize;
         let at = &bytes[self.start + bit / 8..];
-        let word = match at.first_chunk::<8>() {
-            Some(word) if self.width <= Self::LOAD8_WIDTH => u64::from_le_bytes(*word) >> (bit % 8),
-            // A wide value, or the block's last bytes.
+        let word = match (at.first_chunk::<8>(), at.first_chunk::<16>()) {
+            (Some(word), _) if self.width <= Self::LOAD8_WIDTH => u64::from_le_bytes(*word) >> (bit % 8),
+            (_, Some(word)) => (u128::from_le_bytes(*word) >> (bit % 8)) as u64,
+            // The block's last bytes.
             _ => {
                 let mut word = [0u8; 16];
                 let n = at.len().min(16);
@@ -1200,6 +1204,16 @@ mod tests {
             let mut values = reader.values(3).unwrap();
             for (d, want) in docs.iter().enumerate() {
                 prop_assert_eq!(values.values(d as DocId), &want[..], "document {}", d);
+            }
+            // In batches: runs of consecutive documents, and every other one.
+            let mut batch = ValueBatch::default();
+            for step in [1, 2] {
+                let chosen: Vec<DocId> = (0..docs.len() as DocId).step_by(step).collect();
+                for chunk in chosen.chunks(700) {
+                    values.fill(chunk, &mut batch);
+                    let want: Vec<i64> = chunk.iter().map(|&d| docs[d as usize][0]).collect();
+                    prop_assert_eq!(batch.all(), &want[..]);
+                }
             }
             for i in order {
                 let d = i.index(docs.len());

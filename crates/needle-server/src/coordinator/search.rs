@@ -193,7 +193,10 @@ async fn aggregate(
 ) -> ApiResult<Value> {
     let gathered: Vec<Value> = answers.iter_mut().map(|(_, a)| a["needle_gathered"].take()).collect();
     let part = &parts[answers[0].0];
-    let body = Bytes::from(json!({"aggs": aggs, "gathered": gathered}).to_string());
+    // Moved in: `json!` would copy what every shard gathered.
+    let mut body = json!({"aggs": aggs});
+    body["gathered"] = Value::Array(gathered);
+    let body = Bytes::from(body.to_string());
     let path = part.path("_needle/aggregate", "");
     let json = Some("application/json");
     let answered = fetch_any(&call.member, call.api_key.as_deref(), part, "POST", &path, json, body)
