@@ -288,17 +288,7 @@ fn handle(shared: &Shared, line: &str) -> Answer {
 fn values_answer(shared: &Shared, id: &str, body: &str) -> Result<String> {
     let body: serde_json::Value = serde_json::from_str(body)?;
     let answer = needle_server::search_body("bench", shared.index.index.searcher(), body)?;
-    let hits = answer["hits"]["hits"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let ids: Vec<&str> = hits.iter().filter_map(|h| h["_id"].as_str()).collect();
-    let values: Vec<&serde_json::Value> =
-        hits.iter().map(|h| h.get("sort").and_then(|s| s.get(0)).unwrap_or(&h["_score"])).collect();
-    // Written from the answer in place: `json!` would copy the aggregations first.
-    let extra = format!(
-        "{{\"sort\":{},\"aggs\":{}}}",
-        serde_json::to_string(&values)?,
-        answer.get("aggregations").unwrap_or(&serde_json::Value::Null)
-    );
-    Ok(format!("{id}\t{}\t{}\t\t{extra}\n", answer["hits"]["total"]["value"], ids.join(",")))
+    crate::values::answer_line(id, &answer)
 }
 
 pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {

@@ -197,6 +197,20 @@ pub fn values(a: &ValuesArgs) -> Result<Vec<ValuesResult>> {
     Ok(out)
 }
 
+/// The protocol's answer line to a `values` request from an answer in
+/// Elasticsearch's shape (`needle_server::search_body`'s, or a server's over
+/// HTTP): the total, the hits' ids, and each hit's first sort value (or
+/// score) and the aggregations, written from the answer without copying it.
+pub fn answer_line(id: &str, answer: &Value) -> Result<String> {
+    let hits = answer["hits"]["hits"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let ids: Vec<&str> = hits.iter().filter_map(|h| h["_id"].as_str()).collect();
+    let values: Vec<&Value> =
+        hits.iter().map(|h| h.get("sort").and_then(|s| s.get(0)).unwrap_or(&h["_score"])).collect();
+    let aggs = answer.get("aggregations").unwrap_or(&Value::Null);
+    let extra = format!("{{\"sort\":{},\"aggs\":{aggs}}}", serde_json::to_string(&values)?);
+    Ok(format!("{id}\t{}\t{}\t\t{extra}\n", answer["hits"]["total"]["value"], ids.join(",")))
+}
+
 /// Sends one `values` request and waits for its answer: the engine's
 /// answer, or its error message.
 fn ask(

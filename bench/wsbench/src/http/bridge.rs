@@ -4,8 +4,9 @@
 //! `{"size": K, "_source": false, "track_total_hits": 1000|true,
 //!   "query": {"query_string": {"query": QUERY, "fields": FIELDS, "type": TYPE}}}`
 //! over up to `--threads` keep-alive connections; the answer line carries
-//! `hits.total.value`, the hits' `_id`s and their scores. Only searches: `add`
-//! and the update modes are refused.
+//! `hits.total.value`, the hits' `_id`s and their scores. `ID values K BODY`
+//! (`needle-bench values`) posts BODY as it is and answers as Needle's side
+//! does. Only searches: `add` and the update modes are refused.
 //!
 //! The bridge runs on one thread of the same machine as the server, so its CPU is
 //! the client's cost of any HTTP benchmark here; `STATS` reports it apart from
@@ -148,6 +149,10 @@ impl Shared {
         let mut parts = line.splitn(4, '\t');
         let id = parts.next().unwrap_or("");
         let answer = match (parts.next(), parts.next(), parts.next()) {
+            (Some("values"), _, Some(body)) => match self.post(body.to_string()).await {
+                Ok(value) => return crate::values::answer_line(id, &value).unwrap_or_else(|e| self.failed(id, &e)),
+                Err(e) => Err(e),
+            },
             (Some(mode @ ("top" | "count")), Some(k), Some(query)) => self.search(mode, k, query).await,
             (Some(mode), _, _) => Err(format!("mode `{mode}` is not served over HTTP").into()),
             _ => Err("expected ID\\tMODE\\tK\\tQUERY".into()),
@@ -158,11 +163,31 @@ impl Shared {
                 let scores: Vec<String> = hits.iter().map(|(_, s)| s.to_string()).collect();
                 format!("{id}\t{total}\t{}\t{}\n", ids.join(","), scores.join(","))
             }
-            Err(e) => {
-                self.errors.fetch_add(1, Ordering::Relaxed);
-                format!("{id}\tERROR\t{}\n", e.to_string().replace(['\t', '\n'], " "))
-            }
+            Err(e) => self.failed(id, &e),
         }
+    }
+
+    /// The error line of request `id`, counted.
+    fn failed(&self, id: &str, e: &dyn std::fmt::Display) -> String {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        format!("{id}\tERROR\t{}\n", e.to_string().replace(['\t', '\n'], " "))
+    }
+
+    /// Posts a search body on an idle connection; the answer, or the server's error.
+    async fn post(&self, body: String) -> Result<Value> {
+        let popped = self.idle.lock().unwrap().pop();
+        let mut conn = match popped {
+            Some(c) => c,
+            None => Conn::open(&self.server).await?,
+        };
+        let reply = conn.call("POST", &self.path, "application/json", Bytes::from(body)).await?;
+        self.idle.lock().unwrap().push(conn);
+        let value: Value = serde_json::from_slice(&reply.body)?;
+        if reply.status != 200 {
+            let reason = value["error"]["reason"].as_str().map_or_else(|| value.to_string(), str::to_string);
+            return Err(format!("{}: {reason}", reply.status).into());
+        }
+        Ok(value)
     }
 
     /// The hit count and the hits' ids and scores.
@@ -175,18 +200,7 @@ impl Shared {
             "track_total_hits": track,
             "query": {"query_string": {"query": query, "fields": self.fields, "type": self.query_type}},
         });
-        let popped = self.idle.lock().unwrap().pop();
-        let mut conn = match popped {
-            Some(c) => c,
-            None => Conn::open(&self.server).await?,
-        };
-        let reply = conn.call("POST", &self.path, "application/json", Bytes::from(body.to_string())).await?;
-        self.idle.lock().unwrap().push(conn);
-        let value: Value = serde_json::from_slice(&reply.body)?;
-        if reply.status != 200 {
-            let reason = value["error"]["reason"].as_str().map_or_else(|| value.to_string(), str::to_string);
-            return Err(format!("{}: {reason}", reply.status).into());
-        }
+        let value = self.post(body.to_string()).await?;
         let total = value["hits"]["total"]["value"].as_u64().ok_or("the answer has no hits.total.value")?;
         let hits = value["hits"]["hits"]
             .as_array()

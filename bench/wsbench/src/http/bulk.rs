@@ -1,7 +1,8 @@
 //! `bulk`: `_bulk` ingest into a search server over loopback HTTP (Needle's
 //! `needle serve` or OpenSearch, given the same requests). The index is created
-//! anew (one shard, no replica, `title` and `body` as text; the corpus's `id` as
-//! `_id`, other fields left out, as every engine of WSBench indexes the corpus),
+//! anew (one shard, no replica, `title` and `body` as text, or the fields of
+//! `--mapping`; the corpus's `id` as `_id`, fields the mapping does not name
+//! left out, as every engine of WSBench indexes the corpus),
 //! the NDJSON batches are built before the clock starts, then sent over
 //! `--clients` connections; the time runs until the last batch is acknowledged.
 //! A refresh and (optionally) a force merge to one segment follow, timed apart,
@@ -39,6 +40,10 @@ pub struct BulkArgs {
     /// Settings merged into the created index's (e.g. '{"translog.durability":"async"}').
     #[arg(long)]
     pub settings: Option<String>,
+    /// The created index's mappings, whose properties are the fields sent
+    /// (default: title and body as text).
+    #[arg(long)]
+    pub mapping: Option<String>,
     /// Force-merge to one segment after the refresh.
     #[arg(long)]
     pub forcemerge: bool,
@@ -92,8 +97,18 @@ struct Batch {
     body: Bytes,
 }
 
+/// The index's mappings: `--mapping`, or title and body as text.
+fn mapping(args: &BulkArgs) -> Result<Value> {
+    Ok(match &args.mapping {
+        Some(text) => serde_json::from_str(text).map_err(|e| format!("--mapping: {e}"))?,
+        None => json!({"properties": {"title": {"type": "text"}, "body": {"type": "text"}}}),
+    })
+}
+
 /// The corpus as `_bulk` bodies of `args.batch` documents each.
 fn batches(args: &BulkArgs) -> Result<Vec<Batch>> {
+    let mapping = mapping(args)?;
+    let fields: Vec<&String> = mapping["properties"].as_object().ok_or("--mapping has no properties")?.keys().collect();
     let input = open_input(&args.corpus)?;
     let mut out = Vec::new();
     let (mut body, mut docs, mut total) = (Vec::new(), 0, 0);
@@ -109,7 +124,9 @@ fn batches(args: &BulkArgs) -> Result<Vec<Batch>> {
         };
         serde_json::to_writer(&mut body, &json!({"index": {"_id": id}}))?;
         body.push(b'\n');
-        serde_json::to_writer(&mut body, &json!({"title": doc["title"], "body": doc["body"]}))?;
+        let sent: serde_json::Map<String, Value> =
+            fields.iter().filter_map(|&f| doc.get(f).map(|v| (f.clone(), v.clone()))).collect();
+        serde_json::to_writer(&mut body, &sent)?;
         body.push(b'\n');
         docs += 1;
         total += 1;
@@ -137,7 +154,7 @@ async fn ingest(args: &BulkArgs, batches: Vec<Batch>) -> Result<Value> {
             settings[k] = v.clone();
         }
     }
-    let mapping = json!({"properties": {"title": {"type": "text"}, "body": {"type": "text"}}});
+    let mapping = mapping(args)?;
     conn.json("PUT", &index, Some(&json!({"settings": settings, "mappings": mapping}))).await?;
     let cpu = || args.server_pid.map(|p| crate::procstat::sample(p).cpu_seconds);
     let cpu_before = cpu();
