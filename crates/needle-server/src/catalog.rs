@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use crate::counters::IndexCounters;
 use crate::error::{ApiError, ApiResult};
+use crate::request_cache::RequestCache;
 
 const SETTINGS_FILE: &str = "needle-settings.json";
 
@@ -33,6 +34,14 @@ pub struct Settings {
     /// The aliases that name this index (absent from files written before aliases).
     #[serde(default)]
     pub aliases: BTreeSet<String>,
+    /// `index.requests.cache.enable`: whether searches asking for no hits are
+    /// answered from the request cache (`request_cache.rs`).
+    #[serde(default = "enabled")]
+    pub requests_cache: bool,
+}
+
+fn enabled() -> bool {
+    true
 }
 
 impl Settings {
@@ -46,6 +55,7 @@ impl Settings {
             durability: "durable".into(),
             max_result_window: 10_000,
             aliases: BTreeSet::new(),
+            requests_cache: true,
         }
     }
 
@@ -74,6 +84,13 @@ impl Settings {
                 "number_of_replicas" => self.number_of_replicas = number()? as u32,
                 "refresh_interval" => self.refresh_interval = text,
                 "max_result_window" => self.max_result_window = number()? as usize,
+                "requests.cache.enable" => {
+                    self.requests_cache = text.parse().map_err(|_| {
+                        ApiError::illegal_argument(format!(
+                            "failed to parse value [{text}] as only [true] or [false] are allowed for [index.requests.cache.enable]"
+                        ))
+                    })?
+                }
                 "translog.durability" => {
                     self.durability = match text.as_str() {
                         "request" => "durable".into(),
@@ -99,7 +116,7 @@ impl Settings {
 
     /// Applies a `PUT _settings` body to a served index's settings: the
     /// dynamic ones change (`refresh_interval`, `number_of_replicas`,
-    /// `max_result_window`); `number_of_shards` is refused as Elasticsearch
+    /// `max_result_window`, `requests.cache.enable`); `number_of_shards` is refused as Elasticsearch
     /// refuses it, and a durability change as not supported yet.
     pub fn apply_dynamic(&mut self, settings: &Value, index: &str) -> ApiResult<()> {
         let settings = settings.get("settings").unwrap_or(settings);
@@ -147,6 +164,7 @@ impl Settings {
             "number_of_replicas": self.number_of_replicas.to_string(),
             "refresh_interval": self.refresh_interval,
             "max_result_window": self.max_result_window.to_string(),
+            "requests": {"cache": {"enable": self.requests_cache.to_string()}},
             "translog": {"durability": durability},
             "needle": {"durability": self.durability},
             "uuid": self.uuid,
@@ -178,6 +196,8 @@ pub struct Handle {
     pub writer: IndexWriter,
     /// What the index was asked to do since the server started (`_stats`).
     pub counters: Arc<IndexCounters>,
+    /// Answers to searches asking for no hits.
+    pub requests: RequestCache,
 }
 
 impl Handle {
@@ -186,7 +206,8 @@ impl Handle {
         let durability = Durability::parse(&settings.durability).unwrap_or(Durability::Durable);
         let writer = index.writer(WriterOptions { durability, ..WriterOptions::default() })?;
         let settings = RwLock::new(settings);
-        Ok(Handle { name: name.to_string(), settings, index, writer, counters: Arc::default() })
+        let (counters, requests) = Default::default();
+        Ok(Handle { name: name.to_string(), settings, index, writer, counters, requests })
     }
 
     /// The index whose files are in folder `fetched`, moved to `dir`, with

@@ -24,6 +24,7 @@ mod node_stats;
 mod params;
 mod pattern;
 mod pools;
+mod request_cache;
 mod respond;
 pub(crate) mod routes;
 mod server;

@@ -39,6 +39,12 @@ impl Params {
         found
     }
 
+    /// Every parameter as given, `name=value` joined by `&` (a cache key's part).
+    pub fn text(&self) -> String {
+        let pairs: Vec<String> = self.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        pairs.join("&")
+    }
+
     /// Marks parameters that are accepted and have nothing to do here
     /// (`timeout` of a single-node write, `routing`...).
     pub fn ignore(&self, names: &[&str]) {

@@ -6,7 +6,11 @@ use serde_json::Value;
 
 /// A JSON response.
 pub fn json(status: StatusCode, value: &Value) -> Response {
-    let body = serde_json::to_vec(value).expect("JSON values serialize");
+    json_bytes(status, serde_json::to_vec(value).expect("JSON values serialize"))
+}
+
+/// A JSON response already written.
+pub fn json_bytes(status: StatusCode, body: Vec<u8>) -> Response {
     (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
 }
 

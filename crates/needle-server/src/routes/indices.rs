@@ -201,6 +201,26 @@ pub async fn refresh_all(State(app): State<Shared>, call: Call) -> Response {
     blocking(move || each_index(&app, "_all", &call, refresh_one)).await
 }
 
+/// `_cache/clear`: empties the request cache (`request=true`, or no kind
+/// named); Needle keeps no query or field data cache to clear.
+pub async fn clear_cache(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
+    call.params.ignore(&CACHE_KINDS);
+    blocking(move || each_index(&app, &expression, &call, clear_one)).await
+}
+
+pub async fn clear_cache_all(State(app): State<Shared>, call: Call) -> Response {
+    call.params.ignore(&CACHE_KINDS);
+    blocking(move || each_index(&app, "_all", &call, clear_one)).await
+}
+
+/// The caches `_cache/clear` may name.
+const CACHE_KINDS: [&str; 4] = ["request", "query", "fielddata", "fields"];
+
+fn clear_one(h: &Handle) -> ApiResult<()> {
+    h.requests.clear();
+    Ok(())
+}
+
 fn refresh_one(h: &Handle) -> ApiResult<()> {
     IndexCounters::bump(&h.counters.refresh);
     Ok(())

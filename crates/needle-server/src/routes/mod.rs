@@ -50,6 +50,7 @@ pub fn router(app: Shared) -> Router {
         .route("/{index}/_stats/{metric}", get(stats::stats_metric))
         .route("/_mget", get(documents::mget_any).post(documents::mget_any))
         .route("/_refresh", get(indices::refresh_all).post(indices::refresh_all))
+        .route("/_cache/clear", post(indices::clear_cache_all))
         .route("/_flush", get(indices::flush_all).post(indices::flush_all))
         .route("/_mapping", get(indices::mapping_all))
         .route(
@@ -76,6 +77,7 @@ pub fn router(app: Shared) -> Router {
             put(aliases::put).post(aliases::put).delete(aliases::delete).get(aliases::get_of_named),
         )
         .route("/{index}/_refresh", get(indices::refresh).post(indices::refresh))
+        .route("/{index}/_cache/clear", post(indices::clear_cache))
         .route("/{index}/_flush", get(indices::flush).post(indices::flush))
         .route("/{index}/_forcemerge", post(indices::forcemerge))
         .route("/{index}/_doc", post(documents::index_new))

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::Response;
 use needle_core::deadline;
 use needle_engine::{
@@ -32,12 +33,11 @@ use crate::source_filter::SourceFilter;
 use crate::{docvalue_fields, dsl};
 
 /// Parameters of a search that change nothing on one node.
-const SEARCH_PARAMS: [&str; 12] = [
+const SEARCH_PARAMS: [&str; 11] = [
     "allow_no_indices",
     "ignore_unavailable",
     "expand_wildcards",
     "typed_keys",
-    "request_cache",
     "preference",
     "routing",
     "batched_reduce_size",
@@ -96,6 +96,8 @@ pub struct Request {
     pub timeout: Option<Duration>,
     /// `profile`: what each index's search read (Needle's figures, under `profile.shards[].needle`).
     pub profile: bool,
+    /// The request as the request cache knows it, when its answer may be kept there.
+    cached_as: Option<String>,
     /// How many of each hit's sort values are shown (`None`: all; a
     /// scroll shows only the keys asked for, not the ones it adds).
     pub shown_sort_keys: Option<usize>,
@@ -130,7 +132,27 @@ pub(crate) fn run_search(app: &Shared, expression: &str, request: Request) -> Ap
         let targets = targets_of(app, expression, &request)?.1;
         return crate::routes::scroll::start(app, targets, request, keep_alive, started);
     }
-    Ok(respond::ok(&search_answer(app, expression, &request)?))
+    let started = Instant::now();
+    let (handles, targets) = targets_of(app, expression, &request)?;
+    // One index's request cache, when the request and the index allow it.
+    let cache = match (&handles[..], &targets[..], &request.cached_as) {
+        ([h], [t], Some(text)) if h.settings().requests_cache => Some((&h.requests, t.searcher.generation(), text)),
+        _ => None,
+    };
+    if let Some((cache, generation, text)) = cache {
+        if let Some(answer) = cache.get(generation, text, started.elapsed().as_millis() as u64) {
+            count_query(&handles, started);
+            return Ok(respond::json_bytes(StatusCode::OK, answer));
+        }
+    }
+    let page = search_page(&targets, &request, None)?;
+    count_query(&handles, started);
+    let timed_out = page.timed_out;
+    let answer = serde_json::to_vec(&page.answer(&request, started)).expect("JSON values serialize");
+    if let (Some((cache, generation, text)), false) = (cache, timed_out) {
+        cache.put(generation, text.clone(), &answer);
+    }
+    Ok(respond::json_bytes(StatusCode::OK, answer))
 }
 
 /// The answer to `request` over the indexes `expression` names (not a scroll).
@@ -138,10 +160,15 @@ pub(crate) fn search_answer(app: &Shared, expression: &str, request: &Request) -
     let started = Instant::now();
     let (handles, targets) = targets_of(app, expression, request)?;
     let page = search_page(&targets, request, None)?;
-    for h in &handles {
+    count_query(&handles, started);
+    Ok(page.answer(request, started))
+}
+
+/// Counts a search on each index it ran on.
+fn count_query(handles: &[Arc<Handle>], started: Instant) {
+    for h in handles {
         h.counters.query.add(started);
     }
-    Ok(page.answer(request, started))
 }
 
 /// The indexes `expression` names, once `request` is checked against their
@@ -794,6 +821,7 @@ impl Request {
             scroll: None,
             shown_sort_keys: None,
             profile: false,
+            cached_as: None,
             explain: false,
             timeout: None,
             dfs: false,
@@ -852,9 +880,26 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
         let names: Vec<Value> = names.split(',').map(|n| json!(n)).collect();
         r.source.fetch = stored_fields(&Value::Array(names))?;
     }
+    r.cached_as = cache_key(call, &r)?;
     p.ignore(&SEARCH_PARAMS);
     p.finish(&call.path)?;
     Ok(r)
+}
+
+/// What the request cache knows `r` by (the request as sent), when its
+/// answer may be kept there (see `request_cache.rs`): by default one that
+/// asks for no hits, and none that mentions `now`, scrolls, explains or profiles.
+fn cache_key(call: &Call, r: &Request) -> ApiResult<Option<String>> {
+    let asked = call.params.flag("request_cache", r.size == 0)?;
+    let params = call.params.text();
+    let body = String::from_utf8_lossy(&call.body);
+    let keepable = asked
+        && r.scroll.is_none()
+        && !r.explain
+        && !r.profile
+        && !params.contains("now")
+        && !body.contains("now");
+    Ok(keepable.then(|| format!("{}?{params}\n{body}", call.path)))
 }
 
 /// `q`, `df`, `default_operator`: a `query_string` query.

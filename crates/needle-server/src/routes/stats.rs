@@ -101,7 +101,7 @@ fn index_stats(app: &Shared, h: &Handle, wanted: &[String]) -> Value {
     // The growing in-memory tail is like Elasticsearch's indexing buffer, not a segment.
     let (on_disk, segments) = h.index.segment_counts();
     let bytes = store_bytes(h);
-    let results = h.index.result_cache_stats().unwrap_or_default();
+    let requests = h.requests.stats();
     let mut out = Map::new();
     // Sections by their names in the answer; `merges` is asked for as `merge`.
     let mut put = |name: &str, value: Value| {
@@ -123,8 +123,8 @@ fn index_stats(app: &Shared, h: &Handle, wanted: &[String]) -> Value {
     put("segments", json!({"count": on_disk}));
     put(
         "request_cache",
-        json!({"memory_size_in_bytes": results.bytes, "evictions": results.evictions,
-               "hit_count": results.hits, "miss_count": results.misses}),
+        json!({"memory_size_in_bytes": requests.bytes, "evictions": requests.evictions,
+               "hit_count": requests.hits, "miss_count": requests.misses}),
     );
     // Needle keeps no per-filter cache: Elasticsearch's query cache is empty.
     put(

@@ -11,6 +11,7 @@ mod node;
 mod opensearch_dfs;
 mod opensearch_parity;
 mod opensearch_queries;
+mod request_cache;
 mod scroll;
 mod search;
 mod stats;
