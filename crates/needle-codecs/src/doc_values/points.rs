@@ -141,13 +141,18 @@ impl Points {
         let mut leaf = Leaf::default();
         for i in self.span(lower, upper) {
             let entry = self.leaves[i];
+            // A leaf wholly inside: its documents alone are read.
             let whole = lower <= entry.min && entry.max <= upper;
-            if let Err(e) = self.read_leaf(i, &mut leaf) {
+            if let Err(e) = self.read_leaf(i, &mut leaf, !whole) {
                 read_error::record(e);
                 continue;
             }
+            if whole {
+                leaf.docs.iter().for_each(|&d| bits[d as usize / 64] |= 1 << (d % 64));
+                continue;
+            }
             for (&v, &d) in leaf.values.iter().zip(&leaf.docs) {
-                if whole || (lower <= v && v <= upper) {
+                if lower <= v && v <= upper {
                     bits[d as usize / 64] |= 1 << (d % 64);
                 }
             }
@@ -184,13 +189,14 @@ impl Points {
     /// Leaf `i`'s values and documents.
     fn leaf(&self, i: usize) -> Result<(Vec<i64>, Vec<u64>)> {
         let mut leaf = Leaf::default();
-        self.read_leaf(i, &mut leaf)?;
+        self.read_leaf(i, &mut leaf, true)?;
         Ok((leaf.values, leaf.docs))
     }
 
-    /// Reads leaf `i` into `leaf` (its buffers reused), checked against its
-    /// entry: values ascending from its min to its max, documents in the segment.
-    fn read_leaf(&self, i: usize, leaf: &mut Leaf) -> Result<()> {
+    /// Reads leaf `i`'s documents into `leaf` (its buffers reused), and its
+    /// values `with_values`, checked against its entry: values ascending
+    /// from its min to its max, documents in the segment.
+    fn read_leaf(&self, i: usize, leaf: &mut Leaf, with_values: bool) -> Result<()> {
         let e = self.leaves[i];
         let bytes = self.file.read(e.offset..e.offset + e.len)?;
         counters::record(DataKind::DocValues, &self.file, e.offset, e.len);
@@ -201,16 +207,20 @@ impl Points {
             return Err(corrupt("value width out of range"));
         }
         let Leaf { packed, values, docs } = leaf;
-        packed.clear();
-        docs.clear();
-        let used = unpack(rest, width, n, packed).ok_or_else(|| corrupt("cut short"))?;
-        unpack(&rest[used..], doc_bits(self.max_doc), n, docs).ok_or_else(|| corrupt("cut short"))?;
-        values.clear();
-        values.extend(packed.iter().map(|&p| e.min.wrapping_add(p as i64)));
-        let ordered = values.windows(2).all(|w| w[0] <= w[1]);
-        if !ordered || values.first() != Some(&e.min) || values.last() != Some(&e.max) {
-            return Err(corrupt("values out of order or outside the leaf's bounds"));
+        let used = (width as usize * n).div_ceil(8);
+        if with_values {
+            packed.clear();
+            unpack(rest, width, n, packed).ok_or_else(|| corrupt("cut short"))?;
+            values.clear();
+            values.extend(packed.iter().map(|&p| e.min.wrapping_add(p as i64)));
+            let ordered = values.windows(2).all(|w| w[0] <= w[1]);
+            if !ordered || values.first() != Some(&e.min) || values.last() != Some(&e.max) {
+                return Err(corrupt("values out of order or outside the leaf's bounds"));
+            }
         }
+        docs.clear();
+        let doc_bytes = rest.get(used..).ok_or_else(|| corrupt("cut short"))?;
+        unpack(doc_bytes, doc_bits(self.max_doc), n, docs).ok_or_else(|| corrupt("cut short"))?;
         if docs.iter().any(|&d| d >= u64::from(self.max_doc)) {
             return Err(corrupt("a document past the segment's end"));
         }
