@@ -20,12 +20,16 @@ export LEASE=${LEASE:-3} NETNS=1
 CUT=${CUT:-20}
 export NEEDLE=${NEEDLE:-$PWD/target/release/needle}
 [[ -x "$NEEDLE" ]] || cargo build --release -p needle-cli
-for round in $(seq 1 "${ROUNDS:-1}"); do
+# A round whose cluster never starts every copy of the index (set-up, before anything is cut:
+# exit 3) shows the nodes' logs and is run once more on a fresh cluster; any other failure ends the run.
+round=1 setup_failures=0
+while (( round <= ${ROUNDS:-1} )); do
   dir="$(mktemp -d)"
   # A failed round shows the ends of the nodes' logs before its folder goes.
   trap 'rc=$?; [[ $rc -eq 0 ]] || tail -n 40 "$dir"/node-*.log >&2 || true
         DIR="$dir" scripts/cluster.sh down >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
   DIR="$dir" scripts/cluster.sh up
+  set +e
   DIR="$dir" python3 - "$OUT/round$round.json" "$CUT" <<'PY'
 import json, os, subprocess, sys, threading, time, urllib.request
 
@@ -47,11 +51,12 @@ def call(node, method, path, body=None, timeout=20):
     except Exception:
         return None
 
-def wait(what, test, limit=60):
+def wait(what, test, limit=60, setup=False):
     started = time.monotonic()
     while not test():
         if time.monotonic() - started > limit:
-            sys.exit(f"{what}: not after {limit} s")
+            print(f"{what}: not after {limit} s", file=sys.stderr)
+            sys.exit(3 if setup else 1)
         time.sleep(0.1)
     return round(time.monotonic() - started, 2)
 
@@ -63,13 +68,13 @@ def cluster(*args):
     subprocess.run(["scripts/cluster.sh", *args], check=True, env=os.environ)
 
 for i in nodes:
-    wait(f"node {i} sees 3 nodes", lambda: (call(i, "GET", "/_cluster/health") or {}).get("number_of_nodes") == 3)
+    wait(f"node {i} sees 3 nodes", lambda: (call(i, "GET", "/_cluster/health") or {}).get("number_of_nodes") == 3, setup=True)
 made = call(2, "PUT", "/logs", json.dumps({"settings": {"number_of_shards": 3, "number_of_replicas": 1}}))
 assert made and made.get("acknowledged"), made
 def started_copies():
     return sum(1 for s in call(2, "GET", "/_cat/shards/logs?format=json") or [] if s["state"] == "STARTED")
 # Set-up, not what is tested: a loaded machine may take longer than a minute.
-wait("every copy started", lambda: started_copies() == 6, limit=180)
+wait("every copy started", lambda: started_copies() == 6, limit=120, setup=True)
 loaded = [f"pre-{n}" for n in range(3000)]
 answer = call(2, "POST", "/logs/_bulk?refresh=true", bulk_lines(loaded), timeout=120)
 assert answer and not answer["errors"], answer
@@ -179,7 +184,20 @@ print(json.dumps(report, indent=1))
 assert minority_late == 0, "the cut-off node acknowledged writes"
 assert report["lost"] == 0, "acknowledged writes lost"
 PY
+  rc=$?
+  set -e
+  if (( rc == 3 && setup_failures == 0 )); then
+    setup_failures=1
+    tail -n 40 "$dir"/node-*.log >&2 || true
+    DIR="$dir" scripts/cluster.sh down >/dev/null 2>&1 || true
+    rm -rf "$dir"
+    trap - EXIT
+    echo "round $round: the cluster did not start every copy; once more on a fresh one" >&2
+    continue
+  fi
+  (( rc == 0 )) || exit "$rc"
   DIR="$dir" scripts/cluster.sh down
   if [[ -n "${KEEP:-}" ]]; then echo "logs kept in $dir"; else rm -rf "$dir"; fi
   trap - EXIT
+  round=$((round + 1))
 done
