@@ -230,6 +230,11 @@ impl Handle {
         Ok(handle)
     }
 
+    /// Whether `index.requests.cache.enable` is on (read without copying the settings).
+    pub fn requests_cache_enabled(&self) -> bool {
+        self.settings.read().expect("settings lock").requests_cache
+    }
+
     /// The index's settings now.
     pub fn settings(&self) -> Settings {
         self.settings.read().expect("settings lock").clone()

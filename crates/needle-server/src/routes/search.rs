@@ -136,7 +136,9 @@ pub(crate) fn run_search(app: &Shared, expression: &str, request: Request) -> Ap
     let (handles, targets) = targets_of(app, expression, &request)?;
     // One index's request cache, when the request and the index allow it.
     let cache = match (&handles[..], &targets[..], &request.cached_as) {
-        ([h], [t], Some(text)) if h.settings().requests_cache => Some((&h.requests, t.searcher.generation(), text)),
+        ([h], [t], Some(text)) if h.requests_cache_enabled() => {
+            Some((&h.requests, t.searcher.generation(), text))
+        }
         _ => None,
     };
     if let Some((cache, generation, text)) = cache {
@@ -145,11 +147,11 @@ pub(crate) fn run_search(app: &Shared, expression: &str, request: Request) -> Ap
             return Ok(respond::json_bytes(StatusCode::OK, answer));
         }
     }
-    let page = search_page(&targets, &request, None)?;
-    count_query(&handles, started);
-    let timed_out = page.timed_out;
-    let answer = serde_json::to_vec(&page.answer(&request, started)).expect("JSON values serialize");
-    if let (Some((cache, generation, text)), false) = (cache, timed_out) {
+    let answer = page_answer(&handles, &targets, &request, started)?;
+    // A timed-out answer is partial: the same search given time may find more.
+    let complete = answer["timed_out"] == json!(false);
+    let answer = serde_json::to_vec(&answer).expect("JSON values serialize");
+    if let (Some((cache, generation, text)), true) = (cache, complete) {
         cache.put(generation, text.clone(), &answer);
     }
     Ok(respond::json_bytes(StatusCode::OK, answer))
@@ -159,8 +161,18 @@ pub(crate) fn run_search(app: &Shared, expression: &str, request: Request) -> Ap
 pub(crate) fn search_answer(app: &Shared, expression: &str, request: &Request) -> ApiResult<Value> {
     let started = Instant::now();
     let (handles, targets) = targets_of(app, expression, request)?;
-    let page = search_page(&targets, request, None)?;
-    count_query(&handles, started);
+    page_answer(&handles, &targets, request, started)
+}
+
+/// The answer to `request` over `targets` (the snapshots of `handles`), counted on each index.
+fn page_answer(
+    handles: &[Arc<Handle>],
+    targets: &[Target],
+    request: &Request,
+    started: Instant,
+) -> ApiResult<Value> {
+    let page = search_page(targets, request, None)?;
+    count_query(handles, started);
     Ok(page.answer(request, started))
 }
 
