@@ -106,6 +106,19 @@ impl<K: Hash + Eq, V> S3Fifo<K, V> {
         Some(slot.value)
     }
 
+    /// Takes every entry out (not counted as evictions) and forgets the
+    /// ghosts; the counters of hits, misses, inserts and evictions go on.
+    pub fn clear(&mut self) -> Vec<V> {
+        let gone = self.map.drain().map(|(_, slot)| slot.value).collect();
+        self.small.clear();
+        self.main.clear();
+        self.small_bytes = 0;
+        self.main_bytes = 0;
+        self.ghost_order.clear();
+        self.ghosts.clear();
+        gone
+    }
+
     /// Changes the budget, evicting to fit; returns the values evicted.
     pub fn set_budget(&mut self, budget: usize) -> Vec<V> {
         self.budget = budget;
@@ -245,6 +258,28 @@ mod tests {
         assert_eq!(gone, vec![0, 1, 3], "the stale entry of 2 is passed over");
         assert_eq!(c.get(&2), Some(&20));
         assert_eq!((c.stats().entries, c.stats().bytes, c.stats().budget), (2, 20, 20));
+    }
+
+    #[test]
+    fn clearing_empties_it_and_keeps_its_counters() {
+        let mut c = S3Fifo::new(25);
+        for i in 0..4u32 {
+            c.insert(i, i, 10);
+        }
+        c.get(&3);
+        c.get(&0);
+        let mut gone = c.clear();
+        gone.sort();
+        assert_eq!(gone, vec![2, 3]);
+        let s = c.stats();
+        assert_eq!((s.entries, s.bytes, s.inserts, s.evictions, s.hits, s.misses), (0, 0, 4, 2, 1, 1));
+        assert_eq!(c.get(&3), None);
+        // A key evicted unread before the clear is no ghost after it: it enters the small queue again.
+        c.insert(0, 0, 10);
+        c.insert(5, 5, 10);
+        c.insert(9, 9, 10);
+        assert_eq!(c.get(&0), None, "0 went first, from the small queue");
+        assert_eq!(c.get(&5), Some(&5));
     }
 
     #[test]

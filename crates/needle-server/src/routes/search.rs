@@ -24,6 +24,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::pattern;
 use crate::pools;
+use crate::request_cache::{self, RequestCache};
 use crate::respond::{self, score};
 use crate::routes::documents::parse_source;
 use crate::routes::write::{PRIMARY_TERM, WRITE_PARAMS};
@@ -134,15 +135,9 @@ pub(crate) fn run_search(app: &Shared, expression: &str, request: Request) -> Ap
     }
     let started = Instant::now();
     let (handles, targets) = targets_of(app, expression, &request)?;
-    // One index's request cache, when the request and the index allow it.
-    let cache = match (&handles[..], &targets[..], &request.cached_as) {
-        ([h], [t], Some(text)) if h.requests_cache_enabled() => {
-            Some((&h.requests, t.searcher.generation(), text))
-        }
-        _ => None,
-    };
-    if let Some((cache, generation, text)) = cache {
-        if let Some(answer) = cache.get(generation, text, started.elapsed().as_millis() as u64) {
+    let cache = request.cached_as.as_deref().and_then(|text| cache_slot(&handles, &targets, text));
+    if let Some((cache, generation, text)) = &cache {
+        if let Some(answer) = cache.get(*generation, text, started.elapsed().as_millis() as u64) {
             count_query(&handles, started);
             return Ok(respond::json_bytes(StatusCode::OK, answer));
         }
@@ -152,9 +147,30 @@ pub(crate) fn run_search(app: &Shared, expression: &str, request: Request) -> Ap
     let complete = answer["timed_out"] == json!(false);
     let answer = serde_json::to_vec(&answer).expect("JSON values serialize");
     if let (Some((cache, generation, text)), true) = (cache, complete) {
-        cache.put(generation, text.clone(), &answer);
+        cache.put(generation, text, &answer);
     }
     Ok(respond::json_bytes(StatusCode::OK, answer))
+}
+
+/// Where the answer to a search known as `text` over `handles` (snapshots
+/// `targets`) is kept, and its key: the first index's request cache at its
+/// generation, the key naming every other index's generation and epoch
+/// (see `request_cache.rs`); none when an index turns its cache off.
+fn cache_slot<'a>(
+    handles: &'a [Arc<Handle>],
+    targets: &[Target],
+    text: &str,
+) -> Option<(&'a RequestCache, u64, String)> {
+    let (first, first_target) = handles.first().zip(targets.first())?;
+    if !handles.iter().all(|h| h.requests_cache_enabled()) {
+        return None;
+    }
+    let mut key = String::new();
+    for (h, t) in handles.iter().zip(targets).skip(1) {
+        key += &format!("{}@{}.{} ", h.name, t.searcher.generation(), h.requests.epoch());
+    }
+    key += text;
+    Some((&first.requests, first_target.searcher.generation(), key))
 }
 
 /// The answer to `request` over the indexes `expression` names (not a scroll).
@@ -903,15 +919,8 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
 /// asks for no hits, and none that mentions `now`, scrolls, explains or profiles.
 fn cache_key(call: &Call, r: &Request) -> ApiResult<Option<String>> {
     let asked = call.params.flag("request_cache", r.size == 0)?;
-    let params = call.params.text();
-    let body = String::from_utf8_lossy(&call.body);
-    let keepable = asked
-        && r.scroll.is_none()
-        && !r.explain
-        && !r.profile
-        && !params.contains("now")
-        && !body.contains("now");
-    Ok(keepable.then(|| format!("{}?{params}\n{body}", call.path)))
+    let keepable = asked && r.scroll.is_none() && !r.explain && !r.profile;
+    Ok(keepable.then(|| request_cache::request_text(call, &call.path)).flatten())
 }
 
 /// `q`, `df`, `default_operator`: a `query_string` query.
@@ -1144,19 +1153,37 @@ pub(crate) fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResul
     if let Some(body) = call.json()? {
         query = query_only(body, "count")?;
     }
+    // Each index's count is kept in its request cache, as a search asking for no hits is.
+    let cached_as = request_cache::request_text(call, "_count");
     let handles = app.catalog.resolve(expression)?;
     let mut count = 0;
     for h in &handles {
         let started = Instant::now();
-        let (searcher, q) = searcher_and_query(h, &query)?;
-        let request = SearchRequest { top_k: 0, track_total_hits: u64::MAX, ..SearchRequest::new("") };
-        count += searcher.search_query(&q, &request)?.total;
+        count += index_count(h, &query, cached_as.as_deref().filter(|_| h.requests_cache_enabled()))?;
         h.counters.query.add(started);
     }
     let n = handles.len();
     Ok(respond::ok(
         &json!({"count": count, "_shards": {"total": n, "successful": n, "skipped": 0, "failed": 0}}),
     ))
+}
+
+/// How many documents of `h` match `query`, from its request cache when it
+/// holds the count of the request known as `cached_as` at its snapshot.
+fn index_count(h: &Arc<Handle>, query: &Option<Value>, cached_as: Option<&str>) -> ApiResult<u64> {
+    let searcher = h.index.searcher();
+    let generation = searcher.generation();
+    let kept = cached_as.and_then(|text| h.requests.get_bytes(generation, text));
+    if let Some(count) = kept.and_then(|k| <[u8; 8]>::try_from(&k[..]).ok()) {
+        return Ok(u64::from_le_bytes(count));
+    }
+    let q = query_of(query, &searcher)?;
+    let request = SearchRequest { top_k: 0, track_total_hits: u64::MAX, ..SearchRequest::new("") };
+    let count = searcher.search_query(&q, &request)?.total;
+    if let Some(text) = cached_as {
+        h.requests.put_bytes(generation, text.to_string(), &count.to_le_bytes());
+    }
+    Ok(count)
 }
 
 /// The `query` of a body that may hold nothing else.
