@@ -1514,8 +1514,9 @@ fn finish(agg: &Aggregation, state: State, fetch: &mut FetchTopHits<'_>) -> Resu
         }
         (State::Keyed(buckets), kind) => keyed_json(agg, kind, field, buckets.into_sorted(), fetch)?,
         (State::Named { done, .. }, AggKind::Terms { size, min_doc_count, order, filter, .. }) => {
-            let key =
-                |k: Arc<[u8]>| Map::from_iter([("key".to_string(), Value::String(String::from_utf8_lossy(&k).into_owned()))]);
+            let key = |k: Arc<[u8]>| {
+                Map::from_iter([("key".to_string(), Value::String(String::from_utf8_lossy(&k).into_owned()))])
+            };
             let keep = filter.keeper(|test, term: &[u8]| test.keyword(term))?;
             let kept = done.into_iter().filter(|(k, _)| keep(k)).collect();
             terms_json(agg, kept, (*size, *min_doc_count, *order), key, fetch)?

@@ -150,7 +150,9 @@ impl Shared {
         let id = parts.next().unwrap_or("");
         let answer = match (parts.next(), parts.next(), parts.next()) {
             (Some("values"), _, Some(body)) => match self.post(body.to_string()).await {
-                Ok(value) => return crate::values::answer_line(id, &value).unwrap_or_else(|e| self.failed(id, &e)),
+                Ok(value) => {
+                    return crate::values::answer_line(id, &value).unwrap_or_else(|e| self.failed(id, &e))
+                }
                 Err(e) => Err(e),
             },
             (Some(mode @ ("top" | "count")), Some(k), Some(query)) => self.search(mode, k, query).await,

@@ -108,7 +108,8 @@ fn mapping(args: &BulkArgs) -> Result<Value> {
 /// The corpus as `_bulk` bodies of `args.batch` documents each.
 fn batches(args: &BulkArgs) -> Result<Vec<Batch>> {
     let mapping = mapping(args)?;
-    let fields: Vec<&String> = mapping["properties"].as_object().ok_or("--mapping has no properties")?.keys().collect();
+    let fields: Vec<&String> =
+        mapping["properties"].as_object().ok_or("--mapping has no properties")?.keys().collect();
     let input = open_input(&args.corpus)?;
     let mut out = Vec::new();
     let (mut body, mut docs, mut total) = (Vec::new(), 0, 0);

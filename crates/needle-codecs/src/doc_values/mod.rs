@@ -479,8 +479,8 @@ impl PackedBlock {
         // value: 8 bytes, or 16 for a value wider than 56 bits (a double).
         let wide = self.width > Self::LOAD8_WIDTH;
         let load = if wide { 16 } else { 8 };
-        let loads =
-            docs.partition_point(|&d| self.start + (d as usize % BLOCK_DOCS) * width / 8 + load <= bytes.len());
+        let loads = docs
+            .partition_point(|&d| self.start + (d as usize % BLOCK_DOCS) * width / 8 + load <= bytes.len());
         let (fast, rest) = docs.split_at(loads);
         let (mask, start, min, gcd) = (self.mask(), self.start, self.min, self.gcd);
         // Value `i` of the block. `move`: the block's figures captured by
@@ -490,7 +490,10 @@ impl PackedBlock {
             let at = start + bit / 8;
             let word = match wide {
                 false => u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes")) >> (bit % 8),
-                true => (u128::from_le_bytes(bytes[at..at + 16].try_into().expect("16 bytes")) >> (bit % 8)) as u64,
+                true => {
+                    (u128::from_le_bytes(bytes[at..at + 16].try_into().expect("16 bytes")) >> (bit % 8))
+                        as u64
+                }
             };
             scale(min, gcd, word & mask)
         };
