@@ -61,6 +61,10 @@ const ENTRY_HEAD: usize = 13;
 const PING_EVERY: Duration = Duration::from_secs(1);
 /// How long a publish waits for JetStream's answer.
 const ACK_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a read of a stream waits for its next message, when the stream
+/// holds more: past it the read fails (and is tried again) rather than wait
+/// on a consumer that delivers nothing.
+const STALL: Duration = Duration::from_secs(10);
 
 /// Why the ingest log failed, as its client or server said.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,10 +178,18 @@ impl ShardStream {
             consumer::pull::OrderedConfig { filter_subject: self.subject.clone(), ..Default::default() };
         let consumer = stream.create_consumer(config).await.map_err(failed)?;
         let mut messages = consumer.messages().await.map_err(failed)?;
-        while let Some(message) = messages.next().await {
+        let mut at = 0;
+        loop {
+            let Ok(next) = tokio::time::timeout(STALL, messages.next()).await else {
+                return Err(LogError(format!(
+                    "the stream of {} sent nothing for {STALL:?} after message {at} of {last}",
+                    self.subject
+                )));
+            };
+            let Some(message) = next else { break };
             let message = message.map_err(failed)?;
             let info = message.info().map_err(failed)?;
-            let at = info.stream_sequence;
+            at = info.stream_sequence;
             reader
                 .read(&message.payload)
                 .map_err(|e| LogError(format!("message {at} of {}: {e}", self.subject)))?;

@@ -189,6 +189,14 @@ PY
   if (( rc == 3 && setup_failures == 0 )); then
     setup_failures=1
     tail -n 40 "$dir"/node-*.log >&2 || true
+    # Where each node's threads are (Needle's server and cluster frames), when gdb is here.
+    if command -v gdb >/dev/null; then
+      for pidfile in "$dir"/node-*.pid; do
+        echo "== threads of $(basename "$pidfile" .pid)"
+        gdb -p "$(cat "$pidfile")" -batch -ex "thread apply all bt 40" 2>/dev/null |
+          grep -E '^Thread| in (needle_server|needle_cluster)::' | head -n 200 || true
+      done >&2
+    fi
     DIR="$dir" scripts/cluster.sh down >/dev/null 2>&1 || true
     rm -rf "$dir"
     trap - EXIT

@@ -214,6 +214,8 @@ impl Ingest {
                 if self.is_replica(&name) && !self.forget_lost_replica(&name) {
                     continue;
                 }
+                // Said first, so that a making that never ends is seen in the log.
+                eprintln!("needle serve: replica [{name}]: making it");
                 if let Err(e) = self.make_replica(catalog, &name, &sharded.created) {
                     eprintln!("needle serve: replica [{name}]: {e} (tried again in a moment)");
                 }
