@@ -38,6 +38,7 @@ use crate::schema::FieldKind;
 use crate::zone::Zone;
 use crate::{Hit, Query, SearchRequest};
 
+pub(crate) mod counted;
 mod dense;
 mod grid;
 mod keyed;

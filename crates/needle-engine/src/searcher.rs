@@ -201,6 +201,11 @@ impl Searcher {
         query: &Query,
         aggs: &[Aggregation],
     ) -> Result<Gathered> {
+        if matches!(query, Query::MatchAll) {
+            if let Some(counted) = crate::aggs::counted::every_document(aggs, views)? {
+                return Ok(counted);
+            }
+        }
         let schema = self.schema();
         // What each filter aggregation's query matches, walked first (live documents only).
         let mut filters = Vec::new();

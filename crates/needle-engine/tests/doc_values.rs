@@ -1291,3 +1291,84 @@ fn a_key_that_runs_with_the_documents_is_walked_not_gathered() {
         postings(&gathered)
     );
 }
+
+/// The documents of each value of `field` among `docs` (a document counted once a value).
+fn value_counts(docs: &BTreeMap<String, Vec<&'static str>>) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for values in docs.values() {
+        let mut v = values.clone();
+        v.sort();
+        v.dedup();
+        v.iter().for_each(|t| *out.entry(t.to_string()).or_insert(0) += 1);
+    }
+    out
+}
+
+/// `terms` over every document of an index without deletions are counted
+/// from the term dictionary, reading no doc values: the same buckets as the
+/// walk gives, through several segments and the unflushed tail, values a
+/// document repeats, `include` and a `size` below the values' count; with a
+/// deletion, or on a field kept as doc values only, the walk answers.
+#[test]
+fn terms_over_every_document_are_counted_from_the_term_dictionary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mapping = r#"{"properties": {"k": {"type": "keyword"}, "kd": {"type": "keyword", "index": false}}}"#;
+    let index = Index::open_or_create(tmp.path(), Some(Schema::from_mapping(mapping).unwrap())).unwrap();
+    let writer =
+        index.writer(WriterOptions { durability: Durability::Volatile, ..WriterOptions::default() }).unwrap();
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut docs: BTreeMap<String, Vec<&'static str>> = BTreeMap::new();
+    for i in 0..3000 {
+        let values: Vec<&'static str> =
+            (0..rng.gen_range(0..4)).map(|_| KEYWORDS[rng.gen_range(0..KEYWORDS.len())]).collect();
+        let id = format!("d{i}");
+        writer.add(&json!({"id": id, "k": values, "kd": values}).to_string()).unwrap();
+        docs.insert(id, values);
+        // Two committed segments, and a thousand documents in memory.
+        if i == 999 || i == 1999 {
+            writer.commit().unwrap();
+        }
+    }
+    let terms = |name: &str, field: &str, size: usize, filter: needle_engine::TermsFilter| {
+        let field = AggField { id: index.schema().field_id(field).unwrap(), kind: FieldKind::Keyword };
+        let kind = AggKind::Terms { field, size, min_doc_count: 1, order: TermsOrder::CountDesc, filter };
+        agg(name, kind, vec![])
+    };
+    let buckets = |got: &serde_json::Map<String, Value>, name: &str| -> BTreeMap<String, u64> {
+        let all = got[name]["buckets"].as_array().unwrap().iter();
+        all.map(|b| (b["key"].as_str().unwrap().to_string(), b["doc_count"].as_u64().unwrap())).collect()
+    };
+    // What a request reads of doc values, once every column's dictionary is loaded.
+    let doc_value_bytes = |aggs: &[Aggregation]| {
+        let searcher = writer.searcher();
+        searcher.aggregate(&Query::MatchAll, aggs).unwrap();
+        needle_storage::counters::start();
+        let (total, got) = searcher.aggregate(&Query::MatchAll, aggs).unwrap();
+        let read = needle_storage::counters::finish().needed(needle_storage::counters::DataKind::DocValues);
+        (total, got, read)
+    };
+    let include = needle_engine::TermsFilter {
+        include: Some(needle_engine::TermsPattern::Keywords(vec!["fig".into(), "kiwi".into()])),
+        exclude: None,
+    };
+    let aggs = [terms("k", "k", 10, Default::default()), terms("two", "k", 1, include)];
+    let (total, got, read) = doc_value_bytes(&aggs);
+    let want = value_counts(&docs);
+    assert_eq!((total, buckets(&got, "k")), (3000, want.clone()));
+    let top_of_two = if want["fig"] >= want["kiwi"] { "fig" } else { "kiwi" };
+    assert_eq!(buckets(&got, "two"), BTreeMap::from([(top_of_two.to_string(), want[top_of_two])]));
+    let other = want["fig"] + want["kiwi"] - want[top_of_two];
+    assert_eq!(got["two"]["sum_other_doc_count"], json!(other));
+    assert_eq!(read, 0, "counted from the term dictionary: no doc values read");
+
+    // Doc values only: no postings to count from, the walk answers alike.
+    let (_, got, read) = doc_value_bytes(&[terms("kd", "kd", 10, Default::default())]);
+    assert_eq!(buckets(&got, "kd"), want);
+    assert!(read > 0, "walked");
+
+    writer.delete("d5").unwrap();
+    docs.remove("d5");
+    let (total, got, read) = doc_value_bytes(&[terms("k", "k", 10, Default::default())]);
+    assert_eq!((total, buckets(&got, "k")), (2999, value_counts(&docs)));
+    assert!(read > 0, "a deletion: walked");
+}
