@@ -30,6 +30,7 @@ pub(crate) fn every_document(aggs: &[Aggregation], views: &[View<'_>]) -> Result
     if aggs.is_empty() || !aggs.iter().all(countable) || views.iter().any(|(_, deletes)| deletes.is_some()) {
         return Ok(None);
     }
+    let docs: u64 = views.iter().map(|(s, _)| u64::from(s.meta().max_doc)).sum();
     let mut states = Vec::with_capacity(aggs.len());
     for agg in aggs {
         let AggKind::Terms { field, .. } = &agg.kind else { return Ok(None) };
@@ -37,8 +38,7 @@ pub(crate) fn every_document(aggs: &[Aggregation], views: &[View<'_>]) -> Result
         let columns: Vec<_> =
             views.iter().filter_map(|(s, _)| Some((*s, s.keyword_values(field.id)?))).collect();
         let values: usize = columns.iter().map(|(_, c)| c.term_count()).sum();
-        let docs: usize = views.iter().map(|(s, _)| s.meta().max_doc as usize).sum();
-        if values.saturating_mul(DOCS_PER_VALUE) > docs {
+        if (values as u64).saturating_mul(DOCS_PER_VALUE as u64) > docs {
             return Ok(None);
         }
         let mut done = BTreeMap::new();
@@ -53,8 +53,7 @@ pub(crate) fn every_document(aggs: &[Aggregation], views: &[View<'_>]) -> Result
         }
         states.push(State::Named { done, by_id: Vec::new(), tally: Tally::default() });
     }
-    let total = views.iter().map(|(s, _)| u64::from(s.meta().max_doc)).sum();
-    Ok(Some(Gathered { total, states }))
+    Ok(Some(Gathered { total: docs, states }))
 }
 
 /// A keyword `terms` with nothing below it and no stand-in for a missing value.
