@@ -713,6 +713,11 @@ fn aliases_name_cluster_indexes_through_every_node() {
     let (code, refused) = status(at[2], "PUT", "/colors/_doc/x", r#"{"title": "which one?"}"#);
     assert_eq!(code, 400, "{refused}");
     assert!(refused["error"]["reason"].as_str().unwrap().contains("no write index"), "{refused}");
+    // A cluster index's alias takes no options yet: refused, not ignored.
+    let filtered = r#"{"actions": [{"add": {"index": "red", "alias": "some", "filter": {"match_all": {}}}}]}"#;
+    let (code, refused) = status(at[0], "POST", "/_aliases", filtered);
+    assert_eq!(code, 400, "{refused}");
+    assert!(refused["error"]["reason"].as_str().unwrap().contains("[filter]"), "{refused}");
     let items = "{\"index\": {\"_index\": \"warm\", \"_id\": \"b\"}}\n{\"n\": 1}\n";
     let reply = send(at[2], "POST", "/_bulk?refresh=true", Some(items.as_bytes()), &[]).json();
     assert_eq!(reply["items"][0]["index"]["_index"], "red", "{reply}");

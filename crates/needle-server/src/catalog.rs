@@ -11,6 +11,7 @@ use needle_storage::Directory;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::alias_options::{self, AliasOptions, Aliases};
 use crate::counters::IndexCounters;
 use crate::error::{ApiError, ApiResult};
 use crate::request_cache::RequestCache;
@@ -31,9 +32,10 @@ pub struct Settings {
     /// `graceful` (`async`), or `volatile`.
     pub durability: String,
     pub max_result_window: usize,
-    /// The aliases that name this index (absent from files written before aliases).
-    #[serde(default)]
-    pub aliases: BTreeSet<String>,
+    /// The aliases that name this index, each with its options (absent from
+    /// files written before aliases, a list of names in those written before options).
+    #[serde(default, deserialize_with = "alias_options::kept")]
+    pub aliases: Aliases,
     /// `index.requests.cache.enable`: whether searches asking for no hits are
     /// answered from the request cache (`request_cache.rs`).
     #[serde(default = "enabled")]
@@ -54,7 +56,7 @@ impl Settings {
             refresh_interval: "1s".into(),
             durability: "durable".into(),
             max_result_window: 10_000,
-            aliases: BTreeSet::new(),
+            aliases: Aliases::new(),
             requests_cache: true,
         }
     }
@@ -288,9 +290,32 @@ impl Catalog {
         Ok(Catalog { root, indexes: RwLock::new(indexes), _lock: lock })
     }
 
-    /// The index `name` names: an index, or an alias of exactly one index
-    /// (a single-document operation needs one).
+    /// The index `name` names for a write or a single-document request: an
+    /// index, or an alias's write index (the one of its indexes it marks
+    /// `is_write_index`, or its only index unless marked `false`).
     pub fn get(&self, name: &str) -> ApiResult<Arc<Handle>> {
+        let all = self.indexes.read().expect("catalog lock");
+        if let Some(h) = all.get(name) {
+            return Ok(h.clone());
+        }
+        let targets = alias_targets(&all, name);
+        if targets.is_empty() {
+            return Err(ApiError::index_not_found(name));
+        }
+        let marked: Vec<&(Arc<Handle>, AliasOptions)> =
+            targets.iter().filter(|(_, o)| o.is_write_index == Some(true)).collect();
+        match (marked.as_slice(), targets.as_slice()) {
+            ([(h, _)], _) => Ok(h.clone()),
+            ([], [(h, o)]) if o.is_write_index != Some(false) => Ok(h.clone()),
+            _ => Err(ApiError::illegal_argument(format!(
+                "no write index is defined for alias [{name}]. The write index may be explicitly disabled using is_write_index=false or the alias points to multiple indices without one being designated as a write index"
+            ))),
+        }
+    }
+
+    /// The index `name` names for a read of one document: an index, or an
+    /// alias of exactly one index (whatever its write index).
+    pub fn get_one(&self, name: &str) -> ApiResult<Arc<Handle>> {
         let all = self.indexes.read().expect("catalog lock");
         if let Some(h) = all.get(name) {
             return Ok(h.clone());
@@ -298,16 +323,22 @@ impl Catalog {
         let mut targets = alias_targets(&all, name);
         match targets.len() {
             0 => Err(ApiError::index_not_found(name)),
-            1 => Ok(targets.remove(0)),
-            _ => Err(ApiError::illegal_argument(format!(
-                "no write index is defined for alias [{name}]. The write index may be explicitly disabled using is_write_index=false or the alias points to multiple indices without one being designated as a write index"
-            ))),
+            1 => Ok(targets.remove(0).0),
+            _ => {
+                let names: Vec<&str> = targets.iter().map(|(h, _)| h.name.as_str()).collect();
+                Err(ApiError::illegal_argument(format!(
+                    "alias [{name}] has more than one index associated with it [{}], can't execute a single index op",
+                    names.join(", ")
+                )))
+            }
         }
     }
 
     /// Adds and removes aliases: every change checked first (an alias may
-    /// not be named as an index is; a removed alias must be there), then each
-    /// index changed is written to its settings file before it takes effect.
+    /// not be named as an index is; a removed alias must be there; a filter
+    /// must read against the index's mapping; an alias has one write index
+    /// at most), then each index changed is written to its settings file
+    /// before it takes effect.
     pub fn change_aliases(&self, changes: &[AliasChange]) -> ApiResult<()> {
         let all = self.indexes.read().expect("catalog lock");
         let mut changed: BTreeMap<String, Settings> = BTreeMap::new();
@@ -321,18 +352,30 @@ impl Catalog {
             check_name(&c.alias)?;
             let h = all.get(&c.index).ok_or_else(|| ApiError::index_not_found(&c.index))?;
             let s = changed.entry(c.index.clone()).or_insert_with(|| h.settings());
-            if c.add {
-                s.aliases.insert(c.alias.clone());
-            } else if !s.aliases.remove(&c.alias) {
-                let mut e = ApiError::new(
-                    axum::http::StatusCode::NOT_FOUND,
-                    "aliases_not_found_exception",
-                    format!("aliases [{}] missing", c.alias),
-                );
-                e.extra.insert("resource.type".into(), json!("aliases"));
-                e.extra.insert("resource.id".into(), json!(c.alias));
-                return Err(e);
+            match &c.options {
+                Some(options) => {
+                    check_filter(&c.alias, options, &h.index.schema())?;
+                    s.aliases.insert(c.alias.clone(), options.clone());
+                }
+                None if s.aliases.remove(&c.alias).is_none() => {
+                    let mut e = ApiError::new(
+                        axum::http::StatusCode::NOT_FOUND,
+                        "aliases_not_found_exception",
+                        format!("aliases [{}] missing", c.alias),
+                    );
+                    e.extra.insert("resource.type".into(), json!("aliases"));
+                    e.extra.insert("resource.id".into(), json!(c.alias));
+                    return Err(e);
+                }
+                None => {}
             }
+        }
+        let settings_of =
+            |name: &String, h: &Arc<Handle>| changed.get(name).cloned().unwrap_or_else(|| h.settings());
+        let after: Vec<(String, Settings)> =
+            all.iter().map(|(n, h)| (n.clone(), settings_of(n, h))).collect();
+        for alias in changes.iter().map(|c| &c.alias).collect::<BTreeSet<_>>() {
+            one_write_index(alias, &after)?;
         }
         for (name, s) in changed {
             let h = &all[&name];
@@ -357,40 +400,64 @@ impl Catalog {
     }
 
     /// The indexes an expression names: comma-separated names of indexes or
-    /// aliases, `*` wildcards (over both), `_all`. A plain name that names
-    /// nothing is an error.
+    /// aliases, `*` wildcards (over both, hidden aliases left out), `_all`.
+    /// A plain name that names nothing is an error.
     pub fn resolve(&self, expression: &str) -> ApiResult<Vec<Arc<Handle>>> {
+        Ok(self.resolve_filtered(expression)?.into_iter().map(|r| r.handle).collect())
+    }
+
+    /// [`Catalog::resolve`], each index with the filter a search of it
+    /// through `expression` takes, as Elasticsearch filters: none when the
+    /// expression names the index itself or an alias of it without a
+    /// filter, otherwise any of the filters of the aliases that reached it.
+    pub fn resolve_filtered(&self, expression: &str) -> ApiResult<Vec<Reached>> {
         let all = self.indexes.read().expect("catalog lock");
-        let mut out: Vec<Arc<Handle>> = Vec::new();
-        let mut add = |h: &Arc<Handle>| {
-            if !out.iter().any(|o| o.name == h.name) {
-                out.push(h.clone());
-            }
-        };
+        // Each index reached, with the filters reaching it (`None`: unfiltered).
+        let mut out: Vec<(Arc<Handle>, Option<Vec<Value>>)> = Vec::new();
+        let mut add =
+            |h: &Arc<Handle>, filter: Option<&Value>| match out.iter_mut().find(|(o, _)| o.name == h.name) {
+                None => out.push((h.clone(), filter.map(|f| vec![f.clone()]))),
+                Some((_, filters)) => match (filters.as_mut(), filter) {
+                    (Some(kept), Some(f)) => kept.push(f.clone()),
+                    (Some(_), None) => *filters = None,
+                    (None, _) => {}
+                },
+            };
         for part in expression.split(',').filter(|p| !p.is_empty()) {
             if part == "_all" || part.contains('*') {
                 let named = |name: &str| part == "_all" || crate::pattern::matches(part, name);
                 for (name, h) in all.iter() {
-                    if named(name) || h.settings().aliases.iter().any(|a| named(a)) {
-                        add(h);
+                    if named(name) {
+                        add(h, None);
+                    }
+                    for (alias, options) in h.settings().aliases {
+                        if named(&alias) && options.is_hidden != Some(true) {
+                            add(h, options.filter.as_ref());
+                        }
                     }
                 }
             } else if let Some(h) = all.get(part) {
-                add(h);
+                add(h, None);
             } else {
                 let targets = alias_targets(&all, part);
                 if targets.is_empty() {
                     return Err(ApiError::index_not_found(part));
                 }
-                targets.iter().for_each(&mut add);
+                for (h, options) in &targets {
+                    add(h, options.filter.as_ref());
+                }
             }
         }
-        Ok(out)
+        let reached = |(handle, filters): (Arc<Handle>, Option<Vec<Value>>)| Reached {
+            handle,
+            filter: filters.map(alias_options::any_of),
+        };
+        Ok(out.into_iter().map(reached).collect())
     }
 
     /// Creates index `name` with `mapping` and `settings`.
     pub fn create(&self, name: &str, mapping: Option<Schema>, settings: &Value) -> ApiResult<Arc<Handle>> {
-        self.create_with_aliases(name, mapping, settings, BTreeSet::new())
+        self.create_with_aliases(name, mapping, settings, Aliases::new())
     }
 
     /// [`Catalog::create`], the index named by `aliases` too.
@@ -399,7 +466,7 @@ impl Catalog {
         name: &str,
         mapping: Option<Schema>,
         settings: &Value,
-        aliases: BTreeSet<String>,
+        aliases: Aliases,
     ) -> ApiResult<Arc<Handle>> {
         self.create_filled(name, mapping, settings, aliases, None, None)
     }
@@ -415,7 +482,7 @@ impl Catalog {
         name: &str,
         mapping: Option<Schema>,
         settings: &Value,
-        aliases: BTreeSet<String>,
+        aliases: Aliases,
         seed: Option<Seed<'_>>,
         fill: Option<Fill<'_>>,
     ) -> ApiResult<Arc<Handle>> {
@@ -442,7 +509,9 @@ impl Catalog {
                 format!("Invalid index name [{name}], already exists as alias"),
             ));
         }
-        for alias in &s.aliases {
+        let schema = mapping.clone().unwrap_or_default();
+        for (alias, options) in &s.aliases {
+            check_filter(alias, options, &schema)?;
             if all.contains_key(alias) || alias == name {
                 return Err(ApiError::bad_request(
                     "invalid_alias_name_exception",
@@ -567,17 +636,48 @@ impl Catalog {
     }
 }
 
-/// An alias added to (or removed from) an index.
+/// An alias added to an index with its options (or removed: no options).
 #[derive(Debug, Clone)]
 pub struct AliasChange {
     pub index: String,
     pub alias: String,
-    pub add: bool,
+    pub options: Option<AliasOptions>,
 }
 
-/// The indexes alias `name` names.
-fn alias_targets(all: &BTreeMap<String, Arc<Handle>>, name: &str) -> Vec<Arc<Handle>> {
-    all.values().filter(|h| h.settings().aliases.contains(name)).cloned().collect()
+/// An index an expression names, and the filter of the aliases that reached it.
+pub struct Reached {
+    pub handle: Arc<Handle>,
+    pub filter: Option<Value>,
+}
+
+/// The indexes alias `name` names, each with the options it has there.
+fn alias_targets(all: &BTreeMap<String, Arc<Handle>>, name: &str) -> Vec<(Arc<Handle>, AliasOptions)> {
+    let options = |h: &Arc<Handle>| h.settings().aliases.get(name).cloned();
+    all.values().filter_map(|h| options(h).map(|o| (h.clone(), o))).collect()
+}
+
+/// An alias's filter must be a query the index reads.
+fn check_filter(alias: &str, options: &AliasOptions, schema: &Schema) -> ApiResult<()> {
+    match &options.filter {
+        Some(filter) => crate::dsl::query(filter, schema).map(drop).map_err(|e| {
+            ApiError::illegal_argument(format!("failed to parse filter for alias [{alias}]: {}", e.reason))
+        }),
+        None => Ok(()),
+    }
+}
+
+/// An alias marks one of its indexes as its write index at most.
+fn one_write_index(alias: &str, indexes: &[(String, Settings)]) -> ApiResult<()> {
+    let marked = |s: &Settings| s.aliases.get(alias).is_some_and(|o| o.is_write_index == Some(true));
+    let writers: Vec<&str> = indexes.iter().filter(|(_, s)| marked(s)).map(|(n, _)| n.as_str()).collect();
+    match writers.len() {
+        0 | 1 => Ok(()),
+        _ => Err(ApiError::new(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "illegal_state_exception",
+            format!("alias [{alias}] has more than one write index [{}]", writers.join(",")),
+        )),
+    }
 }
 
 fn write_settings(dir: &Path, settings: &Settings) -> std::io::Result<()> {

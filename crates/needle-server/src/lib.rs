@@ -8,6 +8,7 @@
 //! snapshots for reads), and answers with Elasticsearch's shapes and errors.
 
 mod aggs;
+mod alias_options;
 mod call;
 mod catalog;
 mod coordinator;

@@ -14,16 +14,13 @@ The node: ../shared/opensearch (OpenSearch 3.8, one shard an index, each
 force-merged to one segment).
 """
 
-import gzip
 import json
-import os
 import sys
 
-from record import call, load_merged, print_golden
+from record import call, load_corpus_split, print_golden
 
 PARTS = ["needle-dfs-0", "needle-dfs-1", "needle-dfs-2"]
 MAPPING = {"properties": {"title": {"type": "text"}, "body": {"type": "text"}, "source": {"type": "text"}}}
-CORPUS = os.path.join(os.path.dirname(__file__), "../../../examples/data/sotu.jsonl.gz")
 
 
 def queries():
@@ -47,10 +44,7 @@ def queries():
 
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    with gzip.open(CORPUS, "rt") as f:
-        docs = [json.loads(line) for line in f]
-    for n, part in enumerate(PARTS):
-        load_merged(base, part, MAPPING, docs[n::len(PARTS)])
+    load_corpus_split(base, PARTS, MAPPING)
     node = call(base, "GET", "/")
     cases = []
     for query in queries():

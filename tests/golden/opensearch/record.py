@@ -11,7 +11,9 @@ made from a fixed seed, so a rerun writes the same requests.
 """
 
 import base64
+import gzip
 import json
+import os
 import random
 import sys
 import urllib.request
@@ -360,6 +362,16 @@ def load_merged(base, index, mapping, docs):
     assert not bulk["errors"], bulk
     call(base, "POST", f"/{index}/_forcemerge?max_num_segments=1")
     call(base, "POST", f"/{index}/_refresh")
+
+
+def load_corpus_split(base, parts, mapping):
+    """Loads the bundled State of the Union corpus into the indexes `parts`
+    (see `load_merged`), the document on line i into part i % len(parts)."""
+    corpus = os.path.join(os.path.dirname(__file__), "../../../examples/data/sotu.jsonl.gz")
+    with gzip.open(corpus, "rt") as f:
+        docs = [json.loads(line) for line in f]
+    for n, part in enumerate(parts):
+        load_merged(base, part, mapping, docs[n::len(parts)])
 
 
 def print_golden(fields, cases):

@@ -18,6 +18,7 @@ use needle_cluster::{Member, ShardedIndex};
 use serde_json::{json, Map, Value};
 
 use super::{unavailable, Forward};
+use crate::alias_options::{none_in_cluster, plain, AliasOptions};
 use crate::catalog::AliasChange;
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
@@ -64,7 +65,8 @@ pub(super) fn no_write_index(alias: &str) -> ApiError {
 pub(super) fn taken_from(mut body: Value) -> ApiResult<(Value, BTreeSet<String>)> {
     let given = body.as_object_mut().and_then(|b| b.remove("aliases"));
     let aliases = given.map(|a| at_creation(&a)).transpose()?.unwrap_or_default();
-    Ok((body, aliases))
+    aliases.values().try_for_each(none_in_cluster)?;
+    Ok((body, aliases.into_keys().collect()))
 }
 
 /// `POST /_aliases`: handled here when every index it names is a cluster
@@ -89,7 +91,8 @@ pub(super) async fn update(app: &Shared, member: &Member, request: Request, next
         let Some(targets) = targets(&indices, &action.indexes) else {
             return next.run(Request::from_parts(parts, Body::from(bytes))).await;
         };
-        match alias_changes(&targets, &action.aliases.join(","), action.add) {
+        let checked = none_in_cluster(&action.options);
+        match checked.and_then(|()| alias_changes(&targets, &action.aliases.join(","), action.added())) {
             Ok(more) => changes.extend(more),
             Err(e) => return e.into_response(),
         }
@@ -157,9 +160,9 @@ async fn apply(
     indices: &BTreeMap<String, ShardedIndex>,
     changes: &[AliasChange],
 ) -> ApiResult<()> {
-    check_new(app, indices, changes.iter().filter(|c| c.add).map(|c| &c.alias))?;
+    check_new(app, indices, changes.iter().filter(|c| c.options.is_some()).map(|c| &c.alias))?;
     let absent = |c: &&AliasChange| indices.get(&c.index).is_none_or(|i| !i.aliases.contains(&c.alias));
-    if let Some(c) = changes.iter().filter(|c| !c.add).find(absent) {
+    if let Some(c) = changes.iter().filter(|c| c.options.is_none()).find(absent) {
         return Err(missing(&c.alias));
     }
     let mut by_index: BTreeMap<&str, Vec<&AliasChange>> = BTreeMap::new();
@@ -170,9 +173,9 @@ async fn apply(
         let changed = member
             .update_index(index, |record| {
                 for c in &changes {
-                    match c.add {
-                        true => record.aliases.insert(c.alias.clone()),
-                        false => record.aliases.remove(&c.alias),
+                    match c.options {
+                        Some(_) => record.aliases.insert(c.alias.clone()),
+                        None => record.aliases.remove(&c.alias),
                     };
                 }
             })
@@ -192,14 +195,10 @@ impl Forward {
         add: bool,
     ) -> ApiResult<Response> {
         if let Ok(Value::Object(options)) = serde_json::from_slice::<Value>(&self.body) {
-            if let Some(option) = options.keys().next() {
-                return Err(ApiError::illegal_argument(format!(
-                    "alias option [{option}] is not supported yet by Needle"
-                )));
-            }
+            none_in_cluster(&AliasOptions::from_object(&options)?)?;
         }
         let targets = [(self.index.clone(), sharded.aliases.clone())];
-        let changes = alias_changes(&targets, names, add)?;
+        let changes = alias_changes(&targets, names, add.then_some(&AliasOptions::default()))?;
         let indices = self.member.indices().await.map_err(|e| unavailable(&e))?;
         apply(&self.app, &self.member, &indices, &changes).await?;
         Ok(respond::ok(&json!({"acknowledged": true})))
@@ -220,6 +219,6 @@ pub(super) async fn get_all(member: &Member, names: Option<&str>, request: Reque
         _ => Map::new(),
     };
     out.retain(|name, _| split_shard_name(name).is_none_or(|(owner, _)| !indices.contains_key(owner)));
-    out.extend(listing(indices.into_iter().map(|(name, index)| (name, index.aliases)), names));
+    out.extend(listing(indices.into_iter().map(|(name, index)| (name, plain(&index.aliases))), names));
     listed(out, names)
 }

@@ -400,7 +400,7 @@ impl Forward {
             }
             ("GET", "_alias" | "_aliases", names) => {
                 let names = names.map(|n| percent_decode_str(n).decode_utf8_lossy().into_owned());
-                let own = [(self.index.clone(), sharded.aliases.clone())];
+                let own = [(self.index.clone(), crate::alias_options::plain(&sharded.aliases))];
                 Ok(listed(listing(own, names.as_deref()), names.as_deref()))
             }
             ("PUT" | "POST", "_mapping", None) => self.change_record(sharded).await,

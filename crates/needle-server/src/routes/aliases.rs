@@ -4,7 +4,9 @@
 //! `DELETE /{index}/_alias/{name}`, `GET|HEAD /_alias[/{name}]` and
 //! `/{index}/_alias[/{name}]`. A search through an alias searches every index
 //! it names; a single-document request needs it to name exactly one
-//! (`Catalog::get`). Alias filters and routing are not supported yet.
+//! (`Catalog::get`) or mark one its write index. An alias's options
+//! (filter, routing, write index, hidden) are read and shown as
+//! Elasticsearch reads and shows them (`alias_options.rs`).
 
 use std::collections::BTreeSet;
 
@@ -13,6 +15,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{json, Map, Value};
 
+use crate::alias_options::{unreadable, AliasOptions, Aliases};
 use crate::call::Call;
 use crate::catalog::AliasChange;
 use crate::error::{ApiError, ApiResult};
@@ -28,7 +31,7 @@ pub async fn update(State(app): State<Shared>, call: Call) -> Response {
         let mut changes = Vec::new();
         for action in parse_actions(call.json()?)? {
             let targets = local_targets(&app, &action.indexes.join(","))?;
-            changes.extend(alias_changes(&targets, &action.aliases.join(","), action.add)?);
+            changes.extend(alias_changes(&targets, &action.aliases.join(","), action.added())?);
         }
         app.catalog.change_aliases(&changes)?;
         Ok(respond::ok(&json!({"acknowledged": true, "errors": false})))
@@ -37,11 +40,20 @@ pub async fn update(State(app): State<Shared>, call: Call) -> Response {
 }
 
 /// One `{"add": {...}}` or `{"remove": {...}}` of a `POST /_aliases`: the
-/// index expressions and alias names (or, for a removal, patterns) it names.
+/// index expressions and alias names (or, for a removal, patterns) it
+/// names, and the options of the aliases it adds.
 pub(crate) struct AliasAction {
     pub add: bool,
     pub indexes: Vec<String>,
     pub aliases: Vec<String>,
+    pub options: AliasOptions,
+}
+
+impl AliasAction {
+    /// The options of the aliases it adds; none for a removal.
+    pub fn added(&self) -> Option<&AliasOptions> {
+        self.add.then_some(&self.options)
+    }
 }
 
 /// The actions of a `POST /_aliases` body, every one checked.
@@ -71,16 +83,14 @@ fn parse_action(action: &Value) -> ApiResult<AliasAction> {
     };
     let mut indexes = Vec::new();
     let mut aliases = Vec::new();
+    let mut options = AliasOptions::default();
     for (key, value) in params {
         let into = match key.as_str() {
             "index" | "indices" => &mut indexes,
             "alias" | "aliases" => &mut aliases,
             "must_exist" if !add => continue,
-            other => {
-                return Err(ApiError::illegal_argument(format!(
-                    "alias option [{other}] is not supported yet by Needle"
-                )))
-            }
+            option if add && options.read(option, value)? => continue,
+            other => return Err(unreadable(format!("[{kind}] unknown field [{other}]"))),
         };
         match value {
             Value::String(s) => into.push(s.clone()),
@@ -94,37 +104,43 @@ fn parse_action(action: &Value) -> ApiResult<AliasAction> {
             format!("Validation Failed: 1: [{kind}] needs an [index] and an [alias];"),
         ));
     }
-    Ok(AliasAction { add, indexes, aliases })
+    Ok(AliasAction { add, indexes, aliases, options })
 }
 
 /// The node's own indexes an expression names, with the aliases each has.
 fn local_targets(app: &Shared, expression: &str) -> ApiResult<Vec<(String, BTreeSet<String>)>> {
-    Ok(app.catalog.resolve(expression)?.into_iter().map(|h| (h.name.clone(), h.settings().aliases)).collect())
+    let names = |h: &crate::catalog::Handle| h.settings().aliases.into_keys().collect();
+    Ok(app.catalog.resolve(expression)?.into_iter().map(|h| (h.name.clone(), names(&h))).collect())
 }
 
-/// The changes `add` (or remove) of the aliases `names` on `targets`
-/// (indexes with the aliases each has); removal patterns match each index's
-/// aliases, and must match one somewhere.
+/// The changes that add the aliases `names` with `added` options (or,
+/// with none, remove them) on `targets` (indexes with the aliases each has);
+/// removal patterns match each index's aliases, and must match one somewhere.
 pub(crate) fn alias_changes(
     targets: &[(String, BTreeSet<String>)],
     names: &str,
-    add: bool,
+    added: Option<&AliasOptions>,
 ) -> ApiResult<Vec<AliasChange>> {
     let mut out = Vec::new();
+    let change = |index: &String, alias: &str| AliasChange {
+        index: index.clone(),
+        alias: alias.to_string(),
+        options: added.cloned(),
+    };
     for (index, has) in targets {
         for name in names.split(',').filter(|n| !n.is_empty()) {
-            if add {
-                out.push(AliasChange { index: index.clone(), alias: name.to_string(), add });
+            if added.is_some() {
+                out.push(change(index, name));
                 continue;
             }
             let matched = has.iter().filter(|a| name == "_all" || crate::pattern::matches(name, a));
-            out.extend(matched.map(|a| AliasChange { index: index.clone(), alias: a.clone(), add }));
+            out.extend(matched.map(|a| change(index, a)));
             if !name.contains('*') && name != "_all" && !has.contains(name) {
-                out.push(AliasChange { index: index.clone(), alias: name.to_string(), add });
+                out.push(change(index, name));
             }
         }
     }
-    if !add && out.is_empty() {
+    if added.is_none() && out.is_empty() {
         return Err(missing(names));
     }
     Ok(out)
@@ -139,14 +155,12 @@ pub async fn put(
     blocking(move || {
         call.params.ignore(&ADMIN_PARAMS);
         call.params.finish(&call.path)?;
-        if let Some(Value::Object(options)) = call.json()? {
-            if let Some(option) = options.keys().next() {
-                return Err(ApiError::illegal_argument(format!(
-                    "alias option [{option}] is not supported yet by Needle"
-                )));
-            }
-        }
-        app.catalog.change_aliases(&alias_changes(&local_targets(&app, &index)?, &names, true)?)?;
+        let options = match call.json()? {
+            Some(Value::Object(options)) => AliasOptions::from_object(&options)?,
+            Some(_) => return Err(ApiError::parsing("an alias body must be an object")),
+            None => AliasOptions::default(),
+        };
+        app.catalog.change_aliases(&alias_changes(&local_targets(&app, &index)?, &names, Some(&options))?)?;
         Ok(respond::ok(&json!({"acknowledged": true})))
     })
     .await
@@ -161,7 +175,7 @@ pub async fn delete(
     blocking(move || {
         call.params.ignore(&ADMIN_PARAMS);
         call.params.finish(&call.path)?;
-        app.catalog.change_aliases(&alias_changes(&local_targets(&app, &index)?, &names, false)?)?;
+        app.catalog.change_aliases(&alias_changes(&local_targets(&app, &index)?, &names, None)?)?;
         Ok(respond::ok(&json!({"acknowledged": true})))
     })
     .await
@@ -191,9 +205,9 @@ pub async fn get_of_named(
     blocking(move || own_listing(&app, Some(&index), Some(&names), &call)).await
 }
 
-/// `{index: {"aliases": {alias: {}}}}` for the indexes of `index` (every
-/// one when absent) and the aliases matching `names`; with `names`, only
-/// indexes that have one, and 404 when none does.
+/// `{index: {"aliases": {alias: options}}}` for the indexes of `index`
+/// (every one when absent) and the aliases matching `names`; with `names`,
+/// only indexes that have one, and 404 when none does.
 fn own_listing(app: &Shared, index: Option<&str>, names: Option<&str>, call: &Call) -> ApiResult<Response> {
     call.params.ignore(&ADMIN_PARAMS);
     call.params.ignore(&["local"]);
@@ -203,11 +217,11 @@ fn own_listing(app: &Shared, index: Option<&str>, names: Option<&str>, call: &Ca
     Ok(listed(out, names))
 }
 
-/// `{index: {"aliases": {alias: {}}}}` for `indexes` (each with its
+/// `{index: {"aliases": {alias: options}}}` for `indexes` (each with its
 /// aliases), the aliases matching `names` (every one when absent); with
 /// `names`, only the indexes that have one.
 pub(crate) fn listing(
-    indexes: impl IntoIterator<Item = (String, BTreeSet<String>)>,
+    indexes: impl IntoIterator<Item = (String, Aliases)>,
     names: Option<&str>,
 ) -> Map<String, Value> {
     let wanted = |alias: &str| {
@@ -216,7 +230,7 @@ pub(crate) fn listing(
     let mut out = Map::new();
     for (name, aliases) in indexes {
         let aliases: Map<String, Value> =
-            aliases.into_iter().filter(|a| wanted(a)).map(|a| (a, json!({}))).collect();
+            aliases.into_iter().filter(|(a, _)| wanted(a)).map(|(a, o)| (a, o.shown())).collect();
         if names.is_none() || !aliases.is_empty() {
             out.insert(name, json!({"aliases": aliases}));
         }
@@ -236,21 +250,16 @@ pub(crate) fn listed(out: Map<String, Value>, names: Option<&str>) -> Response {
     }
 }
 
-/// Aliases named at index creation (`PUT /{index}` with `aliases`); options refused.
-pub fn at_creation(value: &Value) -> ApiResult<std::collections::BTreeSet<String>> {
+/// Aliases named at index creation (`PUT /{index}` with `aliases`), each with its options.
+pub fn at_creation(value: &Value) -> ApiResult<Aliases> {
     let Value::Object(aliases) = value else {
         return Err(ApiError::parsing("[aliases] must be an object"));
     };
-    let mut out = std::collections::BTreeSet::new();
-    for (name, options) in aliases {
-        if let Some(option) = options.as_object().and_then(|o| o.keys().next()) {
-            return Err(ApiError::illegal_argument(format!(
-                "alias option [{option}] is not supported yet by Needle"
-            )));
-        }
-        out.insert(name.clone());
-    }
-    Ok(out)
+    let options_of = |options: &Value| match options {
+        Value::Object(o) => AliasOptions::from_object(o),
+        _ => Err(ApiError::parsing("an alias's options must be an object")),
+    };
+    aliases.iter().map(|(name, options)| Ok((name.clone(), options_of(options)?))).collect()
 }
 
 pub(crate) fn missing(names: &str) -> ApiError {

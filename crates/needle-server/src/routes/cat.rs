@@ -9,6 +9,7 @@ use axum::response::Response;
 use needle_cluster::NodeInfo;
 use serde_json::{Map, Value};
 
+use crate::alias_options::AliasOptions;
 use crate::call::Call;
 use crate::catalog::Handle;
 use crate::error::{ApiError, ApiResult};
@@ -56,24 +57,29 @@ const ALIAS_COLUMNS: [&str; 6] =
     ["alias", "index", "filter", "routing.index", "routing.search", "is_write_index"];
 
 /// `_cat/aliases[/{names}]`: a row per alias and index it names, those of
-/// `names` (a comma-separated list, `*` wildcards), by alias then index.
-/// Needle's aliases have no filter or routing, and no write index: `-`.
+/// `names` (a comma-separated list, `*` wildcards), by alias then index,
+/// with its options (`*` for a filter, `-` for what is not set).
 fn cat_aliases_named(app: &Shared, names: &str, call: &Call) -> ApiResult<Response> {
     let wanted: Vec<&str> = names.split(',').collect();
     let named = |a: &String| wanted.iter().any(|w| crate::pattern::matches(w, a));
-    let mut pairs: Vec<(String, String)> = Vec::new();
+    let mut pairs: Vec<(String, String, AliasOptions)> = Vec::new();
     for h in app.catalog.resolve("*")? {
-        pairs.extend(h.settings().aliases.into_iter().filter(named).map(|a| (a, h.name.clone())));
+        let aliases = h.settings().aliases.into_iter().filter(|(a, _)| named(a));
+        pairs.extend(aliases.map(|(a, o)| (a, h.name.clone(), o)));
     }
     // In a cluster, the cluster's indexes' too, as this node's view holds them.
     for (index, record) in app.member.as_ref().map(|m| m.view().indices).unwrap_or_default() {
-        pairs.extend(record.aliases.iter().filter(|a| named(a)).map(|a| (a.clone(), index.clone())));
+        let aliases = record.aliases.iter().filter(|a| named(a));
+        pairs.extend(aliases.map(|a| (a.clone(), index.clone(), AliasOptions::default())));
     }
-    pairs.sort();
+    pairs.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    let set = |v: Option<String>| v.unwrap_or_else(|| "-".into());
     let rows = pairs
         .into_iter()
-        .map(|(alias, index)| {
-            row(&ALIAS_COLUMNS, [alias, index, "-".into(), "-".into(), "-".into(), "-".into()])
+        .map(|(alias, index, o)| {
+            let filter = set(o.filter.map(|_| "*".into()));
+            let write = set(o.is_write_index.map(|w| w.to_string()));
+            row(&ALIAS_COLUMNS, [alias, index, filter, set(o.index_routing), set(o.search_routing), write])
         })
         .collect();
     cat_table(call, "_cat/aliases", &ALIAS_COLUMNS, rows)
@@ -206,36 +212,34 @@ pub(crate) fn cat_table(
     if let Some(bad) = columns.iter().find(|c| !all.contains(&c.as_str())) {
         return Err(ApiError::illegal_argument(format!("[{what}] has no column [{bad}]")));
     }
-    let sort = p.get("s").map(str::to_string);
-    if let Some(bad) =
-        sort.as_deref().map(|s| s.split_once(':').map_or(s, |(c, _)| c)).filter(|c| !all.contains(c))
-    {
-        return Err(ApiError::illegal_argument(format!("[{what}] cannot sort by [{bad}]: no such column")));
+    // `s`: columns to sort by, in turn, each `:asc` (the default) or `:desc`.
+    let mut keys: Vec<(String, bool)> = Vec::new();
+    for spec in p.get("s").into_iter().flat_map(|s| s.split(',')) {
+        let (column, desc) = match spec.split_once(':') {
+            Some((c, order)) => (c, order == "desc"),
+            None => (spec, false),
+        };
+        if !all.contains(&column) {
+            return Err(ApiError::illegal_argument(format!(
+                "[{what}] cannot sort by [{column}]: no such column"
+            )));
+        }
+        keys.push((column.to_string(), desc));
     }
     p.ignore(&["expand_wildcards", "local", "master_timeout", "time"]);
     p.finish(&call.path)?;
 
-    if let Some(spec) = sort {
-        let (column, desc) = match spec.split_once(':') {
-            Some((c, order)) => (c.to_string(), order == "desc"),
-            None => (spec, false),
-        };
-        rows.sort_by(|a, b| {
-            let (x, y) = (&a[&column], &b[&column]);
-            let order = match (
-                x.as_str().and_then(|s| s.parse::<f64>().ok()),
-                y.as_str().and_then(|s| s.parse::<f64>().ok()),
-            ) {
-                (Some(x), Some(y)) => x.total_cmp(&y),
-                _ => x.to_string().cmp(&y.to_string()),
-            };
-            if desc {
+    rows.sort_by(|a, b| {
+        let compared = keys.iter().map(|(column, desc)| {
+            let order = cell_order(&a[column], &b[column]);
+            if *desc {
                 order.reverse()
             } else {
                 order
             }
         });
-    }
+        compared.fold(std::cmp::Ordering::Equal, std::cmp::Ordering::then)
+    });
     if json_format {
         let rows: Vec<Value> = rows
             .into_iter()
@@ -325,6 +329,14 @@ fn text_table(rows: &[Vec<String>]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// How two cells of a `_cat` column order: as numbers when both are, else as text.
+fn cell_order(x: &Value, y: &Value) -> std::cmp::Ordering {
+    match (x.as_str().and_then(|s| s.parse::<f64>().ok()), y.as_str().and_then(|s| s.parse::<f64>().ok())) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        _ => x.to_string().cmp(&y.to_string()),
+    }
 }
 
 #[cfg(test)]

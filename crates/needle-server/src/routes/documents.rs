@@ -88,7 +88,7 @@ pub async fn get(
         p.ignore(&READ_PARAMS);
         p.ignore(&["stored_fields", "version", "version_type"]);
         p.finish(&call.path)?;
-        let h = app.catalog.get(&index)?;
+        let h = app.catalog.get_one(&index)?;
         let found = h.index.searcher().get_document(&id)?;
         let status = if found.is_some() { StatusCode::OK } else { StatusCode::NOT_FOUND };
         Ok(respond::json(status, &Value::Object(got(&h.name, &id, found.as_ref(), &filter)?)))
@@ -133,7 +133,7 @@ pub fn parse_source(source: &str) -> ApiResult<Value> {
 /// `HEAD /{index}/_doc/{id}` and `HEAD /{index}/_source/{id}`.
 pub async fn exists(State(app): State<Shared>, Path((index, id)): Path<(String, String)>) -> Response {
     blocking(move || {
-        let found = app.catalog.get(&index).ok().map(|h| h.index.searcher().contains(&id)).transpose()?;
+        let found = app.catalog.get_one(&index).ok().map(|h| h.index.searcher().contains(&id)).transpose()?;
         Ok(respond::status(if found == Some(true) { StatusCode::OK } else { StatusCode::NOT_FOUND }))
     })
     .await
@@ -150,7 +150,7 @@ pub async fn source(
         let filter = SourceFilter::from_params(p, SourceFilter::all())?;
         p.ignore(&READ_PARAMS);
         p.finish(&call.path)?;
-        let h = app.catalog.get(&index)?;
+        let h = app.catalog.get_one(&index)?;
         match h.index.searcher().get_document(&id)? {
             Some(doc) => Ok(respond::ok(&filter.apply(parse_source(&doc.source)?))),
             None => Err(ApiError::new(
@@ -256,7 +256,7 @@ fn multi_get(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Respon
     p.ignore(&["stored_fields"]);
     p.finish(&call.path)?;
     if let Some(index) = index {
-        app.catalog.get(index)?;
+        app.catalog.get_one(index)?;
     }
     let body = call.json_object()?;
     let mut wanted: Vec<(Option<String>, String, SourceFilter)> = Vec::new();
@@ -286,7 +286,7 @@ fn multi_get(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Respon
         let Some(name) = doc_index.as_deref().or(index) else {
             return Err(write::validation("index is missing for doc 0"));
         };
-        let answer = match app.catalog.get(name) {
+        let answer = match app.catalog.get_one(name) {
             Ok(h) => {
                 Value::Object(got(&h.name, &id, h.index.searcher().get_document(&id)?.as_ref(), &filter)?)
             }

@@ -96,7 +96,7 @@ pub async fn get(State(app): State<Shared>, Path(expression): Path<String>, call
         let mut out = Map::new();
         for h in app.catalog.resolve(&expression)? {
             let settings = h.settings();
-            let aliases: Map<String, Value> = settings.aliases.iter().map(|a| (a.clone(), json!({}))).collect();
+            let aliases: Map<String, Value> = settings.aliases.iter().map(|(a, o)| (a.clone(), o.shown())).collect();
             let about = json!({"aliases": aliases, "mappings": mapping_of(&h), "settings": settings.to_json(&h.name, &h.index.schema())});
             out.insert(h.name.clone(), about);
         }

@@ -15,10 +15,11 @@ use needle_engine::{
     CorpusStatistics, FieldKind, FragmentOptions, IfCurrent, Query, Schema, SearchRequest, Searcher,
     SharedCorpus, SortKey, SortValue,
 };
+use needle_search::BoolQuery;
 use serde_json::{json, Map, Value};
 
 use crate::call::{token_name, Call};
-use crate::catalog::Handle;
+use crate::catalog::{Handle, Reached};
 use crate::counters::IndexCounters;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
@@ -169,6 +170,10 @@ fn cache_slot<'a>(
     for (h, t) in handles.iter().zip(targets).skip(1) {
         key += &format!("{}@{}.{} ", h.name, t.searcher.generation(), h.requests.epoch());
     }
+    // An alias's filter may change under the same request.
+    for (h, filter) in handles.iter().zip(targets).filter_map(|(h, t)| Some((h, t.filter.as_ref()?))) {
+        key += &format!("{} filtered by {filter} ", h.name);
+    }
     key += text;
     Some((&first.requests, first_target.searcher.generation(), key))
 }
@@ -206,7 +211,8 @@ fn targets_of(
     expression: &str,
     request: &Request,
 ) -> ApiResult<(Vec<Arc<Handle>>, Vec<Target>)> {
-    let handles = app.catalog.resolve(expression)?;
+    let reached = app.catalog.resolve_filtered(expression)?;
+    let handles: Vec<Arc<Handle>> = reached.iter().map(|r| r.handle.clone()).collect();
     let window = request.from + request.size;
     for h in &handles {
         let max_result_window = h.settings().max_result_window;
@@ -227,11 +233,13 @@ fn targets_of(
     if request.search_after.is_some() && sort::is_by_score(&request.sort) {
         return Err(ApiError::illegal_argument("[search_after] needs a [sort] by fields"));
     }
-    let targets: Vec<Target> = handles
-        .iter()
-        .map(|h| Target { name: h.name.clone(), searcher: h.index.searcher(), counters: h.counters.clone() })
-        .collect();
-    Ok((handles, targets))
+    let target = |Reached { handle: h, filter }: Reached| Target {
+        name: h.name.clone(),
+        searcher: h.index.searcher(),
+        counters: h.counters.clone(),
+        filter,
+    };
+    Ok((handles, reached.into_iter().map(target).collect()))
 }
 
 /// What the server answers to `_search` with `body` on one index's
@@ -241,7 +249,7 @@ fn targets_of(
 pub fn search_body(name: &str, searcher: Searcher, body: Value) -> ApiResult<Value> {
     let started = Instant::now();
     let request = body_request(body)?;
-    let target = Target { name: name.to_string(), searcher, counters: Arc::default() };
+    let target = Target { name: name.to_string(), searcher, counters: Arc::default(), filter: None };
     let page = search_page(std::slice::from_ref(&target), &request, None)?;
     Ok(page.answer(&request, started))
 }
@@ -264,6 +272,8 @@ pub struct Target {
     pub name: String,
     pub searcher: Searcher,
     pub counters: Arc<IndexCounters>,
+    /// The filter of the aliases the search reached the index through.
+    pub filter: Option<Value>,
 }
 
 /// One page of hits over one or more indexes.
@@ -482,7 +492,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
 
 /// The request's query as each index of `targets` reads it (against its mapping).
 fn queries_of(targets: &[Target], request: &Request) -> ApiResult<Vec<Query>> {
-    targets.iter().map(|t| query_of(&request.query, &t.searcher)).collect()
+    targets.iter().map(|t| filtered_query(&request.query, t.filter.as_ref(), &t.searcher)).collect()
 }
 
 /// The first round of `dfs_query_then_fetch`: the statistics of each
@@ -814,6 +824,16 @@ fn query_of(query: &Option<Value>, searcher: &Searcher) -> ApiResult<Query> {
         Some(q) => dsl::query(q, searcher.schema()),
         None => Ok(Query::MatchAll),
     }
+}
+
+/// The query of a request to an index reached through aliases with
+/// `filter`: the documents of both, scored by the request's alone (as
+/// Elasticsearch adds an alias filter: a filter clause beside the query).
+fn filtered_query(query: &Option<Value>, filter: Option<&Value>, searcher: &Searcher) -> ApiResult<Query> {
+    let query = query_of(query, searcher)?;
+    let Some(filter) = filter else { return Ok(query) };
+    let filter = dsl::query(filter, searcher.schema())?;
+    Ok(Query::Bool(BoolQuery { must: vec![query], filter: vec![filter], ..BoolQuery::default() }))
 }
 
 impl Request {
@@ -1155,14 +1175,20 @@ pub(crate) fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResul
     }
     // Each index's count is kept in its request cache, as a search asking for no hits is.
     let cached_as = request_cache::request_text(call, "_count");
-    let handles = app.catalog.resolve(expression)?;
+    let reached = app.catalog.resolve_filtered(expression)?;
     let mut count = 0;
-    for h in &handles {
+    for Reached { handle: h, filter } in &reached {
         let started = Instant::now();
-        count += index_count(h, &query, cached_as.as_deref().filter(|_| h.requests_cache_enabled()))?;
+        // An alias's filter may change under the same request.
+        let cached_as = cached_as.as_ref().filter(|_| h.requests_cache_enabled());
+        let cached_as = cached_as.map(|text| match filter {
+            Some(f) => format!("filtered by {f} {text}"),
+            None => text.clone(),
+        });
+        count += index_count(h, &query, filter.as_ref(), cached_as.as_deref())?;
         h.counters.query.add(started);
     }
-    let n = handles.len();
+    let n = reached.len();
     Ok(respond::ok(
         &json!({"count": count, "_shards": {"total": n, "successful": n, "skipped": 0, "failed": 0}}),
     ))
@@ -1170,14 +1196,19 @@ pub(crate) fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResul
 
 /// How many documents of `h` match `query`, from its request cache when it
 /// holds the count of the request known as `cached_as` at its snapshot.
-fn index_count(h: &Arc<Handle>, query: &Option<Value>, cached_as: Option<&str>) -> ApiResult<u64> {
+fn index_count(
+    h: &Arc<Handle>,
+    query: &Option<Value>,
+    filter: Option<&Value>,
+    cached_as: Option<&str>,
+) -> ApiResult<u64> {
     let searcher = h.index.searcher();
     let generation = searcher.generation();
     let kept = cached_as.and_then(|text| h.requests.get_bytes(generation, text));
     if let Some(count) = kept.and_then(|k| <[u8; 8]>::try_from(&k[..]).ok()) {
         return Ok(u64::from_le_bytes(count));
     }
-    let q = query_of(query, &searcher)?;
+    let q = filtered_query(query, filter, &searcher)?;
     let request = SearchRequest { top_k: 0, track_total_hits: u64::MAX, ..SearchRequest::new("") };
     let count = searcher.search_query(&q, &request)?.total;
     if let Some(text) = cached_as {
@@ -1199,13 +1230,6 @@ fn query_only(body: Value, what: &str) -> ApiResult<Option<Value>> {
         }
     }
     Ok(query)
-}
-
-/// A snapshot of `h` and the request's query against its mapping.
-fn searcher_and_query(h: &Arc<Handle>, query: &Option<Value>) -> ApiResult<(Searcher, Query)> {
-    let searcher = h.index.searcher();
-    let query = query_of(query, &searcher)?;
-    Ok((searcher, query))
 }
 
 /// `POST /{index}/_delete_by_query`: deletes what the query matches in a snapshot taken now.
@@ -1234,8 +1258,9 @@ pub async fn delete_by_query(State(app): State<Shared>, Path(index): Path<String
         }
         let mut deleted = 0u64;
         let mut total = 0u64;
-        for h in app.catalog.resolve(&index)? {
-            let (searcher, q) = searcher_and_query(&h, &query)?;
+        for Reached { handle: h, filter } in app.catalog.resolve_filtered(&index)? {
+            let searcher = h.index.searcher();
+            let q = filtered_query(&query, filter.as_ref(), &searcher)?;
             let mut ids = searcher.matching_ids(&q)?;
             ids.truncate(usize::try_from(left).unwrap_or(usize::MAX));
             left -= ids.len() as u64;

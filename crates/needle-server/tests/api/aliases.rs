@@ -65,10 +65,13 @@ fn aliases_name_indexes_for_searches_and_single_index_requests() {
         assert_eq!(s.json("GET", "/_alias/both", None).1, json!({"a": {"aliases": {"both": {}}}}));
         let (status, body) = s.json("DELETE", "/b/_alias/both", None);
         assert_eq!((status, &body["error"]["type"]), (404, &json!("aliases_not_found_exception")), "{body}");
-        let (status, _) = s.json("PUT", "/a/_alias/filtered", Some(json!({"filter": {"match_all": {}}})));
-        assert_eq!(status, 400, "alias filters are refused, not ignored");
+        let options = json!({"filter": {"match": {"t": "sun"}}, "is_write_index": true});
+        assert_eq!(s.json("PUT", "/a/_alias/filtered", Some(options)).0, 200);
+        let (_, found) = s.json("POST", "/filtered/_search", Some(json!({"query": {"match_all": {}}})));
+        assert_eq!(found["hits"]["total"]["value"], 0, "the filter leaves out a's one document: {found}");
     }
     let s = TestServer::start_with(|c| c, dir.path());
-    assert_eq!(s.json("GET", "/a/_alias", None).1, json!({"a": {"aliases": {"both": {}, "only-a": {}}}}));
+    let kept = json!({"a": {"aliases": {"both": {}, "filtered": {"filter": {"match": {"t": "sun"}}, "is_write_index": true}, "only-a": {}}}});
+    assert_eq!(s.json("GET", "/a/_alias", None).1, kept, "options kept across a restart");
     assert_eq!(s.json("GET", "/only-a/_doc/1", None).1["found"], true, "kept across a restart");
 }

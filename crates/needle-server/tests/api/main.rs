@@ -8,6 +8,7 @@ mod corpus_over_nodes;
 mod documents;
 mod lucene_parity;
 mod node;
+mod opensearch_aliases;
 mod opensearch_dfs;
 mod opensearch_parity;
 mod opensearch_queries;
