@@ -14,7 +14,6 @@ The node: ../shared/opensearch (OpenSearch 3.8, one shard an index, each
 force-merged to one segment).
 """
 
-import json
 import sys
 
 from record import call, load_corpus_split, print_golden
