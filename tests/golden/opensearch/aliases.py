@@ -57,6 +57,8 @@ def steps():
         ("GET", "/war/_count", None),
         ("POST", "/peace-0/_count", {"query": {"match": {"body": "treaty"}}}),
         ("POST", "/war,peace-0/_count?q=body:treaty", None),
+        ("POST", "/plain-0/_count?q=body:treaty", {}),
+        ("POST", "/war/_search?q=body:treaty&size=0", {"query": {"match": {"body": "railroad"}}}),
         ("PUT", "/logs/_doc/new-1?refresh=true", {"title": "new", "body": "war and peace"}),
         ("PUT", "/plain-0/_doc/new-2?refresh=true", {"title": "new", "body": "war and treaty"}),
         ("PUT", "/war/_doc/new-3", {"title": "new", "body": "war"}),

@@ -892,8 +892,9 @@ pub(crate) fn is_dfs(search_type: &str) -> ApiResult<bool> {
 
 fn parse_request(call: &Call) -> ApiResult<Request> {
     let p = &call.params;
+    // The URL's query string wins over the body's query, as in Elasticsearch.
+    let from_url = url_query(p)?;
     let mut r = Request {
-        query: url_query(p)?,
         version: p.flag("version", false)?,
         seq_no: p.flag("seq_no_primary_term", false)?,
         total_as_int: p.flag("rest_total_hits_as_int", false)?,
@@ -910,6 +911,9 @@ fn parse_request(call: &Call) -> ApiResult<Request> {
         for (key, value) in body {
             apply_body_key(&mut r, &key, value)?;
         }
+    }
+    if from_url.is_some() {
+        r.query = from_url;
     }
     if let Some(from) = p.get("from") {
         r.from = count_value("from", &json!(from))?;
@@ -1166,11 +1170,19 @@ pub async fn count_all(State(app): State<Shared>, call: Call) -> Response {
 
 pub(crate) fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
     let p = &call.params;
+    let body = call.json()?;
+    // With a body, the query is the body's: a query string too is refused, as Elasticsearch refuses it.
+    if body.is_some() && p.get("q").is_some() {
+        return Err(ApiError::illegal_argument(format!(
+            "request [{}] contains unrecognized parameter: [q]",
+            call.path
+        )));
+    }
     let mut query = url_query(p)?;
     p.ignore(&SEARCH_PARAMS);
     p.ignore(&["min_score", "terminate_after", "ignore_throttled", "timeout"]);
     p.finish(&call.path)?;
-    if let Some(body) = call.json()? {
+    if let Some(body) = body {
         query = query_only(body, "count")?;
     }
     // Each index's count is kept in its request cache, as a search asking for no hits is.
