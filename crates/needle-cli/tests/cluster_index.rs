@@ -714,7 +714,8 @@ fn aliases_name_cluster_indexes_through_every_node() {
     assert_eq!(code, 400, "{refused}");
     assert!(refused["error"]["reason"].as_str().unwrap().contains("no write index"), "{refused}");
     // A cluster index's alias takes no options yet: refused, not ignored.
-    let filtered = r#"{"actions": [{"add": {"index": "red", "alias": "some", "filter": {"match_all": {}}}}]}"#;
+    let filtered =
+        r#"{"actions": [{"add": {"index": "red", "alias": "some", "filter": {"match_all": {}}}}]}"#;
     let (code, refused) = status(at[0], "POST", "/_aliases", filtered);
     assert_eq!(code, 400, "{refused}");
     assert!(refused["error"]["reason"].as_str().unwrap().contains("[filter]"), "{refused}");
