@@ -13,3 +13,4 @@ mod tokenizer;
 
 pub use analyzer::{Analyzer, AnalyzerKind, Token};
 pub use stopwords::ENGLISH_STOP_WORDS;
+pub use tokenizer::word_type;

@@ -160,6 +160,9 @@ fn ascii_segment(b: &[u8], mut i: usize, end: usize, first: Ascii) -> (usize, bo
 /// word, is passed over at once.
 fn words_in(text: &str, base: usize, emit: &mut impl FnMut(usize, usize)) {
     let mut pending = vec![(text.split_word_bound_indices(), base)];
+    // UAX #29 leaves Thai, Lao, Khmer, Myanmar... to a dictionary and breaks
+    // between their letters; Lucene keeps each run of them one token.
+    let mut run: Option<(usize, usize)> = None;
     while let Some((segments, at)) = pending.last_mut() {
         let at = *at;
         let Some((start, word)) = segments.next() else {
@@ -170,6 +173,17 @@ fn words_in(text: &str, base: usize, emit: &mut impl FnMut(usize, usize)) {
             continue;
         }
         let start = at + start;
+        if word.chars().all(|c| is_southeast_asian(c) || is_combining(c)) {
+            match &mut run {
+                Some((_, end)) if *end == start => *end = start + word.len(),
+                _ => {
+                    emit_run(text, base, run.take(), emit);
+                    run = Some((start, start + word.len()));
+                }
+            }
+            continue;
+        }
+        emit_run(text, base, run.take(), emit);
         let joins = |(_, c): &(usize, char)| may_join(*c);
         if word.chars().nth(1).is_some() && !word.char_indices().all(|ic| joins(&ic)) {
             // The pieces between the characters that cannot join, each
@@ -194,6 +208,43 @@ fn words_in(text: &str, base: usize, emit: &mut impl FnMut(usize, usize)) {
                 pending.push((word[cut..].split_word_bound_indices(), start + cut));
             }
         }
+    }
+    emit_run(text, base, run, emit);
+}
+
+/// Emits a run of Southeast Asian letters (bytes `start..end` of the whole
+/// text, `text` starting at byte `base`), cut every 255 characters.
+fn emit_run(text: &str, base: usize, run: Option<(usize, usize)>, emit: &mut impl FnMut(usize, usize)) {
+    let Some((mut start, end)) = run else { return };
+    while let Some((cut, _)) = text[start - base..end - base].char_indices().nth(MAX_TOKEN_CHARS) {
+        emit(start, start + cut);
+        start += cut;
+    }
+    emit(start, end);
+}
+
+/// Letters of the scripts UAX #29 leaves to a dictionary (Line_Break=SA):
+/// Thai, Lao, Myanmar, Khmer, Tai Le, New Tai Lue, Tai Tham, Tai Viet.
+fn is_southeast_asian(c: char) -> bool {
+    matches!(c, '\u{0E00}'..='\u{0EFF}' | '\u{1000}'..='\u{109F}' | '\u{1780}'..='\u{17FF}'
+        | '\u{1950}'..='\u{19DF}' | '\u{19E0}'..='\u{19FF}' | '\u{1A20}'..='\u{1AAF}'
+        | '\u{A9E0}'..='\u{A9FF}' | '\u{AA60}'..='\u{AADF}')
+}
+
+/// The type Lucene's StandardTokenizer gives a word of [`for_each_word`]
+/// (`<ALPHANUM>`, `<NUM>`, `<IDEOGRAPHIC>`, ...), from the script of its
+/// first character, then whether it holds a letter or only digits.
+pub fn word_type(word: &str) -> &'static str {
+    let Some(first) = word.chars().find(|c| !is_combining(*c)) else { return "<ALPHANUM>" };
+    match first as u32 {
+        0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x323AF => "<IDEOGRAPHIC>",
+        0x3040..=0x309F => "<HIRAGANA>",
+        0x30A0..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => "<KATAKANA>",
+        0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xAC00..=0xD7FF => "<HANGUL>",
+        _ if is_southeast_asian(first) => "<SOUTHEAST_ASIAN>",
+        _ if is_pictographic(first) => "<EMOJI>",
+        _ if !word.chars().any(char::is_alphabetic) && word.chars().any(is_decimal_digit) => "<NUM>",
+        _ => "<ALPHANUM>",
     }
 }
 
@@ -275,6 +326,33 @@ mod tests {
             ["don't", "U.S.A", "3.14", "foo_bar", "e", "mail", "a:b", "x.y", "1,000", "café"]
         );
         assert_eq!(words("日本語 カタカナ 👍"), ["日", "本", "語", "カタカナ", "👍"]);
+    }
+
+    #[test]
+    fn runs_of_southeast_asian_letters_are_one_word() {
+        assert_eq!(words("ไทย ภาษาไทย abc ລາວ"), ["ไทย", "ภาษาไทย", "abc", "ລາວ"]);
+        let long = "ก".repeat(300);
+        assert_eq!(words(&long).iter().map(|w| w.chars().count()).collect::<Vec<_>>(), [255, 45]);
+    }
+
+    #[test]
+    fn words_are_typed_as_lucene_types_them() {
+        let text = "quick 3.14 1,000 abc123 123abc 東 ひ カタカナ 한국어 ไทย 😀";
+        let types: Vec<&str> = words(text).into_iter().map(word_type).collect();
+        let want = [
+            "<ALPHANUM>",
+            "<NUM>",
+            "<NUM>",
+            "<ALPHANUM>",
+            "<ALPHANUM>",
+            "<IDEOGRAPHIC>",
+            "<HIRAGANA>",
+            "<KATAKANA>",
+            "<HANGUL>",
+            "<SOUTHEAST_ASIAN>",
+            "<EMOJI>",
+        ];
+        assert_eq!(types, want);
     }
 
     #[test]
