@@ -13,11 +13,9 @@ with its score, the count, the error's type, or the whole answer.
 The node: ../shared/opensearch (OpenSearch 3.8, one shard an index).
 """
 
-import json
 import sys
-import urllib.request
 
-from record import load_corpus_split, print_golden
+from record import call_with_status as call, load_corpus_split, print_golden
 
 PARTS = ["needle-alias-0", "needle-alias-1"]
 MAPPING = {"properties": {"title": {"type": "text"}, "body": {"type": "text"}}}
@@ -81,17 +79,6 @@ def steps():
         ("POST", "/_aliases", {"actions": [{"remove": {"index": "*", "alias": "war"}}]}),
         ("POST", "/war/_search", search({"match_all": {}})),
     ]
-
-
-def call(base, method, path, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    headers = {"content-type": "application/json"} if body is not None else {}
-    req = urllib.request.Request(base + path, data=data, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(req) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
 
 
 def shaped(answer):

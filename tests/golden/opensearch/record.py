@@ -342,6 +342,18 @@ def call(base, method, path, body=None, ndjson=False):
         return json.loads(e.read())
 
 
+def call_with_status(base, method, path, body=None):
+    """A JSON request's status and JSON answer."""
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"content-type": "application/json"} if body is not None else {}
+    req = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
 def fresh_index(base, index, mapping):
     """Creates `index` (one shard, no replica) with `mapping`, dropping any earlier one."""
     call(base, "DELETE", f"/{index}")

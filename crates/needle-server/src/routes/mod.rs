@@ -1,6 +1,7 @@
 //! The REST API: which handler answers which method and path.
 
 pub(crate) mod aliases;
+mod analyze;
 pub(crate) mod bulk;
 pub(crate) mod cat;
 mod cluster;
@@ -35,6 +36,8 @@ pub fn router(app: Shared) -> Router {
         .route("/_cat/shards", get(cat::cat_shards))
         .route("/_cat/shards/{index}", get(cat::cat_shards_of))
         .route("/_cat/nodes", get(cat::cat_nodes))
+        .route("/_analyze", get(analyze::analyze).post(analyze::analyze))
+        .route("/{index}/_analyze", get(analyze::analyze_in).post(analyze::analyze_in))
         .route("/_bulk", post(bulk::bulk).put(bulk::bulk))
         .route("/_search", get(search::search_all).post(search::search_all))
         .route("/_search/scroll", get(scroll::next).post(scroll::next).delete(scroll::clear))

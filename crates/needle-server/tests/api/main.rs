@@ -9,6 +9,7 @@ mod documents;
 mod lucene_parity;
 mod node;
 mod opensearch_aliases;
+mod opensearch_analyze;
 mod opensearch_dfs;
 mod opensearch_parity;
 mod opensearch_queries;

@@ -1,0 +1,187 @@
+//! `GET|POST /_analyze` and `/{index}/_analyze`: the tokens an analyzer
+//! makes of a text, as Elasticsearch shows them (term, offsets in UTF-16
+//! code units as Java counts them, the tokenizer's type, position). The
+//! analyzer is the one named (`standard`, `english`, `keyword`), a field's
+//! of the index (a text field's own, the whole value for a keyword field,
+//! the default for a field not mapped), or the default. Several texts
+//! continue one another: positions after the last one's (a text field's
+//! gap of 100 between them), offsets one past the last text's length.
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use needle_analysis::{word_type, Analyzer, AnalyzerKind};
+use needle_engine::{FieldKind, Schema};
+use serde_json::{json, Value};
+
+use crate::call::Call;
+use crate::error::{ApiError, ApiResult};
+use crate::respond;
+use crate::server::{blocking, Shared};
+
+/// Elasticsearch's position gap between the values of a text field.
+const TEXT_FIELD_GAP: u32 = 100;
+
+/// Elasticsearch's analyzers that Needle does not have (one it knows of neither is "not found").
+const NOT_YET: [&str; 5] = ["simple", "whitespace", "stop", "pattern", "fingerprint"];
+
+/// `GET|POST /_analyze`.
+pub async fn analyze(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || run(&app, None, &call)).await
+}
+
+/// `GET|POST /{index}/_analyze`.
+pub async fn analyze_in(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    blocking(move || run(&app, Some(&index), &call)).await
+}
+
+fn run(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Response> {
+    call.params.finish(&call.path)?;
+    let Some(body) = call.json()? else {
+        return Err(ApiError::bad_request("parse_exception", "request body or source parameter is required"));
+    };
+    let request = Request::read(body)?;
+    let schema = index.map(|i| app.catalog.get_one(i)).transpose()?.map(|h| h.index.schema());
+    let (analyzer, gap) = choose(&request, schema.as_deref())?;
+    Ok(respond::ok(&json!({"tokens": tokens(analyzer.get(), &request.texts, gap)})))
+}
+
+/// The analyzer a request uses: made for it, or a field's.
+enum Chosen<'a> {
+    Made(Analyzer),
+    Field(&'a Analyzer),
+}
+
+impl Chosen<'_> {
+    fn get(&self) -> &Analyzer {
+        match self {
+            Chosen::Made(a) => a,
+            Chosen::Field(a) => a,
+        }
+    }
+}
+
+/// The analyzer `r` asks for against the index's `schema` (none without an
+/// index), and the position gap between its texts.
+fn choose<'a>(r: &Request, schema: Option<&'a Schema>) -> ApiResult<(Chosen<'a>, u32)> {
+    let made = |kind| Chosen::Made(Analyzer::new(kind, None));
+    if let Some(name) = &r.analyzer {
+        return match AnalyzerKind::parse(name) {
+            Some(kind) => Ok((made(kind), 0)),
+            None if NOT_YET.contains(&name.as_str()) => {
+                Err(ApiError::illegal_argument(format!("analyzer [{name}] is not supported yet by Needle")))
+            }
+            None => Err(ApiError::illegal_argument(format!("failed to find global analyzer [{name}]"))),
+        };
+    }
+    let Some(field) = &r.field else { return Ok((made(AnalyzerKind::Standard), 0)) };
+    let Some(schema) = schema else {
+        return Err(ApiError::illegal_argument("analysis based on a specific field requires an index"));
+    };
+    let Some(id) = schema.field_id(field) else { return Ok((made(AnalyzerKind::Standard), TEXT_FIELD_GAP)) };
+    match (schema.field(id).kind, schema.analyzer(id)) {
+        (FieldKind::Text, Some(analyzer)) => Ok((Chosen::Field(analyzer), TEXT_FIELD_GAP)),
+        (FieldKind::Text, None) => Ok((made(AnalyzerKind::Standard), TEXT_FIELD_GAP)),
+        (FieldKind::Keyword, _) => Ok((made(AnalyzerKind::Keyword), 0)),
+        _ => Err(ApiError::illegal_argument(format!(
+            "Can't process field [{field}], Analysis requests are only supported on tokenized fields"
+        ))),
+    }
+}
+
+/// The tokens of `texts`, one after another, as Elasticsearch lists them.
+fn tokens(analyzer: &Analyzer, texts: &[String], gap: u32) -> Vec<Value> {
+    let mut out = Vec::new();
+    let (mut position, mut offset) = (0, 0);
+    for text in texts {
+        let mut units = Utf16Units { text, byte: 0, units: 0 };
+        let next = analyzer.analyze(text, position, |t| {
+            let (start, end) = (t.start as usize, t.end as usize);
+            let kind = match analyzer.kind() {
+                AnalyzerKind::Keyword => "word",
+                _ => word_type(&text[start..end]),
+            };
+            out.push(json!({
+                "token": t.term,
+                "start_offset": offset + units.at(start),
+                "end_offset": offset + units.at(end),
+                "type": kind,
+                "position": t.position,
+            }));
+        });
+        position = next + gap;
+        offset += text.encode_utf16().count() + 1;
+    }
+    out
+}
+
+/// UTF-16 code units before a byte offset of a text, for offsets met in
+/// increasing order (each counted once).
+struct Utf16Units<'a> {
+    text: &'a str,
+    byte: usize,
+    units: usize,
+}
+
+impl Utf16Units<'_> {
+    fn at(&mut self, byte: usize) -> usize {
+        self.units += self.text[self.byte..byte].encode_utf16().count();
+        self.byte = byte;
+        self.units
+    }
+}
+
+/// What a request asks for.
+struct Request {
+    texts: Vec<String>,
+    analyzer: Option<String>,
+    field: Option<String>,
+}
+
+impl Request {
+    fn read(body: Value) -> ApiResult<Request> {
+        let Value::Object(body) = body else {
+            return Err(ApiError::parsing("the analyze body must be an object"));
+        };
+        let mut r = Request { texts: Vec::new(), analyzer: None, field: None };
+        for (key, value) in body {
+            match key.as_str() {
+                "text" => r.texts = texts(&value)?,
+                "analyzer" => r.analyzer = Some(string(&key, &value)?),
+                "field" => r.field = Some(string(&key, &value)?),
+                "explain" | "tokenizer" | "filter" | "char_filter" | "normalizer" | "attributes" => {
+                    return Err(ApiError::illegal_argument(format!("[{key}] is not supported yet by Needle")))
+                }
+                other => {
+                    return Err(ApiError::bad_request(
+                        "x_content_parse_exception",
+                        format!("[analyze_request] unknown field [{other}]"),
+                    ))
+                }
+            }
+        }
+        if r.texts.is_empty() {
+            return Err(ApiError::bad_request(
+                "action_request_validation_exception",
+                "Validation Failed: 1: text is missing;",
+            ));
+        }
+        Ok(r)
+    }
+}
+
+fn texts(value: &Value) -> ApiResult<Vec<String>> {
+    match value {
+        Value::String(s) => Ok(vec![s.clone()]),
+        Value::Array(items) => items.iter().map(|i| string("text", i)).collect(),
+        _ => Err(ApiError::bad_request(
+            "x_content_parse_exception",
+            "[text] must be a string or an array of strings",
+        )),
+    }
+}
+
+fn string(key: &str, value: &Value) -> ApiResult<String> {
+    value.as_str().map(str::to_string).ok_or_else(|| {
+        ApiError::bad_request("x_content_parse_exception", format!("[{key}] must be a string"))
+    })
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Records a real OpenSearch node's answers to `_analyze` requests (named
+analyzers, an index's fields, several texts, the errors) for
+`crates/needle-server/tests/api/opensearch_analyze.rs` to send Needle and
+compare: the status, then every token (term, offsets, type, position) or
+the error's type.
+
+    python3 tests/golden/opensearch/analyze.py http://127.0.0.1:9201 > tests/golden/opensearch/analyze.json
+
+The node: ../shared/opensearch (OpenSearch 3.8).
+"""
+
+import sys
+
+from record import call_with_status as call, fresh_index, print_golden
+
+INDEX = "needle-analyze"
+MAPPING = {"properties": {"t": {"type": "text"}, "k": {"type": "keyword"}, "n": {"type": "long"}}}
+MIXED = ("The Quick-brown fox, 3.14 1,000 abc123 123abc U.S.A. l'homme café 東京都 ひらがな カタカナ "
+         "한국어 ไทย 😀 x_y ©2024 naïve Ωmega")
+
+
+def requests():
+    return [
+        ("/_analyze", {"analyzer": "standard", "text": MIXED}),
+        ("/_analyze", {"text": "Hello, World! 42"}),
+        ("/_analyze", {"analyzer": "standard", "text": ["one two", "three", "😀 four"]}),
+        ("/_analyze", {"analyzer": "keyword", "text": ["One Two", "x"]}),
+        ("/_analyze", {"analyzer": "standard", "text": "a" * 300 + " end"}),
+        (f"/{INDEX}/_analyze", {"field": "t", "text": ["one two", "three"]}),
+        (f"/{INDEX}/_analyze", {"field": "t", "text": MIXED}),
+        (f"/{INDEX}/_analyze", {"field": "k", "text": ["One Two", "x"]}),
+        (f"/{INDEX}/_analyze", {"field": "unmapped", "text": ["A b", "c"]}),
+        (f"/{INDEX}/_analyze", {"analyzer": "keyword", "field": "t", "text": "A b"}),
+        (f"/{INDEX}/_analyze", {"text": "A b"}),
+        (f"/{INDEX}/_analyze", {"field": "n", "text": "12"}),
+        ("/_analyze", {"analyzer": "nope", "text": "x"}),
+        ("/_analyze", {"analyzer": "standard"}),
+        ("/_analyze", {"field": "t", "text": "a"}),
+        ("/_analyze", {"text": "a", "unknown": 1}),
+        ("/needle-no-such-index/_analyze", {"text": "a"}),
+    ]
+
+
+def main():
+    base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
+    fresh_index(base, INDEX, MAPPING)
+    _, node = call(base, "GET", "/")
+    cases = []
+    for path, body in requests():
+        status, answer = call(base, "POST", path, body)
+        if isinstance(answer.get("error"), dict):
+            answer = {"error": answer["error"]["type"]}
+        cases.append({"path": path, "body": body, "status": status, "answer": answer})
+    call(base, "DELETE", f"/{INDEX}")
+    name = node["version"]["distribution"] + " " + node["version"]["number"]
+    print_golden([("node", name), ("index", INDEX), ("mapping", MAPPING)], cases)
+
+
+if __name__ == "__main__":
+    main()
