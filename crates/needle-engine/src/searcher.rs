@@ -6,7 +6,9 @@
 use std::sync::Arc;
 
 use needle_core::{Error, Result};
-use needle_search::{parse_query, parse_query_with, ParseOptions, Query, SearchOptions, TopDocs};
+use needle_search::{
+    parse_query, parse_query_with, Explanation, ParseOptions, Query, SearchOptions, TopDocs,
+};
 
 use serde_json::{Map, Value};
 
@@ -127,6 +129,19 @@ impl Searcher {
         let Some((i, doc)) = find_id(&views, id)? else { return Ok(None) };
         let shown = crate::value_fields::DocValueField::new(field);
         crate::value_fields::doc_values_json(views[i].0, schema, &shown, doc).map(Some)
+    }
+
+    /// Why the live document with `_id` `id` scores what it does for
+    /// `query`: `None` when there is no such document, `Some(None)` when
+    /// the query does not match it.
+    pub fn explain_id(&self, query: &Query, id: &str) -> Result<Option<Option<Explanation>>> {
+        let views = self.snapshot.views();
+        let Some(found) = find_id(&views, id)? else { return Ok(None) };
+        let searcher = needle_search::Searcher::with_deletes(views);
+        let query = searcher.prepare(&numeric_terms(query, self.schema()))?;
+        let schema = self.schema();
+        let explained = searcher.explain(&query, &[found], &|f| schema.field(f).name.clone())?;
+        Ok(Some(explained.into_iter().next().flatten()))
     }
 
     /// Whether a live document has `_id` `id` (a lookup in the id field, no stored fields read).

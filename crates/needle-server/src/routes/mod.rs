@@ -6,6 +6,7 @@ pub(crate) mod bulk;
 pub(crate) mod cat;
 mod cluster;
 pub(crate) mod documents;
+mod explain;
 pub(crate) mod indices;
 pub(crate) mod msearch;
 pub mod scroll;
@@ -101,6 +102,7 @@ pub fn router(app: Shared) -> Router {
         .route("/{index}/_needle/corpus_stats", get(search::corpus_stats).post(search::corpus_stats))
         .route("/{index}/_needle/aggregate", post(search::aggregate_gathered))
         .route("/{index}/_count", get(search::count).post(search::count))
+        .route("/{index}/_explain/{id}", get(explain::explain).post(explain::explain))
         .route("/{index}/_msearch", get(msearch::msearch_into).post(msearch::msearch_into))
         .route("/{index}/_delete_by_query", post(search::delete_by_query))
         .fallback(no_handler)

@@ -813,13 +813,13 @@ fn hit_json(
 }
 
 /// An explanation as Elasticsearch shows one: `value`, `description`, `details`.
-fn explanation_json(e: &needle_engine::Explanation) -> Value {
+pub(crate) fn explanation_json(e: &needle_engine::Explanation) -> Value {
     let details: Vec<Value> = e.details.iter().map(explanation_json).collect();
     json!({"value": score(e.value), "description": e.description, "details": details})
 }
 
 /// The query of a request: its DSL query, the `q` parameter's query string, or all documents.
-fn query_of(query: &Option<Value>, searcher: &Searcher) -> ApiResult<Query> {
+pub(crate) fn query_of(query: &Option<Value>, searcher: &Searcher) -> ApiResult<Query> {
     match query {
         Some(q) => dsl::query(q, searcher.schema()),
         None => Ok(Query::MatchAll),
@@ -948,7 +948,7 @@ fn cache_key(call: &Call, r: &Request) -> ApiResult<Option<String>> {
 }
 
 /// `q`, `df`, `default_operator`: a `query_string` query.
-fn url_query(p: &Params) -> ApiResult<Option<Value>> {
+pub(crate) fn url_query(p: &Params) -> ApiResult<Option<Value>> {
     let df = p.get("df");
     let operator = p.get("default_operator");
     p.ignore(&["lenient", "analyze_wildcard"]);
@@ -1230,7 +1230,7 @@ fn index_count(
 }
 
 /// The `query` of a body that may hold nothing else.
-fn query_only(body: Value, what: &str) -> ApiResult<Option<Value>> {
+pub(crate) fn query_only(body: Value, what: &str) -> ApiResult<Option<Value>> {
     let Value::Object(m) = body else {
         return Err(ApiError::parsing(format!("the {what} body must be an object")));
     };

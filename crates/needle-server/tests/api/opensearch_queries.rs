@@ -138,3 +138,48 @@ fn multi_term_queries_answer_as_opensearch_does() {
         failures.join("\n")
     );
 }
+
+/// `_explain/{id}` explains a document as a search with `explain` explains
+/// its hits: OpenSearch's recorded explanations of the top hits, asked for
+/// one document at a time.
+#[test]
+fn explain_of_one_document_is_opensearchs_explanation_of_that_hit() {
+    let golden = golden();
+    let s = TestServer::start();
+    s.load_sotu(INDEX, golden["mapping"].clone());
+    let mut failures = Vec::new();
+    let mut explained = 0;
+    for case in golden["cases"].as_array().unwrap().iter().filter(|c| c["body"]["explain"] == json!(true)) {
+        let query = json!({"query": case["body"]["query"]});
+        for want in case["answer"]["hits"].as_array().unwrap() {
+            let id = want[0].as_str().unwrap();
+            let (status, answer) = s.json("POST", &format!("/{INDEX}/_explain/{id}"), Some(query.clone()));
+            let got = json!({"hits": {"hits": [{"_id": id, "_explanation": answer["explanation"]}]}});
+            let one = json!({"hits": [want]});
+            let diffs = compare_explanations(&one, &got);
+            if status != 200 || answer["matched"] != json!(true) || !diffs.is_empty() {
+                failures.push(format!("{id} for {}: status {status}, {diffs:?}: {answer}", query["query"]));
+            }
+            explained += 1;
+        }
+    }
+    assert!(explained > 0, "the golden file holds explained hits");
+    assert!(failures.is_empty(), "{} explanations differ:\n{}", failures.len(), failures.join("\n"));
+
+    let unmatched = json!({"query": {"match": {"body": "zzzznothing"}}});
+    let (status, answer) =
+        s.json("POST", &format!("/{INDEX}/_explain/sotu-1790_george_washington_n"), Some(unmatched));
+    assert_eq!(
+        (status, &answer["matched"], &answer["explanation"]["value"]),
+        (200, &json!(false), &json!(0.0)),
+        "{answer}"
+    );
+    let (status, answer) = s.json("GET", &format!("/{INDEX}/_explain/no-such-document?q=body:war"), None);
+    assert_eq!((status, &answer["matched"]), (404, &json!(false)), "{answer}");
+    let (status, answer) = s.json("POST", &format!("/{INDEX}/_explain/sotu-1790_george_washington_n"), None);
+    assert_eq!(
+        (status, &answer["error"]["type"]),
+        (400, &json!("action_request_validation_exception")),
+        "{answer}"
+    );
+}
