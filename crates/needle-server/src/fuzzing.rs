@@ -1,6 +1,6 @@
 //! Entry points for coverage-guided fuzzing (`fuzz/fuzz_targets/search_body.rs`)
 //! and for replaying its corpus in `cargo test`: any bytes as the body of
-//! `_search`, `_count` and a scroll's first page, against a small index of
+//! `_search`, `_count`, a scroll's first page, `_explain` and `_analyze`, against a small index of
 //! every field type, through the same handlers the server runs. An error
 //! answer is fine; a panic is a bug.
 
@@ -67,7 +67,7 @@ fn app() -> &'static Shared {
     })
 }
 
-/// `data` as the body of a search, a count and a scroll.
+/// `data` as the body of a search, a count, a scroll, an explanation and an analysis.
 pub fn search_body(data: &[u8]) {
     let app = app();
     let call = |path: &str, query: Option<&str>| Call {
@@ -78,6 +78,9 @@ pub fn search_body(data: &[u8]) {
     let _ = crate::routes::search::search_call(app, INDEX, &call("/fuzz/_search", None));
     let _ = crate::routes::search::run_count(app, INDEX, &call("/fuzz/_count", None));
     let _ = crate::routes::search::search_call(app, INDEX, &call("/fuzz/_search", Some("scroll=1ms")));
+    let _ = crate::routes::explain::run(app, INDEX, "7", &call("/fuzz/_explain/7", None));
+    let _ = crate::routes::analyze::run(app, Some(INDEX), &call("/fuzz/_analyze", None));
+    let _ = crate::routes::analyze::run(app, None, &call("/_analyze", None));
 }
 
 /// Removes this process's scratch folder (after a replay of the corpus).

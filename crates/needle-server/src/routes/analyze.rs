@@ -34,7 +34,7 @@ pub async fn analyze_in(State(app): State<Shared>, Path(index): Path<String>, ca
     blocking(move || run(&app, Some(&index), &call)).await
 }
 
-fn run(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Response> {
+pub(crate) fn run(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Response> {
     call.params.finish(&call.path)?;
     let Some(body) = call.json()? else {
         return Err(ApiError::bad_request("parse_exception", "request body or source parameter is required"));

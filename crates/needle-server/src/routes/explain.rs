@@ -22,7 +22,7 @@ pub async fn explain(
     blocking(move || run(&app, &index, &id, &call)).await
 }
 
-fn run(app: &Shared, index: &str, id: &str, call: &Call) -> ApiResult<Response> {
+pub(crate) fn run(app: &Shared, index: &str, id: &str, call: &Call) -> ApiResult<Response> {
     let p = &call.params;
     let mut query = url_query(p)?;
     p.ignore(&["routing", "preference", "stored_fields", "_source", "_source_includes", "_source_excludes"]);

@@ -1,12 +1,12 @@
 //! The REST API: which handler answers which method and path.
 
 pub(crate) mod aliases;
-mod analyze;
+pub(crate) mod analyze;
 pub(crate) mod bulk;
 pub(crate) mod cat;
 mod cluster;
 pub(crate) mod documents;
-mod explain;
+pub(crate) mod explain;
 pub(crate) mod indices;
 pub(crate) mod msearch;
 pub mod scroll;
