@@ -3,8 +3,8 @@
 //! together, then applied), `PUT|POST /{index}/_alias/{name}`,
 //! `DELETE /{index}/_alias/{name}`, `GET|HEAD /_alias[/{name}]` and
 //! `/{index}/_alias[/{name}]`. A search through an alias searches every index
-//! it names; a single-document request needs it to name exactly one
-//! (`Catalog::get`) or mark one its write index. An alias's options
+//! it names; a read of one document needs it to name exactly one index
+//! (`Catalog::get_one`), a write goes to its write index (`Catalog::get`). An alias's options
 //! (filter, routing, write index, hidden) are read and shown as
 //! Elasticsearch reads and shows them (`alias_options.rs`).
 
