@@ -45,6 +45,83 @@ fn cat(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
     cat_table(call, "_cat/indices", &CAT_COLUMNS, rows)
 }
 
+pub async fn cat_health(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || cat_health_now(&app, &call)).await
+}
+
+const HEALTH_COLUMNS: [&str; 15] = [
+    "epoch",
+    "timestamp",
+    "cluster",
+    "status",
+    "node.total",
+    "node.data",
+    "shards",
+    "pri",
+    "relo",
+    "init",
+    "unassign",
+    "unassign.pri",
+    "pending_tasks",
+    "max_task_wait_time",
+    "active_shards_percent",
+];
+
+/// `_cat/health`: `GET /_cluster/health` as one row, stamped with the time.
+fn cat_health_now(app: &Shared, call: &Call) -> ApiResult<Response> {
+    let stamped = call.params.flag("ts", true)?;
+    let h = crate::routes::cluster::health_now_json(app)?;
+    let n = |key: &str| h[key].to_string();
+    let [epoch, timestamp] = now_stamp();
+    let values = [
+        epoch,
+        timestamp,
+        h["cluster_name"].as_str().unwrap_or_default().to_string(),
+        h["status"].as_str().unwrap_or_default().to_string(),
+        n("number_of_nodes"),
+        n("number_of_data_nodes"),
+        n("active_shards"),
+        n("active_primary_shards"),
+        n("relocating_shards"),
+        n("initializing_shards"),
+        n("unassigned_shards"),
+        n("unassigned_primary_shards"),
+        n("number_of_pending_tasks"),
+        "-".to_string(),
+        format!("{:.1}%", h["active_shards_percent_as_number"].as_f64().unwrap_or(100.0)),
+    ];
+    // `ts=false`: without the time columns.
+    let columns = if stamped { &HEALTH_COLUMNS[..] } else { &HEALTH_COLUMNS[2..] };
+    cat_table(call, "_cat/health", columns, vec![row(&HEALTH_COLUMNS, values)])
+}
+
+pub async fn cat_count(State(app): State<Shared>, call: Call) -> Response {
+    blocking(move || cat_count_of_indexes(&app, "*", &call)).await
+}
+
+pub async fn cat_count_of(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    blocking(move || cat_count_of_indexes(&app, &index, &call)).await
+}
+
+const COUNT_COLUMNS: [&str; 3] = ["epoch", "timestamp", "count"];
+
+/// `_cat/count[/{index}]`: the live documents of the indexes named (this node's own).
+fn cat_count_of_indexes(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
+    let stamped = call.params.flag("ts", true)?;
+    let count: u64 = app.catalog.resolve(expression)?.iter().map(|h| h.index.searcher().num_docs()).sum();
+    let [epoch, timestamp] = now_stamp();
+    // `ts=false`: without the time columns.
+    let columns = if stamped { &COUNT_COLUMNS[..] } else { &COUNT_COLUMNS[2..] };
+    cat_table(call, "_cat/count", columns, vec![row(&COUNT_COLUMNS, [epoch, timestamp, count.to_string()])])
+}
+
+/// Seconds since the epoch and the time of day (UTC), as `_cat` tables stamp a row.
+fn now_stamp() -> [String; 2] {
+    let seconds = crate::catalog::now_ms() / 1000;
+    let day = seconds % 86_400;
+    [seconds.to_string(), format!("{:02}:{:02}:{:02}", day / 3600, day % 3600 / 60, day % 60)]
+}
+
 pub async fn cat_aliases(State(app): State<Shared>, call: Call) -> Response {
     blocking(move || cat_aliases_named(&app, "*", &call)).await
 }

@@ -90,6 +90,12 @@ fn health_answer(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<Re
     }
 }
 
+/// The whole cluster's health now, as `GET /_cluster/health` answers it (for `_cat/health`).
+pub(crate) fn health_now_json(app: &Shared) -> ApiResult<serde_json::Value> {
+    let (copies, status) = health_now(app, None)?;
+    Ok(health_json(app, &copies, STATUSES[status], false))
+}
+
 /// The copies of what is asked about, and the status they make (a place in [`STATUSES`]).
 fn health_now(app: &Shared, index: Option<&str>) -> ApiResult<(Copies, usize)> {
     let copies = match &app.member {

@@ -188,7 +188,7 @@ fn put_settings_changes_dynamic_settings_persists_them_and_refuses_the_rest_whol
 }
 
 #[test]
-fn cat_shards_and_nodes_describe_this_node() {
+fn cat_shards_count_health_and_nodes_describe_this_node() {
     let s = TestServer::start();
     for (index, docs) in [("b-logs", 2), ("a-notes", 1)] {
         for i in 0..docs {
@@ -209,6 +209,25 @@ fn cat_shards_and_nodes_describe_this_node() {
     let one = s.call("GET", "/_cat/shards/b-logs?v&h=index,shard,docs", None).text();
     assert_eq!(one, "index  shard docs\nb-logs 0     2\n");
     assert_eq!(s.json("GET", "/_cat/shards/none", None).0, 404);
+
+    let (_, count) = s.json("GET", "/_cat/count/b-logs?format=json", None);
+    assert_eq!(count[0]["count"], json!("2"), "{count}");
+    s.json("DELETE", "/b-logs/_doc/0", None);
+    let (_, count) = s.json("GET", "/_cat/count?format=json", None);
+    assert_eq!(count[0]["count"], json!("2"), "every index's live documents: {count}");
+    let epoch: u64 = count[0]["epoch"].as_str().unwrap().parse().unwrap();
+    assert!(epoch > 1_700_000_000, "{count}");
+    assert_eq!(s.call("GET", "/_cat/count/a-notes?ts=false", None).text(), "1\n");
+    assert_eq!(s.json("GET", "/_cat/count/none", None).0, 404);
+    let (_, health) = s.json("GET", "/_cat/health?format=json", None);
+    let h = &health[0];
+    assert_eq!(
+        (&h["status"], &h["node.total"], &h["pri"], &h["active_shards_percent"]),
+        (&json!("green"), &json!("1"), &json!("2"), &json!("100.0%")),
+        "{health}"
+    );
+    let table = s.call("GET", "/_cat/health?v&ts=false&h=status,shards,unassign", None).text();
+    assert_eq!(table, "status shards unassign\ngreen  2      0\n");
 
     let (status, nodes) = s.json("GET", "/_cat/nodes?format=json", None);
     assert_eq!(status, 200, "{nodes}");
