@@ -12,6 +12,7 @@ pub(crate) mod msearch;
 pub mod scroll;
 pub(crate) mod search;
 mod stats;
+pub(crate) mod update_by_query;
 pub(crate) mod write;
 
 use axum::extract::Request;
@@ -108,6 +109,7 @@ pub fn router(app: Shared) -> Router {
         .route("/{index}/_explain/{id}", get(explain::explain).post(explain::explain))
         .route("/{index}/_msearch", get(msearch::msearch_into).post(msearch::msearch_into))
         .route("/{index}/_delete_by_query", post(search::delete_by_query))
+        .route("/{index}/_update_by_query", post(update_by_query::update_by_query))
         .fallback(no_handler)
         .method_not_allowed_fallback(wrong_method)
         // Inside `around`: a coordinated answer is checked, shaped and labelled as any.

@@ -35,7 +35,7 @@ use crate::source_filter::SourceFilter;
 use crate::{docvalue_fields, dsl};
 
 /// Parameters of a search that change nothing on one node.
-const SEARCH_PARAMS: [&str; 11] = [
+pub(crate) const SEARCH_PARAMS: [&str; 11] = [
     "allow_no_indices",
     "ignore_unavailable",
     "expand_wildcards",
@@ -829,7 +829,11 @@ pub(crate) fn query_of(query: &Option<Value>, searcher: &Searcher) -> ApiResult<
 /// The query of a request to an index reached through aliases with
 /// `filter`: the documents of both, scored by the request's alone (as
 /// Elasticsearch adds an alias filter: a filter clause beside the query).
-fn filtered_query(query: &Option<Value>, filter: Option<&Value>, searcher: &Searcher) -> ApiResult<Query> {
+pub(crate) fn filtered_query(
+    query: &Option<Value>,
+    filter: Option<&Value>,
+    searcher: &Searcher,
+) -> ApiResult<Query> {
     let query = query_of(query, searcher)?;
     let Some(filter) = filter else { return Ok(query) };
     let filter = dsl::query(filter, searcher.schema())?;

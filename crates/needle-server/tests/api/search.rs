@@ -322,3 +322,36 @@ fn stored_fields_say_whether_the_source_comes_back() {
     let (_, answer) = s.json("GET", "/a/_search?stored_fields=_none_&q=fox", None);
     assert!(answer["hits"]["hits"][0].get("_source").is_none(), "{answer}");
 }
+
+#[test]
+fn update_by_query_writes_the_matches_again_so_a_new_field_is_indexed() {
+    let s = TestServer::start();
+    let mapping = json!({"mappings": {"dynamic": false, "properties": {"title": {"type": "text"}}}});
+    assert_eq!(s.json("PUT", "/u", Some(mapping)).0, 200);
+    for (id, title, n) in [("1", "red fox", 5), ("2", "blue fox", 7), ("3", "red sun", 9)] {
+        s.json("PUT", &format!("/u/_doc/{id}"), Some(json!({"title": title, "n": n})));
+    }
+    let added = json!({"properties": {"n": {"type": "long"}}});
+    assert_eq!(s.json("PUT", "/u/_mapping", Some(added)).0, 200);
+    let in_range = json!({"query": {"range": {"n": {"gte": 6}}}});
+    let count = |s: &TestServer| s.json("POST", "/u/_count", Some(in_range.clone())).1["count"].clone();
+    assert_eq!(count(&s), json!(0), "written before the field was mapped");
+
+    let foxes = json!({"query": {"match": {"title": "fox"}}});
+    let (status, answer) = s.json("POST", "/u/_update_by_query", Some(foxes));
+    assert_eq!((status, &answer["total"], &answer["updated"]), (200, &json!(2), &json!(2)), "{answer}");
+    assert_eq!(count(&s), json!(1), "document 2 now has n indexed; 3 was not matched");
+    assert_eq!(s.json("GET", "/u/_doc/2", None).1["_version"], json!(2));
+    assert_eq!(s.json("GET", "/u/_doc/3", None).1["_version"], json!(1));
+
+    let (status, answer) = s.json("POST", "/u/_update_by_query?conflicts=proceed", None);
+    assert_eq!((status, &answer["updated"]), (200, &json!(3)), "no query: every document: {answer}");
+    assert_eq!(count(&s), json!(2));
+
+    let (status, answer) =
+        s.json("POST", "/u/_update_by_query", Some(json!({"script": {"source": "ctx._source.n++"}})));
+    assert_eq!((status, &answer["error"]["type"]), (400, &json!("illegal_argument_exception")), "{answer}");
+    let (status, _) = s.json("POST", "/u/_update_by_query?conflicts=maybe", None);
+    assert_eq!(status, 400);
+    assert_eq!(s.json("GET", "/u/_doc/1", None).1["_version"], json!(3), "refused requests changed nothing");
+}
