@@ -21,7 +21,8 @@ use crate::server::{blocking, Shared};
 /// Elasticsearch's position gap between the values of a text field.
 const TEXT_FIELD_GAP: u32 = 100;
 
-/// Elasticsearch's analyzers that Needle does not have (one it knows of neither is "not found").
+/// Elasticsearch's built-in analyzers that Needle has not yet: asked for,
+/// they are refused as not supported yet, where any other name is not found.
 const NOT_YET: [&str; 5] = ["simple", "whitespace", "stop", "pattern", "fingerprint"];
 
 /// `GET|POST /_analyze`.
