@@ -15,7 +15,7 @@ The node: ../shared/opensearch (OpenSearch 3.8, one shard an index).
 
 import sys
 
-from record import call_with_status as call, load_corpus_split, print_golden
+from record import call_with_status as call, load_corpus_split, print_golden, record_steps
 
 PARTS = ["needle-alias-0", "needle-alias-1"]
 MAPPING = {"properties": {"title": {"type": "text"}, "body": {"type": "text"}}}
@@ -105,14 +105,9 @@ def shaped(answer):
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
     load_corpus_split(base, PARTS, MAPPING)
-    _, node = call(base, "GET", "/")
-    cases = []
-    for method, path, body in steps():
-        status, answer = call(base, method, path, body)
-        cases.append({"method": method, "path": path, "body": body, "status": status, "answer": shaped(answer)})
+    name, cases = record_steps(base, steps(), shaped)
     for part in PARTS:
         call(base, "DELETE", f"/{part}")
-    name = node["version"]["distribution"] + " " + node["version"]["number"]
     print_golden([("node", name), ("indexes", PARTS), ("mapping", MAPPING)], cases)
 
 

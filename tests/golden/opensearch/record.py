@@ -354,6 +354,17 @@ def call_with_status(base, method, path, body=None):
         return e.code, json.loads(e.read())
 
 
+def record_steps(base, steps, shaped):
+    """Sends each (method, path, body) of `steps` in turn; returns the node's
+    name and a case for each: the request, its status and `shaped` answer."""
+    _, node = call_with_status(base, "GET", "/")
+    cases = []
+    for method, path, body in steps:
+        status, answer = call_with_status(base, method, path, body)
+        cases.append({"method": method, "path": path, "body": body, "status": status, "answer": shaped(answer)})
+    return node["version"]["distribution"] + " " + node["version"]["number"], cases
+
+
 def fresh_index(base, index, mapping):
     """Creates `index` (one shard, no replica) with `mapping`, dropping any earlier one."""
     call(base, "DELETE", f"/{index}")

@@ -7,6 +7,7 @@ pub(crate) mod cat;
 mod cluster;
 pub(crate) mod documents;
 pub(crate) mod explain;
+mod field_caps;
 pub(crate) mod indices;
 pub(crate) mod msearch;
 pub mod scroll;
@@ -43,6 +44,8 @@ pub fn router(app: Shared) -> Router {
         .route("/_cat/count/{index}", get(cat::cat_count_of))
         .route("/_analyze", get(analyze::analyze).post(analyze::analyze))
         .route("/{index}/_analyze", get(analyze::analyze_in).post(analyze::analyze_in))
+        .route("/_field_caps", get(field_caps::field_caps).post(field_caps::field_caps))
+        .route("/{index}/_field_caps", get(field_caps::field_caps_of).post(field_caps::field_caps_of))
         .route("/_bulk", post(bulk::bulk).put(bulk::bulk))
         .route("/_search", get(search::search_all).post(search::search_all))
         .route("/_search/scroll", get(scroll::next).post(scroll::next).delete(scroll::clear))

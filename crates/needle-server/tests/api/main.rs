@@ -11,6 +11,7 @@ mod node;
 mod opensearch_aliases;
 mod opensearch_analyze;
 mod opensearch_dfs;
+mod opensearch_field_caps;
 mod opensearch_parity;
 mod opensearch_queries;
 mod request_cache;
