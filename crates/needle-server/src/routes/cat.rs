@@ -69,7 +69,7 @@ const HEALTH_COLUMNS: [&str; 15] = [
 
 /// `_cat/health`: `GET /_cluster/health` as one row, stamped with the time.
 fn cat_health_now(app: &Shared, call: &Call) -> ApiResult<Response> {
-    let stamped = call.params.flag("ts", true)?;
+    let columns = stamped_columns(call, &HEALTH_COLUMNS)?;
     let h = crate::routes::cluster::health_now_json(app)?;
     let n = |key: &str| h[key].to_string();
     let [epoch, timestamp] = now_stamp();
@@ -90,8 +90,6 @@ fn cat_health_now(app: &Shared, call: &Call) -> ApiResult<Response> {
         "-".to_string(),
         format!("{:.1}%", h["active_shards_percent_as_number"].as_f64().unwrap_or(100.0)),
     ];
-    // `ts=false`: without the time columns.
-    let columns = if stamped { &HEALTH_COLUMNS[..] } else { &HEALTH_COLUMNS[2..] };
     cat_table(call, "_cat/health", columns, vec![row(&HEALTH_COLUMNS, values)])
 }
 
@@ -107,12 +105,15 @@ const COUNT_COLUMNS: [&str; 3] = ["epoch", "timestamp", "count"];
 
 /// `_cat/count[/{index}]`: the live documents of the indexes named (this node's own).
 fn cat_count_of_indexes(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
-    let stamped = call.params.flag("ts", true)?;
+    let columns = stamped_columns(call, &COUNT_COLUMNS)?;
     let count: u64 = app.catalog.resolve(expression)?.iter().map(|h| h.index.searcher().num_docs()).sum();
     let [epoch, timestamp] = now_stamp();
-    // `ts=false`: without the time columns.
-    let columns = if stamped { &COUNT_COLUMNS[..] } else { &COUNT_COLUMNS[2..] };
     cat_table(call, "_cat/count", columns, vec![row(&COUNT_COLUMNS, [epoch, timestamp, count.to_string()])])
+}
+
+/// The columns of a stamped table (`epoch` and `timestamp` first), without those two under `ts=false`.
+fn stamped_columns<'a>(call: &Call, columns: &'a [&'a str]) -> ApiResult<&'a [&'a str]> {
+    Ok(if call.params.flag("ts", true)? { columns } else { &columns[2..] })
 }
 
 /// Seconds since the epoch and the time of day (UTC), as `_cat` tables stamp a row.

@@ -39,7 +39,7 @@ fn run(app: &Shared, index: &str, call: &Call) -> ApiResult<Response> {
     let mut left = asked.max_docs;
     let (mut total, mut updated, mut conflicts) = (0u64, 0u64, 0u64);
     let mut failures = Vec::new();
-    'indexes: for Reached { handle: h, filter } in app.catalog.resolve_filtered(index)? {
+    for Reached { handle: h, filter } in app.catalog.resolve_filtered(index)? {
         let searcher = h.index.searcher();
         let q = filtered_query(&asked.query, filter.as_ref(), &searcher)?;
         let mut ids = searcher.matching_ids(&q)?;
@@ -58,10 +58,7 @@ fn run(app: &Shared, index: &str, call: &Call) -> ApiResult<Response> {
                     conflicts += 1;
                     if !asked.proceed {
                         failures.push(conflict(&h.name, id, &e.to_string()));
-                        if let Some(seq_no) = last {
-                            h.writer.durable_through(seq_no)?;
-                        }
-                        break 'indexes;
+                        break;
                     }
                 }
                 Err(e) => return Err(crate::routes::write::about_index(e.into(), &h)),
@@ -69,6 +66,9 @@ fn run(app: &Shared, index: &str, call: &Call) -> ApiResult<Response> {
         }
         if let Some(seq_no) = last {
             h.writer.durable_through(seq_no)?;
+        }
+        if !failures.is_empty() {
+            break;
         }
     }
     let status = if failures.is_empty() { StatusCode::OK } else { StatusCode::CONFLICT };
