@@ -9,9 +9,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{unbounded, Receiver, RecvTimeoutError};
+use crossbeam_channel::unbounded;
 
 use crate::cgroup::MemCgroup;
+use crate::queue::{Queue, Taken};
 use crate::util::Result;
 
 /// Which engine to start and how (shared by `run`, `capacity` and `realtime`).
@@ -73,7 +74,7 @@ pub struct EngineProcess {
     child: Child,
     hook: Arc<Mutex<Option<AnswerHook>>>,
     stdin: Option<BufWriter<ChildStdin>>,
-    replies: Receiver<Reply>,
+    replies: Arc<Queue<Reply>>,
     reader: Option<JoinHandle<()>>,
     pub ready: serde_json::Value,
     pub pid: u32,
@@ -166,7 +167,8 @@ impl EngineProcess {
         let pid = child.id();
         let stdin = BufWriter::with_capacity(1 << 16, child.stdin.take().unwrap());
         let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = unbounded();
+        let replies = Arc::new(Queue::default());
+        let tx = Arc::clone(&replies);
         let (ready_tx, ready_rx) = unbounded::<std::result::Result<String, String>>();
         let hook: Arc<Mutex<Option<AnswerHook>>> = Arc::default();
         let reader_hook = hook.clone();
@@ -181,7 +183,8 @@ impl EngineProcess {
                         if !ready_sent {
                             let _ = ready_tx.send(Err("the engine exited before READY".into()));
                         }
-                        let _ = tx.send(Reply::Closed);
+                        tx.push(Reply::Closed);
+                        tx.close();
                         return;
                     }
                     Ok(_) => {}
@@ -199,7 +202,7 @@ impl EngineProcess {
                 }
                 if let Some(rest) = l.strip_prefix("STATS\t") {
                     let v = serde_json::from_str(rest).unwrap_or(serde_json::Value::String(rest.into()));
-                    let _ = tx.send(Reply::Stats(v));
+                    tx.push(Reply::Stats(v));
                     continue;
                 }
                 let reply = parse_answer(l, at);
@@ -208,7 +211,7 @@ impl EngineProcess {
                         f(*id, *at);
                     }
                 }
-                let _ = tx.send(reply);
+                tx.push(reply);
             }
         });
         let ready = match ready_rx.recv_timeout(timeout) {
@@ -227,7 +230,7 @@ impl EngineProcess {
             child,
             hook,
             stdin: Some(stdin),
-            replies: rx,
+            replies,
             reader: Some(reader),
             ready,
             pid,
@@ -270,10 +273,10 @@ impl EngineProcess {
     }
 
     pub fn recv(&self, timeout: Duration) -> Result<Reply> {
-        match self.replies.recv_timeout(timeout) {
-            Ok(r) => Ok(r),
-            Err(RecvTimeoutError::Timeout) => Err(format!("no answer from the engine in {timeout:?}").into()),
-            Err(RecvTimeoutError::Disconnected) => Ok(Reply::Closed),
+        match self.replies.take_within(timeout) {
+            Taken::Item(r) => Ok(r),
+            Taken::TimedOut => Err(format!("no answer from the engine in {timeout:?}").into()),
+            Taken::Closed => Ok(Reply::Closed),
         }
     }
 

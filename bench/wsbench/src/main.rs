@@ -11,6 +11,7 @@ mod http;
 mod load;
 mod needle_side;
 mod procstat;
+mod queue;
 mod realtime;
 mod report;
 mod run;

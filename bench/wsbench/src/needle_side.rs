@@ -17,6 +17,7 @@ use needle_engine::{
     SearchRequest, WriterOptions,
 };
 
+use crate::queue::Queue;
 use crate::util::{open_input, Result};
 
 /// The mapping every WSBench Needle index uses: the benchmark's fields; the
@@ -108,42 +109,6 @@ struct Shared {
 }
 
 type Answer = std::result::Result<Option<String>, (String, String)>;
-
-/// Requests waiting for a worker. A worker with nothing to do sleeps on the
-/// condition variable, as the peers' workers do (a channel that spins and
-/// yields before it sleeps would add its spinning to the engine's CPU time).
-#[derive(Default)]
-struct Queue {
-    state: Mutex<(std::collections::VecDeque<String>, bool)>,
-    work: Condvar,
-}
-
-impl Queue {
-    fn push(&self, line: String) {
-        self.state.lock().unwrap().0.push_back(line);
-        self.work.notify_one();
-    }
-
-    /// No more requests: workers end once the queue is empty.
-    fn close(&self) {
-        self.state.lock().unwrap().1 = true;
-        self.work.notify_all();
-    }
-
-    /// The next request, waiting for one; `None` once closed and empty.
-    fn pop(&self) -> Option<String> {
-        let mut state = self.state.lock().unwrap();
-        loop {
-            if let Some(line) = state.0.pop_front() {
-                return Some(line);
-            }
-            if state.1 {
-                return None;
-            }
-            state = self.work.wait(state).unwrap();
-        }
-    }
-}
 
 impl Shared {
     fn answer(&self, line: &str) {
@@ -349,13 +314,13 @@ pub fn serve(dir: &Path, threads: usize, options: ServeOptions) -> Result<()> {
         out.flush()?;
     }
     let pool = |n: usize, name: &str| -> Result<_> {
-        let queue = Arc::new(Queue::default());
+        let queue = Arc::new(Queue::<String>::default());
         let mut workers = Vec::new();
         for _ in 0..n {
             let queue = Arc::clone(&queue);
             let shared = Arc::clone(&shared);
             workers.push(std::thread::Builder::new().name(name.to_string()).spawn(move || {
-                while let Some(line) = queue.pop() {
+                while let Some(line) = queue.take() {
                     shared.answer(&line);
                 }
             })?);
