@@ -244,12 +244,16 @@ impl Searcher {
         crate::aggs::gather(aggs, filters, bases, |visit| searcher.for_each_match(query, scores, visit))
     }
 
-    /// The `_id`s of every live document matching `query`.
+    /// The `_id`s of every live document matching `query`, in the index's
+    /// order (segment by segment, each in document order: Elasticsearch's
+    /// `_doc` order, which its by-query APIs and `_reindex` walk, so that a
+    /// `max_docs` takes the same documents).
     pub fn matching_ids(&self, query: &Query) -> Result<Vec<String>> {
         let views = self.snapshot.views();
         let all = usize::try_from(self.num_docs()).unwrap_or(usize::MAX);
-        let top =
+        let mut top =
             self.top_docs(query, SearchOptions { top_k: all, track_total_hits: u64::MAX, bloom: true })?;
+        top.hits.sort_unstable_by_key(|h| (h.segment, h.doc));
         top.hits.iter().map(|h| stored_document(views[h.segment].0, h.doc).map(|(id, _)| id)).collect()
     }
 }

@@ -3,6 +3,7 @@
 pub(crate) mod aliases;
 pub(crate) mod analyze;
 pub(crate) mod bulk;
+mod by_query;
 pub(crate) mod cat;
 mod cluster;
 pub(crate) mod documents;
@@ -10,6 +11,7 @@ pub(crate) mod explain;
 mod field_caps;
 pub(crate) mod indices;
 pub(crate) mod msearch;
+mod reindex;
 pub mod scroll;
 pub(crate) mod search;
 mod stats;
@@ -47,6 +49,7 @@ pub fn router(app: Shared) -> Router {
         .route("/_field_caps", get(field_caps::field_caps).post(field_caps::field_caps))
         .route("/{index}/_field_caps", get(field_caps::field_caps_of).post(field_caps::field_caps_of))
         .route("/_bulk", post(bulk::bulk).put(bulk::bulk))
+        .route("/_reindex", post(reindex::reindex))
         .route("/_search", get(search::search_all).post(search::search_all))
         .route("/_search/scroll", get(scroll::next).post(scroll::next).delete(scroll::clear))
         .route(

@@ -27,6 +27,7 @@ use crate::pattern;
 use crate::pools;
 use crate::request_cache::{self, RequestCache};
 use crate::respond::{self, score};
+use crate::routes::by_query::{Api, Tally, BATCH};
 use crate::routes::documents::parse_source;
 use crate::routes::write::{PRIMARY_TERM, WRITE_PARAMS};
 use crate::server::Shared;
@@ -1258,7 +1259,7 @@ pub async fn delete_by_query(State(app): State<Shared>, Path(index): Path<String
         p.ignore(&SEARCH_PARAMS);
         p.ignore(&WRITE_PARAMS);
         p.ignore(&["conflicts", "wait_for_completion", "requests_per_second", "scroll_size", "slices"]);
-        // `max_docs`: no more documents than that are deleted (the best matches).
+        // `max_docs`: no more documents than that are deleted (the first in the index's order).
         let mut left = match p.number::<u64>("max_docs")? {
             Some(0) => return Err(crate::routes::write::validation("maxDocs should be greater than 0")),
             Some(n) => n,
@@ -1272,39 +1273,26 @@ pub async fn delete_by_query(State(app): State<Shared>, Path(index): Path<String
         if query.is_none() {
             return Err(crate::routes::write::validation("query is missing"));
         }
-        let mut deleted = 0u64;
-        let mut total = 0u64;
+        let mut tally = Tally::default();
         for Reached { handle: h, filter } in app.catalog.resolve_filtered(&index)? {
             let searcher = h.index.searcher();
             let q = filtered_query(&query, filter.as_ref(), &searcher)?;
             let mut ids = searcher.matching_ids(&q)?;
             ids.truncate(usize::try_from(left).unwrap_or(usize::MAX));
             left -= ids.len() as u64;
-            total += ids.len() as u64;
+            tally.total += ids.len() as u64;
             let mut last = None;
             for id in &ids {
                 let (outcome, seq_no) = h.writer.remove_deferred(id, IfCurrent::Any)?;
-                deleted += u64::from(outcome.is_some());
+                tally.deleted += u64::from(outcome.is_some());
                 last = Some(seq_no);
             }
             if let Some(seq_no) = last {
                 h.writer.durable_through(seq_no)?;
             }
         }
-        Ok(respond::ok(&json!({
-            "took": started.elapsed().as_millis() as u64,
-            "timed_out": false,
-            "total": total,
-            "deleted": deleted,
-            "batches": 1,
-            "version_conflicts": 0,
-            "noops": 0,
-            "retries": {"bulk": 0, "search": 0},
-            "throttled_millis": 0,
-            "requests_per_second": -1.0,
-            "throttled_until_millis": 0,
-            "failures": [],
-        })))
+        tally.batches = tally.total.div_ceil(BATCH);
+        Ok(tally.answer(Api::DeleteByQuery, started))
     })
     .await
 }

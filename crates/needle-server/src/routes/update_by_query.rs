@@ -8,16 +8,15 @@
 use std::time::Instant;
 
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::response::Response;
 use needle_engine::IfCurrent;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::call::Call;
 use crate::catalog::Reached;
 use crate::error::{ApiError, ApiResult};
 use crate::pools;
-use crate::respond;
+use crate::routes::by_query::{conflict, proceeds, Api, Tally, BATCH};
 use crate::routes::search::{filtered_query, url_query, SEARCH_PARAMS};
 use crate::routes::write::{validation, WRITE_PARAMS};
 use crate::server::Shared;
@@ -37,8 +36,7 @@ fn run(app: &Shared, index: &str, call: &Call) -> ApiResult<Response> {
     let started = Instant::now();
     let asked = read(call)?;
     let mut left = asked.max_docs;
-    let (mut total, mut updated, mut conflicts) = (0u64, 0u64, 0u64);
-    let mut failures = Vec::new();
+    let mut tally = Tally::default();
     for Reached { handle: h, filter } in app.catalog.resolve_filtered(index)? {
         let searcher = h.index.searcher();
         let q = filtered_query(&asked.query, filter.as_ref(), &searcher)?;
@@ -48,16 +46,16 @@ fn run(app: &Shared, index: &str, call: &Call) -> ApiResult<Response> {
         let mut last = None;
         for id in &ids {
             let Some(doc) = searcher.get_document(id)? else { continue };
-            total += 1;
+            tally.total += 1;
             match h.writer.put_deferred(Some(id), &doc.source, IfCurrent::SeqNo(doc.seq_no)) {
                 Ok(written) => {
-                    updated += 1;
+                    tally.updated += 1;
                     last = Some(written.seq_no);
                 }
                 Err(e @ needle_engine::Error::Conflict { .. }) => {
-                    conflicts += 1;
+                    tally.version_conflicts += 1;
                     if !asked.proceed {
-                        failures.push(conflict(&h.name, id, &e.to_string()));
+                        tally.failures.push(conflict(&h.name, id, &e.to_string()));
                         break;
                     }
                 }
@@ -67,29 +65,12 @@ fn run(app: &Shared, index: &str, call: &Call) -> ApiResult<Response> {
         if let Some(seq_no) = last {
             h.writer.durable_through(seq_no)?;
         }
-        if !failures.is_empty() {
+        if !tally.failures.is_empty() {
             break;
         }
     }
-    let status = if failures.is_empty() { StatusCode::OK } else { StatusCode::CONFLICT };
-    Ok(respond::json(
-        status,
-        &json!({
-            "took": started.elapsed().as_millis() as u64,
-            "timed_out": false,
-            "total": total,
-            "updated": updated,
-            "deleted": 0,
-            "batches": 1,
-            "version_conflicts": conflicts,
-            "noops": 0,
-            "retries": {"bulk": 0, "search": 0},
-            "throttled_millis": 0,
-            "requests_per_second": -1.0,
-            "throttled_until_millis": 0,
-            "failures": failures,
-        }),
-    ))
+    tally.batches = tally.total.div_ceil(BATCH);
+    Ok(tally.answer(Api::UpdateByQuery, started))
 }
 
 /// The parameters and body of a request (the body's `query`, `max_docs`
@@ -108,7 +89,7 @@ fn read(call: &Call) -> ApiResult<Asked> {
         asked.max_docs = n;
     }
     if let Some(c) = p.get("conflicts") {
-        asked.proceed = conflicts(c)?;
+        asked.proceed = proceeds(c)?;
     }
     p.finish(&call.path)?;
     if let Some(body) = call.json()? {
@@ -122,7 +103,7 @@ fn read(call: &Call) -> ApiResult<Asked> {
                     asked.max_docs =
                         value.as_u64().ok_or_else(|| ApiError::parsing("[max_docs] must be a number"))?
                 }
-                "conflicts" => asked.proceed = conflicts(value.as_str().unwrap_or_default())?,
+                "conflicts" => asked.proceed = proceeds(value.as_str().unwrap_or_default())?,
                 "script" => {
                     return Err(ApiError::illegal_argument("[script] is not supported yet by Needle"))
                 }
@@ -134,24 +115,4 @@ fn read(call: &Call) -> ApiResult<Asked> {
         return Err(validation("maxDocs should be greater than 0"));
     }
     Ok(asked)
-}
-
-fn conflicts(value: &str) -> ApiResult<bool> {
-    match value {
-        "proceed" => Ok(true),
-        "abort" => Ok(false),
-        other => Err(ApiError::illegal_argument(format!(
-            "conflicts may only be \"proceed\" or \"abort\" but was [{other}]"
-        ))),
-    }
-}
-
-/// A version conflict as Elasticsearch lists it in `failures`.
-fn conflict(index: &str, id: &str, reason: &str) -> Value {
-    json!({
-        "index": index,
-        "id": id,
-        "cause": {"type": "version_conflict_engine_exception", "reason": reason, "index": index},
-        "status": 409,
-    })
 }

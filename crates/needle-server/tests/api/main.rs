@@ -14,6 +14,7 @@ mod opensearch_dfs;
 mod opensearch_field_caps;
 mod opensearch_parity;
 mod opensearch_queries;
+mod opensearch_reindex;
 mod request_cache;
 mod scroll;
 mod search;

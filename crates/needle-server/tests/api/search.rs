@@ -355,3 +355,37 @@ fn update_by_query_writes_the_matches_again_so_a_new_field_is_indexed() {
     assert_eq!(status, 400);
     assert_eq!(s.json("GET", "/u/_doc/1", None).1["_version"], json!(3), "refused requests changed nothing");
 }
+
+#[test]
+fn reindex_refuses_what_it_cannot_do_yet_by_name_and_writes_nothing() {
+    let s = with_docs();
+    for (extra, words) in [
+        (json!({"script": {"source": "ctx._source.i++"}}), "[script] is not supported yet"),
+        (json!({"source": {"index": "a", "remote": {"host": "http://x:9200"}}}), "remote cluster"),
+        (json!({"source": {"index": "a", "slice": {"id": 0, "max": 2}}}), "[source.slice]"),
+        (json!({"dest": {"index": "c", "pipeline": "p"}}), "[dest.pipeline]"),
+        (json!({"dest": {"index": "c", "version_type": "external"}}), "[dest.version_type]"),
+    ] {
+        let mut body = json!({"source": {"index": "a"}, "dest": {"index": "c"}});
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        let (status, answer) = s.json("POST", "/_reindex", Some(body));
+        assert_eq!(
+            (status, &answer["error"]["type"]),
+            (400, &json!("illegal_argument_exception")),
+            "{answer}"
+        );
+        assert!(answer["error"]["reason"].as_str().unwrap().contains(words), "{answer}");
+    }
+    let (status, answer) = s.json(
+        "POST",
+        "/_reindex?wait_for_completion=false",
+        Some(json!({"source": {"index": "a"}, "dest": {"index": "c"}})),
+    );
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(s.json("GET", "/c/_count", None).0, 404, "no refused request made the destination");
+    let (status, answer) =
+        s.json("POST", "/_reindex", Some(json!({"source": {"index": "a,b"}, "dest": {"index": "c"}})));
+    assert_eq!((status, &answer["created"]), (200, &json!(6)), "{answer}");
+}
