@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use crate::harness::TestServer;
-use crate::opensearch_queries::compare;
+use crate::opensearch_queries::replay_steps;
 
 fn golden() -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/opensearch/aliases.json");
@@ -23,12 +23,12 @@ fn golden() -> Value {
 /// Needle's answer as `aliases.py` shapes OpenSearch's (see `shaped` there).
 /// An acknowledgement alone: Elasticsearch 8 adds `errors` to that of
 /// `POST /_aliases`, as Needle does; OpenSearch does not.
-fn shaped(answer: Value) -> Value {
+fn shaped(answer: &Value) -> Value {
     if let Some(acknowledged) = answer.get("acknowledged") {
         return json!({"acknowledged": acknowledged});
     }
     if answer.get("hits").is_some() {
-        return answer;
+        return answer.clone();
     }
     if let Some(kind) = answer["error"].get("type") {
         return json!({"error": kind});
@@ -45,7 +45,7 @@ fn shaped(answer: Value) -> Value {
     if let Some(deleted) = answer.get("deleted") {
         return json!({"total": answer["total"], "deleted": deleted});
     }
-    answer
+    answer.clone()
 }
 
 #[test]
@@ -56,25 +56,6 @@ fn aliases_with_filters_routing_and_a_write_index_answer_as_opensearch() {
     for (k, name) in names.iter().enumerate() {
         s.load_sotu_share(name.as_str().unwrap(), golden["mapping"].clone(), (k, names.len()));
     }
-    let mut failures = Vec::new();
-    for case in golden["cases"].as_array().unwrap() {
-        let (method, path) = (case["method"].as_str().unwrap(), case["path"].as_str().unwrap());
-        let body = Some(case["body"].clone()).filter(|b| !b.is_null());
-        let (status, answer) = s.json(method, path, body);
-        let what = format!("{method} {path} {}", case["body"]);
-        if u64::from(status) != case["status"] {
-            failures.push(format!("{what}: status {status} (OpenSearch {}): {answer}", case["status"]));
-            continue;
-        }
-        let want = &case["answer"];
-        let diffs = match answer.get("hits") {
-            Some(_) => compare(want, &answer),
-            None if shaped(answer.clone()) == *want => Vec::new(),
-            None => vec![format!("OpenSearch {want}\n    Needle {}", shaped(answer))],
-        };
-        if !diffs.is_empty() {
-            failures.push(format!("{what}:\n    {}", diffs[..diffs.len().min(5)].join("\n    ")));
-        }
-    }
+    let failures = replay_steps(&s, &golden["cases"], shaped, |_, _| Vec::new());
     assert!(failures.is_empty(), "{} steps differ:\n{}", failures.len(), failures.join("\n"));
 }

@@ -64,6 +64,39 @@ fn compare_explanations(want: &Value, got: &Value) -> Vec<String> {
     diffs
 }
 
+/// Sends Needle each recorded step of `cases` (method, path, body) in turn and
+/// lists the steps whose answer is not OpenSearch's: a different status, hits
+/// that differ (`compare`, then `more`), or another answer that `shaped` does
+/// not make equal to the recorded one.
+pub(crate) fn replay_steps(
+    s: &crate::harness::TestServer,
+    cases: &Value,
+    shaped: fn(&Value) -> Value,
+    more: fn(&Value, &Value) -> Vec<String>,
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    for case in cases.as_array().unwrap() {
+        let (method, path) = (case["method"].as_str().unwrap(), case["path"].as_str().unwrap());
+        let body = Some(case["body"].clone()).filter(|b| !b.is_null());
+        let (status, answer) = s.json(method, path, body);
+        let what = format!("{method} {path} {}", case["body"]);
+        if u64::from(status) != case["status"] {
+            failures.push(format!("{what}: status {status} (OpenSearch {}): {answer}", case["status"]));
+            continue;
+        }
+        let want = &case["answer"];
+        let diffs = match answer.get("hits") {
+            Some(_) => [compare(want, &answer), more(want, &answer)].concat(),
+            None if shaped(&answer) == *want => Vec::new(),
+            None => vec![format!("OpenSearch {want}\n    Needle {}", shaped(&answer))],
+        };
+        if !diffs.is_empty() {
+            failures.push(format!("{what}:\n    {}", diffs[..diffs.len().min(5)].join("\n    ")));
+        }
+    }
+    failures
+}
+
 /// The differences between OpenSearch's hits and Needle's, as lines.
 pub(crate) fn compare(want: &Value, got: &Value) -> Vec<String> {
     let mut diffs = Vec::new();

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use crate::harness::TestServer;
-use crate::opensearch_queries::compare;
+use crate::opensearch_queries::replay_steps;
 
 fn golden() -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/opensearch/reindex.json");
@@ -64,25 +64,6 @@ fn reindex_answers_as_opensearch() {
     let golden = golden();
     let s = TestServer::start();
     s.load_sotu_share(golden["source"].as_str().unwrap(), golden["mapping"].clone(), (0, 1));
-    let mut failures = Vec::new();
-    for case in golden["cases"].as_array().unwrap() {
-        let (method, path) = (case["method"].as_str().unwrap(), case["path"].as_str().unwrap());
-        let body = Some(case["body"].clone()).filter(|b| !b.is_null());
-        let (status, answer) = s.json(method, path, body);
-        let what = format!("{method} {path} {}", case["body"]);
-        if u64::from(status) != case["status"] {
-            failures.push(format!("{what}: status {status} (OpenSearch {}): {answer}", case["status"]));
-            continue;
-        }
-        let want = &case["answer"];
-        let diffs = match answer.get("hits") {
-            Some(_) => [compare(want, &answer), source_diffs(want, &answer)].concat(),
-            None if shaped(&answer) == *want => Vec::new(),
-            None => vec![format!("OpenSearch {want}\n    Needle {}", shaped(&answer))],
-        };
-        if !diffs.is_empty() {
-            failures.push(format!("{what}:\n    {}", diffs[..diffs.len().min(5)].join("\n    ")));
-        }
-    }
+    let failures = replay_steps(&s, &golden["cases"], shaped, source_diffs);
     assert!(failures.is_empty(), "{} steps differ:\n{}", failures.len(), failures.join("\n"));
 }
