@@ -437,7 +437,10 @@ impl Schema {
             }
         }
         sort_properties(&mut properties);
-        mapping.insert("properties".into(), Value::Object(properties));
+        // No fields: no `properties`, as Elasticsearch shows an index without mappings.
+        if !properties.is_empty() {
+            mapping.insert("properties".into(), Value::Object(properties));
+        }
         Value::Object(mapping)
     }
 

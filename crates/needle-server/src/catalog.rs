@@ -15,6 +15,7 @@ use crate::alias_options::{self, AliasOptions, Aliases};
 use crate::counters::IndexCounters;
 use crate::error::{ApiError, ApiResult};
 use crate::request_cache::RequestCache;
+use crate::templates::Templates;
 
 const SETTINGS_FILE: &str = "needle-settings.json";
 
@@ -47,7 +48,7 @@ fn enabled() -> bool {
 }
 
 impl Settings {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Settings {
             uuid: uuid(),
             creation_date: now_ms(),
@@ -177,7 +178,7 @@ impl Settings {
     }
 }
 
-fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
+pub(crate) fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
     match v {
         Value::Object(m) => {
             for (k, inner) in m {
@@ -253,6 +254,8 @@ pub type Seed<'a> = &'a dyn Fn(&Path) -> ApiResult<bool>;
 pub struct Catalog {
     root: PathBuf,
     indexes: RwLock<BTreeMap<String, Arc<Handle>>>,
+    /// The index and component templates an index made by name starts from.
+    templates: Templates,
     /// The data folder's lock: one server per folder (released when dropped or the process dies).
     _lock: std::fs::File,
 }
@@ -287,7 +290,12 @@ impl Catalog {
                 Err(e) => eprintln!("needle serve: index [{name}] not opened: {}", e.reason),
             }
         }
-        Ok(Catalog { root, indexes: RwLock::new(indexes), _lock: lock })
+        let templates = Templates::open(data)?;
+        Ok(Catalog { root, indexes: RwLock::new(indexes), templates, _lock: lock })
+    }
+
+    pub fn templates(&self) -> &Templates {
+        &self.templates
     }
 
     /// The index `name` names for a write or a single-document request: an
@@ -563,20 +571,6 @@ impl Catalog {
         let handle = Arc::new(handle);
         all.insert(name.to_string(), handle.clone());
         Ok(handle)
-    }
-
-    /// Index `name`, created with dynamic mappings and default settings when
-    /// it does not exist (as a write to a new index creates it in Elasticsearch).
-    pub fn get_or_create(&self, name: &str) -> ApiResult<Arc<Handle>> {
-        match self.get(name) {
-            Ok(h) => return Ok(h),
-            Err(e) if e.kind != "index_not_found_exception" => return Err(e),
-            Err(_) => {}
-        }
-        match self.create(name, None, &json!({})) {
-            Err(e) if e.kind == "resource_already_exists_exception" => self.get(name),
-            created => created,
-        }
     }
 
     /// Deletes index `name`: it stops being served at once; its folder goes.

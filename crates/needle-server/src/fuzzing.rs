@@ -1,6 +1,7 @@
 //! Entry points for coverage-guided fuzzing (`fuzz/fuzz_targets/search_body.rs`)
 //! and for replaying its corpus in `cargo test`: any bytes as the body of
-//! `_search`, `_count`, a scroll's first page, `_explain` and `_analyze`, against a small index of
+//! `_search`, `_count`, a scroll's first page, `_explain` and `_analyze`, and as an index
+//! template laid under a creation body, against a small index of
 //! every field type, through the same handlers the server runs. An error
 //! answer is fine; a panic is a bug.
 
@@ -81,6 +82,14 @@ pub fn search_body(data: &[u8]) {
     let _ = crate::routes::explain::run(app, INDEX, "7", &call("/fuzz/_explain/7", None));
     let _ = crate::routes::analyze::run(app, Some(INDEX), &call("/fuzz/_analyze", None));
     let _ = crate::routes::analyze::run(app, None, &call("/_analyze", None));
+    // As an index template: one that is kept must lay itself under a creation body without panicking.
+    if let Ok(body) = serde_json::from_slice::<serde_json::Value>(data) {
+        let templates = app.catalog.templates();
+        if templates.put(crate::templates::Kind::Index, "fuzz-template", &body, false).is_ok() {
+            let _ = templates.applied("fuzz-made", &json!({"settings": {"refresh_interval": "1s"}}));
+            let _ = templates.delete(crate::templates::Kind::Index, "fuzz-template");
+        }
+    }
 }
 
 /// Removes this process's scratch folder (after a replay of the corpus).

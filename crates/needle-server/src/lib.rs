@@ -31,6 +31,7 @@ pub(crate) mod routes;
 mod server;
 mod sort;
 mod source_filter;
+mod templates;
 
 pub use demo::load_demo;
 pub use error::ApiError;

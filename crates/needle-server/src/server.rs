@@ -79,16 +79,25 @@ impl App {
     }
 
     /// The index a write goes to, made when missing (as Elasticsearch
-    /// creates an index a write names), except a cluster shard's: only its
-    /// index's creation or its move here makes one (from its stream), so a
-    /// write reaching a node before the shard is there is a 503.
+    /// creates an index a write names: from the index template matching its
+    /// name, if any, else with dynamic mappings and default settings), except
+    /// a cluster shard's: only its index's creation or its move here makes one
+    /// (from its stream), so a write reaching a node before the shard is there
+    /// is a 503.
     pub fn index_for_write(&self, name: &str) -> ApiResult<Arc<crate::catalog::Handle>> {
         let shard = self.member.as_ref().and(needle_cluster::indices::split_shard_name(name));
-        match shard {
-            Some((index, k)) if !self.catalog.exists(name) => {
-                Err(crate::coordinator::shard_unavailable(index, k, "not on this node (moving)"))
-            }
-            _ => self.catalog.get_or_create(name),
+        if let Some((index, k)) = shard.filter(|_| !self.catalog.exists(name)) {
+            return Err(crate::coordinator::shard_unavailable(index, k, "not on this node (moving)"));
+        }
+        match self.catalog.get(name) {
+            Err(e) if e.kind == "index_not_found_exception" => {}
+            found => return found,
+        }
+        let body = self.catalog.templates().applied(name, &serde_json::json!({}))?;
+        match crate::routes::indices::create_with(&self.catalog, name, &body, None, None) {
+            // Made meanwhile by another request.
+            Err(e) if e.kind == "resource_already_exists_exception" => self.catalog.get(name),
+            made => made,
         }
     }
 }

@@ -32,6 +32,7 @@ pub async fn create(State(app): State<Shared>, Path(name): Path<String>, call: C
         call.params.ignore(&ADMIN_PARAMS);
         call.params.finish(&call.path)?;
         let body = call.json()?.unwrap_or_else(|| json!({}));
+        let body = app.catalog.templates().applied(&name, &body)?;
         // A shard is served once its writes are logged: none escapes the log.
         let made = |h: &Handle| app.ingest.as_ref().map_or(Ok(()), |ingest| ingest.made(h));
         create_with(&app.catalog, &name, &body, None, Some(&made))?;

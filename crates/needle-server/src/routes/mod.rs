@@ -15,6 +15,7 @@ mod reindex;
 pub mod scroll;
 pub(crate) mod search;
 mod stats;
+mod templates;
 pub(crate) mod update_by_query;
 pub(crate) mod write;
 
@@ -50,6 +51,24 @@ pub fn router(app: Shared) -> Router {
         .route("/{index}/_field_caps", get(field_caps::field_caps_of).post(field_caps::field_caps_of))
         .route("/_bulk", post(bulk::bulk).put(bulk::bulk))
         .route("/_reindex", post(reindex::reindex))
+        .route("/_index_template", get(templates::get_all_index))
+        .route(
+            "/_index_template/{name}",
+            put(templates::put_index)
+                .post(templates::put_index)
+                .get(templates::get_index)
+                .head(templates::head_index)
+                .delete(templates::delete_index),
+        )
+        .route("/_component_template", get(templates::get_all_component))
+        .route(
+            "/_component_template/{name}",
+            put(templates::put_component)
+                .post(templates::put_component)
+                .get(templates::get_component)
+                .head(templates::head_component)
+                .delete(templates::delete_component),
+        )
         .route("/_search", get(search::search_all).post(search::search_all))
         .route("/_search/scroll", get(scroll::next).post(scroll::next).delete(scroll::clear))
         .route(

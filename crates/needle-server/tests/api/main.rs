@@ -15,6 +15,7 @@ mod opensearch_field_caps;
 mod opensearch_parity;
 mod opensearch_queries;
 mod opensearch_reindex;
+mod opensearch_templates;
 mod request_cache;
 mod scroll;
 mod search;
