@@ -64,21 +64,27 @@ pub(crate) fn parse_document(
         if name == "_id" {
             return Err(Error::invalid_field("_id", "`_id` is reserved; give the document id as `id`"));
         }
-        let def = match current.field_id(&name) {
-            Some(id) => current.field(id),
-            None => {
-                let Some(sample) = values.iter().find(|v| !v.is_null()) else { continue };
-                let Some(def) = current.dynamic_def(&name, sample)? else { continue };
+        let Some(id) = current.field_id(&name) else {
+            let Some(sample) = values.iter().find(|v| !v.is_null()) else { continue };
+            for def in current.dynamic_defs(&name, sample)? {
                 let strings = indexed_values(&def, &values)?;
                 new_fields.push((def, strings));
-                continue;
             }
+            continue;
         };
-        // A text field not indexed is kept in the source only; others keep their doc values.
-        if def.index || def.kind != FieldKind::Text {
-            let strings = indexed_values(def, &values)?;
-            if !strings.is_empty() {
-                fields.push((current.field_id(&name).expect("known"), strings));
+        if current.field(id).multi_of.is_some() {
+            // A multi-field takes its parent's values, not the source's.
+            let reason = format!("`{name}` is a multi-field of another field: it is not given in a document");
+            return Err(Error::invalid_field(&name, reason));
+        }
+        for &field in std::iter::once(&id).chain(current.multi_fields(id)) {
+            let def = current.field(field);
+            // A text field not indexed is kept in the source only; others keep their doc values.
+            if def.index || def.kind != FieldKind::Text {
+                let strings = indexed_values(def, &values)?;
+                if !strings.is_empty() {
+                    fields.push((field, strings));
+                }
             }
         }
     }
@@ -96,10 +102,14 @@ pub(crate) fn parse_document(
     Ok((ParsedDoc { stored: record::encode(&id, line.trim()), id, fields }, current))
 }
 
-/// The indexed forms of a field's values (nulls left out), or why one does not fit its type.
+/// The indexed forms of a field's values (nulls, and keywords longer than
+/// its `ignore_above`, left out), or why one does not fit its type.
 fn indexed_values(def: &FieldDef, values: &[&Value]) -> Result<Vec<String>> {
-    let out: Vec<String> =
+    let mut out: Vec<String> =
         values.iter().filter(|v| !v.is_null()).map(|v| field_value(def, v)).collect::<Result<_>>()?;
+    if let Some(most) = def.ignore_above {
+        out.retain(|s| s.chars().count() <= most as usize);
+    }
     if def.kind == FieldKind::Binary && out.len() > 1 {
         let reason =
             format!("field `{}` is binary: it takes one value a document, not {}", def.name, out.len());

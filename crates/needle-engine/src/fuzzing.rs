@@ -376,8 +376,10 @@ fn base_index() -> &'static Vec<(String, Vec<u8>)> {
     static BASE: OnceLock<Vec<(String, Vec<u8>)>> = OnceLock::new();
     BASE.get_or_init(|| {
         let dir = scratch("base");
-        let mapping =
-            r#"{"properties": {"kind": {"type": "keyword"}, "day": {"type": "date"}, "blob": {"type": "binary"}}}"#;
+        // Every field mapped, in the order the import added them when they were dynamic: the
+        // seeds' files hold these field ids.
+        let mapping = r#"{"properties": {"kind": {"type": "keyword"}, "day": {"type": "date"}, "blob": {"type": "binary"},
+            "year": {"type": "long"}, "title": {"type": "text"}, "body": {"type": "text"}, "tag": {"type": "text"}}}"#;
         let mapping = Schema::from_mapping(mapping).expect("the base mapping is valid");
         let index = Index::open_or_create(&dir, Some(mapping)).expect("the base index is created");
         let writer = index

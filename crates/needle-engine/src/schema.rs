@@ -105,9 +105,56 @@ pub struct FieldDef {
     /// A date field's `format` (see `date_format.rs`); `None`: Elasticsearch's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// A multi-field's parent (Elasticsearch's `fields`): the field whose
+    /// values it indexes its own way, named `parent.name`; it is not in the
+    /// source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multi_of: Option<String>,
+    /// A keyword field's `ignore_above`: values longer than this many
+    /// characters are kept in the source only (neither indexed nor in doc values).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_above: Option<u32>,
 }
 
 impl FieldDef {
+    /// A field of `kind` named `name` with every option at its default.
+    pub fn plain(name: &str, kind: FieldKind) -> FieldDef {
+        FieldDef {
+            name: name.to_string(),
+            kind,
+            index: true,
+            analyzer: None,
+            stopwords: None,
+            format: None,
+            multi_of: None,
+            ignore_above: None,
+        }
+    }
+}
+
+impl FieldDef {
+    /// The field's own options as Elasticsearch shows them in a mapping.
+    fn to_mapping(&self) -> serde_json::Map<String, Value> {
+        let mut def = serde_json::Map::new();
+        def.insert("type".into(), Value::String(self.kind.name().into()));
+        if !self.index {
+            def.insert("index".into(), Value::Bool(false));
+        }
+        if let Some(a) = &self.analyzer {
+            def.insert("analyzer".into(), Value::String(a.clone()));
+        }
+        if let Some(words) = &self.stopwords {
+            def.insert("stopwords".into(), serde_json::json!(words));
+        }
+        if let Some(format) = &self.format {
+            def.insert("format".into(), Value::String(format.clone()));
+        }
+        if let Some(n) = self.ignore_above {
+            def.insert("ignore_above".into(), Value::from(n));
+        }
+        def
+    }
+
     /// How the field's dates are read and shown: its mapping's `format`, or the default.
     pub fn date_format(&self) -> DateFormat {
         let mapped = self.format.as_deref().and_then(|f| DateFormat::new(f).ok());
@@ -192,6 +239,9 @@ pub struct Schema {
     analyzers: Vec<Option<Arc<Analyzer>>>,
     #[serde(skip)]
     by_name: HashMap<String, FieldId>,
+    /// Each field's multi-fields (see [`FieldDef::multi_of`]), by the parent's id.
+    #[serde(skip)]
+    multi: HashMap<FieldId, Vec<FieldId>>,
 }
 
 impl PartialEq for Schema {
@@ -202,14 +252,7 @@ impl PartialEq for Schema {
 
 impl Default for Schema {
     fn default() -> Self {
-        let id = FieldDef {
-            name: "_id".into(),
-            kind: FieldKind::Keyword,
-            index: true,
-            analyzer: None,
-            stopwords: None,
-            format: None,
-        };
+        let id = FieldDef::plain("_id", FieldKind::Keyword);
         Schema::from_fields(Dynamic::True, vec![id]).expect("the default schema is valid")
     }
 }
@@ -223,6 +266,7 @@ impl Schema {
             sort: None,
             analyzers: Vec::new(),
             by_name: HashMap::new(),
+            multi: HashMap::new(),
         };
         for f in fields {
             s.push(f)?;
@@ -342,6 +386,12 @@ impl Schema {
             }
             _ => None,
         };
+        if let Some(parent) = &f.multi_of {
+            let of = self.field_id(parent).ok_or_else(|| {
+                Error::invalid_field(&f.name, format!("a multi-field of `{parent}`, which is not mapped"))
+            })?;
+            self.multi.entry(of).or_default().push(id);
+        }
         self.by_name.insert(f.name.clone(), id);
         self.fields.push(f);
         self.analyzers.push(analyzer);
@@ -402,20 +452,16 @@ impl Schema {
     /// `properties`; `dynamic` when it is not the default.
     pub fn to_mapping(&self) -> Value {
         let mut properties = serde_json::Map::new();
-        for f in self.fields.iter().filter(|f| f.name != "_id") {
-            let mut def = serde_json::Map::new();
-            def.insert("type".into(), Value::String(f.kind.name().into()));
-            if !f.index {
-                def.insert("index".into(), Value::Bool(false));
-            }
-            if let Some(a) = &f.analyzer {
-                def.insert("analyzer".into(), Value::String(a.clone()));
-            }
-            if let Some(words) = &f.stopwords {
-                def.insert("stopwords".into(), serde_json::json!(words));
-            }
-            if let Some(format) = &f.format {
-                def.insert("format".into(), Value::String(format.clone()));
+        for (id, f) in self.fields.iter().enumerate().filter(|(_, f)| f.name != "_id" && f.multi_of.is_none())
+        {
+            let mut def = f.to_mapping();
+            let subs = self.multi_fields(id as FieldId);
+            if !subs.is_empty() {
+                let shown = subs.iter().map(|&s| {
+                    let sub = self.field(s);
+                    (sub.name[f.name.len() + 1..].to_string(), Value::Object(sub.to_mapping()))
+                });
+                def.insert("fields".into(), Value::Object(shown.collect()));
             }
             let mut parts: Vec<&str> = f.name.split('.').collect();
             let leaf = parts.pop().unwrap_or_default();
@@ -444,6 +490,11 @@ impl Schema {
         Value::Object(mapping)
     }
 
+    /// The multi-fields of field `id` (see [`FieldDef::multi_of`]).
+    pub fn multi_fields(&self, id: FieldId) -> &[FieldId] {
+        self.multi.get(&id).map_or(&[], Vec::as_slice)
+    }
+
     pub fn field_id(&self, name: &str) -> Option<FieldId> {
         self.by_name.get(name).copied()
     }
@@ -463,20 +514,20 @@ impl Schema {
             .collect()
     }
 
-    /// The definition a field found in a document gets, typed from its
-    /// value, when the schema is dynamic. `Ok(None)`: the field is to be left
-    /// unindexed. The schema is not changed (see [`SharedSchema::add_fields`]).
-    pub(crate) fn dynamic_def(&self, name: &str, sample: &Value) -> Result<Option<FieldDef>> {
+    /// The definitions a field found in a document gets, typed from its
+    /// value, when the schema is dynamic: the field's and its multi-fields'.
+    /// None: the field is to be left unindexed. The schema is not changed (see [`SharedSchema::add_fields`]).
+    pub(crate) fn dynamic_defs(&self, name: &str, sample: &Value) -> Result<Vec<FieldDef>> {
         let kind = match sample {
             Value::String(_) => FieldKind::Text,
             Value::Number(n) if n.is_i64() || n.is_u64() => FieldKind::Long,
             Value::Number(_) => FieldKind::Double,
             Value::Bool(_) => FieldKind::Boolean,
-            _ => return Ok(None),
+            _ => return Ok(Vec::new()),
         };
         match self.dynamic {
             Dynamic::True => {}
-            Dynamic::False => return Ok(None),
+            Dynamic::False => return Ok(Vec::new()),
             Dynamic::Strict => {
                 return Err(Error::invalid_field(
                     name,
@@ -484,14 +535,19 @@ impl Schema {
                 ));
             }
         }
-        Ok(Some(FieldDef {
-            name: name.to_string(),
-            kind,
-            index: true,
-            analyzer: None,
-            stopwords: None,
-            format: None,
-        }))
+        let mut defs = vec![FieldDef::plain(name, kind)];
+        // A string is text with its whole value as a keyword beside it (up to 256
+        // characters), as Elasticsearch maps one: what `terms` and sorts read.
+        let keyword = format!("{name}.keyword");
+        if kind == FieldKind::Text && self.field_id(&keyword).is_none() {
+            let sub = FieldDef {
+                multi_of: Some(name.to_string()),
+                ignore_above: Some(256),
+                ..FieldDef::plain(&keyword, FieldKind::Keyword)
+            };
+            defs.push(sub);
+        }
+        Ok(defs)
     }
 }
 
@@ -585,16 +641,40 @@ fn parse_properties(prefix: &str, properties: serde_json::Map<String, Value>) ->
                 }
                 out.extend(parse_properties(&format!("{full}."), inner)?);
             }
-            def => out.push(parse_field(&full, def)?),
+            def => out.extend(parse_field(&full, def)?),
         }
     }
     Ok(out)
 }
 
-fn parse_field(name: &str, def: Value) -> Result<FieldDef> {
+/// A field's definition, then its multi-fields' (its `fields`).
+fn parse_field(name: &str, def: Value) -> Result<Vec<FieldDef>> {
     let Value::Object(mut m) = def else {
         return Err(Error::invalid_field(name, "its mapping must be an object"));
     };
+    let subs = match m.remove("fields") {
+        None => serde_json::Map::new(),
+        Some(Value::Object(subs)) => subs,
+        Some(_) => return Err(Error::invalid_field(name, "mapping: `fields` must be an object")),
+    };
+    let mut defs = vec![parse_one_field(name, m)?];
+    for (sub, def) in subs {
+        let full = format!("{name}.{sub}");
+        if def.get("fields").is_some() || def.get("properties").is_some() {
+            return Err(Error::invalid_field(
+                &full,
+                "mapping: a multi-field has no `fields` or `properties` of its own",
+            ));
+        }
+        let Value::Object(m) = def else {
+            return Err(Error::invalid_field(&full, "its mapping must be an object"));
+        };
+        defs.push(FieldDef { multi_of: Some(name.to_string()), ..parse_one_field(&full, m)? });
+    }
+    Ok(defs)
+}
+
+fn parse_one_field(name: &str, mut m: serde_json::Map<String, Value>) -> Result<FieldDef> {
     let bad = |what: &str| Error::invalid_field(name, format!("mapping: {what}"));
     let kind = match m.remove("type") {
         Some(Value::String(t)) => FieldKind::parse(&t).ok_or_else(|| {
@@ -643,13 +723,31 @@ fn parse_field(name: &str, def: Value) -> Result<FieldDef> {
         }
         Some(_) => return Err(bad("`format` must be a string, on a date field")),
     };
+    let ignore_above = match m.remove("ignore_above") {
+        None => None,
+        Some(n) if kind == FieldKind::Keyword => Some(
+            n.as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| bad("`ignore_above` must be a count of characters"))?,
+        ),
+        Some(_) => return Err(bad("`ignore_above` is an option of keyword fields")),
+    };
     if let Some(key) = m.keys().next() {
         return Err(bad(&format!("unknown option `{key}`")));
     }
     if name == "_id" || name == "id" || name.is_empty() {
         return Err(bad("`id` and `_id` are reserved for the document id"));
     }
-    Ok(FieldDef { name: name.to_string(), kind, index, analyzer, stopwords, format })
+    Ok(FieldDef {
+        name: name.to_string(),
+        kind,
+        index,
+        analyzer,
+        stopwords,
+        format,
+        multi_of: None,
+        ignore_above,
+    })
 }
 
 /// Settings as (dotted key, value) pairs, nested objects flattened.
@@ -708,10 +806,49 @@ mod tests {
             (r#"{"properties":{"t":{"type":"text","boost":2}}}"#, "unknown option `boost`"),
             (r#"{"propertes":{}}"#, "unknown key `propertes`"),
             (r#"{"properties":{"t":{"type":"text","analyzer":"klingon"}}}"#, "unknown analyzer `klingon`"),
+            (
+                r#"{"properties":{"t":{"type":"long","ignore_above":3}}}"#,
+                "`ignore_above` is an option of keyword",
+            ),
+            (
+                r#"{"properties":{"t":{"type":"text","fields":{"k":{"type":"keyword","fields":{}}}}}}"#,
+                "no `fields`",
+            ),
+            (r#"{"properties":{"t":{"type":"text","fields":"k"}}}"#, "`fields` must be an object"),
             ("{", "not valid JSON"),
         ] {
             let err = Schema::from_mapping(m).unwrap_err().to_string();
             assert!(err.contains(want), "{m}: {err}");
         }
+    }
+
+    #[test]
+    fn multi_fields_read_back_as_shown_and_strings_get_a_keyword_beside_them() {
+        let mapping = r#"{"properties":{"t":{"type":"text","fields":{"raw":{"type":"keyword","ignore_above":10}}},"n":{"type":"long"}}}"#;
+        let s = Schema::from_mapping(mapping).unwrap();
+        let (t, raw) = (s.field_id("t").unwrap(), s.field_id("t.raw").unwrap());
+        assert_eq!(s.multi_fields(t), [raw]);
+        assert_eq!((s.field(raw).multi_of.as_deref(), s.field(raw).ignore_above), (Some("t"), Some(10)));
+        assert!(s.multi_fields(s.field_id("n").unwrap()).is_empty());
+        let shown = s.to_mapping();
+        assert_eq!(
+            shown["properties"]["t"]["fields"]["raw"],
+            serde_json::json!({"type": "keyword", "ignore_above": 10})
+        );
+        assert!(shown["properties"].get("t.raw").is_none(), "shown under its parent only");
+        assert_eq!(
+            Schema::from_mapping(&shown.to_string()).unwrap().to_mapping(),
+            shown,
+            "what is shown reads back"
+        );
+        let defs = s.dynamic_defs("city", &serde_json::json!("Paris")).unwrap();
+        let named: Vec<(&str, FieldKind, Option<u32>)> =
+            defs.iter().map(|d| (d.name.as_str(), d.kind, d.ignore_above)).collect();
+        assert_eq!(named, [("city", FieldKind::Text, None), ("city.keyword", FieldKind::Keyword, Some(256))]);
+        assert_eq!(
+            s.dynamic_defs("m", &serde_json::json!(3)).unwrap().len(),
+            1,
+            "a number has no keyword beside it"
+        );
     }
 }

@@ -129,6 +129,11 @@ pub fn in_place_field(schema: &Schema, field: &str) -> Result<FieldId> {
         );
         return Err(Error::invalid_field(field, reason));
     }
+    if def.multi_of.is_some() || !schema.multi_fields(id).is_empty() {
+        let reason =
+            format!("field [{}] has multi-fields or is one: changing it re-indexes the document", shown());
+        return Err(Error::invalid_field(field, reason));
+    }
     Ok(id)
 }
 

@@ -22,6 +22,22 @@ use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
 
+/// `query` as OpenSearch scores it: a term on a keyword field (from `term`,
+/// `match`, `multi_match` or the query string) scores 1 for each match, as
+/// OpenSearch 3.8's keyword fields answer, where the engine, as a Lucene term
+/// query, scores it by BM25. What only filters is unchanged by this.
+pub fn scored_as_opensearch(query: Query, schema: &Schema) -> Query {
+    let mut constant = |leaf: Query| {
+        Ok::<_, std::convert::Infallible>(match leaf {
+            Query::Term(t) if schema.field(t.field).kind == FieldKind::Keyword => {
+                Query::Constant(Box::new(Query::Term(t)))
+            }
+            other => other,
+        })
+    };
+    query.try_map_leaves(&mut constant).unwrap_or_else(|never| match never {})
+}
+
 /// The query of a JSON query object.
 pub fn query(v: &Value, schema: &Schema) -> ApiResult<Query> {
     let (kind, body) = single_key(v, "query")?;
@@ -1093,6 +1109,17 @@ mod tests {
             q(json!({"match": {"year": 1999}})).unwrap(),
             Query::term(s.field_id("year").unwrap(), "1999")
         );
+    }
+
+    #[test]
+    fn keyword_terms_score_one_as_opensearch_scores_them() {
+        let s = schema();
+        let tag = s.field_id("tag").unwrap();
+        let parsed =
+            q(json!({"bool": {"should": [{"term": {"tag": "a"}}, {"match": {"title": "fox"}}]}})).unwrap();
+        let Query::Bool(b) = scored_as_opensearch(parsed, &s) else { panic!() };
+        assert_eq!(b.should[0], Query::Constant(Box::new(Query::term(tag, "a"))));
+        assert!(matches!(b.should[1], Query::Term(_)), "a text field's term keeps BM25");
     }
 
     #[test]

@@ -343,9 +343,13 @@ def call(base, method, path, body=None, ndjson=False):
 
 
 def call_with_status(base, method, path, body=None):
-    """A JSON request's status and JSON answer."""
-    data = None if body is None else json.dumps(body).encode()
-    headers = {"content-type": "application/json"} if body is not None else {}
+    """A JSON request's status and JSON answer (a body that is a string is
+    sent as it is, as NDJSON: a `_bulk` request's)."""
+    if isinstance(body, str):
+        data, headers = body.encode(), {"content-type": "application/x-ndjson"}
+    else:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"content-type": "application/json"} if body is not None else {}
     req = urllib.request.Request(base + path, data=data, method=method, headers=headers)
     try:
         with urllib.request.urlopen(req) as r:

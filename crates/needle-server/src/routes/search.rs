@@ -822,7 +822,7 @@ pub(crate) fn explanation_json(e: &needle_engine::Explanation) -> Value {
 /// The query of a request: its DSL query, the `q` parameter's query string, or all documents.
 pub(crate) fn query_of(query: &Option<Value>, searcher: &Searcher) -> ApiResult<Query> {
     match query {
-        Some(q) => dsl::query(q, searcher.schema()),
+        Some(q) => dsl::query(q, searcher.schema()).map(|q| dsl::scored_as_opensearch(q, searcher.schema())),
         None => Ok(Query::MatchAll),
     }
 }

@@ -12,6 +12,7 @@ mod opensearch_aliases;
 mod opensearch_analyze;
 mod opensearch_dfs;
 mod opensearch_field_caps;
+mod opensearch_multi_fields;
 mod opensearch_parity;
 mod opensearch_queries;
 mod opensearch_reindex;

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use crate::harness::TestServer;
-use crate::opensearch_queries::replay_steps;
+use crate::opensearch_queries::{compare, replay_steps};
 
 fn golden() -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/opensearch/aliases.json");
@@ -56,6 +56,6 @@ fn aliases_with_filters_routing_and_a_write_index_answer_as_opensearch() {
     for (k, name) in names.iter().enumerate() {
         s.load_sotu_share(name.as_str().unwrap(), golden["mapping"].clone(), (k, names.len()));
     }
-    let failures = replay_steps(&s, &golden["cases"], shaped, |_, _| Vec::new());
+    let failures = replay_steps(&s, &golden["cases"], shaped, compare);
     assert!(failures.is_empty(), "{} steps differ:\n{}", failures.len(), failures.join("\n"));
 }

@@ -66,19 +66,27 @@ fn compare_explanations(want: &Value, got: &Value) -> Vec<String> {
 
 /// Sends Needle each recorded step of `cases` (method, path, body) in turn and
 /// lists the steps whose answer is not OpenSearch's: a different status, hits
-/// that differ (`compare`, then `more`), or another answer that `shaped` does
-/// not make equal to the recorded one.
+/// that differ (as `hits` compares them: [`compare`], or more), or another
+/// answer that `shaped` does not make equal to the recorded one.
 pub(crate) fn replay_steps(
     s: &crate::harness::TestServer,
     cases: &Value,
     shaped: fn(&Value) -> Value,
-    more: fn(&Value, &Value) -> Vec<String>,
+    hits: fn(&Value, &Value) -> Vec<String>,
 ) -> Vec<String> {
     let mut failures = Vec::new();
     for case in cases.as_array().unwrap() {
         let (method, path) = (case["method"].as_str().unwrap(), case["path"].as_str().unwrap());
-        let body = Some(case["body"].clone()).filter(|b| !b.is_null());
-        let (status, answer) = s.json(method, path, body);
+        let (status, answer) = match &case["body"] {
+            // NDJSON (a `_bulk` request's body), sent as it is.
+            Value::String(lines) => {
+                let reply =
+                    s.call_with(method, path, Some(lines), &[("content-type", "application/x-ndjson")]);
+                (reply.status, reply.json())
+            }
+            Value::Null => s.json(method, path, None),
+            body => s.json(method, path, Some(body.clone())),
+        };
         let what = format!("{method} {path} {}", case["body"]);
         if u64::from(status) != case["status"] {
             failures.push(format!("{what}: status {status} (OpenSearch {}): {answer}", case["status"]));
@@ -86,7 +94,7 @@ pub(crate) fn replay_steps(
         }
         let want = &case["answer"];
         let diffs = match answer.get("hits") {
-            Some(_) => [compare(want, &answer), more(want, &answer)].concat(),
+            Some(_) => hits(want, &answer),
             None if shaped(&answer) == *want => Vec::new(),
             None => vec![format!("OpenSearch {want}\n    Needle {}", shaped(&answer))],
         };

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use crate::harness::TestServer;
-use crate::opensearch_queries::replay_steps;
+use crate::opensearch_queries::{compare, replay_steps};
 
 fn golden() -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/opensearch/reindex.json");
@@ -47,9 +47,10 @@ fn shaped(answer: &Value) -> Value {
     answer.clone()
 }
 
-/// The hits' sources where OpenSearch's answer kept them (the hits' third element).
-fn source_diffs(want: &Value, got: &Value) -> Vec<String> {
-    let mut diffs = Vec::new();
+/// The hits' differences: ids and scores ([`compare`]), and the sources
+/// where OpenSearch's answer kept them (the hits' third element).
+fn hit_diffs(want: &Value, got: &Value) -> Vec<String> {
+    let mut diffs = compare(want, got);
     for w in want["hits"].as_array().unwrap().iter().filter(|w| w.get(2).is_some()) {
         let found = got["hits"]["hits"].as_array().unwrap().iter().find(|h| h["_id"] == w[0]);
         if let Some(g) = found.filter(|g| g["_source"] != w[2]) {
@@ -64,6 +65,6 @@ fn reindex_answers_as_opensearch() {
     let golden = golden();
     let s = TestServer::start();
     s.load_sotu_share(golden["source"].as_str().unwrap(), golden["mapping"].clone(), (0, 1));
-    let failures = replay_steps(&s, &golden["cases"], shaped, source_diffs);
+    let failures = replay_steps(&s, &golden["cases"], shaped, hit_diffs);
     assert!(failures.is_empty(), "{} steps differ:\n{}", failures.len(), failures.join("\n"));
 }

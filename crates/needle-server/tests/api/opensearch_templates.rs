@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use crate::harness::TestServer;
-use crate::opensearch_queries::replay_steps;
+use crate::opensearch_queries::{compare, replay_steps};
 
 fn golden() -> Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/opensearch/templates.json");
@@ -50,7 +50,7 @@ fn shaped(answer: &Value) -> Value {
 fn templates_answer_as_opensearch() {
     let golden = golden();
     let s = TestServer::start();
-    let failures = replay_steps(&s, &golden["cases"], shaped, |_, _| Vec::new());
+    let failures = replay_steps(&s, &golden["cases"], shaped, compare);
     assert!(failures.is_empty(), "{} steps differ:\n{}", failures.len(), failures.join("\n"));
 }
 

@@ -1,0 +1,69 @@
+//! Multi-fields (a mapping's `fields`, `ignore_above`, and the keyword a
+//! dynamic mapping puts beside every string), answered as a real OpenSearch
+//! node answers them: `tests/golden/opensearch/multi_fields.json` holds
+//! OpenSearch 3.8's answers (recorded by `multi_fields.py` beside it) to the
+//! mappings shown, term queries, `exists`, sorts and `terms` aggregations on
+//! sub-fields, an update of a field that has one, and the errors. Needle gets
+//! the same requests in the same order, and each answer must be OpenSearch's:
+//! its status, then its hits (ids, scores, sort values) and buckets, the
+//! mapping whole or the error type, as `multi_fields.py` shapes them.
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use crate::harness::TestServer;
+use crate::opensearch_queries::replay_steps;
+
+fn golden() -> Value {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/opensearch/multi_fields.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Needle's answer as `multi_fields.py` shapes OpenSearch's (see `shaped` there).
+fn shaped(answer: &Value) -> Value {
+    if let Some(hits) = answer["hits"]["hits"].as_array() {
+        let ids: Vec<Value> = hits.iter().map(|h| json!([h["_id"], h["_score"]])).collect();
+        let sorts: Vec<Value> = hits.iter().map(|h| h.get("sort").cloned().unwrap_or(Value::Null)).collect();
+        let aggs: serde_json::Map<String, Value> = answer["aggregations"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| {
+                let buckets =
+                    v["buckets"].as_array().unwrap().iter().map(|b| json!([b["key"], b["doc_count"]]));
+                (k.clone(), Value::Array(buckets.collect()))
+            })
+            .collect();
+        return json!({"total": answer["hits"]["total"]["value"], "hits": ids, "sorts": sorts, "aggs": aggs});
+    }
+    if let Some(kind) = answer["error"].get("type") {
+        return json!({"error": kind});
+    }
+    if let Some(errors) = answer.get("errors").filter(|_| answer.get("items").is_some()) {
+        return json!({"errors": errors});
+    }
+    for key in ["result", "acknowledged"] {
+        if let Some(v) = answer.get(key) {
+            return json!({key: v});
+        }
+    }
+    answer.clone()
+}
+
+/// Hits compared whole, as shaped: ids in order, scores, sort values, buckets.
+fn shaped_diffs(want: &Value, got: &Value) -> Vec<String> {
+    match shaped(got) == *want {
+        true => Vec::new(),
+        false => vec![format!("OpenSearch {want}\n    Needle {}", shaped(got))],
+    }
+}
+
+#[test]
+fn multi_fields_answer_as_opensearch() {
+    let golden = golden();
+    let s = TestServer::start();
+    let failures = replay_steps(&s, &golden["cases"], shaped, shaped_diffs);
+    assert!(failures.is_empty(), "{} steps differ:\n{}", failures.len(), failures.join("\n"));
+}
