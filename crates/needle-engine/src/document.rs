@@ -20,6 +20,9 @@ pub const MAX_ID_BYTES: usize = 512;
 /// A document ready for a segment builder.
 pub(crate) struct ParsedDoc {
     pub id: String,
+    /// Whether `id` is the source's `id` field (no `_id` was given): a
+    /// replay of the source alone finds it again, and that field is not indexed.
+    pub id_in_source: bool,
     pub fields: Vec<(FieldId, Vec<String>)>,
     pub stored: Vec<u8>,
 }
@@ -40,7 +43,14 @@ pub(crate) fn parse_document(
     let Value::Object(mut object) = value else {
         return Err(Error::invalid("a document must be a JSON object"));
     };
-    let id = match (given_id, object.remove("id")) {
+    // Given an `_id` (a server's write, a log's replay), an `id` field is a field like any other,
+    // as in Elasticsearch; otherwise (a JSON lines import, an add) it is the `_id`.
+    let from_source = match given_id {
+        Some(_) => None,
+        None => object.remove("id"),
+    };
+    let id_in_source = from_source.as_ref().is_some_and(|v| !v.is_null());
+    let id = match (given_id, from_source) {
         (Some(id), _) => id.to_string(),
         (None, None | Some(Value::Null)) => generated_id(),
         (None, Some(Value::String(s))) if !s.is_empty() && s.len() <= MAX_ID_BYTES => s,
@@ -99,7 +109,7 @@ pub(crate) fn parse_document(
         fields.push((current.field_id(&def.name).expect("just added"), strings));
     }
     fields.sort_by_key(|(f, _)| *f);
-    Ok((ParsedDoc { stored: record::encode(&id, line.trim()), id, fields }, current))
+    Ok((ParsedDoc { stored: record::encode(&id, line.trim()), id, id_in_source, fields }, current))
 }
 
 /// The indexed forms of a field's values (nulls, and keywords longer than
@@ -299,5 +309,19 @@ mod tests {
         let message = |line: &str| parse_document(line, &schema, None).err().unwrap().to_string();
         assert!(message("[1]").contains("JSON object"));
         assert!(message("{").contains("malformed JSON"));
+    }
+
+    #[test]
+    fn id_is_the_id_in_an_import_and_a_field_when_the_id_is_given() {
+        let schema = SharedSchema::new(Schema::default());
+        let (doc, s) = parse_document(r#"{"id":"a","n":1}"#, &schema, None).unwrap();
+        assert_eq!((doc.id.as_str(), doc.id_in_source), ("a", true));
+        assert!(s.field_id("id").is_none(), "the `_id` only");
+        let (doc, s) = parse_document(r#"{"id":"a","n":1}"#, &schema, Some("x")).unwrap();
+        assert_eq!((doc.id.as_str(), doc.id_in_source), ("x", false));
+        let field = s.field_id("id").expect("a field like any other");
+        assert_eq!(doc.fields.iter().find(|(f, _)| *f == field).unwrap().1, ["a"]);
+        let (doc, _) = parse_document(r#"{"n":2}"#, &schema, None).unwrap();
+        assert!(!doc.id_in_source && !doc.id.is_empty(), "a generated `_id` is not the source's");
     }
 }

@@ -13,7 +13,8 @@ use crate::zone::Zone;
 
 impl QueryFields for Schema {
     fn field_id(&self, name: &str) -> Option<FieldId> {
-        let name = if name == "id" { "_id" } else { name };
+        // `id` names the `_id` unless the index has a field of that name (a server's documents).
+        let name = if name == "id" && Schema::field_id(self, "id").is_none() { "_id" } else { name };
         // Not indexed: a text field is in the source only; others are doc values.
         Schema::field_id(self, name).filter(|&f| self.field(f).index || self.field(f).kind != FieldKind::Text)
     }

@@ -735,8 +735,8 @@ fn parse_one_field(name: &str, mut m: serde_json::Map<String, Value>) -> Result<
     if let Some(key) = m.keys().next() {
         return Err(bad(&format!("unknown option `{key}`")));
     }
-    if name == "_id" || name == "id" || name.is_empty() {
-        return Err(bad("`id` and `_id` are reserved for the document id"));
+    if name == "_id" || name.is_empty() {
+        return Err(bad("`_id` is reserved for the document id"));
     }
     Ok(FieldDef {
         name: name.to_string(),

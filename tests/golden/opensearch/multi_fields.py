@@ -3,7 +3,7 @@
 (a mapping's `fields`, `ignore_above`, and the keyword beside every string a
 dynamic mapping makes): the mappings shown, term queries, `exists`, sorts
 and `terms` aggregations on the sub-fields, an update of a field that has
-one, the errors; for `crates/needle-server/tests/api/opensearch_multi_fields.rs`
+one, the errors, and a field named `id` beside the `_id`; for `crates/needle-server/tests/api/opensearch_multi_fields.rs`
 to replay on Needle and compare step by step: the status, then the hits
 (count, ids and scores), their sort values and the aggregations' buckets,
 a mapping whole, or the error's type.
@@ -58,6 +58,12 @@ def steps():
         ("PUT", "/needle-mf-bad", {"mappings": {"properties": {"a": {"type": "text", "fields": {"k": {"type": "nope"}}}}}}),
         ("PUT", "/needle-mf-bad", {"mappings": {"properties": {"a": {"type": "long", "ignore_above": 3}}}}),
         ("PUT", "/needle-mf-bad", {"mappings": {"properties": {"a": {"type": "text", "fields": "k"}}}}),
+        ("PUT", "/needle-mf-id", {"mappings": {"properties": {"id": {"type": "keyword"}}}}),
+        ("PUT", "/needle-mf-id/_doc/x?refresh=true", {"id": "abc", "n": 1}),
+        ("PUT", "/needle-mf-id/_doc/y?refresh=true", {"id": "def", "n": 2}),
+        ("POST", "/needle-mf-id/_search", {"query": {"term": {"id": "abc"}}}),
+        ("POST", "/needle-mf-id/_search", {"query": {"ids": {"values": ["y"]}}}),
+        ("GET", "/needle-mf-id/_mapping", None),
     ]
 
 
@@ -82,10 +88,10 @@ def shaped(answer):
 
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    for index in [INDEX, "needle-mf-bad"]:
+    for index in [INDEX, "needle-mf-bad", "needle-mf-id"]:
         call(base, "DELETE", f"/{index}")
     name, cases = record_steps(base, steps(), shaped)
-    for index in [INDEX, "needle-mf-bad"]:
+    for index in [INDEX, "needle-mf-bad", "needle-mf-id"]:
         call(base, "DELETE", f"/{index}")
     print_golden([("node", name)], cases)
 

@@ -4,11 +4,13 @@ requests from an index holding the bundled State of the Union corpus (into
 new indexes and existing ones, with a query (one matching nothing, which
 makes no index), `max_docs`, `op_type: create`
 with and without `conflicts: proceed`, part of each source, two sources at
-once, a filtered alias as the source; then counts and searches of what
+once, a filtered alias as the source, a destination whose mapping refuses the
+documents; then counts and searches of what
 arrived; the errors), for `crates/needle-server/tests/api/opensearch_reindex.rs`
 to replay on Needle and compare, step by step: the status, then the counts
 of a reindex (total, created, updated, version conflicts, batches, failures),
-the hits (count, ids, scores and any source), the count, or the error's
+the hits (count, ids, scores and any source), the count, an
+acknowledgement, or the error's
 type. Which documents come first in an index is OpenSearch's merge's choice,
 so nothing compared hangs on it: hits are compared as sets, failures sorted,
 and what `max_docs` took is counted.
@@ -24,8 +26,8 @@ from record import call_with_status as call, load_corpus_split, print_golden, re
 
 SOURCE = "needle-reindex-src"
 MAPPING = {"properties": {"title": {"type": "text"}, "body": {"type": "text"}}}
-DESTS = [f"needle-reindex-{n}" for n in range(1, 8)]
-D1, D2, D3, D4, D5, D6, D7 = DESTS
+DESTS = [f"needle-reindex-{n}" for n in range(1, 9)]
+D1, D2, D3, D4, D5, D6, D7, D8 = DESTS
 
 
 def search(index, query, size=250, source=False):
@@ -71,6 +73,9 @@ def steps():
         reindex({"index": "needle-reindex-none"}, {"index": D6}),
         reindex({"index": SOURCE}, {}),
         reindex({"index": SOURCE}, {"index": "Needle-Upper"}),
+        ("PUT", f"/{D8}", {"mappings": {"properties": {"title": {"type": "long"}}}}),
+        reindex({"index": SOURCE, "size": 50}, {"index": D8}),
+        ("GET", f"/{D8}/_count", None),
         reindex({"index": SOURCE}, {"index": D6}, max_docs=0),
         reindex({"index": SOURCE}, {"index": D6}, conflicts="maybe"),
         reindex({"index": SOURCE}, {"index": D6, "op_type": "upsert"}),
@@ -92,6 +97,8 @@ def shaped(answer):
         return {"error": answer["error"]["type"]}
     if isinstance(answer, dict) and "count" in answer:
         return {"count": answer["count"]}
+    if isinstance(answer, dict) and "acknowledged" in answer:
+        return {"acknowledged": answer["acknowledged"]}
     if isinstance(answer, dict) and "batches" in answer:
         keys = ["total", "created", "updated", "deleted", "batches", "version_conflicts", "noops"]
         failures = sorted([f["id"], f["cause"]["type"], f["status"]] for f in answer["failures"])

@@ -564,6 +564,9 @@ impl Core {
         let shared = &self.index.shared;
         let (doc, schema) = parse_document(json, &shared.schema, id)?;
         let id = doc.id.clone();
+        // An `_id` the source's `id` gave is found there again by a replay, which then
+        // indexes the same fields (given the `_id`, it would index `id` as a field).
+        let logged_id = (!doc.id_in_source).then(|| id.clone());
         let mut analyzed = analyze(doc, &schema);
         // The segment's share of the work, done before the lock that searches wait for.
         analyzed.prepare(schema.bloom_params().as_ref());
@@ -572,7 +575,7 @@ impl Core {
             let mut set = shared.set.lock();
             self.check_writable()?;
             let written = set.write(&id, Some(analyzed), condition, self.options.tail_docs)?;
-            self.log(written.lsn, || Record::Add { id: Some(id.clone()), json: json.to_string() });
+            self.log(written.lsn, || Record::Add { id: logged_id.clone(), json: json.to_string() });
             (written, self.over_budget(&set))
         };
         self.nudge_if(due);

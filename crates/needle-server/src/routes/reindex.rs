@@ -5,9 +5,12 @@
 //! made, with dynamic mappings, when it does not exist, as a write makes it.
 //!
 //! `dest.op_type: create` writes only the `_id`s the destination lacks; one
-//! it has is a version conflict, which ends the run (a 409 naming it; what
-//! was written stays) unless `conflicts: proceed`, which counts it and goes
-//! on until `max_docs` documents are written. `source._source` keeps part of
+//! it has is a version conflict, which ends the run after its batch (a 409
+//! listing the batch's conflicts; what was written stays) unless `conflicts:
+//! proceed`, which counts it and goes on until `max_docs` documents are
+//! written. A document the destination refuses (a value its mapping cannot
+//! take, a name no index can have) is listed in `failures` and ends the run
+//! after its batch too, as a bulk request's items fail alone. `source._source` keeps part of
 //! each document. Not supported yet, and refused by name: a `script`, a
 //! remote source, slices, an ingest pipeline, external versions, running as
 //! a task (`wait_for_completion=false`) and indexes of a cluster.
@@ -144,7 +147,15 @@ impl Copying<'_> {
                     self.tally.failures.push(conflict(&dest.name, id, &e.to_string()));
                 }
             }
-            Err(e) => return Err(about_index(e.into(), &dest)),
+            Err(e) => {
+                // A document the destination refuses (a value its mapping cannot take) fails
+                // alone, as in a bulk request; what is wrong with the server ends the run.
+                let e = about_index(e.into(), &dest);
+                match e.status.is_client_error() {
+                    true => self.tally.failures.push(failure(&dest.name, id, &e)),
+                    false => return Err(e),
+                }
+            }
         }
         Ok(())
     }

@@ -3,7 +3,8 @@
 //! node answers them: `tests/golden/opensearch/multi_fields.json` holds
 //! OpenSearch 3.8's answers (recorded by `multi_fields.py` beside it) to the
 //! mappings shown, term queries, `exists`, sorts and `terms` aggregations on
-//! sub-fields, an update of a field that has one, and the errors. Needle gets
+//! sub-fields, an update of a field that has one, the errors, and a field
+//! named `id` beside the `_id`. Needle gets
 //! the same requests in the same order, and each answer must be OpenSearch's:
 //! its status, then its hits (ids, scores, sort values) and buckets, the
 //! mapping whole or the error type, as `multi_fields.py` shapes them.

@@ -35,8 +35,10 @@ fn shaped(answer: &Value) -> Value {
         return json!({"count": count});
     }
     if let Some(failures) = answer.get("failures").and_then(Value::as_array) {
-        let mut listed: Vec<Value> =
-            failures.iter().map(|f| json!([f["id"], f["cause"]["type"], f["status"]])).collect();
+        let mut listed: Vec<Value> = failures
+            .iter()
+            .map(|f| json!([f["id"], kind_as_opensearch(&f["cause"]["type"]), f["status"]]))
+            .collect();
         listed.sort_by_key(|f| f.to_string());
         let mut shaped = json!({"failures": listed});
         for key in ["total", "created", "updated", "deleted", "batches", "version_conflicts", "noops"] {
@@ -45,6 +47,16 @@ fn shaped(answer: &Value) -> Value {
         return shaped;
     }
     answer.clone()
+}
+
+/// An error type as OpenSearch names it: a document its mapping refuses is a
+/// `document_parsing_exception` to Needle, as to Elasticsearch 8, and a
+/// `mapper_parsing_exception` to OpenSearch.
+fn kind_as_opensearch(kind: &Value) -> Value {
+    match kind.as_str() {
+        Some("document_parsing_exception") => json!("mapper_parsing_exception"),
+        _ => kind.clone(),
+    }
 }
 
 /// The hits' differences: ids and scores ([`compare`]), and the sources
