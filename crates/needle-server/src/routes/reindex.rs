@@ -58,10 +58,9 @@ fn run(app: &Shared, call: &Call) -> ApiResult<Response> {
         return Err(ApiError::illegal_argument("[_reindex] is not supported yet by Needle on a cluster"));
     }
     let sources = app.catalog.resolve_filtered(&asked.source)?;
+    // The destination, or an alias's write index, among the sources (a new one cannot be).
     let existing = app.catalog.get(&asked.dest).ok();
-    let reading = |s: &&Reached| {
-        s.handle.name == asked.dest || existing.as_ref().is_some_and(|d| Arc::ptr_eq(d, &s.handle))
-    };
+    let reading = |s: &&Reached| existing.as_ref().is_some_and(|d| Arc::ptr_eq(d, &s.handle));
     if let Some(same) = sources.iter().find(reading) {
         let reason = format!("reindex cannot write into an index its reading from [{}]", same.handle.name);
         return Err(validation(&reason));

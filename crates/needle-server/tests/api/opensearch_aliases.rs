@@ -8,16 +8,13 @@
 //! and each answer must be OpenSearch's: its status, then its hits (count,
 //! ids, scores), count, error type or whole answer, as `aliases.py` shapes it.
 
-use std::path::PathBuf;
-
 use serde_json::{json, Value};
 
 use crate::harness::TestServer;
 use crate::opensearch_queries::{compare, replay_steps};
 
 fn golden() -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/opensearch/aliases.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    crate::opensearch_queries::recorded("aliases")
 }
 
 /// Needle's answer as `aliases.py` shapes OpenSearch's (see `shaped` there).

@@ -9,17 +9,13 @@
 //! its status, then its hits (ids, scores, sort values) and buckets, the
 //! mapping whole or the error type, as `multi_fields.py` shapes them.
 
-use std::path::PathBuf;
-
 use serde_json::{json, Value};
 
 use crate::harness::TestServer;
 use crate::opensearch_queries::replay_steps;
 
 fn golden() -> Value {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/opensearch/multi_fields.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    crate::opensearch_queries::recorded("multi_fields")
 }
 
 /// Needle's answer as `multi_fields.py` shapes OpenSearch's (see `shaped` there).

@@ -18,9 +18,15 @@ use crate::harness::TestServer;
 
 const INDEX: &str = "needle-queries";
 
-fn golden() -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/opensearch/queries.json");
+/// A real OpenSearch node's recorded answers: `tests/golden/opensearch/NAME.json`.
+pub(crate) fn recorded(name: &str) -> Value {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../tests/golden/opensearch/{name}.json"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn golden() -> Value {
+    recorded("queries")
 }
 
 pub(crate) fn close(a: f64, b: f64) -> bool {

@@ -9,16 +9,13 @@
 //! status, then a reindex's counts and failures, the hits (count, ids,
 //! scores, sources), the count or the error type, as `reindex.py` shapes it.
 
-use std::path::PathBuf;
-
 use serde_json::{json, Value};
 
 use crate::harness::TestServer;
 use crate::opensearch_queries::{compare, replay_steps};
 
 fn golden() -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/opensearch/reindex.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    crate::opensearch_queries::recorded("reindex")
 }
 
 /// Needle's answer as `reindex.py` shapes OpenSearch's (see `shaped` there).

@@ -7,16 +7,13 @@
 //! mapping or alias `GET`, the kept settings of a `_settings` `GET`, an
 //! acknowledgement, a write's index and result or the error type, as `templates.py` shapes it.
 
-use std::path::PathBuf;
-
 use serde_json::{json, Value};
 
 use crate::harness::TestServer;
 use crate::opensearch_queries::{compare, replay_steps};
 
 fn golden() -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/golden/opensearch/templates.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    crate::opensearch_queries::recorded("templates")
 }
 
 /// Needle's answer as `templates.py` shapes OpenSearch's (see `shaped` there).
