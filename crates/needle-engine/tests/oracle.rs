@@ -145,6 +145,21 @@ fn check_all(index: &Index, oracle: &Oracle, queries: &[Query], seed: u64, stage
             };
             assert_eq!(key(&top), key(&no_bloom), "Bloom filters changed the result; {ctx}");
         }
+        // The count alone (no hits) is counted without scoring: exactly, or up to a limit.
+        for track in [u64::MAX, 3] {
+            let count = index
+                .searcher()
+                .top_docs(q, SearchOptions { top_k: 0, track_total_hits: track, bloom: true })
+                .unwrap();
+            let all = expected.len() as u64;
+            let ctx = format!("seed {seed}, {stage}, query #{i} (count, track={track}): {q:?}");
+            assert!(count.hits.is_empty(), "{ctx}");
+            match all < track || track == u64::MAX {
+                true => assert_eq!((count.total, count.total_is_exact), (all, true), "count differs; {ctx}"),
+                // Past the limit, a lower bound at least the limit.
+                false => assert!((track..=all).contains(&count.total) && !count.total_is_exact, "{ctx}"),
+            }
+        }
     }
 }
 

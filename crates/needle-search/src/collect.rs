@@ -54,6 +54,11 @@ impl TopCollector {
         self.k == 0
     }
 
+    /// How many matches are counted exactly.
+    pub fn track_limit(&self) -> u64 {
+        self.track_limit
+    }
+
     /// The score a document must beat to be collected, once pruning is
     /// allowed (the top k are full and enough hits were counted).
     pub fn threshold(&self) -> Option<f32> {

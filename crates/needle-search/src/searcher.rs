@@ -158,11 +158,13 @@ fn search_segment(
         Query::Boost(inner, boost) => (inner.as_ref(), *boost),
         other => (other, 1.0),
     };
-    if top.counts_only() && deletes.is_none() {
-        if let Some(count) = count_without_visiting(query, segment) {
+    if top.counts_only() {
+        if let Some(count) = deletes.is_none().then(|| count_without_visiting(query, segment)).flatten() {
             top.count += count;
-            return Ok(());
+        } else if let Some(s) = scorer(query, stats, seg, segment, boost)? {
+            count_matches(s, deletes, top);
         }
+        return Ok(());
     }
     if let Query::Bool(b) = query {
         if b.must.is_empty() && b.filter.is_empty() && b.minimum_should_match <= 1 && b.should.len() > 1 {
@@ -195,12 +197,18 @@ fn search_segment(
 }
 
 /// The documents of `segment` (with no deletions) that `query` matches,
-/// when they can be counted without visiting each: every document, or a
-/// numeric range (from its points, or block by block: see [`count_in_range`]).
+/// when they can be counted without visiting each: every document, a term's
+/// (its document frequency), or a numeric range (from its points, or block
+/// by block: see [`count_in_range`]).
 fn count_without_visiting(query: &Query, segment: &dyn SegmentRead) -> Option<u64> {
     let max_doc = segment.meta().max_doc;
     match query {
         Query::MatchAll => Some(u64::from(max_doc)),
+        // A list that fails to open is counted by visiting, which reports the failure.
+        Query::Term(t) => match segment.postings(t.field, &t.term) {
+            Ok(postings) => Some(postings.map_or(0, |p| u64::from(p.doc_freq()))),
+            Err(_) => None,
+        },
         Query::Range(r) => {
             // Points count values: documents, when none has two.
             if let Some(points) = segment.numeric_points(r.field).filter(|p| p.single_valued()) {
@@ -241,6 +249,27 @@ fn dis_max_groups<'a>(
         groups += 1;
     }
     Ok(grouped)
+}
+
+/// How many matches a request for the count alone takes at a time.
+const COUNT_BATCH: usize = 512;
+
+/// Counts the live documents of `scorer` without scoring them (a request
+/// for the count alone), up to the number of hits it asks to count exactly.
+fn count_matches(mut scorer: BoxScorer<'_>, deletes: Option<&dyn Deletes>, top: &mut TopCollector) {
+    let mut docs = Vec::with_capacity(COUNT_BATCH);
+    while top.count < top.track_limit() && !deadline::passed() {
+        docs.clear();
+        let wanted = (top.track_limit() - top.count).min(COUNT_BATCH as u64) as usize;
+        scorer.fill_docs(&mut docs, wanted);
+        if docs.is_empty() {
+            return;
+        }
+        top.count += match deletes {
+            Some(d) => docs.iter().filter(|&&doc| !d.is_deleted(doc)).count(),
+            None => docs.len(),
+        } as u64;
+    }
 }
 
 /// Scores every document of `scorer` that can still enter the top k,
