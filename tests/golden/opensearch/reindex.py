@@ -102,7 +102,7 @@ def shaped(answer):
     if isinstance(answer, dict) and "batches" in answer:
         keys = ["total", "created", "updated", "deleted", "batches", "version_conflicts", "noops"]
         failures = sorted([f["id"], f["cause"]["type"], f["status"]] for f in answer["failures"])
-        return {**{k: answer[k] for k in keys}, "failures": failures}
+        return {**{k: answer[k] for k in keys if k in answer}, "failures": failures}
     return answer
 
 

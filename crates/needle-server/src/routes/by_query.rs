@@ -2,7 +2,7 @@
 //! `conflicts` option, a version conflict as their `failures` list it, and
 //! their answer, whose counts Elasticsearch names alike (each API leaves out
 //! the counts it never makes: `created` for the by-query APIs, `updated` too
-//! for a delete).
+//! for a delete); and how the two by-query APIs read a request.
 
 use std::time::Instant;
 
@@ -10,8 +10,90 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::{json, Map, Value};
 
+use crate::call::Call;
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
+use crate::routes::search::{url_query, SEARCH_PARAMS};
+use crate::routes::write::WRITE_PARAMS;
+
+/// What a `_delete_by_query` or `_update_by_query` asks.
+pub struct Asked {
+    /// The URL's `q` over the body's `query`, as Elasticsearch reads a search.
+    pub query: Option<Value>,
+    /// At most this many documents (the first in the index's order).
+    pub max_docs: u64,
+    /// Whether a version conflict lets the run go on (`conflicts`, the URL's over the body's).
+    pub proceed: bool,
+}
+
+/// Reads a by-query request: its parameters, and its body's `query`,
+/// `max_docs` and `conflicts`; any other key of the body goes to `other`
+/// (an API's own, as an update's `script`), which refuses what it does not know.
+pub fn read_asked(call: &Call, other: impl Fn(&str) -> ApiResult<()>) -> ApiResult<Asked> {
+    let p = &call.params;
+    let from_url = url_query(p)?;
+    p.refresh()?;
+    p.ignore(&SEARCH_PARAMS);
+    p.ignore(&WRITE_PARAMS);
+    p.ignore(&["requests_per_second", "scroll_size", "slices", "scroll", "pipeline"]);
+    if p.get("wait_for_completion") == Some("false") {
+        return Err(ApiError::illegal_argument("[wait_for_completion=false] is not supported yet by Needle"));
+    }
+    let url_max_docs = p.number::<i64>("max_docs")?;
+    let url_conflicts = p.get("conflicts");
+    p.finish(&call.path)?;
+    let mut asked = Asked { query: None, max_docs: u64::MAX, proceed: false };
+    let mut body_max_docs = None;
+    if let Some(body) = call.json()? {
+        let Value::Object(body) = body else {
+            return Err(ApiError::parsing("the request body must be an object"));
+        };
+        for (key, value) in body {
+            match key.as_str() {
+                "query" => asked.query = Some(value),
+                "max_docs" => {
+                    body_max_docs =
+                        Some(value.as_i64().ok_or_else(|| ApiError::parsing("[max_docs] must be a number"))?)
+                }
+                "conflicts" => asked.proceed = proceeds(value.as_str().unwrap_or_default())?,
+                other_key => other(other_key)?,
+            }
+        }
+    }
+    if let Some(c) = url_conflicts {
+        asked.proceed = proceeds(c)?;
+    }
+    if from_url.is_some() {
+        asked.query = from_url;
+    }
+    if let (Some(body), Some(url)) = (body_max_docs, url_max_docs) {
+        if body != url {
+            let reason = format!("[max_docs] set to two different values [{body}] and [{url}]");
+            return Err(ApiError::illegal_argument(reason));
+        }
+    }
+    if let Some(n) = body_max_docs.or(url_max_docs) {
+        asked.max_docs = checked_max_docs(n)?;
+    }
+    Ok(asked)
+}
+
+/// A body's key no by-query API knows.
+pub fn unknown_key(key: &str) -> ApiResult<()> {
+    Err(ApiError::parsing(format!("request does not support [{key}]")))
+}
+
+/// A `max_docs` as Elasticsearch takes it: not negative, and at least one
+/// (a request runs in one slice, and each slice takes one document at least).
+pub fn checked_max_docs(n: i64) -> ApiResult<u64> {
+    match n {
+        n if n < 0 => {
+            Err(ApiError::illegal_argument(format!("[max_docs] parameter cannot be negative, found [{n}]")))
+        }
+        0 => Err(ApiError::illegal_argument("[max_docs] should be >= [slices]")),
+        n => Ok(n as u64),
+    }
+}
 
 /// Documents an Elasticsearch run reads at a time (`scroll_size`, a reindex's `source.size`):
 /// what its answer's `batches` counts.

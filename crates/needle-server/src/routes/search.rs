@@ -27,9 +27,9 @@ use crate::pattern;
 use crate::pools;
 use crate::request_cache::{self, RequestCache};
 use crate::respond::{self, score};
-use crate::routes::by_query::{Api, Tally, BATCH};
+use crate::routes::by_query::{read_asked, unknown_key, Api, Tally, BATCH};
 use crate::routes::documents::parse_source;
-use crate::routes::write::{PRIMARY_TERM, WRITE_PARAMS};
+use crate::routes::write::PRIMARY_TERM;
 use crate::server::Shared;
 use crate::sort::{self, SortSpec};
 use crate::source_filter::SourceFilter;
@@ -1253,23 +1253,8 @@ pub(crate) fn query_only(body: Value, what: &str) -> ApiResult<Option<Value>> {
 pub async fn delete_by_query(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
     pools::write(app, move |app| {
         let started = Instant::now();
-        let p = &call.params;
-        let mut query = url_query(p)?;
-        p.refresh()?;
-        p.ignore(&SEARCH_PARAMS);
-        p.ignore(&WRITE_PARAMS);
-        p.ignore(&["conflicts", "wait_for_completion", "requests_per_second", "scroll_size", "slices"]);
-        // `max_docs`: no more documents than that are deleted (the first in the index's order).
-        let mut left = match p.number::<u64>("max_docs")? {
-            Some(0) => return Err(crate::routes::write::validation("maxDocs should be greater than 0")),
-            Some(n) => n,
-            None => u64::MAX,
-        };
-        p.finish(&call.path)?;
-        query = match call.json()? {
-            Some(body) => query_only(body, "delete by query")?,
-            None => query,
-        };
+        let asked = read_asked(&call, unknown_key)?;
+        let (query, mut left) = (asked.query, asked.max_docs);
         if query.is_none() {
             return Err(crate::routes::write::validation("query is missing"));
         }

@@ -10,31 +10,22 @@ use std::time::Instant;
 use axum::extract::{Path, State};
 use axum::response::Response;
 use needle_engine::IfCurrent;
-use serde_json::Value;
 
 use crate::call::Call;
 use crate::catalog::Reached;
 use crate::error::{ApiError, ApiResult};
 use crate::pools;
-use crate::routes::by_query::{conflict, proceeds, Api, Tally, BATCH};
-use crate::routes::search::{filtered_query, url_query, SEARCH_PARAMS};
-use crate::routes::write::{validation, WRITE_PARAMS};
+use crate::routes::by_query::{conflict, read_asked, unknown_key, Api, Tally, BATCH};
+use crate::routes::search::filtered_query;
 use crate::server::Shared;
 
 pub async fn update_by_query(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
     pools::write(app, move |app| run(app, &index, &call)).await
 }
 
-/// What a request asks for: its query, how many documents at most, and whether conflicts stop it.
-struct Asked {
-    query: Option<Value>,
-    max_docs: u64,
-    proceed: bool,
-}
-
 fn run(app: &Shared, index: &str, call: &Call) -> ApiResult<Response> {
     let started = Instant::now();
-    let asked = read(call)?;
+    let asked = read_asked(call, own_key)?;
     let mut left = asked.max_docs;
     let mut tally = Tally::default();
     for Reached { handle: h, filter } in app.catalog.resolve_filtered(index)? {
@@ -73,46 +64,10 @@ fn run(app: &Shared, index: &str, call: &Call) -> ApiResult<Response> {
     Ok(tally.answer(Api::UpdateByQuery, started))
 }
 
-/// The parameters and body of a request (the body's `query`, `max_docs`
-/// and `conflicts` over the URL's `q`, `max_docs` and `conflicts`).
-fn read(call: &Call) -> ApiResult<Asked> {
-    let p = &call.params;
-    let mut asked = Asked { query: url_query(p)?, max_docs: u64::MAX, proceed: false };
-    p.refresh()?;
-    p.ignore(&SEARCH_PARAMS);
-    p.ignore(&WRITE_PARAMS);
-    p.ignore(&["requests_per_second", "scroll_size", "slices", "scroll", "pipeline"]);
-    if p.get("wait_for_completion") == Some("false") {
-        return Err(ApiError::illegal_argument("[wait_for_completion=false] is not supported yet by Needle"));
+/// An update's own key of the body: a `script` is not run yet.
+fn own_key(key: &str) -> ApiResult<()> {
+    match key {
+        "script" => Err(ApiError::illegal_argument("[script] is not supported yet by Needle")),
+        other => unknown_key(other),
     }
-    if let Some(n) = p.number::<u64>("max_docs")? {
-        asked.max_docs = n;
-    }
-    if let Some(c) = p.get("conflicts") {
-        asked.proceed = proceeds(c)?;
-    }
-    p.finish(&call.path)?;
-    if let Some(body) = call.json()? {
-        let Value::Object(body) = body else {
-            return Err(ApiError::parsing("the update by query body must be an object"));
-        };
-        for (key, value) in body {
-            match key.as_str() {
-                "query" => asked.query = Some(value),
-                "max_docs" => {
-                    asked.max_docs =
-                        value.as_u64().ok_or_else(|| ApiError::parsing("[max_docs] must be a number"))?
-                }
-                "conflicts" => asked.proceed = proceeds(value.as_str().unwrap_or_default())?,
-                "script" => {
-                    return Err(ApiError::illegal_argument("[script] is not supported yet by Needle"))
-                }
-                other => return Err(ApiError::parsing(format!("request does not support [{other}]"))),
-            }
-        }
-    }
-    if asked.max_docs == 0 {
-        return Err(validation("maxDocs should be greater than 0"));
-    }
-    Ok(asked)
 }

@@ -10,6 +10,7 @@ mod lucene_parity;
 mod node;
 mod opensearch_aliases;
 mod opensearch_analyze;
+mod opensearch_by_query;
 mod opensearch_dfs;
 mod opensearch_field_caps;
 mod opensearch_multi_fields;

@@ -21,7 +21,7 @@ fn golden() -> Value {
 /// Needle's answer as `reindex.py` shapes OpenSearch's (see `shaped` there).
 /// An acknowledgement alone: Elasticsearch 8 adds `errors` to that of
 /// `POST /_aliases`, as Needle does; OpenSearch does not.
-fn shaped(answer: &Value) -> Value {
+pub(crate) fn shaped(answer: &Value) -> Value {
     if let Some(acknowledged) = answer.get("acknowledged") {
         return json!({"acknowledged": acknowledged});
     }
@@ -39,7 +39,9 @@ fn shaped(answer: &Value) -> Value {
         listed.sort_by_key(|f| f.to_string());
         let mut shaped = json!({"failures": listed});
         for key in ["total", "created", "updated", "deleted", "batches", "version_conflicts", "noops"] {
-            shaped[key] = answer[key].clone();
+            if let Some(value) = answer.get(key) {
+                shaped[key] = value.clone();
+            }
         }
         return shaped;
     }
@@ -58,7 +60,7 @@ fn kind_as_opensearch(kind: &Value) -> Value {
 
 /// The hits' differences: ids and scores ([`compare`]), and the sources
 /// where OpenSearch's answer kept them (the hits' third element).
-fn hit_diffs(want: &Value, got: &Value) -> Vec<String> {
+pub(crate) fn hit_diffs(want: &Value, got: &Value) -> Vec<String> {
     let mut diffs = compare(want, got);
     for w in want["hits"].as_array().unwrap().iter().filter(|w| w.get(2).is_some()) {
         let found = got["hits"]["hits"].as_array().unwrap().iter().find(|h| h["_id"] == w[0]);

@@ -262,7 +262,7 @@ fn count_and_delete_by_query() {
     assert_eq!(s.json("GET", "/a,b/_count?q=title:fox", None).1["count"], json!(4));
     let fox = json!({"query": {"match": {"title": "fox"}}});
     let (status, d) = s.json("POST", "/a,b/_delete_by_query?max_docs=0", Some(fox.clone()));
-    assert_eq!((status, &d["error"]["type"]), (400, &json!("action_request_validation_exception")), "{d}");
+    assert_eq!((status, &d["error"]["type"]), (400, &json!("illegal_argument_exception")), "{d}");
     let (status, d) = s.json("POST", "/a,b/_delete_by_query?max_docs=1", Some(fox.clone()));
     assert_eq!((status, &d["deleted"], &d["total"]), (200, &json!(1), &json!(1)), "{d}");
     assert_eq!(s.json("GET", "/a,b/_count", None).1["count"], json!(5));
