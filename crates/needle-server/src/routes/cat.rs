@@ -332,8 +332,38 @@ pub(crate) fn cat_table(
     for r in &rows {
         table.push(columns.iter().map(|c| r[c].as_str().unwrap_or_default().to_string()).collect());
     }
-    Ok(respond::text(text_table(&table)))
+    let right: Vec<bool> = columns.iter().map(|c| RIGHT_ALIGNED.contains(&c.as_str())).collect();
+    Ok(respond::text(text_table(&table, &right)))
 }
+
+/// The columns Elasticsearch's tables right-align (each table declares its
+/// numbers so): sizes, counts, percentages and loads.
+const RIGHT_ALIGNED: [&str; 24] = [
+    "pri",
+    "rep",
+    "docs.count",
+    "docs.deleted",
+    "store.size",
+    "pri.store.size",
+    "node.total",
+    "node.data",
+    "shards",
+    "relo",
+    "init",
+    "unassign",
+    "unassign.pri",
+    "pending_tasks",
+    "max_task_wait_time",
+    "active_shards_percent",
+    "docs",
+    "store",
+    "heap.percent",
+    "ram.percent",
+    "cpu",
+    "load_1m",
+    "load_5m",
+    "load_15m",
+];
 
 fn cat_row(h: &Handle, unit: Option<&str>) -> Map<String, Value> {
     let searcher = h.index.searcher();
@@ -396,13 +426,23 @@ fn human_bytes(bytes: u64) -> String {
 }
 
 /// Columns padded to their widest cell, as `_cat` prints them.
-fn text_table(rows: &[Vec<String>]) -> String {
+/// `rows` as text, each column as wide as its widest cell, those of the
+/// columns marked in `right` aligned right, the others left.
+fn text_table(rows: &[Vec<String>], right: &[bool]) -> String {
     let widths: Vec<usize> = (0..rows.first().map_or(0, Vec::len))
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
     for r in rows {
-        let cells: Vec<String> = r.iter().zip(&widths).map(|(cell, w)| format!("{cell:<w$}")).collect();
+        let cells: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .zip(right)
+            .map(|((cell, w), right)| match right {
+                true => format!("{cell:>w$}"),
+                false => format!("{cell:<w$}"),
+            })
+            .collect();
         out.push_str(cells.join(" ").trim_end());
         out.push('\n');
     }
@@ -426,7 +466,8 @@ mod tests {
         assert_eq!(human_bytes(225), "225b");
         assert_eq!(human_bytes(4608), "4.5kb");
         assert_eq!(human_bytes(3 << 20), "3mb");
-        let t = text_table(&[vec!["index".into(), "docs".into()], vec!["a".into(), "12".into()]]);
-        assert_eq!(t, "index docs\na     12\n");
+        let rows = [vec!["index".into(), "docs".into()], vec!["a".into(), "12".into()]];
+        assert_eq!(text_table(&rows, &[false, false]), "index docs\na     12\n");
+        assert_eq!(text_table(&rows, &[false, true]), "index docs\na       12\n");
     }
 }

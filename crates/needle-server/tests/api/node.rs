@@ -207,7 +207,8 @@ fn cat_shards_count_health_and_nodes_describe_this_node() {
     assert!(rows[1]["store"].as_str().unwrap().parse::<u64>().unwrap() > 0, "{shards}");
     assert_eq!(rows[0]["ip"], json!("127.0.0.1"));
     let one = s.call("GET", "/_cat/shards/b-logs?v&h=index,shard,docs", None).text();
-    assert_eq!(one, "index  shard docs\nb-logs 0     2\n");
+    // Numbers right-aligned, as Elasticsearch's tables show them.
+    assert_eq!(one, "index  shard docs\nb-logs 0        2\n");
     assert_eq!(s.json("GET", "/_cat/shards/none", None).0, 404);
 
     let (_, count) = s.json("GET", "/_cat/count/b-logs?format=json", None);
@@ -227,7 +228,7 @@ fn cat_shards_count_health_and_nodes_describe_this_node() {
         "{health}"
     );
     let table = s.call("GET", "/_cat/health?v&ts=false&h=status,shards,unassign", None).text();
-    assert_eq!(table, "status shards unassign\ngreen  2      0\n");
+    assert_eq!(table, "status shards unassign\ngreen       2        0\n");
 
     let (status, nodes) = s.json("GET", "/_cat/nodes?format=json", None);
     assert_eq!(status, 200, "{nodes}");
