@@ -79,6 +79,15 @@ impl Kept {
             Kind::Component => &mut self.component_templates,
         }
     }
+
+    /// The index template an index named `index` is made from: of those
+    /// whose patterns match the name, the one of the highest priority.
+    fn chosen_for(&self, index: &str) -> Option<(&String, &Value)> {
+        self.index_templates
+            .iter()
+            .filter(|(_, t)| patterns(t).any(|p| pattern::matches(p, index)))
+            .max_by_key(|(_, t)| priority(t))
+    }
 }
 
 impl Templates {
@@ -187,15 +196,41 @@ impl Templates {
             return Ok(body.clone()); // refused by the creation, as it is
         }
         let kept = self.kept.read().expect("templates lock");
-        let best = kept
-            .index_templates
-            .iter()
-            .filter(|(_, t)| patterns(t).any(|p| pattern::matches(p, index)))
-            .max_by_key(|(_, t)| priority(t));
-        let Some((name, template)) = best else { return Ok(body.clone()) };
+        let Some((name, template)) = kept.chosen_for(index) else { return Ok(body.clone()) };
         let mut made = composed(name, template, &kept)?;
         merge_into(&mut made, body)?;
         Ok(made)
+    }
+
+    /// `POST /_index_template/_simulate_index/{index}`: what an index of that
+    /// name would be made with (see [`simulated`]); `{}` when no template matches it.
+    pub fn simulate_index(&self, index: &str) -> ApiResult<Value> {
+        let kept = self.kept.read().expect("templates lock");
+        match kept.chosen_for(index) {
+            Some((name, template)) => simulated(name, template, &kept),
+            None => Ok(json!({})),
+        }
+    }
+
+    /// `POST /_index_template/_simulate[/{name}]`: what index template
+    /// `name`, or the one `body` describes (checked as a `PUT` would check
+    /// it, and not kept), gives an index (see [`simulated`]).
+    pub fn simulate_template(&self, name: Option<&str>, body: Option<&Value>) -> ApiResult<Value> {
+        let kept = self.kept.read().expect("templates lock");
+        match (name, body) {
+            (Some(name), _) => {
+                let template = kept.index_templates.get(name).ok_or_else(|| {
+                    ApiError::illegal_argument(format!(
+                        "unable to simulate template [{name}] that does not exist"
+                    ))
+                })?;
+                simulated(name, template, &kept)
+            }
+            (None, Some(body)) => simulated("", &read_index_template("simulated", body, &kept)?, &kept),
+            (None, None) => Err(crate::routes::write::validation(
+                "either index name or index template body must be specified for simulation",
+            )),
+        }
     }
 
     fn write(&self, kept: &Kept) -> ApiResult<()> {
@@ -214,6 +249,27 @@ impl Templates {
             )
         })
     }
+}
+
+/// A simulation's answer: what template `name` (`t`) gives an index, its
+/// settings shown as a `GET` shows an index's, and the other index
+/// templates whose patterns overlap its own (the ones it wins or loses
+/// against), by name.
+fn simulated(name: &str, t: &Value, kept: &Kept) -> ApiResult<Value> {
+    let made = composed(name, t, kept)?;
+    let mut shown = Map::new();
+    shown.insert("settings".into(), shown_settings(made.get("settings").unwrap_or(&json!({}))));
+    if let Some(mappings) = made.get("mappings") {
+        shown.insert("mappings".into(), mappings.clone());
+    }
+    shown.insert("aliases".into(), made.get("aliases").cloned().unwrap_or_else(|| json!({})));
+    let overlapping: Vec<Value> = kept
+        .index_templates
+        .iter()
+        .filter(|(other, o)| *other != name && patterns(o).any(|p| patterns(t).any(|q| overlap(p, q))))
+        .map(|(other, o)| json!({"name": other, "index_patterns": o["index_patterns"]}))
+        .collect();
+    Ok(json!({"template": shown, "overlapping": overlapping}))
 }
 
 /// The names of `all` that `names` names; a plain name that is not there is a 404.

@@ -2,7 +2,8 @@
 """Records a real OpenSearch node's answers to a sequence of index and
 component template requests (put, get, delete; indexes made by `PUT` and by
 a first write from the template matching their name, the request's own
-mappings over the template's, priorities, the errors), for
+mappings over the template's, priorities, simulations of what an index of a
+name or a template would get, the errors), for
 `crates/needle-server/tests/api/opensearch_templates.rs` to replay on Needle
 and compare, step by step: the status, then the whole answer of a template
 `GET` (its templates by name) or a `_mapping` or `_alias` `GET`, the settings Needle keeps of a
@@ -60,6 +61,17 @@ def steps():
         ("GET", "/needle-logs-x1/_mapping", None),
         ("GET", "/needle-logs-x1/_settings", None),
         ("GET", "/_index_template/needle-it-*", None),
+        ("POST", "/_index_template/_simulate_index/needle-logs-q", None),
+        ("POST", "/_index_template/_simulate_index/needle-logs-x9", None),
+        ("POST", "/_index_template/_simulate_index/needle-other", None),
+        ("POST", "/_index_template/_simulate/needle-it-logs", None),
+        ("POST", "/_index_template/_simulate/needle-it-none", None),
+        ("POST", "/_index_template/_simulate",
+         {"index_patterns": ["needle-sim-*"], "composed_of": ["needle-ct-map"],
+          "template": {"settings": {"number_of_shards": 2}, "mappings": {"properties": {"z": {"type": "long"}}}}}),
+        ("POST", "/_index_template/_simulate", {"index_patterns": ["needle-logs-s*"], "priority": 10}),
+        ("POST", "/_index_template/_simulate", None),
+        ("POST", "/_index_template/_simulate", {"index_patterns": ["needle-sim-*"], "composed_of": ["needle-ct-none"]}),
         ("PUT", "/_index_template/needle-it-missing", {"index_patterns": ["zz-*"], "composed_of": ["needle-ct-none"]}),
         ("PUT", "/_index_template/needle-it-nopat", {"template": {}}),
         ("PUT", "/_index_template/needle-it-logs?create=true", LOGS),
@@ -89,6 +101,9 @@ def shaped(answer):
         return {"_index": answer["_index"], "result": answer["result"]}
     if isinstance(answer, dict) and "acknowledged" in answer:
         return {"acknowledged": answer["acknowledged"]}
+    if isinstance(answer, dict) and "overlapping" in answer:
+        # Listed in the node's own (hash) order.
+        return {**answer, "overlapping": sorted(answer["overlapping"], key=lambda t: t["name"])}
     for listing in ["index_templates", "component_templates"]:
         if isinstance(answer, dict) and isinstance(answer.get(listing), list):
             # Listed in the node's own (hash) order.

@@ -52,6 +52,9 @@ pub fn router(app: Shared) -> Router {
         .route("/_bulk", post(bulk::bulk).put(bulk::bulk))
         .route("/_reindex", post(reindex::reindex))
         .route("/_index_template", get(templates::get_all_index))
+        .route("/_index_template/_simulate_index/{index}", post(templates::simulate_index))
+        .route("/_index_template/_simulate", post(templates::simulate_body))
+        .route("/_index_template/_simulate/{name}", post(templates::simulate_named))
         .route(
             "/_index_template/{name}",
             put(templates::put_index)

@@ -1,6 +1,7 @@
 //! `/_index_template` and `/_component_template`: put (`create=true`: only
-//! a new one), get (all, names, `*` patterns), head and delete; kept and
-//! applied by `templates.rs`. Not on a cluster yet: its nodes would each
+//! a new one), get (all, names, `*` patterns), head and delete; what an
+//! index of a name, or an index template, would give (`_simulate_index`,
+//! `_simulate`); kept and applied by `templates.rs`. Not on a cluster yet: its nodes would each
 //! need every template.
 
 use axum::extract::{Path, State};
@@ -53,6 +54,38 @@ pub async fn head_index(State(app): State<Shared>, Path(name): Path<String>) -> 
 
 pub async fn head_component(State(app): State<Shared>, Path(name): Path<String>) -> Response {
     exists(&app, &name, Kind::Component)
+}
+
+/// `POST /_index_template/_simulate_index/{index}`.
+pub async fn simulate_index(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    blocking(move || {
+        single_node(&app)?;
+        call.params.ignore(&ADMIN_PARAMS);
+        call.params.finish(&call.path)?;
+        Ok(respond::ok(&app.catalog.templates().simulate_index(&index)?))
+    })
+    .await
+}
+
+/// `POST /_index_template/_simulate/{name}`: a kept template.
+pub async fn simulate_named(state: State<Shared>, Path(name): Path<String>, call: Call) -> Response {
+    simulate(state, Some(name), call).await
+}
+
+/// `POST /_index_template/_simulate`: the template in the body.
+pub async fn simulate_body(state: State<Shared>, call: Call) -> Response {
+    simulate(state, None, call).await
+}
+
+async fn simulate(State(app): State<Shared>, name: Option<String>, call: Call) -> Response {
+    blocking(move || {
+        single_node(&app)?;
+        call.params.ignore(&ADMIN_PARAMS);
+        call.params.finish(&call.path)?;
+        let body = call.json()?;
+        Ok(respond::ok(&app.catalog.templates().simulate_template(name.as_deref(), body.as_ref())?))
+    })
+    .await
 }
 
 async fn put(State(app): State<Shared>, Path(name): Path<String>, call: Call, kind: Kind) -> Response {
