@@ -7,14 +7,20 @@
 //! ones before (settings by key, mappings field by field with object fields
 //! merged within, aliases by name). Two index templates of one priority whose
 //! patterns could both match a name are refused, so at most one applies.
+//! When none matches, the legacy templates (`_template`, Elasticsearch's
+//! before 7.8) whose patterns match apply instead, all of them, in ascending
+//! `order`, each over the ones before.
 //!
 //! On disk, `templates.json` in the data folder, replaced whole at each change
 //! (written aside, synced, renamed):
 //!
 //! ```text
-//! File := Body Footer(kind "TMPL", version 1)      (the footer of needle-codecs: length and CRC-32)
-//! Body := {"component_templates": {NAME: TEMPLATE}, "index_templates": {NAME: TEMPLATE}}   (JSON)
+//! File := Body Footer(kind "TMPL", version 2)      (the footer of needle-codecs: length and CRC-32)
+//! Body := {"component_templates": {NAME: TEMPLATE}, "index_templates": {NAME: TEMPLATE},
+//!          "legacy_templates": {NAME: TEMPLATE}}   (JSON)
 //! ```
+//!
+//! Version 1 had no `legacy_templates`; it is read as having none.
 //!
 //! Each TEMPLATE is kept as `GET` shows it: settings nested under `index`
 //! with string values, mappings and aliases as given.
@@ -35,7 +41,7 @@ use crate::pattern;
 
 const FILE: &str = "templates.json";
 const KIND: &[u8; 4] = b"TMPL";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 pub struct Templates {
     file: PathBuf,
@@ -46,20 +52,24 @@ pub struct Templates {
 struct Kept {
     component_templates: BTreeMap<String, Value>,
     index_templates: BTreeMap<String, Value>,
+    #[serde(default)]
+    legacy_templates: BTreeMap<String, Value>,
 }
 
-/// Which of the two kinds a request is about.
+/// Which kind a request is about.
 #[derive(Clone, Copy, PartialEq)]
 pub enum Kind {
     Index,
     Component,
+    /// `_template`.
+    Legacy,
 }
 
 impl Kind {
     /// The kind's name in answers (`index_templates`) and in each entry (`index_template`).
     fn names(self) -> (&'static str, &'static str) {
         match self {
-            Kind::Index => ("index_templates", "index_template"),
+            Kind::Index | Kind::Legacy => ("index_templates", "index_template"),
             Kind::Component => ("component_templates", "component_template"),
         }
     }
@@ -70,6 +80,7 @@ impl Kept {
         match kind {
             Kind::Index => &self.index_templates,
             Kind::Component => &self.component_templates,
+            Kind::Legacy => &self.legacy_templates,
         }
     }
 
@@ -77,7 +88,32 @@ impl Kept {
         match kind {
             Kind::Index => &mut self.index_templates,
             Kind::Component => &mut self.component_templates,
+            Kind::Legacy => &mut self.legacy_templates,
         }
+    }
+
+    /// What the legacy templates matching `index` give it: each in
+    /// ascending `order` (then by name) over the ones before.
+    fn legacy_for(&self, index: &str) -> ApiResult<Value> {
+        let mut matching: Vec<(&String, &Value)> = self
+            .legacy_templates
+            .iter()
+            .filter(|(_, t)| patterns(t).any(|p| pattern::matches(p, index)))
+            .collect();
+        matching.sort_by_key(|(_, t)| t["order"].as_i64().unwrap_or(0));
+        let mut made = json!({});
+        for (_, t) in matching {
+            let parts: Map<String, Value> = ["settings", "mappings", "aliases"]
+                .into_iter()
+                .filter_map(|k| {
+                    t.get(k)
+                        .filter(|v| v.as_object().is_some_and(|o| !o.is_empty()))
+                        .map(|v| (k.into(), v.clone()))
+                })
+                .collect();
+            merge_into(&mut made, &Value::Object(parts))?;
+        }
+        Ok(made)
     }
 
     /// The index template an index named `index` is made from: of those
@@ -112,12 +148,17 @@ impl Templates {
     pub fn put(&self, kind: Kind, name: &str, body: &Value, create: bool) -> ApiResult<()> {
         let mut kept = self.kept.write().expect("templates lock");
         if create && kept.of(kind).contains_key(name) {
-            let what = if kind == Kind::Index { "index template" } else { "component template" };
+            let what = match kind {
+                Kind::Index => "index template",
+                Kind::Component => "component template",
+                Kind::Legacy => "index_template",
+            };
             return Err(ApiError::illegal_argument(format!("{what} [{name}] already exists")));
         }
         let template = match kind {
             Kind::Index => read_index_template(name, body, &kept)?,
             Kind::Component => read_component_template(body)?,
+            Kind::Legacy => read_legacy_template(body)?,
         };
         if kind == Kind::Component {
             // The index templates composed of it must still make valid indexes.
@@ -139,7 +180,7 @@ impl Templates {
     pub fn delete(&self, kind: Kind, names: &str) -> ApiResult<()> {
         let mut kept = self.kept.write().expect("templates lock");
         let gone = named(kept.of(kind), names, kind).map_err(|e| match kind {
-            Kind::Index => ApiError::new(
+            Kind::Index | Kind::Legacy => ApiError::new(
                 StatusCode::NOT_FOUND,
                 "index_template_missing_exception",
                 format!("index_template [{names}] missing"),
@@ -173,6 +214,15 @@ impl Templates {
     pub fn get(&self, kind: Kind, names: Option<&str>) -> ApiResult<(StatusCode, Value)> {
         let kept = self.kept.read().expect("templates lock");
         let all = kept.of(kind);
+        if kind == Kind::Legacy {
+            // By name, `{}` and a 404 when a name or pattern names none.
+            let shown = names.map_or_else(|| Ok(all.keys().cloned().collect()), |n| named(all, n, kind));
+            let shown: Map<String, Value> =
+                shown.unwrap_or_default().into_iter().map(|n| (n.clone(), all[&n].clone())).collect();
+            let status =
+                if shown.is_empty() && names.is_some() { StatusCode::NOT_FOUND } else { StatusCode::OK };
+            return Ok((status, Value::Object(shown)));
+        }
         let shown = match names {
             None => all.keys().cloned().collect(),
             Some(names) => named(all, names, kind)?,
@@ -196,8 +246,10 @@ impl Templates {
             return Ok(body.clone()); // refused by the creation, as it is
         }
         let kept = self.kept.read().expect("templates lock");
-        let Some((name, template)) = kept.chosen_for(index) else { return Ok(body.clone()) };
-        let mut made = composed(name, template, &kept)?;
+        let mut made = match kept.chosen_for(index) {
+            Some((name, template)) => composed(name, template, &kept)?,
+            None => kept.legacy_for(index)?,
+        };
         merge_into(&mut made, body)?;
         Ok(made)
     }
@@ -290,7 +342,7 @@ fn named(all: &BTreeMap<String, Value>, names: &str, kind: Kind) -> ApiResult<Ve
 }
 
 fn missing(kind: Kind, name: &str) -> ApiError {
-    let what = if kind == Kind::Index { "index template" } else { "component template" };
+    let what = if kind == Kind::Component { "component template" } else { "index template" };
     ApiError::new(
         StatusCode::NOT_FOUND,
         "resource_not_found_exception",
@@ -439,6 +491,51 @@ fn read_template(value: &Value) -> ApiResult<Value> {
         }
     }
     Ok(Value::Object(t))
+}
+
+/// A legacy template from its `PUT` body, kept as `GET /_template` shows it:
+/// `order` (0 unless given), `version` if given, `index_patterns` (one or a
+/// list), `settings` shown as an index's, `mappings` and `aliases`.
+fn read_legacy_template(body: &Value) -> ApiResult<Value> {
+    let Value::Object(body) = body else { return Err(legacy_parse("the body must be an object")) };
+    let mut t = Map::new();
+    t.insert("order".into(), json!(0));
+    let mut parts = Map::new();
+    for (key, value) in body {
+        match key.as_str() {
+            "index_patterns" => {
+                let list: Vec<Value> = match value {
+                    Value::String(p) => vec![json!(p)],
+                    Value::Array(a) if a.iter().all(Value::is_string) => a.clone(),
+                    _ => return Err(legacy_parse("[index_patterns] must be a string or a list of strings")),
+                };
+                t.insert(key.clone(), Value::Array(list));
+            }
+            "order" | "version" => {
+                let n = value.as_i64().or_else(|| value.as_str().and_then(|s| s.parse().ok()));
+                let n = n.ok_or_else(|| {
+                    ApiError::bad_request("number_format_exception", format!("For input string: {value}"))
+                })?;
+                t.insert(key.clone(), json!(n));
+            }
+            "settings" | "mappings" | "aliases" => {
+                parts.insert(key.clone(), value.clone());
+            }
+            other => return Err(legacy_parse(&format!("unknown key [{other}] in the template "))),
+        }
+    }
+    if patterns(&Value::Object(t.clone())).next().is_none() {
+        return Err(crate::routes::write::validation("index patterns are missing"));
+    }
+    let read = read_template(&Value::Object(parts))?;
+    for key in ["settings", "mappings", "aliases"] {
+        t.insert(key.into(), read.get(key).cloned().unwrap_or_else(|| json!({})));
+    }
+    Ok(Value::Object(t))
+}
+
+fn legacy_parse(reason: &str) -> ApiError {
+    ApiError::bad_request("parse_exception", reason)
 }
 
 /// Settings as Elasticsearch shows them: nested, under `index`, values as strings.

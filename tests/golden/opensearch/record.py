@@ -351,11 +351,14 @@ def call_with_status(base, method, path, body=None):
         data = None if body is None else json.dumps(body).encode()
         headers = {"content-type": "application/json"} if body is not None else {}
     req = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    # A HEAD request's answer has no body: None.
+    def answer(raw):
+        return json.loads(raw) if raw else None
     try:
         with urllib.request.urlopen(req) as r:
-            return r.status, json.loads(r.read())
+            return r.status, answer(r.read())
     except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
+        return e.code, answer(e.read())
 
 
 def record_steps(base, steps, shaped):

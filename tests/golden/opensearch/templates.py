@@ -3,7 +3,7 @@
 component template requests (put, get, delete; indexes made by `PUT` and by
 a first write from the template matching their name, the request's own
 mappings over the template's, priorities, simulations of what an index of a
-name or a template would get, the errors), for
+name or a template would get, legacy `_template`s, the errors), for
 `crates/needle-server/tests/api/opensearch_templates.rs` to replay on Needle
 and compare, step by step: the status, then the whole answer of a template
 `GET` (its templates by name) or a `_mapping` or `_alias` `GET`, the settings Needle keeps of a
@@ -26,7 +26,8 @@ LOGS = {
     "priority": 10,
     "version": 1,
 }
-INDEXES = ["needle-logs-a", "needle-logs-b", "needle-logs-c", "needle-logs-x1", "needle-logs-d"]
+INDEXES = ["needle-logs-a", "needle-logs-b", "needle-logs-c", "needle-logs-x1", "needle-logs-d", "needle-leg-x1",
+           "needle-leg-b", "needle-leg-y1"]
 INDEX_TEMPLATES = ["needle-it-logs", "needle-it-clash"]
 COMPONENTS = ["needle-ct-settings", "needle-ct-map"]
 
@@ -90,6 +91,40 @@ def steps():
         ("DELETE", "/_index_template/needle-it-clash", None),
         ("DELETE", "/_component_template/needle-ct-settings", None),
         ("GET", "/_index_template/needle-it-*", None),
+        # Legacy templates: all that match apply, in `order`, unless an index template matches.
+        ("PUT", "/_template/needle-lt-all", {"index_patterns": ["needle-leg-*"], "order": 1, "version": 3,
+                                             "settings": {"number_of_shards": 1, "refresh_interval": "3s"},
+                                             "mappings": {"properties": {"a": {"type": "keyword"}}},
+                                             "aliases": {"needle-leg-all": {}}}),
+        ("PUT", "/_template/needle-lt-x", {"index_patterns": ["needle-leg-x*"], "order": 2,
+                                           "settings": {"refresh_interval": "9s"},
+                                           "mappings": {"properties": {"b": {"type": "long"}, "a": {"type": "text"}}}}),
+        ("PUT", "/_template/needle-lt-one", {"index_patterns": "needle-one-*"}),
+        ("GET", "/_template/needle-lt-all", None),
+        ("GET", "/_template/needle-lt-*", None),
+        ("GET", "/_template/needle-lt-none", None),
+        ("GET", "/_template/needle-lt-none*", None),
+        ("HEAD", "/_template/needle-lt-x", None),
+        ("HEAD", "/_template/needle-lt-none", None),
+        ("PUT", "/needle-leg-x1", None),
+        ("GET", "/needle-leg-x1/_mapping", None),
+        ("GET", "/needle-leg-x1/_settings", None),
+        ("GET", "/needle-leg-x1/_alias", None),
+        ("PUT", "/needle-leg-b/_doc/1?refresh=true", {"a": "some words", "c": 2}),
+        ("GET", "/needle-leg-b/_mapping", None),
+        ("PUT", "/_index_template/needle-it-leg", {"index_patterns": ["needle-leg-y*"],
+                                                   "template": {"settings": {"refresh_interval": "4s"}}}),
+        ("PUT", "/needle-leg-y1", None),
+        ("GET", "/needle-leg-y1/_settings", None),
+        ("GET", "/needle-leg-y1/_alias", None),
+        ("PUT", "/_template/needle-lt-all?create=true", {"index_patterns": ["needle-leg-*"]}),
+        ("PUT", "/_template/needle-lt-odd", {"index_patterns": ["needle-odd-*"], "colour": 1}),
+        ("PUT", "/_template/needle-lt-nopat", {"settings": {}}),
+        ("PUT", "/_template/needle-lt-badorder", {"index_patterns": ["needle-odd-*"], "order": "a"}),
+        ("DELETE", "/_template/needle-lt-none", None),
+        ("DELETE", "/_template/needle-lt-*", None),
+        ("GET", "/_template/needle-lt-*", None),
+        ("DELETE", "/_index_template/needle-it-leg", None),
     ]
 
 

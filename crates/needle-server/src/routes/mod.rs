@@ -63,6 +63,15 @@ pub fn router(app: Shared) -> Router {
                 .head(templates::head_index)
                 .delete(templates::delete_index),
         )
+        .route("/_template", get(templates::get_all_legacy))
+        .route(
+            "/_template/{name}",
+            put(templates::put_legacy)
+                .post(templates::put_legacy)
+                .get(templates::get_legacy)
+                .head(templates::head_legacy)
+                .delete(templates::delete_legacy),
+        )
         .route("/_component_template", get(templates::get_all_component))
         .route(
             "/_component_template/{name}",

@@ -1,5 +1,6 @@
-//! `/_index_template` and `/_component_template`: put (`create=true`: only
-//! a new one), get (all, names, `*` patterns), head and delete; what an
+//! `/_index_template`, `/_component_template` and the legacy `/_template`:
+//! put (`create=true`: only a new one), get (all, names, `*` patterns), head
+//! and delete; what an
 //! index of a name, or an index template, would give (`_simulate_index`,
 //! `_simulate`); kept and applied by `templates.rs`. Not on a cluster yet: its nodes would each
 //! need every template.
@@ -46,6 +47,26 @@ pub async fn delete_index(state: State<Shared>, name: Path<String>, call: Call) 
 
 pub async fn delete_component(state: State<Shared>, name: Path<String>, call: Call) -> Response {
     delete(state, name, call, Kind::Component).await
+}
+
+pub async fn put_legacy(state: State<Shared>, name: Path<String>, call: Call) -> Response {
+    put(state, name, call, Kind::Legacy).await
+}
+
+pub async fn get_legacy(state: State<Shared>, name: Path<String>, call: Call) -> Response {
+    get(state, Some(name.0), call, Kind::Legacy).await
+}
+
+pub async fn get_all_legacy(state: State<Shared>, call: Call) -> Response {
+    get(state, None, call, Kind::Legacy).await
+}
+
+pub async fn delete_legacy(state: State<Shared>, name: Path<String>, call: Call) -> Response {
+    delete(state, name, call, Kind::Legacy).await
+}
+
+pub async fn head_legacy(State(app): State<Shared>, Path(name): Path<String>) -> Response {
+    exists(&app, &name, Kind::Legacy)
 }
 
 pub async fn head_index(State(app): State<Shared>, Path(name): Path<String>) -> Response {

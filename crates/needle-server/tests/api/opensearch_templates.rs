@@ -59,9 +59,14 @@ fn templates_outlive_a_restart_and_head_tells_which_exist() {
     assert_eq!(s.json("PUT", "/_index_template/kept", Some(t)).0, 200);
     assert_eq!(s.call("HEAD", "/_index_template/kept", None).status, 200);
     assert_eq!(s.call("HEAD", "/_index_template/other", None).status, 404);
+    let legacy = json!({"index_patterns": "old-*", "mappings": {"properties": {"d": {"type": "date"}}}});
+    assert_eq!(s.json("PUT", "/_template/old", Some(legacy)).0, 200);
     drop(s);
     let s = TestServer::start_with(|c| c, dir.path());
     assert_eq!(s.json("PUT", "/kept-1/_doc/1", Some(json!({"n": "7"}))).0, 201);
     let (_, mapping) = s.json("GET", "/kept-1/_mapping", None);
     assert_eq!(mapping["kept-1"]["mappings"]["properties"]["n"], json!({"type": "long"}), "{mapping}");
+    assert_eq!(s.json("PUT", "/old-1/_doc/1", Some(json!({"d": "2020-01-02"}))).0, 201);
+    let (_, mapping) = s.json("GET", "/old-1/_mapping", None);
+    assert_eq!(mapping["old-1"]["mappings"]["properties"]["d"], json!({"type": "date"}), "{mapping}");
 }
