@@ -8,6 +8,7 @@
 
 mod analyzer;
 mod filters;
+pub mod porter;
 mod stopwords;
 mod tokenizer;
 
