@@ -1,12 +1,16 @@
-//! Per-field analyzers. `standard` (the default) tokenizes and lowercases;
-//! `english` adds Lucene's English stop list and the Snowball English stemmer;
-//! `keyword` keeps the whole value as one term. A field may replace the stop list.
+//! Per-field analyzers, as Elasticsearch names them. `standard` (the default)
+//! tokenizes and lowercases; `english` is Lucene's `EnglishAnalyzer`: it drops
+//! a possessive `'s`, lowercases, removes Lucene's English stop words and
+//! stems with Porter's algorithm (`porter.rs`); `snowball` is the same with
+//! Snowball's English stemmer ("Porter2") in Porter's place; `keyword` keeps
+//! the whole value as one term. A field may replace the stop list.
 
 use std::collections::HashSet;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
 use crate::filters::lowercase_into;
+use crate::porter;
 use crate::stopwords::ENGLISH_STOP_WORDS;
 use crate::tokenizer::for_each_word;
 
@@ -23,6 +27,7 @@ pub struct Token {
 pub enum AnalyzerKind {
     Standard,
     English,
+    Snowball,
     Keyword,
 }
 
@@ -31,6 +36,7 @@ impl AnalyzerKind {
         match name {
             "standard" => Some(Self::Standard),
             "english" => Some(Self::English),
+            "snowball" => Some(Self::Snowball),
             "keyword" => Some(Self::Keyword),
             _ => None,
         }
@@ -40,7 +46,28 @@ impl AnalyzerKind {
         match self {
             Self::Standard => "standard",
             Self::English => "english",
+            Self::Snowball => "snowball",
             Self::Keyword => "keyword",
+        }
+    }
+
+    /// Whether this kind stems, and so drops possessives and stop words by default.
+    fn is_english(self) -> bool {
+        matches!(self, Self::English | Self::Snowball)
+    }
+}
+
+/// A stemming analyzer's stemmer.
+enum Stemming {
+    Porter,
+    Snowball(Stemmer),
+}
+
+impl Stemming {
+    fn stem(&self, term: &str) -> String {
+        match self {
+            Stemming::Porter => porter::stem(term),
+            Stemming::Snowball(stemmer) => stemmer.stem(term).into_owned(),
         }
     }
 }
@@ -48,7 +75,7 @@ impl AnalyzerKind {
 pub struct Analyzer {
     kind: AnalyzerKind,
     stop: HashSet<String>,
-    stemmer: Option<Stemmer>,
+    stemming: Option<Stemming>,
 }
 
 impl std::fmt::Debug for Analyzer {
@@ -60,13 +87,17 @@ impl std::fmt::Debug for Analyzer {
 impl Analyzer {
     /// `stop_words` replaces the kind's default stop list when given.
     pub fn new(kind: AnalyzerKind, stop_words: Option<&[String]>) -> Self {
-        let default_stop: &[&str] = if kind == AnalyzerKind::English { ENGLISH_STOP_WORDS } else { &[] };
+        let default_stop: &[&str] = if kind.is_english() { ENGLISH_STOP_WORDS } else { &[] };
         let stop = match stop_words {
             Some(words) => words.iter().map(|w| w.to_lowercase()).collect(),
             None => default_stop.iter().map(|w| (*w).to_string()).collect(),
         };
-        let stemmer = (kind == AnalyzerKind::English).then(|| Stemmer::create(Algorithm::English));
-        Analyzer { kind, stop, stemmer }
+        let stemming = match kind {
+            AnalyzerKind::English => Some(Stemming::Porter),
+            AnalyzerKind::Snowball => Some(Stemming::Snowball(Stemmer::create(Algorithm::English))),
+            AnalyzerKind::Standard | AnalyzerKind::Keyword => None,
+        };
+        Analyzer { kind, stop, stemming }
     }
 
     pub fn standard() -> Self {
@@ -93,12 +124,14 @@ impl Analyzer {
             lowercase_into(&text[start..end], &mut token.term);
             token.position = next_position;
             next_position += 1;
+            if self.kind.is_english() {
+                strip_possessive(&mut token.term);
+            }
             if self.stop.contains(token.term.as_str()) {
                 return;
             }
-            if let Some(stemmer) = &self.stemmer {
-                let stemmed = stemmer.stem(&token.term).into_owned();
-                token.term = stemmed;
+            if let Some(stemming) = &self.stemming {
+                token.term = stemming.stem(&token.term);
             }
             token.start = start as u32;
             token.end = end as u32;
@@ -114,7 +147,9 @@ impl Analyzer {
         let mut out = String::new();
         match self.kind {
             AnalyzerKind::Keyword => out.push_str(text),
-            AnalyzerKind::Standard | AnalyzerKind::English => lowercase_into(text, &mut out),
+            AnalyzerKind::Standard | AnalyzerKind::English | AnalyzerKind::Snowball => {
+                lowercase_into(text, &mut out)
+            }
         }
         out
     }
@@ -134,6 +169,17 @@ impl Analyzer {
     }
 }
 
+/// Lucene's `EnglishPossessiveFilter`: a final `'s` goes, with any of the
+/// three apostrophes Unicode text writes it with (the term is lowercase).
+fn strip_possessive(term: &mut String) {
+    for apostrophe in ["'s", "\u{2019}s", "\u{FF07}s"] {
+        if term.ends_with(apostrophe) {
+            term.truncate(term.len() - apostrophe.len());
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,6 +196,43 @@ mod tests {
         let tokens = Analyzer::new(AnalyzerKind::English, None).tokens("the running dogs");
         let summary: Vec<_> = tokens.iter().map(|t| (t.term.as_str(), t.position)).collect();
         assert_eq!(summary, [("run", 1), ("dog", 2)]);
+    }
+
+    /// Every word occurring twice or more in the bundled corpus, and a few
+    /// possessives, is analyzed as a real OpenSearch node's `english`
+    /// analyzer analyzes it (tests/golden/opensearch/english_stems.tsv,
+    /// recorded by the script beside it).
+    #[test]
+    fn english_analyzes_every_corpus_word_as_opensearch_english_analyzer() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden/opensearch/english_stems.tsv");
+        let text = std::fs::read_to_string(file).unwrap();
+        let english = Analyzer::new(AnalyzerKind::English, None);
+        let mut differ = Vec::new();
+        for line in text.lines() {
+            let (word, want) = line.split_once('\t').unwrap();
+            let got = english.terms(word);
+            if got != [want] {
+                differ.push(format!("{word}: {got:?}, OpenSearch {want}"));
+            }
+        }
+        assert!(text.lines().count() > 16_000, "the recorded words are missing");
+        assert!(differ.is_empty(), "{} words differ: {:?}", differ.len(), &differ[..differ.len().min(20)]);
+    }
+
+    #[test]
+    fn a_possessive_goes_before_the_stop_list_is_consulted() {
+        for kind in [AnalyzerKind::English, AnalyzerKind::Snowball] {
+            let terms = Analyzer::new(kind, None).terms("it's the nation’s people＇s");
+            assert_eq!(terms, ["nation", "peopl"], "{kind:?}");
+        }
+        assert_eq!(Analyzer::standard().terms("nation's"), ["nation's"]);
+    }
+
+    #[test]
+    fn snowball_stems_with_porter2_where_english_stems_with_porter() {
+        let stems = |kind| Analyzer::new(kind, None).terms("generously");
+        assert_eq!(stems(AnalyzerKind::English), ["gener"]);
+        assert_eq!(stems(AnalyzerKind::Snowball), ["generous"]);
     }
 
     #[test]

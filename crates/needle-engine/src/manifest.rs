@@ -4,12 +4,20 @@
 //! either before or after a commit.
 //!
 //! ```text
-//! needle.manifest := Json Footer(kind "MANI", version 1)
+//! needle.manifest := Json Footer(kind "MANI", version 2)
 //! Json := {"generation": 3, "next_segment": 7, "schema": {...},
 //!          "segments": [{"name": "seg_000004", "max_doc": 1200, "deletes": "seg_000004.del.2",
 //!                        "updates": "seg_000004.upd.3"}, ...],
 //!          "checkpoint_lsn": 5120}
 //! ```
+//!
+//! Version 2 changed what the analyzer name `english` means: Porter's stemmer
+//! after Lucene's possessive filter, as Elasticsearch's `english`, where
+//! version 1's stemmed with Snowball's English stemmer. A version-1 manifest's
+//! `english` fields are read as `snowball` fields, the analyzer that stems as
+//! they were indexed (it drops a possessive `'s` first, which changes only
+//! words that are stop words without it, such as `it's`, and the two rarer
+//! apostrophes' possessives).
 
 use needle_codecs::footer;
 use needle_core::{Error, Result};
@@ -20,7 +28,7 @@ use crate::schema::Schema;
 
 pub const FILE: &str = "needle.manifest";
 const KIND: &[u8; 4] = b"MANI";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SegmentEntry {
@@ -57,9 +65,12 @@ impl Manifest {
     /// A manifest from its file's bytes, checked: footer, JSON, schema, and
     /// file names that stay inside the index folder.
     pub fn decode(bytes: &[u8]) -> Result<Self> {
-        let (len, _) = footer::verify(FILE, bytes, KIND, VERSION)?;
-        let m: Manifest = serde_json::from_slice(&bytes[..len])
+        let (len, version) = footer::verify(FILE, bytes, KIND, VERSION)?;
+        let mut m: Manifest = serde_json::from_slice(&bytes[..len])
             .map_err(|e| Error::corrupt(FILE, format!("bad JSON: {e}")))?;
+        if version == 1 {
+            keep_snowball_stemming(&mut m.schema);
+        }
         let schema = m.schema.prepared().map_err(|e| Error::corrupt(FILE, e.to_string()))?;
         for s in &m.segments {
             let generation_ok = |file: &Option<String>, kind: &str| {
@@ -92,6 +103,43 @@ impl Manifest {
     }
 }
 
+/// A version-1 manifest's `english` fields stemmed with Snowball (see the module docs).
+fn keep_snowball_stemming(schema: &mut Schema) {
+    for field in &mut schema.fields {
+        if field.analyzer.as_deref() == Some("english") {
+            field.analyzer = Some("snowball".to_string());
+        }
+    }
+}
+
 fn is_number(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use needle_analysis::AnalyzerKind;
+
+    use super::*;
+
+    fn encoded(version: u32) -> Vec<u8> {
+        let mapping = r#"{"properties": {"body": {"type": "text", "analyzer": "english"}}}"#;
+        let m = Manifest::new(Schema::from_mapping(mapping).unwrap());
+        let mut bytes = serde_json::to_vec(&m).unwrap();
+        footer::append(&mut bytes, KIND, version);
+        bytes
+    }
+
+    fn body_analyzer(m: &Manifest) -> (Option<&str>, AnalyzerKind) {
+        let body = m.schema.field_id("body").unwrap();
+        (m.schema.field(body).analyzer.as_deref(), m.schema.analyzer(body).unwrap().kind())
+    }
+
+    #[test]
+    fn a_version_1_english_field_keeps_stemming_with_snowball() {
+        let old = Manifest::decode(&encoded(1)).unwrap();
+        assert_eq!(body_analyzer(&old), (Some("snowball"), AnalyzerKind::Snowball));
+        let new = Manifest::decode(&encoded(VERSION)).unwrap();
+        assert_eq!(body_analyzer(&new), (Some("english"), AnalyzerKind::English));
+    }
 }

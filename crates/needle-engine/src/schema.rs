@@ -10,7 +10,7 @@
 //!                 "notes": {"type": "text", "index": false}}}
 //! ```
 //!
-//! Types: `text` (analyzed; options `analyzer`: standard | english, and
+//! Types: `text` (analyzed; options `analyzer`: standard | english | snowball, and
 //! `stopwords`: a list replacing the analyzer's), `keyword` (the whole value
 //! one term), `long`, `double`, `boolean`, `date` (the last four also kept as
 //! doc values, for sorts and ranges: see `values.rs`), `binary` (base64 text,
@@ -379,7 +379,7 @@ impl Schema {
                     AnalyzerKind::parse(name).filter(|k| *k != AnalyzerKind::Keyword).ok_or_else(|| {
                         Error::invalid_field(
                             &f.name,
-                            format!("unknown analyzer `{name}` (standard, english)"),
+                            format!("unknown analyzer `{name}` (standard, english, snowball)"),
                         )
                     })?;
                 Some(Arc::new(Analyzer::new(kind, f.stopwords.as_deref())))

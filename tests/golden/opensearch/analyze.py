@@ -15,9 +15,13 @@ import sys
 from record import call_with_status as call, fresh_index, print_golden
 
 INDEX = "needle-analyze"
-MAPPING = {"properties": {"t": {"type": "text"}, "k": {"type": "keyword"}, "n": {"type": "long"}}}
+MAPPING = {"properties": {"t": {"type": "text"}, "k": {"type": "keyword"}, "n": {"type": "long"},
+                          "e": {"type": "text", "analyzer": "english"},
+                          "s": {"type": "text", "analyzer": "snowball"}}}
 MIXED = ("The Quick-brown fox, 3.14 1,000 abc123 123abc U.S.A. l'homme café 東京都 ひらがな カタカナ "
          "한국어 ไทย 😀 x_y ©2024 naïve Ωmega")
+ENGLISH = ("It's the Nation's people’s choice: generously running ponies, skies and relational "
+           "hopefulness; THE Government's AGREED rates were controlling")
 
 
 def requests():
@@ -30,6 +34,11 @@ def requests():
         (f"/{INDEX}/_analyze", {"field": "t", "text": ["one two", "three"]}),
         (f"/{INDEX}/_analyze", {"field": "t", "text": MIXED}),
         (f"/{INDEX}/_analyze", {"field": "k", "text": ["One Two", "x"]}),
+        ("/_analyze", {"analyzer": "english", "text": ENGLISH}),
+        ("/_analyze", {"analyzer": "snowball", "text": ENGLISH}),
+        ("/_analyze", {"analyzer": "english", "text": MIXED}),
+        (f"/{INDEX}/_analyze", {"field": "e", "text": [ENGLISH, "the end"]}),
+        (f"/{INDEX}/_analyze", {"field": "s", "text": [ENGLISH, "the end"]}),
         (f"/{INDEX}/_analyze", {"field": "unmapped", "text": ["A b", "c"]}),
         (f"/{INDEX}/_analyze", {"analyzer": "keyword", "field": "t", "text": "A b"}),
         (f"/{INDEX}/_analyze", {"text": "A b"}),
