@@ -74,7 +74,7 @@ pub use needle_storage::{Backend, ReadOptions};
 pub use result_cache::ResultCache;
 pub use schema::{Dynamic, FieldDef, FieldKind, IndexSort, Schema, ID_FIELD};
 pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};
-pub use searcher::{Searcher, StoredDocument};
+pub use searcher::{Matched, Searcher, StoredDocument};
 pub use value_fields::DocValueField;
 pub use values::{
     base64_bytes, base64_text, column_json, has_doc_values, in_place_field, is_point, missing_value,

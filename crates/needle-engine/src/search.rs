@@ -308,7 +308,7 @@ pub(crate) fn fetch(
     for (h, sort) in wanted {
         let segment = views[h.segment].0;
         let (id, at, source) = match id_only {
-            true => (stored_id(segment, h.doc)?, DocVersion::default(), String::new()),
+            true => (stored_head(segment, h.doc)?.0, DocVersion::default(), String::new()),
             false => stored_document_versioned(segment, h.doc)?,
         };
         let highlight = match &rewritten {
@@ -354,10 +354,12 @@ pub(crate) fn stored_document(segment: &dyn SegmentRead, doc: DocId) -> Result<(
     Ok((id, source))
 }
 
-/// The `_id` of a stored document, read from its record's head.
-fn stored_id(segment: &dyn SegmentRead, doc: DocId) -> Result<String> {
+/// The `_id` and version of a stored document, read from its record's head.
+pub(crate) fn stored_head(segment: &dyn SegmentRead, doc: DocId) -> Result<(String, DocVersion)> {
     let head = segment.stored_head(doc)?;
-    Ok(record::decode(&format!("{}.docs", segment.name()), &head)?.id.to_string())
+    let file = format!("{}.docs", segment.name());
+    let r = record::decode(&file, &head)?;
+    Ok((r.id.to_string(), r.version))
 }
 
 /// The version a segment's record of `doc` holds (its head alone is read).

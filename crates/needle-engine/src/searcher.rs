@@ -17,7 +17,8 @@ use crate::corpus_stats::CorpusStatistics;
 use crate::index::Shared;
 use crate::schema::Schema;
 use crate::search::{
-    fetch, find_id, run_search, stored_document, stored_document_versioned, SearchRequest, SearchResponse,
+    fetch, find_id, run_search, stored_document, stored_document_versioned, stored_head, SearchRequest,
+    SearchResponse,
     View,
 };
 use crate::segments::Snapshot;
@@ -29,6 +30,14 @@ pub struct StoredDocument {
     pub id: String,
     pub source: String,
     pub version: u64,
+    pub seq_no: u64,
+}
+
+/// A live document a query matched, as its record's head tells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matched {
+    pub id: String,
+    /// Its `_seq_no` in the snapshot: what a write conditional on it being unchanged names.
     pub seq_no: u64,
 }
 
@@ -244,16 +253,20 @@ impl Searcher {
         crate::aggs::gather(aggs, filters, bases, |visit| searcher.for_each_match(query, scores, visit))
     }
 
-    /// The `_id`s of every live document matching `query`, in the index's
-    /// order (segment by segment, each in document order: Elasticsearch's
-    /// `_doc` order, which its by-query APIs and `_reindex` walk, so that a
-    /// `max_docs` takes the same documents).
-    pub fn matching_ids(&self, query: &Query) -> Result<Vec<String>> {
+    /// Every live document matching `query`, in the index's order (segment
+    /// by segment, each in document order: Elasticsearch's `_doc` order,
+    /// which its by-query APIs and `_reindex` walk, so that a `max_docs`
+    /// takes the same documents). Only the records' heads are read.
+    pub fn matching(&self, query: &Query) -> Result<Vec<Matched>> {
         let views = self.snapshot.views();
         let all = usize::try_from(self.num_docs()).unwrap_or(usize::MAX);
         let mut top =
             self.top_docs(query, SearchOptions { top_k: all, track_total_hits: u64::MAX, bloom: true })?;
         top.hits.sort_unstable_by_key(|h| (h.segment, h.doc));
-        top.hits.iter().map(|h| stored_document(views[h.segment].0, h.doc).map(|(id, _)| id)).collect()
+        let matched = |h: &needle_search::ScoredDoc| {
+            let (id, at) = stored_head(views[h.segment].0, h.doc)?;
+            Ok(Matched { id, seq_no: at.shown_seq_no() })
+        };
+        top.hits.iter().map(matched).collect()
     }
 }

@@ -469,8 +469,13 @@ impl SegmentRead for UpdatedSegment {
         self.patched(doc, self.base.stored(doc)?)
     }
 
+    /// The head with the version of the last update in place, as [`Self::stored`] has it.
     fn stored_head(&self, doc: DocId) -> Result<Vec<u8>> {
-        self.base.stored_head(doc)
+        let Some(at) = self.updates.version(doc) else { return self.base.stored_head(doc) };
+        let head = self.base.stored_head(doc)?;
+        let file = format!("{}.docs", self.base.name());
+        let id = record::decode(&file, &head)?.id;
+        Ok(record::with_version(&record::encode(id, ""), at))
     }
 
     fn term_docs(&self, field: FieldId, term: &[u8]) -> Result<Vec<DocId>> {

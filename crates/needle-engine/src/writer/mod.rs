@@ -418,11 +418,11 @@ impl IndexWriter {
     /// `_id` added again meanwhile is deleted too); returns how many.
     pub fn delete_by_query(&self, query: &str) -> Result<u64> {
         let searcher = self.searcher();
-        let ids = searcher.matching_ids(&searcher.parse(query)?)?;
-        for id in &ids {
-            self.delete(id)?;
+        let matched = searcher.matching(&searcher.parse(query)?)?;
+        for m in &matched {
+            self.delete(&m.id)?;
         }
-        Ok(ids.len() as u64)
+        Ok(matched.len() as u64)
     }
 
     /// Persists everything added so far and commits it.

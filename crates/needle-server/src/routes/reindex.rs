@@ -69,9 +69,10 @@ fn run(app: &Shared, call: &Call) -> ApiResult<Response> {
     for Reached { handle, filter } in &sources {
         let searcher = handle.index.searcher();
         let q = filtered_query(&asked.query, filter.as_ref(), &searcher)?;
-        matched.push((searcher.matching_ids(&q)?, searcher));
+        let ids = searcher.matching(&q)?.into_iter().map(|m| m.id).collect::<Vec<_>>();
+        matched.push((ids, searcher));
     }
-    let mut copying = Copying { asked: &asked, dest: None, tally: Tally::default(), read: 0, last: None };
+    let mut copying = Copying { asked: &asked, dest: None, tally: Tally::default(), last: None };
     copying.tally.total = asked.max_docs.min(matched.iter().map(|(ids, _)| ids.len() as u64).sum());
     let outcome = copying.all(app, &matched);
     // What was written is made durable whether or not the run ended early.
@@ -80,7 +81,7 @@ fn run(app: &Shared, call: &Call) -> ApiResult<Response> {
     }
     outcome?;
     let mut tally = copying.tally;
-    tally.batches = copying.read.div_ceil(asked.batch);
+    tally.batches = tally.read.div_ceil(asked.batch);
     Ok(tally.answer(Api::Reindex, started))
 }
 
@@ -90,8 +91,6 @@ struct Copying<'a> {
     /// The destination, made when the first document is written to it.
     dest: Option<Arc<Handle>>,
     tally: Tally,
-    /// Documents read so far.
-    read: u64,
     /// The last write's sequence number.
     last: Option<u64>,
 }
@@ -99,21 +98,20 @@ struct Copying<'a> {
 impl Copying<'_> {
     /// Reads the sources' documents a batch at a time until done, `max_docs` is reached, or a
     /// batch ends with failures (a version conflict without `conflicts: proceed`, or a
-    /// destination that cannot be made): every document of that batch is tried, as
-    /// Elasticsearch writes a batch in one bulk request.
+    /// destination that cannot be made; see [`Tally::stops_here`]).
     fn all(&mut self, app: &Shared, matched: &[(Vec<String>, Searcher)]) -> ApiResult<()> {
         let asked = self.asked;
         // With `conflicts: proceed` only written documents count towards `max_docs`, as Elasticsearch counts.
         let done = |c: &Self| match asked.proceed {
             true => c.tally.created + c.tally.updated >= asked.max_docs,
-            false => c.read >= asked.max_docs,
+            false => c.tally.read >= asked.max_docs,
         };
         for (ids, searcher) in matched {
             for id in ids {
-                if done(self) || (!self.tally.failures.is_empty() && self.read % asked.batch == 0) {
+                if done(self) || self.tally.stops_here(asked.batch) {
                     return Ok(());
                 }
-                self.read += 1;
+                self.tally.read += 1;
                 let Some(doc) = searcher.get_document(id)? else { continue };
                 let source = kept(&asked.keep, doc.source)?;
                 self.write(app, id, &source)?;

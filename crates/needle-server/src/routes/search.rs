@@ -27,7 +27,7 @@ use crate::pattern;
 use crate::pools;
 use crate::request_cache::{self, RequestCache};
 use crate::respond::{self, score};
-use crate::routes::by_query::{read_asked, unknown_key, Api, Tally, BATCH};
+use crate::routes::by_query::{read_asked, run_by_query, unknown_key, Api};
 use crate::routes::documents::parse_source;
 use crate::routes::write::PRIMARY_TERM;
 use crate::server::Shared;
@@ -1249,35 +1249,20 @@ pub(crate) fn query_only(body: Value, what: &str) -> ApiResult<Option<Value>> {
     Ok(query)
 }
 
-/// `POST /{index}/_delete_by_query`: deletes what the query matches in a snapshot taken now.
+/// `POST /{index}/_delete_by_query`: deletes what the query matches in a
+/// snapshot taken now; a document changed since is a version conflict (`by_query.rs`).
 pub async fn delete_by_query(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
     pools::write(app, move |app| {
         let started = Instant::now();
         let asked = read_asked(&call, unknown_key)?;
-        let (query, mut left) = (asked.query, asked.max_docs);
-        if query.is_none() {
+        if asked.query.is_none() {
             return Err(crate::routes::write::validation("query is missing"));
         }
-        let mut tally = Tally::default();
-        for Reached { handle: h, filter } in app.catalog.resolve_filtered(&index)? {
-            let searcher = h.index.searcher();
-            let q = filtered_query(&query, filter.as_ref(), &searcher)?;
-            let mut ids = searcher.matching_ids(&q)?;
-            ids.truncate(usize::try_from(left).unwrap_or(usize::MAX));
-            left -= ids.len() as u64;
-            tally.total += ids.len() as u64;
-            let mut last = None;
-            for id in &ids {
-                let (outcome, seq_no) = h.writer.remove_deferred(id, IfCurrent::Any)?;
-                tally.deleted += u64::from(outcome.is_some());
-                last = Some(seq_no);
-            }
-            if let Some(seq_no) = last {
-                h.writer.durable_through(seq_no)?;
-            }
-        }
-        tally.batches = tally.total.div_ceil(BATCH);
+        let tally = run_by_query(app, &index, &asked, Api::DeleteByQuery, |h, _, doc| {
+            Ok(h.writer.remove_deferred(&doc.id, IfCurrent::SeqNo(doc.seq_no))?.1)
+        })?;
         Ok(tally.answer(Api::DeleteByQuery, started))
     })
     .await
+
 }
