@@ -31,6 +31,7 @@ mod dump;
 pub mod fuzzing;
 mod hot_terms;
 mod index;
+pub mod index_analyzers;
 pub mod ingest_log;
 mod manifest;
 mod query_fields;

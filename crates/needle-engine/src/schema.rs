@@ -24,7 +24,9 @@
 //! 0.0009, "stop_words": [...]}` sets the phrase filters (these are the defaults).
 //! An index's whole creation body is read too: `{"settings": {"index":
 //! {"sort.field": "year", "sort.order": "desc"}}, "mappings": {...}}` sets
-//! the index sort ([`IndexSort`]).
+//! the index sort ([`IndexSort`]), and `{"settings": {"analysis": {"analyzer":
+//! {"default": {"type": "english"}}}}}` the index's own analyzers, which its
+//! text fields name (see `index_analyzers.rs`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -37,6 +39,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::date_format::DateFormat;
+use crate::index_analyzers::IndexAnalyzers;
 
 pub const ID_FIELD: FieldId = 0;
 
@@ -235,6 +238,9 @@ pub struct Schema {
     pub bloom: BloomSettings,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort: Option<IndexSort>,
+    /// The analyzers the index's settings define (see `index_analyzers.rs`).
+    #[serde(default, skip_serializing_if = "IndexAnalyzers::is_empty")]
+    pub analysis: IndexAnalyzers,
     #[serde(skip)]
     analyzers: Vec<Option<Arc<Analyzer>>>,
     #[serde(skip)]
@@ -246,24 +252,29 @@ pub struct Schema {
 
 impl PartialEq for Schema {
     fn eq(&self, other: &Self) -> bool {
-        self.dynamic == other.dynamic && self.fields == other.fields && self.sort == other.sort
+        self.dynamic == other.dynamic
+            && self.fields == other.fields
+            && self.sort == other.sort
+            && self.analysis == other.analysis
     }
 }
 
 impl Default for Schema {
     fn default() -> Self {
         let id = FieldDef::plain("_id", FieldKind::Keyword);
-        Schema::from_fields(Dynamic::True, vec![id]).expect("the default schema is valid")
+        Schema::from_fields(Dynamic::True, vec![id], IndexAnalyzers::new())
+            .expect("the default schema is valid")
     }
 }
 
 impl Schema {
-    fn from_fields(dynamic: Dynamic, fields: Vec<FieldDef>) -> Result<Self> {
+    fn from_fields(dynamic: Dynamic, fields: Vec<FieldDef>, analysis: IndexAnalyzers) -> Result<Self> {
         let mut s = Schema {
             dynamic,
             fields: Vec::new(),
             bloom: BloomSettings::default(),
             sort: None,
+            analysis,
             analyzers: Vec::new(),
             by_name: HashMap::new(),
             multi: HashMap::new(),
@@ -277,7 +288,7 @@ impl Schema {
     /// Rebuilds the lookup tables after deserializing.
     pub(crate) fn prepared(self) -> Result<Self> {
         let (bloom, sort) = (self.bloom, self.sort);
-        Ok(Schema { bloom, sort, ..Schema::from_fields(self.dynamic, self.fields)? })
+        Ok(Schema { bloom, sort, ..Schema::from_fields(self.dynamic, self.fields, self.analysis)? })
     }
 
     /// Sets the index sort from Elasticsearch's settings (`index.sort.field`,
@@ -366,6 +377,23 @@ impl Schema {
         })
     }
 
+    /// A text field's analyzer: the one it names (the index's own, or a
+    /// built-in), else the index's `default`, else `standard`; the field's
+    /// `stopwords` replace the analyzer's.
+    fn text_analyzer(&self, f: &FieldDef) -> Result<Analyzer> {
+        let default = if self.analysis.contains_key("default") { "default" } else { "standard" };
+        let name = f.analyzer.as_deref().unwrap_or(default);
+        if let Some(def) = self.analysis.get(name) {
+            return def
+                .analyzer(name, f.stopwords.as_deref())
+                .map_err(|e| Error::invalid_field(&f.name, e.to_string()));
+        }
+        let kind = AnalyzerKind::parse(name).filter(|k| *k != AnalyzerKind::Keyword).ok_or_else(|| {
+            Error::invalid_field(&f.name, format!("analyzer [{name}] has not been configured in mappings"))
+        })?;
+        Ok(Analyzer::new(kind, f.stopwords.as_deref()))
+    }
+
     fn push(&mut self, f: FieldDef) -> Result<FieldId> {
         if self.by_name.contains_key(&f.name) {
             return Err(Error::invalid_field(&f.name, "defined twice"));
@@ -373,17 +401,7 @@ impl Schema {
         let id = FieldId::try_from(self.fields.len())
             .map_err(|_| Error::invalid_field(&f.name, "too many fields (65,536)"))?;
         let analyzer = match (f.kind, f.index) {
-            (FieldKind::Text, true) => {
-                let name = f.analyzer.as_deref().unwrap_or("standard");
-                let kind =
-                    AnalyzerKind::parse(name).filter(|k| *k != AnalyzerKind::Keyword).ok_or_else(|| {
-                        Error::invalid_field(
-                            &f.name,
-                            format!("unknown analyzer `{name}` (standard, english, snowball)"),
-                        )
-                    })?;
-                Some(Arc::new(Analyzer::new(kind, f.stopwords.as_deref())))
-            }
+            (FieldKind::Text, true) => Some(Arc::new(self.text_analyzer(&f)?)),
             _ => None,
         };
         if let Some(parent) = &f.multi_of {
@@ -439,6 +457,9 @@ impl Schema {
             )));
         }
         let mut schema = Schema { dynamic, bloom, ..Schema::default() };
+        if let Some(settings) = &settings {
+            schema.analysis = crate::index_analyzers::read(settings)?;
+        }
         for def in parse_properties("", properties)? {
             schema.push(def)?;
         }
@@ -751,7 +772,7 @@ fn parse_one_field(name: &str, mut m: serde_json::Map<String, Value>) -> Result<
 }
 
 /// Settings as (dotted key, value) pairs, nested objects flattened.
-fn flatten_settings(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
+pub(crate) fn flatten_settings(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
     match v {
         Value::Object(map) => {
             for (k, v) in map {
@@ -766,6 +787,34 @@ fn flatten_settings(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_fields_take_the_index_analyzers_they_name_and_its_default() {
+        let body = r#"{"settings": {"analysis": {"analyzer": {
+                "default": {"type": "english"},
+                "short": {"type": "standard", "stopwords": ["quick"]}}}},
+            "mappings": {"properties": {"a": {"type": "text"}, "b": {"type": "text", "analyzer": "short"},
+                                        "c": {"type": "text", "analyzer": "standard"}}}}"#;
+        let s = Schema::from_mapping(body).unwrap();
+        let terms =
+            |s: &Schema, f: &str| s.analyzer(s.field_id(f).unwrap()).unwrap().terms("The quick foxes");
+        assert_eq!(terms(&s, "a"), ["quick", "fox"]);
+        assert_eq!(terms(&s, "b"), ["the", "foxes"]);
+        assert_eq!(terms(&s, "c"), ["the", "quick", "foxes"]);
+        // A field a document brings is analyzed by the default too; its keyword beside it is not.
+        let shared = SharedSchema::new(s.clone());
+        let s = shared.add_fields(&s.dynamic_defs("d", &serde_json::json!("x")).unwrap()).unwrap();
+        assert_eq!(terms(&s, "d"), ["quick", "fox"]);
+        assert!(s.analyzer(s.field_id("d.keyword").unwrap()).is_none());
+        // Kept with the schema (in the manifest): read back, the same analyzers.
+        let again: Schema = serde_json::from_str(&serde_json::to_string(&*s).unwrap()).unwrap();
+        let again = again.prepared().unwrap();
+        assert_eq!((terms(&again, "a"), terms(&again, "b")), (terms(&s, "a"), terms(&s, "b")));
+        let unknown = r#"{"settings": {"analysis": {"analyzer": {"x": {"type": "english"}}}},
+            "mappings": {"properties": {"a": {"type": "text", "analyzer": "y"}}}}"#;
+        let e = Schema::from_mapping(unknown).unwrap_err().to_string();
+        assert!(e.contains("analyzer [y] has not been configured"), "{e}");
+    }
 
     #[test]
     fn reads_an_elasticsearch_mapping() {
@@ -805,7 +854,10 @@ mod tests {
             (r#"{"properties":{"t":{"type":"txt"}}}"#, "unknown type `txt`"),
             (r#"{"properties":{"t":{"type":"text","boost":2}}}"#, "unknown option `boost`"),
             (r#"{"propertes":{}}"#, "unknown key `propertes`"),
-            (r#"{"properties":{"t":{"type":"text","analyzer":"klingon"}}}"#, "unknown analyzer `klingon`"),
+            (
+                r#"{"properties":{"t":{"type":"text","analyzer":"klingon"}}}"#,
+                "analyzer [klingon] has not been configured in mappings",
+            ),
             (
                 r#"{"properties":{"t":{"type":"long","ignore_above":3}}}"#,
                 "`ignore_above` is an option of keyword",

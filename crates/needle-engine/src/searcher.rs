@@ -18,8 +18,7 @@ use crate::index::Shared;
 use crate::schema::Schema;
 use crate::search::{
     fetch, find_id, run_search, stored_document, stored_document_versioned, stored_head, SearchRequest,
-    SearchResponse,
-    View,
+    SearchResponse, View,
 };
 use crate::segments::Snapshot;
 use crate::values::numeric_terms;

@@ -81,8 +81,8 @@ impl Settings {
                 })
             };
             match name {
-                // The index sort belongs to the mapping (see `Catalog::create_with_aliases`).
-                _ if name.starts_with("sort.") => {}
+                // The index sort and analyzers belong to the mapping (see `Catalog::create_filled`).
+                _ if name.starts_with("sort.") || name.starts_with("analysis.") => {}
                 "number_of_shards" => self.number_of_shards = number()?.clamp(1, 1024) as u32,
                 "number_of_replicas" => self.number_of_replicas = number()? as u32,
                 "refresh_interval" => self.refresh_interval = text,
@@ -128,9 +128,9 @@ impl Settings {
         let before = self.durability.clone();
         for (key, _) in &flat {
             let name = key.strip_prefix("index.").unwrap_or(key);
-            if name == "number_of_shards" {
+            if name == "number_of_shards" || name.starts_with("analysis.") || name.starts_with("sort.") {
                 return Err(ApiError::illegal_argument(format!(
-                    "Can't update non dynamic settings [[index.number_of_shards]] for open indices [[{index}/{}]]",
+                    "Can't update non dynamic settings [[index.{name}]] for open indices [[{index}/{}]]",
                     self.uuid
                 )));
             }
@@ -157,6 +157,9 @@ impl Settings {
             let mode = if sort.descending { "max" } else { "min" };
             shown["index"]["sort"] =
                 json!({"field": [sort.field], "order": [order], "missing": [missing], "mode": [mode]});
+        }
+        if !schema.analysis.is_empty() {
+            shown["index"]["analysis"] = needle_engine::index_analyzers::shown(&schema.analysis);
         }
         shown
     }
@@ -750,7 +753,9 @@ mod tests {
             (s.number_of_shards, s.durability.as_str(), s.refresh_interval.as_str()),
             (3, "graceful", "5s")
         );
-        let err = s.apply(&json!({"index.analysis": {"x": 1}})).unwrap_err();
-        assert!(err.reason.contains("unknown setting [index.analysis.x]"), "{}", err.reason);
+        let err = s.apply(&json!({"index.similarity": {"x": 1}})).unwrap_err();
+        assert!(err.reason.contains("unknown setting [index.similarity.x]"), "{}", err.reason);
+        // The analyzers are the schema's (see `index_analyzers.rs`), as is the sort.
+        s.apply(&json!({"index.analysis": {"analyzer": {"x": {"type": "english"}}}})).unwrap();
     }
 }

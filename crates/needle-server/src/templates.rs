@@ -38,6 +38,7 @@ use serde_json::{json, Map, Value};
 use crate::catalog::{flatten, Settings};
 use crate::error::{ApiError, ApiResult};
 use crate::pattern;
+use crate::routes::indices::{analyzers_of, parse_mapping};
 
 const FILE: &str = "templates.json";
 const KIND: &[u8; 4] = b"TMPL";
@@ -477,10 +478,11 @@ fn read_template(value: &Value) -> ApiResult<Value> {
         match key.as_str() {
             "settings" => {
                 Settings::new().apply(value)?;
+                analyzers_of(value)?;
                 t.insert(key.clone(), shown_settings(value));
             }
             "mappings" => {
-                mapping_of(value)?;
+                mapping_of(value, parts.get("settings"))?;
                 t.insert(key.clone(), value.clone());
             }
             "aliases" => {
@@ -572,10 +574,10 @@ fn insert_path(map: &mut Map<String, Value>, path: &str, value: Value) {
     }
 }
 
-fn mapping_of(value: &Value) -> ApiResult<Schema> {
-    Schema::from_mapping(&value.to_string()).map_err(|e| {
-        ApiError::bad_request("mapper_parsing_exception", format!("Failed to parse mapping: {e}"))
-    })
+/// The schema of `mappings` beside `settings` (whose analyzers its fields may name), checked.
+fn mapping_of(mappings: &Value, settings: Option<&Value>) -> ApiResult<Schema> {
+    let analysis = analyzers_of(settings.unwrap_or(&json!({})))?;
+    parse_mapping(mappings, &analysis)
 }
 
 /// What index template `name` gives an index: its component templates'
@@ -595,7 +597,7 @@ fn composed(name: &str, t: &Value, kept: &Kept) -> ApiResult<Value> {
     }
     merge_into(&mut made, &t["template"])?;
     if let Some(m) = made.get("mappings") {
-        mapping_of(m).map_err(|e| invalid(name, &e.reason))?;
+        mapping_of(m, made.get("settings")).map_err(|e| invalid(name, &e.reason))?;
     }
     Ok(made)
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Records a real OpenSearch node's answers to `_analyze` requests (named
-analyzers, an index's fields, several texts, the errors) for
+analyzers, an index's fields, several texts, the errors; a second index's
+own analyzers, defined in its settings, and how its settings show them) for
 `crates/needle-server/tests/api/opensearch_analyze.rs` to send Needle and
 compare: the status, then every token (term, offsets, type, position) or
 the error's type.
@@ -13,6 +14,19 @@ The node: ../shared/opensearch (OpenSearch 3.8).
 import sys
 
 from record import call_with_status as call, fresh_index, print_golden
+
+OWN = "needle-analyze-own"
+# The analyzers of OWN's settings, and its mapping (a field added later names one too).
+ANALYSIS = {"analyzer": {
+    "default": {"type": "english"},
+    "my_stop": {"type": "standard", "stopwords": ["quick", "the"]},
+    "snow": {"type": "snowball", "language": "English"},
+    "plain": {"type": "english", "stopwords": "_none_"},
+    "std_english": {"type": "standard", "stopwords": "_english_"},
+}}
+OWN_MAPPING = {"properties": {"a": {"type": "text"}, "b": {"type": "text", "analyzer": "my_stop"},
+                              "c": {"type": "text", "analyzer": "standard"}}}
+ADDED = {"properties": {"d": {"type": "text", "analyzer": "plain"}}}
 
 INDEX = "needle-analyze"
 MAPPING = {"properties": {"t": {"type": "text"}, "k": {"type": "keyword"}, "n": {"type": "long"},
@@ -48,12 +62,33 @@ def requests():
         ("/_analyze", {"field": "t", "text": "a"}),
         ("/_analyze", {"text": "a", "unknown": 1}),
         ("/needle-no-such-index/_analyze", {"text": "a"}),
-    ]
+    ] + [(f"/{OWN}/_analyze", body) for body in [
+        {"analyzer": "my_stop", "text": ENGLISH},
+        {"analyzer": "snow", "text": ENGLISH},
+        {"analyzer": "plain", "text": ENGLISH},
+        {"analyzer": "std_english", "text": ENGLISH},
+        {"analyzer": "default", "text": ENGLISH},
+        {"analyzer": "english", "text": ENGLISH},
+        {"text": ENGLISH},
+        {"field": "a", "text": ENGLISH},
+        {"field": "b", "text": [ENGLISH, "the end"]},
+        {"field": "c", "text": ENGLISH},
+        {"field": "d", "text": ENGLISH},
+        {"field": "unmapped", "text": ENGLISH},
+        {"analyzer": "no_such", "text": "x"},
+    ]]
 
 
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
     fresh_index(base, INDEX, MAPPING)
+    call(base, "DELETE", f"/{OWN}")
+    status, made = call(base, "PUT", f"/{OWN}", {"settings": {"analysis": ANALYSIS}, "mappings": OWN_MAPPING})
+    assert status == 200, made
+    status, added = call(base, "PUT", f"/{OWN}/_mapping", ADDED)
+    assert status == 200, added
+    _, settings = call(base, "GET", f"/{OWN}/_settings")
+    shown = settings[OWN]["settings"]["index"]["analysis"]
     _, node = call(base, "GET", "/")
     cases = []
     for path, body in requests():
@@ -62,8 +97,11 @@ def main():
             answer = {"error": answer["error"]["type"]}
         cases.append({"path": path, "body": body, "status": status, "answer": answer})
     call(base, "DELETE", f"/{INDEX}")
+    call(base, "DELETE", f"/{OWN}")
     name = node["version"]["distribution"] + " " + node["version"]["number"]
-    print_golden([("node", name), ("index", INDEX), ("mapping", MAPPING)], cases)
+    fields = [("node", name), ("index", INDEX), ("mapping", MAPPING), ("own", OWN), ("analysis", ANALYSIS),
+              ("own_mapping", OWN_MAPPING), ("added", ADDED), ("analysis_shown", shown)]
+    print_golden(fields, cases)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 //! `GET|POST /_analyze` and `/{index}/_analyze`: the tokens an analyzer
 //! makes of a text, as Elasticsearch shows them (term, offsets in UTF-16
 //! code units as Java counts them, the tokenizer's type, position). The
-//! analyzer is the one named (`standard`, `english`, `keyword`), a field's
-//! of the index (a text field's own, the whole value for a keyword field,
-//! the default for a field not mapped), or the default. Several texts
+//! analyzer is the one named (the index's own, or `standard`, `english`,
+//! `snowball`, `keyword`), a field's of the index (a text field's own, the
+//! whole value for a keyword field, the index's default for a field not
+//! mapped), or the index's default (`standard` unless its settings say). Several texts
 //! continue one another: positions after the last one's (a text field's
 //! gap of 100 between them), offsets one past the last text's length.
 
@@ -66,6 +67,11 @@ impl Chosen<'_> {
 fn choose<'a>(r: &Request, schema: Option<&'a Schema>) -> ApiResult<(Chosen<'a>, u32)> {
     let made = |kind| Chosen::Made(Analyzer::new(kind, None));
     if let Some(name) = &r.analyzer {
+        // The index's own analyzers first, as Elasticsearch looks them up.
+        if let Some(def) = schema.and_then(|s| s.analysis.get(name)) {
+            let made = def.analyzer(name, None).map_err(|e| ApiError::illegal_argument(e.to_string()))?;
+            return Ok((Chosen::Made(made), 0));
+        }
         return match AnalyzerKind::parse(name) {
             Some(kind) => Ok((made(kind), 0)),
             None if NOT_YET.contains(&name.as_str()) => {
@@ -74,11 +80,13 @@ fn choose<'a>(r: &Request, schema: Option<&'a Schema>) -> ApiResult<(Chosen<'a>,
             None => Err(ApiError::illegal_argument(format!("failed to find global analyzer [{name}]"))),
         };
     }
-    let Some(field) = &r.field else { return Ok((made(AnalyzerKind::Standard), 0)) };
+    let Some(field) = &r.field else { return Ok((Chosen::Made(index_default(schema)?), 0)) };
     let Some(schema) = schema else {
         return Err(ApiError::illegal_argument("analysis based on a specific field requires an index"));
     };
-    let Some(id) = schema.field_id(field) else { return Ok((made(AnalyzerKind::Standard), TEXT_FIELD_GAP)) };
+    let Some(id) = schema.field_id(field) else {
+        return Ok((Chosen::Made(index_default(Some(schema))?), TEXT_FIELD_GAP));
+    };
     match (schema.field(id).kind, schema.analyzer(id)) {
         (FieldKind::Text, Some(analyzer)) => Ok((Chosen::Field(analyzer), TEXT_FIELD_GAP)),
         (FieldKind::Text, None) => Ok((made(AnalyzerKind::Standard), TEXT_FIELD_GAP)),
@@ -86,6 +94,15 @@ fn choose<'a>(r: &Request, schema: Option<&'a Schema>) -> ApiResult<(Chosen<'a>,
         _ => Err(ApiError::illegal_argument(format!(
             "Can't process field [{field}], Analysis requests are only supported on tokenized fields"
         ))),
+    }
+}
+
+/// The analyzer of an index's text fields that name none: its settings'
+/// `default`, else `standard` (also without an index).
+fn index_default(schema: Option<&Schema>) -> ApiResult<Analyzer> {
+    match schema.and_then(|s| s.analysis.get("default")) {
+        Some(def) => def.analyzer("default", None).map_err(|e| ApiError::illegal_argument(e.to_string())),
+        None => Ok(Analyzer::standard()),
     }
 }
 

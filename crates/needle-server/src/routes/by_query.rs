@@ -219,7 +219,8 @@ pub fn run_by_query(
         matched.push((handle, searcher, docs));
     }
     for (h, searcher, docs) in &matched {
-        let written = write_each(&mut tally, asked.proceed, api, &h.name, docs, |doc| write(h, searcher, doc));
+        let written =
+            write_each(&mut tally, asked.proceed, api, &h.name, docs, |doc| write(h, searcher, doc));
         if let Some(seq_no) = written.last {
             h.writer.durable_through(seq_no)?;
         }
@@ -286,12 +287,15 @@ mod tests {
     fn run(proceed: bool, conflicting: &[usize]) -> Tally {
         let docs: Vec<Matched> = (0..2500).map(|i| Matched { id: i.to_string(), seq_no: i as u64 }).collect();
         let mut tally = Tally::default();
-        let written = write_each(&mut tally, proceed, Api::UpdateByQuery, "i", &docs, |doc| {
-            match conflicting.contains(&(doc.seq_no as usize)) {
-                true => Err(needle_engine::Error::Conflict { id: doc.id.clone(), reason: "changed".into() }),
-                false => Ok(doc.seq_no + 10_000),
-            }
-        });
+        let written =
+            write_each(&mut tally, proceed, Api::UpdateByQuery, "i", &docs, |doc| {
+                match conflicting.contains(&(doc.seq_no as usize)) {
+                    true => {
+                        Err(needle_engine::Error::Conflict { id: doc.id.clone(), reason: "changed".into() })
+                    }
+                    false => Ok(doc.seq_no + 10_000),
+                }
+            });
         assert!(written.error.is_none());
         tally
     }

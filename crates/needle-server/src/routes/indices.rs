@@ -6,6 +6,7 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use needle_engine::index_analyzers::{self, IndexAnalyzers};
 use needle_engine::Schema;
 use serde_json::{json, Map, Value};
 
@@ -53,22 +54,36 @@ pub fn create_with(
         return Err(ApiError::parsing("the body of an index creation must be an object"));
     };
     let mut settings = json!({});
-    let mut mapping = None;
+    let mut mappings = None;
     let mut aliases = Default::default();
     for (key, value) in body {
         match key.as_str() {
             "settings" => settings = value.clone(),
-            "mappings" => mapping = Some(parse_mapping(value)?),
+            "mappings" => mappings = Some(value),
             "aliases" => aliases = crate::routes::aliases::at_creation(value)?,
             other => return Err(ApiError::parsing(format!("unknown key [{other}] for create index"))),
         }
     }
+    let analysis = analyzers_of(&settings)?;
+    let mapping = match mappings {
+        Some(m) => Some(parse_mapping(m, &analysis)?),
+        // The analyzers live in the schema: an index defining some has one.
+        None if !analysis.is_empty() => Some(parse_mapping(&json!({}), &analysis)?),
+        None => None,
+    };
     catalog.create_filled(name, mapping, &settings, aliases, seed, fill)
 }
 
-/// A `mappings` object as a schema; what Needle cannot map is a `mapper_parsing_exception`.
-fn parse_mapping(value: &Value) -> ApiResult<Schema> {
-    Schema::from_mapping(&value.to_string()).map_err(|e| {
+/// The analyzers an index's `settings` define; what Needle cannot make is an `illegal_argument_exception`.
+pub fn analyzers_of(settings: &Value) -> ApiResult<IndexAnalyzers> {
+    index_analyzers::read(settings).map_err(|e| ApiError::illegal_argument(e.to_string()))
+}
+
+/// A `mappings` object as a schema whose text fields may name `analysis`'s
+/// analyzers; what Needle cannot map is a `mapper_parsing_exception`.
+pub fn parse_mapping(value: &Value, analysis: &IndexAnalyzers) -> ApiResult<Schema> {
+    let body = json!({"settings": {"analysis": index_analyzers::shown(analysis)}, "mappings": value});
+    Schema::from_mapping(&body.to_string()).map_err(|e| {
         ApiError::bad_request("mapper_parsing_exception", format!("Failed to parse mapping: {}", e))
     })
 }
@@ -142,8 +157,14 @@ pub async fn put_mapping(State(app): State<Shared>, Path(expression): Path<Strin
         call.params.ignore(&ADMIN_PARAMS);
         call.params.ignore(&["write_index_only"]);
         call.params.finish(&call.path)?;
-        let mapping = parse_mapping(&Value::Object(call.json_object()?))?;
+        let body = Value::Object(call.json_object()?);
+        // Read for every index (each with its own analyzers) before any changes.
+        let mut read = Vec::new();
         for h in app.catalog.resolve(&expression)? {
+            let mapping = parse_mapping(&body, &h.index.schema().analysis)?;
+            read.push((h, mapping));
+        }
+        for (h, mapping) in read {
             h.writer.add_mapping(&mapping).map_err(|e| match e {
                 needle_core::Error::InvalidInput { .. } => ApiError::illegal_argument(e.to_string()),
                 other => other.into(),

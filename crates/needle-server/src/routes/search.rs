@@ -1264,5 +1264,4 @@ pub async fn delete_by_query(State(app): State<Shared>, Path(index): Path<String
         Ok(tally.answer(Api::DeleteByQuery, started))
     })
     .await
-
 }

@@ -6,6 +6,7 @@ mod aliases;
 mod bulk;
 mod corpus_over_nodes;
 mod documents;
+mod index_analyzers;
 mod lucene_parity;
 mod node;
 mod opensearch_aliases;

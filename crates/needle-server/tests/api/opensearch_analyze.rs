@@ -1,9 +1,11 @@
 //! `_analyze` answered as a real OpenSearch node answers it:
 //! `tests/golden/opensearch/analyze.json` holds OpenSearch 3.8's answers
 //! (recorded by `analyze.py` beside it) to named analyzers, an index's
-//! fields and several texts at once, and to the errors. Needle gets the
-//! same index and requests, and each answer must be OpenSearch's: its
-//! status, then every token (term, offsets, type, position) or the error's type.
+//! fields and several texts at once, and to the errors; and to a second
+//! index's own analyzers, which its settings define. Needle gets the same
+//! indexes and requests, and each answer must be OpenSearch's: its status,
+//! then every token (term, offsets, type, position) or the error's type; the
+//! second index's settings must show its analyzers as OpenSearch's show them.
 
 use std::path::PathBuf;
 
@@ -23,6 +25,14 @@ fn analyze_answers_tokens_as_opensearch() {
     let index = golden["index"].as_str().unwrap();
     let (status, answer) = s.json("PUT", &format!("/{index}"), Some(json!({"mappings": golden["mapping"]})));
     assert_eq!(status, 200, "{answer}");
+    let own = golden["own"].as_str().unwrap();
+    let body = json!({"settings": {"analysis": golden["analysis"]}, "mappings": golden["own_mapping"]});
+    let (status, answer) = s.json("PUT", &format!("/{own}"), Some(body));
+    assert_eq!(status, 200, "{answer}");
+    let (status, answer) = s.json("PUT", &format!("/{own}/_mapping"), Some(golden["added"].clone()));
+    assert_eq!(status, 200, "{answer}");
+    let (_, settings) = s.json("GET", &format!("/{own}/_settings"), None);
+    assert_eq!(settings[own]["settings"]["index"]["analysis"], golden["analysis_shown"]);
     let mut failures = Vec::new();
     for case in golden["cases"].as_array().unwrap() {
         let path = case["path"].as_str().unwrap();

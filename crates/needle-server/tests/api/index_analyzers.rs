@@ -1,0 +1,99 @@
+//! An index's own analyzers (`settings.analysis.analyzer`): its text fields
+//! are indexed and searched with them, dynamic ones with its `default`;
+//! they are kept across a restart, come with a template, and what Needle
+//! cannot make is refused by name, changing nothing. (How they analyze and
+//! how the settings show them is checked against OpenSearch in
+//! `opensearch_analyze.rs`.)
+
+use serde_json::{json, Value};
+
+use crate::harness::TestServer;
+
+fn ids(found: &Value) -> Vec<&str> {
+    let mut ids: Vec<&str> =
+        found["hits"]["hits"].as_array().unwrap().iter().map(|h| h["_id"].as_str().unwrap()).collect();
+    ids.sort_unstable();
+    ids
+}
+
+#[test]
+fn fields_are_indexed_and_searched_with_the_index_analyzers() {
+    let dir = tempfile::tempdir().unwrap();
+    let analysis = json!({"analyzer": {"default": {"type": "english"}, "few": {"type": "standard", "stopwords": ["fox"]}}});
+    {
+        let s = TestServer::start_with(|c| c, dir.path());
+        let body = json!({"settings": {"index": {"analysis": analysis}},
+                          "mappings": {"properties": {"named": {"type": "text", "analyzer": "few"}}}});
+        let (status, answer) = s.json("PUT", "/a", Some(body));
+        assert_eq!(status, 200, "{answer}");
+        let doc = json!({"named": "a fox running", "brought": "the foxes were running"});
+        assert_eq!(s.json("PUT", "/a/_doc/1?refresh=true", Some(doc)).0, 201);
+    }
+    let s = TestServer::start_with(|c| c, dir.path());
+    let search = |field: &str, text: &str| {
+        let (status, found) = s.json("POST", "/a/_search", Some(json!({"query": {"match": {field: text}}})));
+        assert_eq!(status, 200, "{found}");
+        found
+    };
+    // `brought` came with the document: the default (english) stems it, after the restart too.
+    assert_eq!(ids(&search("brought", "fox run")), ["1"]);
+    // `few` removes `fox` and does not stem.
+    assert_eq!(ids(&search("named", "running")), ["1"]);
+    assert!(ids(&search("named", "run")).is_empty());
+    assert!(ids(&search("named", "fox")).is_empty());
+    let (_, settings) = s.json("GET", "/a/_settings", None);
+    assert_eq!(settings["a"]["settings"]["index"]["analysis"], analysis);
+}
+
+#[test]
+fn a_template_brings_its_analyzers() {
+    let s = TestServer::start();
+    let template = json!({"index_patterns": ["logs-*"], "template": {
+        "settings": {"analysis": {"analyzer": {"default": {"type": "english"}}}},
+        "mappings": {"properties": {"msg": {"type": "text", "analyzer": "default"}}}}});
+    let (status, answer) = s.json("PUT", "/_index_template/logs", Some(template));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(s.json("PUT", "/logs-1/_doc/1?refresh=true", Some(json!({"msg": "dogs barking"}))).0, 201);
+    let (_, found) =
+        s.json("POST", "/logs-1/_search", Some(json!({"query": {"match": {"msg": "dog bark"}}})));
+    assert_eq!(ids(&found), ["1"]);
+}
+
+#[test]
+fn what_cannot_be_made_is_refused_by_name_and_changes_nothing() {
+    let s = TestServer::start();
+    for (settings, says) in [
+        (
+            json!({"analysis": {"analyzer": {"x": {"type": "custom", "tokenizer": "standard"}}}}),
+            "custom analyzers",
+        ),
+        (
+            json!({"analysis": {"analyzer": {"x": {"type": "klingon"}}}}),
+            "Unknown analyzer type [klingon] for [x]",
+        ),
+        (json!({"analysis": {"tokenizer": {"t": {"type": "ngram"}}}}), "index.analysis.tokenizer.t.type"),
+    ] {
+        let (status, answer) = s.json("PUT", "/b", Some(json!({"settings": settings})));
+        assert_eq!(
+            (status, &answer["error"]["type"]),
+            (400, &json!("illegal_argument_exception")),
+            "{answer}"
+        );
+        assert!(answer["error"]["reason"].as_str().unwrap().contains(says), "{answer}");
+    }
+    let unknown = json!({"mappings": {"properties": {"t": {"type": "text", "analyzer": "mine"}}}});
+    let (status, answer) = s.json("PUT", "/b", Some(unknown));
+    assert_eq!((status, &answer["error"]["type"]), (400, &json!("mapper_parsing_exception")), "{answer}");
+    assert_eq!(s.call("HEAD", "/b", None).status, 404, "a refused creation makes no index");
+
+    assert_eq!(s.json("PUT", "/c", None).0, 200);
+    let change = json!({"analysis": {"analyzer": {"default": {"type": "english"}}}});
+    let (status, answer) = s.json("PUT", "/c/_settings", Some(change));
+    assert_eq!(status, 400, "{answer}");
+    assert!(
+        answer["error"]["reason"].as_str().unwrap().contains("Can't update non dynamic settings"),
+        "{answer}"
+    );
+    let (_, settings) = s.json("GET", "/c/_settings", None);
+    assert!(settings["c"]["settings"]["index"].get("analysis").is_none(), "{settings}");
+}
