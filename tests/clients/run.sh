@@ -14,9 +14,13 @@ venvs="${CLIENT_VENVS:-$root/target/client-venvs}"
 clients=("$@")
 [[ ${#clients[@]} -gt 0 ]] || clients=(es9 es8 opensearch)
 for c in "${clients[@]}"; do
-  if [[ ! -x "$venvs/$c/bin/python" ]]; then
+  # Marked once installed whole: an install cut short is done again next time.
+  if [[ ! -f "$venvs/$c/installed" ]]; then
     python3 -m venv "$venvs/$c"
-    "$venvs/$c/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements-$c.txt"
+    # The package index is across a network: a slow answer is retried, not fatal.
+    "$venvs/$c/bin/pip" install --quiet --disable-pip-version-check --retries 10 --timeout 60 \
+      -r "$here/requirements-$c.txt"
+    touch "$venvs/$c/installed"
   fi
   "$venvs/$c/bin/python" "$here/test_clients.py" "$binary" "$c"
 done

@@ -3,16 +3,13 @@
 //! a possessive `'s`, lowercases, removes Lucene's English stop words and
 //! stems with Porter's algorithm (`porter.rs`); `snowball` is the same with
 //! Snowball's English stemmer ("Porter2") in Porter's place; `keyword` keeps
-//! the whole value as one term. A field may replace the stop list.
+//! the whole value as one term; `whitespace` cuts at whitespace and does
+//! nothing more; a `custom` one is a tokenizer and filters
+//! of one's choosing. A field may replace the stop list.
 
-use std::collections::HashSet;
-
-use rust_stemmers::{Algorithm, Stemmer};
-
-use crate::filters::lowercase_into;
-use crate::porter;
+use crate::filters::{lowercase_into, TokenFilter};
 use crate::stopwords::ENGLISH_STOP_WORDS;
-use crate::tokenizer::for_each_word;
+use crate::tokenizer::Tokenizer;
 
 /// One analyzed token. `start..end` are UTF-8 byte offsets into the analyzed text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,15 +26,21 @@ pub enum AnalyzerKind {
     English,
     Snowball,
     Keyword,
+    /// Lucene's `WhitespaceAnalyzer`: the whitespace tokenizer alone, no lowercasing.
+    Whitespace,
+    /// A tokenizer and filters of one's choosing ([`Analyzer::custom`]); no name gives it.
+    Custom,
 }
 
 impl AnalyzerKind {
+    /// The built-in analyzer `name` names.
     pub fn parse(name: &str) -> Option<Self> {
         match name {
             "standard" => Some(Self::Standard),
             "english" => Some(Self::English),
             "snowball" => Some(Self::Snowball),
             "keyword" => Some(Self::Keyword),
+            "whitespace" => Some(Self::Whitespace),
             _ => None,
         }
     }
@@ -48,56 +51,74 @@ impl AnalyzerKind {
             Self::English => "english",
             Self::Snowball => "snowball",
             Self::Keyword => "keyword",
+            Self::Whitespace => "whitespace",
+            Self::Custom => "custom",
         }
     }
 
-    /// Whether this kind stems, and so drops possessives and stop words by default.
-    fn is_english(self) -> bool {
-        matches!(self, Self::English | Self::Snowball)
-    }
-}
-
-/// A stemming analyzer's stemmer.
-enum Stemming {
-    Porter,
-    Snowball(Stemmer),
-}
-
-impl Stemming {
-    fn stem(&self, term: &str) -> String {
+    /// The stop words this built-in analyzer removes unless told otherwise.
+    pub fn default_stop_words(self) -> &'static [&'static str] {
         match self {
-            Stemming::Porter => porter::stem(term),
-            Stemming::Snowball(stemmer) => stemmer.stem(term).into_owned(),
+            Self::English | Self::Snowball => ENGLISH_STOP_WORDS,
+            Self::Standard | Self::Keyword | Self::Whitespace | Self::Custom => &[],
         }
     }
 }
 
+/// A tokenizer and the filters its tokens go through, in order.
+#[derive(Debug)]
 pub struct Analyzer {
     kind: AnalyzerKind,
-    stop: HashSet<String>,
-    stemming: Option<Stemming>,
-}
-
-impl std::fmt::Debug for Analyzer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Analyzer").field("kind", &self.kind).field("stop", &self.stop.len()).finish()
-    }
+    tokenizer: Tokenizer,
+    filters: Vec<TokenFilter>,
 }
 
 impl Analyzer {
-    /// `stop_words` replaces the kind's default stop list when given.
+    /// Built-in analyzer `kind`; `stop_words` (lowercased) replace its stop list when given.
     pub fn new(kind: AnalyzerKind, stop_words: Option<&[String]>) -> Self {
-        let default_stop: &[&str] = if kind.is_english() { ENGLISH_STOP_WORDS } else { &[] };
+        let lowered: Option<Vec<String>> = stop_words.map(|w| w.iter().map(|w| w.to_lowercase()).collect());
+        Self::built_in(kind, lowered.as_deref())
+    }
+
+    /// Built-in analyzer `kind`, as Lucene builds it; `stop_words` (compared
+    /// as given with the lowercased terms) replace its stop list when given.
+    pub fn built_in(kind: AnalyzerKind, stop_words: Option<&[String]>) -> Self {
         let stop = match stop_words {
-            Some(words) => words.iter().map(|w| w.to_lowercase()).collect(),
-            None => default_stop.iter().map(|w| (*w).to_string()).collect(),
+            Some(words) => TokenFilter::stop(words, false),
+            None => TokenFilter::stop(kind.default_stop_words(), false),
         };
-        let stemming = match kind {
-            AnalyzerKind::English => Some(Stemming::Porter),
-            AnalyzerKind::Snowball => Some(Stemming::Snowball(Stemmer::create(Algorithm::English))),
-            AnalyzerKind::Standard | AnalyzerKind::Keyword => None,
+        let has_stop = !matches!(&stop, TokenFilter::Stop { words, .. } if words.is_empty());
+        let mut filters = Vec::new();
+        let lowercases = !matches!(kind, AnalyzerKind::Keyword | AnalyzerKind::Whitespace);
+        if lowercases {
+            filters.push(TokenFilter::Lowercase);
+        }
+        // Lucene drops the possessive before lowercasing; it takes `'S` as `'s`, so after is the same.
+        if matches!(kind, AnalyzerKind::English | AnalyzerKind::Snowball) {
+            filters.push(TokenFilter::EnglishPossessive);
+        }
+        if has_stop && kind != AnalyzerKind::Keyword {
+            filters.push(stop);
+        }
+        match kind {
+            AnalyzerKind::English => filters.push(TokenFilter::PorterStem),
+            AnalyzerKind::Snowball => filters.push(TokenFilter::snowball_english()),
+            AnalyzerKind::Standard
+            | AnalyzerKind::Keyword
+            | AnalyzerKind::Whitespace
+            | AnalyzerKind::Custom => {}
+        }
+        let tokenizer = match kind {
+            AnalyzerKind::Keyword => Tokenizer::Keyword,
+            AnalyzerKind::Whitespace => Tokenizer::Whitespace,
+            _ => Tokenizer::Standard,
         };
-        Analyzer { kind, stop, stemming }
+        Analyzer { kind, tokenizer, filters }
+    }
+
+    /// `tokenizer`, then `filters` in order (Elasticsearch's `custom` analyzer).
+    pub fn custom(tokenizer: Tokenizer, filters: Vec<TokenFilter>) -> Self {
+        Analyzer { kind: AnalyzerKind::Custom, tokenizer, filters }
     }
 
     pub fn standard() -> Self {
@@ -108,48 +129,48 @@ impl Analyzer {
         self.kind
     }
 
+    pub fn tokenizer(&self) -> Tokenizer {
+        self.tokenizer
+    }
+
     /// Calls `emit` for every token of `text`, in order. Positions start at
     /// `first_position`; the return value is the position after the last
     /// token, counting removed stop words (so a next value can continue).
     pub fn analyze(&self, text: &str, first_position: u32, mut emit: impl FnMut(&Token)) -> u32 {
         let mut token = Token { term: String::new(), position: first_position, start: 0, end: 0 };
-        if self.kind == AnalyzerKind::Keyword {
-            token.term.push_str(text);
-            token.end = text.len() as u32;
-            emit(&token);
-            return first_position + 1;
-        }
+        // Most chains lowercase first: done while copying the word out.
+        let (lowered, rest) = match self.filters.split_first() {
+            Some((TokenFilter::Lowercase, rest)) => (true, rest),
+            _ => (false, &self.filters[..]),
+        };
         let mut next_position = first_position;
-        for_each_word(text, |start, end| {
-            lowercase_into(&text[start..end], &mut token.term);
+        self.tokenizer.for_each_token(text, |start, end| {
+            let word = &text[start..end];
+            if lowered {
+                lowercase_into(word, &mut token.term);
+            } else {
+                token.term.clear();
+                token.term.push_str(word);
+            }
             token.position = next_position;
             next_position += 1;
-            if self.kind.is_english() {
-                strip_possessive(&mut token.term);
+            if rest.iter().all(|f| f.apply(&mut token.term)) {
+                token.start = start as u32;
+                token.end = end as u32;
+                emit(&token);
             }
-            if self.stop.contains(token.term.as_str()) {
-                return;
-            }
-            if let Some(stemming) = &self.stemming {
-                token.term = stemming.stem(&token.term);
-            }
-            token.start = start as u32;
-            token.end = end as u32;
-            emit(&token);
         });
         next_position
     }
 
     /// `text` as one term, the way Lucene's `Analyzer.normalize` makes a
-    /// wildcard or fuzzy query's text: lowercased (unless this is the
-    /// keyword analyzer), not split into words, stop words kept, not stemmed.
+    /// wildcard or fuzzy query's text: not split into words, stop words
+    /// kept, not stemmed; lowercased if the analyzer lowercases.
     pub fn normalize(&self, text: &str) -> String {
         let mut out = String::new();
-        match self.kind {
-            AnalyzerKind::Keyword => out.push_str(text),
-            AnalyzerKind::Standard | AnalyzerKind::English | AnalyzerKind::Snowball => {
-                lowercase_into(text, &mut out)
-            }
+        match self.filters.iter().any(|f| matches!(f, TokenFilter::Lowercase)) {
+            true => lowercase_into(text, &mut out),
+            false => out.push_str(text),
         }
         out
     }
@@ -166,17 +187,6 @@ impl Analyzer {
         let mut out = Vec::new();
         self.analyze(text, 0, |t| out.push(t.clone()));
         out
-    }
-}
-
-/// Lucene's `EnglishPossessiveFilter`: a final `'s` goes, with any of the
-/// three apostrophes Unicode text writes it with (the term is lowercase).
-fn strip_possessive(term: &mut String) {
-    for apostrophe in ["'s", "\u{2019}s", "\u{FF07}s"] {
-        if term.ends_with(apostrophe) {
-            term.truncate(term.len() - apostrophe.len());
-            return;
-        }
     }
 }
 

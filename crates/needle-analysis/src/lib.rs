@@ -13,5 +13,6 @@ mod stopwords;
 mod tokenizer;
 
 pub use analyzer::{Analyzer, AnalyzerKind, Token};
+pub use filters::TokenFilter;
 pub use stopwords::ENGLISH_STOP_WORDS;
-pub use tokenizer::word_type;
+pub use tokenizer::{word_type, Tokenizer};

@@ -15,6 +15,79 @@ use unicode_segmentation::UnicodeSegmentation;
 /// Lucene's default `maxTokenLength`: longer words are cut into pieces of this many characters.
 pub const MAX_TOKEN_CHARS: usize = 255;
 
+/// How an analyzer cuts text into tokens, as Lucene's tokenizer of the same name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tokenizer {
+    /// `StandardTokenizer`: UAX #29 words ([`for_each_word`]).
+    Standard,
+    /// `WhitespaceTokenizer`: runs of characters Java does not call whitespace.
+    Whitespace,
+    /// `KeywordTokenizer`: the whole text, one token.
+    Keyword,
+}
+
+impl Tokenizer {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "standard" => Some(Self::Standard),
+            "whitespace" => Some(Self::Whitespace),
+            "keyword" => Some(Self::Keyword),
+            _ => None,
+        }
+    }
+
+    /// Calls `emit(start, end)` with the byte range of every token of `text`, in order.
+    pub fn for_each_token(self, text: &str, mut emit: impl FnMut(usize, usize)) {
+        match self {
+            Tokenizer::Standard => for_each_word(text, emit),
+            Tokenizer::Whitespace => for_each_unspaced_run(text, emit),
+            Tokenizer::Keyword => emit(0, text.len()),
+        }
+    }
+
+    /// The type `_analyze` shows for `token` (Lucene's type attribute).
+    pub fn token_type(self, token: &str) -> &'static str {
+        match self {
+            Tokenizer::Standard => word_type(token),
+            Tokenizer::Whitespace | Tokenizer::Keyword => "word",
+        }
+    }
+}
+
+/// Java's `Character.isWhitespace`: the Unicode space, line and paragraph
+/// separators but the no-break spaces, and the ASCII controls that separate.
+fn is_java_whitespace(c: char) -> bool {
+    matches!(c, '\t'..='\r' | '\u{1C}'..='\u{1F}' | ' ' | '\u{1680}' | '\u{2000}'..='\u{2006}'
+        | '\u{2008}'..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{205F}' | '\u{3000}')
+}
+
+/// The tokens of Lucene's `WhitespaceTokenizer`: runs of other characters,
+/// cut once a run reaches 255 UTF-16 units (as Lucene's `CharTokenizer` counts).
+fn for_each_unspaced_run(text: &str, mut emit: impl FnMut(usize, usize)) {
+    let mut start = None;
+    let mut units = 0;
+    for (i, c) in text.char_indices() {
+        if is_java_whitespace(c) {
+            if let Some(s) = start.take() {
+                emit(s, i);
+            }
+            continue;
+        }
+        let s = *start.get_or_insert_with(|| {
+            units = 0;
+            i
+        });
+        units += c.len_utf16();
+        if units >= MAX_TOKEN_CHARS {
+            emit(s, i + c.len_utf8());
+            start = None;
+        }
+    }
+    if let Some(s) = start {
+        emit(s, text.len());
+    }
+}
+
 /// Calls `emit(start, end)` with the byte range of every word of `text`, in order.
 ///
 /// The text is cut into pieces after each space, tab or line break that an
@@ -311,6 +384,16 @@ fn is_pictographic(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whitespace_runs_are_tokens_cut_at_255_units() {
+        let mut got = Vec::new();
+        let text = format!("a\u{A0}b  c,d\u{3000}e\n{}", "x".repeat(300));
+        Tokenizer::Whitespace.for_each_token(&text, |s, e| got.push(text[s..e].to_string()));
+        // A no-break space is not whitespace to Java.
+        assert_eq!(got[..3], ["a\u{A0}b", "c,d", "e"]);
+        assert_eq!((got[3].len(), got[4].len(), got.len()), (255, 45, 5));
+    }
 
     fn words(text: &str) -> Vec<&str> {
         let mut out = Vec::new();

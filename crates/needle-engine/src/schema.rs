@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::date_format::DateFormat;
-use crate::index_analyzers::IndexAnalyzers;
+use crate::index_analyzers::IndexAnalysis;
 
 pub const ID_FIELD: FieldId = 0;
 
@@ -239,8 +239,8 @@ pub struct Schema {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort: Option<IndexSort>,
     /// The analyzers the index's settings define (see `index_analyzers.rs`).
-    #[serde(default, skip_serializing_if = "IndexAnalyzers::is_empty")]
-    pub analysis: IndexAnalyzers,
+    #[serde(default, skip_serializing_if = "IndexAnalysis::is_empty")]
+    pub analysis: IndexAnalysis,
     #[serde(skip)]
     analyzers: Vec<Option<Arc<Analyzer>>>,
     #[serde(skip)]
@@ -262,13 +262,13 @@ impl PartialEq for Schema {
 impl Default for Schema {
     fn default() -> Self {
         let id = FieldDef::plain("_id", FieldKind::Keyword);
-        Schema::from_fields(Dynamic::True, vec![id], IndexAnalyzers::new())
+        Schema::from_fields(Dynamic::True, vec![id], IndexAnalysis::default())
             .expect("the default schema is valid")
     }
 }
 
 impl Schema {
-    fn from_fields(dynamic: Dynamic, fields: Vec<FieldDef>, analysis: IndexAnalyzers) -> Result<Self> {
+    fn from_fields(dynamic: Dynamic, fields: Vec<FieldDef>, analysis: IndexAnalysis) -> Result<Self> {
         let mut s = Schema {
             dynamic,
             fields: Vec::new(),
@@ -381,17 +381,17 @@ impl Schema {
     /// built-in), else the index's `default`, else `standard`; the field's
     /// `stopwords` replace the analyzer's.
     fn text_analyzer(&self, f: &FieldDef) -> Result<Analyzer> {
-        let default = if self.analysis.contains_key("default") { "default" } else { "standard" };
+        let default = if self.analysis.analyzer.contains_key("default") { "default" } else { "standard" };
         let name = f.analyzer.as_deref().unwrap_or(default);
-        if let Some(def) = self.analysis.get(name) {
-            return def
-                .analyzer(name, f.stopwords.as_deref())
-                .map_err(|e| Error::invalid_field(&f.name, e.to_string()));
+        let stop: Option<Vec<String>> =
+            f.stopwords.as_ref().map(|w| w.iter().map(|w| w.to_lowercase()).collect());
+        if let Some(made) = self.analysis.analyzer(name, stop.as_deref()) {
+            return made.map_err(|e| Error::invalid_field(&f.name, e.to_string()));
         }
         let kind = AnalyzerKind::parse(name).filter(|k| *k != AnalyzerKind::Keyword).ok_or_else(|| {
             Error::invalid_field(&f.name, format!("analyzer [{name}] has not been configured in mappings"))
         })?;
-        Ok(Analyzer::new(kind, f.stopwords.as_deref()))
+        Ok(Analyzer::built_in(kind, stop.as_deref()))
     }
 
     fn push(&mut self, f: FieldDef) -> Result<FieldId> {

@@ -144,7 +144,7 @@ impl Settings {
         Ok(())
     }
 
-    /// The settings as Elasticsearch shows them, with the index sort of `schema`.
+    /// The settings as Elasticsearch shows them, with the index sort and analyzers of `schema`.
     pub fn to_json(&self, name: &str, schema: &Schema) -> Value {
         let durability = match self.durability.as_str() {
             "durable" => "request",
@@ -159,7 +159,7 @@ impl Settings {
                 json!({"field": [sort.field], "order": [order], "missing": [missing], "mode": [mode]});
         }
         if !schema.analysis.is_empty() {
-            shown["index"]["analysis"] = needle_engine::index_analyzers::shown(&schema.analysis);
+            shown["index"]["analysis"] = schema.analysis.shown();
         }
         shown
     }

@@ -17,15 +17,31 @@ from record import call_with_status as call, fresh_index, print_golden
 
 OWN = "needle-analyze-own"
 # The analyzers of OWN's settings, and its mapping (a field added later names one too).
-ANALYSIS = {"analyzer": {
-    "default": {"type": "english"},
-    "my_stop": {"type": "standard", "stopwords": ["quick", "the"]},
-    "snow": {"type": "snowball", "language": "English"},
-    "plain": {"type": "english", "stopwords": "_none_"},
-    "std_english": {"type": "standard", "stopwords": "_english_"},
-}}
+ANALYSIS = {
+    "analyzer": {
+        "default": {"type": "english"},
+        "my_stop": {"type": "standard", "stopwords": ["quick", "The"]},
+        "snow": {"type": "snowball", "language": "English"},
+        "plain": {"type": "english", "stopwords": "_none_"},
+        "std_english": {"type": "standard", "stopwords": "_english_"},
+        "ws": {"type": "custom", "tokenizer": "whitespace", "filter": ["stop", "lowercase", "porter_stem"]},
+        "mine": {"tokenizer": "standard", "filter": ["lowercase", "no_fox", "stem", "possessive"]},
+        "exact": {"type": "custom", "tokenizer": "keyword", "filter": ["lowercase"]},
+        "snowy": {"type": "custom", "tokenizer": "standard", "filter": ["lower", "snowball", "snow_f", "p2"]},
+    },
+    "filter": {
+        "no_fox": {"type": "stop", "stopwords": ["fox"], "ignore_case": True},
+        "stem": {"type": "stemmer", "language": "english"},
+        "possessive": {"type": "stemmer", "language": "possessive_english"},
+        "p2": {"type": "stemmer", "language": "porter2"},
+        "lower": {"type": "lowercase"},
+        "snow_f": {"type": "snowball", "language": "English"},
+    },
+}
 OWN_MAPPING = {"properties": {"a": {"type": "text"}, "b": {"type": "text", "analyzer": "my_stop"},
-                              "c": {"type": "text", "analyzer": "standard"}}}
+                              "c": {"type": "text", "analyzer": "standard"},
+                              "w": {"type": "text", "analyzer": "ws"}, "x": {"type": "text", "analyzer": "exact"}}}
+SPACES = "a\u00a0b\tc\u3000d e\u2007f\u2028g  The FOX's fox, Foxes" + " " + "y" * 300
 ADDED = {"properties": {"d": {"type": "text", "analyzer": "plain"}}}
 
 INDEX = "needle-analyze"
@@ -62,6 +78,14 @@ def requests():
         ("/_analyze", {"field": "t", "text": "a"}),
         ("/_analyze", {"text": "a", "unknown": 1}),
         ("/needle-no-such-index/_analyze", {"text": "a"}),
+        ("/_analyze", {"filter": ["lowercase"], "text": ["A B", "C"]}),
+        ("/_analyze", {"analyzer": "whitespace", "text": [SPACES, ENGLISH]}),
+        ("/_analyze", {"tokenizer": "whitespace", "filter": ["lowercase", "porter_stem"], "text": ENGLISH}),
+        ("/_analyze", {"tokenizer": "standard", "filter": ["snowball", "stop"], "text": ENGLISH}),
+        ("/_analyze", {"tokenizer": "keyword", "text": ENGLISH}),
+        ("/_analyze", {"tokenizer": "whitespace", "filter": "lowercase", "text": "A B"}),
+        ("/_analyze", {"tokenizer": "whitespace", "filter": ["nope"], "text": "x"}),
+        ("/_analyze", {"analyzer": "standard", "tokenizer": "whitespace", "text": "x"}),
     ] + [(f"/{OWN}/_analyze", body) for body in [
         {"analyzer": "my_stop", "text": ENGLISH},
         {"analyzer": "snow", "text": ENGLISH},
@@ -76,6 +100,14 @@ def requests():
         {"field": "d", "text": ENGLISH},
         {"field": "unmapped", "text": ENGLISH},
         {"analyzer": "no_such", "text": "x"},
+        {"analyzer": "ws", "text": [ENGLISH, SPACES]},
+        {"analyzer": "mine", "text": [ENGLISH, SPACES]},
+        {"analyzer": "exact", "text": [ENGLISH, SPACES]},
+        {"analyzer": "snowy", "text": ENGLISH},
+        {"field": "w", "text": SPACES},
+        {"field": "x", "text": [ENGLISH, "Two"]},
+        {"tokenizer": "standard", "filter": ["lowercase", "no_fox", "stem", "stop"], "text": ENGLISH},
+        {"field": "a", "tokenizer": "standard", "text": "x"},
     ]]
 
 

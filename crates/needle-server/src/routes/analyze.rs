@@ -10,13 +10,14 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use needle_analysis::{word_type, Analyzer, AnalyzerKind};
+use needle_analysis::{Analyzer, AnalyzerKind};
 use needle_engine::{FieldKind, Schema};
 use serde_json::{json, Value};
 
 use crate::call::Call;
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
+use crate::routes::write::validation;
 use crate::server::{blocking, Shared};
 
 /// Elasticsearch's position gap between the values of a text field.
@@ -24,7 +25,7 @@ const TEXT_FIELD_GAP: u32 = 100;
 
 /// Elasticsearch's built-in analyzers that Needle has not yet: asked for,
 /// they are refused as not supported yet, where any other name is not found.
-const NOT_YET: [&str; 5] = ["simple", "whitespace", "stop", "pattern", "fingerprint"];
+const NOT_YET: [&str; 4] = ["simple", "stop", "pattern", "fingerprint"];
 
 /// `GET|POST /_analyze`.
 pub async fn analyze(State(app): State<Shared>, call: Call) -> Response {
@@ -66,11 +67,28 @@ impl Chosen<'_> {
 /// index), and the position gap between its texts.
 fn choose<'a>(r: &Request, schema: Option<&'a Schema>) -> ApiResult<(Chosen<'a>, u32)> {
     let made = |kind| Chosen::Made(Analyzer::new(kind, None));
+    if r.tokenizer.is_some() || r.filter.is_some() {
+        let named = match (&r.analyzer, &r.field) {
+            (Some(_), _) => Some("a named analyzer"),
+            (None, Some(_)) => Some("a field-based analyzer"),
+            (None, None) => None,
+        };
+        if let Some(named) = named {
+            return Err(validation(&format!("cannot define extra components on {named}")));
+        }
+        let analysis = schema.map(|s| s.analysis.clone()).unwrap_or_default();
+        let chain = analysis.chain(r.tokenizer.as_ref(), r.filter.as_ref());
+        // A custom analyzer's texts are a field's values: 100 positions apart, as Elasticsearch has them.
+        return Ok((
+            Chosen::Made(chain.map_err(|e| ApiError::illegal_argument(e.to_string()))?),
+            TEXT_FIELD_GAP,
+        ));
+    }
     if let Some(name) = &r.analyzer {
-        // The index's own analyzers first, as Elasticsearch looks them up.
-        if let Some(def) = schema.and_then(|s| s.analysis.get(name)) {
-            let made = def.analyzer(name, None).map_err(|e| ApiError::illegal_argument(e.to_string()))?;
-            return Ok((Chosen::Made(made), 0));
+        // The index's own analyzers first, as Elasticsearch looks them up (made with a field's gap).
+        if let Some(made) = schema.and_then(|s| s.analysis.analyzer(name, None)) {
+            let made = made.map_err(|e| ApiError::illegal_argument(e.to_string()))?;
+            return Ok((Chosen::Made(made), TEXT_FIELD_GAP));
         }
         return match AnalyzerKind::parse(name) {
             Some(kind) => Ok((made(kind), 0)),
@@ -80,12 +98,15 @@ fn choose<'a>(r: &Request, schema: Option<&'a Schema>) -> ApiResult<(Chosen<'a>,
             None => Err(ApiError::illegal_argument(format!("failed to find global analyzer [{name}]"))),
         };
     }
-    let Some(field) = &r.field else { return Ok((Chosen::Made(index_default(schema)?), 0)) };
+    let Some(field) = &r.field else {
+        let (analyzer, gap) = index_default(schema)?;
+        return Ok((Chosen::Made(analyzer), gap));
+    };
     let Some(schema) = schema else {
         return Err(ApiError::illegal_argument("analysis based on a specific field requires an index"));
     };
     let Some(id) = schema.field_id(field) else {
-        return Ok((Chosen::Made(index_default(Some(schema))?), TEXT_FIELD_GAP));
+        return Ok((Chosen::Made(index_default(Some(schema))?.0), TEXT_FIELD_GAP));
     };
     match (schema.field(id).kind, schema.analyzer(id)) {
         (FieldKind::Text, Some(analyzer)) => Ok((Chosen::Field(analyzer), TEXT_FIELD_GAP)),
@@ -98,11 +119,12 @@ fn choose<'a>(r: &Request, schema: Option<&'a Schema>) -> ApiResult<(Chosen<'a>,
 }
 
 /// The analyzer of an index's text fields that name none: its settings'
-/// `default`, else `standard` (also without an index).
-fn index_default(schema: Option<&Schema>) -> ApiResult<Analyzer> {
-    match schema.and_then(|s| s.analysis.get("default")) {
-        Some(def) => def.analyzer("default", None).map_err(|e| ApiError::illegal_argument(e.to_string())),
-        None => Ok(Analyzer::standard()),
+/// `default` (its texts a field's gap apart, as the index's analyzers'),
+/// else `standard` (also without an index).
+fn index_default(schema: Option<&Schema>) -> ApiResult<(Analyzer, u32)> {
+    match schema.and_then(|s| s.analysis.analyzer("default", None)) {
+        Some(made) => Ok((made.map_err(|e| ApiError::illegal_argument(e.to_string()))?, TEXT_FIELD_GAP)),
+        None => Ok((Analyzer::standard(), 0)),
     }
 }
 
@@ -114,10 +136,7 @@ fn tokens(analyzer: &Analyzer, texts: &[String], gap: u32) -> Vec<Value> {
         let mut units = Utf16Units { text, byte: 0, units: 0 };
         let next = analyzer.analyze(text, position, |t| {
             let (start, end) = (t.start as usize, t.end as usize);
-            let kind = match analyzer.kind() {
-                AnalyzerKind::Keyword => "word",
-                _ => word_type(&text[start..end]),
-            };
+            let kind = analyzer.tokenizer().token_type(&text[start..end]);
             out.push(json!({
                 "token": t.term,
                 "start_offset": offset + units.at(start),
@@ -153,6 +172,9 @@ struct Request {
     texts: Vec<String>,
     analyzer: Option<String>,
     field: Option<String>,
+    /// An analyzer made for the request: its tokenizer and filters, by name.
+    tokenizer: Option<Value>,
+    filter: Option<Value>,
 }
 
 impl Request {
@@ -160,13 +182,21 @@ impl Request {
         let Value::Object(body) = body else {
             return Err(ApiError::parsing("the analyze body must be an object"));
         };
-        let mut r = Request { texts: Vec::new(), analyzer: None, field: None };
+        let mut r = Request { texts: Vec::new(), analyzer: None, field: None, tokenizer: None, filter: None };
         for (key, value) in body {
             match key.as_str() {
                 "text" => r.texts = texts(&value)?,
                 "analyzer" => r.analyzer = Some(string(&key, &value)?),
                 "field" => r.field = Some(string(&key, &value)?),
-                "explain" | "tokenizer" | "filter" | "char_filter" | "normalizer" | "attributes" => {
+                "tokenizer" => r.tokenizer = Some(value),
+                "filter" if value.is_array() => r.filter = Some(value),
+                "filter" => {
+                    return Err(ApiError::bad_request(
+                        "x_content_parse_exception",
+                        "[analyze_request] filter doesn't support values of type: VALUE_STRING",
+                    ))
+                }
+                "explain" | "char_filter" | "normalizer" | "attributes" => {
                     return Err(ApiError::illegal_argument(format!("[{key}] is not supported yet by Needle")))
                 }
                 other => {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use needle_engine::index_analyzers::{self, IndexAnalyzers};
+use needle_engine::index_analyzers::{self, IndexAnalysis};
 use needle_engine::Schema;
 use serde_json::{json, Map, Value};
 
@@ -75,14 +75,14 @@ pub fn create_with(
 }
 
 /// The analyzers an index's `settings` define; what Needle cannot make is an `illegal_argument_exception`.
-pub fn analyzers_of(settings: &Value) -> ApiResult<IndexAnalyzers> {
+pub fn analyzers_of(settings: &Value) -> ApiResult<IndexAnalysis> {
     index_analyzers::read(settings).map_err(|e| ApiError::illegal_argument(e.to_string()))
 }
 
 /// A `mappings` object as a schema whose text fields may name `analysis`'s
 /// analyzers; what Needle cannot map is a `mapper_parsing_exception`.
-pub fn parse_mapping(value: &Value, analysis: &IndexAnalyzers) -> ApiResult<Schema> {
-    let body = json!({"settings": {"analysis": index_analyzers::shown(analysis)}, "mappings": value});
+pub fn parse_mapping(value: &Value, analysis: &IndexAnalysis) -> ApiResult<Schema> {
+    let body = json!({"settings": {"analysis": analysis.shown()}, "mappings": value});
     Schema::from_mapping(&body.to_string()).map_err(|e| {
         ApiError::bad_request("mapper_parsing_exception", format!("Failed to parse mapping: {}", e))
     })

@@ -64,8 +64,12 @@ fn what_cannot_be_made_is_refused_by_name_and_changes_nothing() {
     let s = TestServer::start();
     for (settings, says) in [
         (
-            json!({"analysis": {"analyzer": {"x": {"type": "custom", "tokenizer": "standard"}}}}),
-            "custom analyzers",
+            json!({"analysis": {"analyzer": {"x": {"type": "custom", "tokenizer": "ngram"}}}}),
+            "tokenizer [ngram]",
+        ),
+        (
+            json!({"analysis": {"analyzer": {"x": {"tokenizer": "standard", "filter": ["asciifolding"]}}}}),
+            "[asciifolding]",
         ),
         (
             json!({"analysis": {"analyzer": {"x": {"type": "klingon"}}}}),
