@@ -418,6 +418,13 @@ impl Schema {
 
     /// Reads an Elasticsearch-style mapping (see the module docs).
     pub fn from_mapping(json: &str) -> Result<Self> {
+        Self::from_mapping_with(json, None)
+    }
+
+    /// [`Self::from_mapping`], its text fields naming the analyzers of
+    /// `analysis` when given (an index's, read already) instead of those of
+    /// the body's settings.
+    pub fn from_mapping_with(json: &str, analysis: Option<&IndexAnalysis>) -> Result<Self> {
         let mut v: Value = serde_json::from_str(json)
             .map_err(|e| Error::invalid(format!("mapping is not valid JSON: {e}")))?;
         // An index's whole creation body: its settings may hold the index sort.
@@ -457,9 +464,11 @@ impl Schema {
             )));
         }
         let mut schema = Schema { dynamic, bloom, ..Schema::default() };
-        if let Some(settings) = &settings {
-            schema.analysis = crate::index_analyzers::read(settings)?;
-        }
+        schema.analysis = match (analysis, &settings) {
+            (Some(given), _) => given.clone(),
+            (None, Some(settings)) => crate::index_analyzers::read(settings)?,
+            (None, None) => IndexAnalysis::default(),
+        };
         for def in parse_properties("", properties)? {
             schema.push(def)?;
         }

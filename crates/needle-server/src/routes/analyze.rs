@@ -11,6 +11,7 @@
 use axum::extract::{Path, State};
 use axum::response::Response;
 use needle_analysis::{Analyzer, AnalyzerKind};
+use needle_engine::index_analyzers::IndexAnalysis;
 use needle_engine::{FieldKind, Schema};
 use serde_json::{json, Value};
 
@@ -76,7 +77,8 @@ fn choose<'a>(r: &Request, schema: Option<&'a Schema>) -> ApiResult<(Chosen<'a>,
         if let Some(named) = named {
             return Err(validation(&format!("cannot define extra components on {named}")));
         }
-        let analysis = schema.map(|s| s.analysis.clone()).unwrap_or_default();
+        let none = IndexAnalysis::default();
+        let analysis = schema.map_or(&none, |s| &s.analysis);
         let chain = analysis.chain(r.tokenizer.as_ref(), r.filter.as_ref());
         // A custom analyzer's texts are a field's values: 100 positions apart, as Elasticsearch has them.
         return Ok((

@@ -82,8 +82,9 @@ pub fn analyzers_of(settings: &Value) -> ApiResult<IndexAnalysis> {
 /// A `mappings` object as a schema whose text fields may name `analysis`'s
 /// analyzers; what Needle cannot map is a `mapper_parsing_exception`.
 pub fn parse_mapping(value: &Value, analysis: &IndexAnalysis) -> ApiResult<Schema> {
-    let body = json!({"settings": {"analysis": analysis.shown()}, "mappings": value});
-    Schema::from_mapping(&body.to_string()).map_err(|e| {
+    // Wrapped, so that a `settings` key in `value` is refused as any unknown key of a mapping.
+    let body = json!({"mappings": value});
+    Schema::from_mapping_with(&body.to_string(), Some(analysis)).map_err(|e| {
         ApiError::bad_request("mapper_parsing_exception", format!("Failed to parse mapping: {}", e))
     })
 }
