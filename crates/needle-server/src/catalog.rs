@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use crate::alias_options::{self, AliasOptions, Aliases};
 use crate::counters::IndexCounters;
+use crate::data_streams::{self, DataStreams};
 use crate::error::{ApiError, ApiResult};
 use crate::request_cache::RequestCache;
 use crate::templates::Templates;
@@ -41,10 +42,23 @@ pub struct Settings {
     /// answered from the request cache (`request_cache.rs`).
     #[serde(default = "enabled")]
     pub requests_cache: bool,
+    /// `index.hidden`: wildcards not beginning with `.` pass the index over
+    /// (a data stream's backing indexes are hidden; its name reaches them).
+    #[serde(default)]
+    pub hidden: bool,
 }
 
 fn enabled() -> bool {
     true
+}
+
+/// A boolean setting's value.
+fn flag(text: &str, name: &str) -> ApiResult<bool> {
+    text.parse().map_err(|_| {
+        ApiError::illegal_argument(format!(
+            "failed to parse value [{text}] as only [true] or [false] are allowed for [index.{name}]"
+        ))
+    })
 }
 
 impl Settings {
@@ -59,6 +73,7 @@ impl Settings {
             max_result_window: 10_000,
             aliases: Aliases::new(),
             requests_cache: true,
+            hidden: false,
         }
     }
 
@@ -87,13 +102,8 @@ impl Settings {
                 "number_of_replicas" => self.number_of_replicas = number()? as u32,
                 "refresh_interval" => self.refresh_interval = text,
                 "max_result_window" => self.max_result_window = number()? as usize,
-                "requests.cache.enable" => {
-                    self.requests_cache = text.parse().map_err(|_| {
-                        ApiError::illegal_argument(format!(
-                            "failed to parse value [{text}] as only [true] or [false] are allowed for [index.requests.cache.enable]"
-                        ))
-                    })?
-                }
+                "requests.cache.enable" => self.requests_cache = flag(&text, name)?,
+                "hidden" => self.hidden = flag(&text, name)?,
                 "translog.durability" => {
                     self.durability = match text.as_str() {
                         "request" => "durable".into(),
@@ -151,6 +161,9 @@ impl Settings {
             _ => "async",
         };
         let mut shown = self.shown(name, durability);
+        if self.hidden {
+            shown["index"]["hidden"] = json!("true");
+        }
         if let Some(sort) = &schema.sort {
             let order = if sort.descending { "desc" } else { "asc" };
             let missing = if sort.missing_first { "_first" } else { "_last" };
@@ -259,6 +272,9 @@ pub struct Catalog {
     indexes: RwLock<BTreeMap<String, Arc<Handle>>>,
     /// The index and component templates an index made by name starts from.
     templates: Templates,
+    /// The data streams, each naming the indexes that back it. Never locked
+    /// while `indexes` is: a stream is made with it locked, then `indexes`.
+    streams: DataStreams,
     /// The data folder's lock: one server per folder (released when dropped or the process dies).
     _lock: std::fs::File,
 }
@@ -294,17 +310,40 @@ impl Catalog {
             }
         }
         let templates = Templates::open(data)?;
-        Ok(Catalog { root, indexes: RwLock::new(indexes), templates, _lock: lock })
+        let streams = DataStreams::open(data, |name| indexes.contains_key(name))?;
+        Ok(Catalog { root, indexes: RwLock::new(indexes), templates, streams, _lock: lock })
     }
 
     pub fn templates(&self) -> &Templates {
         &self.templates
     }
 
+    pub fn data_streams(&self) -> &DataStreams {
+        &self.streams
+    }
+
+    /// Index `name` itself (not an alias or a data stream of that name).
+    pub fn index(&self, name: &str) -> Option<Arc<Handle>> {
+        self.indexes.read().expect("catalog lock").get(name).cloned()
+    }
+
+    /// The index a `create` of a document in `name` goes to: a data
+    /// stream's write index, else the one [`Catalog::get`] finds.
+    pub fn get_for_create(&self, name: &str) -> ApiResult<Arc<Handle>> {
+        match self.streams.get(name) {
+            Some(s) => self.get(s.write_index()),
+            None => self.get(name),
+        }
+    }
+
     /// The index `name` names for a write or a single-document request: an
     /// index, or an alias's write index (the one of its indexes it marks
     /// `is_write_index`, or its only index unless marked `false`).
+    /// A data stream takes `create`s alone ([`Catalog::get_for_create`]).
     pub fn get(&self, name: &str) -> ApiResult<Arc<Handle>> {
+        if self.streams.get(name).is_some() {
+            return Err(data_streams::create_only());
+        }
         let all = self.indexes.read().expect("catalog lock");
         if let Some(h) = all.get(name) {
             return Ok(h.clone());
@@ -327,6 +366,9 @@ impl Catalog {
     /// The index `name` names for a read of one document: an index, or an
     /// alias of exactly one index (whatever its write index).
     pub fn get_one(&self, name: &str) -> ApiResult<Arc<Handle>> {
+        if self.streams.get(name).is_some() {
+            return Err(data_streams::not_one_index(name));
+        }
         let all = self.indexes.read().expect("catalog lock");
         if let Some(h) = all.get(name) {
             return Ok(h.clone());
@@ -422,6 +464,8 @@ impl Catalog {
     /// expression names the index itself or an alias of it without a
     /// filter, otherwise any of the filters of the aliases that reached it.
     pub fn resolve_filtered(&self, expression: &str) -> ApiResult<Vec<Reached>> {
+        // Read before the indexes are locked: a stream is made with the streams locked, then the indexes.
+        let streams = self.streams.all();
         let all = self.indexes.read().expect("catalog lock");
         // Each index reached, with the filters reaching it (`None`: unfiltered).
         let mut out: Vec<(Arc<Handle>, Option<Vec<Value>>)> = Vec::new();
@@ -438,7 +482,7 @@ impl Catalog {
             if part == "_all" || part.contains('*') {
                 let named = |name: &str| part == "_all" || crate::pattern::matches(part, name);
                 for (name, h) in all.iter() {
-                    if named(name) {
+                    if named(name) && (part.starts_with('.') || !h.settings().hidden) {
                         add(h, None);
                     }
                     for (alias, options) in h.settings().aliases {
@@ -447,8 +491,13 @@ impl Catalog {
                         }
                     }
                 }
+                for (_, stream) in streams.iter().filter(|(name, _)| named(name)) {
+                    stream.indices.iter().filter_map(|i| all.get(i)).for_each(|h| add(h, None));
+                }
             } else if let Some(h) = all.get(part) {
                 add(h, None);
+            } else if let Some(stream) = streams.get(part) {
+                stream.indices.iter().filter_map(|i| all.get(i)).for_each(|h| add(h, None));
             } else {
                 let targets = alias_targets(&all, part);
                 if targets.is_empty() {
@@ -577,7 +626,25 @@ impl Catalog {
     }
 
     /// Deletes index `name`: it stops being served at once; its folder goes.
+    /// A data stream's write index is not deleted; another of its backing
+    /// indexes leaves the stream first.
     pub fn delete(&self, name: &str) -> ApiResult<()> {
+        let mut streams = self.streams.change();
+        if let Some((stream, mut s)) = streams.backed_by(name) {
+            if s.write_index() == name {
+                return Err(ApiError::illegal_argument(format!(
+                    "index [{name}] is the write index for data stream [{stream}] and cannot be deleted"
+                )));
+            }
+            s.indices.retain(|i| i != name);
+            streams.keep(&stream, Some(s))?;
+        }
+        drop(streams);
+        self.delete_unchecked(name)
+    }
+
+    /// [`Catalog::delete`] of an index no data stream names (a deleted stream's).
+    pub fn delete_unchecked(&self, name: &str) -> ApiResult<()> {
         let handle = self
             .indexes
             .write()

@@ -87,7 +87,8 @@ pub fn search_body(data: &[u8]) {
         let templates = app.catalog.templates();
         if templates.put(crate::templates::Kind::Index, "fuzz-template", &body, false).is_ok() {
             let _ = templates.applied("fuzz-made", &json!({"settings": {"refresh_interval": "1s"}}));
-            let _ = templates.delete(crate::templates::Kind::Index, "fuzz-template");
+            let _ =
+                templates.delete(crate::templates::Kind::Index, "fuzz-template", app.catalog.data_streams());
         }
     }
 }

@@ -79,25 +79,48 @@ impl App {
     }
 
     /// The index a write goes to, made when missing (as Elasticsearch
-    /// creates an index a write names: from the index template matching its
-    /// name, if any, else with dynamic mappings and default settings), except
+    /// creates an index a write names: a data stream when the index template
+    /// matching the name makes one, else an index from that template, if
+    /// any, else with dynamic mappings and default settings), except
     /// a cluster shard's: only its index's creation or its move here makes one
     /// (from its stream), so a write reaching a node before the shard is there
-    /// is a 503.
-    pub fn index_for_write(&self, name: &str) -> ApiResult<Arc<crate::catalog::Handle>> {
+    /// is a 503. `create`: the write makes a new document only (a data
+    /// stream takes no other).
+    pub fn index_for_write(&self, name: &str, create: bool) -> ApiResult<Arc<crate::catalog::Handle>> {
         let shard = self.member.as_ref().and(needle_cluster::indices::split_shard_name(name));
         if let Some((index, k)) = shard.filter(|_| !self.catalog.exists(name)) {
             return Err(crate::coordinator::shard_unavailable(index, k, "not on this node (moving)"));
         }
-        match self.catalog.get(name) {
+        let found = if create { self.catalog.get_for_create(name) } else { self.catalog.get(name) };
+        match found {
             Err(e) if e.kind == "index_not_found_exception" => {}
             found => return found,
+        }
+        if self.catalog.templates().data_stream_for(name).is_some() {
+            // Made whatever the write (as Elasticsearch makes it), which a stream then takes or refuses.
+            match crate::routes::data_streams::make(self, name) {
+                Err(e) if e.kind != "resource_already_exists_exception" => return Err(e),
+                _ if !create => return Err(crate::data_streams::create_only()),
+                _ => return self.catalog.get_for_create(name),
+            }
         }
         let body = self.catalog.templates().applied(name, &serde_json::json!({}))?;
         match crate::routes::indices::create_with(&self.catalog, name, &body, None, None) {
             // Made meanwhile by another request.
             Err(e) if e.kind == "resource_already_exists_exception" => self.catalog.get(name),
             made => made,
+        }
+    }
+
+    /// A document written to index `h` must be one JSON object holding a
+    /// timestamp when `h` backs a data stream.
+    pub fn check_stream_document(&self, h: &crate::catalog::Handle, source: &[u8]) -> ApiResult<()> {
+        match self.catalog.data_streams().backed_by(&h.name) {
+            Some((_, stream)) => {
+                crate::call::check_document(source)?;
+                crate::data_streams::check_timestamp(&stream.timestamp_field, source)
+            }
+            None => Ok(()),
         }
     }
 }

@@ -30,13 +30,14 @@ use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
 use axum::http::StatusCode;
-use needle_codecs::footer;
 use needle_engine::Schema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use crate::catalog::{flatten, Settings};
+use crate::data_streams::DataStreams;
 use crate::error::{ApiError, ApiResult};
+use crate::kept_file;
 use crate::pattern;
 use crate::routes::indices::{analyzers_of, parse_mapping};
 
@@ -131,16 +132,7 @@ impl Templates {
     /// The templates kept in folder `data` (none when it has no file yet).
     pub fn open(data: &Path) -> std::io::Result<Templates> {
         let file = data.join(FILE);
-        let kept = match std::fs::read(&file) {
-            Ok(bytes) => {
-                let (len, _) = footer::verify(FILE, &bytes, KIND, VERSION)
-                    .map_err(|e| std::io::Error::other(format!("{}: {e}", file.display())))?;
-                serde_json::from_slice(&bytes[..len])
-                    .map_err(|e| std::io::Error::other(format!("{}: {e}", file.display())))?
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Kept::default(),
-            Err(e) => return Err(e),
-        };
+        let kept = kept_file::read(&file, KIND, VERSION)?.unwrap_or_default();
         Ok(Templates { file, kept: RwLock::new(kept) })
     }
 
@@ -178,7 +170,7 @@ impl Templates {
 
     /// Removes the templates of `kind` that `names` names (comma-separated, `*` patterns); a
     /// name matching none is a 404, a component template an index template uses a 400.
-    pub fn delete(&self, kind: Kind, names: &str) -> ApiResult<()> {
+    pub fn delete(&self, kind: Kind, names: &str, streams: &DataStreams) -> ApiResult<()> {
         let mut kept = self.kept.write().expect("templates lock");
         let gone = named(kept.of(kind), names, kind).map_err(|e| match kind {
             Kind::Index | Kind::Legacy => ApiError::new(
@@ -198,6 +190,17 @@ impl Templates {
                         users.iter().map(|u| u.as_str()).collect::<Vec<_>>().join(", ")
                     )));
                 }
+            }
+        }
+        let all_streams = streams.all();
+        for name in gone.iter().filter(|_| kind == Kind::Index) {
+            let users: Vec<&str> =
+                all_streams.iter().filter(|(_, s)| s.template == *name).map(|(n, _)| n.as_str()).collect();
+            if !users.is_empty() {
+                return Err(ApiError::illegal_argument(format!(
+                    "unable to remove composable templates [{name}] as they are in use by a data streams [{}]",
+                    users.join(", ")
+                )));
             }
         }
         let mut after = kept.clone();
@@ -255,6 +258,16 @@ impl Templates {
         Ok(made)
     }
 
+    /// The index template that makes `name` a data stream, with the
+    /// stream's timestamp field: the template an index of that name would
+    /// be made from, when it has a `data_stream`.
+    pub fn data_stream_for(&self, name: &str) -> Option<(String, String)> {
+        let kept = self.kept.read().expect("templates lock");
+        let (template, t) = kept.chosen_for(name)?;
+        let field = t.get("data_stream")?.pointer("/timestamp_field/name")?.as_str()?;
+        Some((template.clone(), field.to_string()))
+    }
+
     /// `POST /_index_template/_simulate_index/{index}`: what an index of that
     /// name would be made with (see [`simulated`]); `{}` when no template matches it.
     pub fn simulate_index(&self, index: &str) -> ApiResult<Value> {
@@ -287,20 +300,7 @@ impl Templates {
     }
 
     fn write(&self, kept: &Kept) -> ApiResult<()> {
-        let mut bytes = serde_json::to_vec(kept).expect("templates serialize");
-        footer::append(&mut bytes, KIND, VERSION);
-        let tmp = self.file.with_extension("json.tmp");
-        let written = std::fs::write(&tmp, &bytes)
-            .and_then(|()| std::fs::File::open(&tmp)?.sync_all())
-            .and_then(|()| std::fs::rename(&tmp, &self.file))
-            .and_then(|()| std::fs::File::open(self.file.parent().expect("a data folder"))?.sync_all());
-        written.map_err(|e| {
-            ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "exception",
-                format!("cannot write the templates: {e}"),
-            )
-        })
+        kept_file::write(&self.file, kept, KIND, VERSION, "templates")
     }
 }
 
@@ -404,7 +404,7 @@ fn read_index_template(name: &str, body: &Value, kept: &Kept) -> ApiResult<Value
                 t.insert(key.clone(), value.clone());
             }
             "data_stream" => {
-                return Err(ApiError::illegal_argument("data streams are not supported yet by Needle"));
+                t.insert(key.clone(), read_data_stream(value)?);
             }
             other => return Err(unknown("index_template", other)),
         }
@@ -438,6 +438,30 @@ fn read_index_template(name: &str, body: &Value, kept: &Kept) -> ApiResult<Value
     }
     composed(name, &t, kept)?;
     Ok(t)
+}
+
+/// An index template's `data_stream`: the indexes it makes back data
+/// streams, whose documents hold their date in `timestamp_field.name`
+/// (`@timestamp` unless given). Kept as `GET` shows it.
+fn read_data_stream(value: &Value) -> ApiResult<Value> {
+    let Value::Object(parts) = value else {
+        return Err(parse("data_stream", "[data_stream] must be an object"));
+    };
+    let mut field = "@timestamp";
+    for (key, value) in parts {
+        match (key.as_str(), value.pointer("/name")) {
+            ("timestamp_field", Some(Value::String(name)))
+                if value.as_object().is_some_and(|o| o.len() == 1) =>
+            {
+                field = name
+            }
+            ("timestamp_field", _) => {
+                return Err(parse("data_stream", "[timestamp_field] must be an object with a [name]"))
+            }
+            (other, _) => return Err(unknown("data_stream", other)),
+        }
+    }
+    Ok(json!({"timestamp_field": {"name": field}}))
 }
 
 /// A component template from its `PUT` body.

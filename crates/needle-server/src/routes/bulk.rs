@@ -114,14 +114,18 @@ fn execute(
 ) -> ApiResult<(StatusCode, Map<String, Value>)> {
     let h = match a.kind {
         Kind::Delete => app.catalog.get(&a.index)?,
-        _ => app.index_for_write(&a.index)?,
+        _ => app.index_for_write(&a.index, a.kind == Kind::Create)?,
     };
     let mut note = |seq_no: u64| {
         let entry = waits.entry(h.name.clone()).or_insert_with(|| (h.clone(), 0));
         entry.1 = entry.1.max(seq_no);
     };
     let started = Instant::now();
-    let result = run_action(&h, a, &mut note);
+    let result = match (a.kind, a.source) {
+        (Kind::Index | Kind::Create, Some(source)) => app.check_stream_document(&h, source.as_bytes()),
+        _ => Ok(()),
+    };
+    let result = result.and_then(|()| run_action(&h, a, &mut note));
     match a.kind {
         Kind::Delete => h.counters.deleted(started, result),
         Kind::Index | Kind::Create | Kind::Update => h.counters.indexed(started, result),
@@ -245,6 +249,15 @@ fn action_line<'a>(n: usize, line: &'a str, default_index: Option<&str>) -> ApiR
             "if_primary_term" => action.if_primary_term = Some(number(key, value)?),
             "retry_on_conflict" => {
                 action.retry_on_conflict = number(key, value)?.min(u64::from(u32::MAX)) as u32
+            }
+            "op_type" if kind == Kind::Index => {
+                action.kind = match value.as_str() {
+                    Some("create") => Kind::Create,
+                    Some("index") => Kind::Index,
+                    _ => {
+                        return Err(malformed(format!("[op_type] must be [index] or [create], not {value}")))
+                    }
+                }
             }
             "routing" | "require_alias" | "dynamic_templates" | "_source" => {}
             "version" | "version_type" | "pipeline" => {

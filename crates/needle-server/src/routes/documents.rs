@@ -5,7 +5,7 @@ use std::time::Instant;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use needle_engine::StoredDocument;
+use needle_engine::{IfCurrent, StoredDocument};
 use serde_json::{json, Map, Value};
 
 use crate::call::Call;
@@ -54,7 +54,10 @@ fn put(app: &Shared, index: &str, id: Option<&str>, create: bool, call: &Call) -
     p.finish(&call.path)?;
     check_id(id)?;
     let source = call.document()?;
-    let h = app.index_for_write(index)?;
+    // A generated `_id` makes a new document: a `create`.
+    let creating = matches!(condition, IfCurrent::Absent) || id.is_none();
+    let h = app.index_for_write(index, creating)?;
+    app.check_stream_document(&h, source.as_bytes())?;
     let started = Instant::now();
     let outcome = h.writer.put(id, source, condition).map_err(|e| write::about_index(e.into(), &h));
     let outcome = h.counters.indexed(started, outcome)?;
@@ -203,7 +206,7 @@ pub async fn update(
         p.finish(&call.path)?;
         check_id(Some(&id))?;
         let update = Update::parse(call.json_object()?)?;
-        let h = app.index_for_write(&index)?;
+        let h = app.index_for_write(&index, false)?;
         let started = Instant::now();
         let done = h.counters.indexed(started, write::apply_update(&h, &id, &update, condition, retries))?;
         h.writer.durable_through(done.seq_no)?;

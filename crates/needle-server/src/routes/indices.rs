@@ -15,7 +15,7 @@ use crate::catalog::{Catalog, Handle};
 use crate::counters::IndexCounters;
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
-use crate::server::{blocking, Shared};
+use crate::server::{blocking, App, Shared};
 
 /// Parameters of index administration that change nothing on one node.
 pub(crate) const ADMIN_PARAMS: [&str; 6] = [
@@ -33,6 +33,11 @@ pub async fn create(State(app): State<Shared>, Path(name): Path<String>, call: C
         call.params.ignore(&ADMIN_PARAMS);
         call.params.finish(&call.path)?;
         let body = call.json()?.unwrap_or_else(|| json!({}));
+        if let Some((template, _)) = app.catalog.templates().data_stream_for(&name) {
+            return Err(ApiError::illegal_argument(format!(
+                "cannot create index with name [{name}], because it matches with template [{template}] that creates data streams only, use create data stream api instead"
+            )));
+        }
         let body = app.catalog.templates().applied(&name, &body)?;
         // A shard is served once its writes are logged: none escapes the log.
         let made = |h: &Handle| app.ingest.as_ref().map_or(Ok(()), |ingest| ingest.made(h));
@@ -93,6 +98,11 @@ pub async fn delete(State(app): State<Shared>, Path(expression): Path<String>, c
     blocking(move || {
         call.params.ignore(&ADMIN_PARAMS);
         call.params.finish(&call.path)?;
+        // A data stream is deleted as a stream (`DELETE /_data_stream/{name}`), not by this.
+        let streams = app.catalog.data_streams();
+        if let Some(stream) = expression.split(',').find(|part| streams.get(part).is_some()) {
+            return Err(ApiError::index_not_found(stream));
+        }
         for h in app.catalog.resolve(&expression)? {
             app.catalog.delete(&h.name)?;
             if let Some(ingest) = &app.ingest {
@@ -114,7 +124,10 @@ pub async fn get(State(app): State<Shared>, Path(expression): Path<String>, call
         for h in app.catalog.resolve(&expression)? {
             let settings = h.settings();
             let aliases: Map<String, Value> = settings.aliases.iter().map(|(a, o)| (a.clone(), o.shown())).collect();
-            let about = json!({"aliases": aliases, "mappings": mapping_of(&h), "settings": settings.to_json(&h.name, &h.index.schema())});
+            let mut about = json!({"aliases": aliases, "mappings": mapping_of(&app, &h), "settings": settings.to_json(&h.name, &h.index.schema())});
+            if let Some((stream, _)) = app.catalog.data_streams().backed_by(&h.name) {
+                about["data_stream"] = json!(stream);
+            }
             out.insert(h.name.clone(), about);
         }
         Ok(respond::ok(&Value::Object(out)))
@@ -127,8 +140,19 @@ pub async fn exists(State(app): State<Shared>, Path(expression): Path<String>) -
     respond::status(if found { StatusCode::OK } else { StatusCode::NOT_FOUND })
 }
 
-fn mapping_of(h: &Handle) -> Value {
-    h.index.schema().to_mapping()
+/// Index `h`'s mapping; a data stream's backing index tells its timestamp
+/// field as Elasticsearch does (`_data_stream_timestamp`, the field named
+/// unless it is `@timestamp`).
+fn mapping_of(app: &App, h: &Handle) -> Value {
+    let mut mapping = h.index.schema().to_mapping();
+    if let Some((_, stream)) = app.catalog.data_streams().backed_by(&h.name) {
+        let mut meta = json!({"enabled": true});
+        if stream.timestamp_field != "@timestamp" {
+            meta["timestamp_field"] = json!({"name": stream.timestamp_field});
+        }
+        mapping["_data_stream_timestamp"] = meta;
+    }
+    mapping
 }
 
 pub async fn mapping(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
@@ -147,7 +171,7 @@ fn mappings(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> 
         .catalog
         .resolve(expression)?
         .iter()
-        .map(|h| (h.name.clone(), json!({"mappings": mapping_of(h)})))
+        .map(|h| (h.name.clone(), json!({"mappings": mapping_of(app, h)})))
         .collect();
     Ok(respond::ok(&Value::Object(out)))
 }

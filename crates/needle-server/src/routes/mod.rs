@@ -6,6 +6,7 @@ pub(crate) mod bulk;
 mod by_query;
 pub(crate) mod cat;
 mod cluster;
+pub(crate) mod data_streams;
 pub(crate) mod documents;
 pub(crate) mod explain;
 mod field_caps;
@@ -51,6 +52,15 @@ pub fn router(app: Shared) -> Router {
         .route("/{index}/_field_caps", get(field_caps::field_caps_of).post(field_caps::field_caps_of))
         .route("/_bulk", post(bulk::bulk).put(bulk::bulk))
         .route("/_reindex", post(reindex::reindex))
+        .route("/_data_stream", get(data_streams::get_all))
+        .route("/_data_stream/_stats", get(data_streams::stats_all))
+        .route(
+            "/_data_stream/{name}",
+            put(data_streams::put).get(data_streams::get_named).delete(data_streams::delete),
+        )
+        .route("/_data_stream/{name}/_stats", get(data_streams::stats_named))
+        .route("/{index}/_rollover", post(data_streams::rollover))
+        .route("/{index}/_rollover/{new_index}", post(data_streams::rollover_named))
         .route("/_index_template", get(templates::get_all_index))
         .route("/_index_template/_simulate_index/{index}", post(templates::simulate_index))
         .route("/_index_template/_simulate", post(templates::simulate_body))

@@ -123,7 +123,7 @@ impl Copying<'_> {
     fn write(&mut self, app: &Shared, id: &str, source: &str) -> ApiResult<()> {
         let dest = match &self.dest {
             Some(dest) => Arc::clone(dest),
-            None => match app.index_for_write(&self.asked.dest) {
+            None => match app.index_for_write(&self.asked.dest, self.asked.create_only) {
                 Ok(made) => Arc::clone(self.dest.insert(made)),
                 Err(e) if e.status.is_client_error() => {
                     self.tally.failures.push(failure(&self.asked.dest, id, &e));

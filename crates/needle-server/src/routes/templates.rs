@@ -144,7 +144,7 @@ async fn delete(State(app): State<Shared>, Path(names): Path<String>, call: Call
         single_node(&app)?;
         call.params.ignore(&ADMIN_PARAMS);
         call.params.finish(&call.path)?;
-        app.catalog.templates().delete(kind, &names)?;
+        app.catalog.templates().delete(kind, &names, app.catalog.data_streams())?;
         Ok(acknowledged())
     })
     .await

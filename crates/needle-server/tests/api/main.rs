@@ -12,6 +12,7 @@ mod node;
 mod opensearch_aliases;
 mod opensearch_analyze;
 mod opensearch_by_query;
+mod opensearch_data_streams;
 mod opensearch_dfs;
 mod opensearch_field_caps;
 mod opensearch_multi_fields;
