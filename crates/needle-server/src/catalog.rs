@@ -363,6 +363,23 @@ impl Catalog {
         }
     }
 
+    /// Alias `name`'s write index with the alias's options there (see
+    /// [`Catalog::get`]); `None` when no index has the alias.
+    pub fn alias_write_index(&self, name: &str) -> ApiResult<Option<(Arc<Handle>, AliasOptions)>> {
+        let all = self.indexes.read().expect("catalog lock");
+        let targets = alias_targets(&all, name);
+        let marked: Vec<&(Arc<Handle>, AliasOptions)> =
+            targets.iter().filter(|(_, o)| o.is_write_index == Some(true)).collect();
+        match (marked.as_slice(), targets.as_slice()) {
+            (_, []) => Ok(None),
+            ([one], _) => Ok(Some((*one).clone())),
+            ([], [one]) if one.1.is_write_index != Some(false) => Ok(Some(one.clone())),
+            _ => Err(ApiError::illegal_argument(format!(
+                "rollover target [{name}] does not point to a write index"
+            ))),
+        }
+    }
+
     /// The index `name` names for a read of one document: an index, or an
     /// alias of exactly one index (whatever its write index).
     pub fn get_one(&self, name: &str) -> ApiResult<Arc<Handle>> {

@@ -3,7 +3,9 @@
 requests (index templates that make streams, streams made by `PUT
 _data_stream` and by a first write, `create`-only writes that must hold a
 timestamp, searches and counts through a stream, `_bulk`, rollovers with
-and without conditions, listings, `_stats`, deletions, the errors), for
+and without conditions, listings, `_stats`, deletions, the errors) and of
+rollovers of aliases (a write index marked or not, a new index named or
+numbered, made with the request's settings, mappings and aliases), for
 `crates/needle-server/tests/api/opensearch_data_streams.rs` to replay on
 Needle and compare, step by step: the status, then the answer as `shaped`
 below keeps it (no uuids, generated ids, sizes in bytes or timings).
@@ -26,6 +28,10 @@ METRICS = {"index_patterns": ["needle-met-*"], "data_stream": {"timestamp_field"
 STREAMS = ["needle-ds-app", "needle-ds-auto", "needle-ds-auto2", "needle-met-a"]
 TEMPLATES = ["needle-ds-logs", "needle-ds-met", "needle-ds-bad"]
 APP = "needle-ds-app"
+# Indexes rolled over through aliases.
+INDEXES = ["needle-ro-000001", "needle-ro-000002", "needle-ro-custom", "needle-pl-1", "needle-pl-000002",
+           "needle-plain", "needle-two-a", "needle-two-b", "needle-odd"]
+NO_REPLICA = {"number_of_replicas": 0}
 
 
 def bulk():
@@ -104,6 +110,30 @@ def steps():
         ("DELETE", "/_data_stream/needle-met-*", None),
         ("DELETE", "/_index_template/needle-ds-met", None),
         ("GET", "/_data_stream", None),
+        # Rollovers of aliases.
+        ("PUT", "/needle-ro-000001", {"aliases": {"needle-ro": {"is_write_index": True}}, "settings": NO_REPLICA}),
+        ("POST", "/needle-ro/_doc?refresh=true", {"a": 1}),
+        ("POST", "/needle-ro/_rollover", {"conditions": {"max_docs": 1}}),
+        ("GET", "/needle-ro/_alias", None),
+        ("POST", "/needle-ro/_doc?refresh=true", {"a": 2}),
+        ("POST", "/needle-ro/_rollover/needle-ro-custom",
+         {"settings": NO_REPLICA, "mappings": {"properties": {"b": {"type": "keyword"}}}, "aliases": {"needle-ro-extra": {}}}),
+        ("GET", "/needle-ro/_alias", None),
+        ("GET", "/needle-ro-custom/_mapping", None),
+        ("POST", "/needle-ro/_rollover/needle-ro-custom", None),
+        ("POST", "/needle-ro/_count", None),
+        ("PUT", "/needle-pl-1", {"aliases": {"needle-pl": {}}, "settings": NO_REPLICA}),
+        ("POST", "/needle-pl/_rollover?dry_run=true", None),
+        ("POST", "/needle-pl/_rollover", {"conditions": {"max_docs": 0}}),
+        ("GET", "/needle-pl/_alias", None),
+        ("PUT", "/needle-plain", {"settings": NO_REPLICA}),
+        ("POST", "/needle-plain/_rollover", None),
+        ("POST", "/needle-nothing/_rollover", None),
+        ("PUT", "/needle-two-a", {"aliases": {"needle-two": {}}, "settings": NO_REPLICA}),
+        ("PUT", "/needle-two-b", {"aliases": {"needle-two": {}}, "settings": NO_REPLICA}),
+        ("POST", "/needle-two/_rollover", None),
+        ("PUT", "/needle-odd", {"aliases": {"needle-odd-alias": {}}, "settings": NO_REPLICA}),
+        ("POST", "/needle-odd-alias/_rollover", None),
     ]
 
 
@@ -156,6 +186,8 @@ def clean(base):
         call(base, "DELETE", f"/_data_stream/{s}")
     for t in TEMPLATES:
         call(base, "DELETE", f"/_index_template/{t}")
+    for index in INDEXES:
+        call(base, "DELETE", f"/{index}")
 
 
 def main():

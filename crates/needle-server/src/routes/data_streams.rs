@@ -1,10 +1,10 @@
-//! `/_data_stream` (make, list, delete, `_stats`) and `/{stream}/_rollover`,
-//! over the registry of `data_streams.rs`. A stream is made here, by its
-//! `PUT` or by a first `create` of a document in its name
-//! ([`crate::server::App::index_for_write`]), from the index template that
-//! makes it one; its backing indexes are made as indexes are (`indices.rs`),
-//! hidden, their timestamp field mapped as a date. Not on a cluster yet: its
-//! nodes would each need every stream.
+//! `/_data_stream` (make, list, delete, `_stats`) over the registry of
+//! `data_streams.rs`, and `/{target}/_rollover` of a data stream or an
+//! alias. A stream is made here, by its `PUT` or by a first write to its
+//! name ([`crate::server::App::index_for_write`]), from the index template
+//! that makes it one; its backing indexes are made as indexes are
+//! (`indices.rs`), hidden, their timestamp field mapped as a date. Not on a
+//! cluster yet: its nodes would each need every stream.
 
 use std::sync::Arc;
 
@@ -14,8 +14,9 @@ use axum::response::Response;
 use needle_engine::{AggField, AggKind, Aggregation, Metric, Query};
 use serde_json::{json, Map, Value};
 
+use crate::alias_options::AliasOptions;
 use crate::call::Call;
-use crate::catalog::{now_ms, Handle};
+use crate::catalog::{now_ms, AliasChange, Handle};
 use crate::data_streams::{self, backing_index, Stream};
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
@@ -210,55 +211,114 @@ fn latest_timestamp(h: &Handle, field: &str) -> ApiResult<i64> {
 }
 
 pub async fn rollover(State(app): State<Shared>, Path(target): Path<String>, call: Call) -> Response {
-    blocking(move || roll_over(&app, &target, &call)).await
+    blocking(move || roll_over(&app, &target, None, &call)).await
 }
 
-/// `POST /{stream}/_rollover/{new_index}`: a stream names its indexes itself.
 pub async fn rollover_named(
     State(app): State<Shared>,
-    Path((target, _)): Path<(String, String)>,
+    Path((target, new_index)): Path<(String, String)>,
+    call: Call,
 ) -> Response {
-    blocking(move || match app.catalog.data_streams().get(&target) {
-        Some(_) => Err(ApiError::illegal_argument(
-            "new index name may not be specified when rolling over a data stream",
-        )),
-        None => Err(not_a_stream(&target)),
-    })
-    .await
+    blocking(move || roll_over(&app, &target, Some(&new_index), &call)).await
 }
 
-fn not_a_stream(target: &str) -> ApiError {
-    ApiError::illegal_argument(format!(
-        "rollover target [{target}] is not a data stream (a rollover of an alias is not supported yet by Needle)"
-    ))
-}
-
-/// `POST /{stream}/_rollover`: a new write index for the stream, when it
-/// has no `conditions` or its write index meets any of them (`dry_run`: only tells).
-fn roll_over(app: &App, target: &str, call: &Call) -> ApiResult<Response> {
+/// `POST /{target}/_rollover[/{new_index}]`: a new write index for a data
+/// stream or an alias, when no `conditions` are given or its write index
+/// meets any of them (`dry_run`: only tells).
+fn roll_over(app: &App, target: &str, new_index: Option<&str>, call: &Call) -> ApiResult<Response> {
     let dry_run = call.params.flag("dry_run", false)?;
     call.params.ignore(&ADMIN_PARAMS);
     call.params.finish(&call.path)?;
-    let conditions = read_rollover(call.json()?.as_ref())?;
+    let asked = read_rollover(call.json()?.as_ref())?;
     let mut change = app.catalog.data_streams().change();
-    let Some(stream) = change.get(target).cloned() else { return Err(not_a_stream(target)) };
+    let Some(mut stream) = change.get(target).cloned() else {
+        drop(change);
+        return roll_alias_over(app, target, new_index, asked, dry_run);
+    };
+    if new_index.is_some() {
+        return Err(ApiError::illegal_argument(
+            "new index name may not be specified when rolling over a data stream",
+        ));
+    }
+    if !asked.body.is_empty() {
+        return Err(ApiError::illegal_argument(
+            "[settings], [mappings] and [aliases] in a rollover of a data stream are not supported by Needle: its template gives the new index them",
+        ));
+    }
     let old = stream.write_index().to_string();
     let new = backing_index(target, stream.generation + 1);
     let current = app.catalog.index(&old).ok_or_else(|| ApiError::index_not_found(&old))?;
-    let met: Map<String, Value> = conditions.iter().map(|c| (c.shown(), json!(c.met(&current)))).collect();
-    let rolled = !dry_run && (met.is_empty() || met.values().any(|m| m == true));
+    let (rolled, met) = asked.met(&current, dry_run);
     if rolled {
         make_backing(app, target, &new, &stream.timestamp_field)?;
-        let mut next = stream.clone();
-        next.generation += 1;
-        next.indices.push(new.clone());
-        change.keep(target, Some(next))?;
+        stream.generation += 1;
+        stream.indices.push(new.clone());
+        change.keep(target, Some(stream))?;
     }
-    Ok(respond::json(
+    Ok(rolled_over(&old, &new, rolled, dry_run, met))
+}
+
+/// [`roll_over`] of alias `alias`: its write index's successor (`new_index`,
+/// or the old name's number plus one) is made as `PUT /{index}` makes one,
+/// with the request's settings, mappings and aliases, and takes the alias:
+/// marked the write index where the old one was (which keeps the alias,
+/// unmarked), else moved to it.
+fn roll_alias_over(
+    app: &App,
+    alias: &str,
+    new_index: Option<&str>,
+    asked: Rollover,
+    dry_run: bool,
+) -> ApiResult<Response> {
+    let Some((old, options)) = app.catalog.alias_write_index(alias)? else {
+        return Err(match app.catalog.exists(alias) {
+            true => ApiError::illegal_argument(
+                "rollover target is a [concrete index] but one of [alias,data_stream] was expected",
+            ),
+            false => ApiError::illegal_argument(format!("rollover target [{alias}] does not exist")),
+        });
+    };
+    let new = match new_index {
+        Some(name) => name.to_string(),
+        None => next_name(&old.name)?,
+    };
+    let (rolled, met) = asked.met(&old, dry_run);
+    if rolled {
+        let body = app.catalog.templates().applied(&new, &Value::Object(asked.body))?;
+        create_with(&app.catalog, &new, &body, None, None)?;
+        let marked = options.is_write_index == Some(true);
+        let add = AliasOptions {
+            is_write_index: marked.then_some(true),
+            is_hidden: options.is_hidden,
+            ..Default::default()
+        };
+        let kept = marked.then(|| AliasOptions { is_write_index: Some(false), ..options });
+        app.catalog.change_aliases(&[
+            AliasChange { index: new.clone(), alias: alias.to_string(), options: Some(add) },
+            AliasChange { index: old.name.clone(), alias: alias.to_string(), options: kept },
+        ])?;
+    }
+    Ok(rolled_over(&old.name, &new, rolled, dry_run, met))
+}
+
+/// The name after `old` in a rollover: its number after the last `-` plus one, in six digits at least.
+fn next_name(old: &str) -> ApiResult<String> {
+    let numbered =
+        old.rsplit_once('-').filter(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    match numbered.and_then(|(prefix, n)| Some((prefix, n.parse::<u64>().ok()?))) {
+        Some((prefix, n)) => Ok(format!("{prefix}-{:06}", n + 1)),
+        None => {
+            Err(ApiError::illegal_argument(format!("index name [{old}] does not match pattern '^.*-\\d+$'")))
+        }
+    }
+}
+
+fn rolled_over(old: &str, new: &str, rolled: bool, dry_run: bool, met: Map<String, Value>) -> Response {
+    respond::json(
         StatusCode::OK,
         &json!({"acknowledged": rolled, "shards_acknowledged": rolled, "old_index": old, "new_index": new,
                 "rolled_over": rolled, "dry_run": dry_run, "conditions": met}),
-    ))
+    )
 }
 
 /// A rollover condition: the write index rolls over when it meets any.
@@ -287,31 +347,45 @@ impl Condition {
     }
 }
 
-/// A rollover's body: its `conditions`; `settings`, `mappings` and
-/// `aliases` only empty (a stream's indexes come from its template).
-fn read_rollover(body: Option<&Value>) -> ApiResult<Vec<Condition>> {
+/// A rollover's body: its `conditions`, and what a new index is made with
+/// (`settings`, `mappings`, `aliases` as in a creation body; empty ones left out).
+struct Rollover {
+    conditions: Vec<Condition>,
+    body: Map<String, Value>,
+}
+
+impl Rollover {
+    /// Whether index `h` rolls over (no conditions, or one it meets; never
+    /// in a dry run), and each condition as shown with whether `h` meets it.
+    fn met(&self, h: &Handle, dry_run: bool) -> (bool, Map<String, Value>) {
+        let met: Map<String, Value> = self.conditions.iter().map(|c| (c.shown(), json!(c.met(h)))).collect();
+        let rolls = met.is_empty() || met.values().any(|m| m == true);
+        (rolls && !dry_run, met)
+    }
+}
+
+fn read_rollover(body: Option<&Value>) -> ApiResult<Rollover> {
     let parse = |reason: String| ApiError::bad_request("x_content_parse_exception", reason);
-    let Some(body) = body else { return Ok(Vec::new()) };
+    let mut asked = Rollover { conditions: Vec::new(), body: Map::new() };
+    let Some(body) = body else { return Ok(asked) };
     let body = body.as_object().ok_or_else(|| parse("[rollover] the body must be an object".into()))?;
-    let mut conditions = Vec::new();
     for (key, value) in body {
         match key.as_str() {
             "conditions" => {
-                let asked = value.as_object().ok_or_else(|| parse("[conditions] must be an object".into()))?;
-                for (name, v) in asked {
-                    conditions.push(read_condition(name, v)?);
+                let given =
+                    value.as_object().ok_or_else(|| parse("[conditions] must be an object".into()))?;
+                for (name, v) in given {
+                    asked.conditions.push(read_condition(name, v)?);
                 }
             }
             "settings" | "mappings" | "aliases" if value.as_object().is_some_and(Map::is_empty) => {}
             "settings" | "mappings" | "aliases" => {
-                return Err(ApiError::illegal_argument(format!(
-                    "[{key}] in a rollover of a data stream is not supported by Needle: its template gives the new index them"
-                )))
+                asked.body.insert(key.clone(), value.clone());
             }
             other => return Err(parse(format!("[rollover] unknown field [{other}]"))),
         }
     }
-    Ok(conditions)
+    Ok(asked)
 }
 
 fn read_condition(name: &str, v: &Value) -> ApiResult<Condition> {

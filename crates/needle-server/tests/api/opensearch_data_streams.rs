@@ -1,12 +1,12 @@
-//! Data streams, answered as a real OpenSearch node answers them:
-//! `tests/golden/opensearch/data_streams.json` holds OpenSearch 3.8's
+//! Data streams and rollovers, answered as a real OpenSearch node answers
+//! them: `tests/golden/opensearch/data_streams.json` holds OpenSearch 3.8's
 //! answers (recorded by `data_streams.py` beside it) to a sequence of
 //! requests: templates that make streams, streams made by `PUT
 //! _data_stream` and by a first write, `create`-only writes that must hold
 //! a timestamp, searches, counts and `_bulk` through a stream, rollovers,
-//! listings, `_stats` and deletions. Needle gets the same requests in the
-//! same order, and each answer must be OpenSearch's as `data_streams.py`
-//! shapes it (no uuids, generated ids, sizes or timings).
+//! listings, `_stats` and deletions; rollovers of aliases. Needle gets the
+//! same requests in the same order, and each answer must be OpenSearch's as
+//! `data_streams.py` shapes it (no uuids, generated ids, sizes or timings).
 
 use serde_json::{json, Map, Value};
 
