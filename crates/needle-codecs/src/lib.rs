@@ -20,6 +20,7 @@ pub mod bytes;
 mod checksummed;
 pub mod doc_values;
 pub mod docstore;
+pub mod filter_cache;
 pub mod footer;
 pub mod meta;
 pub mod norms;

@@ -15,6 +15,12 @@ pub trait SegmentRead: Send + Sync {
     /// Document count and per-field options and statistics.
     fn meta(&self) -> &SegmentMeta;
 
+    /// The filters' matches this segment keeps (see `filter_cache.rs`):
+    /// none but in a segment whose documents and values cannot change.
+    fn filter_cache(&self) -> Option<&crate::filter_cache::FilterCache> {
+        None
+    }
+
     /// The posting list of `term` in `field`, positioned on its first document.
     fn postings(&self, field: FieldId, term: &[u8]) -> Result<Option<Box<dyn Postings>>>;
 

@@ -45,6 +45,8 @@ pub struct SegmentReader {
     norms: ReadBytes,
     docs: DocStoreReader,
     values: Option<DocValuesReader>,
+    /// What filters matched here (a sealed segment's documents never change).
+    filters: crate::filter_cache::FilterCache,
 }
 
 /// File names of a segment, in the order they are written (the doc values
@@ -90,7 +92,8 @@ impl SegmentReader {
             }
             false => None,
         };
-        Ok(SegmentReader { name: name.to_string(), meta, terms, postings, norms, docs, values })
+        let filters = Default::default();
+        Ok(SegmentReader { name: name.to_string(), meta, terms, postings, norms, docs, values, filters })
     }
 
     pub fn term_map(&self) -> &fst::Map<TermBytes> {
@@ -195,6 +198,10 @@ impl SegmentRead for SegmentReader {
 
     fn meta(&self) -> &SegmentMeta {
         &self.meta
+    }
+
+    fn filter_cache(&self) -> Option<&crate::filter_cache::FilterCache> {
+        Some(&self.filters)
     }
 
     fn matching_terms(&self, field: FieldId, matcher: &dyn TermMatcher) -> Result<Vec<Vec<u8>>> {

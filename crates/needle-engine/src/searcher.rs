@@ -166,6 +166,18 @@ impl Searcher {
             .sum()
     }
 
+    /// What the segments' filter caches hold and were asked (see
+    /// `needle_codecs::filter_cache`), summed.
+    pub fn filter_cache_stats(&self) -> needle_codecs::filter_cache::FilterCacheStats {
+        let mut total = needle_codecs::filter_cache::FilterCacheStats::default();
+        for s in &self.snapshot.segments {
+            if let Some(cache) = s.data.filter_cache() {
+                total += cache.stats();
+            }
+        }
+        total
+    }
+
     /// Deleted documents still taking space in segments (until a merge drops them).
     pub fn deleted_docs(&self) -> u64 {
         self.snapshot.segments.iter().map(|s| u64::from(s.deletes.count())).sum()

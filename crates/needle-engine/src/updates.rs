@@ -448,6 +448,7 @@ fn set_path(source: &mut Value, name: &str, value: Value) {
     }
 }
 
+// No `filter_cache`: what the base segment kept of a filter predates these updates.
 impl SegmentRead for UpdatedSegment {
     fn name(&self) -> &str {
         self.base.name()

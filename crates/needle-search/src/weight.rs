@@ -2,16 +2,42 @@
 //! BooleanWeight does: required clauses in a conjunction, optional ones in a
 //! disjunction added to it, exclusions around the whole.
 
+use needle_codecs::doc_values::NumericValues;
+use needle_codecs::filter_cache::FilterKey;
 use needle_codecs::SegmentRead;
 use needle_core::Result;
 
 use crate::iter::{
-    checked, AllScorer, BoxScorer, Combine, Conjunction, ConstantScorer, Demote, Disjunction, DocBits,
-    Exclude, ExistsScorer, FilterPlan, PhraseScorer, PhraseTerm, RangeScorer, ReqOpt, TermScorer,
+    bits_in_range, checked, AllScorer, BoxScorer, Combine, Conjunction, ConstantScorer, Demote, Disjunction,
+    DocBits, Exclude, ExistsScorer, FilterPlan, PhraseScorer, PhraseTerm, RangeScorer, ReqOpt, TermScorer,
     TermSetScorer,
 };
 use crate::stats::IndexStats;
 use crate::{BoolQuery, PhraseQuery, Query};
+
+/// The scorer of a range matching more than an eighth of `segment`: its
+/// matches from the segment's filter cache when kept there (a bit test
+/// each), read whole into it when asked a second time, else checked
+/// document by document from the doc values.
+fn dense_range<'a>(
+    segment: &'a dyn SegmentRead,
+    mut values: Box<dyn NumericValues + Send>,
+    r: &crate::RangeQuery,
+    boost: f32,
+) -> BoxScorer<'a> {
+    let max_doc = segment.meta().max_doc;
+    let key = FilterKey::Range { field: r.field, lower: r.lower, upper: r.upper };
+    let bits = match segment.filter_cache().map(|cache| (cache, cache.lookup(key))) {
+        Some((_, Ok(kept))) => DocBits::cached(kept),
+        Some((cache, Err(true))) => {
+            let bits = DocBits::of(bits_in_range(values.as_mut(), r.lower, r.upper, max_doc));
+            cache.keep(key, bits.shared());
+            bits
+        }
+        _ => return checked(Box::new(RangeScorer::new(values, r.lower, r.upper, max_doc, boost)), "range"),
+    };
+    checked(Box::new(TermSetScorer::new(bits, boost)), "range kept")
+}
 
 /// The scorer of `query` in segment `seg`, or `None` when nothing there can
 /// match. `boost` is the product of the boosts around `query` (1 at the top):
@@ -47,9 +73,7 @@ pub(crate) fn scorer<'a>(
                         let bits = DocBits::in_range(&points, r.lower, r.upper, max_doc);
                         checked(Box::new(TermSetScorer::new(bits, boost)), "range points")
                     }
-                    None => {
-                        checked(Box::new(RangeScorer::new(values, r.lower, r.upper, max_doc, boost)), "range")
-                    }
+                    None => dense_range(segment, values, r, boost),
                 })
             }
             (None, Some(term)) => stats.postings(seg, r.field, term)?.map(|p| {

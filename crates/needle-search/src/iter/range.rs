@@ -211,7 +211,43 @@ impl Matcher for InRange {
 /// values compared at once into bits, which are counted. What a count of a
 /// range needs, without visiting its matches one by one.
 pub fn count_in_range(values: &mut dyn NumericValues, lower: i64, upper: i64, max_doc: DocId) -> u64 {
-    let (mut count, mut from) = (0u64, 0);
+    let mut count = 0u64;
+    walk_in_range(values, lower, upper, max_doc, |first, end, bits| {
+        count += match bits {
+            None => u64::from(end - first + 1),
+            Some(bits) => bits.iter().map(|w| u64::from(w.count_ones())).sum::<u64>(),
+        }
+    });
+    count
+}
+
+/// The documents of the first `max_doc` with a value in `lower..=upper`, a
+/// bit each, found a block at a time as [`count_in_range`] finds them: what
+/// a segment's filter cache keeps of a range.
+pub fn bits_in_range(values: &mut dyn NumericValues, lower: i64, upper: i64, max_doc: DocId) -> Vec<u64> {
+    let mut words = vec![0u64; (max_doc as usize).div_ceil(64)];
+    walk_in_range(values, lower, upper, max_doc, |first, end, bits| {
+        let at = first as usize / 64; // a block's first document begins a word
+        match bits {
+            Some(bits) => words[at..].iter_mut().zip(bits).for_each(|(w, b)| *w |= b),
+            None => (first..=end).for_each(|d| words[d as usize / 64] |= 1 << (d % 64)),
+        }
+    });
+    words
+}
+
+/// Calls `found(first, last, bits)` for each block of the first `max_doc`
+/// documents with a value in `lower..=upper`: `bits` `None` when every
+/// document there matches (its skip entry says so), else its matches read
+/// into a bit each. Blocks without one are passed over unread.
+fn walk_in_range(
+    values: &mut dyn NumericValues,
+    lower: i64,
+    upper: i64,
+    max_doc: DocId,
+    mut found: impl FnMut(DocId, DocId, Option<&BlockBits>),
+) {
+    let mut from = 0;
     let mut bits = [0u64; BLOCK_DOCS / 64];
     while from < max_doc {
         let (end, bounds) = values.block_bounds(from);
@@ -219,16 +255,15 @@ pub fn count_in_range(values: &mut dyn NumericValues, lower: i64, upper: i64, ma
             Some((min, max)) if max < lower || min > upper => {}
             None => {}
             Some((min, max)) if lower <= min && max <= upper && values.block_is_dense(from) => {
-                count += u64::from(end - from + 1);
+                found(from, end, None);
             }
             Some(_) => {
                 values.block_in_range(from, lower, upper, &mut bits);
-                count += bits.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
+                found(from, end, Some(&bits));
             }
         }
         from = end.saturating_add(1);
     }
-    count
 }
 
 #[cfg(test)]

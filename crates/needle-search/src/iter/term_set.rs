@@ -4,16 +4,18 @@
 //! few terms), so the query costs one pass over each list instead of a heap
 //! of thousands of iterators.
 
+use std::sync::Arc;
+
 use needle_codecs::doc_values::Points;
+use needle_codecs::filter_cache::CachedDocs;
 use needle_codecs::Postings;
 use needle_core::{DocId, TERMINATED};
 
 use super::filter::{FilterScorer, Matcher};
 
-/// A bit per document of the segment.
+/// A bit per document of the segment (shared with a segment's filter cache when kept there).
 pub struct DocBits {
-    words: Vec<u64>,
-    count: u64,
+    docs: Arc<CachedDocs>,
 }
 
 pub type TermSetScorer = FilterScorer<DocBits>;
@@ -29,8 +31,23 @@ impl DocBits {
                 doc = list.advance();
             }
         }
+        DocBits::of(words)
+    }
+
+    /// The documents whose bits `words` sets.
+    pub fn of(words: Vec<u64>) -> DocBits {
         let count = words.iter().map(|w| u64::from(w.count_ones())).sum();
-        DocBits { words, count }
+        DocBits { docs: Arc::new(CachedDocs { words, count }) }
+    }
+
+    /// Documents a segment's filter cache keeps.
+    pub fn cached(docs: Arc<CachedDocs>) -> DocBits {
+        DocBits { docs }
+    }
+
+    /// The bits, to be kept in a segment's filter cache.
+    pub fn shared(&self) -> Arc<CachedDocs> {
+        self.docs.clone()
     }
 
     /// The documents of a numeric range, read from its points (a narrow
@@ -38,57 +55,59 @@ impl DocBits {
     pub fn in_range(points: &Points, lower: i64, upper: i64, max_doc: DocId) -> DocBits {
         let mut words = vec![0u64; (max_doc as usize).div_ceil(64)];
         points.docs(lower, upper, &mut words);
-        let count = words.iter().map(|w| u64::from(w.count_ones())).sum();
-        DocBits { words, count }
+        DocBits::of(words)
     }
 
     /// No documents yet, of a segment of `max_doc`.
     pub fn empty(max_doc: DocId) -> DocBits {
-        DocBits { words: vec![0u64; (max_doc as usize).div_ceil(64)], count: 0 }
+        DocBits::of(vec![0u64; (max_doc as usize).div_ceil(64)])
     }
 
     /// Adds `doc` (not yet in the set).
     pub fn insert(&mut self, doc: DocId) {
-        self.words[doc as usize / 64] |= 1 << (doc % 64);
-        self.count += 1;
+        let docs = Arc::make_mut(&mut self.docs);
+        docs.words[doc as usize / 64] |= 1 << (doc % 64);
+        docs.count += 1;
     }
 
     pub fn contains(&self, doc: DocId) -> bool {
-        self.words.get(doc as usize / 64).is_some_and(|w| w & (1 << (doc % 64)) != 0)
+        self.docs.words.get(doc as usize / 64).is_some_and(|w| w & (1 << (doc % 64)) != 0)
     }
 
     pub fn len(&self) -> u64 {
-        self.count
+        self.docs.count
     }
 
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.docs.count == 0
     }
 }
 
 impl Matcher for DocBits {
     fn next_match(&mut self, from: DocId) -> DocId {
+        let words = &self.docs.words;
         let mut at = from as usize / 64;
-        let Some(&first) = self.words.get(at) else { return TERMINATED };
+        let Some(&first) = words.get(at) else { return TERMINATED };
         let mut word = first & (u64::MAX << (from % 64));
         loop {
             if word != 0 {
                 return (at * 64) as DocId + word.trailing_zeros();
             }
             at += 1;
-            match self.words.get(at) {
+            match words.get(at) {
                 Some(&w) => word = w,
                 None => return TERMINATED,
             }
         }
     }
     fn cost(&self) -> u64 {
-        self.count
+        self.docs.count
     }
     fn fill_matches(&mut self, from: DocId, out: &mut Vec<DocId>, max: usize) -> DocId {
         // A word of bits at a time.
+        let words = &self.docs.words;
         let mut at = from as usize / 64;
-        let mut word = self.words.get(at).map_or(0, |w| w & (u64::MAX << (from % 64)));
+        let mut word = words.get(at).map_or(0, |w| w & (u64::MAX << (from % 64)));
         loop {
             while word != 0 {
                 let doc = (at * 64) as DocId + word.trailing_zeros();
@@ -99,7 +118,7 @@ impl Matcher for DocBits {
                 word &= word - 1;
             }
             at += 1;
-            match self.words.get(at) {
+            match words.get(at) {
                 Some(&w) => word = w,
                 None => return TERMINATED,
             }
@@ -130,9 +149,8 @@ mod tests {
         fn bits_walk_as_they_are_set(set in proptest::collection::vec(any::<bool>(), 0..700), chunk in 1usize..200) {
             let mut words = vec![0u64; set.len().div_ceil(64)];
             set.iter().enumerate().filter(|(_, &b)| b).for_each(|(d, _)| words[d / 64] |= 1 << (d % 64));
-            let count = words.iter().map(|w| u64::from(w.count_ones())).sum();
             let want: Vec<DocId> = (0..set.len()).filter(|&d| set[d]).map(|d| d as DocId).collect();
-            let scorer = || TermSetScorer::new(DocBits { words: words.clone(), count }, 1.0);
+            let scorer = || TermSetScorer::new(DocBits::of(words.clone()), 1.0);
             let mut batched = scorer();
             let mut got = Vec::new();
             while batched.doc() != TERMINATED {
