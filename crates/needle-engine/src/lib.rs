@@ -73,7 +73,7 @@ pub use needle_storage::cache::CacheStats;
 pub use needle_storage::prefetch::set_min_bytes as set_prefetch_min;
 pub use needle_storage::{Backend, ReadOptions};
 pub use result_cache::ResultCache;
-pub use schema::{Dynamic, FieldDef, FieldKind, IndexSort, Schema, ID_FIELD};
+pub use schema::{flatten_settings, Dynamic, FieldDef, FieldKind, IndexSort, Schema, ID_FIELD};
 pub use search::{Hit, QueryStats, SearchRequest, SearchResponse};
 pub use searcher::{Matched, Searcher, StoredDocument};
 pub use value_fields::DocValueField;

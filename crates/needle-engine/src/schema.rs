@@ -781,7 +781,7 @@ fn parse_one_field(name: &str, mut m: serde_json::Map<String, Value>) -> Result<
 }
 
 /// Settings as (dotted key, value) pairs, nested objects flattened.
-pub(crate) fn flatten_settings(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
+pub fn flatten_settings(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
     match v {
         Value::Object(map) => {
             for (k, v) in map {

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use needle_engine::{Durability, Index, IndexWriter, Schema, WriterOptions, MANIFEST_FILE};
+use needle_engine::{flatten_settings, Durability, Index, IndexWriter, Schema, WriterOptions, MANIFEST_FILE};
 use needle_storage::Directory;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -81,7 +81,7 @@ impl Settings {
     /// keys, with or without the `index.` prefix); an unknown setting is an error.
     pub fn apply(&mut self, settings: &Value) -> ApiResult<()> {
         let mut flat = Vec::new();
-        flatten("", settings, &mut flat);
+        flatten_settings("", settings, &mut flat);
         for (key, value) in flat {
             let name = key.strip_prefix("index.").unwrap_or(&key);
             let text = match &value {
@@ -134,7 +134,7 @@ impl Settings {
     pub fn apply_dynamic(&mut self, settings: &Value, index: &str) -> ApiResult<()> {
         let settings = settings.get("settings").unwrap_or(settings);
         let mut flat = Vec::new();
-        flatten("", settings, &mut flat);
+        flatten_settings("", settings, &mut flat);
         let before = self.durability.clone();
         for (key, _) in &flat {
             let name = key.strip_prefix("index.").unwrap_or(key);
@@ -191,18 +191,6 @@ impl Settings {
             "provided_name": name,
             "version": {"created": "9000000"},
         }})
-    }
-}
-
-pub(crate) fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
-    match v {
-        Value::Object(m) => {
-            for (k, inner) in m {
-                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
-                flatten(&key, inner, out);
-            }
-        }
-        other => out.push((prefix.to_string(), other.clone())),
     }
 }
 

@@ -30,11 +30,11 @@ use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
 use axum::http::StatusCode;
-use needle_engine::Schema;
+use needle_engine::{flatten_settings, Schema};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use crate::catalog::{flatten, Settings};
+use crate::catalog::Settings;
 use crate::data_streams::DataStreams;
 use crate::error::{ApiError, ApiResult};
 use crate::kept_file;
@@ -567,7 +567,7 @@ fn legacy_parse(reason: &str) -> ApiError {
 /// Settings as Elasticsearch shows them: nested, under `index`, values as strings.
 pub fn shown_settings(settings: &Value) -> Value {
     let mut flat = Vec::new();
-    flatten("", settings, &mut flat);
+    flatten_settings("", settings, &mut flat);
     let mut shown = Map::new();
     for (key, value) in flat {
         let key = if key.starts_with("index.") { key } else { format!("index.{key}") };
@@ -635,9 +635,9 @@ fn merge_into(base: &mut Value, over: &Value) -> ApiResult<()> {
             "settings" => {
                 let mut flat = Vec::new();
                 if slot.is_object() {
-                    flatten("", slot, &mut flat);
+                    flatten_settings("", slot, &mut flat);
                 }
-                flatten("", value, &mut flat);
+                flatten_settings("", value, &mut flat);
                 let mut merged = Map::new();
                 for (k, v) in flat {
                     let k = if k.starts_with("index.") { k } else { format!("index.{k}") };
