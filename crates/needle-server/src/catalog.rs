@@ -318,10 +318,8 @@ impl Catalog {
     /// The index a `create` of a document in `name` goes to: a data
     /// stream's write index, else the one [`Catalog::get`] finds.
     pub fn get_for_create(&self, name: &str) -> ApiResult<Arc<Handle>> {
-        match self.streams.get(name) {
-            Some(s) => self.get(s.write_index()),
-            None => self.get(name),
-        }
+        let write_index = self.streams.read().get(name).map(|s| s.write_index().to_string());
+        self.get(write_index.as_deref().unwrap_or(name))
     }
 
     /// The index `name` names for a write or a single-document request: an
@@ -329,7 +327,7 @@ impl Catalog {
     /// `is_write_index`, or its only index unless marked `false`).
     /// A data stream takes `create`s alone ([`Catalog::get_for_create`]).
     pub fn get(&self, name: &str) -> ApiResult<Arc<Handle>> {
-        if self.streams.get(name).is_some() {
+        if self.streams.read().get(name).is_some() {
             return Err(data_streams::create_only());
         }
         let all = self.indexes.read().expect("catalog lock");
@@ -371,7 +369,7 @@ impl Catalog {
     /// The index `name` names for a read of one document: an index, or an
     /// alias of exactly one index (whatever its write index).
     pub fn get_one(&self, name: &str) -> ApiResult<Arc<Handle>> {
-        if self.streams.get(name).is_some() {
+        if self.streams.read().get(name).is_some() {
             return Err(data_streams::not_one_index(name));
         }
         let all = self.indexes.read().expect("catalog lock");
@@ -469,8 +467,8 @@ impl Catalog {
     /// expression names the index itself or an alias of it without a
     /// filter, otherwise any of the filters of the aliases that reached it.
     pub fn resolve_filtered(&self, expression: &str) -> ApiResult<Vec<Reached>> {
-        // Read before the indexes are locked: a stream is made with the streams locked, then the indexes.
-        let streams = self.streams.all();
+        // Locked before the indexes, as a stream is made: the streams, then the indexes.
+        let streams = self.streams.read();
         let all = self.indexes.read().expect("catalog lock");
         // Each index reached, with the filters reaching it (`None`: unfiltered).
         let mut out: Vec<(Arc<Handle>, Option<Vec<Value>>)> = Vec::new();

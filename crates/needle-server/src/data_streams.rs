@@ -23,7 +23,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{RwLock, RwLockWriteGuard};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -76,6 +76,25 @@ pub struct DataStreams {
     kept: RwLock<Kept>,
 }
 
+/// The streams locked for reading ([`DataStreams::read`]).
+pub struct Streams<'a>(RwLockReadGuard<'a, Kept>);
+
+impl Streams<'_> {
+    pub fn get(&self, name: &str) -> Option<&Stream> {
+        self.0.streams.get(name)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Stream)> {
+        self.0.streams.iter()
+    }
+
+    /// The timestamp field of the stream `index` backs, if it backs one.
+    pub fn timestamp_field_of(&self, index: &str) -> Option<&str> {
+        let mut backed = self.0.streams.values().filter(|s| s.indices.iter().any(|i| i == index));
+        backed.next().map(|s| s.timestamp_field.as_str())
+    }
+}
+
 /// The streams locked for a change: read them, change them, then [`Change::keep`].
 pub struct Change<'a> {
     file: &'a Path,
@@ -106,7 +125,13 @@ impl DataStreams {
     }
 
     pub fn get(&self, name: &str) -> Option<Stream> {
-        self.kept.read().expect("data streams lock").streams.get(name).cloned()
+        self.read().get(name).cloned()
+    }
+
+    /// The streams as they are, locked for reading (what a request reads on
+    /// every write or search, looked at in place rather than copied).
+    pub fn read(&self) -> Streams<'_> {
+        Streams(self.kept.read().expect("data streams lock"))
     }
 
     /// Every stream, by name.
@@ -184,9 +209,13 @@ pub fn not_one_index(name: &str) -> ApiError {
 }
 
 /// A document of a stream must hold one date in `field`: a string or a
-/// number (a date the mapping then reads), alone or as a list of one.
+/// number (a date the mapping then reads), alone or as a list of one. One
+/// that is not a JSON object gets the document parser's error.
 pub fn check_timestamp(field: &str, source: &[u8]) -> ApiResult<()> {
-    let doc: serde_json::Value = serde_json::from_slice(source).unwrap_or_default();
+    let doc = match serde_json::from_slice::<serde_json::Value>(source) {
+        Ok(doc) if doc.is_object() => doc,
+        _ => return crate::call::check_document(source),
+    };
     let at = doc.get(field).or_else(|| doc.pointer(&format!("/{}", field.replace('.', "/"))));
     let one = match at {
         Some(serde_json::Value::Array(list)) if list.len() == 1 => list.first(),
@@ -233,6 +262,10 @@ mod tests {
         {
             let e = check_timestamp("@timestamp", bad.as_bytes()).unwrap_err();
             assert_eq!(e.kind, "mapper_parsing_exception", "{bad}");
+        }
+        for malformed in ["{\"@timestamp\": ", "[1]"] {
+            let e = check_timestamp("@timestamp", malformed.as_bytes()).unwrap_err();
+            assert_eq!(e.kind, "document_parsing_exception", "{malformed}");
         }
     }
 

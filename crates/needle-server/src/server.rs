@@ -112,14 +112,10 @@ impl App {
         }
     }
 
-    /// A document written to index `h` must be one JSON object holding a
-    /// timestamp when `h` backs a data stream.
+    /// A document written to index `h` must hold a timestamp when `h` backs a data stream.
     pub fn check_stream_document(&self, h: &crate::catalog::Handle, source: &[u8]) -> ApiResult<()> {
-        match self.catalog.data_streams().backed_by(&h.name) {
-            Some((_, stream)) => {
-                crate::call::check_document(source)?;
-                crate::data_streams::check_timestamp(&stream.timestamp_field, source)
-            }
+        match self.catalog.data_streams().read().timestamp_field_of(&h.name) {
+            Some(field) => crate::data_streams::check_timestamp(field, source),
             None => Ok(()),
         }
     }

@@ -327,15 +327,7 @@ fn simulated(name: &str, t: &Value, kept: &Kept) -> ApiResult<Value> {
 
 /// The names of `all` that `names` names; a plain name that is not there is a 404.
 fn named(all: &BTreeMap<String, Value>, names: &str, kind: Kind) -> ApiResult<Vec<String>> {
-    let mut out = Vec::new();
-    for name in names.split(',').filter(|n| !n.is_empty()) {
-        let found: Vec<String> =
-            all.keys().filter(|k| pattern::matches(name, k) && !out.contains(*k)).cloned().collect();
-        if found.is_empty() && !name.contains('*') && !out.iter().any(|k| k == name) {
-            return Err(missing(kind, name));
-        }
-        out.extend(found);
-    }
+    let out = pattern::named(all, names, |name| missing(kind, name))?;
     if out.is_empty() && !names.contains('*') {
         return Err(missing(kind, names));
     }

@@ -94,26 +94,17 @@ pub async fn put(State(app): State<Shared>, Path(name): Path<String>, call: Call
 }
 
 /// The streams `names` names (comma-separated, `*` patterns; all without
-/// it); a plain name naming none is a 404.
+/// it), by name; a plain name naming none is a 404.
 fn named(app: &App, names: Option<&str>) -> ApiResult<Vec<(String, Stream)>> {
-    let all = app.catalog.data_streams().all();
-    let Some(names) = names.filter(|n| *n != "_all" && *n != "*") else {
-        return Ok(all.into_iter().collect());
+    let mut all = app.catalog.data_streams().all();
+    let names = match names.filter(|n| *n != "_all" && *n != "*") {
+        Some(names) => crate::pattern::named(&all, names, ApiError::index_not_found)?,
+        None => all.keys().cloned().collect(),
     };
-    let mut out: Vec<(String, Stream)> = Vec::new();
-    for part in names.split(',').filter(|p| !p.is_empty()) {
-        let matching: Vec<_> = all.iter().filter(|(n, _)| crate::pattern::matches(part, n)).collect();
-        if matching.is_empty() && !part.contains('*') {
-            return Err(ApiError::index_not_found(part));
-        }
-        for (n, s) in matching {
-            if !out.iter().any(|(o, _)| o == n) {
-                out.push((n.clone(), s.clone()));
-            }
-        }
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
+    let mut streams: Vec<(String, Stream)> =
+        names.into_iter().filter_map(|n| all.remove(&n).map(|s| (n, s))).collect();
+    streams.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(streams)
 }
 
 pub async fn get_all(state: State<Shared>, call: Call) -> Response {
