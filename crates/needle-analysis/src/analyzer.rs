@@ -4,7 +4,8 @@
 //! stems with Porter's algorithm (`porter.rs`); `snowball` is the same with
 //! Snowball's English stemmer ("Porter2") in Porter's place; `keyword` keeps
 //! the whole value as one term; `whitespace` cuts at whitespace and does
-//! nothing more; a `custom` one is a tokenizer and filters
+//! nothing more; `simple` keeps runs of letters, lowercased, and `stop` drops
+//! English stop words from those; a `custom` one is a tokenizer and filters
 //! of one's choosing. A field may replace the stop list.
 
 use crate::filters::{lowercase_into, TokenFilter};
@@ -28,6 +29,10 @@ pub enum AnalyzerKind {
     Keyword,
     /// Lucene's `WhitespaceAnalyzer`: the whitespace tokenizer alone, no lowercasing.
     Whitespace,
+    /// Lucene's `SimpleAnalyzer`: runs of letters, lowercased.
+    Simple,
+    /// Lucene's `StopAnalyzer`: `Simple`'s terms less the English stop words.
+    Stop,
     /// A tokenizer and filters of one's choosing ([`Analyzer::custom`]); no name gives it.
     Custom,
 }
@@ -41,6 +46,8 @@ impl AnalyzerKind {
             "snowball" => Some(Self::Snowball),
             "keyword" => Some(Self::Keyword),
             "whitespace" => Some(Self::Whitespace),
+            "simple" => Some(Self::Simple),
+            "stop" => Some(Self::Stop),
             _ => None,
         }
     }
@@ -52,6 +59,8 @@ impl AnalyzerKind {
             Self::Snowball => "snowball",
             Self::Keyword => "keyword",
             Self::Whitespace => "whitespace",
+            Self::Simple => "simple",
+            Self::Stop => "stop",
             Self::Custom => "custom",
         }
     }
@@ -59,8 +68,8 @@ impl AnalyzerKind {
     /// The stop words this built-in analyzer removes unless told otherwise.
     pub fn default_stop_words(self) -> &'static [&'static str] {
         match self {
-            Self::English | Self::Snowball => ENGLISH_STOP_WORDS,
-            Self::Standard | Self::Keyword | Self::Whitespace | Self::Custom => &[],
+            Self::English | Self::Snowball | Self::Stop => ENGLISH_STOP_WORDS,
+            Self::Standard | Self::Keyword | Self::Whitespace | Self::Simple | Self::Custom => &[],
         }
     }
 }
@@ -89,7 +98,9 @@ impl Analyzer {
         };
         let has_stop = !matches!(&stop, TokenFilter::Stop { words, .. } if words.is_empty());
         let mut filters = Vec::new();
-        let lowercases = !matches!(kind, AnalyzerKind::Keyword | AnalyzerKind::Whitespace);
+        // The simple and stop analyzers' tokenizer lowercases.
+        let lowercases =
+            matches!(kind, AnalyzerKind::Standard | AnalyzerKind::English | AnalyzerKind::Snowball);
         if lowercases {
             filters.push(TokenFilter::Lowercase);
         }
@@ -106,11 +117,14 @@ impl Analyzer {
             AnalyzerKind::Standard
             | AnalyzerKind::Keyword
             | AnalyzerKind::Whitespace
+            | AnalyzerKind::Simple
+            | AnalyzerKind::Stop
             | AnalyzerKind::Custom => {}
         }
         let tokenizer = match kind {
             AnalyzerKind::Keyword => Tokenizer::Keyword,
             AnalyzerKind::Whitespace => Tokenizer::Whitespace,
+            AnalyzerKind::Simple | AnalyzerKind::Stop => Tokenizer::Lowercase,
             _ => Tokenizer::Standard,
         };
         Analyzer { kind, tokenizer, filters }
@@ -141,8 +155,9 @@ impl Analyzer {
         // Most chains lowercase first: done while copying the word out.
         let (lowered, rest) = match self.filters.split_first() {
             Some((TokenFilter::Lowercase, rest)) => (true, rest),
-            _ => (false, &self.filters[..]),
+            _ => (self.tokenizer.lowercases(), &self.filters[..]),
         };
+        let expands = rest.iter().any(TokenFilter::expands);
         let mut next_position = first_position;
         self.tokenizer.for_each_token(text, |start, end| {
             let word = &text[start..end];
@@ -154,9 +169,11 @@ impl Analyzer {
             }
             token.position = next_position;
             next_position += 1;
-            if rest.iter().all(|f| f.apply(&mut token.term)) {
-                token.start = start as u32;
-                token.end = end as u32;
+            token.start = start as u32;
+            token.end = end as u32;
+            if expands {
+                through_expanding(rest, &mut token, &mut emit);
+            } else if rest.iter().all(|f| f.apply(&mut token.term)) {
                 emit(&token);
             }
         });
@@ -165,12 +182,25 @@ impl Analyzer {
 
     /// `text` as one term, the way Lucene's `Analyzer.normalize` makes a
     /// wildcard or fuzzy query's text: not split into words, stop words
-    /// kept, not stemmed; lowercased if the analyzer lowercases.
+    /// kept, not stemmed; lowercased if the analyzer lowercases, folded,
+    /// uppercased or trimmed if its filters do (those Elasticsearch calls normalizing).
     pub fn normalize(&self, text: &str) -> String {
         let mut out = String::new();
-        match self.filters.iter().any(|f| matches!(f, TokenFilter::Lowercase)) {
+        match self.tokenizer.lowercases() {
             true => lowercase_into(text, &mut out),
             false => out.push_str(text),
+        }
+        for f in &self.filters {
+            if matches!(
+                f,
+                TokenFilter::Lowercase
+                    | TokenFilter::Uppercase
+                    | TokenFilter::AsciiFolding
+                    | TokenFilter::AsciiFoldingKeepingOriginal
+                    | TokenFilter::Trim
+            ) {
+                f.apply(&mut out);
+            }
         }
         out
     }
@@ -188,6 +218,26 @@ impl Analyzer {
         self.analyze(text, 0, |t| out.push(t.clone()));
         out
     }
+}
+
+/// `token` through `filters`, some of which turn a term into several: each
+/// term they make goes through the rest, at the token's position and offsets.
+fn through_expanding(filters: &[TokenFilter], token: &mut Token, emit: &mut impl FnMut(&Token)) {
+    for (i, f) in filters.iter().enumerate() {
+        if f.expands() {
+            let mut terms = Vec::new();
+            f.expand(&token.term, &mut terms);
+            for term in terms {
+                token.term = term;
+                through_expanding(&filters[i + 1..], token, emit);
+            }
+            return;
+        }
+        if !f.apply(&mut token.term) {
+            return;
+        }
+    }
+    emit(token);
 }
 
 #[cfg(test)]
@@ -250,6 +300,51 @@ mod tests {
         let stop = vec!["Quick".to_string()];
         let terms = Analyzer::new(AnalyzerKind::Standard, Some(&stop)).terms("the quick fox");
         assert_eq!(terms, ["the", "fox"]);
+    }
+
+    #[test]
+    fn simple_and_stop_keep_runs_of_letters_lowercased() {
+        let text = "The U.S.A.'s café-au-lait, 3 Ωmega x2y";
+        let simple = Analyzer::new(AnalyzerKind::Simple, None).tokens(text);
+        let summary: Vec<_> = simple.iter().map(|t| (t.term.as_str(), t.position, t.start, t.end)).collect();
+        assert_eq!(
+            &summary[..4],
+            [("the", 0, 0, 3), ("u", 1, 4, 5), ("s", 2, 6, 7), ("a", 3, 8, 9)],
+            "{summary:?}"
+        );
+        let terms = |kind| Analyzer::new(kind, None).terms(text);
+        assert_eq!(terms(AnalyzerKind::Simple)[4..], ["s", "café", "au", "lait", "ωmega", "x", "y"]);
+        assert_eq!(terms(AnalyzerKind::Stop), ["u", "s", "s", "café", "au", "lait", "ωmega", "x", "y"]);
+    }
+
+    #[test]
+    fn normalizing_applies_lowercase_folding_and_uppercase_in_order() {
+        let folded =
+            Analyzer::custom(Tokenizer::Whitespace, vec![TokenFilter::AsciiFolding, TokenFilter::Lowercase]);
+        assert_eq!(folded.normalize("CAFÉ* Straße"), "cafe* strasse");
+        let upper =
+            Analyzer::custom(Tokenizer::Lowercase, vec![TokenFilter::Uppercase, TokenFilter::PorterStem]);
+        assert_eq!(upper.normalize("Running?"), "RUNNING?");
+    }
+
+    #[test]
+    fn expanding_filters_put_their_terms_at_the_token_position() {
+        let grams = TokenFilter::Grams(crate::Grams { edge: true, min: 2, max: 3, preserve_original: false });
+        let a = Analyzer::custom(
+            Tokenizer::Standard,
+            vec![
+                TokenFilter::Lowercase,
+                TokenFilter::AsciiFoldingKeepingOriginal,
+                grams,
+                TokenFilter::stop(&["caf"], false),
+            ],
+        );
+        let tokens = a.tokens("Café au lait");
+        let summary: Vec<_> = tokens.iter().map(|t| (t.term.as_str(), t.position, t.start, t.end)).collect();
+        assert_eq!(
+            summary,
+            [("ca", 0, 0, 5), ("ca", 0, 0, 5), ("au", 1, 6, 8), ("la", 2, 9, 13), ("lai", 2, 9, 13)]
+        );
     }
 
     #[test]

@@ -1,12 +1,16 @@
-//! Token filters: lowercasing (Java's per-character mapping, so terms equal
-//! Lucene's), stop words, the English possessive and stemming. Each changes
-//! a token's term or removes the token (its position stays counted).
+//! Token filters: lowercasing and uppercasing (Java's per-character
+//! mappings, so terms equal Lucene's), ASCII folding, stop words, the English
+//! possessive, stemming and a few that cut or turn a term. Each changes a
+//! token's term or removes the token (its position stays counted); the
+//! expanding ones ([`TokenFilter::expands`]) turn one term into several at
+//! the token's position (n-grams, a folded term and its original).
 
 use std::collections::HashSet;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
 use crate::porter;
+use crate::tables::ascii_folding::ASCII_FOLDING;
 
 /// One step of an analyzer after its tokenizer, as Lucene's filter of the same name.
 pub enum TokenFilter {
@@ -22,6 +26,38 @@ pub enum TokenFilter {
     PorterStem,
     /// `SnowballFilter` with the English ("Porter2") stemmer.
     SnowballEnglish(Stemmer),
+    /// `ASCIIFoldingFilter`: letters, digits and symbols outside Basic Latin
+    /// become their ASCII equivalents where one exists (`é` to `e`, `æ` to `ae`).
+    AsciiFolding,
+    /// `UpperCaseFilter`.
+    Uppercase,
+    /// `TrimFilter`: leading and trailing characters up to U+0020 go.
+    Trim,
+    /// `ReverseStringFilter`: the characters in reverse order.
+    Reverse,
+    /// `ApostropheFilter`: an apostrophe and all after it go.
+    Apostrophe,
+    /// `LengthFilter`: keeps terms of `min..=max` UTF-16 units.
+    Length { min: usize, max: usize },
+    /// `TruncateTokenFilter`: terms cut to their first `length` UTF-16 units.
+    Truncate(usize),
+    /// `ASCIIFoldingFilter` with `preserveOriginal`: the folded term, then
+    /// the original when folding changed it.
+    AsciiFoldingKeepingOriginal,
+    /// `NGramTokenFilter` (`edge`: `EdgeNGramTokenFilter`): the term's
+    /// pieces of `min..=max` characters (from its start only, when `edge`),
+    /// by start then length; a term outside those lengths goes, or stays
+    /// whole with `preserve_original`.
+    Grams(Grams),
+}
+
+/// The parameters of [`TokenFilter::Grams`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grams {
+    pub edge: bool,
+    pub min: usize,
+    pub max: usize,
+    pub preserve_original: bool,
 }
 
 impl std::fmt::Debug for TokenFilter {
@@ -34,6 +70,15 @@ impl std::fmt::Debug for TokenFilter {
             }
             TokenFilter::PorterStem => f.write_str("PorterStem"),
             TokenFilter::SnowballEnglish(_) => f.write_str("SnowballEnglish"),
+            TokenFilter::AsciiFolding => f.write_str("AsciiFolding"),
+            TokenFilter::Uppercase => f.write_str("Uppercase"),
+            TokenFilter::Trim => f.write_str("Trim"),
+            TokenFilter::Reverse => f.write_str("Reverse"),
+            TokenFilter::Apostrophe => f.write_str("Apostrophe"),
+            TokenFilter::Length { min, max } => write!(f, "Length({min}..={max})"),
+            TokenFilter::Truncate(length) => write!(f, "Truncate({length})"),
+            TokenFilter::AsciiFoldingKeepingOriginal => f.write_str("AsciiFoldingKeepingOriginal"),
+            TokenFilter::Grams(g) => write!(f, "{g:?}"),
         }
     }
 }
@@ -49,6 +94,34 @@ impl TokenFilter {
         TokenFilter::SnowballEnglish(Stemmer::create(Algorithm::English))
     }
 
+    /// Whether it may turn a term into several ([`Self::expand`] then, not [`Self::apply`]).
+    pub fn expands(&self) -> bool {
+        matches!(self, TokenFilter::AsciiFoldingKeepingOriginal | TokenFilter::Grams(_))
+    }
+
+    /// The terms an expanding filter makes of `term`, in Lucene's order,
+    /// into `out` (none: the token is removed).
+    pub fn expand(&self, term: &str, out: &mut Vec<String>) {
+        match self {
+            TokenFilter::AsciiFoldingKeepingOriginal => {
+                let mut folded = term.to_string();
+                fold_to_ascii(&mut folded);
+                let changed = folded != term;
+                out.push(folded);
+                if changed {
+                    out.push(term.to_string());
+                }
+            }
+            TokenFilter::Grams(g) => grams(g, term, out),
+            other => {
+                let mut term = term.to_string();
+                if other.apply(&mut term) {
+                    out.push(term);
+                }
+            }
+        }
+    }
+
     /// Applies the filter to `term`; `false`: the token is removed.
     pub fn apply(&self, term: &mut String) -> bool {
         match self {
@@ -62,8 +135,103 @@ impl TokenFilter {
             }
             TokenFilter::PorterStem => *term = porter::stem(term),
             TokenFilter::SnowballEnglish(stemmer) => *term = stemmer.stem(term).into_owned(),
+            TokenFilter::AsciiFolding => fold_to_ascii(term),
+            TokenFilter::Uppercase => uppercase_in_place(term),
+            TokenFilter::Trim => {
+                let trimmed = term.trim_matches(|c| c <= ' ');
+                if trimmed.len() != term.len() {
+                    *term = trimmed.to_string();
+                }
+            }
+            TokenFilter::Reverse => *term = term.chars().rev().collect(),
+            TokenFilter::Apostrophe => {
+                if let Some(at) = term.find(['\'', '\u{2019}']) {
+                    term.truncate(at);
+                }
+            }
+            TokenFilter::Length { min, max } => return (*min..=*max).contains(&utf16_len(term)),
+            TokenFilter::Truncate(length) => truncate_units(term, *length),
+            TokenFilter::AsciiFoldingKeepingOriginal => fold_to_ascii(term),
+            TokenFilter::Grams(_) => {}
         }
         true
+    }
+}
+
+/// See [`TokenFilter::Grams`]; lengths count characters (code points), as Lucene's do.
+fn grams(g: &Grams, term: &str, out: &mut Vec<String>) {
+    let bounds: Vec<usize> = term.char_indices().map(|(i, _)| i).chain([term.len()]).collect();
+    let chars = bounds.len() - 1;
+    if chars < g.min {
+        if g.preserve_original {
+            out.push(term.to_string());
+        }
+        return;
+    }
+    let starts = if g.edge { 0..1 } else { 0..chars };
+    for start in starts {
+        for len in g.min..=g.max.min(chars - start) {
+            out.push(term[bounds[start]..bounds[start + len]].to_string());
+        }
+    }
+    if g.preserve_original && chars > g.max {
+        out.push(term.to_string());
+    }
+}
+
+/// A term's length as Java counts it (UTF-16 units).
+fn utf16_len(term: &str) -> usize {
+    term.chars().map(char::len_utf16).sum()
+}
+
+/// Cuts `term` to its first `units` UTF-16 units (a character that would
+/// straddle the cut goes whole).
+fn truncate_units(term: &mut String, units: usize) {
+    let mut seen = 0;
+    for (i, c) in term.char_indices() {
+        seen += c.len_utf16();
+        if seen > units {
+            term.truncate(i);
+            return;
+        }
+    }
+}
+
+/// See [`TokenFilter::AsciiFolding`]: each UTF-16 unit the table names is
+/// replaced (characters beyond the Basic Multilingual Plane stay, as Lucene
+/// folds one `char` at a time and has no entry for a surrogate).
+fn fold_to_ascii(term: &mut String) {
+    if term.is_ascii() {
+        return;
+    }
+    let mut out = String::with_capacity(term.len());
+    for c in term.chars() {
+        let folded = u16::try_from(c as u32)
+            .ok()
+            .and_then(|unit| ASCII_FOLDING.binary_search_by_key(&unit, |&(u, _)| u).ok());
+        match folded {
+            Some(i) => out.push_str(ASCII_FOLDING[i].1),
+            None => out.push(c),
+        }
+    }
+    *term = out;
+}
+
+/// Uppercases `term` one character at a time, as Java's
+/// `Character.toUpperCase` does: a character whose uppercase is several
+/// characters (`ß`) stays as it is.
+fn uppercase_in_place(term: &mut String) {
+    if term.is_ascii() {
+        term.make_ascii_uppercase();
+        return;
+    }
+    let word = std::mem::take(term);
+    for c in word.chars() {
+        let mut upper = c.to_uppercase();
+        match (upper.next(), upper.next()) {
+            (Some(u), None) => term.push(u),
+            _ => term.push(c),
+        }
     }
 }
 
@@ -136,6 +304,49 @@ mod tests {
         let mut the = "The".to_string();
         assert!(TokenFilter::stop(&["the"], false).apply(&mut the));
         assert!(!TokenFilter::stop(&["THE"], true).apply(&mut the));
+    }
+
+    #[test]
+    fn folds_to_ascii_as_lucene_table_says() {
+        let mut term = "Ærøskøbing café naïve ﬁ straße ①Ⓐ 𝔸".to_string();
+        assert!(TokenFilter::AsciiFolding.apply(&mut term));
+        assert_eq!(term, "AEroskobing cafe naive fi strasse 1A 𝔸");
+        assert!(ASCII_FOLDING.windows(2).all(|w| w[0].0 < w[1].0), "the table is in order");
+    }
+
+    #[test]
+    fn grams_come_by_start_then_length_and_keep_the_original_when_asked() {
+        let expand = |edge, min, max, preserve_original, term: &str| {
+            let mut out = Vec::new();
+            TokenFilter::Grams(Grams { edge, min, max, preserve_original }).expand(term, &mut out);
+            out
+        };
+        assert_eq!(expand(true, 1, 3, false, "qüick"), ["q", "qü", "qüi"]);
+        assert_eq!(expand(true, 1, 3, true, "qüick"), ["q", "qü", "qüi", "qüick"]);
+        assert_eq!(expand(true, 2, 3, false, "a"), Vec::<String>::new());
+        assert_eq!(expand(true, 2, 3, true, "a"), ["a"]);
+        assert_eq!(expand(false, 1, 2, false, "abc"), ["a", "ab", "b", "bc", "c"]);
+        assert_eq!(expand(false, 2, 2, true, "ab"), ["ab"]);
+        let mut out = Vec::new();
+        TokenFilter::AsciiFoldingKeepingOriginal.expand("café", &mut out);
+        TokenFilter::AsciiFoldingKeepingOriginal.expand("cafe", &mut out);
+        assert_eq!(out, ["cafe", "café", "cafe"]);
+    }
+
+    #[test]
+    fn cutting_filters_count_utf16_units() {
+        let apply = |f: TokenFilter, word: &str| {
+            let mut term = word.to_string();
+            f.apply(&mut term).then_some(term)
+        };
+        assert_eq!(apply(TokenFilter::Truncate(3), "ab😀c"), Some("ab".to_string()));
+        assert_eq!(apply(TokenFilter::Truncate(4), "ab😀c"), Some("ab😀".to_string()));
+        assert_eq!(apply(TokenFilter::Length { min: 2, max: 3 }, "😀"), Some("😀".to_string()));
+        assert_eq!(apply(TokenFilter::Length { min: 2, max: 3 }, "abcd"), None);
+        assert_eq!(apply(TokenFilter::Apostrophe, "l’homme's"), Some("l".to_string()));
+        assert_eq!(apply(TokenFilter::Reverse, "añb😀"), Some("😀bña".to_string()));
+        assert_eq!(apply(TokenFilter::Trim, "\t x y \n"), Some("x y".to_string()));
+        assert_eq!(apply(TokenFilter::Uppercase, "straße ǆ"), Some("STRAßE Ǆ".to_string()));
     }
 
     #[test]

@@ -10,9 +10,10 @@ mod analyzer;
 mod filters;
 pub mod porter;
 mod stopwords;
+mod tables;
 mod tokenizer;
 
 pub use analyzer::{Analyzer, AnalyzerKind, Token};
-pub use filters::TokenFilter;
+pub use filters::{Grams, TokenFilter};
 pub use stopwords::ENGLISH_STOP_WORDS;
 pub use tokenizer::{word_type, Tokenizer};

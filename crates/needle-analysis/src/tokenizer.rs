@@ -12,6 +12,8 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use crate::tables::letters::LETTERS;
+
 /// Lucene's default `maxTokenLength`: longer words are cut into pieces of this many characters.
 pub const MAX_TOKEN_CHARS: usize = 255;
 
@@ -24,6 +26,11 @@ pub enum Tokenizer {
     Whitespace,
     /// `KeywordTokenizer`: the whole text, one token.
     Keyword,
+    /// `LetterTokenizer`: runs of what Java calls letters.
+    Letter,
+    /// Elasticsearch's `lowercase` tokenizer: `LetterTokenizer`'s tokens,
+    /// lowercased (the analyzer lowercases them, as if a lowercase filter came first).
+    Lowercase,
 }
 
 impl Tokenizer {
@@ -32,15 +39,23 @@ impl Tokenizer {
             "standard" => Some(Self::Standard),
             "whitespace" => Some(Self::Whitespace),
             "keyword" => Some(Self::Keyword),
+            "letter" => Some(Self::Letter),
+            "lowercase" => Some(Self::Lowercase),
             _ => None,
         }
+    }
+
+    /// Whether its tokens come out lowercased.
+    pub fn lowercases(self) -> bool {
+        self == Tokenizer::Lowercase
     }
 
     /// Calls `emit(start, end)` with the byte range of every token of `text`, in order.
     pub fn for_each_token(self, text: &str, mut emit: impl FnMut(usize, usize)) {
         match self {
             Tokenizer::Standard => for_each_word(text, emit),
-            Tokenizer::Whitespace => for_each_unspaced_run(text, emit),
+            Tokenizer::Whitespace => for_each_run(text, |c| !is_java_whitespace(c), emit),
+            Tokenizer::Letter | Tokenizer::Lowercase => for_each_run(text, is_java_letter, emit),
             Tokenizer::Keyword => emit(0, text.len()),
         }
     }
@@ -49,7 +64,7 @@ impl Tokenizer {
     pub fn token_type(self, token: &str) -> &'static str {
         match self {
             Tokenizer::Standard => word_type(token),
-            Tokenizer::Whitespace | Tokenizer::Keyword => "word",
+            Tokenizer::Whitespace | Tokenizer::Keyword | Tokenizer::Letter | Tokenizer::Lowercase => "word",
         }
     }
 }
@@ -61,13 +76,24 @@ fn is_java_whitespace(c: char) -> bool {
         | '\u{2008}'..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{205F}' | '\u{3000}')
 }
 
-/// The tokens of Lucene's `WhitespaceTokenizer`: runs of other characters,
-/// cut once a run reaches 255 UTF-16 units (as Lucene's `CharTokenizer` counts).
-fn for_each_unspaced_run(text: &str, mut emit: impl FnMut(usize, usize)) {
+/// Java's `Character.isLetter` (the table generated from it, `tables/letters.rs`).
+fn is_java_letter(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic();
+    }
+    let c = c as u32;
+    let i = LETTERS.partition_point(|&(_, last)| last < c);
+    LETTERS.get(i).is_some_and(|&(first, _)| first <= c)
+}
+
+/// The tokens of Lucene's `CharTokenizer`s (`WhitespaceTokenizer`,
+/// `LetterTokenizer`): runs of the characters `is_token_char` takes, cut once
+/// a run reaches 255 UTF-16 units (as `CharTokenizer` counts).
+fn for_each_run(text: &str, is_token_char: impl Fn(char) -> bool, mut emit: impl FnMut(usize, usize)) {
     let mut start = None;
     let mut units = 0;
     for (i, c) in text.char_indices() {
-        if is_java_whitespace(c) {
+        if !is_token_char(c) {
             if let Some(s) = start.take() {
                 emit(s, i);
             }

@@ -116,7 +116,7 @@ fn check_segment(seg: &SegmentReader, report: &mut CheckReport) -> Result<()> {
                 p.positions(&mut positions);
                 p.offsets(&mut offsets);
                 let ordered =
-                    positions.windows(2).all(|w| w[0] < w[1]) && offsets.iter().all(|(s, e)| s <= e);
+                    positions.windows(2).all(|w| w[0] <= w[1]) && offsets.iter().all(|(s, e)| s <= e);
                 if positions.len() != freq as usize || offsets.len() != freq as usize || !ordered {
                     problem(format!(
                         "{label}: doc {doc} positions/offsets do not match its frequency or are out of order"

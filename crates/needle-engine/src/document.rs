@@ -215,7 +215,10 @@ pub(crate) fn analyze(doc: ParsedDoc, schema: &Schema) -> AnalyzedDoc {
             }
             continue;
         }
-        let values: Vec<&str> = values.iter().map(String::as_str).collect();
+        // A keyword field's terms and doc values are its values through its normalizer.
+        let normalized: Vec<std::borrow::Cow<str>> =
+            values.iter().map(|v| schema.normalized(*field, v)).collect();
+        let values: Vec<&str> = normalized.iter().map(|v| v.as_ref()).collect();
         match (schema.analyzer(*field), schema.field(*field).index) {
             (Some(analyzer), _) => out.text(*field, analyzer, &values),
             (None, true) => out.keyword(*field, &values),

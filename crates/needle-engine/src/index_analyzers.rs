@@ -3,23 +3,29 @@
 //! named `default` analyzes every text field that names none.
 //!
 //! - `analysis.analyzer.NAME`: a built-in analyzer (`type` `standard`,
-//!   `english` or `snowball`, with its own `stopwords`: a list, `_english_`
-//!   or `_none_`), or `type: custom`: a `tokenizer` (`standard`,
-//!   `whitespace`, `keyword`) and a `filter` list, applied in order.
+//!   `english`, `snowball` or `stop`, with its own `stopwords`: a list,
+//!   `_english_` or `_none_`; `simple`, `whitespace`), or `type: custom`: a
+//!   `tokenizer` (`standard`, `whitespace`, `keyword`, `letter`,
+//!   `lowercase`) and a `filter` list, applied in order.
 //! - `analysis.filter.NAME`: a filter a custom analyzer names, of type
 //!   `stop` (`stopwords`, `ignore_case`), `stemmer` (`language`: `english`
 //!   or `porter`, `porter2`, `possessive_english`), `snowball` (`language`:
-//!   `English`) or `lowercase`. The built-in filters `lowercase`, `stop`
-//!   (English), `porter_stem` and `snowball` (English) are named as they are.
+//!   `English`), `length` (`min`, `max`), `truncate` (`length`),
+//!   `asciifolding`, `lowercase`, `uppercase`, `trim`, `reverse` or
+//!   `apostrophe`. The built-in filters ([`PRE_BUILT_FILTERS`]) are named as
+//!   they are. `_analyze` may define a tokenizer or filters in place.
+//! - `analysis.normalizer.NAME`: what a keyword field's `normalizer` names
+//!   (besides the built-in `lowercase`): a `filter` list of the filters that
+//!   keep a value one term (`lowercase`, `uppercase`, `asciifolding`, `trim`).
 //!
-//! Anything else (char filters, other tokenizers and filters, normalizers)
-//! is refused by name: not supported yet. They are kept in the schema (so in
+//! Anything else (char filters, other tokenizers and filters) is refused by
+//! name: not supported yet. They are kept in the schema (so in
 //! the manifest) as given: `{"analyzer": {"my_stop": {"type": "standard",
 //! "stopwords": ["the", "a"]}}, "filter": {...}}`.
 
 use std::collections::BTreeMap;
 
-use needle_analysis::{Analyzer, AnalyzerKind, TokenFilter, Tokenizer, ENGLISH_STOP_WORDS};
+use needle_analysis::{Analyzer, AnalyzerKind, Grams, TokenFilter, Tokenizer, ENGLISH_STOP_WORDS};
 use needle_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -31,11 +37,41 @@ pub struct IndexAnalysis {
     pub analyzer: BTreeMap<String, Map<String, Value>>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub filter: BTreeMap<String, Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub normalizer: BTreeMap<String, Map<String, Value>>,
+    /// `index.max_ngram_diff`: the most an `ngram` filter's `max_gram` may
+    /// exceed its `min_gram` (`None`: Elasticsearch's 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ngram_diff: Option<usize>,
 }
 
 impl IndexAnalysis {
     pub fn is_empty(&self) -> bool {
-        self.analyzer.is_empty() && self.filter.is_empty()
+        self.analyzer.is_empty() && self.filter.is_empty() && self.normalizer.is_empty()
+    }
+
+    /// Normalizer `name`: these settings' own, or the built-in `lowercase`
+    /// (`None`: neither). A keyword field's values and query text go through it whole.
+    pub fn normalizer(&self, name: &str) -> Option<Result<Analyzer>> {
+        let Some(p) = self.normalizer.get(name) else {
+            return (name == "lowercase")
+                .then(|| Ok(Analyzer::custom(Tokenizer::Keyword, vec![TokenFilter::Lowercase])));
+        };
+        let filters: Result<Vec<_>> =
+            names(p.get("filter")).iter().map(|f| self.normalizing_filter(name, f)).collect();
+        Some(filters.map(|filters| Analyzer::custom(Tokenizer::Keyword, filters)))
+    }
+
+    /// Filter `f` of normalizer `normalizer`, refused unless it keeps a value one term.
+    fn normalizing_filter(&self, normalizer: &str, f: &str) -> Result<TokenFilter> {
+        let filter = self.filter(normalizer, f)?;
+        match filter {
+            TokenFilter::Lowercase
+            | TokenFilter::Uppercase
+            | TokenFilter::AsciiFolding
+            | TokenFilter::Trim => Ok(filter),
+            _ => Err(Error::invalid(format!("Custom normalizer [{normalizer}] may not use filter [{f}]"))),
+        }
     }
 
     /// Analyzer `name` of these settings (`None`: they define none of that
@@ -46,28 +82,42 @@ impl IndexAnalysis {
     }
 
     /// An analyzer made on the spot (`_analyze`'s `tokenizer` and `filter`):
-    /// the tokenizer named (`keyword` when none is), then the filters named,
-    /// these settings' or built-in ones.
+    /// the tokenizer named or defined (`keyword` when none is), then the
+    /// filters named (these settings' or built-in ones) or defined in place.
     pub fn chain(&self, tokenizer: Option<&Value>, filters: Option<&Value>) -> Result<Analyzer> {
-        let inline = |v: Option<&Value>| match v {
-            Some(Value::Array(items)) => items.iter().any(|i| !i.is_string()),
-            Some(v) => !v.is_string(),
-            None => false,
-        };
-        if inline(tokenizer) || inline(filters) {
-            return Err(not_yet("a tokenizer or filter defined in the request".into()));
-        }
+        const ANONYMOUS: &str = "_anonymous_tokenfilter";
         let tokenizer = match tokenizer {
+            Some(Value::Object(p)) => {
+                check_params("_anonymous_tokenizer", "tokenizer", p, &["type"])?;
+                self::tokenizer("_analyze", p.get("type"))?
+            }
             Some(t) => self::tokenizer("_analyze", Some(t))?,
             None => Tokenizer::Keyword,
         };
-        let filters = names(filters).iter().map(|f| self.filter("_analyze", f)).collect::<Result<_>>()?;
+        let items = match filters {
+            Some(Value::Array(items)) => items.clone(),
+            Some(one) => vec![one.clone()],
+            None => Vec::new(),
+        };
+        let filters = items
+            .iter()
+            .map(|item| match item {
+                Value::Object(p) => {
+                    check_params(ANONYMOUS, "filter", p, filter_params(p))?;
+                    self.configured_filter(ANONYMOUS, p)
+                }
+                named => self.filter("_analyze", named.as_str().unwrap_or_default()),
+            })
+            .collect::<Result<_>>()?;
         Ok(Analyzer::custom(tokenizer, filters))
     }
 
     /// The `analysis` object of an index's settings, as Elasticsearch shows it.
     pub fn shown(&self) -> Value {
-        serde_json::to_value(self).expect("analysis settings serialize")
+        let mut shown = serde_json::to_value(self).expect("analysis settings serialize");
+        // An index setting of its own (`index.max_ngram_diff`), kept here because filters need it.
+        shown.as_object_mut().expect("an object").remove("max_ngram_diff");
+        shown
     }
 
     fn make(&self, name: &str, p: &Map<String, Value>, stop_words: Option<&[String]>) -> Result<Analyzer> {
@@ -85,38 +135,141 @@ impl IndexAnalysis {
 
     /// Filter `f` of analyzer `analyzer`: one these settings define, or a built-in one.
     fn filter(&self, analyzer: &str, f: &str) -> Result<TokenFilter> {
-        let Some(p) = self.filter.get(f) else {
-            return match f {
-                "lowercase" => Ok(TokenFilter::Lowercase),
-                "stop" => Ok(TokenFilter::stop(ENGLISH_STOP_WORDS, false)),
-                "porter_stem" => Ok(TokenFilter::PorterStem),
-                "snowball" => Ok(TokenFilter::snowball_english()),
-                _ => Err(Error::invalid(format!(
-                    "failed to find filter under [{f}], named by [{analyzer}] (Needle's built-in filters: \
-                     lowercase, stop, porter_stem, snowball)"
-                ))),
-            };
-        };
-        let language = p.get("language").or_else(|| p.get("name")).and_then(Value::as_str);
-        match p.get("type").and_then(Value::as_str).unwrap_or_default() {
-            "lowercase" => Ok(TokenFilter::Lowercase),
-            "stop" => {
-                let words = match p.get("stopwords") {
-                    Some(v) => stop_list(f, v)?,
-                    None => ENGLISH_STOP_WORDS.iter().map(|w| (*w).to_string()).collect(),
-                };
-                Ok(TokenFilter::stop(&words, p.get("ignore_case").is_some_and(is_true)))
-            }
-            "stemmer" => match language.unwrap_or("english") {
-                "english" | "porter" => Ok(TokenFilter::PorterStem),
-                "porter2" => Ok(TokenFilter::snowball_english()),
-                "possessive_english" => Ok(TokenFilter::EnglishPossessive),
-                other => Err(not_yet(format!("the stemmer language [{other}] of filter [{f}]"))),
-            },
-            "snowball" => Ok(TokenFilter::snowball_english()),
-            other => Err(not_yet(format!("the filter type [{other}] of filter [{f}]"))),
+        match self.filter.get(f) {
+            Some(p) => self.configured_filter(f, p),
+            None => pre_built_filter(f).ok_or_else(|| {
+                Error::invalid(format!(
+                    "failed to find filter under [{f}], named by [{analyzer}] (Needle's built-in filters: {})",
+                    PRE_BUILT_FILTERS.join(", ")
+                ))
+            }),
         }
     }
+
+    /// Filter `f` as its parameters `p` define it.
+    fn configured_filter(&self, f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
+        match p.get("type").and_then(Value::as_str).unwrap_or_default() {
+            "edge_ngram" | "edgeNGram" => grams(f, p, true, usize::MAX),
+            "ngram" | "nGram" => grams(f, p, false, self.max_ngram_diff.unwrap_or(1)),
+            "asciifolding" if p.get("preserve_original").is_some_and(is_true) => {
+                Ok(TokenFilter::AsciiFoldingKeepingOriginal)
+            }
+            _ => configured_filter(f, p),
+        }
+    }
+}
+
+/// The filters a custom analyzer may name without defining them.
+const PRE_BUILT_FILTERS: &[&str] = &[
+    "apostrophe",
+    "asciifolding",
+    "edge_ngram",
+    "length",
+    "lowercase",
+    "ngram",
+    "porter_stem",
+    "reverse",
+    "snowball",
+    "stemmer",
+    "stop",
+    "trim",
+    "truncate",
+    "uppercase",
+];
+
+/// Built-in filter `name`, as Elasticsearch pre-builds it.
+fn pre_built_filter(name: &str) -> Option<TokenFilter> {
+    Some(match name {
+        "apostrophe" => TokenFilter::Apostrophe,
+        "asciifolding" => TokenFilter::AsciiFolding,
+        "edge_ngram" => TokenFilter::Grams(Grams { edge: true, min: 1, max: 1, preserve_original: false }),
+        "ngram" => TokenFilter::Grams(Grams { edge: false, min: 1, max: 2, preserve_original: false }),
+        "length" => TokenFilter::Length { min: 0, max: i32::MAX as usize },
+        "lowercase" => TokenFilter::Lowercase,
+        "porter_stem" | "stemmer" => TokenFilter::PorterStem,
+        "reverse" => TokenFilter::Reverse,
+        "snowball" => TokenFilter::snowball_english(),
+        "stop" => TokenFilter::stop(ENGLISH_STOP_WORDS, false),
+        "trim" => TokenFilter::Trim,
+        "truncate" => TokenFilter::Truncate(10),
+        "uppercase" => TokenFilter::Uppercase,
+        _ => return None,
+    })
+}
+
+/// An `ngram` or `edge_ngram` filter (`edge`), its `max_gram` at most
+/// `max_diff` over its `min_gram`.
+fn grams(f: &str, p: &Map<String, Value>, edge: bool, max_diff: usize) -> Result<TokenFilter> {
+    let min = count_param(f, p, "min_gram", 1)?;
+    let max = count_param(f, p, "max_gram", 2)?;
+    let preserve_original = p.get("preserve_original").is_some_and(is_true);
+    if min == 0 || min > max {
+        return Err(Error::invalid(format!(
+            "filter [{f}]: [min_gram] must be at least 1 and at most [max_gram] ({min} and {max})"
+        )));
+    }
+    if max - min > max_diff {
+        return Err(Error::invalid(format!(
+            "The difference between max_gram and min_gram in NGram Tokenizer must be less than or equal to: \
+             [{max_diff}] but was [{}]. This limit can be set by changing the [index.max_ngram_diff] index level setting.",
+            max - min
+        )));
+    }
+    if p.get("side").is_some_and(|s| s.as_str() != Some("front")) {
+        return Err(not_yet(format!("[side] other than front of filter [{f}]")));
+    }
+    Ok(TokenFilter::Grams(Grams { edge, min, max, preserve_original }))
+}
+
+/// Filter `f` as its parameters `p` define it (the filters that need no index setting).
+fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
+    let language = p.get("language").or_else(|| p.get("name")).and_then(Value::as_str);
+    let kind = p.get("type").and_then(Value::as_str).unwrap_or_default();
+    match kind {
+        "stop" => {
+            let words = match p.get("stopwords") {
+                Some(v) => stop_list(f, v)?,
+                None => ENGLISH_STOP_WORDS.iter().map(|w| (*w).to_string()).collect(),
+            };
+            Ok(TokenFilter::stop(&words, p.get("ignore_case").is_some_and(is_true)))
+        }
+        "stemmer" => match language.unwrap_or("english") {
+            "english" | "porter" => Ok(TokenFilter::PorterStem),
+            "porter2" => Ok(TokenFilter::snowball_english()),
+            "possessive_english" => Ok(TokenFilter::EnglishPossessive),
+            other => Err(not_yet(format!("the stemmer language [{other}] of filter [{f}]"))),
+        },
+        "length" => {
+            let min = count_param(f, p, "min", 0)?;
+            let max = count_param(f, p, "max", i32::MAX as usize)?;
+            if min > max {
+                return Err(Error::invalid("minimum length must be less than or equal to maximum length"));
+            }
+            Ok(TokenFilter::Length { min, max })
+        }
+        "truncate" => match count_param(f, p, "length", 10)? {
+            0 => Err(Error::invalid(format!("length parameter must be provided for filter [{f}]"))),
+            length => Ok(TokenFilter::Truncate(length)),
+        },
+        "snowball" => Ok(TokenFilter::snowball_english()),
+        "lowercase" | "uppercase" | "asciifolding" | "trim" | "reverse" | "apostrophe" => {
+            Ok(pre_built_filter(kind).expect("a pre-built filter"))
+        }
+        other => Err(not_yet(format!("the filter type [{other}] of filter [{f}]"))),
+    }
+}
+
+/// A whole-number parameter (a number, or a string of one, as settings keep
+/// it), `default` when it is not given.
+fn count_param(f: &str, p: &Map<String, Value>, key: &str, default: usize) -> Result<usize> {
+    let Some(v) = p.get(key) else { return Ok(default) };
+    let n = match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    };
+    n.and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| Error::invalid(format!("[{key}] of filter [{f}] must be a whole number, not {v}")))
 }
 
 /// The analysis settings `settings` define (nested or with dotted keys,
@@ -129,11 +282,20 @@ pub fn read(settings: &Value) -> Result<IndexAnalysis> {
     let mut analysis = IndexAnalysis::default();
     for (key, value) in flat {
         let key = key.strip_prefix("index.").unwrap_or(&key);
+        if key == "max_ngram_diff" {
+            let diff = value.as_u64().or_else(|| value.as_str().and_then(|s| s.parse().ok()));
+            let diff = diff.ok_or_else(|| {
+                Error::invalid(format!("failed to parse value [{value}] for setting [index.max_ngram_diff]"))
+            })?;
+            analysis.max_ngram_diff = Some(diff as usize);
+            continue;
+        }
         let Some(rest) = key.strip_prefix("analysis.") else { continue };
         let (part, rest) = rest.split_once('.').unwrap_or((rest, ""));
         let slot = match part {
             "analyzer" => &mut analysis.analyzer,
             "filter" => &mut analysis.filter,
+            "normalizer" => &mut analysis.normalizer,
             _ => return Err(not_yet(format!("[index.{key}]"))),
         };
         let Some((name, param)) = rest.rsplit_once('.') else {
@@ -148,6 +310,10 @@ pub fn read(settings: &Value) -> Result<IndexAnalysis> {
     for (name, p) in &analysis.analyzer {
         check_analyzer(name, p)?;
         analysis.make(name, p, None)?;
+    }
+    for (name, p) in &analysis.normalizer {
+        check_normalizer(name, p)?;
+        analysis.normalizer(name).expect("a normalizer of the settings")?;
     }
     Ok(analysis)
 }
@@ -165,9 +331,6 @@ fn shown_value(value: Value) -> Value {
 }
 
 fn check_analyzer(name: &str, p: &Map<String, Value>) -> Result<()> {
-    if name == "default_search" {
-        return Err(not_yet("analyzer [default_search] (a search analyzer apart from the index's)".into()));
-    }
     match p.get("type").and_then(Value::as_str) {
         None if !p.contains_key("tokenizer") => Err(Error::invalid(format!(
             "analyzer [{name}] must specify either an analyzer type, or a tokenizer"
@@ -195,7 +358,22 @@ fn check_analyzer(name: &str, p: &Map<String, Value>) -> Result<()> {
                 }
             }
         }
+        Some("simple" | "whitespace") => check_params(name, "analyzer", p, &["type"]),
         Some(_) => check_params(name, "analyzer", p, &["type", "stopwords"]),
+    }
+}
+
+fn check_normalizer(name: &str, p: &Map<String, Value>) -> Result<()> {
+    match p.get("type").and_then(Value::as_str) {
+        None | Some("custom") => {}
+        Some(other) => return Err(Error::invalid(format!("Unknown normalizer type [{other}] for [{name}]"))),
+    }
+    match p.get("char_filter") {
+        Some(Value::Array(items)) if !items.is_empty() => {
+            Err(not_yet(format!("the char_filter of normalizer [{name}]")))
+        }
+        Some(Value::String(_)) => Err(not_yet(format!("the char_filter of normalizer [{name}]"))),
+        _ => check_params(name, "normalizer", p, &["type", "filter", "char_filter"]),
     }
 }
 
@@ -204,6 +382,11 @@ fn filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
     match p.get("type").and_then(Value::as_str) {
         Some("stop") => &["type", "stopwords", "ignore_case"],
         Some("stemmer" | "snowball") => &["type", "language", "name"],
+        Some("asciifolding") => &["type", "preserve_original"],
+        Some("edge_ngram" | "edgeNGram") => &["type", "min_gram", "max_gram", "preserve_original", "side"],
+        Some("ngram" | "nGram") => &["type", "min_gram", "max_gram", "preserve_original"],
+        Some("length") => &["type", "min", "max"],
+        Some("truncate") => &["type", "length"],
         _ => &["type"],
     }
 }
@@ -239,7 +422,7 @@ fn tokenizer(analyzer: &str, v: Option<&Value>) -> Result<Tokenizer> {
     let name = v.and_then(Value::as_str).unwrap_or_default();
     Tokenizer::parse(name).ok_or_else(|| {
         not_yet(format!(
-            "the tokenizer [{name}] of analyzer [{analyzer}] (Needle's: standard, whitespace, keyword)"
+            "the tokenizer [{name}] of analyzer [{analyzer}] (Needle's: standard, whitespace, keyword, letter, lowercase)"
         ))
     })
 }
@@ -249,7 +432,8 @@ fn built_in(name: &str, kind: &str) -> Result<AnalyzerKind> {
     match AnalyzerKind::parse(kind) {
         Some(k) if k != AnalyzerKind::Keyword => Ok(k),
         _ => Err(Error::invalid(format!(
-            "Unknown analyzer type [{kind}] for [{name}] (Needle's are standard, english, snowball and custom)"
+            "Unknown analyzer type [{kind}] for [{name}] (Needle's are standard, english, snowball, simple, \
+             stop, whitespace and custom)"
         ))),
     }
 }
@@ -338,16 +522,70 @@ mod tests {
     }
 
     #[test]
+    fn more_filters_and_tokenizers_by_name_or_defined() {
+        let a = read(&json!({"analysis": {
+            "analyzer": {
+                "folded": {"tokenizer": "standard", "filter": ["asciifolding", "lowercase", "short", "cut"]},
+                "letters": {"tokenizer": "lowercase", "filter": ["reverse"]},
+                "stopped": {"type": "stop", "stopwords": ["über"]},
+            },
+            "filter": {
+                "short": {"type": "length", "max": "6"},
+                "cut": {"type": "truncate", "length": 3},
+            },
+        }}))
+        .unwrap();
+        assert_eq!(terms(&a, "folded", "Über Ærøskøbing café naïveté"), ["ube", "caf"]);
+        assert_eq!(terms(&a, "letters", "Ab1cD"), ["ba", "dc"]);
+        assert_eq!(terms(&a, "stopped", "Über alles"), ["alles"]);
+        let chain = a.chain(
+            Some(&json!({"type": "whitespace"})),
+            Some(&json!(["uppercase", {"type": "truncate", "length": 2}, "cut"])),
+        );
+        assert_eq!(chain.unwrap().terms("abcd é"), ["AB", "É"]);
+        let wide = read(&json!({"index": {"max_ngram_diff": "2", "analysis": {
+            "filter": {"g": {"type": "ngram", "min_gram": 1, "max_gram": 3}, "e": {"type": "edge_ngram", "max_gram": 9}},
+            "analyzer": {"grams": {"tokenizer": "whitespace", "filter": ["g"]}, "edges": {"tokenizer": "whitespace", "filter": ["e"]}},
+        }}}))
+        .unwrap();
+        assert_eq!(terms(&wide, "grams", "abc"), ["a", "ab", "abc", "b", "bc", "c"]);
+        assert_eq!(terms(&wide, "edges", "abc"), ["a", "ab", "abc"]);
+        assert_eq!(wide.shown()["filter"]["g"]["type"], "ngram");
+        assert!(wide.shown().get("max_ngram_diff").is_none());
+        let bad = a.chain(None, Some(&json!([{"type": "truncate", "size": 2}]))).unwrap_err();
+        assert!(bad.to_string().contains(".size]"), "{bad}");
+    }
+
+    #[test]
+    fn normalizers_keep_a_value_one_term() {
+        let a = read(&json!({"analysis": {
+            "normalizer": {"folded": {"type": "custom", "filter": ["asciifolding", "lowercase", "tidy"]}},
+            "filter": {"tidy": {"type": "trim"}},
+        }}))
+        .unwrap();
+        let norm = |name: &str, text: &str| a.normalizer(name).unwrap().unwrap().normalize(text);
+        assert_eq!(norm("folded", " Crème Brûlée "), "creme brulee");
+        assert_eq!(norm("lowercase", "ÀB c"), "àb c");
+        assert!(a.normalizer("other").is_none());
+        for (analysis, says) in [
+            (json!({"normalizer": {"n": {"filter": ["porter_stem"]}}}), "may not use filter [porter_stem]"),
+            (json!({"normalizer": {"n": {"filter": ["nope"]}}}), "[nope]"),
+            (json!({"normalizer": {"n": {"char_filter": ["html_strip"]}}}), "char_filter"),
+            (json!({"normalizer": {"n": {"type": "odd"}}}), "Unknown normalizer type [odd]"),
+        ] {
+            let e = read(&json!({"analysis": analysis})).unwrap_err().to_string();
+            assert!(e.contains(says), "{analysis}: {e}");
+        }
+    }
+
+    #[test]
     fn what_is_not_supported_is_refused_by_name() {
         for (analysis, says) in [
             (json!({"analyzer": {"x": {"stopwords": ["a"]}}}), "must specify either an analyzer type"),
             (json!({"analyzer": {"x": {"type": "klingon"}}}), "Unknown analyzer type [klingon] for [x]"),
             (json!({"analyzer": {"x": {"type": "custom"}}}), "must be configured with a tokenizer"),
             (json!({"analyzer": {"x": {"type": "custom", "tokenizer": "ngram"}}}), "tokenizer [ngram]"),
-            (
-                json!({"analyzer": {"x": {"tokenizer": "standard", "filter": ["asciifolding"]}}}),
-                "[asciifolding]",
-            ),
+            (json!({"analyzer": {"x": {"tokenizer": "standard", "filter": ["kstem"]}}}), "[kstem]"),
             (
                 json!({"analyzer": {"x": {"tokenizer": "standard", "char_filter": ["html_strip"]}}}),
                 "char_filter",
@@ -359,13 +597,20 @@ mod tests {
             ),
             (json!({"filter": {"f": {"type": "synonym"}}}), "filter type [synonym]"),
             (
+                json!({"filter": {"f": {"type": "ngram", "min_gram": 1, "max_gram": 3}}}),
+                "index.max_ngram_diff",
+            ),
+            (json!({"filter": {"f": {"type": "edge_ngram", "min_gram": 0}}}), "[min_gram]"),
+            (json!({"filter": {"f": {"type": "length", "min": 3, "max": 2}}}), "minimum length"),
+            (json!({"filter": {"f": {"type": "truncate", "length": "x"}}}), "whole number"),
+            (json!({"analyzer": {"x": {"type": "simple", "stopwords": ["a"]}}}), "stopwords"),
+            (
                 json!({"filter": {"f": {"type": "stemmer", "language": "german"}}}),
                 "stemmer language [german]",
             ),
             (json!({"analyzer": {"x": {"type": "english", "stem_exclusion": ["a"]}}}), "stem_exclusion"),
             (json!({"analyzer": {"x": {"type": "snowball", "language": "German"}}}), "language [German]"),
             (json!({"analyzer": {"x": {"type": "english", "stopwords": "_french_"}}}), "_french_"),
-            (json!({"analyzer": {"default_search": {"type": "english"}}}), "default_search"),
         ] {
             let e = read(&json!({"analysis": analysis})).unwrap_err().to_string();
             assert!(e.contains(says), "{analysis}: {e}");

@@ -37,10 +37,22 @@ impl QueryFields for Schema {
         };
         match def.kind {
             FieldKind::Text => {
-                let analyzer = self.analyzer(field).expect("indexed text fields have analyzers");
-                Ok(analyzer.tokens(text).into_iter().map(|t| (t.position, t.term)).collect())
+                let analyzer = self.search_analyzer(field).expect("indexed text fields have analyzers");
+                let tokens: Vec<(u32, String)> =
+                    analyzer.tokens(text).into_iter().map(|t| (t.position, t.term)).collect();
+                // Elasticsearch makes those a synonym query (or a multi-phrase query), which
+                // scores them as one term: refused rather than scored otherwise.
+                if tokens.windows(2).any(|w| w[0].0 == w[1].0) {
+                    return Err(Error::query(format!(
+                        "the search analyzer of field `{}` makes several terms at one position of `{text}` \
+                         (n-grams, a preserved original): querying them is not supported yet by Needle; \
+                         give the field a `search_analyzer` that makes one",
+                        def.name
+                    )));
+                }
+                Ok(tokens)
             }
-            FieldKind::Keyword => Ok(vec![(0, text.to_string())]),
+            FieldKind::Keyword => Ok(vec![(0, self.normalized(field, text).into_owned())]),
             FieldKind::Long => single(canonical_long(text)),
             FieldKind::Double => {
                 single(text.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double))
@@ -75,9 +87,9 @@ impl QueryFields for Schema {
         not_indexed(def)?;
         match def.kind {
             FieldKind::Text => {
-                Ok(self.analyzer(field).expect("indexed text fields have analyzers").normalize(text))
+                Ok(self.search_analyzer(field).expect("indexed text fields have analyzers").normalize(text))
             }
-            FieldKind::Keyword => Ok(text.to_string()),
+            FieldKind::Keyword => Ok(self.normalized(field, text).into_owned()),
             kind => Err(Error::query(format!(
                 "prefix, wildcard and fuzzy queries need a text or keyword field; `{}` holds {} values",
                 def.name,

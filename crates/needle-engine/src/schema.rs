@@ -103,6 +103,10 @@ pub struct FieldDef {
     pub index: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub analyzer: Option<String>,
+    /// A text field's `search_analyzer`: what query text for it goes
+    /// through, when it is not its `analyzer` (see [`Schema::search_analyzer`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_analyzer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopwords: Option<Vec<String>>,
     /// A date field's `format` (see `date_format.rs`); `None`: Elasticsearch's default.
@@ -117,6 +121,10 @@ pub struct FieldDef {
     /// characters are kept in the source only (neither indexed nor in doc values).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignore_above: Option<u32>,
+    /// A keyword field's `normalizer`: what its values and the query text
+    /// asking for them go through (see `IndexAnalysis::normalizer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalizer: Option<String>,
 }
 
 impl FieldDef {
@@ -127,10 +135,12 @@ impl FieldDef {
             kind,
             index: true,
             analyzer: None,
+            search_analyzer: None,
             stopwords: None,
             format: None,
             multi_of: None,
             ignore_above: None,
+            normalizer: None,
         }
     }
 }
@@ -146,6 +156,9 @@ impl FieldDef {
         if let Some(a) = &self.analyzer {
             def.insert("analyzer".into(), Value::String(a.clone()));
         }
+        if let Some(a) = &self.search_analyzer {
+            def.insert("search_analyzer".into(), Value::String(a.clone()));
+        }
         if let Some(words) = &self.stopwords {
             def.insert("stopwords".into(), serde_json::json!(words));
         }
@@ -154,6 +167,9 @@ impl FieldDef {
         }
         if let Some(n) = self.ignore_above {
             def.insert("ignore_above".into(), Value::from(n));
+        }
+        if let Some(n) = &self.normalizer {
+            def.insert("normalizer".into(), Value::String(n.clone()));
         }
         def
     }
@@ -243,6 +259,9 @@ pub struct Schema {
     pub analysis: IndexAnalysis,
     #[serde(skip)]
     analyzers: Vec<Option<Arc<Analyzer>>>,
+    /// Text fields' search analyzers where they are not their analyzers.
+    #[serde(skip)]
+    search_analyzers: Vec<Option<Arc<Analyzer>>>,
     #[serde(skip)]
     by_name: HashMap<String, FieldId>,
     /// Each field's multi-fields (see [`FieldDef::multi_of`]), by the parent's id.
@@ -276,6 +295,7 @@ impl Schema {
             sort: None,
             analysis,
             analyzers: Vec::new(),
+            search_analyzers: Vec::new(),
             by_name: HashMap::new(),
             multi: HashMap::new(),
         };
@@ -382,7 +402,25 @@ impl Schema {
     /// `stopwords` replace the analyzer's.
     fn text_analyzer(&self, f: &FieldDef) -> Result<Analyzer> {
         let default = if self.analysis.analyzer.contains_key("default") { "default" } else { "standard" };
-        let name = f.analyzer.as_deref().unwrap_or(default);
+        self.named_analyzer(f, f.analyzer.as_deref().unwrap_or(default))
+    }
+
+    /// A text field's search analyzer when it is not its analyzer: the one
+    /// its `search_analyzer` names, else the index's `default_search`, as
+    /// Elasticsearch chooses (`None`: its analyzer).
+    fn text_search_analyzer(&self, f: &FieldDef) -> Result<Option<Analyzer>> {
+        let default_search =
+            self.analysis.analyzer.contains_key("default_search").then_some("default_search");
+        match f.search_analyzer.as_deref().or(default_search) {
+            Some(name) => self.named_analyzer(f, name).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Analyzer `name` (the index's own, or a built-in) for field `f`, with its `stopwords`.
+    fn named_analyzer(&self, f: &FieldDef, name: &str) -> Result<Analyzer> {
+        let name =
+            if name == "default" && !self.analysis.analyzer.contains_key(name) { "standard" } else { name };
         let stop: Option<Vec<String>> =
             f.stopwords.as_ref().map(|w| w.iter().map(|w| w.to_lowercase()).collect());
         if let Some(made) = self.analysis.analyzer(name, stop.as_deref()) {
@@ -400,8 +438,18 @@ impl Schema {
         }
         let id = FieldId::try_from(self.fields.len())
             .map_err(|_| Error::invalid_field(&f.name, "too many fields (65,536)"))?;
-        let analyzer = match (f.kind, f.index) {
-            (FieldKind::Text, true) => Some(Arc::new(self.text_analyzer(&f)?)),
+        let search_analyzer = match (f.kind, f.index) {
+            (FieldKind::Text, true) => self.text_search_analyzer(&f)?.map(Arc::new),
+            _ => None,
+        };
+        let analyzer = match (f.kind, f.index, &f.normalizer) {
+            (FieldKind::Text, true, _) => Some(Arc::new(self.text_analyzer(&f)?)),
+            (FieldKind::Keyword, _, Some(name)) => {
+                let made = self.analysis.normalizer(name).unwrap_or_else(|| {
+                    Err(Error::invalid(format!("normalizer [{name}] not found for field [{}]", f.name)))
+                });
+                Some(Arc::new(made.map_err(|e| Error::invalid_field(&f.name, e.to_string()))?))
+            }
             _ => None,
         };
         if let Some(parent) = &f.multi_of {
@@ -413,6 +461,7 @@ impl Schema {
         self.by_name.insert(f.name.clone(), id);
         self.fields.push(f);
         self.analyzers.push(analyzer);
+        self.search_analyzers.push(search_analyzer);
         Ok(id)
     }
 
@@ -534,7 +583,26 @@ impl Schema {
     }
 
     pub fn analyzer(&self, id: FieldId) -> Option<&Analyzer> {
-        self.analyzers.get(id as usize)?.as_deref()
+        self.analyzers.get(id as usize)?.as_deref().filter(|_| self.field(id).kind == FieldKind::Text)
+    }
+
+    /// What a text field's query text goes through: its search analyzer, else its analyzer.
+    pub fn search_analyzer(&self, id: FieldId) -> Option<&Analyzer> {
+        let own = self.search_analyzers.get(id as usize)?.as_deref();
+        own.or_else(|| self.analyzer(id))
+    }
+
+    /// A keyword field's normalizer, when its mapping names one.
+    pub fn normalizer(&self, id: FieldId) -> Option<&Analyzer> {
+        self.analyzers.get(id as usize)?.as_deref().filter(|_| self.field(id).kind == FieldKind::Keyword)
+    }
+
+    /// A keyword field's value (or query text) as it is indexed: through its normalizer, if it has one.
+    pub fn normalized<'t>(&self, id: FieldId, text: &'t str) -> std::borrow::Cow<'t, str> {
+        match self.normalizer(id) {
+            Some(n) => std::borrow::Cow::Owned(n.normalize(text)),
+            None => std::borrow::Cow::Borrowed(text),
+        }
     }
 
     /// Indexed text fields: what a query term without a field searches.
@@ -718,11 +786,20 @@ fn parse_one_field(name: &str, mut m: serde_json::Map<String, Value>) -> Result<
         Some(Value::Bool(b)) => b,
         Some(_) => return Err(bad("`index` must be true or false")),
     };
-    let analyzer = match m.remove("analyzer") {
+    let mut analyzer = match m.remove("analyzer") {
         None => None,
         Some(Value::String(a)) if kind == FieldKind::Text => Some(a),
         Some(_) => return Err(bad("`analyzer` must be a string, on a text field")),
     };
+    let search_analyzer = match m.remove("search_analyzer") {
+        None => None,
+        Some(Value::String(a)) if kind == FieldKind::Text => Some(a),
+        Some(_) => return Err(bad("`search_analyzer` must be a string, on a text field")),
+    };
+    if search_analyzer.is_some() {
+        // As Elasticsearch shows it: the index's default analyzer, by that name.
+        analyzer.get_or_insert_with(|| "default".to_string());
+    }
     // Every field but text keeps doc values (a binary field too, which
     // Elasticsearch keeps only when asked): `true` is what it is anyway.
     match m.remove("doc_values") {
@@ -762,6 +839,11 @@ fn parse_one_field(name: &str, mut m: serde_json::Map<String, Value>) -> Result<
         ),
         Some(_) => return Err(bad("`ignore_above` is an option of keyword fields")),
     };
+    let normalizer = match m.remove("normalizer") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(n)) if kind == FieldKind::Keyword => Some(n),
+        Some(_) => return Err(bad("`normalizer` must be a string, on a keyword field")),
+    };
     if let Some(key) = m.keys().next() {
         return Err(bad(&format!("unknown option `{key}`")));
     }
@@ -773,10 +855,12 @@ fn parse_one_field(name: &str, mut m: serde_json::Map<String, Value>) -> Result<
         kind,
         index,
         analyzer,
+        search_analyzer,
         stopwords,
         format,
         multi_of: None,
         ignore_above,
+        normalizer,
     })
 }
 

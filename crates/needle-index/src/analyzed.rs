@@ -78,7 +78,10 @@ impl AnalyzedDoc {
             });
             offset_base += value.len() as u32 + 1;
         }
-        let length = tokens.len() as u32;
+        // Lucene's length for the norm: a token at its predecessor's position
+        // (a filter's second term there) overlaps it and is not counted.
+        let overlaps = tokens.windows(2).filter(|w| w[0].position == w[1].position).count();
+        let length = (tokens.len() - overlaps) as u32;
         self.fields.push((field, FieldTokens::Text { tokens, length }));
     }
 

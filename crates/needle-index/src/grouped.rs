@@ -150,13 +150,29 @@ fn fill_filters(
         let group = token_group[i] as usize;
         let (_, len, probes) = per_term[group];
         let at = group * stride;
-        let before = i.checked_sub(1).filter(|&j| tokens[j].position + 1 == t.position);
-        let after = Some(i + 1).filter(|&j| j < tokens.len() && tokens[j].position == t.position + 1);
-        for (neighbor, side) in [(before, &mut g.before), (after, &mut g.after)] {
-            let Some(n) = neighbor.map(|j| token_group[j] as usize).filter(|&n| !per_term[n].0) else {
-                continue;
-            };
-            bloom::insert_sequence(&mut side[at..at + len], &sequences[n * most..n * most + probes]);
+        // Tokens come in position order, several at one position when a
+        // filter expands a term (n-grams): every token one position before
+        // or after is a neighbor (most often just the one beside it).
+        let insert = |side: &mut Vec<u8>, j: usize| {
+            let n = token_group[j] as usize;
+            if !per_term[n].0 {
+                bloom::insert_sequence(&mut side[at..at + len], &sequences[n * most..n * most + probes]);
+            }
+        };
+        let mut j = i;
+        while j > 0 && tokens[j - 1].position + 1 >= t.position {
+            j -= 1;
+            if tokens[j].position + 1 == t.position {
+                insert(&mut g.before, j);
+            }
+        }
+        for (j, n) in tokens.iter().enumerate().skip(i + 1) {
+            if n.position > t.position + 1 {
+                break;
+            }
+            if n.position == t.position + 1 {
+                insert(&mut g.after, j);
+            }
         }
     }
 }

@@ -241,7 +241,7 @@ impl MemSegment {
         let mut grouped = grouped.iter();
         for (field, tokens) in &doc.fields {
             match tokens {
-                FieldTokens::Text { length, .. } => {
+                FieldTokens::Text { tokens, length } => {
                     let g = grouped.next().expect("one group per text field");
                     let buf =
                         data.fields.entry(*field).or_insert_with(|| FieldBuf::new(true, self.bloom.clone()));
@@ -249,7 +249,8 @@ impl MemSegment {
                     self.memory += bytes;
                     let meta = field_meta(&mut self.meta, *field, true);
                     meta.stats.doc_count += u64::from(*length > 0);
-                    meta.stats.sum_total_term_freq += u64::from(*length);
+                    // Every token, those at another's position too (the norm's length leaves them out).
+                    meta.stats.sum_total_term_freq += tokens.len() as u64;
                     meta.stats.sum_doc_freq += g.terms.len() as u64;
                     meta.terms += new_terms;
                 }

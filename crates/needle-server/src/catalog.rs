@@ -96,8 +96,11 @@ impl Settings {
                 })
             };
             match name {
-                // The index sort and analyzers belong to the mapping (see `Catalog::create_filled`).
-                _ if name.starts_with("sort.") || name.starts_with("analysis.") => {}
+                // The index sort and analyzers (and the n-gram bound their filters keep to) belong to
+                // the mapping (see `Catalog::create_filled`).
+                _ if name.starts_with("sort.")
+                    || name.starts_with("analysis.")
+                    || name == "max_ngram_diff" => {}
                 "number_of_shards" => self.number_of_shards = number()?.clamp(1, 1024) as u32,
                 "number_of_replicas" => self.number_of_replicas = number()? as u32,
                 "refresh_interval" => self.refresh_interval = text,

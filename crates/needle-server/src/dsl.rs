@@ -393,7 +393,7 @@ fn joined_terms(
 }
 
 /// `multi_match` of type `cross_fields`: the fields that analyze text alike
-/// (text fields with one analyzer, or keyword fields) form a group whose
+/// (text fields with one analyzer, or keyword fields with one normalizer) form a group whose
 /// fields act as one: the text is analyzed once, and each term is searched
 /// in all of them as one blended term ([`Query::CrossFields`]), so that
 /// `operator` and `minimum_should_match` count terms, not fields. A field
@@ -413,8 +413,8 @@ fn cross_fields(
             let o = schema.field(other.0);
             o.kind == def.kind
                 && matches!(def.kind, FieldKind::Text | FieldKind::Keyword)
-                && (o.analyzer.as_ref(), o.stopwords.as_ref())
-                    == (def.analyzer.as_ref(), def.stopwords.as_ref())
+                && (&o.analyzer, &o.search_analyzer, &o.stopwords, &o.normalizer)
+                    == (&def.analyzer, &def.search_analyzer, &def.stopwords, &def.normalizer)
         };
         match groups.iter_mut().find(|g| alike(&g[0])) {
             Some(group) => group.push((id, *boost)),
@@ -524,13 +524,43 @@ fn fuzzy_query(field: &str, value: &str, o: &mut FieldOptions, schema: &Schema) 
     let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
     words_only(schema, id, "fuzzy")?;
     fuzzy.fuzziness.get_or_insert_with(|| Value::String("AUTO".into()));
-    fuzzy.query(id, value.to_string())
+    fuzzy.query(id, schema.normalized(id, value).into_owned())
 }
 
 fn multi_term(schema: &Schema, field: &str, kind: &str, pattern: TermPattern) -> ApiResult<Query> {
     let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
     words_only(schema, id, kind)?;
+    let pattern = match (schema.normalizer(id), pattern) {
+        (Some(n), TermPattern::Prefix { prefix, case_insensitive }) => {
+            TermPattern::Prefix { prefix: n.normalize(&prefix), case_insensitive }
+        }
+        (Some(n), TermPattern::Wildcard { pattern, case_insensitive }) => TermPattern::Wildcard {
+            pattern: normalized_wildcard(&pattern, |t| n.normalize(t)),
+            case_insensitive,
+        },
+        (_, pattern) => pattern,
+    };
     Ok(Query::MultiTerm(MultiTermQuery { field: id, pattern }))
+}
+
+/// A wildcard pattern with its literal runs through `normalize` and its
+/// `*`, `?` and escaped characters as written, as Elasticsearch normalizes a
+/// pattern for a keyword field with a normalizer.
+fn normalized_wildcard(pattern: &str, normalize: impl Fn(&str) -> String) -> String {
+    let (mut out, mut run) = (String::new(), String::new());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if !matches!(c, '*' | '?' | '\\') {
+            run.push(c);
+            continue;
+        }
+        out.push_str(&normalize(&std::mem::take(&mut run)));
+        out.push(c);
+        if c == '\\' {
+            out.extend(chars.next());
+        }
+    }
+    out + &normalize(&run)
 }
 
 /// The fuzzy options of `fuzzy` and `match`, Elasticsearch's defaults where absent.
@@ -1153,6 +1183,13 @@ mod tests {
             panic!()
         };
         assert_eq!(b.must, vec![Query::term(title, "fox"), Query::term(title, "dog")]);
+    }
+
+    #[test]
+    fn a_wildcard_pattern_is_normalized_run_by_run() {
+        let upper = |t: &str| t.to_uppercase();
+        assert_eq!(normalized_wildcard("ab*c?d\\*e\\", upper), "AB*C?D\\*E\\");
+        assert_eq!(normalized_wildcard("", upper), "");
     }
 
     #[test]

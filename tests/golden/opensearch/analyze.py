@@ -28,6 +28,15 @@ ANALYSIS = {
         "mine": {"tokenizer": "standard", "filter": ["lowercase", "no_fox", "stem", "possessive"]},
         "exact": {"type": "custom", "tokenizer": "keyword", "filter": ["lowercase"]},
         "snowy": {"type": "custom", "tokenizer": "standard", "filter": ["lower", "snowball", "snow_f", "p2"]},
+        "folded": {"tokenizer": "standard", "filter": ["asciifolding", "lowercase", "short", "cut"]},
+        "letters": {"tokenizer": "lowercase", "filter": ["reverse"]},
+        "loud": {"tokenizer": "letter", "filter": ["fold", "uppercase", "len2"]},
+        "stopped": {"type": "stop", "stopwords": ["über", "fox"]},
+        "plain_stop": {"type": "stop"},
+        "simple_one": {"type": "simple"},
+        "cut_ws": {"tokenizer": "whitespace", "filter": ["trim", "apostrophe", "truncate", "length"]},
+        "prefixes": {"tokenizer": "standard", "filter": ["lowercase", "edges", "stop"]},
+        "grams": {"tokenizer": "whitespace", "filter": ["tri", "fold_keep"]},
     },
     "filter": {
         "no_fox": {"type": "stop", "stopwords": ["fox"], "ignore_case": True},
@@ -36,11 +45,19 @@ ANALYSIS = {
         "p2": {"type": "stemmer", "language": "porter2"},
         "lower": {"type": "lowercase"},
         "snow_f": {"type": "snowball", "language": "English"},
+        "short": {"type": "length", "max": 6},
+        "cut": {"type": "truncate", "length": 3},
+        "len2": {"type": "length", "min": 2},
+        "fold": {"type": "asciifolding", "preserve_original": False},
+        "edges": {"type": "edge_ngram", "min_gram": 2, "max_gram": 4, "preserve_original": True},
+        "tri": {"type": "ngram", "min_gram": 2, "max_gram": 3},
+        "fold_keep": {"type": "asciifolding", "preserve_original": True},
     },
 }
 OWN_MAPPING = {"properties": {"a": {"type": "text"}, "b": {"type": "text", "analyzer": "my_stop"},
                               "c": {"type": "text", "analyzer": "standard"},
-                              "w": {"type": "text", "analyzer": "ws"}, "x": {"type": "text", "analyzer": "exact"}}}
+                              "w": {"type": "text", "analyzer": "ws"}, "x": {"type": "text", "analyzer": "exact"},
+                              "f": {"type": "text", "analyzer": "folded"}, "s": {"type": "text", "analyzer": "simple"}}}
 SPACES = "a\u00a0b\tc\u3000d e\u2007f\u2028g  The FOX's fox, Foxes" + " " + "y" * 300
 ADDED = {"properties": {"d": {"type": "text", "analyzer": "plain"}}}
 
@@ -50,6 +67,8 @@ MAPPING = {"properties": {"t": {"type": "text"}, "k": {"type": "keyword"}, "n": 
                           "s": {"type": "text", "analyzer": "snowball"}}}
 MIXED = ("The Quick-brown fox, 3.14 1,000 abc123 123abc U.S.A. l'homme café 東京都 ひらがな カタカナ "
          "한국어 ไทย 😀 x_y ©2024 naïve Ωmega")
+FOLDING = ("Ærøskøbing café naïve ﬁnance straße ①②Ⓐ Œuvre Łódź Ĳssel ½ “quotes” ‘x’ «y» — ™ € Ω "
+           "ÀÉÎÕÜ àéîõü Çç Ññ Ðð Þþ ǅ ẞ ℌ 𝔸 ＡＢＣ１２ x²y₃ ⅻ ⒜")
 ENGLISH = ("It's the Nation's people’s choice: generously running ponies, skies and relational "
            "hopefulness; THE Government's AGREED rates were controlling")
 
@@ -86,6 +105,38 @@ def requests():
         ("/_analyze", {"tokenizer": "whitespace", "filter": "lowercase", "text": "A B"}),
         ("/_analyze", {"tokenizer": "whitespace", "filter": ["nope"], "text": "x"}),
         ("/_analyze", {"analyzer": "standard", "tokenizer": "whitespace", "text": "x"}),
+        ("/_analyze", {"analyzer": "simple", "text": [MIXED, SPACES]}),
+        ("/_analyze", {"analyzer": "stop", "text": [ENGLISH, MIXED]}),
+        ("/_analyze", {"tokenizer": "letter", "text": [MIXED, FOLDING, SPACES]}),
+        ("/_analyze", {"tokenizer": "lowercase", "text": [MIXED, FOLDING]}),
+        ("/_analyze", {"tokenizer": "standard", "filter": ["asciifolding"], "text": [FOLDING, MIXED]}),
+        ("/_analyze", {"tokenizer": "whitespace", "filter": ["asciifolding", "lowercase"], "text": FOLDING}),
+        ("/_analyze", {"tokenizer": "whitespace", "filter": ["uppercase", "reverse"], "text": [MIXED, FOLDING]}),
+        ("/_analyze", {"tokenizer": "whitespace", "filter": ["trim", "apostrophe", "length", "truncate"],
+                       "text": [ENGLISH, MIXED]}),
+        ("/_analyze", {"tokenizer": "keyword", "filter": ["trim", "uppercase"], "text": ["  a b  ", "\tc\n"]}),
+        ("/_analyze", {"tokenizer": {"type": "whitespace"},
+                       "filter": [{"type": "length", "min": 3, "max": 5}, {"type": "truncate", "length": 4}, "lowercase"],
+                       "text": ENGLISH}),
+        ("/_analyze", {"tokenizer": "standard", "filter": [{"type": "stop", "stopwords": ["the", "fox"]}],
+                       "text": "the quick fox and the dog"}),
+        ("/_analyze", {"tokenizer": "standard", "filter": [{"type": "asciifolding"}, {"type": "uppercase"}],
+                       "text": FOLDING}),
+        ("/_analyze", {"tokenizer": "standard", "filter": [{"type": "length", "min": 5, "max": 2}], "text": "x"}),
+        ("/_analyze", {"tokenizer": "nope_tokenizer", "text": "x"}),
+        ("/_analyze", {"tokenizer": "standard", "filter": ["edge_ngram"], "text": ["Quick fox", FOLDING]}),
+        ("/_analyze", {"tokenizer": "standard", "filter": ["ngram"], "text": "Quick 😀 fox"}),
+        ("/_analyze", {"tokenizer": "standard", "filter": [{"type": "edge_ngram", "min_gram": 3, "max_gram": 5}],
+                       "text": [ENGLISH, "a an the"]}),
+        ("/_analyze", {"tokenizer": "whitespace", "filter": [{"type": "ngram", "min_gram": 1, "max_gram": 2,
+                                                              "preserve_original": True}, "uppercase"],
+                       "text": "ab 😀x ß"}),
+        ("/_analyze", {"tokenizer": "standard", "filter": [{"type": "asciifolding", "preserve_original": True}],
+                       "text": [FOLDING, "plain ascii"]}),
+        ("/_analyze", {"tokenizer": "standard", "filter": [{"type": "ngram", "min_gram": 1, "max_gram": 4}],
+                       "text": "x"}),
+        ("/_analyze", {"tokenizer": "standard", "filter": [{"type": "edge_ngram", "min_gram": 4, "max_gram": 2}],
+                       "text": "x"}),
     ] + [(f"/{OWN}/_analyze", body) for body in [
         {"analyzer": "my_stop", "text": ENGLISH},
         {"analyzer": "snow", "text": ENGLISH},
@@ -108,6 +159,18 @@ def requests():
         {"field": "x", "text": [ENGLISH, "Two"]},
         {"tokenizer": "standard", "filter": ["lowercase", "no_fox", "stem", "stop"], "text": ENGLISH},
         {"field": "a", "tokenizer": "standard", "text": "x"},
+        {"analyzer": "folded", "text": [FOLDING, ENGLISH]},
+        {"analyzer": "letters", "text": [MIXED, SPACES]},
+        {"analyzer": "loud", "text": [FOLDING, MIXED]},
+        {"analyzer": "stopped", "text": ["Über the fox and a dog", ENGLISH]},
+        {"analyzer": "plain_stop", "text": ENGLISH},
+        {"analyzer": "simple_one", "text": MIXED},
+        {"analyzer": "cut_ws", "text": [ENGLISH, SPACES]},
+        {"field": "f", "text": FOLDING},
+        {"field": "s", "text": [MIXED, "x"]},
+        {"tokenizer": "whitespace", "filter": ["cut", "fold", "len2"], "text": FOLDING},
+        {"analyzer": "prefixes", "text": [ENGLISH, "a be the x"]},
+        {"analyzer": "grams", "text": [FOLDING, "ab"]},
     ]]
 
 

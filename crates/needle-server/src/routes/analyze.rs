@@ -26,7 +26,7 @@ const TEXT_FIELD_GAP: u32 = 100;
 
 /// Elasticsearch's built-in analyzers that Needle has not yet: asked for,
 /// they are refused as not supported yet, where any other name is not found.
-const NOT_YET: [&str; 4] = ["simple", "stop", "pattern", "fingerprint"];
+const NOT_YET: [&str; 2] = ["pattern", "fingerprint"];
 
 /// `GET|POST /_analyze`.
 pub async fn analyze(State(app): State<Shared>, call: Call) -> Response {
@@ -68,6 +68,19 @@ impl Chosen<'_> {
 /// index), and the position gap between its texts.
 fn choose<'a>(r: &Request, schema: Option<&'a Schema>) -> ApiResult<(Chosen<'a>, u32)> {
     let made = |kind| Chosen::Made(Analyzer::new(kind, None));
+    if let Some(name) = &r.normalizer {
+        if r.analyzer.is_some() || r.tokenizer.is_some() {
+            return Err(validation("tokenizer/analyze should be null if normalizer is specified"));
+        }
+        let Some(schema) = schema else {
+            return Err(validation("index is required if normalizer is specified"));
+        };
+        let normalizer = schema
+            .analysis
+            .normalizer(name)
+            .ok_or_else(|| ApiError::illegal_argument(format!("failed to find normalizer under [{name}]")))?;
+        return Ok((Chosen::Made(normalizer.map_err(|e| ApiError::illegal_argument(e.to_string()))?), 0));
+    }
     if r.tokenizer.is_some() || r.filter.is_some() {
         let named = match (&r.analyzer, &r.field) {
             (Some(_), _) => Some("a named analyzer"),
@@ -113,7 +126,10 @@ fn choose<'a>(r: &Request, schema: Option<&'a Schema>) -> ApiResult<(Chosen<'a>,
     match (schema.field(id).kind, schema.analyzer(id)) {
         (FieldKind::Text, Some(analyzer)) => Ok((Chosen::Field(analyzer), TEXT_FIELD_GAP)),
         (FieldKind::Text, None) => Ok((made(AnalyzerKind::Standard), TEXT_FIELD_GAP)),
-        (FieldKind::Keyword, _) => Ok((made(AnalyzerKind::Keyword), 0)),
+        (FieldKind::Keyword, _) => match schema.normalizer(id) {
+            Some(normalizer) => Ok((Chosen::Field(normalizer), 0)),
+            None => Ok((made(AnalyzerKind::Keyword), 0)),
+        },
         _ => Err(ApiError::illegal_argument(format!(
             "Can't process field [{field}], Analysis requests are only supported on tokenized fields"
         ))),
@@ -153,8 +169,9 @@ fn tokens(analyzer: &Analyzer, texts: &[String], gap: u32) -> Vec<Value> {
     out
 }
 
-/// UTF-16 code units before a byte offset of a text, for offsets met in
-/// increasing order (each counted once).
+/// UTF-16 code units before a byte offset of a text, counted from the
+/// offset asked before (offsets mostly grow; the terms a filter makes of one
+/// token go back to its start).
 struct Utf16Units<'a> {
     text: &'a str,
     byte: usize,
@@ -163,7 +180,11 @@ struct Utf16Units<'a> {
 
 impl Utf16Units<'_> {
     fn at(&mut self, byte: usize) -> usize {
-        self.units += self.text[self.byte..byte].encode_utf16().count();
+        if byte >= self.byte {
+            self.units += self.text[self.byte..byte].encode_utf16().count();
+        } else {
+            self.units -= self.text[byte..self.byte].encode_utf16().count();
+        }
         self.byte = byte;
         self.units
     }
@@ -177,6 +198,8 @@ struct Request {
     /// An analyzer made for the request: its tokenizer and filters, by name.
     tokenizer: Option<Value>,
     filter: Option<Value>,
+    /// A normalizer of the index, or the built-in `lowercase`: each text one token.
+    normalizer: Option<String>,
 }
 
 impl Request {
@@ -184,7 +207,14 @@ impl Request {
         let Value::Object(body) = body else {
             return Err(ApiError::parsing("the analyze body must be an object"));
         };
-        let mut r = Request { texts: Vec::new(), analyzer: None, field: None, tokenizer: None, filter: None };
+        let mut r = Request {
+            texts: Vec::new(),
+            analyzer: None,
+            field: None,
+            tokenizer: None,
+            filter: None,
+            normalizer: None,
+        };
         for (key, value) in body {
             match key.as_str() {
                 "text" => r.texts = texts(&value)?,
@@ -198,7 +228,8 @@ impl Request {
                         "[analyze_request] filter doesn't support values of type: VALUE_STRING",
                     ))
                 }
-                "explain" | "char_filter" | "normalizer" | "attributes" => {
+                "normalizer" => r.normalizer = Some(string(&key, &value)?),
+                "explain" | "char_filter" | "attributes" => {
                     return Err(ApiError::illegal_argument(format!("[{key}] is not supported yet by Needle")))
                 }
                 other => {

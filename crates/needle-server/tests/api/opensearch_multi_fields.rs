@@ -8,15 +8,15 @@
 //! the same requests in the same order, and each answer must be OpenSearch's:
 //! its status, then its hits (ids, scores, sort values) and buckets, the
 //! mapping whole or the error type, as `multi_fields.py` shapes them.
+//! Keyword fields with a normalizer (`normalizers.json`, recorded by
+//! `normalizers.py`), and text fields with a search analyzer apart from
+//! their analyzer (`search_analyzers.json`: n-grams, a folded term beside its
+//! original, an index's `default_search`) are replayed and compared the same way.
 
 use serde_json::{json, Value};
 
 use crate::harness::TestServer;
 use crate::opensearch_queries::replay_steps;
-
-fn golden() -> Value {
-    crate::opensearch_queries::recorded("multi_fields")
-}
 
 /// Needle's answer as `multi_fields.py` shapes OpenSearch's (see `shaped` there).
 fn shaped(answer: &Value) -> Value {
@@ -59,7 +59,21 @@ fn shaped_diffs(want: &Value, got: &Value) -> Vec<String> {
 
 #[test]
 fn multi_fields_answer_as_opensearch() {
-    let golden = golden();
+    replay("multi_fields");
+}
+
+#[test]
+fn keyword_fields_with_a_normalizer_answer_as_opensearch() {
+    replay("normalizers");
+}
+
+#[test]
+fn search_analyzers_answer_as_opensearch() {
+    replay("search_analyzers");
+}
+
+fn replay(recorded: &str) {
+    let golden = crate::opensearch_queries::recorded(recorded);
     let s = TestServer::start();
     let failures = replay_steps(&s, &golden["cases"], shaped, shaped_diffs);
     assert!(failures.is_empty(), "{} steps differ:\n{}", failures.len(), failures.join("\n"));

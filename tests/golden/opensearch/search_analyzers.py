@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Records a real OpenSearch node's answers to requests over text fields
+whose index analyzer expands a term into several at one position (an
+`edge_ngram` filter for search-as-you-type, `asciifolding` keeping the
+original) and whose `search_analyzer` makes one term a position, and over an
+index whose `default_search` analyzer outranks its fields' own: the mapping
+shown, match, match_phrase (the phrase filters must see every term beside a
+position), term and query-string queries, their scores, and the errors; for
+`crates/needle-server/tests/api/opensearch_multi_fields.rs` to replay on
+Needle and compare step by step, shaped as `multi_fields.py` shapes them.
+
+    python3 tests/golden/opensearch/search_analyzers.py http://127.0.0.1:9201 > tests/golden/opensearch/search_analyzers.json
+
+The node: ../shared/opensearch (OpenSearch 3.8, one shard an index).
+"""
+
+import json
+import sys
+
+from multi_fields import shaped
+from record import call_with_status as call, print_golden, record_steps
+
+INDEX = "needle-sa"
+SETTINGS = {"analysis": {
+    "filter": {"prefixes": {"type": "edge_ngram", "min_gram": 1, "max_gram": 10},
+               "keep_folded": {"type": "asciifolding", "preserve_original": True}},
+    "analyzer": {
+        "autocomplete": {"tokenizer": "standard", "filter": ["lowercase", "prefixes"]},
+        "folding": {"tokenizer": "standard", "filter": ["lowercase", "asciifolding"]},
+        "folding_keep": {"tokenizer": "standard", "filter": ["lowercase", "keep_folded"]},
+    },
+}}
+MAPPING = {"properties": {
+    "title": {"type": "text", "analyzer": "autocomplete", "search_analyzer": "standard"},
+    "body": {"type": "text", "analyzer": "folding_keep", "search_analyzer": "folding"},
+}}
+DOCS = [
+    {"title": "Quick brown fox", "body": "The café is open"},
+    {"title": "Quicksilver messenger service", "body": "Cafe au lait"},
+    {"title": "The quiet brown café", "body": "Crème brûlée and cafe"},
+    {"title": "Brownies are quick to make", "body": "nothing here"},
+    {"title": "A fox, a brown one", "body": "CAFÉ CAFÉ café"},
+]
+OTHER = "needle-sa-default"
+
+
+def search(body, index=INDEX):
+    return ("POST", f"/{index}/_search", {"track_total_hits": True, "_source": False, **body})
+
+
+def steps():
+    bulk = "".join(json.dumps({"index": {"_index": INDEX, "_id": str(i)}}) + "\n" + json.dumps(d) + "\n"
+                   for i, d in enumerate(DOCS))
+    other = "".join(json.dumps({"index": {"_index": OTHER, "_id": str(i)}}) + "\n" + json.dumps(d) + "\n"
+                    for i, d in enumerate([{"t": "running dogs"}, {"t": "the dog runs"}, {"t": "Running"}]))
+    return [
+        ("PUT", f"/{INDEX}", {"settings": SETTINGS, "mappings": MAPPING}),
+        ("GET", f"/{INDEX}/_mapping", None),
+        ("POST", "/_bulk?refresh=true", bulk),
+        search({"query": {"match": {"title": "qui"}}}),
+        search({"query": {"match": {"title": "Qui BRO"}}}),
+        search({"query": {"match": {"title": {"query": "quick br", "operator": "and"}}}}),
+        search({"query": {"match_phrase": {"title": "quick brown"}}}),
+        search({"query": {"match_phrase": {"title": "brown fox"}}}),
+        search({"query": {"match_phrase": {"title": "qu br"}}}),
+        search({"query": {"match_phrase": {"title": {"query": "quick fox", "slop": 1}}}}),
+        search({"query": {"term": {"title": "quicks"}}}),
+        search({"query": {"query_string": {"query": "title:(bro AND fo)"}}}),
+        search({"query": {"match": {"body": "cafe"}}}),
+        search({"query": {"match": {"body": "CAFÉ"}}}),
+        search({"query": {"term": {"body": "café"}}}),
+        search({"query": {"match_phrase": {"body": "creme brulee"}}}),
+        search({"query": {"multi_match": {"query": "cafe brown", "fields": ["title", "body"]}}}),
+        ("POST", f"/{INDEX}/_analyze", {"field": "title", "text": "Quick fox"}),
+        ("POST", f"/{INDEX}/_analyze", {"field": "body", "text": "Café crème"}),
+        ("PUT", f"/{OTHER}", {"settings": {"analysis": {"analyzer": {"default_search": {"type": "english"}}}},
+                        "mappings": {"properties": {"t": {"type": "text", "analyzer": "standard"}}}}),
+        ("POST", "/_bulk?refresh=true", other),
+        search({"query": {"match": {"t": "running"}}}, OTHER),
+        search({"query": {"match": {"t": "dogs"}}}, OTHER),
+        search({"query": {"term": {"t": "running"}}}, OTHER),
+        ("PUT", "/needle-sa-alone", {"mappings": {"properties": {"t": {"type": "text", "search_analyzer": "english"}}}}),
+        ("PUT", "/needle-sa-alone/_doc/1?refresh=true", {"t": "running dogs"}),
+        search({"query": {"match": {"t": "dogs"}}}, "needle-sa-alone"),
+        search({"query": {"match": {"t": "running"}}}, "needle-sa-alone"),
+        ("GET", "/needle-sa-alone/_mapping", None),
+        ("PUT", "/needle-sa-bad", {"mappings": {"properties": {"t": {"type": "text", "analyzer": "standard", "search_analyzer": "nope"}}}}),
+        ("PUT", "/needle-sa-bad", {"mappings": {"properties": {"k": {"type": "keyword", "search_analyzer": "standard"}}}}),
+    ]
+
+
+def main():
+    base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
+    for index in [INDEX, OTHER, "needle-sa-alone", "needle-sa-bad"]:
+        call(base, "DELETE", f"/{index}")
+    name, cases = record_steps(base, steps(), shaped)
+    for index in [INDEX, OTHER, "needle-sa-alone", "needle-sa-bad"]:
+        call(base, "DELETE", f"/{index}")
+    print_golden([("node", name)], cases)
+
+
+if __name__ == "__main__":
+    main()
