@@ -8,6 +8,7 @@
 
 mod analyzer;
 mod filters;
+mod gram_tokenizer;
 pub mod porter;
 mod stopwords;
 mod tables;
@@ -15,5 +16,6 @@ mod tokenizer;
 
 pub use analyzer::{Analyzer, AnalyzerKind, Token};
 pub use filters::{Grams, TokenFilter};
+pub use gram_tokenizer::{GramTokenizer, TokenChars};
 pub use stopwords::ENGLISH_STOP_WORDS;
 pub use tokenizer::{word_type, Tokenizer};

@@ -12,6 +12,7 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use crate::gram_tokenizer::GramTokenizer;
 use crate::tables::letters::LETTERS;
 
 /// Lucene's default `maxTokenLength`: longer words are cut into pieces of this many characters.
@@ -31,6 +32,8 @@ pub enum Tokenizer {
     /// Elasticsearch's `lowercase` tokenizer: `LetterTokenizer`'s tokens,
     /// lowercased (the analyzer lowercases them, as if a lowercase filter came first).
     Lowercase,
+    /// `NGramTokenizer` or `EdgeNGramTokenizer` (`gram_tokenizer.rs`).
+    Grams(GramTokenizer),
 }
 
 impl Tokenizer {
@@ -57,6 +60,7 @@ impl Tokenizer {
             Tokenizer::Whitespace => for_each_run(text, |c| !is_java_whitespace(c), emit),
             Tokenizer::Letter | Tokenizer::Lowercase => for_each_run(text, is_java_letter, emit),
             Tokenizer::Keyword => emit(0, text.len()),
+            Tokenizer::Grams(g) => g.for_each_gram(text, emit),
         }
     }
 
@@ -64,26 +68,35 @@ impl Tokenizer {
     pub fn token_type(self, token: &str) -> &'static str {
         match self {
             Tokenizer::Standard => word_type(token),
-            Tokenizer::Whitespace | Tokenizer::Keyword | Tokenizer::Letter | Tokenizer::Lowercase => "word",
+            Tokenizer::Whitespace
+            | Tokenizer::Keyword
+            | Tokenizer::Letter
+            | Tokenizer::Lowercase
+            | Tokenizer::Grams(_) => "word",
         }
     }
 }
 
 /// Java's `Character.isWhitespace`: the Unicode space, line and paragraph
 /// separators but the no-break spaces, and the ASCII controls that separate.
-fn is_java_whitespace(c: char) -> bool {
+pub(crate) fn is_java_whitespace(c: char) -> bool {
     matches!(c, '\t'..='\r' | '\u{1C}'..='\u{1F}' | ' ' | '\u{1680}' | '\u{2000}'..='\u{2006}'
         | '\u{2008}'..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{205F}' | '\u{3000}')
 }
 
 /// Java's `Character.isLetter` (the table generated from it, `tables/letters.rs`).
-fn is_java_letter(c: char) -> bool {
+pub(crate) fn is_java_letter(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphabetic();
     }
+    in_ranges(LETTERS, c)
+}
+
+/// Whether `c` lies in one of `ranges` (inclusive, in order).
+pub(crate) fn in_ranges(ranges: &[(u32, u32)], c: char) -> bool {
     let c = c as u32;
-    let i = LETTERS.partition_point(|&(_, last)| last < c);
-    LETTERS.get(i).is_some_and(|&(first, _)| first <= c)
+    let i = ranges.partition_point(|&(_, last)| last < c);
+    ranges.get(i).is_some_and(|&(first, _)| first <= c)
 }
 
 /// The tokens of Lucene's `CharTokenizer`s (`WhitespaceTokenizer`,

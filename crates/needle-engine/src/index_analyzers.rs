@@ -25,7 +25,9 @@
 
 use std::collections::BTreeMap;
 
-use needle_analysis::{Analyzer, AnalyzerKind, Grams, TokenFilter, Tokenizer, ENGLISH_STOP_WORDS};
+use needle_analysis::{
+    Analyzer, AnalyzerKind, GramTokenizer, Grams, TokenChars, TokenFilter, Tokenizer, ENGLISH_STOP_WORDS,
+};
 use needle_core::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -39,6 +41,8 @@ pub struct IndexAnalysis {
     pub filter: BTreeMap<String, Map<String, Value>>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub normalizer: BTreeMap<String, Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tokenizer: BTreeMap<String, Map<String, Value>>,
     /// `index.max_ngram_diff`: the most an `ngram` filter's `max_gram` may
     /// exceed its `min_gram` (`None`: Elasticsearch's 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -47,7 +51,10 @@ pub struct IndexAnalysis {
 
 impl IndexAnalysis {
     pub fn is_empty(&self) -> bool {
-        self.analyzer.is_empty() && self.filter.is_empty() && self.normalizer.is_empty()
+        self.analyzer.is_empty()
+            && self.filter.is_empty()
+            && self.normalizer.is_empty()
+            && self.tokenizer.is_empty()
     }
 
     /// Normalizer `name`: these settings' own, or the built-in `lowercase`
@@ -88,10 +95,10 @@ impl IndexAnalysis {
         const ANONYMOUS: &str = "_anonymous_tokenfilter";
         let tokenizer = match tokenizer {
             Some(Value::Object(p)) => {
-                check_params("_anonymous_tokenizer", "tokenizer", p, &["type"])?;
-                self::tokenizer("_analyze", p.get("type"))?
+                check_params("_anonymous_tokenizer", "tokenizer", p, tokenizer_params(p))?;
+                self.configured_tokenizer("_anonymous_tokenizer", p)?
             }
-            Some(t) => self::tokenizer("_analyze", Some(t))?,
+            Some(t) => self.tokenizer("_analyze", Some(t))?,
             None => Tokenizer::Keyword,
         };
         let items = match filters {
@@ -123,7 +130,7 @@ impl IndexAnalysis {
     fn make(&self, name: &str, p: &Map<String, Value>, stop_words: Option<&[String]>) -> Result<Analyzer> {
         let kind = p.get("type").and_then(Value::as_str).unwrap_or("custom");
         if kind == "custom" {
-            let tokenizer = tokenizer(name, p.get("tokenizer"))?;
+            let tokenizer = self.tokenizer(name, p.get("tokenizer"))?;
             let filters =
                 names(p.get("filter")).iter().map(|f| self.filter(name, f)).collect::<Result<_>>()?;
             return Ok(Analyzer::custom(tokenizer, filters));
@@ -143,6 +150,38 @@ impl IndexAnalysis {
                     PRE_BUILT_FILTERS.join(", ")
                 ))
             }),
+        }
+    }
+
+    /// Tokenizer `v` names, for analyzer `analyzer`: one these settings
+    /// define, or a built-in one.
+    fn tokenizer(&self, analyzer: &str, v: Option<&Value>) -> Result<Tokenizer> {
+        let name = v.and_then(Value::as_str).unwrap_or_default();
+        if let Some(p) = self.tokenizer.get(name) {
+            return self.configured_tokenizer(name, p);
+        }
+        let pre_built =
+            |edge| Tokenizer::Grams(GramTokenizer { edge, min: 1, max: 2, chars: TokenChars::default() });
+        match name {
+            "edge_ngram" => Ok(pre_built(true)),
+            "ngram" => Ok(pre_built(false)),
+            _ => Tokenizer::parse(name).ok_or_else(|| {
+                not_yet(format!(
+                    "the tokenizer [{name}] of analyzer [{analyzer}] (Needle's: standard, whitespace, keyword, \
+                     letter, lowercase, ngram, edge_ngram)"
+                ))
+            }),
+        }
+    }
+
+    /// Tokenizer `name` as its parameters `p` define it.
+    fn configured_tokenizer(&self, name: &str, p: &Map<String, Value>) -> Result<Tokenizer> {
+        match p.get("type").and_then(Value::as_str).unwrap_or_default() {
+            "edge_ngram" | "edgeNGram" => gram_tokenizer(name, p, true, usize::MAX),
+            "ngram" | "nGram" => gram_tokenizer(name, p, false, self.max_ngram_diff.unwrap_or(1)),
+            kind => Tokenizer::parse(kind)
+                .filter(|t| !matches!(t, Tokenizer::Grams(_)))
+                .ok_or_else(|| not_yet(format!("the tokenizer type [{kind}] of tokenizer [{name}]"))),
         }
     }
 
@@ -200,9 +239,19 @@ fn pre_built_filter(name: &str) -> Option<TokenFilter> {
 /// An `ngram` or `edge_ngram` filter (`edge`), its `max_gram` at most
 /// `max_diff` over its `min_gram`.
 fn grams(f: &str, p: &Map<String, Value>, edge: bool, max_diff: usize) -> Result<TokenFilter> {
+    let (min, max) = gram_sizes(f, p, max_diff)?;
+    if p.get("side").is_some_and(|s| s.as_str() != Some("front")) {
+        return Err(not_yet(format!("[side] other than front of filter [{f}]")));
+    }
+    let preserve_original = p.get("preserve_original").is_some_and(is_true);
+    Ok(TokenFilter::Grams(Grams { edge, min, max, preserve_original }))
+}
+
+/// An n-gram filter's or tokenizer's `min_gram` and `max_gram` (1 and 2
+/// when not given), the second at most `max_diff` over the first.
+fn gram_sizes(f: &str, p: &Map<String, Value>, max_diff: usize) -> Result<(usize, usize)> {
     let min = count_param(f, p, "min_gram", 1)?;
     let max = count_param(f, p, "max_gram", 2)?;
-    let preserve_original = p.get("preserve_original").is_some_and(is_true);
     if min == 0 || min > max {
         return Err(Error::invalid(format!(
             "filter [{f}]: [min_gram] must be at least 1 and at most [max_gram] ({min} and {max})"
@@ -215,10 +264,7 @@ fn grams(f: &str, p: &Map<String, Value>, edge: bool, max_diff: usize) -> Result
             max - min
         )));
     }
-    if p.get("side").is_some_and(|s| s.as_str() != Some("front")) {
-        return Err(not_yet(format!("[side] other than front of filter [{f}]")));
-    }
-    Ok(TokenFilter::Grams(Grams { edge, min, max, preserve_original }))
+    Ok((min, max))
 }
 
 /// Filter `f` as its parameters `p` define it (the filters that need no index setting).
@@ -296,12 +342,17 @@ pub fn read(settings: &Value) -> Result<IndexAnalysis> {
             "analyzer" => &mut analysis.analyzer,
             "filter" => &mut analysis.filter,
             "normalizer" => &mut analysis.normalizer,
+            "tokenizer" => &mut analysis.tokenizer,
             _ => return Err(not_yet(format!("[index.{key}]"))),
         };
         let Some((name, param)) = rest.rsplit_once('.') else {
             return Err(Error::invalid(format!("[index.{key}]: a setting of a named {part}")));
         };
         slot.entry(name.to_string()).or_default().insert(param.to_string(), shown_value(value));
+    }
+    for (name, p) in &analysis.tokenizer {
+        check_params(name, "tokenizer", p, tokenizer_params(p))?;
+        analysis.configured_tokenizer(name, p)?;
     }
     for (name, p) in &analysis.filter {
         check_params(name, "filter", p, filter_params(p))?;
@@ -418,13 +469,30 @@ fn names(v: Option<&Value>) -> Vec<String> {
     }
 }
 
-fn tokenizer(analyzer: &str, v: Option<&Value>) -> Result<Tokenizer> {
-    let name = v.and_then(Value::as_str).unwrap_or_default();
-    Tokenizer::parse(name).ok_or_else(|| {
-        not_yet(format!(
-            "the tokenizer [{name}] of analyzer [{analyzer}] (Needle's: standard, whitespace, keyword, letter, lowercase)"
+/// The parameters a tokenizer of `p`'s type takes.
+fn tokenizer_params(p: &Map<String, Value>) -> &'static [&'static str] {
+    match p.get("type").and_then(Value::as_str) {
+        Some("edge_ngram" | "edgeNGram" | "ngram" | "nGram") => {
+            &["type", "min_gram", "max_gram", "token_chars"]
+        }
+        _ => &["type"],
+    }
+}
+
+/// An `ngram` or `edge_ngram` tokenizer (`edge`), its `max_gram` at most `max_diff` over its `min_gram`.
+fn gram_tokenizer(name: &str, p: &Map<String, Value>, edge: bool, max_diff: usize) -> Result<Tokenizer> {
+    let (min, max) = gram_sizes(name, p, max_diff)?;
+    let classes = names(p.get("token_chars"));
+    let chars = TokenChars::parse(classes.iter().map(String::as_str)).map_err(|other| {
+        Error::invalid(format!(
+            "Unknown token type: '{other}', must be one of [letter, digit, whitespace, punctuation, symbol] \
+             (custom is not supported yet by Needle)"
         ))
-    })
+    })?;
+    let bound = |n: usize| {
+        u16::try_from(n).map_err(|_| Error::invalid(format!("[max_gram] of [{name}] is too large")))
+    };
+    Ok(Tokenizer::Grams(GramTokenizer { edge, min: bound(min)?, max: bound(max)?, chars }))
 }
 
 /// The built-in analyzer `kind`, for analyzer `name`.
@@ -552,6 +620,14 @@ mod tests {
         assert_eq!(terms(&wide, "edges", "abc"), ["a", "ab", "abc"]);
         assert_eq!(wide.shown()["filter"]["g"]["type"], "ngram");
         assert!(wide.shown().get("max_ngram_diff").is_none());
+        let tokenized = read(&json!({"analysis": {
+            "tokenizer": {"auto": {"type": "edge_ngram", "min_gram": "2", "max_gram": "4", "token_chars": ["letter"]}},
+            "analyzer": {"auto": {"tokenizer": "auto", "filter": ["lowercase"]}},
+        }}))
+        .unwrap();
+        assert_eq!(terms(&tokenized, "auto", "Quick fox1"), ["qu", "qui", "quic", "fo", "fox"]);
+        let inline = a.chain(Some(&json!({"type": "ngram", "token_chars": ["digit"]})), None).unwrap();
+        assert_eq!(inline.terms("a12"), ["1", "12", "2"]);
         let bad = a.chain(None, Some(&json!([{"type": "truncate", "size": 2}]))).unwrap_err();
         assert!(bad.to_string().contains(".size]"), "{bad}");
     }
@@ -584,17 +660,16 @@ mod tests {
             (json!({"analyzer": {"x": {"stopwords": ["a"]}}}), "must specify either an analyzer type"),
             (json!({"analyzer": {"x": {"type": "klingon"}}}), "Unknown analyzer type [klingon] for [x]"),
             (json!({"analyzer": {"x": {"type": "custom"}}}), "must be configured with a tokenizer"),
-            (json!({"analyzer": {"x": {"type": "custom", "tokenizer": "ngram"}}}), "tokenizer [ngram]"),
+            (json!({"analyzer": {"x": {"type": "custom", "tokenizer": "pattern"}}}), "tokenizer [pattern]"),
             (json!({"analyzer": {"x": {"tokenizer": "standard", "filter": ["kstem"]}}}), "[kstem]"),
             (
                 json!({"analyzer": {"x": {"tokenizer": "standard", "char_filter": ["html_strip"]}}}),
                 "char_filter",
             ),
             (json!({"analyzer": {"x": {"type": "keyword"}}}), "Unknown analyzer type [keyword]"),
-            (
-                json!({"tokenizer": {"t": {"type": "ngram"}}}),
-                "[index.analysis.tokenizer.t.type] is not supported yet",
-            ),
+            (json!({"tokenizer": {"t": {"type": "pattern"}}}), "tokenizer type [pattern] of tokenizer [t]"),
+            (json!({"tokenizer": {"t": {"type": "ngram", "token_chars": ["letter", "odd"]}}}), "'odd'"),
+            (json!({"tokenizer": {"t": {"type": "ngram", "min_gram": 2, "max_gram": 4}}}), "max_ngram_diff"),
             (json!({"filter": {"f": {"type": "synonym"}}}), "filter type [synonym]"),
             (
                 json!({"filter": {"f": {"type": "ngram", "min_gram": 1, "max_gram": 3}}}),

@@ -37,6 +37,12 @@ ANALYSIS = {
         "cut_ws": {"tokenizer": "whitespace", "filter": ["trim", "apostrophe", "truncate", "length"]},
         "prefixes": {"tokenizer": "standard", "filter": ["lowercase", "edges", "stop"]},
         "grams": {"tokenizer": "whitespace", "filter": ["tri", "fold_keep"]},
+        "auto": {"tokenizer": "auto_tok", "filter": ["lowercase"]},
+        "tri_tok": {"tokenizer": "tri_chars"},
+    },
+    "tokenizer": {
+        "auto_tok": {"type": "edge_ngram", "min_gram": 2, "max_gram": 5, "token_chars": ["letter", "digit"]},
+        "tri_chars": {"type": "ngram", "min_gram": 2, "max_gram": 3, "token_chars": ["letter", "punctuation", "symbol"]},
     },
     "filter": {
         "no_fox": {"type": "stop", "stopwords": ["fox"], "ignore_case": True},
@@ -137,6 +143,15 @@ def requests():
                        "text": "x"}),
         ("/_analyze", {"tokenizer": "standard", "filter": [{"type": "edge_ngram", "min_gram": 4, "max_gram": 2}],
                        "text": "x"}),
+        ("/_analyze", {"tokenizer": "edge_ngram", "text": ["Quick fox", "ü😀x"]}),
+        ("/_analyze", {"tokenizer": "ngram", "text": "a b😀"}),
+        ("/_analyze", {"tokenizer": {"type": "edge_ngram", "min_gram": 1, "max_gram": 4,
+                                     "token_chars": ["letter", "digit"]}, "text": [MIXED, FOLDING]}),
+        ("/_analyze", {"tokenizer": {"type": "ngram", "min_gram": 2, "max_gram": 3,
+                                     "token_chars": ["whitespace", "symbol"]}, "text": MIXED}),
+        ("/_analyze", {"tokenizer": {"type": "ngram", "token_chars": ["digit", "punctuation"]},
+                       "filter": ["uppercase"], "text": MIXED}),
+        ("/_analyze", {"tokenizer": {"type": "edge_ngram", "token_chars": ["letter", "odd"]}, "text": "x"}),
     ] + [(f"/{OWN}/_analyze", body) for body in [
         {"analyzer": "my_stop", "text": ENGLISH},
         {"analyzer": "snow", "text": ENGLISH},
@@ -171,6 +186,9 @@ def requests():
         {"tokenizer": "whitespace", "filter": ["cut", "fold", "len2"], "text": FOLDING},
         {"analyzer": "prefixes", "text": [ENGLISH, "a be the x"]},
         {"analyzer": "grams", "text": [FOLDING, "ab"]},
+        {"analyzer": "auto", "text": [MIXED, ENGLISH]},
+        {"analyzer": "tri_tok", "text": [MIXED, FOLDING]},
+        {"tokenizer": "auto_tok", "filter": ["uppercase"], "text": "Quick-fox 42"},
     ]]
 
 

@@ -79,6 +79,19 @@ def steps():
         search({"query": {"match": {"t": "running"}}}, OTHER),
         search({"query": {"match": {"t": "dogs"}}}, OTHER),
         search({"query": {"term": {"t": "running"}}}, OTHER),
+        ("PUT", "/needle-sa-tok", {"settings": {"analysis": {
+            "tokenizer": {"prefix_tok": {"type": "edge_ngram", "min_gram": 2, "max_gram": 10, "token_chars": ["letter", "digit"]}},
+            "analyzer": {"prefix_an": {"tokenizer": "prefix_tok", "filter": ["lowercase"]}}}},
+            "mappings": {"properties": {"name": {"type": "text", "analyzer": "prefix_an"},
+                                        "name2": {"type": "text", "analyzer": "prefix_an", "search_analyzer": "standard"}}}}),
+        ("POST", "/_bulk?refresh=true", "".join(
+            json.dumps({"index": {"_index": "needle-sa-tok", "_id": str(i)}}) + "\n" + json.dumps({"name": t, "name2": t}) + "\n"
+            for i, t in enumerate(["Quick Brown Fox", "Quicksilver 2000", "quiet brownies", "Fox-trot 42"]))),
+        search({"query": {"match": {"name": "qui bro"}}}, "needle-sa-tok"),
+        search({"query": {"match": {"name": "Quick"}}}, "needle-sa-tok"),
+        search({"query": {"match": {"name2": "qui bro"}}}, "needle-sa-tok"),
+        search({"query": {"match_phrase": {"name2": "quick brown"}}}, "needle-sa-tok"),
+        search({"query": {"match": {"name2": "20"}}}, "needle-sa-tok"),
         ("PUT", "/needle-sa-alone", {"mappings": {"properties": {"t": {"type": "text", "search_analyzer": "english"}}}}),
         ("PUT", "/needle-sa-alone/_doc/1?refresh=true", {"t": "running dogs"}),
         search({"query": {"match": {"t": "dogs"}}}, "needle-sa-alone"),
@@ -91,10 +104,10 @@ def steps():
 
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    for index in [INDEX, OTHER, "needle-sa-alone", "needle-sa-bad"]:
+    for index in [INDEX, OTHER, "needle-sa-tok", "needle-sa-alone", "needle-sa-bad"]:
         call(base, "DELETE", f"/{index}")
     name, cases = record_steps(base, steps(), shaped)
-    for index in [INDEX, OTHER, "needle-sa-alone", "needle-sa-bad"]:
+    for index in [INDEX, OTHER, "needle-sa-tok", "needle-sa-alone", "needle-sa-bad"]:
         call(base, "DELETE", f"/{index}")
     print_golden([("node", name)], cases)
 

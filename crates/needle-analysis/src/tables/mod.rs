@@ -2,4 +2,5 @@
 //! (never edited by hand), so filters and tokenizers answer as Lucene's do.
 
 pub(crate) mod ascii_folding;
+pub(crate) mod char_classes;
 pub(crate) mod letters;

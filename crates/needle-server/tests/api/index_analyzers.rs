@@ -64,15 +64,15 @@ fn what_cannot_be_made_is_refused_by_name_and_changes_nothing() {
     let s = TestServer::start();
     for (settings, says) in [
         (
-            json!({"analysis": {"analyzer": {"x": {"type": "custom", "tokenizer": "ngram"}}}}),
-            "tokenizer [ngram]",
+            json!({"analysis": {"analyzer": {"x": {"type": "custom", "tokenizer": "pattern"}}}}),
+            "tokenizer [pattern]",
         ),
         (json!({"analysis": {"analyzer": {"x": {"tokenizer": "standard", "filter": ["kstem"]}}}}), "[kstem]"),
         (
             json!({"analysis": {"analyzer": {"x": {"type": "klingon"}}}}),
             "Unknown analyzer type [klingon] for [x]",
         ),
-        (json!({"analysis": {"tokenizer": {"t": {"type": "ngram"}}}}), "index.analysis.tokenizer.t.type"),
+        (json!({"analysis": {"tokenizer": {"t": {"type": "pattern"}}}}), "tokenizer type [pattern]"),
     ] {
         let (status, answer) = s.json("PUT", "/b", Some(json!({"settings": settings})));
         assert_eq!(
