@@ -55,6 +55,7 @@ impl IndexAnalysis {
             && self.filter.is_empty()
             && self.normalizer.is_empty()
             && self.tokenizer.is_empty()
+            && self.max_ngram_diff.is_none()
     }
 
     /// Normalizer `name`: these settings' own, or the built-in `lowercase`

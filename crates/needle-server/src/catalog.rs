@@ -147,6 +147,11 @@ impl Settings {
                     self.uuid
                 )));
             }
+            if name == "max_ngram_diff" {
+                return Err(ApiError::illegal_argument(
+                    "updating [index.max_ngram_diff] is not supported yet by Needle: it is set when the index is created",
+                ));
+            }
         }
         self.apply(settings)?;
         if self.durability != before {
@@ -174,8 +179,12 @@ impl Settings {
             shown["index"]["sort"] =
                 json!({"field": [sort.field], "order": [order], "missing": [missing], "mode": [mode]});
         }
-        if !schema.analysis.is_empty() {
-            shown["index"]["analysis"] = schema.analysis.shown();
+        let analysis = schema.analysis.shown();
+        if analysis.as_object().is_some_and(|a| !a.is_empty()) {
+            shown["index"]["analysis"] = analysis;
+        }
+        if let Some(diff) = schema.analysis.max_ngram_diff {
+            shown["index"]["max_ngram_diff"] = json!(diff.to_string());
         }
         shown
     }

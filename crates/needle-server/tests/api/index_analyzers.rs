@@ -121,3 +121,30 @@ fn a_query_analyzed_into_several_terms_at_a_position_is_refused_by_name() {
     let (_, found) = s.json("POST", "/g/_search", Some(json!({"query": {"term": {"t": "qui"}}})));
     assert_eq!(ids(&found), ["1"]);
 }
+
+/// `index.max_ngram_diff` is kept with the index (through a restart), shown
+/// with its settings, bounds what `_analyze` defines in place, and an update
+/// of it is refused by name, changing nothing.
+#[test]
+fn the_ngram_bound_is_kept_shown_and_not_updated_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let s = TestServer::start_with(|c| c, dir.path());
+        let (status, answer) =
+            s.json("PUT", "/n", Some(json!({"settings": {"index": {"max_ngram_diff": 3}}})));
+        assert_eq!(status, 200, "{answer}");
+    }
+    let s = TestServer::start_with(|c| c, dir.path());
+    let (_, settings) = s.json("GET", "/n/_settings", None);
+    assert_eq!(settings["n"]["settings"]["index"]["max_ngram_diff"], "3", "{settings}");
+    assert!(settings["n"]["settings"]["index"].get("analysis").is_none(), "{settings}");
+    let wide = json!({"tokenizer": "keyword", "filter": [{"type": "ngram", "min_gram": 1, "max_gram": 4}], "text": "ab"});
+    let (status, answer) = s.json("POST", "/n/_analyze", Some(wide.clone()));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["tokens"].as_array().unwrap().len(), 3, "{answer}");
+    assert_eq!(s.json("POST", "/_analyze", Some(wide)).0, 400, "one apart without an index");
+    let (status, answer) = s.json("PUT", "/n/_settings", Some(json!({"index": {"max_ngram_diff": 5}})));
+    assert_eq!((status, &answer["error"]["type"]), (400, &json!("illegal_argument_exception")), "{answer}");
+    let (_, settings) = s.json("GET", "/n/_settings", None);
+    assert_eq!(settings["n"]["settings"]["index"]["max_ngram_diff"], "3");
+}
