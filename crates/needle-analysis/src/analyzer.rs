@@ -8,6 +8,7 @@
 //! English stop words from those; a `custom` one is a tokenizer and filters
 //! of one's choosing. A field may replace the stop list.
 
+use crate::char_filters::{CharFilter, Filtered};
 use crate::filters::{lowercase_into, TokenFilter};
 use crate::stopwords::ENGLISH_STOP_WORDS;
 use crate::tokenizer::Tokenizer;
@@ -19,6 +20,8 @@ pub struct Token {
     pub position: u32,
     pub start: u32,
     pub end: u32,
+    /// Made by a synonym rule (Elasticsearch's token type `SYNONYM`).
+    pub synonym: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +81,8 @@ impl AnalyzerKind {
 #[derive(Debug)]
 pub struct Analyzer {
     kind: AnalyzerKind,
+    /// What the text goes through before the tokenizer (none for the built-in analyzers).
+    char_filters: Vec<CharFilter>,
     tokenizer: Tokenizer,
     filters: Vec<TokenFilter>,
 }
@@ -127,12 +132,18 @@ impl Analyzer {
             AnalyzerKind::Simple | AnalyzerKind::Stop => Tokenizer::Lowercase,
             _ => Tokenizer::Standard,
         };
-        Analyzer { kind, tokenizer, filters }
+        Analyzer { kind, char_filters: Vec::new(), tokenizer, filters }
+    }
+
+    /// The analyzer with `char_filters` before its tokenizer.
+    pub fn with_char_filters(mut self, char_filters: Vec<CharFilter>) -> Self {
+        self.char_filters = char_filters;
+        self
     }
 
     /// `tokenizer`, then `filters` in order (Elasticsearch's `custom` analyzer).
     pub fn custom(tokenizer: Tokenizer, filters: Vec<TokenFilter>) -> Self {
-        Analyzer { kind: AnalyzerKind::Custom, tokenizer, filters }
+        Analyzer { kind: AnalyzerKind::Custom, char_filters: Vec::new(), tokenizer, filters }
     }
 
     pub fn standard() -> Self {
@@ -143,15 +154,38 @@ impl Analyzer {
         self.kind
     }
 
-    pub fn tokenizer(&self) -> Tokenizer {
-        self.tokenizer
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
     }
 
     /// Calls `emit` for every token of `text`, in order. Positions start at
     /// `first_position`; the return value is the position after the last
     /// token, counting removed stop words (so a next value can continue).
     pub fn analyze(&self, text: &str, first_position: u32, mut emit: impl FnMut(&Token)) -> u32 {
-        let mut token = Token { term: String::new(), position: first_position, start: 0, end: 0 };
+        self.analyze_words(text, first_position, |t, _| emit(t))
+    }
+
+    /// As [`Self::analyze`], each token given with the word its tokenizer
+    /// cut (from the text as the char filters left it): what its type is read from.
+    pub fn analyze_words(&self, text: &str, first_position: u32, mut emit: impl FnMut(&Token, &str)) -> u32 {
+        if self.char_filters.is_empty() {
+            return self.analyze_filtered(text, first_position, |at| at, &mut emit);
+        }
+        let filtered = Filtered::new(&self.char_filters, text);
+        self.analyze_filtered(&filtered.text, first_position, |at| filtered.original_offset(at), &mut emit)
+    }
+
+    /// The tokens of `text` (the char filters' output), their offsets
+    /// moved back into the original text by `original`.
+    fn analyze_filtered(
+        &self,
+        text: &str,
+        first_position: u32,
+        original: impl Fn(usize) -> usize,
+        emit: &mut impl FnMut(&Token, &str),
+    ) -> u32 {
+        let mut token =
+            Token { term: String::new(), position: first_position, start: 0, end: 0, synonym: false };
         // Most chains lowercase first: done while copying the word out.
         let (lowered, rest) = match self.filters.split_first() {
             Some((TokenFilter::Lowercase, rest)) => (true, rest),
@@ -169,12 +203,13 @@ impl Analyzer {
             }
             token.position = next_position;
             next_position += 1;
-            token.start = start as u32;
-            token.end = end as u32;
+            token.start = original(start) as u32;
+            token.end = original(end) as u32;
+            token.synonym = false;
             if expands {
-                through_expanding(rest, &mut token, &mut emit);
+                through_expanding(rest, &mut token, &mut |t| emit(t, word));
             } else if rest.iter().all(|f| f.apply(&mut token.term)) {
-                emit(&token);
+                emit(&token, word);
             }
         });
         next_position
@@ -185,6 +220,14 @@ impl Analyzer {
     /// kept, not stemmed; lowercased if the analyzer lowercases, folded,
     /// uppercased or trimmed if its filters do (those Elasticsearch calls normalizing).
     pub fn normalize(&self, text: &str) -> String {
+        let filtered;
+        let text = match self.char_filters.is_empty() {
+            true => text,
+            false => {
+                filtered = Filtered::new(&self.char_filters, text);
+                filtered.text.as_str()
+            }
+        };
         let mut out = String::new();
         match self.tokenizer.lowercases() {
             true => lowercase_into(text, &mut out),
@@ -227,10 +270,13 @@ fn through_expanding(filters: &[TokenFilter], token: &mut Token, emit: &mut impl
         if f.expands() {
             let mut terms = Vec::new();
             f.expand(&token.term, &mut terms);
-            for term in terms {
+            let made_by_rule = token.synonym;
+            for (term, synonym) in terms {
                 token.term = term;
+                token.synonym = made_by_rule || synonym;
                 through_expanding(&filters[i + 1..], token, emit);
             }
+            token.synonym = made_by_rule;
             return;
         }
         if !f.apply(&mut token.term) {

@@ -6,11 +6,14 @@
 //! the token's position (n-grams, a folded term and its original).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
 use crate::porter;
+use crate::synonyms::SynonymMap;
 use crate::tables::ascii_folding::ASCII_FOLDING;
+use crate::tables::char_classes::DIGITS;
 
 /// One step of an analyzer after its tokenizer, as Lucene's filter of the same name.
 pub enum TokenFilter {
@@ -49,6 +52,15 @@ pub enum TokenFilter {
     /// by start then length; a term outside those lengths goes, or stays
     /// whole with `preserve_original`.
     Grams(Grams),
+    /// `SynonymFilter` (`SynonymGraphFilter` when the map says so) over
+    /// single-term rules: a term a rule names becomes its synonyms, beside
+    /// the original when the rules keep it (see `synonyms.rs`).
+    Synonyms(Arc<SynonymMap>),
+    /// `ElisionFilter`: an article and the apostrophe after it (`l'`, `qu’`)
+    /// go from the front of a term (articles compared lowercased when `ignore_case`).
+    Elision { articles: HashSet<String>, ignore_case: bool },
+    /// `DecimalDigitFilter`: every decimal digit (Java's `isDigit`) becomes its ASCII digit.
+    DecimalDigit,
 }
 
 /// The parameters of [`TokenFilter::Grams`].
@@ -79,6 +91,11 @@ impl std::fmt::Debug for TokenFilter {
             TokenFilter::Truncate(length) => write!(f, "Truncate({length})"),
             TokenFilter::AsciiFoldingKeepingOriginal => f.write_str("AsciiFoldingKeepingOriginal"),
             TokenFilter::Grams(g) => write!(f, "{g:?}"),
+            TokenFilter::Synonyms(_) => f.write_str("Synonyms"),
+            TokenFilter::Elision { articles, ignore_case } => {
+                write!(f, "Elision({} articles, ignore_case {ignore_case})", articles.len())
+            }
+            TokenFilter::DecimalDigit => f.write_str("DecimalDigit"),
         }
     }
 }
@@ -96,30 +113,41 @@ impl TokenFilter {
 
     /// Whether it may turn a term into several ([`Self::expand`] then, not [`Self::apply`]).
     pub fn expands(&self) -> bool {
-        matches!(self, TokenFilter::AsciiFoldingKeepingOriginal | TokenFilter::Grams(_))
+        matches!(
+            self,
+            TokenFilter::AsciiFoldingKeepingOriginal | TokenFilter::Grams(_) | TokenFilter::Synonyms(_)
+        )
     }
 
     /// The terms an expanding filter makes of `term`, in Lucene's order,
-    /// into `out` (none: the token is removed).
-    pub fn expand(&self, term: &str, out: &mut Vec<String>) {
+    /// into `out` (none: the token is removed), each with whether a synonym
+    /// rule made it (Elasticsearch shows those as of type `SYNONYM`).
+    pub fn expand(&self, term: &str, out: &mut Vec<(String, bool)>) {
+        let mut plain = Vec::new();
         match self {
             TokenFilter::AsciiFoldingKeepingOriginal => {
                 let mut folded = term.to_string();
                 fold_to_ascii(&mut folded);
                 let changed = folded != term;
-                out.push(folded);
+                plain.push(folded);
                 if changed {
-                    out.push(term.to_string());
+                    plain.push(term.to_string());
                 }
             }
-            TokenFilter::Grams(g) => grams(g, term, out),
+            TokenFilter::Grams(g) => grams(g, term, &mut plain),
+            TokenFilter::Synonyms(map) => {
+                if !map.expand(term, out) {
+                    out.push((term.to_string(), false));
+                }
+            }
             other => {
                 let mut term = term.to_string();
                 if other.apply(&mut term) {
-                    out.push(term);
+                    plain.push(term);
                 }
             }
         }
+        out.extend(plain.into_iter().map(|t| (t, false)));
     }
 
     /// Applies the filter to `term`; `false`: the token is removed.
@@ -152,9 +180,41 @@ impl TokenFilter {
             TokenFilter::Length { min, max } => return (*min..=*max).contains(&utf16_len(term)),
             TokenFilter::Truncate(length) => truncate_units(term, *length),
             TokenFilter::AsciiFoldingKeepingOriginal => fold_to_ascii(term),
-            TokenFilter::Grams(_) => {}
+            TokenFilter::Elision { articles, ignore_case } => {
+                if let Some(at) = term.find(['\'', '\u{2019}']) {
+                    let article = &term[..at];
+                    let known = match ignore_case {
+                        true => articles.contains(&article.to_lowercase()),
+                        false => articles.contains(article),
+                    };
+                    if known {
+                        let apostrophe = term[at..].chars().next().expect("found").len_utf8();
+                        term.drain(..at + apostrophe);
+                    }
+                }
+            }
+            TokenFilter::DecimalDigit => {
+                if !term.is_ascii() {
+                    *term = term.chars().map(ascii_digit).collect();
+                }
+            }
+            TokenFilter::Grams(_) | TokenFilter::Synonyms(_) => {}
         }
         true
+    }
+}
+
+/// `c`'s ASCII digit when it is a decimal digit of another script. Java's
+/// digits come in runs of ten from a zero, so a run's start tells the value.
+fn ascii_digit(c: char) -> char {
+    if c.is_ascii() {
+        return c;
+    }
+    let code = c as u32;
+    let i = DIGITS.partition_point(|&(_, last)| last < code);
+    match DIGITS.get(i) {
+        Some(&(first, _)) if first <= code => char::from(b'0' + ((code - first) % 10) as u8),
+        _ => c,
     }
 }
 
@@ -319,7 +379,7 @@ mod tests {
         let expand = |edge, min, max, preserve_original, term: &str| {
             let mut out = Vec::new();
             TokenFilter::Grams(Grams { edge, min, max, preserve_original }).expand(term, &mut out);
-            out
+            out.into_iter().map(|(t, _)| t).collect::<Vec<String>>()
         };
         assert_eq!(expand(true, 1, 3, false, "qüick"), ["q", "qü", "qüi"]);
         assert_eq!(expand(true, 1, 3, true, "qüick"), ["q", "qü", "qüi", "qüick"]);
@@ -330,7 +390,8 @@ mod tests {
         let mut out = Vec::new();
         TokenFilter::AsciiFoldingKeepingOriginal.expand("café", &mut out);
         TokenFilter::AsciiFoldingKeepingOriginal.expand("cafe", &mut out);
-        assert_eq!(out, ["cafe", "café", "cafe"]);
+        let terms: Vec<&str> = out.iter().map(|(t, _)| t.as_str()).collect();
+        assert_eq!(terms, ["cafe", "café", "cafe"]);
     }
 
     #[test]

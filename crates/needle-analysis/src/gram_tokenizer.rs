@@ -27,9 +27,11 @@ impl TokenChars {
 
     /// Whether a token may hold `c` (any character, with no class named).
     fn takes(self, c: char) -> bool {
-        if self.0 == 0 {
-            return true;
-        }
+        self.0 == 0 || self.names(c)
+    }
+
+    /// Whether `c` is of a class named.
+    pub fn names(self, c: char) -> bool {
         let classes = [
             is_java_letter(c),
             in_ranges(DIGITS, c),

@@ -7,15 +7,21 @@
 //! split into 255-character pieces. See [`Analyzer`] for per-field options.
 
 mod analyzer;
+mod char_filters;
 mod filters;
 mod gram_tokenizer;
+mod pattern_tokenizer;
 pub mod porter;
 mod stopwords;
+mod synonyms;
 mod tables;
 mod tokenizer;
 
 pub use analyzer::{Analyzer, AnalyzerKind, Token};
+pub use char_filters::{check_replacement, java_regex, CharFilter, Mapping};
 pub use filters::{Grams, TokenFilter};
 pub use gram_tokenizer::{GramTokenizer, TokenChars};
+pub use pattern_tokenizer::{CharGroupTokenizer, PatternTokenizer};
 pub use stopwords::ENGLISH_STOP_WORDS;
+pub use synonyms::{RuleError, SynonymMap};
 pub use tokenizer::{word_type, Tokenizer};

@@ -13,13 +13,14 @@
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::gram_tokenizer::GramTokenizer;
+use crate::pattern_tokenizer::{CharGroupTokenizer, PatternTokenizer};
 use crate::tables::letters::LETTERS;
 
 /// Lucene's default `maxTokenLength`: longer words are cut into pieces of this many characters.
 pub const MAX_TOKEN_CHARS: usize = 255;
 
 /// How an analyzer cuts text into tokens, as Lucene's tokenizer of the same name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tokenizer {
     /// `StandardTokenizer`: UAX #29 words ([`for_each_word`]).
     Standard,
@@ -34,6 +35,10 @@ pub enum Tokenizer {
     Lowercase,
     /// `NGramTokenizer` or `EdgeNGramTokenizer` (`gram_tokenizer.rs`).
     Grams(GramTokenizer),
+    /// `PatternTokenizer` (`pattern_tokenizer.rs`).
+    Pattern(PatternTokenizer),
+    /// Elasticsearch's `char_group` tokenizer (`pattern_tokenizer.rs`).
+    CharGroup(CharGroupTokenizer),
 }
 
 impl Tokenizer {
@@ -49,30 +54,36 @@ impl Tokenizer {
     }
 
     /// Whether its tokens come out lowercased.
-    pub fn lowercases(self) -> bool {
-        self == Tokenizer::Lowercase
+    pub fn lowercases(&self) -> bool {
+        *self == Tokenizer::Lowercase
     }
 
     /// Calls `emit(start, end)` with the byte range of every token of `text`, in order.
-    pub fn for_each_token(self, text: &str, mut emit: impl FnMut(usize, usize)) {
+    pub fn for_each_token(&self, text: &str, mut emit: impl FnMut(usize, usize)) {
         match self {
             Tokenizer::Standard => for_each_word(text, emit),
-            Tokenizer::Whitespace => for_each_run(text, |c| !is_java_whitespace(c), emit),
-            Tokenizer::Letter | Tokenizer::Lowercase => for_each_run(text, is_java_letter, emit),
+            Tokenizer::Whitespace => for_each_run(text, |c| !is_java_whitespace(c), MAX_TOKEN_CHARS, emit),
+            Tokenizer::Letter | Tokenizer::Lowercase => {
+                for_each_run(text, is_java_letter, MAX_TOKEN_CHARS, emit)
+            }
             Tokenizer::Keyword => emit(0, text.len()),
             Tokenizer::Grams(g) => g.for_each_gram(text, emit),
+            Tokenizer::Pattern(p) => p.for_each_token(text, emit),
+            Tokenizer::CharGroup(g) => g.for_each_token(text, emit),
         }
     }
 
     /// The type `_analyze` shows for `token` (Lucene's type attribute).
-    pub fn token_type(self, token: &str) -> &'static str {
+    pub fn token_type(&self, token: &str) -> &'static str {
         match self {
             Tokenizer::Standard => word_type(token),
             Tokenizer::Whitespace
             | Tokenizer::Keyword
             | Tokenizer::Letter
             | Tokenizer::Lowercase
-            | Tokenizer::Grams(_) => "word",
+            | Tokenizer::Grams(_)
+            | Tokenizer::Pattern(_)
+            | Tokenizer::CharGroup(_) => "word",
         }
     }
 }
@@ -101,8 +112,13 @@ pub(crate) fn in_ranges(ranges: &[(u32, u32)], c: char) -> bool {
 
 /// The tokens of Lucene's `CharTokenizer`s (`WhitespaceTokenizer`,
 /// `LetterTokenizer`): runs of the characters `is_token_char` takes, cut once
-/// a run reaches 255 UTF-16 units (as `CharTokenizer` counts).
-fn for_each_run(text: &str, is_token_char: impl Fn(char) -> bool, mut emit: impl FnMut(usize, usize)) {
+/// a run reaches `max_units` UTF-16 units (255 by default, as `CharTokenizer` counts).
+pub(crate) fn for_each_run(
+    text: &str,
+    is_token_char: impl Fn(char) -> bool,
+    max_units: usize,
+    mut emit: impl FnMut(usize, usize),
+) {
     let mut start = None;
     let mut units = 0;
     for (i, c) in text.char_indices() {
@@ -117,7 +133,7 @@ fn for_each_run(text: &str, is_token_char: impl Fn(char) -> bool, mut emit: impl
             i
         });
         units += c.len_utf16();
-        if units >= MAX_TOKEN_CHARS {
+        if units >= max_units {
             emit(s, i + c.len_utf8());
             start = None;
         }
@@ -353,7 +369,8 @@ pub fn word_type(word: &str) -> &'static str {
         0x3040..=0x309F => "<HIRAGANA>",
         0x30A0..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => "<KATAKANA>",
         0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xAC00..=0xD7FF => "<HANGUL>",
-        _ if is_southeast_asian(first) => "<SOUTHEAST_ASIAN>",
+        // Their scripts' digits are numbers, not complex-context letters (Unicode's line breaking).
+        _ if is_southeast_asian(first) && !is_decimal_digit(first) => "<SOUTHEAST_ASIAN>",
         _ if is_pictographic(first) => "<EMOJI>",
         _ if !word.chars().any(char::is_alphabetic) && word.chars().any(is_decimal_digit) => "<NUM>",
         _ => "<ALPHANUM>",

@@ -12,21 +12,29 @@
 //!   or `porter`, `porter2`, `possessive_english`), `snowball` (`language`:
 //!   `English`), `length` (`min`, `max`), `truncate` (`length`),
 //!   `asciifolding`, `lowercase`, `uppercase`, `trim`, `reverse` or
-//!   `apostrophe`. The built-in filters ([`PRE_BUILT_FILTERS`]) are named as
-//!   they are. `_analyze` may define a tokenizer or filters in place.
+//!   `apostrophe`, `ngram` and `edge_ngram`, or `synonym` and
+//!   `synonym_graph` (`synonyms` in Solr's format, `expand`, `lenient`; rules
+//!   of one-word terms). The built-in filters ([`PRE_BUILT_FILTERS`]) are
+//!   named as they are. `_analyze` may define a tokenizer or filters in place.
 //! - `analysis.normalizer.NAME`: what a keyword field's `normalizer` names
 //!   (besides the built-in `lowercase`): a `filter` list of the filters that
 //!   keep a value one term (`lowercase`, `uppercase`, `asciifolding`, `trim`).
 //!
-//! Anything else (char filters, other tokenizers and filters) is refused by
+//! - `analysis.char_filter.NAME`: what a custom analyzer's or normalizer's
+//!   `char_filter` names: `mapping` (`mappings`: `key => replacement`) or
+//!   `pattern_replace` (`pattern`, `replacement`, `flags`).
+//!
+//! Anything else (`html_strip`, other tokenizers and filters) is refused by
 //! name: not supported yet. They are kept in the schema (so in
 //! the manifest) as given: `{"analyzer": {"my_stop": {"type": "standard",
 //! "stopwords": ["the", "a"]}}, "filter": {...}}`.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use needle_analysis::{
-    Analyzer, AnalyzerKind, GramTokenizer, Grams, TokenChars, TokenFilter, Tokenizer, ENGLISH_STOP_WORDS,
+    check_replacement, java_regex, Analyzer, AnalyzerKind, CharFilter, CharGroupTokenizer, GramTokenizer,
+    Grams, Mapping, PatternTokenizer, SynonymMap, TokenChars, TokenFilter, Tokenizer, ENGLISH_STOP_WORDS,
 };
 use needle_core::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -43,6 +51,8 @@ pub struct IndexAnalysis {
     pub normalizer: BTreeMap<String, Map<String, Value>>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tokenizer: BTreeMap<String, Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub char_filter: BTreeMap<String, Map<String, Value>>,
     /// `index.max_ngram_diff`: the most an `ngram` filter's `max_gram` may
     /// exceed its `min_gram` (`None`: Elasticsearch's 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,6 +65,7 @@ impl IndexAnalysis {
             && self.filter.is_empty()
             && self.normalizer.is_empty()
             && self.tokenizer.is_empty()
+            && self.char_filter.is_empty()
             && self.max_ngram_diff.is_none()
     }
 
@@ -65,9 +76,15 @@ impl IndexAnalysis {
             return (name == "lowercase")
                 .then(|| Ok(Analyzer::custom(Tokenizer::Keyword, vec![TokenFilter::Lowercase])));
         };
-        let filters: Result<Vec<_>> =
-            names(p.get("filter")).iter().map(|f| self.normalizing_filter(name, f)).collect();
-        Some(filters.map(|filters| Analyzer::custom(Tokenizer::Keyword, filters)))
+        let made = || -> Result<Analyzer> {
+            let filters: Vec<_> = names(p.get("filter"))
+                .iter()
+                .map(|f| self.normalizing_filter(name, f))
+                .collect::<Result<_>>()?;
+            let chars = self.char_filters(name, p.get("char_filter"))?;
+            Ok(Analyzer::custom(Tokenizer::Keyword, filters).with_char_filters(chars))
+        };
+        Some(made())
     }
 
     /// Filter `f` of normalizer `normalizer`, refused unless it keeps a value one term.
@@ -92,8 +109,12 @@ impl IndexAnalysis {
     /// An analyzer made on the spot (`_analyze`'s `tokenizer` and `filter`):
     /// the tokenizer named or defined (`keyword` when none is), then the
     /// filters named (these settings' or built-in ones) or defined in place.
-    pub fn chain(&self, tokenizer: Option<&Value>, filters: Option<&Value>) -> Result<Analyzer> {
-        const ANONYMOUS: &str = "_anonymous_tokenfilter";
+    pub fn chain(
+        &self,
+        tokenizer: Option<&Value>,
+        filters: Option<&Value>,
+        char_filters: Option<&Value>,
+    ) -> Result<Analyzer> {
         let tokenizer = match tokenizer {
             Some(Value::Object(p)) => {
                 check_params("_anonymous_tokenizer", "tokenizer", p, tokenizer_params(p))?;
@@ -107,17 +128,147 @@ impl IndexAnalysis {
             Some(one) => vec![one.clone()],
             None => Vec::new(),
         };
-        let filters = items
+        let refs: Vec<FilterRef> = items
             .iter()
             .map(|item| match item {
                 Value::Object(p) => {
-                    check_params(ANONYMOUS, "filter", p, filter_params(p))?;
-                    self.configured_filter(ANONYMOUS, p)
+                    check_params(ANONYMOUS_FILTER, "filter", p, filter_params(p))?;
+                    Ok(FilterRef::Defined(p))
                 }
-                named => self.filter("_analyze", named.as_str().unwrap_or_default()),
+                named => Ok(FilterRef::Named(named.as_str().unwrap_or_default())),
             })
             .collect::<Result<_>>()?;
-        Ok(Analyzer::custom(tokenizer, filters))
+        let filters = self.filter_chain("_analyze", &tokenizer, &refs)?;
+        let chars = self.char_filters("_analyze", char_filters)?;
+        Ok(Analyzer::custom(tokenizer, filters).with_char_filters(chars))
+    }
+
+    /// The char filters a `char_filter` parameter names (these settings') or defines in place.
+    fn char_filters(&self, analyzer: &str, v: Option<&Value>) -> Result<Vec<CharFilter>> {
+        let items = match v {
+            Some(Value::Array(items)) => items.clone(),
+            Some(one) => vec![one.clone()],
+            None => Vec::new(),
+        };
+        items
+            .iter()
+            .map(|item| match item {
+                Value::Object(p) => {
+                    check_params("_anonymous_charfilter", "char_filter", p, char_filter_params(p))?;
+                    char_filter("_anonymous_charfilter", p)
+                }
+                named => {
+                    let name = named.as_str().unwrap_or_default();
+                    match self.char_filter.get(name) {
+                        Some(p) => char_filter(name, p),
+                        None if name == "html_strip" => Err(not_yet(format!("the char filter [{name}]"))),
+                        None => Err(Error::invalid(format!(
+                            "failed to find char_filter under [{name}], named by [{analyzer}]"
+                        ))),
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The filters of a chain after `tokenizer`, in order. A synonym
+    /// filter's rules are analyzed by what comes before it, as
+    /// Elasticsearch analyzes them.
+    fn filter_chain(
+        &self,
+        analyzer: &str,
+        tokenizer: &Tokenizer,
+        refs: &[FilterRef],
+    ) -> Result<Vec<TokenFilter>> {
+        let mut out = Vec::with_capacity(refs.len());
+        for (i, r) in refs.iter().enumerate() {
+            out.push(match self.synonym_params(r) {
+                Some((name, p)) => self.synonym_filter(analyzer, name, p, tokenizer, &refs[..i])?,
+                None => self.one_filter(analyzer, r)?,
+            });
+        }
+        Ok(out)
+    }
+
+    fn one_filter(&self, analyzer: &str, r: &FilterRef) -> Result<TokenFilter> {
+        match r {
+            FilterRef::Named(name) => self.filter(analyzer, name),
+            FilterRef::Defined(p) => self.configured_filter(ANONYMOUS_FILTER, p),
+        }
+    }
+
+    /// The name and parameters of `r` when it is a synonym filter.
+    fn synonym_params<'p>(&'p self, r: &FilterRef<'p>) -> Option<(&'p str, &'p Map<String, Value>)> {
+        let (name, p) = match *r {
+            FilterRef::Named(name) => (name, self.filter.get(name)?),
+            FilterRef::Defined(p) => (ANONYMOUS_FILTER, p),
+        };
+        is_synonyms(p).then_some((name, p))
+    }
+
+    /// Synonym filter `name` of `analyzer`, its rules' words analyzed by
+    /// `tokenizer` and the filters `before` it (Elasticsearch's rules:
+    /// folding keeps no original there, other synonym filters are left out,
+    /// n-gram filters cannot take part).
+    fn synonym_filter(
+        &self,
+        analyzer: &str,
+        name: &str,
+        p: &Map<String, Value>,
+        tokenizer: &Tokenizer,
+        before: &[FilterRef],
+    ) -> Result<TokenFilter> {
+        let mut rule_filters = Vec::new();
+        for r in before.iter().filter(|r| self.synonym_params(r).is_none()) {
+            rule_filters.push(match self.one_filter(analyzer, r)? {
+                TokenFilter::Grams(_) => {
+                    let name = match r {
+                        FilterRef::Named(n) => *n,
+                        FilterRef::Defined(_) => ANONYMOUS_FILTER,
+                    };
+                    return Err(Error::invalid(format!(
+                        "Token filter [{name}] cannot be used to parse synonyms"
+                    )));
+                }
+                TokenFilter::AsciiFoldingKeepingOriginal => TokenFilter::AsciiFolding,
+                other => other,
+            });
+        }
+        let words = Analyzer::custom(tokenizer.clone(), rule_filters);
+        let analyze = |word: &str| {
+            let tokens = words.tokens(word);
+            match tokens.iter().enumerate().find(|(i, t)| t.position != *i as u32) {
+                Some((_, t)) => {
+                    Err(format!("term: {word} analyzed to a token ({}) with position increment != 1", t.term))
+                }
+                None => Ok(tokens.into_iter().map(|t| t.term).collect()),
+            }
+        };
+        let rules: Vec<String> = match p.get("synonyms") {
+            Some(Value::Array(items)) => {
+                items.iter().map(|i| i.as_str().unwrap_or_default().to_string()).collect()
+            }
+            // Elasticsearch reads a string setting as a list of its comma-separated parts.
+            Some(Value::String(one)) => one.split(',').map(str::to_string).collect(),
+            _ => {
+                return Err(Error::invalid(format!(
+                    "synonym requires either `synonyms` or `synonyms_path` to be configured (filter [{name}])"
+                )))
+            }
+        };
+        if p.get("format").and_then(Value::as_str).is_some_and(|f| f != "solr") {
+            return Err(not_yet(format!("the synonym format [{}] of filter [{name}] (solr)", p["format"])));
+        }
+        let expand = p.get("expand").is_none_or(is_true);
+        let lenient = p.get("lenient").is_some_and(is_true);
+        let graph = p.get("type").and_then(Value::as_str) == Some("synonym_graph");
+        let map = SynonymMap::parse(&rules, expand, lenient, graph, analyze).map_err(|e| {
+            Error::invalid(format!(
+                "Failed to build synonyms of filter [{name}]: invalid synonym rule at line {}: {}",
+                e.line, e.reason
+            ))
+        })?;
+        Ok(TokenFilter::Synonyms(Arc::new(map)))
     }
 
     /// The `analysis` object of an index's settings, as Elasticsearch shows it.
@@ -132,9 +283,11 @@ impl IndexAnalysis {
         let kind = p.get("type").and_then(Value::as_str).unwrap_or("custom");
         if kind == "custom" {
             let tokenizer = self.tokenizer(name, p.get("tokenizer"))?;
-            let filters =
-                names(p.get("filter")).iter().map(|f| self.filter(name, f)).collect::<Result<_>>()?;
-            return Ok(Analyzer::custom(tokenizer, filters));
+            let names = names(p.get("filter"));
+            let refs: Vec<FilterRef> = names.iter().map(|f| FilterRef::Named(f)).collect();
+            let chars = self.char_filters(name, p.get("char_filter"))?;
+            let filters = self.filter_chain(name, &tokenizer, &refs)?;
+            return Ok(Analyzer::custom(tokenizer, filters).with_char_filters(chars));
         }
         let kind = built_in(name, kind)?;
         let own = p.get("stopwords").map(|v| stop_list(name, v)).transpose()?;
@@ -166,10 +319,12 @@ impl IndexAnalysis {
         match name {
             "edge_ngram" => Ok(pre_built(true)),
             "ngram" => Ok(pre_built(false)),
+            "pattern" => pattern_tokenizer(name, &Map::new()),
+            "char_group" => char_group_tokenizer(name, &Map::new()),
             _ => Tokenizer::parse(name).ok_or_else(|| {
                 not_yet(format!(
                     "the tokenizer [{name}] of analyzer [{analyzer}] (Needle's: standard, whitespace, keyword, \
-                     letter, lowercase, ngram, edge_ngram)"
+                     letter, lowercase, ngram, edge_ngram, pattern, char_group)"
                 ))
             }),
         }
@@ -180,6 +335,8 @@ impl IndexAnalysis {
         match p.get("type").and_then(Value::as_str).unwrap_or_default() {
             "edge_ngram" | "edgeNGram" => gram_tokenizer(name, p, true, usize::MAX),
             "ngram" | "nGram" => gram_tokenizer(name, p, false, self.max_ngram_diff.unwrap_or(1)),
+            "pattern" => pattern_tokenizer(name, p),
+            "char_group" => char_group_tokenizer(name, p),
             kind => Tokenizer::parse(kind)
                 .filter(|t| !matches!(t, Tokenizer::Grams(_)))
                 .ok_or_else(|| not_yet(format!("the tokenizer type [{kind}] of tokenizer [{name}]"))),
@@ -194,16 +351,34 @@ impl IndexAnalysis {
             "asciifolding" if p.get("preserve_original").is_some_and(is_true) => {
                 Ok(TokenFilter::AsciiFoldingKeepingOriginal)
             }
+            "synonym" | "synonym_graph" => {
+                Err(Error::invalid(format!("the synonym filter [{f}] can only be used in an analyzer")))
+            }
             _ => configured_filter(f, p),
         }
     }
+}
+
+/// Elasticsearch's name for a filter defined in place.
+const ANONYMOUS_FILTER: &str = "_anonymous_tokenfilter";
+
+/// A filter of a chain: named (the index's or built-in), or defined in place.
+enum FilterRef<'a> {
+    Named(&'a str),
+    Defined(&'a Map<String, Value>),
+}
+
+fn is_synonyms(p: &Map<String, Value>) -> bool {
+    matches!(p.get("type").and_then(Value::as_str), Some("synonym" | "synonym_graph"))
 }
 
 /// The filters a custom analyzer may name without defining them.
 const PRE_BUILT_FILTERS: &[&str] = &[
     "apostrophe",
     "asciifolding",
+    "decimal_digit",
     "edge_ngram",
+    "elision",
     "length",
     "lowercase",
     "ngram",
@@ -216,6 +391,10 @@ const PRE_BUILT_FILTERS: &[&str] = &[
     "truncate",
     "uppercase",
 ];
+
+/// Lucene's FrenchAnalyzer's articles, what the built-in `elision` filter removes.
+const FRENCH_ARTICLES: &[&str] =
+    &["l", "m", "t", "qu", "n", "s", "j", "d", "c", "jusqu", "quoiqu", "lorsqu", "puisqu"];
 
 /// Built-in filter `name`, as Elasticsearch pre-builds it.
 fn pre_built_filter(name: &str) -> Option<TokenFilter> {
@@ -233,6 +412,11 @@ fn pre_built_filter(name: &str) -> Option<TokenFilter> {
         "trim" => TokenFilter::Trim,
         "truncate" => TokenFilter::Truncate(10),
         "uppercase" => TokenFilter::Uppercase,
+        "decimal_digit" => TokenFilter::DecimalDigit,
+        "elision" => TokenFilter::Elision {
+            articles: FRENCH_ARTICLES.iter().map(|a| (*a).to_string()).collect(),
+            ignore_case: true,
+        },
         _ => return None,
     })
 }
@@ -299,7 +483,21 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             length => Ok(TokenFilter::Truncate(length)),
         },
         "snowball" => Ok(TokenFilter::snowball_english()),
-        "lowercase" | "uppercase" | "asciifolding" | "trim" | "reverse" | "apostrophe" => {
+        "elision" => {
+            let articles = match p.get("articles") {
+                Some(v) => stop_list(f, v)?,
+                None => {
+                    return Err(Error::invalid(format!(
+                        "elision filter requires [articles] or [articles_path] setting (filter [{f}])"
+                    )))
+                }
+            };
+            let ignore_case = p.get("articles_case").is_some_and(is_true);
+            let articles =
+                articles.iter().map(|a| if ignore_case { a.to_lowercase() } else { a.clone() }).collect();
+            Ok(TokenFilter::Elision { articles, ignore_case })
+        }
+        "lowercase" | "uppercase" | "asciifolding" | "trim" | "reverse" | "apostrophe" | "decimal_digit" => {
             Ok(pre_built_filter(kind).expect("a pre-built filter"))
         }
         other => Err(not_yet(format!("the filter type [{other}] of filter [{f}]"))),
@@ -344,6 +542,7 @@ pub fn read(settings: &Value) -> Result<IndexAnalysis> {
             "filter" => &mut analysis.filter,
             "normalizer" => &mut analysis.normalizer,
             "tokenizer" => &mut analysis.tokenizer,
+            "char_filter" => &mut analysis.char_filter,
             _ => return Err(not_yet(format!("[index.{key}]"))),
         };
         let Some((name, param)) = rest.rsplit_once('.') else {
@@ -355,9 +554,16 @@ pub fn read(settings: &Value) -> Result<IndexAnalysis> {
         check_params(name, "tokenizer", p, tokenizer_params(p))?;
         analysis.configured_tokenizer(name, p)?;
     }
+    for (name, p) in &analysis.char_filter {
+        check_params(name, "char_filter", p, char_filter_params(p))?;
+        char_filter(name, p)?;
+    }
     for (name, p) in &analysis.filter {
         check_params(name, "filter", p, filter_params(p))?;
-        analysis.filter(name, name)?;
+        // A synonym filter's rules are read by the chains that name it, as their words are analyzed there.
+        if !is_synonyms(p) {
+            analysis.filter(name, name)?;
+        }
     }
     for (name, p) in &analysis.analyzer {
         check_analyzer(name, p)?;
@@ -393,7 +599,12 @@ fn check_analyzer(name: &str, p: &Map<String, Value>) -> Result<()> {
                     "custom analyzer [{name}] must be configured with a tokenizer"
                 )));
             }
-            check_params(name, "analyzer", p, &["type", "tokenizer", "filter", "position_increment_gap"])?;
+            check_params(
+                name,
+                "analyzer",
+                p,
+                &["type", "tokenizer", "filter", "char_filter", "position_increment_gap"],
+            )?;
             match p.get("position_increment_gap").and_then(Value::as_str) {
                 None | Some("100") => Ok(()),
                 Some(other) => {
@@ -417,16 +628,85 @@ fn check_analyzer(name: &str, p: &Map<String, Value>) -> Result<()> {
 
 fn check_normalizer(name: &str, p: &Map<String, Value>) -> Result<()> {
     match p.get("type").and_then(Value::as_str) {
-        None | Some("custom") => {}
-        Some(other) => return Err(Error::invalid(format!("Unknown normalizer type [{other}] for [{name}]"))),
+        None | Some("custom") => check_params(name, "normalizer", p, &["type", "filter", "char_filter"]),
+        Some(other) => Err(Error::invalid(format!("Unknown normalizer type [{other}] for [{name}]"))),
     }
-    match p.get("char_filter") {
-        Some(Value::Array(items)) if !items.is_empty() => {
-            Err(not_yet(format!("the char_filter of normalizer [{name}]")))
+}
+
+/// The parameters a char filter of `p`'s type takes.
+fn char_filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
+    match p.get("type").and_then(Value::as_str) {
+        Some("mapping") => &["type", "mappings"],
+        Some("pattern_replace") => &["type", "pattern", "replacement", "flags"],
+        _ => &["type"],
+    }
+}
+
+/// Char filter `name` as its parameters `p` define it: `mapping` or `pattern_replace`.
+fn char_filter(name: &str, p: &Map<String, Value>) -> Result<CharFilter> {
+    let invalid = |e: String| Error::invalid(format!("char_filter [{name}]: {e}"));
+    match p.get("type").and_then(Value::as_str).unwrap_or_default() {
+        "mapping" => {
+            let rules: Vec<String> = match p.get("mappings") {
+                Some(Value::Array(items)) => items.iter().map(|i| i.as_str().unwrap_or_default().to_string()).collect(),
+                // Elasticsearch reads a string setting as a list of its comma-separated parts.
+                Some(Value::String(one)) => one.split(',').map(str::to_string).collect(),
+                _ => {
+                    return Err(Error::invalid(format!(
+                        "mapping requires either `mappings` or `mappings_path` to be configured (char_filter [{name}])"
+                    )))
+                }
+            };
+            let pairs = rules.iter().map(|r| mapping_rule(r)).collect::<Result<Vec<_>>>()?;
+            Ok(CharFilter::Mapping(Arc::new(Mapping::new(pairs).map_err(invalid)?)))
         }
-        Some(Value::String(_)) => Err(not_yet(format!("the char_filter of normalizer [{name}]"))),
-        _ => check_params(name, "normalizer", p, &["type", "filter", "char_filter"]),
+        "pattern_replace" => {
+            let pattern = p.get("pattern").and_then(Value::as_str).ok_or_else(|| {
+                Error::invalid(format!(
+                    "pattern is missing for [{name}] char filter of type 'pattern_replace'"
+                ))
+            })?;
+            let flags = p.get("flags").and_then(Value::as_str).unwrap_or_default();
+            let pattern = java_regex(pattern, flags).map_err(invalid)?;
+            let replacement = p.get("replacement").and_then(Value::as_str).unwrap_or_default().to_string();
+            check_replacement(&pattern, &replacement).map_err(invalid)?;
+            Ok(CharFilter::PatternReplace { pattern, replacement })
+        }
+        other => Err(not_yet(format!("the char filter type [{other}] of char_filter [{name}]"))),
     }
+}
+
+/// A mapping rule `key => replacement`, each side with Elasticsearch's
+/// escapes (`\n`, `\t`, `\uXXXX`, ...), as its MappingCharFilterFactory reads it.
+fn mapping_rule(rule: &str) -> Result<(String, String)> {
+    let bad = || Error::invalid(format!("Invalid Mapping Rule : [{rule}]"));
+    let (lhs, rhs) = rule.rsplit_once("=>").ok_or_else(bad)?;
+    let side = |s: &str| unescape_rule(s.trim()).ok_or_else(bad);
+    Ok((side(lhs)?, side(rhs)?))
+}
+
+fn unescape_rule(s: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            'n' => '\n',
+            't' => '\t',
+            'r' => '\r',
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'u' => {
+                let hex: String = chars.by_ref().take(4).collect();
+                char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
+            }
+            other => other,
+        });
+    }
+    Some(out)
 }
 
 /// The parameters a filter of `p`'s type takes.
@@ -439,6 +719,8 @@ fn filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
         Some("ngram" | "nGram") => &["type", "min_gram", "max_gram", "preserve_original"],
         Some("length") => &["type", "min", "max"],
         Some("truncate") => &["type", "length"],
+        Some("elision") => &["type", "articles", "articles_case"],
+        Some("synonym" | "synonym_graph") => &["type", "synonyms", "expand", "lenient", "format"],
         _ => &["type"],
     }
 }
@@ -476,6 +758,8 @@ fn tokenizer_params(p: &Map<String, Value>) -> &'static [&'static str] {
         Some("edge_ngram" | "edgeNGram" | "ngram" | "nGram") => {
             &["type", "min_gram", "max_gram", "token_chars"]
         }
+        Some("pattern") => &["type", "pattern", "flags", "group"],
+        Some("char_group") => &["type", "tokenize_on_chars", "max_token_length"],
         _ => &["type"],
     }
 }
@@ -494,6 +778,65 @@ fn gram_tokenizer(name: &str, p: &Map<String, Value>, edge: bool, max_diff: usiz
         u16::try_from(n).map_err(|_| Error::invalid(format!("[max_gram] of [{name}] is too large")))
     };
     Ok(Tokenizer::Grams(GramTokenizer { edge, min: bound(min)?, max: bound(max)?, chars }))
+}
+
+/// A `pattern` tokenizer: Java's `pattern` (`\W+` when not given) with its
+/// `flags`, its pieces between matches (`group` -1, the default) or a group of each.
+fn pattern_tokenizer(name: &str, p: &Map<String, Value>) -> Result<Tokenizer> {
+    let pattern = p.get("pattern").and_then(Value::as_str).unwrap_or("\\W+");
+    let flags = p.get("flags").and_then(Value::as_str).unwrap_or_default();
+    let pattern =
+        java_regex(pattern, flags).map_err(|e| Error::invalid(format!("tokenizer [{name}]: {e}")))?;
+    let group = match p.get("group") {
+        None => -1,
+        Some(v) => v
+            .as_i64()
+            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+            .filter(|&g| g >= -1 && g < pattern.captures_len() as i64)
+            .ok_or_else(|| {
+                Error::invalid(format!("tokenizer [{name}]: [group] {v} is not a group of the pattern"))
+            })? as i32,
+    };
+    Ok(Tokenizer::Pattern(PatternTokenizer { pattern, group }))
+}
+
+/// A `char_group` tokenizer: split on the classes and characters
+/// `tokenize_on_chars` names (one character, an escape such as `\n` or
+/// `\u0041`, or a class), tokens of at most `max_token_length` units.
+fn char_group_tokenizer(name: &str, p: &Map<String, Value>) -> Result<Tokenizer> {
+    let (mut classes, mut chars) = (Vec::new(), Vec::new());
+    for item in names(p.get("tokenize_on_chars")) {
+        let mut it = item.chars();
+        match (it.next(), it.next()) {
+            (None, _) => return Err(Error::invalid("[tokenize_on_chars] cannot contain empty characters")),
+            (Some(c), None) => chars.push(c),
+            (Some('\\'), Some(e)) => chars.push(
+                match e {
+                    'n' => Some('\n'),
+                    'r' => Some('\r'),
+                    't' => Some('\t'),
+                    'f' => Some('\u{c}'),
+                    'u' => u32::from_str_radix(&item[2..], 16).ok().and_then(char::from_u32),
+                    _ => None,
+                }
+                .ok_or_else(|| {
+                    Error::invalid(format!("Invalid escaped char in [{item}] of tokenizer [{name}]"))
+                })?,
+            ),
+            _ => classes.push(item),
+        }
+    }
+    let classes = TokenChars::parse(classes.iter().map(String::as_str)).map_err(|other| {
+        Error::invalid(format!(
+            "Invalid escaped char in [{other}] of tokenizer [{name}] (classes: letter, digit, whitespace, \
+             punctuation, symbol)"
+        ))
+    })?;
+    let max_token_length = count_param(name, p, "max_token_length", 255)?;
+    if max_token_length == 0 {
+        return Err(Error::invalid(format!("maxTokenLen must be greater than 0 (tokenizer [{name}])")));
+    }
+    Ok(Tokenizer::CharGroup(CharGroupTokenizer { classes, chars, max_token_length }))
 }
 
 /// The built-in analyzer `kind`, for analyzer `name`.
@@ -610,6 +953,7 @@ mod tests {
         let chain = a.chain(
             Some(&json!({"type": "whitespace"})),
             Some(&json!(["uppercase", {"type": "truncate", "length": 2}, "cut"])),
+            None,
         );
         assert_eq!(chain.unwrap().terms("abcd é"), ["AB", "É"]);
         let wide = read(&json!({"index": {"max_ngram_diff": "2", "analysis": {
@@ -627,9 +971,9 @@ mod tests {
         }}))
         .unwrap();
         assert_eq!(terms(&tokenized, "auto", "Quick fox1"), ["qu", "qui", "quic", "fo", "fox"]);
-        let inline = a.chain(Some(&json!({"type": "ngram", "token_chars": ["digit"]})), None).unwrap();
+        let inline = a.chain(Some(&json!({"type": "ngram", "token_chars": ["digit"]})), None, None).unwrap();
         assert_eq!(inline.terms("a12"), ["1", "12", "2"]);
-        let bad = a.chain(None, Some(&json!([{"type": "truncate", "size": 2}]))).unwrap_err();
+        let bad = a.chain(None, Some(&json!([{"type": "truncate", "size": 2}])), None).unwrap_err();
         assert!(bad.to_string().contains(".size]"), "{bad}");
     }
 
@@ -647,7 +991,7 @@ mod tests {
         for (analysis, says) in [
             (json!({"normalizer": {"n": {"filter": ["porter_stem"]}}}), "may not use filter [porter_stem]"),
             (json!({"normalizer": {"n": {"filter": ["nope"]}}}), "[nope]"),
-            (json!({"normalizer": {"n": {"char_filter": ["html_strip"]}}}), "char_filter"),
+            (json!({"normalizer": {"n": {"char_filter": ["html_strip"]}}}), "char filter [html_strip]"),
             (json!({"normalizer": {"n": {"type": "odd"}}}), "Unknown normalizer type [odd]"),
         ] {
             let e = read(&json!({"analysis": analysis})).unwrap_err().to_string();
@@ -661,17 +1005,20 @@ mod tests {
             (json!({"analyzer": {"x": {"stopwords": ["a"]}}}), "must specify either an analyzer type"),
             (json!({"analyzer": {"x": {"type": "klingon"}}}), "Unknown analyzer type [klingon] for [x]"),
             (json!({"analyzer": {"x": {"type": "custom"}}}), "must be configured with a tokenizer"),
-            (json!({"analyzer": {"x": {"type": "custom", "tokenizer": "pattern"}}}), "tokenizer [pattern]"),
+            (json!({"analyzer": {"x": {"type": "custom", "tokenizer": "classic"}}}), "tokenizer [classic]"),
             (json!({"analyzer": {"x": {"tokenizer": "standard", "filter": ["kstem"]}}}), "[kstem]"),
             (
                 json!({"analyzer": {"x": {"tokenizer": "standard", "char_filter": ["html_strip"]}}}),
-                "char_filter",
+                "char filter [html_strip]",
             ),
             (json!({"analyzer": {"x": {"type": "keyword"}}}), "Unknown analyzer type [keyword]"),
-            (json!({"tokenizer": {"t": {"type": "pattern"}}}), "tokenizer type [pattern] of tokenizer [t]"),
+            (
+                json!({"tokenizer": {"t": {"type": "path_hierarchy"}}}),
+                "tokenizer type [path_hierarchy] of tokenizer [t]",
+            ),
             (json!({"tokenizer": {"t": {"type": "ngram", "token_chars": ["letter", "odd"]}}}), "'odd'"),
             (json!({"tokenizer": {"t": {"type": "ngram", "min_gram": 2, "max_gram": 4}}}), "max_ngram_diff"),
-            (json!({"filter": {"f": {"type": "synonym"}}}), "filter type [synonym]"),
+            (json!({"filter": {"f": {"type": "word_delimiter"}}}), "filter type [word_delimiter]"),
             (
                 json!({"filter": {"f": {"type": "ngram", "min_gram": 1, "max_gram": 3}}}),
                 "index.max_ngram_diff",

@@ -38,19 +38,9 @@ impl QueryFields for Schema {
         match def.kind {
             FieldKind::Text => {
                 let analyzer = self.search_analyzer(field).expect("indexed text fields have analyzers");
-                let tokens: Vec<(u32, String)> =
-                    analyzer.tokens(text).into_iter().map(|t| (t.position, t.term)).collect();
-                // Elasticsearch makes those a synonym query (or a multi-phrase query), which
-                // scores them as one term: refused rather than scored otherwise.
-                if tokens.windows(2).any(|w| w[0].0 == w[1].0) {
-                    return Err(Error::query(format!(
-                        "the search analyzer of field `{}` makes several terms at one position of `{text}` \
-                         (n-grams, a preserved original): querying them is not supported yet by Needle; \
-                         give the field a `search_analyzer` that makes one",
-                        def.name
-                    )));
-                }
-                Ok(tokens)
+                // Several terms at one position (synonyms, n-grams) are kept: the query
+                // builders make a synonym query of them (`needle_search::analyzed`).
+                Ok(analyzer.tokens(text).into_iter().map(|t| (t.position, t.term)).collect())
             }
             FieldKind::Keyword => Ok(vec![(0, self.normalized(field, text).into_owned())]),
             FieldKind::Long => single(canonical_long(text)),

@@ -9,7 +9,7 @@ use needle_codecs::SegmentRead;
 use needle_core::{DocId, DocSet, FieldId, Result};
 
 use crate::bm25::{avg_field_length, idf, Bm25, B, K1};
-use crate::iter::{PhraseScorer, PhraseTerm};
+use crate::iter::PhraseScorer;
 use crate::stats::IndexStats;
 use crate::{BoolQuery, PhraseQuery, Query};
 
@@ -65,6 +65,7 @@ pub(crate) fn explain(query: &Query, cx: &mut Context<'_, '_>, boost: f32) -> Re
             }
             sum(details)
         }
+        Query::Synonym { field, terms } => synonym(cx, *field, terms, boost)?,
         Query::CrossFields { fields, term: t, tie_breaker } => {
             let doc_freqs = cx.stats.blended_doc_freqs(fields, t);
             let mut details = Vec::new();
@@ -170,28 +171,48 @@ fn term(
     Ok(Some(bm25_explanation(cx, field, text, freq, freq_words, weight, boost, idf_expl)))
 }
 
-fn phrase(cx: &mut Context<'_, '_>, p: &PhraseQuery, boost: f32) -> Result<Option<Explanation>> {
-    let mut terms = Vec::with_capacity(p.terms.len());
-    for (offset, t) in &p.terms {
-        match cx.stats.postings(cx.seg, p.field, t)? {
-            Some(postings) => terms.push(PhraseTerm { postings, offset: *offset }),
-            None => return Ok(None),
+/// A synonym query's one BM25 term: the frequencies of its terms in the
+/// document summed, the idf of their largest document frequency.
+fn synonym(
+    cx: &mut Context<'_, '_>,
+    field: FieldId,
+    terms: &[Vec<u8>],
+    boost: f32,
+) -> Result<Option<Explanation>> {
+    let mut freq = 0;
+    for t in terms {
+        if let Some(mut postings) = cx.stats.postings(cx.seg, field, t)? {
+            if postings.seek(cx.doc) == cx.doc {
+                freq += postings.freq();
+            }
         }
     }
-    let refs: Vec<&[u8]> = p.terms.iter().map(|(_, t)| t.as_slice()).collect();
-    let bm25 = cx.stats.bm25(p.field, &refs, boost);
+    if freq == 0 {
+        return Ok(None);
+    }
+    let n = terms.iter().map(|t| cx.stats.doc_freq(field, t)).max().unwrap_or(0);
+    let idf_expl = idf_explanation(cx, field, n);
+    let weight = boost * idf_expl.value;
+    let text = describe(&Query::Synonym { field, terms: terms.to_vec() }, cx.names);
+    let freq_words = format!("termFreq={freq}");
+    Ok(Some(bm25_explanation(cx, field, text, freq as f32, freq_words, weight, boost, idf_expl)))
+}
+
+fn phrase(cx: &mut Context<'_, '_>, p: &PhraseQuery, boost: f32) -> Result<Option<Explanation>> {
+    let Some(terms) = crate::weight::phrase_places(p, cx.stats, cx.seg)? else { return Ok(None) };
+    let counted = crate::weight::phrase_idf_terms(p, cx.stats);
+    let bm25 = cx.stats.bm25(p.field, &counted, boost);
     let mut scorer = PhraseScorer::new(terms, None, bm25, cx.segment.norms(p.field), p.slop);
     if scorer.seek(cx.doc) != cx.doc {
         return Ok(None);
     }
     let freq = scorer.freq();
     let idfs: Vec<Explanation> =
-        p.terms.iter().map(|(_, t)| idf_explanation(cx, p.field, cx.stats.doc_freq(p.field, t))).collect();
+        counted.iter().map(|t| idf_explanation(cx, p.field, cx.stats.doc_freq(p.field, t))).collect();
     let idf_sum = idfs.iter().map(|e| f64::from(e.value)).sum::<f64>() as f32;
     let idf_expl = Explanation::new(idf_sum, "idf, sum of:", idfs);
-    let words: Vec<String> = p.terms.iter().map(|(_, t)| String::from_utf8_lossy(t).into_owned()).collect();
     let slop = if p.slop > 0 { format!("~{}", p.slop) } else { String::new() };
-    let text = format!("{}:\"{}\"{slop}", (cx.names)(p.field), words.join(" "));
+    let text = format!("{}:\"{}\"{slop}", (cx.names)(p.field), phrase_words(p));
     let weight = boost * idf_sum;
     Ok(Some(bm25_explanation(
         cx,
@@ -203,6 +224,20 @@ fn phrase(cx: &mut Context<'_, '_>, p: &PhraseQuery, boost: f32) -> Result<Optio
         boost,
         idf_expl,
     )))
+}
+
+/// A phrase's words as Lucene writes them: `a (b c) d` for a place of several terms.
+fn phrase_words(p: &PhraseQuery) -> String {
+    let word = |t: &[u8]| String::from_utf8_lossy(t).into_owned();
+    let places: Vec<String> = p
+        .places()
+        .into_iter()
+        .map(|(_, terms)| match terms.as_slice() {
+            [one] => word(one),
+            several => format!("({})", several.iter().map(|t| word(t)).collect::<Vec<_>>().join(" ")),
+        })
+        .collect();
+    places.join(" ")
 }
 
 fn idf_explanation(cx: &Context<'_, '_>, field: FieldId, n: u64) -> Explanation {
@@ -270,11 +305,7 @@ pub fn describe(query: &Query, names: &dyn Fn(FieldId) -> String) -> String {
     let inner = |q: &Query| describe(q, names);
     match query {
         Query::Term(t) => format!("{}:{}", names(t.field), String::from_utf8_lossy(&t.term)),
-        Query::Phrase(p) => {
-            let words: Vec<String> =
-                p.terms.iter().map(|(_, t)| String::from_utf8_lossy(t).into_owned()).collect();
-            format!("{}:\"{}\"", names(p.field), words.join(" "))
-        }
+        Query::Phrase(p) => format!("{}:\"{}\"", names(p.field), phrase_words(p)),
         Query::Bool(b) => {
             let mut parts: Vec<String> = Vec::new();
             parts.extend(b.must.iter().map(|q| format!("+{}", inner(q))));
@@ -295,6 +326,11 @@ pub fn describe(query: &Query, names: &dyn Fn(FieldId) -> String) -> String {
         Query::MultiTerm(m) => format!("{}:{:?}", names(m.field), m.pattern),
         Query::TermSet { field, terms } => format!("{}:({} terms)", names(*field), terms.len()),
         Query::Blended { field, terms } => format!("Blended({}: {} terms)", names(*field), terms.len()),
+        Query::Synonym { field, terms } => {
+            let each: Vec<String> =
+                terms.iter().map(|t| format!("{}:{}", names(*field), String::from_utf8_lossy(t))).collect();
+            format!("Synonym({})", each.join(" "))
+        }
         Query::CrossFields { fields, term, tie_breaker } => {
             let word = String::from_utf8_lossy(term);
             let each: Vec<String> = fields

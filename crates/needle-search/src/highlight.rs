@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use needle_codecs::SegmentRead;
+use needle_codecs::{Postings, SegmentRead};
 use needle_core::{DocId, DocSet, FieldId, Result};
 
-use crate::iter::phrase_exact_matches;
-use crate::Query;
+use crate::iter::{phrase_exact_matches, UnionPostings};
+use crate::{PhraseQuery, Query};
 
 /// The most terms of one prefix or wildcard query marked in a hit: as many
 /// as a query may have clauses.
@@ -32,6 +32,7 @@ fn targets(q: &Query, out: &mut Vec<Target>) {
             out.extend(terms.iter().map(|t| Target::Term(*field, t.clone())))
         }
         Query::TermSet { .. } => {}
+        Query::Synonym { field, terms } => out.extend(terms.iter().map(|t| Target::Term(*field, t.clone()))),
         Query::Blended { field, terms } => {
             out.extend(terms.iter().map(|(t, _)| Target::Term(*field, t.clone())))
         }
@@ -107,16 +108,25 @@ fn phrase_spans(
     terms: &[(u32, Vec<u8>)],
     slop: u32,
 ) -> Result<Vec<(u32, u32)>> {
+    let phrase = PhraseQuery { field, terms: terms.to_vec(), slop };
     let mut per_term = Vec::with_capacity(terms.len());
-    for (offset, term) in terms {
-        let Some(mut p) = segment.postings(field, term)? else { return Ok(Vec::new()) };
+    for (offset, place) in phrase.places() {
+        let mut lists = Vec::new();
+        for term in place {
+            lists.extend(segment.postings(field, term)?);
+        }
+        let mut p: Box<dyn Postings> = match lists.len() {
+            0 => return Ok(Vec::new()),
+            1 => lists.pop().expect("one list"),
+            _ => Box::new(UnionPostings::new(lists)),
+        };
         if p.seek(doc) != doc {
             return Ok(Vec::new());
         }
         let (mut positions, mut offsets) = (Vec::new(), Vec::new());
         p.positions(&mut positions);
         p.offsets(&mut offsets);
-        per_term.push((*offset, positions, offsets));
+        per_term.push((offset, positions, offsets));
     }
     if slop > 0 {
         // A sloppy phrase marks each of its terms.

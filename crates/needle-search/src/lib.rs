@@ -2,6 +2,7 @@
 //! scorers that walk posting lists ([`iter`]), Lucene's BM25 ([`bm25`]),
 //! top-k collection with block-max pruning ([`Searcher`]), and highlighting.
 
+pub mod analyzed;
 pub mod automata;
 pub mod bm25;
 mod collect;

@@ -62,6 +62,14 @@ pub enum Query {
         term: Vec<u8>,
         tie_breaker: f32,
     },
+    /// Terms at one position of the analyzed text (synonyms, n-grams, a
+    /// folded term and its original), scored as one term: a document's
+    /// frequencies summed, the largest document frequency for the idf
+    /// (Lucene's SynonymQuery; see `iter/synonym.rs`).
+    Synonym {
+        field: FieldId,
+        terms: Vec<Vec<u8>>,
+    },
 }
 
 /// `lower..=upper` over a numeric field's doc values (as `i64`s: doubles in
@@ -84,13 +92,34 @@ pub struct TermQuery {
     pub term: Vec<u8>,
 }
 
-/// Terms that must occur at the given relative positions, within `slop` moves.
+/// Terms that must occur at the given relative positions, within `slop`
+/// moves. Several terms at one position (synonyms, n-grams) make it Lucene's
+/// MultiPhraseQuery: any of them may occur there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PhraseQuery {
     pub field: FieldId,
     /// (relative position, term), positions ascending.
     pub terms: Vec<(u32, Vec<u8>)>,
     pub slop: u32,
+}
+
+impl PhraseQuery {
+    /// The phrase's places: each relative position with its terms.
+    pub fn places(&self) -> Vec<(u32, Vec<&[u8]>)> {
+        let mut out: Vec<(u32, Vec<&[u8]>)> = Vec::new();
+        for (offset, term) in &self.terms {
+            match out.last_mut() {
+                Some((last, terms)) if last == offset => terms.push(term),
+                _ => out.push((*offset, vec![term])),
+            }
+        }
+        out
+    }
+
+    /// Whether some place holds several terms (a multi-phrase).
+    pub fn has_alternatives(&self) -> bool {
+        self.terms.windows(2).any(|w| w[0].0 == w[1].0)
+    }
 }
 
 /// Lucene's BooleanQuery: `must` clauses all match and score, `filter` clauses
@@ -133,7 +162,9 @@ impl Query {
             }
             Query::MatchAll | Query::MatchNone | Query::Range(_) | Query::Exists(_) | Query::MultiTerm(_) => {
             }
-            Query::TermSet { field, terms } => out.extend(terms.iter().map(|t| (*field, t.clone()))),
+            Query::TermSet { field, terms } | Query::Synonym { field, terms } => {
+                out.extend(terms.iter().map(|t| (*field, t.clone())))
+            }
             Query::Blended { field, terms } => out.extend(terms.iter().map(|(t, _)| (*field, t.clone()))),
             Query::CrossFields { fields, term, .. } => {
                 out.extend(fields.iter().map(|(f, _)| (*f, term.clone())))
@@ -165,6 +196,7 @@ impl Query {
             // fuzzy query by its `max_expansions`), as Lucene counts them.
             Query::Range(_) | Query::Exists(_) | Query::MultiTerm(_) | Query::TermSet { .. } => 1,
             Query::Blended { terms, .. } => terms.len(),
+            Query::Synonym { terms, .. } => terms.len(),
             Query::CrossFields { fields, .. } => fields.len(),
             Query::Boost(q, _) | Query::Constant(q) => q.leaf_count(),
             Query::DisMax { clauses, .. } => clauses.iter().map(Query::leaf_count).sum(),

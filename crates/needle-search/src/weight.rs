@@ -4,13 +4,13 @@
 
 use needle_codecs::doc_values::NumericValues;
 use needle_codecs::filter_cache::FilterKey;
-use needle_codecs::SegmentRead;
+use needle_codecs::{Postings, SegmentRead};
 use needle_core::Result;
 
 use crate::iter::{
     bits_in_range, checked, AllScorer, BoxScorer, Combine, Conjunction, ConstantScorer, Demote, Disjunction,
     DocBits, Exclude, ExistsScorer, FilterPlan, PhraseScorer, PhraseTerm, RangeScorer, ReqOpt, TermScorer,
-    TermSetScorer,
+    TermSetScorer, UnionPostings,
 };
 use crate::stats::IndexStats;
 use crate::{BoolQuery, PhraseQuery, Query};
@@ -113,6 +113,18 @@ pub(crate) fn scorer<'a>(
                 _ => Some(checked(Box::new(Disjunction::new(children, 1)), "blended")),
             }
         }
+        Query::Synonym { field, terms } => {
+            let mut lists = Vec::new();
+            for term in terms {
+                lists.extend(stats.postings(seg, *field, term)?);
+            }
+            let doc_freq = terms.iter().map(|t| stats.doc_freq(*field, t)).max().unwrap_or(0);
+            let bm25 = stats.bm25_with_doc_freq(*field, doc_freq, boost);
+            (!lists.is_empty()).then(|| {
+                let union = Box::new(UnionPostings::new(lists));
+                checked(Box::new(TermScorer::new(union, bm25, segment.norms(*field))), "synonym")
+            })
+        }
         Query::CrossFields { fields, term, tie_breaker } => {
             let doc_freqs = stats.blended_doc_freqs(fields, term);
             let mut children = Vec::new();
@@ -164,24 +176,51 @@ fn phrase<'a>(
     segment: &'a dyn SegmentRead,
     boost: f32,
 ) -> Result<Option<BoxScorer<'a>>> {
-    let mut terms = Vec::with_capacity(p.terms.len());
-    for (offset, term) in &p.terms {
-        match stats.postings(seg, p.field, term)? {
-            Some(postings) => terms.push(PhraseTerm { postings, offset: *offset }),
-            None => return Ok(None),
-        }
-    }
+    let Some(terms) = phrase_places(p, stats, seg)? else { return Ok(None) };
     let meta = segment.meta();
+    // The filters test pairs of single terms.
     let filters = match &meta.bloom {
-        Some(params) if p.slop == 0 && stats.use_bloom() => FilterPlan::new(p, &terms, params, meta.max_doc),
+        Some(params) if p.slop == 0 && stats.use_bloom() && !p.has_alternatives() => {
+            FilterPlan::new(p, &terms, params, meta.max_doc)
+        }
         _ => None,
     };
-    let refs: Vec<&[u8]> = p.terms.iter().map(|(_, t)| t.as_slice()).collect();
-    let bm25 = stats.bm25(p.field, &refs, boost);
+    let bm25 = stats.bm25(p.field, &phrase_idf_terms(p, stats), boost);
     Ok(Some(checked(
         Box::new(PhraseScorer::new(terms, filters, bm25, segment.norms(p.field), p.slop)),
         "phrase",
     )))
+}
+
+/// The postings of each place of `p` in segment `seg` (a union where it has
+/// several terms), `None` when a place has none there.
+pub(crate) fn phrase_places(
+    p: &PhraseQuery,
+    stats: &mut IndexStats<'_>,
+    seg: usize,
+) -> Result<Option<Vec<PhraseTerm>>> {
+    let mut out = Vec::new();
+    for (offset, terms) in p.places() {
+        let mut lists = Vec::new();
+        for term in terms {
+            lists.extend(stats.postings(seg, p.field, term)?);
+        }
+        let stacked = lists.len() > 1;
+        let postings: Box<dyn Postings> = match lists.len() {
+            0 => return Ok(None),
+            1 => lists.pop().expect("one list"),
+            _ => Box::new(UnionPostings::new(lists)),
+        };
+        out.push(PhraseTerm { postings, offset, stacked });
+    }
+    Ok(Some(out))
+}
+
+/// The terms whose idfs sum to a phrase's: each occurrence of each term the
+/// index holds (Lucene's MultiPhraseQuery leaves out a term no document
+/// holds; a plain phrase with one matches nothing anyway).
+pub(crate) fn phrase_idf_terms<'q>(p: &'q PhraseQuery, stats: &IndexStats<'_>) -> Vec<&'q [u8]> {
+    p.terms.iter().map(|(_, t)| t.as_slice()).filter(|t| stats.doc_freq(p.field, t) > 0).collect()
 }
 
 fn boolean<'a>(

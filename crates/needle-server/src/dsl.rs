@@ -13,10 +13,11 @@ use needle_core::FieldId;
 use needle_engine::{
     range_bounds, DateFormat, DateReading, FieldDef, FieldKind, Query, RangeBounds, RangeQuery, Schema, Zone,
 };
+use needle_search::analyzed;
 use needle_search::regexp::{RegexpFlags, RegexpMatcher};
 use needle_search::{
     parse_query_with, parse_simple_query, BoolQuery, Fuzzy, FuzzyDefaults, MultiTermQuery, ParseOptions,
-    PhraseQuery, QueryFields, SimpleFlags, SimpleOptions, TermPattern, TermQuery, TermRange,
+    QueryFields, SimpleFlags, SimpleOptions, TermPattern, TermQuery, TermRange,
 };
 use serde_json::{Map, Value};
 
@@ -352,14 +353,35 @@ fn match_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -
     if fuzzy.fuzziness.is_some() {
         words_only(schema, id, "fuzzy")?;
     }
-    let terms: Vec<Query> = tokens(schema, id, text)?
-        .into_iter()
-        .map(|(_, t)| match &fuzzy.fuzziness {
-            Some(_) => fuzzy.query(id, t),
-            None => Ok(term(id, t)),
-        })
-        .collect::<ApiResult<_>>()?;
+    let tokens = tokens(schema, id, text)?;
+    let terms: Vec<Query> = match &fuzzy.fuzziness {
+        Some(_) => {
+            one_term_a_position(schema, id, &tokens, "fuzzy match")?;
+            tokens.into_iter().map(|(_, t)| fuzzy.query(id, t)).collect::<ApiResult<_>>()?
+        }
+        None => analyzed::by_position(id, tokens),
+    };
     joined_terms(terms, &operator, msm, &zero_terms)
+}
+
+/// Refuses text that `field`'s search analyzer makes several terms at one
+/// position of (synonyms, n-grams): `what` does not search them yet.
+fn one_term_a_position(
+    schema: &Schema,
+    field: FieldId,
+    tokens: &[(u32, String)],
+    what: &str,
+) -> ApiResult<()> {
+    match tokens.windows(2).find(|w| w[0].0 == w[1].0) {
+        None => Ok(()),
+        Some(w) => Err(ApiError::illegal_argument(format!(
+            "the search analyzer of field [{}] puts [{}] and [{}] at one position: a {what} over several terms \
+             at one position is not supported yet by Needle",
+            schema.field(field).name,
+            w[0].1,
+            w[1].1
+        ))),
+    }
 }
 
 /// A `match` query's terms joined as its `operator`, `minimum_should_match`
@@ -433,7 +455,9 @@ fn cross_fields(
             o.string("multi_match", "operator")?.unwrap_or_else(|| "or".into()).to_ascii_lowercase();
         let msm = o.string("multi_match", "minimum_should_match")?;
         let zero_terms = o.string("multi_match", "zero_terms_query")?.unwrap_or_else(|| "none".into());
-        let terms = tokens(schema, group[0].0, text)?
+        let tokens = tokens(schema, group[0].0, text)?;
+        one_term_a_position(schema, group[0].0, &tokens, "cross_fields query")?;
+        let terms = tokens
             .into_iter()
             .map(|(_, t)| Query::CrossFields { fields: group.clone(), term: t.into_bytes(), tie_breaker })
             .collect();
@@ -686,19 +710,12 @@ fn fuzzy_defaults(body: &mut Value) -> ApiResult<FuzzyDefaults> {
 fn phrase_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
     let slop = take_f32(&mut o.body, "match_phrase", "slop")?.unwrap_or(0.0).max(0.0) as u32;
     let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
-    Ok(phrase(id, tokens(schema, id, text)?, slop))
+    phrase(schema, id, text, slop)
 }
 
-fn phrase(field: FieldId, tokens: Vec<(u32, String)>, slop: u32) -> Query {
-    match tokens.len() {
-        0 => Query::MatchNone,
-        1 => term(field, tokens.into_iter().next().expect("one token").1),
-        _ => {
-            let first = tokens[0].0;
-            let terms = tokens.into_iter().map(|(p, t)| (p - first, t.into_bytes())).collect();
-            Query::Phrase(PhraseQuery { field, terms, slop })
-        }
-    }
+/// `text` analyzed for `field` as a phrase.
+fn phrase(schema: &Schema, field: FieldId, text: &str, slop: u32) -> ApiResult<Query> {
+    Ok(analyzed::phrase(field, tokens(schema, field, text)?, slop).unwrap_or(Query::MatchNone))
 }
 
 /// A term as the field holds it: text fields take the value as is (not
@@ -834,7 +851,7 @@ fn multi_match(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
                 "best_fields" | "most_fields" => match_query(&name, &text, &mut o, schema)?,
                 "phrase" => {
                     let id = field_id(schema, &name).expect("resolved from the schema");
-                    phrase(id, tokens(schema, id, &text)?, slop)
+                    phrase(schema, id, &text, slop)?
                 }
                 other => {
                     return Err(ApiError::parsing(format!(

@@ -100,16 +100,18 @@ impl Oracle {
                 (freq > 0).then(|| self.bm25(t.field, &[term.as_ref()], freq as f32, doc, boost))
             }
             Query::Phrase(p) => {
-                let terms: Vec<String> =
-                    p.terms.iter().map(|(_, t)| String::from_utf8_lossy(t).into_owned()).collect();
                 assert_eq!(p.slop, 0, "the oracle knows exact phrases only");
-                let freq = self.phrase_freq(
-                    doc,
-                    p.field,
-                    &p.terms.iter().map(|(o, _)| *o).collect::<Vec<_>>(),
-                    &terms,
-                );
-                let refs: Vec<&str> = terms.iter().map(String::as_str).collect();
+                let word = |t: &[u8]| String::from_utf8_lossy(t).into_owned();
+                let places: Vec<(u32, Vec<String>)> = p
+                    .places()
+                    .into_iter()
+                    .map(|(o, terms)| (o, terms.into_iter().map(word).collect()))
+                    .collect();
+                let freq = self.phrase_freq(doc, p.field, &places);
+                // The idfs of every term the index holds (Lucene's MultiPhraseQuery leaves out the others).
+                let terms: Vec<String> = p.terms.iter().map(|(_, t)| word(t)).collect();
+                let refs: Vec<&str> =
+                    terms.iter().map(String::as_str).filter(|t| self.doc_freq(p.field, t) > 0.0).collect();
                 (freq > 0).then(|| self.bm25(p.field, &refs, freq as f32, doc, boost))
             }
             Query::Bool(b) => self.score_bool(b, doc, boost),
@@ -133,6 +135,13 @@ impl Oracle {
                     })
                     .collect();
                 (!scores.is_empty()).then(|| scores.iter().sum::<f64>() as f32)
+            }
+            Query::Synonym { field, terms } => {
+                let words: Vec<String> =
+                    terms.iter().map(|t| String::from_utf8_lossy(t).into_owned()).collect();
+                let df = words.iter().map(|w| self.doc_freq(*field, w)).fold(0.0, f64::max);
+                let freq: usize = words.iter().map(|w| self.freq(doc, *field, w)).sum();
+                (freq > 0).then(|| self.bm25_with_df(*field, df, freq as f32, doc, boost))
             }
             Query::Range(_) | Query::Exists(_) => {
                 panic!("the oracle keeps no numeric values: ranges are checked against a scan of the sources")
@@ -226,15 +235,21 @@ impl Oracle {
         self.tokens(doc, field).iter().filter(|(t, _)| t == term).count()
     }
 
-    fn phrase_freq(&self, doc: usize, field: FieldId, offsets: &[u32], terms: &[String]) -> usize {
+    /// Exact matches of a phrase's places (relative position, the terms that
+    /// may stand there): one for each occurrence of a first place's term
+    /// that starts a match, as Lucene's ExactPhraseMatcher counts them.
+    fn phrase_freq(&self, doc: usize, field: FieldId, places: &[(u32, Vec<String>)]) -> usize {
         let tokens = self.tokens(doc, field);
-        let at = |pos: i64, term: &str| tokens.iter().any(|(t, p)| i64::from(*p) == pos && t == term);
+        let at = |pos: i64, terms: &[String]| {
+            tokens.iter().any(|(t, p)| i64::from(*p) == pos && terms.contains(t))
+        };
+        let (first_offset, first_terms) = &places[0];
         tokens
             .iter()
             .filter(|(t, p)| {
-                *t == terms[0] && {
-                    let start = i64::from(*p) - i64::from(offsets[0]);
-                    terms.iter().zip(offsets).all(|(term, off)| at(start + i64::from(*off), term))
+                first_terms.contains(t) && {
+                    let start = i64::from(*p) - i64::from(*first_offset);
+                    places.iter().all(|(off, terms)| at(start + i64::from(*off), terms))
                 }
             })
             .count()

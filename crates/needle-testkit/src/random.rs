@@ -73,7 +73,7 @@ pub fn query(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth:
 
 fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth: u32) -> Query {
     let field = text_fields[rng.gen_range(0..text_fields.len())];
-    match rng.gen_range(0..if depth == 0 { 5 } else { 10 }) {
+    match rng.gen_range(0..if depth == 0 { 6 } else { 10 }) {
         0 => Query::Term(TermQuery { field, term: word(rng).as_bytes().to_vec() }),
         4 => {
             let fields = text_fields.iter().map(|&f| (f, [1.0, 2.0, 0.5][rng.gen_range(0..3)])).collect();
@@ -84,9 +84,21 @@ fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth:
             }
         }
         3 => multi_term(rng, field),
+        5 => {
+            let terms = (0..rng.gen_range(2..=3)).map(|_| word(rng).as_bytes().to_vec()).collect();
+            Query::Synonym { field, terms }
+        }
         1 => {
             let n = rng.gen_range(2..=3);
-            let terms = (0..n).map(|i| (i as u32, word(rng).as_bytes().to_vec())).collect();
+            let mut terms: Vec<(u32, Vec<u8>)> =
+                (0..n).map(|i| (i as u32, word(rng).as_bytes().to_vec())).collect();
+            // One in three a multi-phrase: another term that may stand at one place.
+            if rng.gen_ratio(1, 3) {
+                let place = rng.gen_range(0..n) as u32;
+                terms.push((place, word(rng).as_bytes().to_vec()));
+                terms.sort();
+                terms.dedup();
+            }
             Query::Phrase(PhraseQuery { field, terms, slop: 0 })
         }
         2 => Query::Term(TermQuery { field: keyword, term: WORDS[rng.gen_range(0..6)].as_bytes().to_vec() }),

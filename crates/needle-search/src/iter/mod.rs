@@ -18,6 +18,7 @@ mod range;
 mod req_opt;
 mod term;
 mod term_set;
+mod union;
 
 pub use all::AllScorer;
 pub use boosting::Demote;
@@ -34,6 +35,7 @@ pub(crate) use range::{bits_in_range, count_in_range};
 pub use req_opt::ReqOpt;
 pub use term::TermScorer;
 pub use term_set::{DocBits, TermSetScorer};
+pub use union::UnionPostings;
 
 /// A boxed scorer borrowing its segment.
 pub type BoxScorer<'a> = Box<dyn crate::Scorer + Send + 'a>;

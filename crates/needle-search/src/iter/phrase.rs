@@ -21,6 +21,9 @@ pub struct PhraseTerm {
     pub postings: Box<dyn Postings>,
     /// The term's position in the phrase.
     pub offset: u32,
+    /// Several terms' postings walked as one (a multi-phrase's place): two
+    /// of them at one position of a document are two occurrences there.
+    pub stacked: bool,
 }
 
 pub struct PhraseScorer<'a> {
@@ -132,7 +135,9 @@ impl<'a> PhraseScorer<'a> {
     /// holding every term is no shorter than the longest of their shortest.
     fn bound(&self, impacts: impl Iterator<Item = BlockImpact>) -> f32 {
         let (mut min_freq, mut sum_freq, mut norm) = (u32::MAX, 0u64, 0u8);
+        let mut lead_freq = None;
         for i in impacts {
+            lead_freq.get_or_insert(i.max_freq);
             min_freq = min_freq.min(i.max_freq);
             sum_freq += u64::from(i.max_freq);
             norm = norm.max(i.min_norm);
@@ -140,7 +145,14 @@ impl<'a> PhraseScorer<'a> {
         if min_freq == 0 {
             return 0.0;
         }
-        let freq = if self.slop == 0 { min_freq as f32 } else { sum_freq as f32 };
+        // Two terms of a stacked place at one position start two matches
+        // when that place leads the phrase (Lucene counts each occurrence of
+        // its lead): then only the lead's occurrences bound the matches.
+        let exact = match self.terms.iter().any(|t| t.stacked) {
+            true => lead_freq.unwrap_or(0),
+            false => min_freq,
+        };
+        let freq = if self.slop == 0 { exact as f32 } else { sum_freq as f32 };
         let norm = if self.norms.is_some() { norm } else { NO_NORM };
         self.bm25.score(freq, norm)
     }

@@ -271,6 +271,7 @@ mod tests {
                     tests: tests.clone(),
                 }),
                 offset: i as u32,
+                stacked: false,
             })
             .collect();
         let params = BloomParams::for_rate(5, 0.0009, vec!["the".to_string()]);

@@ -44,7 +44,7 @@ use needle_core::{Error, FieldId, Result};
 
 use self::lexer::Token;
 use crate::regexp::{RegexpFlags, RegexpMatcher};
-use crate::{BoolQuery, Fuzzy, MultiTermQuery, PhraseQuery, Query, TermPattern, TermQuery, TermRange};
+use crate::{BoolQuery, Fuzzy, MultiTermQuery, Query, TermPattern, TermRange};
 
 /// The most leaf clauses (terms, phrase terms) a query may have, as Lucene's
 /// `IndexSearcher.maxClauseCount`.
@@ -330,11 +330,9 @@ impl Parser<'_> {
     /// operator, the fields in a dis-max.
     fn run_query(&self, field: Option<&str>, words: &[String]) -> Result<Option<Query>> {
         let text = words.join(" ");
-        let term = |field, t: String| Query::Term(TermQuery { field, term: t.into_bytes() });
         let mut per_field = Vec::new();
         for field in self.targets(field)? {
-            let mut terms: Vec<Query> =
-                self.fields.analyze(field, &text)?.into_iter().map(|(_, t)| term(field, t)).collect();
+            let mut terms = crate::analyzed::by_position(field, self.fields.analyze(field, &text)?);
             per_field.extend(match (terms.len(), self.options.default_and) {
                 (0, _) => None,
                 (1, _) => terms.pop(),
@@ -599,17 +597,16 @@ fn add_run(clauses: &mut Vec<(Occur, Query)>, q: Option<Query>, default_and: boo
     }
 }
 
+/// Analyzed text as a phrase (with `phrase_slop`), else its positions joined by `or`.
 fn analyzed_query(field: FieldId, tokens: Vec<(u32, String)>, phrase_slop: Option<u32>) -> Option<Query> {
-    let term = |t: String| Query::Term(TermQuery { field, term: t.into_bytes() });
-    match (tokens.len(), phrase_slop) {
-        (0, _) => None,
-        (1, _) => Some(term(tokens.into_iter().next().unwrap().1)),
-        (_, Some(slop)) => {
-            let first = tokens[0].0;
-            let terms = tokens.into_iter().map(|(p, t)| (p - first, t.into_bytes())).collect();
-            Some(Query::Phrase(PhraseQuery { field, terms, slop }))
-        }
-        (_, None) => Some(Query::or(tokens.into_iter().map(|(_, t)| term(t)).collect())),
+    if let Some(slop) = phrase_slop {
+        return crate::analyzed::phrase(field, tokens, slop);
+    }
+    let mut positions = crate::analyzed::by_position(field, tokens);
+    match positions.len() {
+        0 => None,
+        1 => positions.pop(),
+        _ => Some(Query::or(positions)),
     }
 }
 

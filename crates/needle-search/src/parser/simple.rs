@@ -308,12 +308,10 @@ impl SimpleParser<'_> {
     fn words(&self, text: &str) -> Result<Option<Query>> {
         self.per_field(|field| {
             let tokens = self.schema.analyze(field, text)?;
-            Ok(match (tokens.len(), self.options.default_and) {
-                (2.., true) => Some(Query::and(
-                    tokens.into_iter().filter_map(|t| analyzed_query(field, vec![t], None)).collect(),
-                )),
-                _ => analyzed_query(field, tokens, None),
-            })
+            match (tokens.len(), self.options.default_and) {
+                (2.., true) => Ok(Some(Query::and(crate::analyzed::by_position(field, tokens)))),
+                _ => Ok(analyzed_query(field, tokens, None)),
+            }
         })
     }
 

@@ -81,7 +81,7 @@ fn choose<'a>(r: &Request, schema: Option<&'a Schema>) -> ApiResult<(Chosen<'a>,
             .ok_or_else(|| ApiError::illegal_argument(format!("failed to find normalizer under [{name}]")))?;
         return Ok((Chosen::Made(normalizer.map_err(|e| ApiError::illegal_argument(e.to_string()))?), 0));
     }
-    if r.tokenizer.is_some() || r.filter.is_some() {
+    if r.tokenizer.is_some() || r.filter.is_some() || r.char_filter.is_some() {
         let named = match (&r.analyzer, &r.field) {
             (Some(_), _) => Some("a named analyzer"),
             (None, Some(_)) => Some("a field-based analyzer"),
@@ -92,7 +92,7 @@ fn choose<'a>(r: &Request, schema: Option<&'a Schema>) -> ApiResult<(Chosen<'a>,
         }
         let none = IndexAnalysis::default();
         let analysis = schema.map_or(&none, |s| &s.analysis);
-        let chain = analysis.chain(r.tokenizer.as_ref(), r.filter.as_ref());
+        let chain = analysis.chain(r.tokenizer.as_ref(), r.filter.as_ref(), r.char_filter.as_ref());
         // A custom analyzer's texts are a field's values: 100 positions apart, as Elasticsearch has them.
         return Ok((
             Chosen::Made(chain.map_err(|e| ApiError::illegal_argument(e.to_string()))?),
@@ -152,9 +152,12 @@ fn tokens(analyzer: &Analyzer, texts: &[String], gap: u32) -> Vec<Value> {
     let (mut position, mut offset) = (0, 0);
     for text in texts {
         let mut units = Utf16Units { text, byte: 0, units: 0 };
-        let next = analyzer.analyze(text, position, |t| {
+        let next = analyzer.analyze_words(text, position, |t, word| {
             let (start, end) = (t.start as usize, t.end as usize);
-            let kind = analyzer.tokenizer().token_type(&text[start..end]);
+            let kind = match t.synonym {
+                true => "SYNONYM",
+                false => analyzer.tokenizer().token_type(word),
+            };
             out.push(json!({
                 "token": t.term,
                 "start_offset": offset + units.at(start),
@@ -198,6 +201,7 @@ struct Request {
     /// An analyzer made for the request: its tokenizer and filters, by name.
     tokenizer: Option<Value>,
     filter: Option<Value>,
+    char_filter: Option<Value>,
     /// A normalizer of the index, or the built-in `lowercase`: each text one token.
     normalizer: Option<String>,
 }
@@ -213,6 +217,7 @@ impl Request {
             field: None,
             tokenizer: None,
             filter: None,
+            char_filter: None,
             normalizer: None,
         };
         for (key, value) in body {
@@ -222,14 +227,15 @@ impl Request {
                 "field" => r.field = Some(string(&key, &value)?),
                 "tokenizer" => r.tokenizer = Some(value),
                 "filter" if value.is_array() => r.filter = Some(value),
-                "filter" => {
+                "char_filter" if value.is_array() => r.char_filter = Some(value),
+                "filter" | "char_filter" => {
                     return Err(ApiError::bad_request(
                         "x_content_parse_exception",
-                        "[analyze_request] filter doesn't support values of type: VALUE_STRING",
+                        format!("[analyze_request] {key} doesn't support values of type: VALUE_STRING"),
                     ))
                 }
                 "normalizer" => r.normalizer = Some(string(&key, &value)?),
-                "explain" | "char_filter" | "attributes" => {
+                "explain" | "attributes" => {
                     return Err(ApiError::illegal_argument(format!("[{key}] is not supported yet by Needle")))
                 }
                 other => {

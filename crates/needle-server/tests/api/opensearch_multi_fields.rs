@@ -11,7 +11,12 @@
 //! Keyword fields with a normalizer (`normalizers.json`, recorded by
 //! `normalizers.py`), and text fields with a search analyzer apart from
 //! their analyzer (`search_analyzers.json`: n-grams, a folded term beside its
-//! original, an index's `default_search`) are replayed and compared the same way.
+//! original, an index's `default_search`) and text fields analyzed with
+//! synonym filters (`synonyms.json`: tokens, settings, scores of several
+//! terms at one position), and analyzers and normalizers with char filters
+//! (`char_filters.json`: tokens and their offsets into the original text)
+//! and the `pattern` and `char_group` tokenizers, `elision` and
+//! `decimal_digit` filters (`tokenizers.json`) are replayed and compared the same way.
 
 use serde_json::{json, Value};
 
@@ -70,6 +75,21 @@ fn keyword_fields_with_a_normalizer_answer_as_opensearch() {
 #[test]
 fn search_analyzers_answer_as_opensearch() {
     replay("search_analyzers");
+}
+
+#[test]
+fn synonym_filters_answer_as_opensearch() {
+    replay("synonyms");
+}
+
+#[test]
+fn char_filters_answer_as_opensearch() {
+    replay("char_filters");
+}
+
+#[test]
+fn pattern_and_char_group_tokenizers_and_more_filters_answer_as_opensearch() {
+    replay("tokenizers");
 }
 
 fn replay(recorded: &str) {

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Records a real OpenSearch node's answers to `_analyze` requests and
+searches over the `pattern` tokenizer (Java regular expressions: the pieces
+between matches, or a group of each match; flags), the `char_group`
+tokenizer (classes and characters split on, `max_token_length`), and the
+`elision` and `decimal_digit` filters, named in an index's settings or
+defined in place, and the errors both refuse (an unknown class, which OpenSearch answers
+with a 500, and a pattern Java cannot read are 400s in Needle:
+`tests/api/index_analyzers.rs`); for
+`crates/needle-server/tests/api/opensearch_multi_fields.rs` to replay on
+Needle and compare step by step, shaped as `multi_fields.py` shapes them.
+
+    python3 tests/golden/opensearch/tokenizers.py http://127.0.0.1:9201 > tests/golden/opensearch/tokenizers.json
+
+The node: ../shared/opensearch (OpenSearch 3.8, one shard an index).
+"""
+
+import json
+import sys
+
+from multi_fields import shaped
+from record import call_with_status as call, print_golden, record_steps
+
+INDEX = "needle-tok"
+SETTINGS = {"analysis": {
+    "tokenizer": {
+        "commas": {"type": "pattern", "pattern": ","},
+        "quoted": {"type": "pattern", "pattern": "\"([^\"]+)\"", "group": 1},
+        "dashes": {"type": "char_group", "tokenize_on_chars": ["whitespace", "-", "\\n"]},
+        "short": {"type": "char_group", "tokenize_on_chars": ["punctuation", "digit"], "max_token_length": 3},
+        "nocase": {"type": "pattern", "pattern": "x", "flags": "CASE_INSENSITIVE"},
+    },
+    "filter": {
+        "fr": {"type": "elision", "articles": ["l", "M", "qu"], "articles_case": True},
+        "fr_exact": {"type": "elision", "articles": ["l"]},
+    },
+    "analyzer": {
+        "csv": {"tokenizer": "commas", "filter": ["trim", "lowercase"]},
+        "quotes": {"tokenizer": "quoted"},
+        "dashed": {"tokenizer": "dashes", "filter": ["lowercase"]},
+        "french": {"tokenizer": "standard", "filter": ["fr", "lowercase"]},
+        "digits": {"tokenizer": "standard", "filter": ["decimal_digit"]},
+        "words": {"tokenizer": "pattern"},
+    },
+}}
+MAPPING = {"properties": {
+    "tags": {"type": "text", "analyzer": "csv"},
+    "said": {"type": "text", "analyzer": "quotes"},
+    "parts": {"type": "text", "analyzer": "dashed"},
+    "text": {"type": "text", "analyzer": "french"},
+    "num": {"type": "text", "analyzer": "digits"},
+}}
+DOCS = [
+    {"tags": "Red, green ,BLUE", "said": "\"hello\" and \"good bye\"", "parts": "wi-fi router", "text": "l'avion et qu'il", "num": "١٢٣ items"},
+    {"tags": "green,yellow", "said": "nothing quoted", "parts": "Wi Fi", "text": "L'eau M'a dit", "num": "123 more"},
+]
+
+
+def search(body, index=INDEX):
+    return ("POST", f"/{index}/_search", {"track_total_hits": True, "_source": False, **body})
+
+
+def analyze(body, index=INDEX):
+    return ("POST", f"/{index}/_analyze" if index else "/_analyze", body)
+
+
+def steps():
+    bulk = "".join(json.dumps({"index": {"_index": INDEX, "_id": str(i)}}) + "\n" + json.dumps(d) + "\n"
+                   for i, d in enumerate(DOCS))
+    inline = lambda tokenizer, text, filters=None: analyze(
+        {"tokenizer": tokenizer, "text": text, **({"filter": filters} if filters else {})}, None)
+    return [
+        ("PUT", f"/{INDEX}", {"settings": SETTINGS, "mappings": MAPPING}),
+        ("GET", f"/{INDEX}/_settings?filter_path=*.settings.index.analysis", None),
+        ("POST", "/_bulk?refresh=true", bulk),
+        analyze({"analyzer": "csv", "text": "Red, green ,BLUE,,"}),
+        analyze({"analyzer": "quotes", "text": "say \"hi there\" or \"\" or \"bye\""}),
+        analyze({"analyzer": "dashed", "text": "The QUICK\nbrown-fox"}),
+        analyze({"analyzer": "french", "text": "L'avion l’eau m'a QU'il d'accord"}),
+        analyze({"analyzer": "digits", "text": "١٢٣ ४५ 𝟙𝟚 x٣y"}),
+        analyze({"analyzer": "words", "text": "The foo_bar-size, ٣x"}),
+        analyze({"tokenizer": "short", "text": "abcdef,gh1ij"}),
+        analyze({"tokenizer": "nocase", "text": "aXbxc"}),
+        analyze({"tokenizer": "standard", "filter": ["fr_exact"], "text": "L'avion l'eau"}),
+        inline("pattern", "Hello, World! été 2024"),
+        inline({"type": "pattern", "pattern": "\\s*;\\s*"}, "a ; b;c  ;  "),
+        inline({"type": "pattern", "pattern": "(\\w+)@(\\w+)", "group": 2}, "me@host you@there"),
+        inline({"type": "pattern", "pattern": "[a-z]*", "group": 0}, "abc12de"),
+        inline({"type": "char_group", "tokenize_on_chars": ["letter"]}, "ab12cd3"),
+        inline({"type": "char_group", "tokenize_on_chars": ["symbol", "whitespace"]}, "a+b c$d €e"),
+        inline({"type": "char_group", "tokenize_on_chars": ["\\t", "\\u0041"]}, "xAy\tz"),
+        inline("char_group", "a b"),
+        inline("standard", "l'avion d'Artagnan jusqu'ici", ["elision"]),
+        inline("standard", "٣ and ๓", ["decimal_digit"]),
+        inline("whitespace", "L'AVION", [{"type": "elision", "articles": ["l"], "articles_case": True}]),
+        search({"query": {"match": {"tags": "green"}}}),
+        search({"query": {"match": {"tags": "blue"}}}),
+        search({"query": {"match": {"said": "good bye"}}}),
+        search({"query": {"match_phrase": {"parts": "wi fi"}}}),
+        search({"query": {"match": {"text": "eau"}}}),
+        search({"query": {"match": {"text": "il"}}}),
+        search({"query": {"match": {"num": "123"}}}),
+        ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"filter": {"e": {"type": "elision"}}}}}),
+    ]
+
+
+def main():
+    base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
+    for index in [INDEX, "needle-tok-bad"]:
+        call(base, "DELETE", f"/{index}")
+    name, cases = record_steps(base, steps(), shaped)
+    for index in [INDEX, "needle-tok-bad"]:
+        call(base, "DELETE", f"/{index}")
+    print_golden([("node", name)], cases)
+
+
+if __name__ == "__main__":
+    main()
