@@ -22,6 +22,8 @@ pub struct Token {
     pub end: u32,
     /// Made by a synonym rule (Elasticsearch's token type `SYNONYM`).
     pub synonym: bool,
+    /// Marked as a keyword (Lucene's KeywordAttribute): stemmers leave it be.
+    pub keyword: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -184,8 +186,14 @@ impl Analyzer {
         original: impl Fn(usize) -> usize,
         emit: &mut impl FnMut(&Token, &str),
     ) -> u32 {
-        let mut token =
-            Token { term: String::new(), position: first_position, start: 0, end: 0, synonym: false };
+        let mut token = Token {
+            term: String::new(),
+            position: first_position,
+            start: 0,
+            end: 0,
+            synonym: false,
+            keyword: false,
+        };
         // Most chains lowercase first: done while copying the word out.
         let (lowered, rest) = match self.filters.split_first() {
             Some((TokenFilter::Lowercase, rest)) => (true, rest),
@@ -206,9 +214,10 @@ impl Analyzer {
             token.start = original(start) as u32;
             token.end = original(end) as u32;
             token.synonym = false;
+            token.keyword = false;
             if expands {
                 through_expanding(rest, &mut token, &mut |t| emit(t, word));
-            } else if rest.iter().all(|f| f.apply(&mut token.term)) {
+            } else if rest.iter().all(|f| f.apply_token(&mut token)) {
                 emit(&token, word);
             }
         });
@@ -270,16 +279,18 @@ fn through_expanding(filters: &[TokenFilter], token: &mut Token, emit: &mut impl
         if f.expands() {
             let mut terms = Vec::new();
             f.expand(&token.term, &mut terms);
-            let made_by_rule = token.synonym;
+            let (made_by_rule, keyword) = (token.synonym, token.keyword);
             for (term, synonym) in terms {
                 token.term = term;
                 token.synonym = made_by_rule || synonym;
+                // A term a rule makes is a token of its own, unmarked (Lucene's synonym filters).
+                token.keyword = keyword && !synonym;
                 through_expanding(&filters[i + 1..], token, emit);
             }
-            token.synonym = made_by_rule;
+            (token.synonym, token.keyword) = (made_by_rule, keyword);
             return;
         }
-        if !f.apply(&mut token.term) {
+        if !f.apply_token(token) {
             return;
         }
     }

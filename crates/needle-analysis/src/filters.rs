@@ -5,11 +5,14 @@
 //! expanding ones ([`TokenFilter::expands`]) turn one term into several at
 //! the token's position (n-grams, a folded term and its original).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
+use regex::Regex;
+
+use crate::analyzer::Token;
 use crate::porter;
 use crate::synonyms::SynonymMap;
 use crate::tables::ascii_folding::ASCII_FOLDING;
@@ -61,6 +64,15 @@ pub enum TokenFilter {
     Elision { articles: HashSet<String>, ignore_case: bool },
     /// `DecimalDigitFilter`: every decimal digit (Java's `isDigit`) becomes its ASCII digit.
     DecimalDigit,
+    /// `EnglishMinimalStemFilter`: plurals made singular (`ponies` to `pony`, `cats` to `cat`).
+    MinimalEnglish,
+    /// `SetKeywordMarkerFilter` / `PatternKeywordMarkerFilter`: marks the
+    /// terms of the set (compared lowercased when `ignore_case`), or those the
+    /// whole `pattern` matches, as keywords: the stemmers after leave them be.
+    KeywordMarker { words: HashSet<String>, ignore_case: bool, pattern: Option<Regex> },
+    /// `StemmerOverrideFilter`: a term the map names (and no keyword) becomes
+    /// its stem there, marked as a keyword.
+    StemmerOverride(Arc<HashMap<String, String>>),
 }
 
 /// The parameters of [`TokenFilter::Grams`].
@@ -96,6 +108,15 @@ impl std::fmt::Debug for TokenFilter {
                 write!(f, "Elision({} articles, ignore_case {ignore_case})", articles.len())
             }
             TokenFilter::DecimalDigit => f.write_str("DecimalDigit"),
+            TokenFilter::MinimalEnglish => f.write_str("MinimalEnglish"),
+            TokenFilter::KeywordMarker { words, ignore_case, pattern } => {
+                write!(
+                    f,
+                    "KeywordMarker({} words, ignore_case {ignore_case}, pattern {pattern:?})",
+                    words.len()
+                )
+            }
+            TokenFilter::StemmerOverride(map) => write!(f, "StemmerOverride({} rules)", map.len()),
         }
     }
 }
@@ -198,9 +219,63 @@ impl TokenFilter {
                     *term = term.chars().map(ascii_digit).collect();
                 }
             }
-            TokenFilter::Grams(_) | TokenFilter::Synonyms(_) => {}
+            TokenFilter::MinimalEnglish => minimal_english(term),
+            TokenFilter::Grams(_)
+            | TokenFilter::Synonyms(_)
+            | TokenFilter::KeywordMarker { .. }
+            | TokenFilter::StemmerOverride(_) => {}
         }
         true
+    }
+
+    /// Applies the filter to `token`, its keyword mark included (stemmers
+    /// leave a keyword be); `false`: the token is removed.
+    pub fn apply_token(&self, token: &mut Token) -> bool {
+        match self {
+            TokenFilter::KeywordMarker { words, ignore_case, pattern } => {
+                let marked = match pattern {
+                    Some(p) => p.is_match(&token.term),
+                    None if *ignore_case => words.contains(&token.term.to_lowercase()),
+                    None => words.contains(&token.term),
+                };
+                token.keyword |= marked;
+                true
+            }
+            TokenFilter::StemmerOverride(map) => {
+                if let Some(stem) = map.get(&token.term).filter(|_| !token.keyword) {
+                    token.term.clone_from(stem);
+                    token.keyword = true;
+                }
+                true
+            }
+            TokenFilter::PorterStem | TokenFilter::SnowballEnglish(_) | TokenFilter::MinimalEnglish
+                if token.keyword =>
+            {
+                true
+            }
+            other => other.apply(&mut token.term),
+        }
+    }
+}
+
+/// Lucene's `EnglishMinimalStemmer`: `ies` to `y` (not after `a` or `e`),
+/// a final `s` dropped unless after `u`, `s`, or an `e` after a vowel or `i`.
+fn minimal_english(term: &mut String) {
+    let b = term.as_bytes();
+    let n = b.len();
+    if n < 3 || b[n - 1] != b's' {
+        return;
+    }
+    match b[n - 2] {
+        b'u' | b's' => {}
+        b'e' if n > 3 && b[n - 3] == b'i' && b[n - 4] != b'a' && b[n - 4] != b'e' => {
+            term.truncate(n - 3);
+            term.push('y');
+        }
+        b'e' if matches!(b[n - 3], b'i' | b'a' | b'o' | b'e') => {}
+        _ => {
+            term.pop();
+        }
     }
 }
 
@@ -392,6 +467,19 @@ mod tests {
         TokenFilter::AsciiFoldingKeepingOriginal.expand("cafe", &mut out);
         let terms: Vec<&str> = out.iter().map(|(t, _)| t.as_str()).collect();
         assert_eq!(terms, ["cafe", "café", "cafe"]);
+    }
+
+    /// OpenSearch 3.8's `minimal_english` stems of the same words.
+    #[test]
+    fn minimal_english_makes_plurals_singular() {
+        let stem = |w: &str| {
+            let mut t = w.to_string();
+            TokenFilter::MinimalEnglish.apply(&mut t);
+            t
+        };
+        let words = ["ponies", "horses", "cats", "bus", "glass", "queries", "plays", "toes", "jumpings"];
+        let stems: Vec<String> = words.iter().map(|w| stem(w)).collect();
+        assert_eq!(stems, ["pony", "horse", "cat", "bus", "glass", "query", "play", "toes", "jumping"]);
     }
 
     #[test]

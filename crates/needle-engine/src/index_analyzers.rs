@@ -6,13 +6,18 @@
 //!   `english`, `snowball` or `stop`, with its own `stopwords`: a list,
 //!   `_english_` or `_none_`; `simple`, `whitespace`), or `type: custom`: a
 //!   `tokenizer` (`standard`, `whitespace`, `keyword`, `letter`,
-//!   `lowercase`) and a `filter` list, applied in order.
+//!   `lowercase`, `ngram`, `edge_ngram`, `pattern`, `char_group`) and a
+//!   `filter` list, applied in order.
+//! - `analysis.tokenizer.NAME`: an `ngram`, `edge_ngram`, `pattern` or
+//!   `char_group` tokenizer with its parameters.
 //! - `analysis.filter.NAME`: a filter a custom analyzer names, of type
 //!   `stop` (`stopwords`, `ignore_case`), `stemmer` (`language`: `english`
-//!   or `porter`, `porter2`, `possessive_english`), `snowball` (`language`:
-//!   `English`), `length` (`min`, `max`), `truncate` (`length`),
-//!   `asciifolding`, `lowercase`, `uppercase`, `trim`, `reverse` or
-//!   `apostrophe`, `ngram` and `edge_ngram`, or `synonym` and
+//!   or `porter`, `porter2`, `possessive_english`, `minimal_english`),
+//!   `snowball` (`language`: `English`), `length` (`min`, `max`), `truncate`
+//!   (`length`), `asciifolding`, `lowercase`, `uppercase`, `trim`, `reverse`,
+//!   `apostrophe`, `decimal_digit`, `elision` (`articles`, `articles_case`),
+//!   `keyword_marker` (`keywords`, `keywords_pattern`, `ignore_case`),
+//!   `stemmer_override` (`rules`), `ngram` and `edge_ngram`, or `synonym` and
 //!   `synonym_graph` (`synonyms` in Solr's format, `expand`, `lenient`; rules
 //!   of one-word terms). The built-in filters ([`PRE_BUILT_FILTERS`]) are
 //!   named as they are. `_analyze` may define a tokenizer or filters in place.
@@ -29,7 +34,7 @@
 //! the manifest) as given: `{"analyzer": {"my_stop": {"type": "standard",
 //! "stopwords": ["the", "a"]}}, "filter": {...}}`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use needle_analysis::{
@@ -468,6 +473,7 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             "english" | "porter" => Ok(TokenFilter::PorterStem),
             "porter2" => Ok(TokenFilter::snowball_english()),
             "possessive_english" => Ok(TokenFilter::EnglishPossessive),
+            "minimal_english" => Ok(TokenFilter::MinimalEnglish),
             other => Err(not_yet(format!("the stemmer language [{other}] of filter [{f}]"))),
         },
         "length" => {
@@ -497,10 +503,63 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
                 articles.iter().map(|a| if ignore_case { a.to_lowercase() } else { a.clone() }).collect();
             Ok(TokenFilter::Elision { articles, ignore_case })
         }
+        "keyword_marker" => keyword_marker(f, p),
+        "stemmer_override" => {
+            let rules = match p.get("rules") {
+                Some(v) => stop_list(f, v)?,
+                None => {
+                    return Err(Error::invalid(format!(
+                        "stemmer override filter requires either `rules` or `rules_path` to be configured (filter [{f}])"
+                    )))
+                }
+            };
+            let mut map = HashMap::new();
+            for rule in &rules {
+                let bad = || Error::invalid(format!("Invalid Keyword override Rule:{rule}"));
+                let (keys, stem) =
+                    rule.split_once("=>").filter(|(_, r)| !r.contains("=>")).ok_or_else(bad)?;
+                let stem = stem.trim();
+                if stem.is_empty() || stem.contains(',') {
+                    return Err(bad());
+                }
+                for key in keys.split(',').map(str::trim) {
+                    if key.is_empty() {
+                        return Err(bad());
+                    }
+                    // The first rule for a term is the one kept, as Lucene's builder keeps it.
+                    map.entry(key.to_string()).or_insert_with(|| stem.to_string());
+                }
+            }
+            Ok(TokenFilter::StemmerOverride(Arc::new(map)))
+        }
         "lowercase" | "uppercase" | "asciifolding" | "trim" | "reverse" | "apostrophe" | "decimal_digit" => {
             Ok(pre_built_filter(kind).expect("a pre-built filter"))
         }
         other => Err(not_yet(format!("the filter type [{other}] of filter [{f}]"))),
+    }
+}
+
+/// A `keyword_marker` filter: its `keywords` (compared lowercased with
+/// `ignore_case`), or the terms its `keywords_pattern` matches whole.
+fn keyword_marker(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
+    let ignore_case = p.get("ignore_case").is_some_and(is_true);
+    match (p.get("keywords"), p.get("keywords_pattern").and_then(Value::as_str)) {
+        (Some(_), Some(_)) => Err(Error::invalid(format!(
+            "cannot specify both `keywords_pattern` and `keywords` or `keywords_path` (filter [{f}])"
+        ))),
+        (None, None) => Err(Error::invalid(format!(
+            "keyword filter requires either `keywords`, `keywords_path`, or `keywords_pattern` to be configured (filter [{f}])"
+        ))),
+        (None, Some(pattern)) => {
+            let whole = format!("^(?:{pattern})$");
+            let pattern = java_regex(&whole, "").map_err(|e| Error::invalid(format!("filter [{f}]: {e}")))?;
+            Ok(TokenFilter::KeywordMarker { words: Default::default(), ignore_case, pattern: Some(pattern) })
+        }
+        (Some(v), None) => {
+            let words = stop_list(f, v)?;
+            let words = words.iter().map(|w| if ignore_case { w.to_lowercase() } else { w.clone() }).collect();
+            Ok(TokenFilter::KeywordMarker { words, ignore_case, pattern: None })
+        }
     }
 }
 
@@ -720,6 +779,8 @@ fn filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
         Some("length") => &["type", "min", "max"],
         Some("truncate") => &["type", "length"],
         Some("elision") => &["type", "articles", "articles_case"],
+        Some("keyword_marker") => &["type", "keywords", "keywords_pattern", "ignore_case"],
+        Some("stemmer_override") => &["type", "rules"],
         Some("synonym" | "synonym_graph") => &["type", "synonyms", "expand", "lenient", "format"],
         _ => &["type"],
     }

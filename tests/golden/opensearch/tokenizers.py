@@ -33,6 +33,11 @@ SETTINGS = {"analysis": {
     "filter": {
         "fr": {"type": "elision", "articles": ["l", "M", "qu"], "articles_case": True},
         "fr_exact": {"type": "elision", "articles": ["l"]},
+        "marked": {"type": "keyword_marker", "keywords": ["running", "Jumping"]},
+        "marked_ci": {"type": "keyword_marker", "keywords": ["Jumping"], "ignore_case": True},
+        "marked_re": {"type": "keyword_marker", "keywords_pattern": "run.*"},
+        "override": {"type": "stemmer_override", "rules": ["running, runs => run", "mice => mouse", "mice => mice"]},
+        "minimal": {"type": "stemmer", "language": "minimal_english"},
     },
     "analyzer": {
         "csv": {"tokenizer": "commas", "filter": ["trim", "lowercase"]},
@@ -41,6 +46,8 @@ SETTINGS = {"analysis": {
         "french": {"tokenizer": "standard", "filter": ["fr", "lowercase"]},
         "digits": {"tokenizer": "standard", "filter": ["decimal_digit"]},
         "words": {"tokenizer": "pattern"},
+        "stemmed": {"tokenizer": "standard", "filter": ["lowercase", "marked", "override", "porter_stem"]},
+        "plural": {"tokenizer": "standard", "filter": ["lowercase", "marked_ci", "minimal"]},
     },
 }}
 MAPPING = {"properties": {
@@ -49,10 +56,11 @@ MAPPING = {"properties": {
     "parts": {"type": "text", "analyzer": "dashed"},
     "text": {"type": "text", "analyzer": "french"},
     "num": {"type": "text", "analyzer": "digits"},
+    "verbs": {"type": "text", "analyzer": "stemmed"},
 }}
 DOCS = [
-    {"tags": "Red, green ,BLUE", "said": "\"hello\" and \"good bye\"", "parts": "wi-fi router", "text": "l'avion et qu'il", "num": "١٢٣ items"},
-    {"tags": "green,yellow", "said": "nothing quoted", "parts": "Wi Fi", "text": "L'eau M'a dit", "num": "123 more"},
+    {"tags": "Red, green ,BLUE", "said": "\"hello\" and \"good bye\"", "parts": "wi-fi router", "text": "l'avion et qu'il", "num": "١٢٣ items", "verbs": "running mice jumping"},
+    {"tags": "green,yellow", "said": "nothing quoted", "parts": "Wi Fi", "text": "L'eau M'a dit", "num": "123 more", "verbs": "he runs and jumps"},
 ]
 
 
@@ -93,6 +101,14 @@ def steps():
         inline("standard", "l'avion d'Artagnan jusqu'ici", ["elision"]),
         inline("standard", "٣ and ๓", ["decimal_digit"]),
         inline("whitespace", "L'AVION", [{"type": "elision", "articles": ["l"], "articles_case": True}]),
+        analyze({"analyzer": "stemmed", "text": "running runs jumping Jumping walking mice"}),
+        analyze({"analyzer": "plural", "text": "ponies horses cats bus glass queries plays toes jumpings"}),
+        analyze({"tokenizer": "standard", "filter": ["lowercase", "marked_re", "porter_stem"], "text": "running runner walking"}),
+        analyze({"tokenizer": "standard", "filter": ["lowercase", "marked", {"type": "synonym", "synonyms": ["running, jogging"]}, "porter_stem"], "text": "running"}),
+        analyze({"tokenizer": "standard", "filter": ["lowercase", "marked", {"type": "stemmer", "language": "minimal_english"}, "snowball"], "text": "running dogs"}),
+        search({"query": {"match": {"verbs": "run"}}}),
+        search({"query": {"match": {"verbs": "running"}}}),
+        search({"query": {"match": {"verbs": "mouse jump"}}}),
         search({"query": {"match": {"tags": "green"}}}),
         search({"query": {"match": {"tags": "blue"}}}),
         search({"query": {"match": {"said": "good bye"}}}),
@@ -101,6 +117,9 @@ def steps():
         search({"query": {"match": {"text": "il"}}}),
         search({"query": {"match": {"num": "123"}}}),
         ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"filter": {"e": {"type": "elision"}}}}}),
+        ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"filter": {"k": {"type": "keyword_marker"}}}}}),
+        ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"filter": {"k": {"type": "keyword_marker", "keywords": ["a"], "keywords_pattern": "b"}}}}}),
+        ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"filter": {"o": {"type": "stemmer_override"}}}}}),
     ]
 
 
