@@ -36,6 +36,8 @@ pub struct PhraseScorer<'a> {
     bm25: Arc<Bm25>,
     norms: Option<&'a [u8]>,
     slop: u32,
+    /// Some place holds several terms (see [`PhraseTerm::stacked`]).
+    stacked: bool,
     doc: DocId,
     freq: f32,
     positions: Vec<Vec<u32>>,
@@ -55,7 +57,9 @@ impl<'a> PhraseScorer<'a> {
         let start = terms.iter().map(|t| t.postings.doc()).max().unwrap_or(TERMINATED);
         let filters = filters.filter(|_| slop == 0);
         let positions = vec![Vec::new(); n];
-        let mut s = PhraseScorer { terms, order, filters, bm25, norms, slop, doc: 0, freq: 0.0, positions };
+        let stacked = terms.iter().any(|t| t.stacked);
+        let mut s =
+            PhraseScorer { terms, order, filters, bm25, norms, slop, stacked, doc: 0, freq: 0.0, positions };
         s.doc = s.next_match(start);
         s
     }
@@ -148,7 +152,7 @@ impl<'a> PhraseScorer<'a> {
         // Two terms of a stacked place at one position start two matches
         // when that place leads the phrase (Lucene counts each occurrence of
         // its lead): then only the lead's occurrences bound the matches.
-        let exact = match self.terms.iter().any(|t| t.stacked) {
+        let exact = match self.stacked {
             true => lead_freq.unwrap_or(0),
             false => min_freq,
         };

@@ -149,6 +149,12 @@ fn synonyms_are_kept_searched_and_marked_and_what_needle_cannot_is_refused_by_na
     assert_eq!((status, ids(&found)), (200, vec!["1"]), "{found}");
     let marked = found["hits"]["hits"][0]["highlight"]["t"][0].as_str().unwrap();
     assert!(marked.contains("<em>quick") && marked.contains("fox</em>"), "{found}");
+    // Explained as scored: one term for the position, one phrase over it.
+    for query in [json!({"match": {"t": "fast"}}), json!({"match_phrase": {"t": "fast fox"}})] {
+        let (_, found) = s.json("POST", "/g/_search", Some(json!({"query": query, "explain": true})));
+        let hit = &found["hits"]["hits"][0];
+        assert_eq!(hit["_explanation"]["value"], hit["_score"], "{query}: {found}");
+    }
     let (status, answer) = search(json!({"match": {"t": {"query": "fast", "fuzziness": 1}}}));
     assert_eq!(status, 400, "{answer}");
     let reason = answer["error"]["reason"].as_str().unwrap();
