@@ -209,6 +209,9 @@ impl Analyzer {
                 token.term.clear();
                 token.term.push_str(word);
             }
+            if let Tokenizer::PathHierarchy(p) = &self.tokenizer {
+                p.replace(&mut token.term);
+            }
             token.position = next_position;
             next_position += 1;
             token.start = original(start) as u32;

@@ -21,7 +21,7 @@ pub use analyzer::{Analyzer, AnalyzerKind, Token};
 pub use char_filters::{check_replacement, java_regex, CharFilter, Mapping};
 pub use filters::{Grams, TokenFilter};
 pub use gram_tokenizer::{GramTokenizer, TokenChars};
-pub use pattern_tokenizer::{CharGroupTokenizer, PatternTokenizer};
+pub use pattern_tokenizer::{CharGroupTokenizer, PathHierarchy, PatternTokenizer};
 pub use stopwords::ENGLISH_STOP_WORDS;
 pub use synonyms::{RuleError, SynonymMap};
 pub use tokenizer::{word_type, Tokenizer};

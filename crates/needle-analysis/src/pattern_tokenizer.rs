@@ -6,6 +6,9 @@
 //!   are left out.
 //! - `char_group`: runs of characters outside the classes and characters
 //!   named, cut once a run reaches `max_token_length` UTF-16 units.
+//! - `path_hierarchy` (Lucene's `PathHierarchyTokenizer`): each path and
+//!   the paths above it, `/a`, `/a/b`, `/a/b/c`, their first `skip` parts
+//!   left out, the delimiter written as `replacement`.
 
 use regex::Regex;
 
@@ -68,6 +71,42 @@ impl CharGroupTokenizer {
     }
 }
 
+/// See the module's comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathHierarchy {
+    pub delimiter: char,
+    pub replacement: char,
+    pub skip: usize,
+}
+
+impl PathHierarchy {
+    /// A part starts at the text's first character and at each delimiter
+    /// after it; the tokens run from the start of part `skip + 1` to each
+    /// later delimiter, and to the end.
+    pub fn for_each_token(&self, text: &str, mut emit: impl FnMut(usize, usize)) {
+        let mut cuts = text.char_indices().skip(1).filter(|&(_, c)| c == self.delimiter).map(|(i, _)| i);
+        let start = match self.skip {
+            0 if !text.is_empty() => 0,
+            0 => return,
+            n => match cuts.nth(n - 1) {
+                Some(i) => i,
+                None => return,
+            },
+        };
+        for end in cuts {
+            emit(start, end);
+        }
+        emit(start, text.len());
+    }
+
+    /// A token's term: its delimiters written as the replacement.
+    pub fn replace(&self, term: &mut String) {
+        if self.replacement != self.delimiter && term.contains(self.delimiter) {
+            *term = term.replace(self.delimiter, &self.replacement.to_string());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +127,31 @@ mod tests {
         assert_eq!(pieces(&commas, "a, b,,c ,"), ["a", " b", "c "]);
         let digits = PatternTokenizer { pattern: java_regex(r"\d", "").unwrap(), group: 0 };
         assert_eq!(pieces(&digits, "a1b22c"), ["1", "2", "2"]);
+    }
+
+    /// OpenSearch 3.8's tokens for the same text.
+    #[test]
+    fn paths_come_with_every_path_above_them() {
+        let paths = |p: PathHierarchy, text: &str| {
+            let mut out = Vec::new();
+            p.for_each_token(text, |s, e| {
+                let mut t = text[s..e].to_string();
+                p.replace(&mut t);
+                out.push((t, s, e));
+            });
+            out
+        };
+        let slash = PathHierarchy { delimiter: '/', replacement: '/', skip: 0 };
+        let all: Vec<String> = paths(slash, "one/two//three/").into_iter().map(|(t, _, _)| t).collect();
+        assert_eq!(all, ["one", "one/two", "one/two/", "one/two//three", "one/two//three/"]);
+        assert_eq!(paths(slash, "/"), [("/".to_string(), 0, 1)]);
+        let dashes = PathHierarchy { delimiter: '-', replacement: '/', skip: 1 };
+        let skipped = paths(dashes, "a-b-c-d");
+        assert_eq!(
+            skipped,
+            [("/b".to_string(), 1, 3), ("/b/c".to_string(), 1, 5), ("/b/c/d".to_string(), 1, 7)]
+        );
+        assert!(paths(PathHierarchy { skip: 5, ..dashes }, "a-b").is_empty());
     }
 
     #[test]

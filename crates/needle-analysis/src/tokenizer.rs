@@ -13,7 +13,7 @@
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::gram_tokenizer::GramTokenizer;
-use crate::pattern_tokenizer::{CharGroupTokenizer, PatternTokenizer};
+use crate::pattern_tokenizer::{CharGroupTokenizer, PathHierarchy, PatternTokenizer};
 use crate::tables::letters::LETTERS;
 
 /// Lucene's default `maxTokenLength`: longer words are cut into pieces of this many characters.
@@ -39,6 +39,8 @@ pub enum Tokenizer {
     Pattern(PatternTokenizer),
     /// Elasticsearch's `char_group` tokenizer (`pattern_tokenizer.rs`).
     CharGroup(CharGroupTokenizer),
+    /// `PathHierarchyTokenizer` (`pattern_tokenizer.rs`).
+    PathHierarchy(PathHierarchy),
 }
 
 impl Tokenizer {
@@ -70,6 +72,7 @@ impl Tokenizer {
             Tokenizer::Grams(g) => g.for_each_gram(text, emit),
             Tokenizer::Pattern(p) => p.for_each_token(text, emit),
             Tokenizer::CharGroup(g) => g.for_each_token(text, emit),
+            Tokenizer::PathHierarchy(p) => p.for_each_token(text, emit),
         }
     }
 
@@ -83,7 +86,8 @@ impl Tokenizer {
             | Tokenizer::Lowercase
             | Tokenizer::Grams(_)
             | Tokenizer::Pattern(_)
-            | Tokenizer::CharGroup(_) => "word",
+            | Tokenizer::CharGroup(_)
+            | Tokenizer::PathHierarchy(_) => "word",
         }
     }
 }

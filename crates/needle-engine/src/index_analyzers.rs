@@ -6,10 +6,11 @@
 //!   `english`, `snowball` or `stop`, with its own `stopwords`: a list,
 //!   `_english_` or `_none_`; `simple`, `whitespace`), or `type: custom`: a
 //!   `tokenizer` (`standard`, `whitespace`, `keyword`, `letter`,
-//!   `lowercase`, `ngram`, `edge_ngram`, `pattern`, `char_group`) and a
+//!   `lowercase`, `ngram`, `edge_ngram`, `pattern`, `char_group`,
+//!   `path_hierarchy`) and a
 //!   `filter` list, applied in order.
-//! - `analysis.tokenizer.NAME`: an `ngram`, `edge_ngram`, `pattern` or
-//!   `char_group` tokenizer with its parameters.
+//! - `analysis.tokenizer.NAME`: an `ngram`, `edge_ngram`, `pattern`,
+//!   `char_group` or `path_hierarchy` tokenizer with its parameters.
 //! - `analysis.filter.NAME`: a filter a custom analyzer names, of type
 //!   `stop` (`stopwords`, `ignore_case`), `stemmer` (`language`: `english`
 //!   or `porter`, `porter2`, `possessive_english`, `minimal_english`),
@@ -39,7 +40,8 @@ use std::sync::Arc;
 
 use needle_analysis::{
     check_replacement, java_regex, Analyzer, AnalyzerKind, CharFilter, CharGroupTokenizer, GramTokenizer,
-    Grams, Mapping, PatternTokenizer, SynonymMap, TokenChars, TokenFilter, Tokenizer, ENGLISH_STOP_WORDS,
+    Grams, Mapping, PathHierarchy, PatternTokenizer, SynonymMap, TokenChars, TokenFilter, Tokenizer,
+    ENGLISH_STOP_WORDS,
 };
 use needle_core::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -326,10 +328,11 @@ impl IndexAnalysis {
             "ngram" => Ok(pre_built(false)),
             "pattern" => pattern_tokenizer(name, &Map::new()),
             "char_group" => char_group_tokenizer(name, &Map::new()),
+            "path_hierarchy" => path_hierarchy(name, &Map::new()),
             _ => Tokenizer::parse(name).ok_or_else(|| {
                 not_yet(format!(
                     "the tokenizer [{name}] of analyzer [{analyzer}] (Needle's: standard, whitespace, keyword, \
-                     letter, lowercase, ngram, edge_ngram, pattern, char_group)"
+                     letter, lowercase, ngram, edge_ngram, pattern, char_group, path_hierarchy)"
                 ))
             }),
         }
@@ -342,6 +345,7 @@ impl IndexAnalysis {
             "ngram" | "nGram" => gram_tokenizer(name, p, false, self.max_ngram_diff.unwrap_or(1)),
             "pattern" => pattern_tokenizer(name, p),
             "char_group" => char_group_tokenizer(name, p),
+            "path_hierarchy" | "PathHierarchy" => path_hierarchy(name, p),
             kind => Tokenizer::parse(kind)
                 .filter(|t| !matches!(t, Tokenizer::Grams(_)))
                 .ok_or_else(|| not_yet(format!("the tokenizer type [{kind}] of tokenizer [{name}]"))),
@@ -821,6 +825,9 @@ fn tokenizer_params(p: &Map<String, Value>) -> &'static [&'static str] {
         }
         Some("pattern") => &["type", "pattern", "flags", "group"],
         Some("char_group") => &["type", "tokenize_on_chars", "max_token_length"],
+        Some("path_hierarchy" | "PathHierarchy") => {
+            &["type", "delimiter", "replacement", "skip", "reverse", "buffer_size"]
+        }
         _ => &["type"],
     }
 }
@@ -898,6 +905,30 @@ fn char_group_tokenizer(name: &str, p: &Map<String, Value>) -> Result<Tokenizer>
         return Err(Error::invalid(format!("maxTokenLen must be greater than 0 (tokenizer [{name}])")));
     }
     Ok(Tokenizer::CharGroup(CharGroupTokenizer { classes, chars, max_token_length }))
+}
+
+/// A `path_hierarchy` tokenizer: `delimiter` (`/`), `replacement` (the
+/// delimiter), `skip` (0); `reverse` is not supported yet.
+fn path_hierarchy(name: &str, p: &Map<String, Value>) -> Result<Tokenizer> {
+    let one_char = |key: &str, default: char| -> Result<char> {
+        match p.get(key).and_then(Value::as_str) {
+            None => Ok(default),
+            Some(s) => {
+                let mut chars = s.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) => Ok(c),
+                    _ => Err(Error::invalid(format!("{key} must be a one char value (tokenizer [{name}])"))),
+                }
+            }
+        }
+    };
+    if p.get("reverse").is_some_and(is_true) {
+        return Err(not_yet(format!("[reverse] of path_hierarchy tokenizer [{name}]")));
+    }
+    let delimiter = one_char("delimiter", '/')?;
+    let replacement = one_char("replacement", delimiter)?;
+    let skip = count_param(name, p, "skip", 0)?;
+    Ok(Tokenizer::PathHierarchy(PathHierarchy { delimiter, replacement, skip }))
 }
 
 /// The built-in analyzer `kind`, for analyzer `name`.
@@ -1074,8 +1105,8 @@ mod tests {
             ),
             (json!({"analyzer": {"x": {"type": "keyword"}}}), "Unknown analyzer type [keyword]"),
             (
-                json!({"tokenizer": {"t": {"type": "path_hierarchy"}}}),
-                "tokenizer type [path_hierarchy] of tokenizer [t]",
+                json!({"tokenizer": {"t": {"type": "path_hierarchy", "reverse": true}}}),
+                "[reverse] of path_hierarchy tokenizer [t]",
             ),
             (json!({"tokenizer": {"t": {"type": "ngram", "token_chars": ["letter", "odd"]}}}), "'odd'"),
             (json!({"tokenizer": {"t": {"type": "ngram", "min_gram": 2, "max_gram": 4}}}), "max_ngram_diff"),

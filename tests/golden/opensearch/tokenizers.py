@@ -29,6 +29,7 @@ SETTINGS = {"analysis": {
         "dashes": {"type": "char_group", "tokenize_on_chars": ["whitespace", "-", "\\n"]},
         "short": {"type": "char_group", "tokenize_on_chars": ["punctuation", "digit"], "max_token_length": 3},
         "nocase": {"type": "pattern", "pattern": "x", "flags": "CASE_INSENSITIVE"},
+        "paths": {"type": "path_hierarchy", "delimiter": "-", "replacement": "/", "skip": 1},
     },
     "filter": {
         "fr": {"type": "elision", "articles": ["l", "M", "qu"], "articles_case": True},
@@ -48,6 +49,7 @@ SETTINGS = {"analysis": {
         "words": {"tokenizer": "pattern"},
         "stemmed": {"tokenizer": "standard", "filter": ["lowercase", "marked", "override", "porter_stem"]},
         "plural": {"tokenizer": "standard", "filter": ["lowercase", "marked_ci", "minimal"]},
+        "folders": {"tokenizer": "path_hierarchy", "filter": ["lowercase"]},
     },
 }}
 MAPPING = {"properties": {
@@ -57,10 +59,11 @@ MAPPING = {"properties": {
     "text": {"type": "text", "analyzer": "french"},
     "num": {"type": "text", "analyzer": "digits"},
     "verbs": {"type": "text", "analyzer": "stemmed"},
+    "path": {"type": "text", "analyzer": "folders"},
 }}
 DOCS = [
-    {"tags": "Red, green ,BLUE", "said": "\"hello\" and \"good bye\"", "parts": "wi-fi router", "text": "l'avion et qu'il", "num": "١٢٣ items", "verbs": "running mice jumping"},
-    {"tags": "green,yellow", "said": "nothing quoted", "parts": "Wi Fi", "text": "L'eau M'a dit", "num": "123 more", "verbs": "he runs and jumps"},
+    {"tags": "Red, green ,BLUE", "said": "\"hello\" and \"good bye\"", "parts": "wi-fi router", "text": "l'avion et qu'il", "num": "١٢٣ items", "verbs": "running mice jumping", "path": "/Users/ann/notes.txt"},
+    {"tags": "green,yellow", "said": "nothing quoted", "parts": "Wi Fi", "text": "L'eau M'a dit", "num": "123 more", "verbs": "he runs and jumps", "path": "/users/bob"},
 ]
 
 
@@ -106,6 +109,17 @@ def steps():
         analyze({"tokenizer": "standard", "filter": ["lowercase", "marked_re", "porter_stem"], "text": "running runner walking"}),
         analyze({"tokenizer": "standard", "filter": ["lowercase", "marked", {"type": "synonym", "synonyms": ["running, jogging"]}, "porter_stem"], "text": "running"}),
         analyze({"tokenizer": "standard", "filter": ["lowercase", "marked", {"type": "stemmer", "language": "minimal_english"}, "snowball"], "text": "running dogs"}),
+        analyze({"analyzer": "folders", "text": "/Users/ann/notes.txt"}),
+        analyze({"tokenizer": "paths", "text": "a-b-c-d"}),
+        inline("path_hierarchy", "one/two//three/"),
+        inline("path_hierarchy", "/"),
+        inline("path_hierarchy", "no-slash"),
+        inline("path_hierarchy", "//a"),
+        inline({"type": "path_hierarchy", "skip": 2}, "/a/b/c/d"),
+        inline({"type": "path_hierarchy", "skip": 3}, "/a/b"),
+        inline({"type": "path_hierarchy", "delimiter": "\\", "replacement": "/"}, "C:\\Users\\ann"),
+        search({"query": {"term": {"path": "/users"}}}),
+        search({"query": {"term": {"path": "/users/ann"}}}),
         search({"query": {"match": {"verbs": "run"}}}),
         search({"query": {"match": {"verbs": "running"}}}),
         search({"query": {"match": {"verbs": "mouse jump"}}}),
@@ -120,6 +134,7 @@ def steps():
         ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"filter": {"k": {"type": "keyword_marker"}}}}}),
         ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"filter": {"k": {"type": "keyword_marker", "keywords": ["a"], "keywords_pattern": "b"}}}}}),
         ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"filter": {"o": {"type": "stemmer_override"}}}}}),
+        ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"tokenizer": {"p": {"type": "path_hierarchy", "delimiter": "ab"}}}}}),
     ]
 
 

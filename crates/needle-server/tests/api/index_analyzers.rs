@@ -64,18 +64,15 @@ fn what_cannot_be_made_is_refused_by_name_and_changes_nothing() {
     let s = TestServer::start();
     for (settings, says) in [
         (
-            json!({"analysis": {"analyzer": {"x": {"type": "custom", "tokenizer": "path_hierarchy"}}}}),
-            "tokenizer [path_hierarchy]",
+            json!({"analysis": {"analyzer": {"x": {"type": "custom", "tokenizer": "classic"}}}}),
+            "tokenizer [classic]",
         ),
         (json!({"analysis": {"analyzer": {"x": {"tokenizer": "standard", "filter": ["kstem"]}}}}), "[kstem]"),
         (
             json!({"analysis": {"analyzer": {"x": {"type": "klingon"}}}}),
             "Unknown analyzer type [klingon] for [x]",
         ),
-        (
-            json!({"analysis": {"tokenizer": {"t": {"type": "path_hierarchy"}}}}),
-            "tokenizer type [path_hierarchy]",
-        ),
+        (json!({"analysis": {"tokenizer": {"t": {"type": "classic"}}}}), "tokenizer type [classic]"),
         // OpenSearch answers this one with a 500.
         (
             json!({"analysis": {"tokenizer": {"t": {"type": "char_group", "tokenize_on_chars": ["nope"]}}}}),
