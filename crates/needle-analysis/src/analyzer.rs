@@ -8,6 +8,8 @@
 //! English stop words from those; a `custom` one is a tokenizer and filters
 //! of one's choosing. A field may replace the stop list.
 
+use std::collections::HashSet;
+
 use crate::char_filters::{CharFilter, Filtered};
 use crate::filters::{lowercase_into, TokenFilter};
 use crate::stopwords::ENGLISH_STOP_WORDS;
@@ -200,6 +202,11 @@ impl Analyzer {
             _ => (self.tokenizer.lowercases(), &self.filters[..]),
         };
         let expands = rest.iter().any(TokenFilter::expands);
+        // A state for each filter when one looks across tokens (none otherwise: the common case).
+        let mut across: Vec<Across> = match rest.iter().any(TokenFilter::looks_across) {
+            true => rest.iter().map(|_| Across::new(first_position)).collect(),
+            false => Vec::new(),
+        };
         let mut next_position = first_position;
         self.tokenizer.for_each_token(text, |start, end| {
             let word = &text[start..end];
@@ -218,13 +225,13 @@ impl Analyzer {
             token.end = original(end) as u32;
             token.synonym = false;
             token.keyword = false;
-            if expands {
-                through_expanding(rest, &mut token, &mut |t| emit(t, word));
+            if expands || !across.is_empty() {
+                through(rest, &mut across, &mut token, &mut |t| emit(t, word));
             } else if rest.iter().all(|f| f.apply_token(&mut token)) {
                 emit(&token, word);
             }
         });
-        next_position
+        across.iter().fold(next_position, |end, state| state.end(end))
     }
 
     /// `text` as one term, the way Lucene's `Analyzer.normalize` makes a
@@ -275,29 +282,94 @@ impl Analyzer {
     }
 }
 
-/// `token` through `filters`, some of which turn a term into several: each
-/// term they make goes through the rest, at the token's position and offsets.
-fn through_expanding(filters: &[TokenFilter], token: &mut Token, emit: &mut impl FnMut(&Token)) {
+/// `token` through `filters`, some of which turn a term into several (each
+/// term they make goes through the rest, at the token's position and
+/// offsets) and some of which look across tokens (`across` holds the state
+/// of each filter then, else nothing).
+fn through(filters: &[TokenFilter], across: &mut [Across], token: &mut Token, emit: &mut impl FnMut(&Token)) {
     for (i, f) in filters.iter().enumerate() {
         if f.expands() {
             let mut terms = Vec::new();
             f.expand(&token.term, &mut terms);
-            let (made_by_rule, keyword) = (token.synonym, token.keyword);
+            let (made_by_rule, keyword, position) = (token.synonym, token.keyword, token.position);
+            let rest = across.get_mut(i + 1..).unwrap_or_default();
             for (term, synonym) in terms {
                 token.term = term;
                 token.synonym = made_by_rule || synonym;
                 // A term a rule makes is a token of its own, unmarked (Lucene's synonym filters).
                 token.keyword = keyword && !synonym;
-                through_expanding(&filters[i + 1..], token, emit);
+                token.position = position;
+                through(&filters[i + 1..], rest, token, emit);
             }
-            (token.synonym, token.keyword) = (made_by_rule, keyword);
+            (token.synonym, token.keyword, token.position) = (made_by_rule, keyword, position);
             return;
         }
-        if !f.apply_token(token) {
+        let kept = match across.get_mut(i) {
+            Some(state) if f.looks_across() => state.pass(f, token),
+            _ => f.apply_token(token),
+        };
+        if !kept {
             return;
         }
     }
     emit(token);
+}
+
+/// What a filter that looks across tokens ([`TokenFilter::looks_across`])
+/// knows of one text's tokens so far. A token leaves at the position of the
+/// last one let through plus its own increment (from the token that came in
+/// before it), so a token removed here leaves no hole: Elasticsearch's
+/// `unique` and Lucene's token-count limit add no removed increment to the
+/// next token, as a stop filter does.
+struct Across {
+    /// The terms let through (by `unique`; those of the current position alone when `only_on_same_position`).
+    seen: HashSet<String>,
+    /// Tokens let through.
+    kept: usize,
+    started: bool,
+    /// The position of the last token in, and of the last one let through.
+    last_in: u32,
+    last_out: u32,
+}
+
+impl Across {
+    fn new(first_position: u32) -> Self {
+        Across {
+            seen: HashSet::new(),
+            kept: 0,
+            started: false,
+            last_in: first_position,
+            last_out: first_position,
+        }
+    }
+
+    /// Whether `filter` lets `token` through; its position, if so, moved to the filter's own count.
+    fn pass(&mut self, filter: &TokenFilter, token: &mut Token) -> bool {
+        let increment = token.position - self.last_in;
+        let new_position = !self.started || increment > 0;
+        (self.started, self.last_in) = (true, token.position);
+        let kept = match filter {
+            TokenFilter::Unique { only_on_same_position } => {
+                if *only_on_same_position && new_position {
+                    self.seen.clear();
+                }
+                !self.seen.contains(&token.term) && self.seen.insert(token.term.clone())
+            }
+            TokenFilter::Limit(max) => self.kept < *max,
+            _ => true,
+        };
+        if kept {
+            self.kept += 1;
+            self.last_out += increment;
+            token.position = self.last_out;
+        }
+        kept
+    }
+
+    /// The position after the text (`end`, as the filter before counts it), in this filter's count.
+    fn end(&self, end: u32) -> u32 {
+        self.last_out + (end - self.last_in)
+    }
 }
 
 #[cfg(test)]
@@ -405,6 +477,28 @@ mod tests {
             summary,
             [("ca", 0, 0, 5), ("ca", 0, 0, 5), ("au", 1, 6, 8), ("la", 2, 9, 13), ("lai", 2, 9, 13)]
         );
+    }
+
+    #[test]
+    fn unique_leaves_no_hole_where_stop_does_and_limit_counts_tokens() {
+        let summary = |a: &Analyzer, text: &str, first: u32| {
+            let mut tokens = Vec::new();
+            let end = a.analyze(text, first, |t| tokens.push((t.term.clone(), t.position)));
+            (tokens, end)
+        };
+        let unique = || TokenFilter::Unique { only_on_same_position: false };
+        let stop = || TokenFilter::stop(&["the"], false);
+        let stop_then_unique = Analyzer::custom(Tokenizer::Whitespace, vec![stop(), unique()]);
+        let (tokens, end) = summary(&stop_then_unique, "the cat the dog cat bird cat", 10);
+        let want = [("cat", 11), ("dog", 13), ("bird", 14)].map(|(t, p)| (t.to_string(), p));
+        assert_eq!((tokens, end), (want.to_vec(), 15));
+        let unique_then_stop = Analyzer::custom(Tokenizer::Whitespace, vec![unique(), stop()]);
+        let (tokens, end) = summary(&unique_then_stop, "the cat the dog cat bird cat", 0);
+        let want = [("cat", 1), ("dog", 2), ("bird", 3)].map(|(t, p)| (t.to_string(), p));
+        assert_eq!((tokens, end), (want.to_vec(), 4));
+        let first_two = Analyzer::custom(Tokenizer::Whitespace, vec![TokenFilter::Limit(2)]);
+        let (tokens, end) = summary(&first_two, "a b c d", 0);
+        assert_eq!((tokens, end), (vec![("a".to_string(), 0), ("b".to_string(), 1)], 2));
     }
 
     #[test]

@@ -73,6 +73,14 @@ pub enum TokenFilter {
     /// `StemmerOverrideFilter`: a term the map names (and no keyword) becomes
     /// its stem there, marked as a keyword.
     StemmerOverride(Arc<HashMap<String, String>>),
+    /// Elasticsearch's `UniqueTokenFilter`: a term already given by the text
+    /// goes (among the tokens of its own position alone when
+    /// `only_on_same_position`). Unlike a stop word it leaves no hole: the
+    /// token after it keeps its own position increment. One of the filters
+    /// that look across tokens ([`TokenFilter::looks_across`]).
+    Unique { only_on_same_position: bool },
+    /// `LimitTokenCountFilter`: the text's first `max` tokens; the rest go.
+    Limit(usize),
 }
 
 /// The parameters of [`TokenFilter::Grams`].
@@ -117,6 +125,10 @@ impl std::fmt::Debug for TokenFilter {
                 )
             }
             TokenFilter::StemmerOverride(map) => write!(f, "StemmerOverride({} rules)", map.len()),
+            TokenFilter::Unique { only_on_same_position } => {
+                write!(f, "Unique(only_on_same_position {only_on_same_position})")
+            }
+            TokenFilter::Limit(max) => write!(f, "Limit({max})"),
         }
     }
 }
@@ -138,6 +150,12 @@ impl TokenFilter {
             self,
             TokenFilter::AsciiFoldingKeepingOriginal | TokenFilter::Grams(_) | TokenFilter::Synonyms(_)
         )
+    }
+
+    /// Whether it decides by the tokens before (see `analyzer.rs`'s
+    /// `Across`); alone on a term it changes nothing.
+    pub fn looks_across(&self) -> bool {
+        matches!(self, TokenFilter::Unique { .. } | TokenFilter::Limit(_))
     }
 
     /// The terms an expanding filter makes of `term`, in Lucene's order,
@@ -223,7 +241,9 @@ impl TokenFilter {
             TokenFilter::Grams(_)
             | TokenFilter::Synonyms(_)
             | TokenFilter::KeywordMarker { .. }
-            | TokenFilter::StemmerOverride(_) => {}
+            | TokenFilter::StemmerOverride(_)
+            | TokenFilter::Unique { .. }
+            | TokenFilter::Limit(_) => {}
         }
         true
     }

@@ -18,7 +18,9 @@
 //!   (`length`), `asciifolding`, `lowercase`, `uppercase`, `trim`, `reverse`,
 //!   `apostrophe`, `decimal_digit`, `elision` (`articles`, `articles_case`),
 //!   `keyword_marker` (`keywords`, `keywords_pattern`, `ignore_case`),
-//!   `stemmer_override` (`rules`), `ngram` and `edge_ngram`, or `synonym` and
+//!   `stemmer_override` (`rules`), `unique` (`only_on_same_position`),
+//!   `limit` (`max_token_count`, `consume_all_tokens`: the tokens are the
+//!   same either way), `ngram` and `edge_ngram`, or `synonym` and
 //!   `synonym_graph` (`synonyms` in Solr's format, `expand`, `lenient`; rules
 //!   of one-word terms). The built-in filters ([`PRE_BUILT_FILTERS`]) are
 //!   named as they are. `_analyze` may define a tokenizer or filters in place.
@@ -398,6 +400,8 @@ const PRE_BUILT_FILTERS: &[&str] = &[
     "stop",
     "trim",
     "truncate",
+    "unique",
+    "limit",
     "uppercase",
 ];
 
@@ -422,6 +426,8 @@ fn pre_built_filter(name: &str) -> Option<TokenFilter> {
         "truncate" => TokenFilter::Truncate(10),
         "uppercase" => TokenFilter::Uppercase,
         "decimal_digit" => TokenFilter::DecimalDigit,
+        "unique" => TokenFilter::Unique { only_on_same_position: false },
+        "limit" => TokenFilter::Limit(1),
         "elision" => TokenFilter::Elision {
             articles: FRENCH_ARTICLES.iter().map(|a| (*a).to_string()).collect(),
             ignore_case: true,
@@ -508,6 +514,24 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             Ok(TokenFilter::Elision { articles, ignore_case })
         }
         "keyword_marker" => keyword_marker(f, p),
+        "unique" => Ok(TokenFilter::Unique {
+            only_on_same_position: p.get("only_on_same_position").is_some_and(is_true),
+        }),
+        "limit" => {
+            let max = p.get("max_token_count").map_or(Some(1), |v| match v {
+                Value::Number(n) => n.as_i64(),
+                Value::String(s) => s.parse().ok(),
+                _ => None,
+            });
+            match max.map(usize::try_from) {
+                None => Err(Error::invalid(format!(
+                    "[max_token_count] of filter [{f}] must be a whole number, not {}",
+                    p["max_token_count"]
+                ))),
+                Some(Ok(max)) if max > 0 => Ok(TokenFilter::Limit(max)),
+                Some(_) => Err(Error::invalid("maxTokenCount must be greater than zero")),
+            }
+        }
         "stemmer_override" => {
             let rules = match p.get("rules") {
                 Some(v) => stop_list(f, v)?,
@@ -785,6 +809,8 @@ fn filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
         Some("elision") => &["type", "articles", "articles_case"],
         Some("keyword_marker") => &["type", "keywords", "keywords_pattern", "ignore_case"],
         Some("stemmer_override") => &["type", "rules"],
+        Some("unique") => &["type", "only_on_same_position"],
+        Some("limit") => &["type", "max_token_count", "consume_all_tokens"],
         Some("synonym" | "synonym_graph") => &["type", "synonyms", "expand", "lenient", "format"],
         _ => &["type"],
     }

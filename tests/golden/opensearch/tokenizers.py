@@ -3,7 +3,9 @@
 searches over the `pattern` tokenizer (Java regular expressions: the pieces
 between matches, or a group of each match; flags), the `char_group`
 tokenizer (classes and characters split on, `max_token_length`), and the
-`elision` and `decimal_digit` filters, named in an index's settings or
+`elision`, `decimal_digit`, `keyword_marker`, `stemmer_override`, `unique`
+and `limit` filters (the positions of the tokens after the ones they
+remove, within a value and across a field's values), named in an index's settings or
 defined in place, and the errors both refuse (an unknown class, which OpenSearch answers
 with a 500, and a pattern Java cannot read are 400s in Needle:
 `tests/api/index_analyzers.rs`); for
@@ -39,6 +41,12 @@ SETTINGS = {"analysis": {
         "marked_re": {"type": "keyword_marker", "keywords_pattern": "run.*"},
         "override": {"type": "stemmer_override", "rules": ["running, runs => run", "mice => mouse", "mice => mice"]},
         "minimal": {"type": "stemmer", "language": "minimal_english"},
+        "once": {"type": "unique"},
+        "once_here": {"type": "unique", "only_on_same_position": True},
+        "first_two": {"type": "limit", "max_token_count": 2},
+        "first_two_all": {"type": "limit", "max_token_count": "2", "consume_all_tokens": True},
+        "ab": {"type": "synonym", "synonyms": ["a, b"]},
+        "letters": {"type": "ngram", "min_gram": 1, "max_gram": 1},
     },
     "analyzer": {
         "csv": {"tokenizer": "commas", "filter": ["trim", "lowercase"]},
@@ -50,6 +58,14 @@ SETTINGS = {"analysis": {
         "stemmed": {"tokenizer": "standard", "filter": ["lowercase", "marked", "override", "porter_stem"]},
         "plural": {"tokenizer": "standard", "filter": ["lowercase", "marked_ci", "minimal"]},
         "folders": {"tokenizer": "path_hierarchy", "filter": ["lowercase"]},
+        "deduped": {"tokenizer": "standard", "filter": ["lowercase", "once"]},
+        "deduped_ab": {"tokenizer": "whitespace", "filter": ["ab", "once"]},
+        "deduped_ab_here": {"tokenizer": "whitespace", "filter": ["ab", "once_here"]},
+        "stop_once": {"tokenizer": "standard", "filter": ["lowercase", "stop", "once"]},
+        "once_stop": {"tokenizer": "standard", "filter": ["lowercase", "once", "stop"]},
+        "letters_once": {"tokenizer": "whitespace", "filter": ["letters", "once_here"]},
+        "short": {"tokenizer": "standard", "filter": ["lowercase", "first_two"]},
+        "short_once": {"tokenizer": "standard", "filter": ["once", "first_two_all"]},
     },
 }}
 MAPPING = {"properties": {
@@ -60,10 +76,12 @@ MAPPING = {"properties": {
     "num": {"type": "text", "analyzer": "digits"},
     "verbs": {"type": "text", "analyzer": "stemmed"},
     "path": {"type": "text", "analyzer": "folders"},
+    "dedup": {"type": "text", "analyzer": "deduped"},
+    "brief": {"type": "text", "analyzer": "short"},
 }}
 DOCS = [
-    {"tags": "Red, green ,BLUE", "said": "\"hello\" and \"good bye\"", "parts": "wi-fi router", "text": "l'avion et qu'il", "num": "١٢٣ items", "verbs": "running mice jumping", "path": "/Users/ann/notes.txt"},
-    {"tags": "green,yellow", "said": "nothing quoted", "parts": "Wi Fi", "text": "L'eau M'a dit", "num": "123 more", "verbs": "he runs and jumps", "path": "/users/bob"},
+    {"tags": "Red, green ,BLUE", "said": "\"hello\" and \"good bye\"", "parts": "wi-fi router", "text": "l'avion et qu'il", "num": "١٢٣ items", "verbs": "running mice jumping", "path": "/Users/ann/notes.txt", "dedup": "a b A c", "brief": "one two three"},
+    {"tags": "green,yellow", "said": "nothing quoted", "parts": "Wi Fi", "text": "L'eau M'a dit", "num": "123 more", "verbs": "he runs and jumps", "path": "/users/bob", "dedup": ["x y x", "z"], "brief": ["four", "five six seven"]},
 ]
 
 
@@ -118,6 +136,30 @@ def steps():
         inline({"type": "path_hierarchy", "skip": 2}, "/a/b/c/d"),
         inline({"type": "path_hierarchy", "skip": 3}, "/a/b"),
         inline({"type": "path_hierarchy", "delimiter": "\\", "replacement": "/"}, "C:\\Users\\ann"),
+        analyze({"analyzer": "deduped", "text": "The cat the dog THE cat"}),
+        analyze({"analyzer": "deduped_ab", "text": "a b a c b"}),
+        analyze({"analyzer": "deduped_ab_here", "text": "a b a c b"}),
+        analyze({"analyzer": "stop_once", "text": "the cat the dog cat a bird"}),
+        analyze({"analyzer": "once_stop", "text": "the cat the dog cat a bird"}),
+        analyze({"analyzer": "letters_once", "text": "abca bb"}),
+        analyze({"analyzer": "short", "text": "One two three four"}),
+        analyze({"analyzer": "short_once", "text": "x x y x z"}),
+        analyze({"analyzer": "deduped", "text": ["b a", "a c"]}),
+        analyze({"analyzer": "short", "text": ["one", "two three", "four"]}),
+        inline("whitespace", "p q p q r", ["unique"]),
+        inline("whitespace", "p q p q r", ["limit"]),
+        inline("whitespace", "p q p q r", [{"type": "limit", "max_token_count": 3, "consume_all_tokens": True}]),
+        inline("whitespace", "p q p q r", [{"type": "unique", "only_on_same_position": True}]),
+        search({"query": {"match_phrase": {"dedup": "b c"}}}),
+        search({"query": {"match_phrase": {"dedup": "a c"}}}),
+        search({"query": {"match": {"dedup": "c"}}}),
+        search({"query": {"match_phrase": {"dedup": "y z"}}}),
+        search({"query": {"match_phrase": {"dedup": {"query": "y z", "slop": 200}}}}),
+        search({"query": {"match": {"brief": "three"}}}),
+        search({"query": {"match": {"brief": "two"}}}),
+        search({"query": {"match": {"brief": "five"}}}),
+        search({"query": {"match": {"brief": "six"}}}),
+        search({"query": {"match_phrase": {"brief": {"query": "four five", "slop": 200}}}}),
         search({"query": {"term": {"path": "/users"}}}),
         search({"query": {"term": {"path": "/users/ann"}}}),
         search({"query": {"match": {"verbs": "run"}}}),
@@ -135,6 +177,11 @@ def steps():
         ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"filter": {"k": {"type": "keyword_marker", "keywords": ["a"], "keywords_pattern": "b"}}}}}),
         ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"filter": {"o": {"type": "stemmer_override"}}}}}),
         ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"tokenizer": {"p": {"type": "path_hierarchy", "delimiter": "ab"}}}}}),
+        ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"filter": {"l": {"type": "limit", "max_token_count": 0}},
+                                                              "analyzer": {"a": {"tokenizer": "standard", "filter": ["l"]}}}}}),
+        ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"filter": {"l": {"type": "limit", "max_token_count": -2}},
+                                                              "analyzer": {"a": {"tokenizer": "standard", "filter": ["l"]}}}}}),
+        ("PUT", "/needle-tok-bad", {"settings": {"analysis": {"normalizer": {"n": {"type": "custom", "filter": ["unique"]}}}}}),
     ]
 
 

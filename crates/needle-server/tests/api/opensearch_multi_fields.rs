@@ -15,8 +15,9 @@
 //! synonym filters (`synonyms.json`: tokens, settings, scores of several
 //! terms at one position), and analyzers and normalizers with char filters
 //! (`char_filters.json`: tokens and their offsets into the original text)
-//! and the `pattern` and `char_group` tokenizers, `elision` and
-//! `decimal_digit` filters (`tokenizers.json`) are replayed and compared the same way.
+//! and the `pattern`, `char_group` and `path_hierarchy` tokenizers, `elision`,
+//! `decimal_digit`, `keyword_marker`, `stemmer_override`, `unique` and `limit`
+//! filters (`tokenizers.json`) are replayed and compared the same way.
 
 use serde_json::{json, Value};
 
