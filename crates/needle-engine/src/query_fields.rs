@@ -1,6 +1,7 @@
 //! How the query parser sees the schema: which fields exist and how each
 //! analyzes query text.
 
+use needle_analysis::Analyzer;
 use needle_core::{Error, FieldId, Result};
 use needle_search::{term_range, Query, QueryFields, RangeQuery, TermRange};
 use serde_json::Value;
@@ -24,39 +25,11 @@ impl QueryFields for Schema {
     }
 
     fn analyze(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>> {
-        let def = self.field(field);
-        not_indexed(def)?;
-        let single = |t: Option<String>| {
-            t.map(|t| vec![(0, t)]).ok_or_else(|| {
-                Error::query(format!(
-                    "field `{}` holds {} values; `{text}` is not one",
-                    def.name,
-                    def.kind.name()
-                ))
-            })
-        };
-        match def.kind {
-            FieldKind::Text => {
-                let analyzer = self.search_analyzer(field).expect("indexed text fields have analyzers");
-                // Several terms at one position (synonyms, n-grams) are kept: the query
-                // builders make a synonym query of them (`needle_search::analyzed`).
-                Ok(analyzer.tokens(text).into_iter().map(|t| (t.position, t.term)).collect())
-            }
-            FieldKind::Keyword => Ok(vec![(0, self.normalized(field, text).into_owned())]),
-            FieldKind::Long => single(canonical_long(text)),
-            FieldKind::Double => {
-                single(text.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double))
-            }
-            FieldKind::Boolean => single((text == "true" || text == "false").then(|| text.to_string())),
-            FieldKind::Date => {
-                single(def.parse_date(text, crate::zone::Zone::UTC, false).map(|ms| ms.to_string()))
-            }
-            // Elasticsearch's words: its values are kept as doc values only.
-            FieldKind::Binary => Err(Error::query(format!(
-                "Binary fields do not support searching: field `{}` is binary",
-                def.name
-            ))),
-        }
+        self.analyze_as(field, text, false)
+    }
+
+    fn analyze_quoted(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>> {
+        self.analyze_as(field, text, true)
     }
 
     fn range(&self, field: FieldId, range: &TermRange) -> Result<Query> {
@@ -90,6 +63,55 @@ impl QueryFields for Schema {
 }
 
 impl Schema {
+    /// `text` of a query for `field`, analyzed: a text field's by `chosen`
+    /// (a query's own `analyzer`) or else its search analyzer; other fields
+    /// by their type (`chosen` is not looked at).
+    pub fn analyze_with(
+        &self,
+        field: FieldId,
+        text: &str,
+        chosen: Option<&Analyzer>,
+    ) -> Result<Vec<(u32, String)>> {
+        let def = self.field(field);
+        not_indexed(def)?;
+        let single = |t: Option<String>| {
+            t.map(|t| vec![(0, t)]).ok_or_else(|| {
+                Error::query(format!(
+                    "field `{}` holds {} values; `{text}` is not one",
+                    def.name,
+                    def.kind.name()
+                ))
+            })
+        };
+        match def.kind {
+            FieldKind::Text => {
+                let analyzer = chosen.or_else(|| self.search_analyzer(field));
+                let analyzer = analyzer.expect("indexed text fields have analyzers");
+                // Several terms at one position (synonyms, n-grams) are kept: the query
+                // builders make a synonym query of them (`needle_search::analyzed`).
+                Ok(analyzer.tokens(text).into_iter().map(|t| (t.position, t.term)).collect())
+            }
+            FieldKind::Keyword => Ok(vec![(0, self.normalized(field, text).into_owned())]),
+            FieldKind::Long => single(canonical_long(text)),
+            FieldKind::Double => {
+                single(text.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double))
+            }
+            FieldKind::Boolean => single((text == "true" || text == "false").then(|| text.to_string())),
+            FieldKind::Date => {
+                single(def.parse_date(text, crate::zone::Zone::UTC, false).map(|ms| ms.to_string()))
+            }
+            // Elasticsearch's words: its values are kept as doc values only.
+            FieldKind::Binary => Err(Error::query(format!(
+                "Binary fields do not support searching: field `{}` is binary",
+                def.name
+            ))),
+        }
+    }
+
+    fn analyze_as(&self, field: FieldId, text: &str, quoted: bool) -> Result<Vec<(u32, String)>> {
+        let quote = quoted.then(|| self.search_quote_analyzer(field)).flatten();
+        self.analyze_with(field, text, quote)
+    }
     /// A range of a number, date or boolean field as its column values
     /// (bounds read as a `range` query reads them: dates in the field's
     /// format, with date math); of other fields, the terms between the bounds.

@@ -10,7 +10,8 @@
 //!                 "notes": {"type": "text", "index": false}}}
 //! ```
 //!
-//! Types: `text` (analyzed; options `analyzer`: standard | english | snowball, and
+//! Types: `text` (analyzed; options `analyzer`: standard | english | snowball,
+//! `search_analyzer` and `search_quote_analyzer` for query text and phrases, and
 //! `stopwords`: a list replacing the analyzer's), `keyword` (the whole value
 //! one term), `long`, `double`, `boolean`, `date` (the last four also kept as
 //! doc values, for sorts and ranges: see `values.rs`), `binary` (base64 text,
@@ -38,7 +39,7 @@ use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::date_format::DateFormat;
+use crate::date_format::{DateFormat, DEFAULT_DATE_FORMAT};
 use crate::index_analyzers::IndexAnalysis;
 
 pub const ID_FIELD: FieldId = 0;
@@ -107,6 +108,11 @@ pub struct FieldDef {
     /// through, when it is not its `analyzer` (see [`Schema::search_analyzer`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search_analyzer: Option<String>,
+    /// A text field's `search_quote_analyzer`: what the text of a phrase in
+    /// quotes (and of `match_phrase`) goes through, when it is not its
+    /// search analyzer (see [`Schema::search_quote_analyzer`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_quote_analyzer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopwords: Option<Vec<String>>,
     /// A date field's `format` (see `date_format.rs`); `None`: Elasticsearch's default.
@@ -136,6 +142,7 @@ impl FieldDef {
             index: true,
             analyzer: None,
             search_analyzer: None,
+            search_quote_analyzer: None,
             stopwords: None,
             format: None,
             multi_of: None,
@@ -156,8 +163,15 @@ impl FieldDef {
         if let Some(a) = &self.analyzer {
             def.insert("analyzer".into(), Value::String(a.clone()));
         }
-        if let Some(a) = &self.search_analyzer {
-            def.insert("search_analyzer".into(), Value::String(a.clone()));
+        // Each search analyzer shown where it is not the one it defaults to, as Elasticsearch shows them.
+        let analyzer = self.analyzer.as_deref().unwrap_or("default");
+        let search = self.search_analyzer.as_deref().unwrap_or(analyzer);
+        let quote = self.search_quote_analyzer.as_deref().unwrap_or(search);
+        if search != analyzer || quote != search {
+            def.insert("search_analyzer".into(), Value::String(search.to_string()));
+        }
+        if quote != search {
+            def.insert("search_quote_analyzer".into(), Value::String(quote.to_string()));
         }
         if let Some(words) = &self.stopwords {
             def.insert("stopwords".into(), serde_json::json!(words));
@@ -262,6 +276,9 @@ pub struct Schema {
     /// Text fields' search analyzers where they are not their analyzers.
     #[serde(skip)]
     search_analyzers: Vec<Option<Arc<Analyzer>>>,
+    /// Text fields' search quote analyzers where their mappings name one.
+    #[serde(skip)]
+    search_quote_analyzers: Vec<Option<Arc<Analyzer>>>,
     #[serde(skip)]
     by_name: HashMap<String, FieldId>,
     /// Each field's multi-fields (see [`FieldDef::multi_of`]), by the parent's id.
@@ -296,6 +313,7 @@ impl Schema {
             analysis,
             analyzers: Vec::new(),
             search_analyzers: Vec::new(),
+            search_quote_analyzers: Vec::new(),
             by_name: HashMap::new(),
             multi: HashMap::new(),
         };
@@ -438,9 +456,12 @@ impl Schema {
         }
         let id = FieldId::try_from(self.fields.len())
             .map_err(|_| Error::invalid_field(&f.name, "too many fields (65,536)"))?;
-        let search_analyzer = match (f.kind, f.index) {
-            (FieldKind::Text, true) => self.text_search_analyzer(&f)?.map(Arc::new),
-            _ => None,
+        let (search_analyzer, search_quote_analyzer) = match (f.kind, f.index) {
+            (FieldKind::Text, true) => {
+                let quote = f.search_quote_analyzer.as_deref().map(|name| self.named_analyzer(&f, name));
+                (self.text_search_analyzer(&f)?.map(Arc::new), quote.transpose()?.map(Arc::new))
+            }
+            _ => (None, None),
         };
         let analyzer = match (f.kind, f.index, &f.normalizer) {
             (FieldKind::Text, true, _) => Some(Arc::new(self.text_analyzer(&f)?)),
@@ -462,6 +483,7 @@ impl Schema {
         self.fields.push(f);
         self.analyzers.push(analyzer);
         self.search_analyzers.push(search_analyzer);
+        self.search_quote_analyzers.push(search_quote_analyzer);
         Ok(id)
     }
 
@@ -586,10 +608,72 @@ impl Schema {
         self.analyzers.get(id as usize)?.as_deref().filter(|_| self.field(id).kind == FieldKind::Text)
     }
 
+    /// Whether a mapping update's `def` changes the field of its name, as
+    /// Elasticsearch lets an update change one: only its `search_analyzer`,
+    /// `search_quote_analyzer` or `ignore_above`, which apply to the searches
+    /// and writes after it (`false`: a new field, or no change). Any other
+    /// change is an error naming each parameter with its two values; another
+    /// type, one naming both types.
+    pub fn check_update(&self, def: &FieldDef) -> Result<bool> {
+        let Some(id) = self.field_id(&def.name) else { return Ok(false) };
+        let have = self.field(id);
+        if have.kind != def.kind {
+            let reason = format!(
+                "mapper [{}] cannot be changed from type [{}] to [{}]",
+                def.name,
+                have.kind.name(),
+                def.kind.name()
+            );
+            return Err(Error::invalid_field(&def.name, reason));
+        }
+        let named = |v: &Option<String>, default: &str| v.clone().unwrap_or_else(|| default.to_string());
+        let words = |w: &Option<Vec<String>>| w.as_ref().map_or("default".to_string(), |w| w.join(", "));
+        let fixed = [
+            ("index", have.index.to_string(), def.index.to_string()),
+            ("analyzer", named(&have.analyzer, "default"), named(&def.analyzer, "default")),
+            ("normalizer", named(&have.normalizer, "default"), named(&def.normalizer, "default")),
+            ("format", named(&have.format, DEFAULT_DATE_FORMAT), named(&def.format, DEFAULT_DATE_FORMAT)),
+            ("stopwords", words(&have.stopwords), words(&def.stopwords)),
+        ];
+        let refused: String = fixed
+            .iter()
+            .filter(|(_, from, to)| from != to)
+            .map(|(name, from, to)| format!("\n\tCannot update parameter [{name}] from [{from}] to [{to}]"))
+            .collect();
+        if !refused.is_empty() {
+            let reason = format!("Mapper for [{}] conflicts with existing mapper:{refused}", def.name);
+            return Err(Error::invalid_field(&def.name, reason));
+        }
+        Ok(have != def)
+    }
+
+    /// This schema with the fields of `defs` it has replaced by them (each
+    /// allowed by [`Self::check_update`]), and those it has not added.
+    fn updated(&self, defs: &[FieldDef]) -> Result<Schema> {
+        let mut fields = self.fields.clone();
+        let mut added = Vec::new();
+        for def in defs {
+            match self.field_id(&def.name) {
+                Some(id) => fields[id as usize] = def.clone(),
+                None => added.push(def.clone()),
+            }
+        }
+        fields.extend(added);
+        let (bloom, sort) = (self.bloom.clone(), self.sort.clone());
+        Ok(Schema { bloom, sort, ..Schema::from_fields(self.dynamic, fields, self.analysis.clone())? })
+    }
+
     /// What a text field's query text goes through: its search analyzer, else its analyzer.
     pub fn search_analyzer(&self, id: FieldId) -> Option<&Analyzer> {
         let own = self.search_analyzers.get(id as usize)?.as_deref();
         own.or_else(|| self.analyzer(id))
+    }
+
+    /// What the text of a phrase in quotes for a text field goes through:
+    /// its search quote analyzer, else its search analyzer.
+    pub fn search_quote_analyzer(&self, id: FieldId) -> Option<&Analyzer> {
+        let own = self.search_quote_analyzers.get(id as usize)?.as_deref();
+        own.or_else(|| self.search_analyzer(id))
     }
 
     /// A keyword field's normalizer, when its mapping names one.
@@ -666,6 +750,21 @@ impl SharedSchema {
 
     pub fn replace(&self, schema: Schema) {
         *self.0.write() = Arc::new(schema);
+    }
+
+    /// A mapping update: adds the fields of `defs` it does not have and
+    /// replaces those it has that an update may change (see
+    /// [`Schema::check_update`]); when one may not, nothing changes.
+    pub fn update_fields(&self, defs: &[FieldDef]) -> Result<Arc<Schema>> {
+        let mut current = self.0.write();
+        let mut changes = false;
+        for def in defs {
+            changes |= current.check_update(def)? || current.field_id(&def.name).is_none();
+        }
+        if changes {
+            *current = Arc::new(current.updated(defs)?);
+        }
+        Ok(current.clone())
     }
 
     /// Changes the schema with `f` (on a copy, then swapped in).
@@ -796,7 +895,12 @@ fn parse_one_field(name: &str, mut m: serde_json::Map<String, Value>) -> Result<
         Some(Value::String(a)) if kind == FieldKind::Text => Some(a),
         Some(_) => return Err(bad("`search_analyzer` must be a string, on a text field")),
     };
-    if search_analyzer.is_some() {
+    let search_quote_analyzer = match m.remove("search_quote_analyzer") {
+        None => None,
+        Some(Value::String(a)) if kind == FieldKind::Text => Some(a),
+        Some(_) => return Err(bad("`search_quote_analyzer` must be a string, on a text field")),
+    };
+    if search_analyzer.is_some() || search_quote_analyzer.is_some() {
         // As Elasticsearch shows it: the index's default analyzer, by that name.
         analyzer.get_or_insert_with(|| "default".to_string());
     }
@@ -856,6 +960,7 @@ fn parse_one_field(name: &str, mut m: serde_json::Map<String, Value>) -> Result<
         index,
         analyzer,
         search_analyzer,
+        search_quote_analyzer,
         stopwords,
         format,
         multi_of: None,

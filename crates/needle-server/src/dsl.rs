@@ -329,7 +329,17 @@ fn field_id(schema: &Schema, name: &str) -> Option<FieldId> {
 
 /// `text` analyzed for `field`: (position, term).
 fn tokens(schema: &Schema, field: FieldId, text: &str) -> ApiResult<Vec<(u32, String)>> {
-    QueryFields::analyze(schema, field, text).map_err(|e| {
+    query_text(QueryFields::analyze(schema, field, text))
+}
+
+/// `text` of a phrase analyzed for `field` (by its search quote analyzer, if it has one).
+fn phrase_tokens(schema: &Schema, field: FieldId, text: &str) -> ApiResult<Vec<(u32, String)>> {
+    query_text(QueryFields::analyze_quoted(schema, field, text))
+}
+
+/// Analyzed query text, or the error Elasticsearch gives for text a field cannot hold.
+fn query_text(analyzed: needle_core::Result<Vec<(u32, String)>>) -> ApiResult<Vec<(u32, String)>> {
+    analyzed.map_err(|e| {
         let mut err = ApiError::bad_request("query_shard_exception", format!("failed to create query: {e}"));
         err.extra.insert("index_uuid".into(), Value::String("_na_".into()));
         err
@@ -715,7 +725,7 @@ fn phrase_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) 
 
 /// `text` analyzed for `field` as a phrase.
 fn phrase(schema: &Schema, field: FieldId, text: &str, slop: u32) -> ApiResult<Query> {
-    Ok(analyzed::phrase(field, tokens(schema, field, text)?, slop).unwrap_or(Query::MatchNone))
+    Ok(analyzed::phrase(field, phrase_tokens(schema, field, text)?, slop).unwrap_or(Query::MatchNone))
 }
 
 /// A term as the field holds it: text fields take the value as is (not
@@ -904,6 +914,9 @@ impl QueryFields for DefaultFields<'_> {
     }
     fn analyze(&self, field: FieldId, text: &str) -> needle_core::Result<Vec<(u32, String)>> {
         QueryFields::analyze(self.schema, field, text)
+    }
+    fn analyze_quoted(&self, field: FieldId, text: &str) -> needle_core::Result<Vec<(u32, String)>> {
+        QueryFields::analyze_quoted(self.schema, field, text)
     }
     fn normalize(&self, field: FieldId, text: &str) -> needle_core::Result<String> {
         QueryFields::normalize(self.schema, field, text)

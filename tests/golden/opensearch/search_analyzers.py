@@ -3,8 +3,10 @@
 whose index analyzer expands a term into several at one position (an
 `edge_ngram` filter for search-as-you-type, `asciifolding` keeping the
 original) and whose `search_analyzer` makes one term a position, and over an
-index whose `default_search` analyzer outranks its fields' own: the mapping
-shown, match, match_phrase (the phrase filters must see every term beside a
+index whose `default_search` analyzer outranks its fields' own, and over
+fields with a `search_quote_analyzer` (phrases in quotes, `match_phrase`,
+phrase `multi_match`), changed by mapping updates with the other updates
+Elasticsearch allows or refuses: the mapping shown, match, match_phrase (the phrase filters must see every term beside a
 position), term and query-string queries, their scores, and the errors; for
 `crates/needle-server/tests/api/opensearch_multi_fields.rs` to replay on
 Needle and compare step by step, shaped as `multi_fields.py` shapes them.
@@ -46,6 +48,72 @@ OTHER = "needle-sa-default"
 
 def search(body, index=INDEX):
     return ("POST", f"/{index}/_search", {"track_total_hits": True, "_source": False, **body})
+
+
+QUOTE = "needle-sa-quote"
+QUOTE_MAPPING = {"properties": {
+    "t": {"type": "text", "analyzer": "english", "search_quote_analyzer": "standard"},
+    "k": {"type": "text", "search_quote_analyzer": "english"},
+    "s": {"type": "text", "analyzer": "standard", "search_analyzer": "english", "search_quote_analyzer": "simple"},
+    "tag": {"type": "keyword", "ignore_above": 5},
+    "day": {"type": "date"},
+    "low": {"type": "keyword", "normalizer": "lowercase"},
+}}
+QUOTE_DOCS = [
+    {"t": "the running dogs", "k": "the running dogs", "s": "Running dogs", "tag": "abcdefgh"},
+    {"t": "a run with a dog", "k": "runs of dogs", "s": "run dog", "tag": "abc"},
+]
+
+
+def quoted_steps():
+    bulk = "".join(json.dumps({"index": {"_index": QUOTE, "_id": str(i)}}) + "\n" + json.dumps(d) + "\n"
+                   for i, d in enumerate(QUOTE_DOCS))
+    q = lambda body: search({"query": body}, QUOTE)
+    put_mapping = lambda props: ("PUT", f"/{QUOTE}/_mapping", {"properties": props})
+    return [
+        ("PUT", f"/{QUOTE}", {"mappings": QUOTE_MAPPING}),
+        ("GET", f"/{QUOTE}/_mapping", None),
+        ("POST", "/_bulk?refresh=true", bulk),
+        q({"match_phrase": {"t": "running dogs"}}),
+        q({"match_phrase": {"t": "run dog"}}),
+        q({"match": {"t": "running dogs"}}),
+        q({"query_string": {"query": "\"running dogs\"", "default_field": "t"}}),
+        q({"query_string": {"query": "\"run dog\"", "default_field": "t"}}),
+        q({"query_string": {"query": "running dogs", "default_field": "t"}}),
+        q({"query_string": {"query": "t:\"run dog\" OR k:\"running dogs\""}}),
+        q({"simple_query_string": {"query": "\"run dog\"", "fields": ["t"]}}),
+        q({"simple_query_string": {"query": "\"running dogs\" dogs", "fields": ["t", "k"]}}),
+        q({"multi_match": {"query": "running dogs", "fields": ["t", "k"], "type": "phrase"}}),
+        q({"multi_match": {"query": "run dog", "fields": ["t", "k"], "type": "phrase"}}),
+        q({"match_phrase": {"k": "running dogs"}}),
+        q({"match_phrase": {"k": "runs of dogs"}}),
+        q({"match": {"k": "running dogs"}}),
+        q({"match_phrase": {"s": "Run DOG"}}),
+        q({"match_phrase": {"s": "running dogs"}}),
+        q({"match": {"s": "running dogs"}}),
+        q({"term": {"tag": "abcdefgh"}}),
+        put_mapping({"t": {"type": "text", "analyzer": "english", "search_analyzer": "english", "search_quote_analyzer": "english"},
+                     "tag": {"type": "keyword", "ignore_above": 20}}),
+        ("GET", f"/{QUOTE}/_mapping", None),
+        q({"match_phrase": {"t": "running dogs"}}),
+        q({"query_string": {"query": "\"running dogs\"", "default_field": "t"}}),
+        ("PUT", f"/{QUOTE}/_doc/2?refresh=true", {"tag": "abcdefgh", "t": "running"}),
+        q({"term": {"tag": "abcdefgh"}}),
+        put_mapping({"t": {"type": "text", "analyzer": "english"}}),
+        ("GET", f"/{QUOTE}/_mapping", None),
+        put_mapping({"k": {"type": "text", "search_analyzer": "english"}}),
+        q({"match": {"k": "runs"}}),
+        q({"match_phrase": {"k": "running dogs"}}),
+        put_mapping({"t": {"type": "text", "analyzer": "standard"}}),
+        put_mapping({"t": {"type": "keyword"}}),
+        put_mapping({"t": {"type": "text", "analyzer": "english", "index": False}}),
+        put_mapping({"day": {"type": "date", "format": "yyyy"}}),
+        put_mapping({"low": {"type": "keyword"}}),
+        put_mapping({"t": {"type": "text", "analyzer": "english", "search_quote_analyzer": "nope"}}),
+        put_mapping({"new": {"type": "text"}, "t": {"type": "text", "analyzer": "standard"}}),
+        ("GET", f"/{QUOTE}/_mapping", None),
+        ("PUT", "/needle-sa-bad", {"mappings": {"properties": {"k": {"type": "keyword", "search_quote_analyzer": "standard"}}}}),
+    ]
 
 
 def steps():
@@ -99,15 +167,15 @@ def steps():
         ("GET", "/needle-sa-alone/_mapping", None),
         ("PUT", "/needle-sa-bad", {"mappings": {"properties": {"t": {"type": "text", "analyzer": "standard", "search_analyzer": "nope"}}}}),
         ("PUT", "/needle-sa-bad", {"mappings": {"properties": {"k": {"type": "keyword", "search_analyzer": "standard"}}}}),
-    ]
+    ] + quoted_steps()
 
 
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    for index in [INDEX, OTHER, "needle-sa-tok", "needle-sa-alone", "needle-sa-bad"]:
+    for index in [INDEX, OTHER, "needle-sa-tok", "needle-sa-alone", "needle-sa-bad", QUOTE]:
         call(base, "DELETE", f"/{index}")
     name, cases = record_steps(base, steps(), shaped)
-    for index in [INDEX, OTHER, "needle-sa-tok", "needle-sa-alone", "needle-sa-bad"]:
+    for index in [INDEX, OTHER, "needle-sa-tok", "needle-sa-alone", "needle-sa-bad", QUOTE]:
         call(base, "DELETE", f"/{index}")
     print_golden([("node", name)], cases)
 

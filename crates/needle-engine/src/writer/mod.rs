@@ -490,27 +490,13 @@ impl IndexWriter {
         Ok(())
     }
 
-    /// Adds the fields of `mapping` the index does not have (one it has with
-    /// another type is an error naming it, and nothing changes), and commits
-    /// so they stay. Returns the schema now.
+    /// Adds the fields of `mapping` the index does not have, changes those
+    /// it has as a mapping update may (see `Schema::check_update`: a field's
+    /// search analyzers and `ignore_above`; any other change is an error
+    /// naming it, and nothing changes), and commits so they stay. Returns
+    /// the schema now.
     pub fn add_mapping(&self, mapping: &Schema) -> Result<Arc<Schema>> {
-        let shared = &self.core.index.shared;
-        let current = shared.schema.current();
-        for def in &mapping.fields {
-            if let Some(id) = current.field_id(&def.name) {
-                let have = current.field(id);
-                if have.kind != def.kind || have.analyzer != def.analyzer {
-                    let reason = format!(
-                        "mapper [{}] cannot be changed from type [{}] to [{}]",
-                        def.name,
-                        have.kind.name(),
-                        def.kind.name()
-                    );
-                    return Err(Error::invalid_field(&def.name, reason));
-                }
-            }
-        }
-        let schema = shared.schema.add_fields(&mapping.fields)?;
+        let schema = self.core.index.shared.schema.update_fields(&mapping.fields)?;
         self.core.commit()?;
         Ok(schema)
     }

@@ -61,6 +61,11 @@ pub trait QueryFields {
     /// `text` analyzed for `field`: (position, term) pairs. Fails for text
     /// the field cannot hold (a word for a numeric field).
     fn analyze(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>>;
+    /// The text of a phrase in quotes analyzed for `field`, which may
+    /// analyze it its own way (Elasticsearch's `search_quote_analyzer`).
+    fn analyze_quoted(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>> {
+        self.analyze(field, text)
+    }
     /// `text` as a wildcard or fuzzy term of `field`: the field's
     /// normalization (a text field lowercases) without tokenizing or
     /// stemming. Fails for a field whose terms are not text (a number).
@@ -482,7 +487,10 @@ impl Parser<'_> {
         }
         let mut per_field = Vec::new();
         for field in self.targets(field)? {
-            let tokens = self.fields.analyze(field, text)?;
+            let tokens = match phrase_slop {
+                Some(_) => self.fields.analyze_quoted(field, text)?,
+                None => self.fields.analyze(field, text)?,
+            };
             per_field.extend(analyzed_query(field, tokens, phrase_slop));
         }
         Ok(self.across_fields(per_field))

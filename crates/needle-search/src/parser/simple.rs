@@ -237,7 +237,7 @@ impl SimpleParser<'_> {
         if closed(s, start) {
             let slop = if has_slop { self.fuzziness(s) } else { 0 };
             let branch = self.per_field(|field| {
-                let tokens = self.schema.analyze(field, &text)?;
+                let tokens = self.schema.analyze_quoted(field, &text)?;
                 Ok(analyzed_query(field, tokens, Some(slop)))
             })?;
             self.build(s, branch);

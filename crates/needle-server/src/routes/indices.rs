@@ -176,7 +176,8 @@ fn mappings(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> 
     Ok(respond::ok(&Value::Object(out)))
 }
 
-/// `PUT /{index}/_mapping`: adds fields; changing one's type is refused.
+/// `PUT /{index}/_mapping`: adds fields, and changes a field's search
+/// analyzers or `ignore_above`; any other change of a field is refused.
 pub async fn put_mapping(State(app): State<Shared>, Path(expression): Path<String>, call: Call) -> Response {
     blocking(move || {
         call.params.ignore(&ADMIN_PARAMS);
@@ -186,14 +187,30 @@ pub async fn put_mapping(State(app): State<Shared>, Path(expression): Path<Strin
         // Read for every index (each with its own analyzers) before any changes.
         let mut read = Vec::new();
         for h in app.catalog.resolve(&expression)? {
-            let mapping = parse_mapping(&body, &h.index.schema().analysis)?;
+            let mapping = parse_mapping(&body, &h.index.schema().analysis).map_err(|e| {
+                // An analyzer the index lacks, named in an update: Elasticsearch's error type then.
+                match e.reason.split_once("Failed to parse mapping: ") {
+                    Some((_, reason)) if reason.contains("has not been configured in mappings") => {
+                        ApiError::illegal_argument(reason.to_string())
+                    }
+                    _ => e,
+                }
+            })?;
             read.push((h, mapping));
         }
+        let refused = |e: needle_core::Error| match e {
+            needle_core::Error::InvalidInput { .. } => ApiError::illegal_argument(e.to_string()),
+            other => other.into(),
+        };
+        // Every index's fields checked before any changes, so a refusal changes nothing.
+        for (h, mapping) in &read {
+            let schema = h.index.schema();
+            for def in &mapping.fields {
+                schema.check_update(def).map_err(refused)?;
+            }
+        }
         for (h, mapping) in read {
-            h.writer.add_mapping(&mapping).map_err(|e| match e {
-                needle_core::Error::InvalidInput { .. } => ApiError::illegal_argument(e.to_string()),
-                other => other.into(),
-            })?;
+            h.writer.add_mapping(&mapping).map_err(refused)?;
         }
         Ok(respond::ok(&json!({"acknowledged": true})))
     })
