@@ -63,9 +63,9 @@ impl QueryFields for Schema {
 }
 
 impl Schema {
-    /// `text` of a query for `field`, analyzed: a text field's by `chosen`
-    /// (a query's own `analyzer`) or else its search analyzer; other fields
-    /// by their type (`chosen` is not looked at).
+    /// `text` of a query for `field`, analyzed: a text or keyword field's by
+    /// `chosen` (a query's own `analyzer`) or else its search analyzer or
+    /// normalizer; other fields by their type (`chosen` is not looked at).
     pub fn analyze_with(
         &self,
         field: FieldId,
@@ -91,7 +91,11 @@ impl Schema {
                 // builders make a synonym query of them (`needle_search::analyzed`).
                 Ok(analyzer.tokens(text).into_iter().map(|t| (t.position, t.term)).collect())
             }
-            FieldKind::Keyword => Ok(vec![(0, self.normalized(field, text).into_owned())]),
+            // A query's own analyzer applies to a keyword field too, as in Elasticsearch.
+            FieldKind::Keyword => Ok(match chosen {
+                Some(analyzer) => analyzer.tokens(text).into_iter().map(|t| (t.position, t.term)).collect(),
+                None => vec![(0, self.normalized(field, text).into_owned())],
+            }),
             FieldKind::Long => single(canonical_long(text)),
             FieldKind::Double => {
                 single(text.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double))

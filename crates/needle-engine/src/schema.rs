@@ -35,7 +35,7 @@ use std::sync::Arc;
 use needle_analysis::{Analyzer, AnalyzerKind, ENGLISH_STOP_WORDS};
 use needle_codecs::bloom::BloomParams;
 use needle_core::{Error, FieldId, Result};
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -284,6 +284,9 @@ pub struct Schema {
     /// Each field's multi-fields (see [`FieldDef::multi_of`]), by the parent's id.
     #[serde(skip)]
     multi: HashMap<FieldId, Vec<FieldId>>,
+    /// The analyzers queries have named (see [`Schema::query_analyzer`]), made once.
+    #[serde(skip)]
+    named: Arc<Mutex<HashMap<String, Arc<Analyzer>>>>,
 }
 
 impl PartialEq for Schema {
@@ -316,6 +319,7 @@ impl Schema {
             search_quote_analyzers: Vec::new(),
             by_name: HashMap::new(),
             multi: HashMap::new(),
+            named: Arc::default(),
         };
         for f in fields {
             s.push(f)?;
@@ -661,6 +665,22 @@ impl Schema {
         fields.extend(added);
         let (bloom, sort) = (self.bloom.clone(), self.sort.clone());
         Ok(Schema { bloom, sort, ..Schema::from_fields(self.dynamic, fields, self.analysis.clone())? })
+    }
+
+    /// The analyzer a query names by `name` for its text (a `match` query's
+    /// `analyzer`): the index's own of that name, else the built-in one
+    /// (`None`: neither); made on first use and kept.
+    pub fn query_analyzer(&self, name: &str) -> Option<Result<Arc<Analyzer>>> {
+        if let Some(made) = self.named.lock().get(name) {
+            return Some(Ok(made.clone()));
+        }
+        let own =
+            if name == "default" && !self.analysis.analyzer.contains_key(name) { "standard" } else { name };
+        let made = match self.analysis.analyzer(own, None) {
+            Some(made) => made,
+            None => Ok(Analyzer::built_in(AnalyzerKind::parse(own)?, None)),
+        };
+        Some(made.map(|a| self.named.lock().entry(name.to_string()).or_insert_with(|| Arc::new(a)).clone()))
     }
 
     /// What a text field's query text goes through: its search analyzer, else its analyzer.

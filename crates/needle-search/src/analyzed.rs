@@ -5,7 +5,7 @@
 
 use needle_core::FieldId;
 
-use crate::{PhraseQuery, Query, TermQuery};
+use crate::{MultiTermQuery, PhrasePrefix, PhraseQuery, Query, TermPattern, TermQuery};
 
 /// Analyzed tokens (position, term), in position order, as one query per
 /// position: its term, or a synonym query of its distinct terms.
@@ -54,6 +54,31 @@ pub fn phrase(field: FieldId, tokens: Vec<(u32, String)>, slop: u32) -> Option<Q
     terms.sort();
     terms.dedup();
     Some(Query::Phrase(PhraseQuery { field, terms, slop }))
+}
+
+/// Analyzed tokens as a phrase whose last place is a prefix of the terms
+/// that may fill it (see [`crate::PhrasePrefix`]), `None` when there is none.
+pub fn phrase_prefix(
+    field: FieldId,
+    tokens: Vec<(u32, String)>,
+    slop: u32,
+    max_expansions: u32,
+) -> Option<Query> {
+    let (first, last) = (tokens.first()?.0, tokens.last()?.0);
+    let (prefixes, before): (Vec<_>, Vec<_>) = tokens.into_iter().partition(|(p, _)| *p == last);
+    let mut terms: Vec<(u32, Vec<u8>)> =
+        before.into_iter().map(|(p, t)| (p - first, t.into_bytes())).collect();
+    terms.sort();
+    terms.dedup();
+    let prefixes = prefixes.into_iter().map(|(_, t)| t).collect();
+    let pattern = TermPattern::PhrasePrefix(PhrasePrefix {
+        terms,
+        position: last - first,
+        prefixes,
+        slop,
+        max_expansions,
+    });
+    Some(Query::MultiTerm(MultiTermQuery { field, pattern }))
 }
 
 #[cfg(test)]

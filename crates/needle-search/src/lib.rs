@@ -23,7 +23,7 @@ mod stats;
 mod weight;
 
 pub use explain::{describe, Explanation};
-pub use multi_term::{Fuzzy, MultiTermQuery, TermPattern, TermRange};
+pub use multi_term::{Fuzzy, MultiTermQuery, PhrasePrefix, TermPattern, TermRange};
 pub use parser::simple::{parse_simple_query, SimpleFlags, SimpleOptions};
 pub use parser::{
     parse_query, parse_query_with, term_range, FuzzyDefaults, ParseOptions, QueryFields, MAX_CLAUSES,

@@ -9,7 +9,12 @@
 //!   then the lowest term), each scored by BM25 with that similarity as its
 //!   boost and the largest document frequency among them (Lucene's
 //!   TopTermsBlendedFreqScoringRewrite, the fuzzy query's default), so a
-//!   rare misspelling does not outscore the word meant.
+//!   rare misspelling does not outscore the word meant;
+//! - a phrase ending in a prefix (Elasticsearch's `match_phrase_prefix`)
+//!   becomes a phrase whose last place holds the first `max_expansions`
+//!   terms the prefix begins, in term order (its MultiPhrasePrefixQuery), and
+//!   a prefix alone a disjunction of those terms, as Lucene rewrites a
+//!   multi-phrase of one place.
 
 use needle_codecs::{SegmentRead, TermMatcher};
 use needle_core::{FieldId, Result};
@@ -17,7 +22,7 @@ use needle_core::{FieldId, Result};
 use crate::automata::{EditDistanceMatcher, PrefixMatcher, RangeMatcher, WildcardMatcher};
 use crate::parser::MAX_CLAUSES;
 use crate::regexp::{RegexpFlags, RegexpMatcher};
-use crate::Query;
+use crate::{PhraseQuery, Query, TermQuery};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MultiTermQuery {
@@ -46,6 +51,20 @@ pub enum TermPattern {
     },
     /// Terms between two bounds in byte order (Lucene's TermRangeQuery).
     Range(TermRange),
+    PhrasePrefix(PhrasePrefix),
+}
+
+/// A phrase whose last word is a prefix of the terms that may fill its place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhrasePrefix {
+    /// The phrase's terms before the prefix: (relative position, term).
+    pub terms: Vec<(u32, Vec<u8>)>,
+    /// The prefixes' place (several where the analyzer made several terms there).
+    pub position: u32,
+    pub prefixes: Vec<String>,
+    pub slop: u32,
+    /// How many terms the prefixes may stand for, the first in term order.
+    pub max_expansions: u32,
 }
 
 /// The bounds of a range as written (`[a TO b]`, `{a TO *]`, `>=a`): a
@@ -126,6 +145,7 @@ fn expand_one(m: &MultiTermQuery, segments: &[&dyn SegmentRead]) -> Result<Query
                 RangeMatcher::new(r.lower.as_deref(), r.upper.as_deref(), r.include_lower, r.include_upper);
             matching(segments, field, &matcher)?
         }
+        TermPattern::PhrasePrefix(p) => return phrase_prefix(p, field, segments),
     };
     Ok(match terms.is_empty() {
         true => Query::MatchNone,
@@ -146,6 +166,26 @@ fn matching(
     terms.sort_unstable();
     terms.dedup();
     Ok(terms)
+}
+
+fn phrase_prefix(p: &PhrasePrefix, field: FieldId, segments: &[&dyn SegmentRead]) -> Result<Query> {
+    let mut expansions = Vec::new();
+    for prefix in &p.prefixes {
+        expansions.extend(matching(segments, field, &PrefixMatcher::new(prefix, false))?);
+    }
+    expansions.sort_unstable();
+    expansions.dedup();
+    expansions.truncate((p.max_expansions as usize).min(MAX_CLAUSES));
+    if expansions.is_empty() {
+        return Ok(Query::MatchNone);
+    }
+    let term = |term| Query::Term(TermQuery { field, term });
+    if p.terms.is_empty() {
+        return Ok(Query::or(expansions.into_iter().map(term).collect()));
+    }
+    let mut terms = p.terms.clone();
+    terms.extend(expansions.into_iter().map(|t| (p.position, t)));
+    Ok(Query::Phrase(PhraseQuery { field, terms, slop: p.slop }))
 }
 
 fn fuzzy(f: &Fuzzy, field: FieldId, segments: &[&dyn SegmentRead]) -> Result<Query> {

@@ -2,13 +2,16 @@
 //! Elasticsearch scores them (its `match` is Lucene's boolean of the text's
 //! terms, `multi_match` a dis-max over the fields, `terms` constant-scoring...).
 //!
-//! Supported: `match`, `match_phrase`, `multi_match` (`best_fields`,
-//! `most_fields`, `cross_fields`, `phrase`), `match_all`, `match_none`, `term`, `terms`,
+//! Supported: `match`, `match_phrase`, `match_phrase_prefix`, `multi_match` (`best_fields`,
+//! `most_fields`, `cross_fields`, `phrase`, `phrase_prefix`), `match_all`, `match_none`, `term`, `terms`,
 //! `ids`, `bool`, `constant_score`, `dis_max`, `query_string`, `range`,
 //! `exists` (on keyword, numeric, date and boolean fields, through their doc values),
 //! `prefix`, `wildcard` and `fuzzy` (and `match` with `fuzziness`), `simple_query_string`,
 //! `boosting`, and `boost` on each. Others are refused with an error that names them.
 
+use std::sync::Arc;
+
+use needle_analysis::Analyzer;
 use needle_core::FieldId;
 use needle_engine::{
     range_bounds, DateFormat, DateReading, FieldDef, FieldKind, Query, RangeBounds, RangeQuery, Schema, Zone,
@@ -50,6 +53,7 @@ pub fn query(v: &Value, schema: &Schema) -> ApiResult<Query> {
             match_query(field, text, opts, schema)
         }),
         "match_phrase" => field_query(kind, &mut body, schema, phrase_query),
+        "match_phrase_prefix" => field_query(kind, &mut body, schema, phrase_prefix_query),
         "term" => field_query(kind, &mut body, schema, term_query),
         "multi_match" => multi_match(&mut body, schema),
         "terms" => terms_query(&mut body, schema),
@@ -327,14 +331,49 @@ fn field_id(schema: &Schema, name: &str) -> Option<FieldId> {
     QueryFields::field_id(schema, name)
 }
 
-/// `text` analyzed for `field`: (position, term).
-fn tokens(schema: &Schema, field: FieldId, text: &str) -> ApiResult<Vec<(u32, String)>> {
-    query_text(QueryFields::analyze(schema, field, text))
+/// `text` analyzed for `field`, by `chosen` (the query's own analyzer) if
+/// given, else the field's search analyzer: (position, term).
+fn tokens(
+    schema: &Schema,
+    field: FieldId,
+    text: &str,
+    chosen: Option<&Analyzer>,
+) -> ApiResult<Vec<(u32, String)>> {
+    query_text(schema.analyze_with(field, text, chosen))
 }
 
-/// `text` of a phrase analyzed for `field` (by its search quote analyzer, if it has one).
-fn phrase_tokens(schema: &Schema, field: FieldId, text: &str) -> ApiResult<Vec<(u32, String)>> {
-    query_text(QueryFields::analyze_quoted(schema, field, text))
+/// `text` of a phrase analyzed for `field`, by `chosen` if given, else by
+/// its search quote analyzer if it has one.
+fn phrase_tokens(
+    schema: &Schema,
+    field: FieldId,
+    text: &str,
+    chosen: Option<&Analyzer>,
+) -> ApiResult<Vec<(u32, String)>> {
+    match chosen {
+        Some(_) => tokens(schema, field, text, chosen),
+        None => query_text(QueryFields::analyze_quoted(schema, field, text)),
+    }
+}
+
+/// The analyzer a query's `analyzer` option names (`kind`: the query's
+/// name), if it names one: the index's own, else a built-in one.
+fn query_analyzer(o: &mut FieldOptions, kind: &str, schema: &Schema) -> ApiResult<Option<Arc<Analyzer>>> {
+    o.string(kind, "analyzer")?.map(|name| named_analyzer(schema, kind, &name)).transpose()
+}
+
+fn named_analyzer(schema: &Schema, kind: &str, name: &str) -> ApiResult<Arc<Analyzer>> {
+    match schema.query_analyzer(name) {
+        Some(made) => made.map_err(|e| ApiError::illegal_argument(e.to_string())),
+        None => {
+            let mut err = ApiError::bad_request(
+                "query_shard_exception",
+                format!("[{kind}] analyzer [{name}] not found"),
+            );
+            err.extra.insert("index_uuid".into(), Value::String("_na_".into()));
+            Err(err)
+        }
+    }
 }
 
 /// Analyzed query text, or the error Elasticsearch gives for text a field cannot hold.
@@ -354,16 +393,14 @@ fn match_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -
     let operator = o.string("match", "operator")?.unwrap_or_else(|| "or".into()).to_ascii_lowercase();
     let msm = o.string("match", "minimum_should_match")?;
     let zero_terms = o.string("match", "zero_terms_query")?.unwrap_or_else(|| "none".into());
-    if o.string("match", "analyzer")?.is_some() {
-        return Err(ApiError::parsing("[match] option [analyzer] is not supported yet by Needle"));
-    }
+    let chosen = query_analyzer(o, "match", schema)?;
     let fuzzy = FuzzyOptions::take(o, "match", "fuzzy_transpositions")?;
     rewrite_option(o, "match", "fuzzy_rewrite", "top_terms_blended_freqs_N")?;
     let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
     if fuzzy.fuzziness.is_some() {
         words_only(schema, id, "fuzzy")?;
     }
-    let tokens = tokens(schema, id, text)?;
+    let tokens = tokens(schema, id, text, chosen.as_deref())?;
     let terms: Vec<Query> = match &fuzzy.fuzziness {
         Some(_) => {
             one_term_a_position(schema, id, &tokens, "fuzzy match")?;
@@ -465,7 +502,7 @@ fn cross_fields(
             o.string("multi_match", "operator")?.unwrap_or_else(|| "or".into()).to_ascii_lowercase();
         let msm = o.string("multi_match", "minimum_should_match")?;
         let zero_terms = o.string("multi_match", "zero_terms_query")?.unwrap_or_else(|| "none".into());
-        let tokens = tokens(schema, group[0].0, text)?;
+        let tokens = tokens(schema, group[0].0, text, None)?;
         one_term_a_position(schema, group[0].0, &tokens, "cross_fields query")?;
         let terms = tokens
             .into_iter()
@@ -719,13 +756,59 @@ fn fuzzy_defaults(body: &mut Value) -> ApiResult<FuzzyDefaults> {
 
 fn phrase_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
     let slop = take_f32(&mut o.body, "match_phrase", "slop")?.unwrap_or(0.0).max(0.0) as u32;
+    let chosen = query_analyzer(o, "match_phrase", schema)?;
     let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
-    phrase(schema, id, text, slop)
+    phrase(schema, id, text, slop, chosen.as_deref())
 }
 
-/// `text` analyzed for `field` as a phrase.
-fn phrase(schema: &Schema, field: FieldId, text: &str, slop: u32) -> ApiResult<Query> {
-    Ok(analyzed::phrase(field, phrase_tokens(schema, field, text)?, slop).unwrap_or(Query::MatchNone))
+/// `match_phrase_prefix`: the text as a phrase whose last word is the prefix
+/// of the terms that may fill its place (`slop`, `max_expansions`,
+/// `analyzer`, `zero_terms_query`).
+fn phrase_prefix_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
+    const KIND: &str = "match_phrase_prefix";
+    let slop = take_f32(&mut o.body, KIND, "slop")?.unwrap_or(0.0).max(0.0) as u32;
+    let max_expansions = take_count(&mut o.body, KIND, "max_expansions")?.unwrap_or(50);
+    let zero_terms = o.string(KIND, "zero_terms_query")?.unwrap_or_else(|| "none".into());
+    let chosen = query_analyzer(o, KIND, schema)?;
+    let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
+    let q = phrase_prefix(schema, id, text, slop, max_expansions, chosen.as_deref())?;
+    Ok(match q {
+        Query::MatchNone if zero_terms == "all" => Query::MatchAll,
+        q => q,
+    })
+}
+
+/// `text` analyzed for `field` as a phrase ending in a prefix (by `chosen` if given).
+fn phrase_prefix(
+    schema: &Schema,
+    field: FieldId,
+    text: &str,
+    slop: u32,
+    max_expansions: u32,
+    chosen: Option<&Analyzer>,
+) -> ApiResult<Query> {
+    let def = schema.field(field);
+    if def.kind != FieldKind::Text {
+        return Err(ApiError::illegal_argument(format!(
+            "Can only use phrase prefix queries on text fields - not on [{}] which is of type [{}]",
+            def.name,
+            def.kind.name()
+        )));
+    }
+    let tokens = phrase_tokens(schema, field, text, chosen)?;
+    Ok(analyzed::phrase_prefix(field, tokens, slop, max_expansions).unwrap_or(Query::MatchNone))
+}
+
+/// `text` analyzed for `field` as a phrase (by `chosen`, the query's own analyzer, if given).
+fn phrase(
+    schema: &Schema,
+    field: FieldId,
+    text: &str,
+    slop: u32,
+    chosen: Option<&Analyzer>,
+) -> ApiResult<Query> {
+    let tokens = phrase_tokens(schema, field, text, chosen)?;
+    Ok(analyzed::phrase(field, tokens, slop).unwrap_or(Query::MatchNone))
 }
 
 /// A term as the field holds it: text fields take the value as is (not
@@ -734,7 +817,7 @@ fn exact_term(schema: &Schema, field: FieldId, value: &str) -> ApiResult<Query> 
     if schema.field(field).kind == FieldKind::Text {
         return Ok(term(field, value.to_string()));
     }
-    let t = tokens(schema, field, value)?;
+    let t = tokens(schema, field, value, None)?;
     Ok(t.into_iter().next().map_or(Query::MatchNone, |(_, t)| term(field, t)))
 }
 
@@ -828,6 +911,7 @@ fn multi_match(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         "max_expansions",
         "fuzzy_transpositions",
         "fuzzy_rewrite",
+        "analyzer",
     ];
     for key in passed_on {
         if let Some(v) = take(body, key) {
@@ -848,11 +932,24 @@ fn multi_match(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         if options.body.get("fuzziness").is_some() {
             return Err(ApiError::parsing("Fuzziness not allowed for type [cross_fields]"));
         }
+        if options.body.get("analyzer").is_some() {
+            return Err(ApiError::parsing(
+                "[multi_match] [analyzer] of type [cross_fields] is not supported yet by Needle",
+            ));
+        }
         let named: Vec<(String, f32)> = (fields.iter())
             .flat_map(|(pattern, boost)| field_names(schema, pattern).into_iter().map(|n| (n, *boost)))
             .collect();
         return cross_fields(&text, &named, &options, schema, tie_breaker);
     }
+    let chosen = match kind.as_str() {
+        "phrase" | "phrase_prefix" => query_analyzer(&mut options, "multi_match", schema)?,
+        _ => None,
+    };
+    let max_expansions = match kind.as_str() {
+        "phrase_prefix" => take_count(&mut options.body, "multi_match", "max_expansions")?.unwrap_or(50),
+        _ => 50,
+    };
     let mut per_field = Vec::new();
     for (pattern, boost) in fields {
         for name in field_names(schema, &pattern) {
@@ -861,7 +958,14 @@ fn multi_match(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
                 "best_fields" | "most_fields" => match_query(&name, &text, &mut o, schema)?,
                 "phrase" => {
                     let id = field_id(schema, &name).expect("resolved from the schema");
-                    phrase(schema, id, &text, slop)?
+                    phrase(schema, id, &text, slop, chosen.as_deref())?
+                }
+                "phrase_prefix" => {
+                    let id = field_id(schema, &name).expect("resolved from the schema");
+                    if schema.field(id).kind != FieldKind::Text {
+                        continue; // as Elasticsearch leaves out the fields it cannot search so
+                    }
+                    phrase_prefix(schema, id, &text, slop, max_expansions, chosen.as_deref())?
                 }
                 other => {
                     return Err(ApiError::parsing(format!(
@@ -899,10 +1003,14 @@ fn field_names(schema: &Schema, pattern: &str) -> Vec<String> {
         .collect()
 }
 
-/// The query string's fields as the parser's default fields.
+/// The query string's fields as the parser's default fields, and the
+/// analyzers its options name (`analyzer`, for all its text; `quote_analyzer`,
+/// for phrases in quotes).
 struct DefaultFields<'a> {
     schema: &'a Schema,
     fields: Vec<FieldId>,
+    analyzer: Option<Arc<Analyzer>>,
+    quote_analyzer: Option<Arc<Analyzer>>,
 }
 
 impl QueryFields for DefaultFields<'_> {
@@ -913,10 +1021,13 @@ impl QueryFields for DefaultFields<'_> {
         self.fields.clone()
     }
     fn analyze(&self, field: FieldId, text: &str) -> needle_core::Result<Vec<(u32, String)>> {
-        QueryFields::analyze(self.schema, field, text)
+        self.schema.analyze_with(field, text, self.analyzer.as_deref())
     }
     fn analyze_quoted(&self, field: FieldId, text: &str) -> needle_core::Result<Vec<(u32, String)>> {
-        QueryFields::analyze_quoted(self.schema, field, text)
+        match self.quote_analyzer.as_ref().or(self.analyzer.as_ref()) {
+            Some(chosen) => self.schema.analyze_with(field, text, Some(chosen)),
+            None => QueryFields::analyze_quoted(self.schema, field, text),
+        }
     }
     fn normalize(&self, field: FieldId, text: &str) -> needle_core::Result<String> {
         QueryFields::normalize(self.schema, field, text)
@@ -974,7 +1085,13 @@ fn query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     let tie_breaker = take_f32(body, "query_string", "tie_breaker")?.unwrap_or(type_tie_breaker);
     let options =
         ParseOptions { default_and, field_tie_breaker: Some(tie_breaker), fuzzy: fuzzy_defaults(body)? };
-    parse_query_with(&text, &DefaultFields { schema, fields }, &options).map_err(|e| {
+    let mut named = |key: &str| -> ApiResult<Option<Arc<Analyzer>>> {
+        let name = take_string(body, "query_string", key)?;
+        name.map(|name| named_analyzer(schema, "query_string", &name)).transpose()
+    };
+    let (analyzer, quote_analyzer) = (named("analyzer")?, named("quote_analyzer")?);
+    let fields = DefaultFields { schema, fields, analyzer, quote_analyzer };
+    parse_query_with(&text, &fields, &options).map_err(|e| {
         let mut err = ApiError::bad_request(
             "query_shard_exception",
             format!("Failed to parse query [{}]: {e}", needle_core::printable(&text, 200)),
@@ -1041,6 +1158,8 @@ fn simple_query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
     for ignored in ["auto_generate_synonyms_phrase_query", "lenient"] {
         take(body, ignored);
     }
+    let analyzer =
+        take_string(body, KIND, "analyzer")?.map(|name| named_analyzer(schema, KIND, &name)).transpose()?;
     let patterns: Vec<(String, f32)> = match take(body, "fields") {
         None => vec![("*".to_string(), 1.0)],
         Some(Value::Array(f)) => f
@@ -1058,7 +1177,8 @@ fn simple_query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
             }
         }
     }
-    let query = parse_simple_query(&text, schema, &fields, &options).map_err(|e| {
+    let analyzed = DefaultFields { schema, fields: Vec::new(), analyzer, quote_analyzer: None };
+    let query = parse_simple_query(&text, &analyzed, &fields, &options).map_err(|e| {
         let mut err = ApiError::bad_request("query_shard_exception", format!("failed to create query: {e}"));
         err.extra.insert("index_uuid".into(), Value::String("_na_".into()));
         err

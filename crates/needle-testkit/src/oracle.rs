@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use needle_analysis::Analyzer;
 use needle_codecs::norms::{decode_length, encode_length};
 use needle_core::FieldId;
-use needle_search::{BoolQuery, MultiTermQuery, Query, TermPattern};
+use needle_search::{BoolQuery, MultiTermQuery, PhraseQuery, Query, TermPattern, TermQuery};
 
 /// How the oracle indexes a field: analyzed text, or whole-value keyword.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -335,6 +335,27 @@ impl Oracle {
                         field: m.field,
                         terms: near.into_iter().map(|(s, t)| (t.into_bytes(), s.max(0.0))).collect(),
                     },
+                }
+            }
+            // The first terms in order any prefix begins; a lone prefix is a disjunction of them.
+            TermPattern::PhrasePrefix(p) => {
+                let mut expansions: Vec<String> =
+                    vocabulary.into_iter().filter(|t| p.prefixes.iter().any(|x| t.starts_with(x))).collect();
+                expansions.truncate(p.max_expansions as usize);
+                let field = m.field;
+                match (expansions.is_empty(), p.terms.is_empty()) {
+                    (true, _) => Query::MatchNone,
+                    (false, true) => Query::or(
+                        expansions
+                            .into_iter()
+                            .map(|t| Query::Term(TermQuery { field, term: t.into_bytes() }))
+                            .collect(),
+                    ),
+                    (false, false) => {
+                        let mut terms = p.terms.clone();
+                        terms.extend(expansions.into_iter().map(|t| (p.position, t.into_bytes())));
+                        Query::Phrase(PhraseQuery { field, terms, slop: p.slop })
+                    }
                 }
             }
         }

@@ -4,7 +4,7 @@
 
 use needle_core::FieldId;
 use needle_search::{
-    BoolQuery, Fuzzy, MultiTermQuery, PhraseQuery, Query, TermPattern, TermQuery, TermRange,
+    BoolQuery, Fuzzy, MultiTermQuery, PhrasePrefix, PhraseQuery, Query, TermPattern, TermQuery, TermRange,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -132,14 +132,27 @@ fn unboosted(rng: &mut StdRng, text_fields: &[FieldId], keyword: FieldId, depth:
     }
 }
 
-/// A prefix, wildcard, regular expression or fuzzy query made from a vocabulary word: a prefix
+/// A prefix, wildcard, regular expression, fuzzy or phrase-prefix query made from a vocabulary word: a prefix
 /// of it (maybe upper-cased and case-insensitive), the word with some
 /// letters turned into `?` or `*`, or a misspelling of it within 0-3 edits
 /// searched with random options (few expansions, so the cut to the nearest
 /// terms is exercised).
 pub fn multi_term(rng: &mut StdRng, field: FieldId) -> Query {
     let w: Vec<char> = word(rng).chars().collect();
-    let pattern = match rng.gen_range(0..5) {
+    let pattern = match rng.gen_range(0..6) {
+        5 => {
+            // A phrase of 0-2 words ending in a prefix, cut to few expansions at times.
+            let n = rng.gen_range(0..=2);
+            let terms = (0..n).map(|i| (i, word(rng).as_bytes().to_vec())).collect();
+            let prefix: String = w[..rng.gen_range(1..=w.len().min(3))].iter().collect();
+            TermPattern::PhrasePrefix(PhrasePrefix {
+                terms,
+                position: n,
+                prefixes: vec![prefix],
+                slop: 0, // the oracle knows exact phrases only
+                max_expansions: [1, 3, 50][rng.gen_range(0..3)],
+            })
+        }
         4 => {
             // Bounds that are words, their prefixes or longer, open or left out.
             let bound = |rng: &mut StdRng| {

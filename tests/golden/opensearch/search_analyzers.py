@@ -5,7 +5,8 @@ whose index analyzer expands a term into several at one position (an
 original) and whose `search_analyzer` makes one term a position, and over an
 index whose `default_search` analyzer outranks its fields' own, and over
 fields with a `search_quote_analyzer` (phrases in quotes, `match_phrase`,
-phrase `multi_match`), changed by mapping updates with the other updates
+phrase `multi_match`) and queries naming their own `analyzer` (and
+`quote_analyzer`), the fields' analyzers changed by mapping updates with the other updates
 Elasticsearch allows or refuses: the mapping shown, match, match_phrase (the phrase filters must see every term beside a
 position), term and query-string queries, their scores, and the errors; for
 `crates/needle-server/tests/api/opensearch_multi_fields.rs` to replay on
@@ -71,7 +72,8 @@ def quoted_steps():
     q = lambda body: search({"query": body}, QUOTE)
     put_mapping = lambda props: ("PUT", f"/{QUOTE}/_mapping", {"properties": props})
     return [
-        ("PUT", f"/{QUOTE}", {"mappings": QUOTE_MAPPING}),
+        ("PUT", f"/{QUOTE}", {"mappings": QUOTE_MAPPING, "settings": {"analysis": {"analyzer": {
+            "shout": {"tokenizer": "whitespace", "filter": ["uppercase"]}}}}}),
         ("GET", f"/{QUOTE}/_mapping", None),
         ("POST", "/_bulk?refresh=true", bulk),
         q({"match_phrase": {"t": "running dogs"}}),
@@ -92,6 +94,26 @@ def quoted_steps():
         q({"match_phrase": {"s": "running dogs"}}),
         q({"match": {"s": "running dogs"}}),
         q({"term": {"tag": "abcdefgh"}}),
+        q({"match": {"t": {"query": "running dogs", "analyzer": "standard"}}}),
+        q({"match": {"t": {"query": "running dogs", "analyzer": "english"}}}),
+        q({"match": {"k": {"query": "running dogs", "analyzer": "english"}}}),
+        q({"match": {"tag": {"query": "ABC", "analyzer": "standard"}}}),
+        q({"match": {"tag": {"query": "abc", "analyzer": "shout"}}}),
+        q({"match": {"tag": {"query": "abc", "analyzer": "keyword"}}}),
+        q({"match": {"s": {"query": "RUN dog", "analyzer": "shout", "operator": "and"}}}),
+        q({"match_phrase": {"s": {"query": "Running dogs", "analyzer": "whitespace"}}}),
+        q({"match_phrase": {"s": {"query": "Running dogs", "analyzer": "standard"}}}),
+        q({"multi_match": {"query": "running dogs", "fields": ["t", "k"], "analyzer": "english"}}),
+        q({"multi_match": {"query": "running dogs", "fields": ["t", "k"], "type": "phrase", "analyzer": "standard"}}),
+        q({"multi_match": {"query": "running dogs", "fields": ["t", "k"], "type": "most_fields", "analyzer": "standard"}}),
+        q({"query_string": {"query": "running \"running dogs\"", "default_field": "t", "analyzer": "standard"}}),
+        q({"query_string": {"query": "dogs \"running dogs\"", "default_field": "t", "analyzer": "standard", "quote_analyzer": "english"}}),
+        q({"query_string": {"query": "\"run dog\"", "default_field": "t", "quote_analyzer": "whitespace"}}),
+        q({"query_string": {"query": "running", "default_field": "t", "quote_analyzer": "standard"}}),
+        q({"simple_query_string": {"query": "\"running dogs\" runs", "fields": ["t", "k"], "analyzer": "standard"}}),
+        q({"simple_query_string": {"query": "\"running dogs\"", "fields": ["t", "k"], "analyzer": "english"}}),
+        ("POST", f"/{QUOTE}/_search?q=running&df=k&analyzer=english", {"track_total_hits": True, "_source": False}),
+        ("POST", f"/{QUOTE}/_search?q=running&df=t&analyzer=english", {"track_total_hits": True, "_source": False}),
         put_mapping({"t": {"type": "text", "analyzer": "english", "search_analyzer": "english", "search_quote_analyzer": "english"},
                      "tag": {"type": "keyword", "ignore_above": 20}}),
         ("GET", f"/{QUOTE}/_mapping", None),

@@ -952,16 +952,17 @@ fn cache_key(call: &Call, r: &Request) -> ApiResult<Option<String>> {
     Ok(keepable.then(|| request_cache::request_text(call, &call.path)).flatten())
 }
 
-/// `q`, `df`, `default_operator`: a `query_string` query.
+/// `q`, `df`, `default_operator`, `analyzer`: a `query_string` query.
 pub(crate) fn url_query(p: &Params) -> ApiResult<Option<Value>> {
     let df = p.get("df");
     let operator = p.get("default_operator");
+    let analyzer = p.get("analyzer");
     p.ignore(&["lenient", "analyze_wildcard"]);
-    if p.get("analyzer").is_some() {
-        return Err(ApiError::illegal_argument("[analyzer] is not supported yet by Needle"));
-    }
     let Some(q) = p.get("q") else { return Ok(None) };
     let mut body = json!({"query": q});
+    if let Some(analyzer) = analyzer {
+        body["analyzer"] = json!(analyzer);
+    }
     if let Some(df) = df {
         body["default_field"] = json!(df);
     }

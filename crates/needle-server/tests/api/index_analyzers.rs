@@ -237,3 +237,53 @@ fn char_filters_are_kept_and_mark_the_original_text_and_bad_ones_are_refused() {
         assert_eq!(s.call("HEAD", "/d", None).status, 404, "a refused creation makes no index");
     }
 }
+
+#[test]
+fn a_query_naming_an_analyzer_the_index_lacks_is_refused_by_name() {
+    let s = TestServer::start();
+    let mapping = json!({"mappings": {"properties": {"t": {"type": "text"}}}});
+    assert_eq!(s.json("PUT", "/a", Some(mapping)).0, 200);
+    for (kind, query) in [
+        ("match", json!({"match": {"t": {"query": "x", "analyzer": "nope"}}})),
+        ("match_phrase", json!({"match_phrase": {"t": {"query": "x y", "analyzer": "nope"}}})),
+        ("query_string", json!({"query_string": {"query": "x", "quote_analyzer": "nope"}})),
+        ("simple_query_string", json!({"simple_query_string": {"query": "x", "analyzer": "nope"}})),
+    ] {
+        let (status, answer) = s.json("POST", "/a/_search", Some(json!({"query": query})));
+        assert_eq!(status, 400, "{answer}");
+        assert_eq!(answer["error"]["type"], "query_shard_exception", "{answer}");
+        assert_eq!(answer["error"]["reason"], format!("[{kind}] analyzer [nope] not found"), "{answer}");
+    }
+    // A phrase prefix needs positions: a keyword field has none.
+    assert_eq!(s.json("PUT", "/a/_mapping", Some(json!({"properties": {"k": {"type": "keyword"}}}))).0, 200);
+    let query = json!({"query": {"match_phrase_prefix": {"k": "ab"}}});
+    let (status, answer) = s.json("POST", "/a/_search", Some(query));
+    assert_eq!(status, 400, "{answer}");
+    assert!(
+        answer["error"]["reason"].as_str().unwrap().contains("[k] which is of type [keyword]"),
+        "{answer}"
+    );
+}
+
+/// A mapping update that changes what the index holds is refused naming each
+/// parameter, on every index it names before any changes: one refused leaves
+/// the others as they were.
+#[test]
+fn a_mapping_update_refused_on_one_index_changes_none() {
+    let s = TestServer::start();
+    let text = |analyzer: &str| json!({"properties": {"t": {"type": "text", "analyzer": analyzer}}});
+    assert_eq!(s.json("PUT", "/a", Some(json!({"mappings": text("standard")}))).0, 200);
+    assert_eq!(s.json("PUT", "/b", Some(json!({"mappings": text("english")}))).0, 200);
+    let update = json!({"properties": {"t": {"type": "text", "analyzer": "standard", "search_analyzer": "simple"},
+                                      "added": {"type": "keyword"}}});
+    let (status, answer) = s.json("PUT", "/a,b/_mapping", Some(update));
+    assert_eq!(status, 400, "{answer}");
+    let reason = answer["error"]["reason"].as_str().unwrap();
+    assert!(reason.contains("Cannot update parameter [analyzer] from [english] to [standard]"), "{reason}");
+    for index in ["a", "b"] {
+        let (_, mapping) = s.json("GET", &format!("/{index}/_mapping"), None);
+        let properties = &mapping[index]["mappings"]["properties"];
+        assert!(properties.get("added").is_none(), "{mapping}");
+        assert!(properties["t"].get("search_analyzer").is_none(), "{mapping}");
+    }
+}

@@ -84,6 +84,11 @@ fn synonym_filters_answer_as_opensearch() {
 }
 
 #[test]
+fn phrase_prefix_queries_answer_as_opensearch() {
+    replay("phrase_prefix");
+}
+
+#[test]
 fn char_filters_answer_as_opensearch() {
     replay("char_filters");
 }
