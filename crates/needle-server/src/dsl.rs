@@ -2,8 +2,8 @@
 //! Elasticsearch scores them (its `match` is Lucene's boolean of the text's
 //! terms, `multi_match` a dis-max over the fields, `terms` constant-scoring...).
 //!
-//! Supported: `match`, `match_phrase`, `match_phrase_prefix`, `multi_match` (`best_fields`,
-//! `most_fields`, `cross_fields`, `phrase`, `phrase_prefix`), `match_all`, `match_none`, `term`, `terms`,
+//! Supported: `match`, `match_phrase`, `match_phrase_prefix`, `match_bool_prefix`,
+//! `multi_match` (`best_fields`, `most_fields`, `cross_fields`, `phrase`, `phrase_prefix`, `bool_prefix`), `match_all`, `match_none`, `term`, `terms`,
 //! `ids`, `bool`, `constant_score`, `dis_max`, `query_string`, `range`,
 //! `exists` (on keyword, numeric, date and boolean fields, through their doc values),
 //! `prefix`, `wildcard` and `fuzzy` (and `match` with `fuzziness`), `simple_query_string`,
@@ -54,6 +54,7 @@ pub fn query(v: &Value, schema: &Schema) -> ApiResult<Query> {
         }),
         "match_phrase" => field_query(kind, &mut body, schema, phrase_query),
         "match_phrase_prefix" => field_query(kind, &mut body, schema, phrase_prefix_query),
+        "match_bool_prefix" => field_query(kind, &mut body, schema, bool_prefix_query),
         "term" => field_query(kind, &mut body, schema, term_query),
         "multi_match" => multi_match(&mut body, schema),
         "terms" => terms_query(&mut body, schema),
@@ -409,6 +410,45 @@ fn match_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -
         None => analyzed::by_position(id, tokens),
     };
     joined_terms(terms, &operator, msm, &zero_terms)
+}
+
+/// `match_bool_prefix`: the text's terms joined as `match` joins them
+/// (`operator`, `minimum_should_match`, `analyzer`), the last one a prefix
+/// query when nothing follows it in the text (Elasticsearch's rule: its
+/// token ends where the text does, so `quick br ` searches the word `br`).
+fn bool_prefix_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -> ApiResult<Query> {
+    const KIND: &str = "match_bool_prefix";
+    let operator = o.string(KIND, "operator")?.unwrap_or_else(|| "or".into()).to_ascii_lowercase();
+    let msm = o.string(KIND, "minimum_should_match")?;
+    let chosen = query_analyzer(o, KIND, schema)?;
+    let fuzzy = FuzzyOptions::take(o, KIND, "fuzzy_transpositions")?;
+    rewrite_option(o, KIND, "fuzzy_rewrite", "top_terms_blended_freqs_N")?;
+    if fuzzy.fuzziness.is_some() {
+        return Err(ApiError::parsing(format!("[{KIND}] [fuzziness] is not supported yet by Needle")));
+    }
+    let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
+    words_only(schema, id, KIND)?;
+    let analyzer = chosen.as_deref().or_else(|| schema.search_analyzer(id));
+    let (tokens, prefixed) = match analyzer {
+        Some(analyzer) if chosen.is_some() || schema.field(id).kind == FieldKind::Text => {
+            let tokens = analyzer.tokens(text);
+            let prefixed = tokens.last().is_some_and(|t| t.end as usize == text.len());
+            (tokens.into_iter().map(|t| (t.position, t.term)).collect(), prefixed)
+        }
+        _ => (tokens(schema, id, text, None)?, true),
+    };
+    let last = tokens.last().map(|&(p, _)| p);
+    let (prefixes, words): (Vec<_>, Vec<_>) =
+        tokens.into_iter().partition(|(p, _)| prefixed && Some(*p) == last);
+    let mut terms = analyzed::by_position(id, words);
+    if !prefixes.is_empty() {
+        let prefix = |(_, prefix)| {
+            let pattern = TermPattern::Prefix { prefix, case_insensitive: false };
+            Query::MultiTerm(MultiTermQuery { field: id, pattern })
+        };
+        terms.push(Query::or(prefixes.into_iter().map(prefix).collect()));
+    }
+    joined_terms(terms, &operator, msm, "none")
 }
 
 /// Refuses text that `field`'s search analyzer makes several terms at one
@@ -960,6 +1000,7 @@ fn multi_match(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
                     let id = field_id(schema, &name).expect("resolved from the schema");
                     phrase(schema, id, &text, slop, chosen.as_deref())?
                 }
+                "bool_prefix" => bool_prefix_query(&name, &text, &mut o, schema)?,
                 "phrase_prefix" => {
                     let id = field_id(schema, &name).expect("resolved from the schema");
                     if schema.field(id).kind != FieldKind::Text {
@@ -977,7 +1018,7 @@ fn multi_match(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         }
     }
     Ok(match kind.as_str() {
-        "most_fields" => Query::or(per_field),
+        "most_fields" | "bool_prefix" => Query::or(per_field),
         _ => Query::DisMax { clauses: per_field, tie_breaker },
     })
 }

@@ -85,6 +85,9 @@ def steps():
         q({"match_bool_prefix": {"body": "the quick fo"}}),
         q({"match_bool_prefix": {"body": "fox the"}}),
         q({"match_bool_prefix": {"tag": "qu"}}),
+        q({"match_bool_prefix": {"title": "quick br "}}),
+        q({"match_bool_prefix": {"title": "quick br,"}}),
+        q({"match_bool_prefix": {"title": "brown the"}}),
         q({"multi_match": {"query": "quick br", "fields": ["title", "body"], "type": "bool_prefix"}}),
         q({"multi_match": {"query": "brown f", "fields": ["title^2", "body"], "type": "bool_prefix", "operator": "and"}}),
     ]
