@@ -8,7 +8,9 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$here/../.."
 cd "$root"
-cargo build --quiet --profile test -p needle-cli
+# The build of `cargo test --workspace` itself (its features: a build of the binary
+# alone would resolve them otherwise and compile much of the workspace again).
+cargo test --workspace --no-run --quiet
 binary="$root/target/debug/needle"
 venvs="${CLIENT_VENVS:-$root/target/client-venvs}"
 clients=("$@")

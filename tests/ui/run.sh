@@ -14,5 +14,7 @@ if [[ -z "$browser" ]]; then
   DEBIAN_FRONTEND=noninteractive $sudo_if apt-get install -y -qq --no-install-recommends chromium >/dev/null
   browser="$(command -v chromium)"
 fi
-cargo build --quiet --profile test -p needle-cli
+# The build of `cargo test --workspace` itself (its features: a build of the binary
+# alone would resolve them otherwise and compile much of the workspace again).
+cargo test --workspace --no-run --quiet
 python3 "$here/check.py" "$root/target/debug/needle" "$browser" "$root/target/ui-screenshots"
