@@ -16,11 +16,7 @@ Needle and compare step by step, shaped as `multi_fields.py` shapes them.
 The node: ../shared/opensearch (OpenSearch 3.8, one shard an index).
 """
 
-import json
-import sys
-
-from multi_fields import shaped
-from record import call_with_status as call, print_golden, record_steps
+from multi_fields import analyze_step, bulk_step, record_main, search_step
 
 INDEX = "needle-cf"
 SETTINGS = {"analysis": {
@@ -54,21 +50,19 @@ DOCS = [
 
 
 def search(body, index=INDEX):
-    return ("POST", f"/{index}/_search", {"track_total_hits": True, "_source": False, **body})
+    return search_step(body, index)
 
 
 def analyze(body, index=INDEX):
-    return ("POST", f"/{index}/_analyze" if index else "/_analyze", body)
+    return analyze_step(body, index)
 
 
 def steps():
-    bulk = "".join(json.dumps({"index": {"_index": INDEX, "_id": str(i)}}) + "\n" + json.dumps(d) + "\n"
-                   for i, d in enumerate(DOCS))
     inline = lambda cf, text, tokenizer="standard": analyze({"tokenizer": tokenizer, "char_filter": cf, "text": text}, None)
     return [
         ("PUT", f"/{INDEX}", {"settings": SETTINGS, "mappings": MAPPING}),
         ("GET", f"/{INDEX}/_settings?filter_path=*.settings.index.analysis", None),
-        ("POST", "/_bulk?refresh=true", bulk),
+        bulk_step(INDEX, DOCS),
         analyze({"field": "title", "text": "Phone the Queen & box"}),
         analyze({"field": "phone", "text": "call ١٢٣-٠٠٠٠ or 555-1234"}),
         analyze({"field": "tags", "text": "wi-fi Hello-World hellohello"}),
@@ -106,13 +100,7 @@ def steps():
 
 
 def main():
-    base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    for index in [INDEX, "needle-cf-bad"]:
-        call(base, "DELETE", f"/{index}")
-    name, cases = record_steps(base, steps(), shaped)
-    for index in [INDEX, "needle-cf-bad"]:
-        call(base, "DELETE", f"/{index}")
-    print_golden([("node", name)], cases)
+    record_main([INDEX, "needle-cf-bad"], steps)
 
 
 if __name__ == "__main__":

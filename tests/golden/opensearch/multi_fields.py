@@ -86,14 +86,37 @@ def shaped(answer):
     return answer
 
 
-def main():
+def search_step(body, index):
+    """A search of `index` counting every hit, without sources (what `shaped` compares)."""
+    return ("POST", f"/{index}/_search", {"track_total_hits": True, "_source": False, **body})
+
+
+def analyze_step(body, index):
+    """An `_analyze` request of `index`, or without one when `index` is None."""
+    return ("POST", f"/{index}/_analyze" if index else "/_analyze", body)
+
+
+def bulk_step(index, docs):
+    """`docs` indexed into `index` with ids 0, 1, ..., refreshed."""
+    lines = "".join(json.dumps({"index": {"_index": index, "_id": str(i)}}) + "\n" + json.dumps(d) + "\n"
+                    for i, d in enumerate(docs))
+    return ("POST", "/_bulk?refresh=true", lines)
+
+
+def record_main(indexes, steps):
+    """A recorder's main: `indexes` deleted, `steps()` recorded on the node named
+    by the first argument and shaped, `indexes` deleted again, the golden printed."""
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    for index in [INDEX, "needle-mf-bad", "needle-mf-id"]:
+    for index in indexes:
         call(base, "DELETE", f"/{index}")
     name, cases = record_steps(base, steps(), shaped)
-    for index in [INDEX, "needle-mf-bad", "needle-mf-id"]:
+    for index in indexes:
         call(base, "DELETE", f"/{index}")
     print_golden([("node", name)], cases)
+
+
+def main():
+    record_main([INDEX, "needle-mf-bad", "needle-mf-id"], steps)
 
 
 if __name__ == "__main__":

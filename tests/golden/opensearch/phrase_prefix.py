@@ -16,11 +16,7 @@ shapes them.
 The node: ../shared/opensearch (OpenSearch 3.8, one shard an index).
 """
 
-import json
-import sys
-
-from multi_fields import shaped
-from record import call_with_status as call, print_golden, record_steps
+from multi_fields import bulk_step, record_main, search_step
 
 INDEX = "needle-pp"
 MAPPING = {"properties": {
@@ -39,17 +35,15 @@ DOCS = [
 
 
 def search(body, index=INDEX):
-    return ("POST", f"/{index}/_search", {"track_total_hits": True, "_source": False, **body})
+    return search_step(body, index)
 
 
 def steps():
-    bulk = "".join(json.dumps({"index": {"_index": INDEX, "_id": str(i)}}) + "\n" + json.dumps(d) + "\n"
-                   for i, d in enumerate(DOCS))
     q = lambda body: search({"query": body})
     mpp = lambda field, query, **options: q({"match_phrase_prefix": {field: {"query": query, **options}}})
     return [
         ("PUT", f"/{INDEX}", {"mappings": MAPPING}),
-        ("POST", "/_bulk?refresh=true", bulk),
+        bulk_step(INDEX, DOCS),
         q({"match_phrase_prefix": {"title": "quick br"}}),
         q({"match_phrase_prefix": {"title": "quick bro"}}),
         q({"match_phrase_prefix": {"title": "qui"}}),
@@ -94,11 +88,7 @@ def steps():
 
 
 def main():
-    base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    call(base, "DELETE", f"/{INDEX}")
-    name, cases = record_steps(base, steps(), shaped)
-    call(base, "DELETE", f"/{INDEX}")
-    print_golden([("node", name)], cases)
+    record_main([INDEX], steps)
 
 
 if __name__ == "__main__":

@@ -17,11 +17,7 @@ Needle and compare step by step, shaped as `multi_fields.py` shapes them.
 The node: ../shared/opensearch (OpenSearch 3.8, one shard an index).
 """
 
-import json
-import sys
-
-from multi_fields import shaped
-from record import call_with_status as call, print_golden, record_steps
+from multi_fields import bulk_step, record_main, search_step
 
 INDEX = "needle-sa"
 SETTINGS = {"analysis": {
@@ -48,7 +44,7 @@ OTHER = "needle-sa-default"
 
 
 def search(body, index=INDEX):
-    return ("POST", f"/{index}/_search", {"track_total_hits": True, "_source": False, **body})
+    return search_step(body, index)
 
 
 QUOTE = "needle-sa-quote"
@@ -67,15 +63,13 @@ QUOTE_DOCS = [
 
 
 def quoted_steps():
-    bulk = "".join(json.dumps({"index": {"_index": QUOTE, "_id": str(i)}}) + "\n" + json.dumps(d) + "\n"
-                   for i, d in enumerate(QUOTE_DOCS))
     q = lambda body: search({"query": body}, QUOTE)
     put_mapping = lambda props: ("PUT", f"/{QUOTE}/_mapping", {"properties": props})
     return [
         ("PUT", f"/{QUOTE}", {"mappings": QUOTE_MAPPING, "settings": {"analysis": {"analyzer": {
             "shout": {"tokenizer": "whitespace", "filter": ["uppercase"]}}}}}),
         ("GET", f"/{QUOTE}/_mapping", None),
-        ("POST", "/_bulk?refresh=true", bulk),
+        bulk_step(QUOTE, QUOTE_DOCS),
         q({"match_phrase": {"t": "running dogs"}}),
         q({"match_phrase": {"t": "run dog"}}),
         q({"match": {"t": "running dogs"}}),
@@ -139,14 +133,10 @@ def quoted_steps():
 
 
 def steps():
-    bulk = "".join(json.dumps({"index": {"_index": INDEX, "_id": str(i)}}) + "\n" + json.dumps(d) + "\n"
-                   for i, d in enumerate(DOCS))
-    other = "".join(json.dumps({"index": {"_index": OTHER, "_id": str(i)}}) + "\n" + json.dumps(d) + "\n"
-                    for i, d in enumerate([{"t": "running dogs"}, {"t": "the dog runs"}, {"t": "Running"}]))
     return [
         ("PUT", f"/{INDEX}", {"settings": SETTINGS, "mappings": MAPPING}),
         ("GET", f"/{INDEX}/_mapping", None),
-        ("POST", "/_bulk?refresh=true", bulk),
+        bulk_step(INDEX, DOCS),
         search({"query": {"match": {"title": "qui"}}}),
         search({"query": {"match": {"title": "Qui BRO"}}}),
         search({"query": {"match": {"title": {"query": "quick br", "operator": "and"}}}}),
@@ -165,7 +155,7 @@ def steps():
         ("POST", f"/{INDEX}/_analyze", {"field": "body", "text": "Café crème"}),
         ("PUT", f"/{OTHER}", {"settings": {"analysis": {"analyzer": {"default_search": {"type": "english"}}}},
                         "mappings": {"properties": {"t": {"type": "text", "analyzer": "standard"}}}}),
-        ("POST", "/_bulk?refresh=true", other),
+        bulk_step(OTHER, [{"t": "running dogs"}, {"t": "the dog runs"}, {"t": "Running"}]),
         search({"query": {"match": {"t": "running"}}}, OTHER),
         search({"query": {"match": {"t": "dogs"}}}, OTHER),
         search({"query": {"term": {"t": "running"}}}, OTHER),
@@ -174,9 +164,8 @@ def steps():
             "analyzer": {"prefix_an": {"tokenizer": "prefix_tok", "filter": ["lowercase"]}}}},
             "mappings": {"properties": {"name": {"type": "text", "analyzer": "prefix_an"},
                                         "name2": {"type": "text", "analyzer": "prefix_an", "search_analyzer": "standard"}}}}),
-        ("POST", "/_bulk?refresh=true", "".join(
-            json.dumps({"index": {"_index": "needle-sa-tok", "_id": str(i)}}) + "\n" + json.dumps({"name": t, "name2": t}) + "\n"
-            for i, t in enumerate(["Quick Brown Fox", "Quicksilver 2000", "quiet brownies", "Fox-trot 42"]))),
+        bulk_step("needle-sa-tok", [{"name": t, "name2": t}
+                                    for t in ["Quick Brown Fox", "Quicksilver 2000", "quiet brownies", "Fox-trot 42"]]),
         search({"query": {"match": {"name": "qui bro"}}}, "needle-sa-tok"),
         search({"query": {"match": {"name": "Quick"}}}, "needle-sa-tok"),
         search({"query": {"match": {"name2": "qui bro"}}}, "needle-sa-tok"),
@@ -193,13 +182,7 @@ def steps():
 
 
 def main():
-    base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    for index in [INDEX, OTHER, "needle-sa-tok", "needle-sa-alone", "needle-sa-bad", QUOTE]:
-        call(base, "DELETE", f"/{index}")
-    name, cases = record_steps(base, steps(), shaped)
-    for index in [INDEX, OTHER, "needle-sa-tok", "needle-sa-alone", "needle-sa-bad", QUOTE]:
-        call(base, "DELETE", f"/{index}")
-    print_golden([("node", name)], cases)
+    record_main([INDEX, OTHER, "needle-sa-tok", "needle-sa-alone", "needle-sa-bad", QUOTE], steps)
 
 
 if __name__ == "__main__":

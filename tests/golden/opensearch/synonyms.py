@@ -16,11 +16,7 @@ Needle and compare step by step, shaped as `multi_fields.py` shapes them.
 The node: ../shared/opensearch (OpenSearch 3.8, one shard an index).
 """
 
-import json
-import sys
-
-from multi_fields import shaped
-from record import call_with_status as call, print_golden, record_steps
+from multi_fields import analyze_step, bulk_step, record_main, search_step
 
 INDEX = "needle-syn"
 SETTINGS = {"analysis": {
@@ -62,20 +58,18 @@ DOCS = [
 
 
 def search(body, index=INDEX):
-    return ("POST", f"/{index}/_search", {"track_total_hits": True, "_source": False, **body})
+    return search_step(body, index)
 
 
 def analyze(body, index=INDEX):
-    return ("POST", f"/{index}/_analyze" if index else "/_analyze", body)
+    return analyze_step(body, index)
 
 
 def steps():
-    bulk = "".join(json.dumps({"index": {"_index": INDEX, "_id": str(i)}}) + "\n" + json.dumps(d) + "\n"
-                   for i, d in enumerate(DOCS))
     return [
         ("PUT", f"/{INDEX}", {"settings": SETTINGS, "mappings": MAPPING}),
         ("GET", f"/{INDEX}/_settings?filter_path=*.settings.index.analysis", None),
-        ("POST", "/_bulk?refresh=true", bulk),
+        bulk_step(INDEX, DOCS),
         analyze({"field": "title", "text": "The quick car"}),
         analyze({"field": "seat", "text": "Sofa and settee"}),
         analyze({"analyzer": "at_search", "text": "Big TV"}),
@@ -143,13 +137,7 @@ def steps():
 
 
 def main():
-    base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    for index in [INDEX, "needle-syn-bad"]:
-        call(base, "DELETE", f"/{index}")
-    name, cases = record_steps(base, steps(), shaped)
-    for index in [INDEX, "needle-syn-bad"]:
-        call(base, "DELETE", f"/{index}")
-    print_golden([("node", name)], cases)
+    record_main([INDEX, "needle-syn-bad"], steps)
 
 
 if __name__ == "__main__":

@@ -17,11 +17,7 @@ Needle and compare step by step, shaped as `multi_fields.py` shapes them.
 The node: ../shared/opensearch (OpenSearch 3.8, one shard an index).
 """
 
-import json
-import sys
-
-from multi_fields import shaped
-from record import call_with_status as call, print_golden, record_steps
+from multi_fields import analyze_step, bulk_step, record_main, search_step
 
 INDEX = "needle-tok"
 SETTINGS = {"analysis": {
@@ -86,22 +82,20 @@ DOCS = [
 
 
 def search(body, index=INDEX):
-    return ("POST", f"/{index}/_search", {"track_total_hits": True, "_source": False, **body})
+    return search_step(body, index)
 
 
 def analyze(body, index=INDEX):
-    return ("POST", f"/{index}/_analyze" if index else "/_analyze", body)
+    return analyze_step(body, index)
 
 
 def steps():
-    bulk = "".join(json.dumps({"index": {"_index": INDEX, "_id": str(i)}}) + "\n" + json.dumps(d) + "\n"
-                   for i, d in enumerate(DOCS))
     inline = lambda tokenizer, text, filters=None: analyze(
         {"tokenizer": tokenizer, "text": text, **({"filter": filters} if filters else {})}, None)
     return [
         ("PUT", f"/{INDEX}", {"settings": SETTINGS, "mappings": MAPPING}),
         ("GET", f"/{INDEX}/_settings?filter_path=*.settings.index.analysis", None),
-        ("POST", "/_bulk?refresh=true", bulk),
+        bulk_step(INDEX, DOCS),
         analyze({"analyzer": "csv", "text": "Red, green ,BLUE,,"}),
         analyze({"analyzer": "quotes", "text": "say \"hi there\" or \"\" or \"bye\""}),
         analyze({"analyzer": "dashed", "text": "The QUICK\nbrown-fox"}),
@@ -186,13 +180,7 @@ def steps():
 
 
 def main():
-    base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    for index in [INDEX, "needle-tok-bad"]:
-        call(base, "DELETE", f"/{index}")
-    name, cases = record_steps(base, steps(), shaped)
-    for index in [INDEX, "needle-tok-bad"]:
-        call(base, "DELETE", f"/{index}")
-    print_golden([("node", name)], cases)
+    record_main([INDEX, "needle-tok-bad"], steps)
 
 
 if __name__ == "__main__":
