@@ -286,8 +286,11 @@ fn range_query(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
                 lt: lt.as_ref(),
                 dates: Some(&dates),
             };
-            let (lower, upper) =
-                range_bounds(kind, &field, bounds).map_err(|e| ApiError::illegal_argument(e.to_string()))?;
+            // Named as Elasticsearch names them: a date it cannot parse, a number it cannot create a query of.
+            let (lower, upper) = range_bounds(kind, &field, bounds).map_err(|e| match kind {
+                FieldKind::Date => ApiError::bad_request("parse_exception", e.to_string()),
+                _ => shard_query_error(&e),
+            })?;
             Query::Range(RangeQuery { field: id, lower, upper, indexed: None })
         }
     };
@@ -379,11 +382,14 @@ fn named_analyzer(schema: &Schema, kind: &str, name: &str) -> ApiResult<Arc<Anal
 
 /// Analyzed query text, or the error Elasticsearch gives for text a field cannot hold.
 fn query_text(analyzed: needle_core::Result<Vec<(u32, String)>>) -> ApiResult<Vec<(u32, String)>> {
-    analyzed.map_err(|e| {
-        let mut err = ApiError::bad_request("query_shard_exception", format!("failed to create query: {e}"));
-        err.extra.insert("index_uuid".into(), Value::String("_na_".into()));
-        err
-    })
+    analyzed.map_err(|e| shard_query_error(&e))
+}
+
+/// The error Elasticsearch gives for a query an index cannot make of what it was given.
+fn shard_query_error(e: &dyn std::fmt::Display) -> ApiError {
+    let mut err = ApiError::bad_request("query_shard_exception", format!("failed to create query: {e}"));
+    err.extra.insert("index_uuid".into(), Value::String("_na_".into()));
+    err
 }
 
 fn term(field: FieldId, t: String) -> Query {
@@ -621,9 +627,7 @@ fn regexp_query(field: &str, value: &str, o: &mut FieldOptions, schema: &Schema)
     let _ = take(&mut o.body, "max_determinized_states");
     let _ = take(&mut o.body, "flags_value");
     rewrite_option(o, "regexp", "rewrite", "constant_score")?;
-    RegexpMatcher::new(value, flags, case_insensitive).map_err(|e| {
-        ApiError::bad_request("query_shard_exception", format!("failed to create query: {e}"))
-    })?;
+    RegexpMatcher::new(value, flags, case_insensitive).map_err(|e| shard_query_error(&e))?;
     let pattern = TermPattern::Regexp { pattern: value.to_string(), flags, case_insensitive };
     multi_term(schema, field, "regexp", pattern)
 }
@@ -1052,6 +1056,26 @@ struct DefaultFields<'a> {
     fields: Vec<FieldId>,
     analyzer: Option<Arc<Analyzer>>,
     quote_analyzer: Option<Arc<Analyzer>>,
+    /// `lenient`: a word or range a field cannot hold (text for a number)
+    /// matches nothing there instead of failing the query.
+    lenient: bool,
+}
+
+impl DefaultFields<'_> {
+    /// `found`, or nothing found where the query is lenient.
+    fn leniently<T: Default>(&self, found: needle_core::Result<T>) -> needle_core::Result<T> {
+        match found {
+            Err(_) if self.lenient => Ok(T::default()),
+            found => found,
+        }
+    }
+}
+
+/// Whether a query string is lenient: as its `lenient` says, else when it
+/// searches every field (no fields named, or `*`), as Elasticsearch decides.
+fn lenient_of(body: &mut Value, kind: &str, patterns: &[String]) -> ApiResult<bool> {
+    let every_field = patterns.is_empty() || patterns.iter().all(|p| p == "*");
+    Ok(take_bool(body, kind, "lenient")?.unwrap_or(every_field))
 }
 
 impl QueryFields for DefaultFields<'_> {
@@ -1062,19 +1086,22 @@ impl QueryFields for DefaultFields<'_> {
         self.fields.clone()
     }
     fn analyze(&self, field: FieldId, text: &str) -> needle_core::Result<Vec<(u32, String)>> {
-        self.schema.analyze_with(field, text, self.analyzer.as_deref())
+        self.leniently(self.schema.analyze_with(field, text, self.analyzer.as_deref()))
     }
     fn analyze_quoted(&self, field: FieldId, text: &str) -> needle_core::Result<Vec<(u32, String)>> {
-        match self.quote_analyzer.as_ref().or(self.analyzer.as_ref()) {
+        self.leniently(match self.quote_analyzer.as_ref().or(self.analyzer.as_ref()) {
             Some(chosen) => self.schema.analyze_with(field, text, Some(chosen)),
             None => QueryFields::analyze_quoted(self.schema, field, text),
-        }
+        })
     }
     fn normalize(&self, field: FieldId, text: &str) -> needle_core::Result<String> {
         QueryFields::normalize(self.schema, field, text)
     }
     fn range(&self, field: FieldId, range: &needle_search::TermRange) -> needle_core::Result<Query> {
-        QueryFields::range(self.schema, field, range)
+        match QueryFields::range(self.schema, field, range) {
+            Err(_) if self.lenient => Ok(Query::MatchNone),
+            found => found,
+        }
     }
     fn exists(&self, field: FieldId) -> needle_core::Result<Query> {
         QueryFields::exists(self.schema, field)
@@ -1131,7 +1158,8 @@ fn query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         name.map(|name| named_analyzer(schema, "query_string", &name)).transpose()
     };
     let (analyzer, quote_analyzer) = (named("analyzer")?, named("quote_analyzer")?);
-    let fields = DefaultFields { schema, fields, analyzer, quote_analyzer };
+    let lenient = lenient_of(body, "query_string", &patterns)?;
+    let fields = DefaultFields { schema, fields, analyzer, quote_analyzer, lenient };
     parse_query_with(&text, &fields, &options).map_err(|e| {
         let mut err = ApiError::bad_request(
             "query_shard_exception",
@@ -1196,9 +1224,7 @@ fn simple_query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
             "[{KIND}] [analyze_wildcard] true is not supported yet by Needle"
         )));
     }
-    for ignored in ["auto_generate_synonyms_phrase_query", "lenient"] {
-        take(body, ignored);
-    }
+    take(body, "auto_generate_synonyms_phrase_query");
     let analyzer =
         take_string(body, KIND, "analyzer")?.map(|name| named_analyzer(schema, KIND, &name)).transpose()?;
     let patterns: Vec<(String, f32)> = match take(body, "fields") {
@@ -1210,6 +1236,8 @@ fn simple_query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
             .ok_or_else(|| malformed(KIND, "[fields] must be strings"))?,
         Some(_) => return Err(malformed(KIND, "[fields] must be an array of strings")),
     };
+    let names: Vec<String> = patterns.iter().map(|(p, _)| p.clone()).collect();
+    let lenient = lenient_of(body, KIND, &names)?;
     let mut fields: Vec<(FieldId, f32)> = Vec::new();
     for (pattern, boost) in patterns {
         for name in field_names(schema, &pattern) {
@@ -1218,12 +1246,8 @@ fn simple_query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
             }
         }
     }
-    let analyzed = DefaultFields { schema, fields: Vec::new(), analyzer, quote_analyzer: None };
-    let query = parse_simple_query(&text, &analyzed, &fields, &options).map_err(|e| {
-        let mut err = ApiError::bad_request("query_shard_exception", format!("failed to create query: {e}"));
-        err.extra.insert("index_uuid".into(), Value::String("_na_".into()));
-        err
-    })?;
+    let analyzed = DefaultFields { schema, fields: Vec::new(), analyzer, quote_analyzer: None, lenient };
+    let query = parse_simple_query(&text, &analyzed, &fields, &options).map_err(|e| shard_query_error(&e))?;
     Ok(match (query, msm) {
         (Query::Bool(mut b), Some(spec)) if !b.should.is_empty() => {
             b.minimum_should_match = min_should_match(&spec, b.should.len())?;

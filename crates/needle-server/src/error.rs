@@ -62,11 +62,86 @@ impl ApiError {
     pub fn body(&self) -> Value {
         let mut cause = self.item_body();
         let mut error = cause.as_object().cloned().unwrap_or_default();
-        // The root cause is the error itself, without what caused it.
+        // The root cause is the error itself, without what caused it (unless given: see `all_shards_failed`).
         cause.as_object_mut().map(|c| c.remove("caused_by"));
-        error.insert("root_cause".into(), json!([cause]));
+        error.entry("root_cause").or_insert_with(|| json!([cause]));
         json!({"error": error, "status": self.status.as_u16()})
     }
+
+    /// Whether the error is in what a request says, found before any index
+    /// reads it (Elasticsearch's coordinating node answers these itself);
+    /// any other error of a search is an index's (a shard's) failure.
+    pub fn is_request_error(&self) -> bool {
+        matches!(
+            self.kind,
+            "parsing_exception" | "x_content_parse_exception" | "action_request_validation_exception"
+        )
+    }
+
+    /// This error as shard `shard` of `index` failed with it, as a search's
+    /// `_shards.failures` lists it (with the status, which `all_shards_failed` reads).
+    pub fn shard_failure(&self, index: &str, shard: usize) -> Value {
+        let mut reason = self.item_body();
+        reason["index"] = json!(index);
+        json!({"shard": shard, "index": index, "status": self.status.as_u16(), "reason": reason})
+    }
+
+    /// The error of a search of one index, as Elasticsearch answers it:
+    /// the request's own as it is, any other as that index's (its one
+    /// shard's) failure, all of the search's shards having failed.
+    pub fn failing_index(self, index: &str) -> ApiError {
+        match self.is_request_error() {
+            true => self,
+            false => ApiError::all_shards_failed(vec![self.shard_failure(index, 0)]),
+        }
+    }
+
+    /// Every shard of a search failed (`failures`, from `shard_failure`): the
+    /// error Elasticsearch answers, under the status they share when all were
+    /// refused as bad requests (else unavailable), their distinct reasons as
+    /// its root causes, the first as its cause.
+    pub fn all_shards_failed(failures: Vec<Value>) -> ApiError {
+        let statuses: Vec<u64> = failures.iter().filter_map(|f| f["status"].as_u64()).collect();
+        let status = match statuses.first() {
+            Some(&s) if (400..500).contains(&s) && statuses.iter().all(|&t| t == s) => s as u16,
+            _ => 503,
+        };
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
+        let mut roots: Vec<Value> = Vec::new();
+        for failure in &failures {
+            let mut root = failure["reason"].clone();
+            root.as_object_mut().map(|r| r.remove("caused_by"));
+            if !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+        let mut e = ApiError::new(status, "search_phase_execution_exception", "all shards failed");
+        e.extra.insert("phase".into(), json!("query"));
+        e.extra.insert("grouped".into(), json!(true));
+        if let Some(first) = failures.first() {
+            e.extra.insert("caused_by".into(), first["reason"].clone());
+        }
+        e.extra.insert("failed_shards".into(), Value::Array(failures));
+        e.extra.insert("root_cause".into(), Value::Array(roots));
+        e
+    }
+}
+
+/// `_shards` of a request to `n` shards, those that failed (`failures`,
+/// from [`ApiError::shard_failure`]) listed.
+pub fn shard_counts(n: usize, failures: Vec<Value>) -> Value {
+    let mut shards = json!({"total": n, "successful": n - failures.len(), "failed": failures.len()});
+    if !failures.is_empty() {
+        shards["failures"] = Value::Array(failures);
+    }
+    shards
+}
+
+/// [`shard_counts`] of a search (which also counts the shards it skipped: none here).
+pub fn search_shard_counts(n: usize, failures: Vec<Value>) -> Value {
+    let mut shards = shard_counts(n, failures);
+    shards["skipped"] = json!(0);
+    shards
 }
 
 impl std::fmt::Display for ApiError {

@@ -103,13 +103,13 @@ def bulk_step(index, docs):
     return ("POST", "/_bulk?refresh=true", lines)
 
 
-def record_main(indexes, steps):
+def record_main(indexes, steps, shape=shaped):
     """A recorder's main: `indexes` deleted, `steps()` recorded on the node named
-    by the first argument and shaped, `indexes` deleted again, the golden printed."""
+    by the first argument and shaped by `shape`, `indexes` deleted again, the golden printed."""
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
     for index in indexes:
         call(base, "DELETE", f"/{index}")
-    name, cases = record_steps(base, steps(), shaped)
+    name, cases = record_steps(base, steps(), shape)
     for index in indexes:
         call(base, "DELETE", f"/{index}")
     print_golden([("node", name)], cases)

@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::task::JoinSet;
 
-use crate::error::{ApiError, ApiResult};
+use crate::error::{shard_counts, ApiError, ApiResult};
 use crate::respond;
 use crate::routes::aliases::{listed, listing};
 use crate::server::Shared;
@@ -544,7 +544,7 @@ impl Forward {
     /// its answer counts them, `total` every copy the index wants.
     async fn broadcast(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
         let (sent, failed) = self.to_every_copy(sharded).await;
-        let failures: Vec<Value> = failed.iter().map(|(k, e)| shard_failure(&self.index, *k, e)).collect();
+        let failures: Vec<Value> = failed.iter().map(|(k, e)| e.shard_failure(&self.index, *k)).collect();
         let total = sharded.shards.len() * (1 + sharded.replicas_wanted());
         let mut shards =
             json!({"total": total, "successful": sent - failures.len(), "failed": failures.len()});
@@ -649,7 +649,7 @@ impl Forward {
                     add_figures(&mut summed, value);
                 }
                 Ok(None) => {}
-                Err(e) => failures.push(shard_failure(&self.index, k, &e)),
+                Err(e) => failures.push(e.shard_failure(&self.index, k)),
             }
         }
         if summed.is_null() {
@@ -806,7 +806,7 @@ impl Part {
 
     /// Its failure, as `_shards.failures` lists it.
     fn failure(&self, e: &ApiError) -> Value {
-        shard_failure(&self.index, self.shard, e)
+        e.shard_failure(&self.index, self.shard)
     }
 
     fn unavailable(&self, why: &str) -> ApiError {
@@ -895,15 +895,6 @@ async fn fetch(
     let value = serde_json::from_slice(&answer.body)
         .map_err(|e| format!("the node at {address} answered no JSON: {e}"))?;
     Ok((answer.status, Some(value)))
-}
-
-/// An answer's `_shards`: of `n` shards, those that failed with why.
-fn shard_counts(n: usize, failures: Vec<Value>) -> Value {
-    let mut shards = json!({"total": n, "successful": n - failures.len(), "failed": failures.len()});
-    if !failures.is_empty() {
-        shards["failures"] = Value::Array(failures);
-    }
-    shards
 }
 
 /// Adds `from`'s numbers to `into`'s at the same places (objects merged
@@ -1026,7 +1017,11 @@ fn ok_or_error(status: u16, value: Option<Value>) -> ApiResult<Option<Value>> {
         return Ok(value);
     }
     let value = value.unwrap_or_default();
-    let error = &value["error"];
+    let mut error = &value["error"];
+    // A shard's node answers its one index's failure as all of its shards failing: the failure is the cause.
+    if error["type"] == "search_phase_execution_exception" && error["caused_by"].is_object() {
+        error = &error["caused_by"];
+    }
     let kind = error["type"].as_str().unwrap_or("exception").to_string();
     let reason = error["reason"].as_str().map_or_else(|| value.to_string(), str::to_string);
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -1036,7 +1031,7 @@ fn ok_or_error(status: u16, value: Option<Value>) -> ApiResult<Option<Value>> {
 /// Error types are `&'static str`; a shard's is one of the few this server
 /// itself names, else the generic one.
 fn leak_kind(kind: String) -> &'static str {
-    const KNOWN: [&str; 12] = [
+    const KNOWN: [&str; 13] = [
         "too_many_buckets_exception",
         "action_request_validation_exception",
         "search_phase_execution_exception",
@@ -1049,6 +1044,7 @@ fn leak_kind(kind: String) -> &'static str {
         "version_conflict_engine_exception",
         "document_parsing_exception",
         "x_content_parse_exception",
+        "parse_exception",
     ];
     KNOWN.into_iter().find(|k| *k == kind).unwrap_or("exception")
 }
@@ -1059,11 +1055,6 @@ pub(crate) fn shard_unavailable(index: &str, k: usize, why: &str) -> ApiError {
         "unavailable_shards_exception",
         format!("[{index}][{k}] shard unavailable: {why}"),
     )
-}
-
-fn shard_failure(index: &str, k: usize, e: &ApiError) -> Value {
-    json!({"shard": k, "index": index, "status": e.status.as_u16(),
-           "reason": {"type": e.kind, "reason": e.reason}})
 }
 
 /// The cluster's state (in etcd) could not be read or written.

@@ -22,7 +22,7 @@ use percent_encoding::percent_decode_str;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::search::{all_failed, merged, sort_keys_of, Page};
+use super::search::{merged, sort_keys_of, Page};
 use super::{fetch, ok_or_error, Part};
 use crate::error::{ApiError, ApiResult};
 use crate::respond;
@@ -135,7 +135,7 @@ async fn continue_scroll(
         }
     }
     if answers.is_empty() && !failures.is_empty() {
-        return Err(all_failed(failures));
+        return Err(ApiError::all_shards_failed(failures));
     }
     let keys = sort_keys_of(&scroll.sort)?;
     let page = Page { from: 0, size: u64::MAX, keys, track: u64::MAX };

@@ -15,7 +15,6 @@
 use std::cmp::Ordering;
 use std::time::Instant;
 
-use axum::http::StatusCode;
 use axum::response::Response;
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
@@ -23,7 +22,7 @@ use tokio::task::JoinSet;
 
 use super::scroll::ClusterScroll;
 use super::{fetch_any, ok_or_error, rename_index, Forward, Part};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{search_shard_counts, ApiError, ApiResult};
 use crate::respond;
 use crate::sort::{self, SortSpec};
 
@@ -133,7 +132,7 @@ pub async fn search_answer(call: &Forward, parts: &[Part]) -> ApiResult<Value> {
         }
     }
     if answers.is_empty() {
-        return Err(all_failed(failures));
+        return Err(ApiError::all_shards_failed(failures));
     }
     let aggregations = match &aggs {
         Some(aggs) => Some(aggregate(call, parts, aggs, &mut answers).await?),
@@ -205,21 +204,6 @@ async fn aggregate(
     Ok(answered.unwrap_or_default()["aggregations"].take())
 }
 
-/// Every shard failed: their failures, under the status they share when
-/// all were refused as bad requests (else unavailable).
-pub(super) fn all_failed(failures: Vec<Value>) -> ApiError {
-    let statuses: Vec<u64> = failures.iter().filter_map(|f| f["status"].as_u64()).collect();
-    let status = match statuses.first() {
-        Some(&s) if (400..500).contains(&s) && statuses.iter().all(|&t| t == s) => s as u16,
-        _ => 503,
-    };
-    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
-    let mut e = ApiError::new(status, "search_phase_execution_exception", "all shards failed");
-    e.extra.insert("phase".into(), json!("query"));
-    e.extra.insert("failed_shards".into(), Value::Array(failures));
-    e
-}
-
 pub async fn count(call: &Forward, parts: &[Part]) -> ApiResult<Response> {
     let mut total = 0;
     let mut failures = Vec::new();
@@ -230,7 +214,7 @@ pub async fn count(call: &Forward, parts: &[Part]) -> ApiResult<Response> {
             Err(e) => failures.push(parts[k].failure(&e)),
         }
     }
-    Ok(respond::ok(&json!({"count": total, "_shards": shards(parts.len(), failures)})))
+    Ok(respond::ok(&json!({"count": total, "_shards": search_shard_counts(parts.len(), failures)})))
 }
 
 /// The page asked for: where it starts, its length, and the sort's keys.
@@ -303,7 +287,7 @@ pub(super) fn merged(
     json!({
         "took": started.elapsed().as_millis() as u64,
         "timed_out": timed_out,
-        "_shards": shards(parts.len(), failures),
+        "_shards": search_shard_counts(parts.len(), failures),
         "hits": out_hits,
     })
 }
@@ -354,13 +338,6 @@ fn shard_afters(
         body
     });
     Ok(bodies.collect())
-}
-
-/// A search's `_shards`: the counts, and none skipped.
-fn shards(n: usize, failures: Vec<Value>) -> Value {
-    let mut shards = super::shard_counts(n, failures);
-    shards["skipped"] = json!(0);
-    shards
 }
 
 /// `POST /{shard}/{rest}?{query}` with `body_of(k)` to every shard of

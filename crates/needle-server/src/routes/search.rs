@@ -21,7 +21,7 @@ use serde_json::{json, Map, Value};
 use crate::call::{token_name, Call};
 use crate::catalog::{Handle, Reached};
 use crate::counters::IndexCounters;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{search_shard_counts, ApiError, ApiResult};
 use crate::params::Params;
 use crate::pattern;
 use crate::pools;
@@ -287,6 +287,8 @@ pub struct Page {
     /// With `needle_gathered`: what the aggregations gathered, as base64 of their bytes.
     gathered: Option<String>,
     indexes: usize,
+    /// The indexes that could not run the request, each as a shard's failure (see `ApiError::shard_failure`).
+    failures: Vec<Value>,
     /// With `profile`: each index's `profile.shards` entry.
     profiles: Vec<Value>,
     /// The `timeout` passed before every index's matches were seen.
@@ -339,11 +341,10 @@ impl Page {
         }
         hits_json.insert("max_score".into(), self.max_score.map_or(Value::Null, score));
         hits_json.insert("hits".into(), Value::Array(self.hits.into_iter().map(|h| h.json).collect()));
-        let n = self.indexes;
         let mut answer = json!({
             "took": started.elapsed().as_millis() as u64,
             "timed_out": self.timed_out,
-            "_shards": {"total": n, "successful": n, "skipped": 0, "failed": 0},
+            "_shards": search_shard_counts(self.indexes, self.failures),
         });
         // Moved in: `json!` would copy every hit's source.
         answer["hits"] = Value::Object(hits_json);
@@ -358,6 +359,37 @@ impl Page {
         }
         answer
     }
+}
+
+/// A request as one index reads it, against its mapping.
+struct ReadRequest {
+    query: Query,
+    /// The sort's keys, when by fields.
+    resolved: Option<sort::Resolved>,
+    /// The request's `search_after` in the index's values.
+    after: Option<Vec<SortValue>>,
+    value_fields: docvalue_fields::Resolved,
+}
+
+/// `request` read against `target`'s mapping; an error here is the index's
+/// failure (Elasticsearch's shard failure) unless it is the request's own.
+fn read_for(target: &Target, request: &Request, by_fields: bool) -> ApiResult<ReadRequest> {
+    let schema = target.searcher.schema();
+    let query = filtered_query(&request.query, target.filter.as_ref(), &target.searcher)?;
+    let resolved = match by_fields {
+        true => Some(sort::resolve(&request.sort, schema)?),
+        false => None,
+    };
+    let after = match (&resolved, &request.search_after) {
+        (Some(r), Some(values)) => Some(r.after(values, &request.sort, request.after_leading)?),
+        _ => None,
+    };
+    let value_fields = docvalue_fields::resolve(&request.docvalue_fields, schema)?;
+    if let Some(spec) = &request.aggs {
+        // Read here to fail this index alone; read again where they run.
+        crate::aggs::parse(spec, schema, &mut Vec::new())?;
+    }
+    Ok(ReadRequest { query, resolved, after, value_fields })
 }
 
 /// Runs `request` over `targets`; `after`, when given, stands for the
@@ -384,42 +416,52 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
     // Over several indexes (or for another node to merge), each gathers
     // with the aggregations read against its mapping.
     let apart = !one || request.gathered_only;
+    // Each index reads the request against its mapping; one that cannot (a
+    // field of another type there, an analyzer it lacks) fails alone, as a
+    // shard does in Elasticsearch, and the others answer.
+    let mut failures = Vec::new();
+    let mut read = Vec::new();
+    for (n, target) in targets.iter().enumerate() {
+        match read_for(target, request, by_fields) {
+            Ok(r) => read.push((n, target, r)),
+            Err(e) if e.is_request_error() => return Err(e),
+            Err(e) => failures.push(e.shard_failure(&target.name, 0)),
+        }
+    }
+    if read.is_empty() && !failures.is_empty() {
+        return Err(ApiError::all_shards_failed(failures));
+    }
     let trees = match (&request.aggs, apart) {
-        (Some(spec), true) => Some(aggregations_of(targets, spec)?),
+        (Some(spec), true) => Some(aggregations_of(read.iter().map(|(_, t, _)| *t), spec)?),
         _ => None,
     };
     let mut gathered_wire = None;
     let mut gathered: Option<needle_engine::Gathered> = None;
-    let queries = queries_of(targets, request)?;
     let corpus = match (&request.corpus, request.dfs && !one) {
         (Some(given), _) => Some(given.clone()),
-        (None, true) => Some(corpus_of(targets, &queries)?),
+        (None, true) => Some(corpus_of(read.iter().map(|(_, t, r)| (&t.searcher, &r.query)))?),
         (None, false) => None,
     };
-    for (n, (Target { name, searcher, .. }, query)) in targets.iter().zip(queries).enumerate() {
+    for (at, (n, Target { name, searcher, .. }, read)) in read.into_iter().enumerate() {
+        let ReadRequest { query, resolved, after: read_after, value_fields } = read;
         if let Some(trees) = &trees {
             let limit = deadline::limit(left());
-            let mine = searcher.gather(&query, &trees[n])?;
+            let mine =
+                searcher.gather(&query, &trees[at]).map_err(|e| ApiError::from(e).failing_index(name))?;
             timed_out |= limit.timed_out();
             match gathered.as_mut() {
                 Some(all) => all.merge(mine),
                 None => gathered = Some(mine),
             }
         }
-        let resolved = match by_fields {
-            true => Some(sort::resolve(&request.sort, searcher.schema())?),
-            false => None,
-        };
-        let search_after = match (&resolved, &request.search_after, after) {
-            (_, _, Some(place)) if doc_last => {
+        let search_after = match after {
+            Some(place) if doc_last => {
                 Some(place.after_in(n, request.sort.last().is_some_and(SortSpec::is_descending)))
             }
-            (_, _, Some(place)) => Some(place.values.clone()),
-            (Some(r), Some(values), None) => Some(r.after(values, &request.sort, request.after_leading)?),
-            _ => None,
+            Some(place) => Some(place.values.clone()),
+            None => read_after,
         };
         let scored = resolved.as_ref().is_none_or(|r| r.by_score()) || request.track_scores;
-        let value_fields = docvalue_fields::resolve(&request.docvalue_fields, searcher.schema())?;
         let from = if one { request.from } else { 0 };
         let engine_request = SearchRequest {
             search_after,
@@ -429,7 +471,8 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
         };
         if let (Some(spec), false) = (&request.aggs, apart) {
             let limit = deadline::limit(left());
-            let (matched, answer) = aggregate(name, searcher, &query, spec)?;
+            let (matched, answer) =
+                aggregate(name, searcher, &query, spec).map_err(|e| e.failing_index(name))?;
             timed_out |= limit.timed_out();
             aggregations = Some(answer);
             if window == 0 && !request.profile {
@@ -438,7 +481,9 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
                 continue;
             }
         }
-        let response = searcher.search_query(&query, &engine_request)?;
+        let response = searcher
+            .search_query(&query, &engine_request)
+            .map_err(|e| ApiError::from(e).failing_index(name))?;
         timed_out |= response.timed_out;
         if let Some(stats) = &response.stats {
             let id = format!("[needle][{name}][0]");
@@ -486,6 +531,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
         aggregations,
         gathered: gathered_wire,
         indexes: targets.len(),
+        failures,
         profiles,
         timed_out,
     })
@@ -498,9 +544,9 @@ fn queries_of(targets: &[Target], request: &Request) -> ApiResult<Vec<Query>> {
 
 /// The first round of `dfs_query_then_fetch`: the statistics of each
 /// index's query (`queries`, one an index of `targets`), summed.
-fn corpus_of(targets: &[Target], queries: &[Query]) -> ApiResult<SharedCorpus> {
+fn corpus_of<'a>(read: impl IntoIterator<Item = (&'a Searcher, &'a Query)>) -> ApiResult<SharedCorpus> {
     let mut summed = CorpusStatistics::default();
-    for (Target { searcher, .. }, query) in targets.iter().zip(queries) {
+    for (searcher, query) in read {
         summed.merge(&searcher.corpus_stats(query)?);
     }
     Ok(SharedCorpus(Arc::new(summed)))
@@ -515,7 +561,9 @@ pub async fn corpus_stats(State(app): State<Shared>, Path(index): Path<String>, 
     pools::search(app, false, move |app| {
         let request = parse_request(&call)?;
         let (_, targets) = targets_of(app, &index, &request)?;
-        Ok(respond::ok(&corpus_of(&targets, &queries_of(&targets, &request)?)?.0.to_json()))
+        let queries = queries_of(&targets, &request)?;
+        let read = targets.iter().map(|t| &t.searcher).zip(&queries);
+        Ok(respond::ok(&corpus_of(read)?.0.to_json()))
     })
     .await
 }
@@ -629,8 +677,11 @@ fn aggregate(
 /// fields' types made one so that what each index gathers merges (see
 /// `needle_engine::Gathered`). `top_hits` are refused: their hits would come
 /// from several indexes.
-fn aggregations_of(targets: &[Target], spec: &Value) -> ApiResult<Vec<Vec<needle_engine::Aggregation>>> {
-    let mut trees = Vec::with_capacity(targets.len());
+fn aggregations_of<'a>(
+    targets: impl IntoIterator<Item = &'a Target>,
+    spec: &Value,
+) -> ApiResult<Vec<Vec<needle_engine::Aggregation>>> {
+    let mut trees = Vec::new();
     for target in targets {
         let mut tops = Vec::new();
         trees.push(crate::aggs::parse(spec, target.searcher.schema(), &mut tops)?);
@@ -952,14 +1003,18 @@ fn cache_key(call: &Call, r: &Request) -> ApiResult<Option<String>> {
     Ok(keepable.then(|| request_cache::request_text(call, &call.path)).flatten())
 }
 
-/// `q`, `df`, `default_operator`, `analyzer`: a `query_string` query.
+/// `q`, `df`, `default_operator`, `analyzer`, `lenient`: a `query_string` query.
 pub(crate) fn url_query(p: &Params) -> ApiResult<Option<Value>> {
     let df = p.get("df");
     let operator = p.get("default_operator");
     let analyzer = p.get("analyzer");
-    p.ignore(&["lenient", "analyze_wildcard"]);
+    let lenient = p.get("lenient").map(|_| p.flag("lenient", false)).transpose()?;
+    p.ignore(&["analyze_wildcard"]);
     let Some(q) = p.get("q") else { return Ok(None) };
     let mut body = json!({"query": q});
+    if let Some(lenient) = lenient {
+        body["lenient"] = json!(lenient);
+    }
     if let Some(analyzer) = analyzer {
         body["analyzer"] = json!(analyzer);
     }
@@ -1195,6 +1250,7 @@ pub(crate) fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResul
     let cached_as = request_cache::request_text(call, "_count");
     let reached = app.catalog.resolve_filtered(expression)?;
     let mut count = 0;
+    let mut failures = Vec::new();
     for Reached { handle: h, filter } in &reached {
         let started = Instant::now();
         // An alias's filter may change under the same request.
@@ -1203,13 +1259,18 @@ pub(crate) fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResul
             Some(f) => format!("filtered by {f} {text}"),
             None => text.clone(),
         });
-        count += index_count(h, &query, filter.as_ref(), cached_as.as_deref())?;
+        match index_count(h, &query, filter.as_ref(), cached_as.as_deref()) {
+            Ok(n) => count += n,
+            Err(e) if e.is_request_error() => return Err(e),
+            // The index's failure alone, as a shard's in Elasticsearch.
+            Err(e) => failures.push(e.shard_failure(&h.name, 0)),
+        }
         h.counters.query.add(started);
     }
-    let n = reached.len();
-    Ok(respond::ok(
-        &json!({"count": count, "_shards": {"total": n, "successful": n, "skipped": 0, "failed": 0}}),
-    ))
+    if failures.len() == reached.len() && !failures.is_empty() {
+        return Err(ApiError::all_shards_failed(failures));
+    }
+    Ok(respond::ok(&json!({"count": count, "_shards": search_shard_counts(reached.len(), failures)})))
 }
 
 /// How many documents of `h` match `query`, from its request cache when it

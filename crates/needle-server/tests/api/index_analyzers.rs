@@ -154,7 +154,7 @@ fn synonyms_are_kept_searched_and_marked_and_what_needle_cannot_is_refused_by_na
     }
     let (status, answer) = search(json!({"match": {"t": {"query": "fast", "fuzziness": 1}}}));
     assert_eq!(status, 400, "{answer}");
-    let reason = answer["error"]["reason"].as_str().unwrap();
+    let reason = answer["error"]["root_cause"][0]["reason"].as_str().unwrap();
     assert!(reason.contains("[fast] and [quick]") && reason.contains("not supported yet"), "{answer}");
     let multi_word = json!({"settings": {"analysis": {
         "filter": {"city": {"type": "synonym", "synonyms": ["new york, ny"]}},
@@ -251,8 +251,13 @@ fn a_query_naming_an_analyzer_the_index_lacks_is_refused_by_name() {
     ] {
         let (status, answer) = s.json("POST", "/a/_search", Some(json!({"query": query})));
         assert_eq!(status, 400, "{answer}");
-        assert_eq!(answer["error"]["type"], "query_shard_exception", "{answer}");
-        assert_eq!(answer["error"]["reason"], format!("[{kind}] analyzer [nope] not found"), "{answer}");
+        assert_eq!(answer["error"]["type"], "search_phase_execution_exception", "{answer}");
+        assert_eq!(answer["error"]["root_cause"][0]["type"], "query_shard_exception", "{answer}");
+        assert_eq!(
+            answer["error"]["root_cause"][0]["reason"],
+            format!("[{kind}] analyzer [nope] not found"),
+            "{answer}"
+        );
     }
     // A phrase prefix needs positions: a keyword field has none.
     assert_eq!(s.json("PUT", "/a/_mapping", Some(json!({"properties": {"k": {"type": "keyword"}}}))).0, 200);
@@ -260,7 +265,10 @@ fn a_query_naming_an_analyzer_the_index_lacks_is_refused_by_name() {
     let (status, answer) = s.json("POST", "/a/_search", Some(query));
     assert_eq!(status, 400, "{answer}");
     assert!(
-        answer["error"]["reason"].as_str().unwrap().contains("[k] which is of type [keyword]"),
+        answer["error"]["root_cause"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("[k] which is of type [keyword]"),
         "{answer}"
     );
 }

@@ -19,6 +19,7 @@ mod opensearch_multi_fields;
 mod opensearch_parity;
 mod opensearch_queries;
 mod opensearch_reindex;
+mod opensearch_shard_failures;
 mod opensearch_templates;
 mod request_cache;
 mod scroll;

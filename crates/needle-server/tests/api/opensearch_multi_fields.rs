@@ -25,7 +25,7 @@ use crate::harness::TestServer;
 use crate::opensearch_queries::replay_steps;
 
 /// Needle's answer as `multi_fields.py` shapes OpenSearch's (see `shaped` there).
-fn shaped(answer: &Value) -> Value {
+pub(crate) fn shaped(answer: &Value) -> Value {
     if let Some(hits) = answer["hits"]["hits"].as_array() {
         let ids: Vec<Value> = hits.iter().map(|h| json!([h["_id"], h["_score"]])).collect();
         let sorts: Vec<Value> = hits.iter().map(|h| h.get("sort").cloned().unwrap_or(Value::Null)).collect();

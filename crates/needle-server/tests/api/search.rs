@@ -241,8 +241,15 @@ fn what_cannot_be_answered_is_refused_clearly() {
         (json!({"qurey": {}}), 400, "parsing_exception", "Unknown key for a START_OBJECT in [qurey]"),
     ] {
         let (got, answer) = s.json("POST", "/b/_search", Some(body.clone()));
-        assert_eq!((got, answer["error"]["type"].as_str()), (status, Some(kind)), "{body}: {answer}");
-        assert!(answer["error"]["reason"].as_str().unwrap().contains(words), "{body}: {answer}");
+        assert_eq!(
+            (got, answer["error"]["root_cause"][0]["type"].as_str()),
+            (status, Some(kind)),
+            "{body}: {answer}"
+        );
+        assert!(
+            answer["error"]["root_cause"][0]["reason"].as_str().unwrap().contains(words),
+            "{body}: {answer}"
+        );
     }
     s.json("PUT", "/w", Some(json!({"settings": {"index": {"max_result_window": 5}}})));
     let (status, answer) = s.json("POST", "/w/_search", Some(json!({"from": 3, "size": 3})));

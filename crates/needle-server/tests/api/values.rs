@@ -240,7 +240,7 @@ fn what_values_cannot_do_is_refused_clearly() {
         ),
         (
             json!({"query": {"range": {"when": {"gte": "someday"}}}}),
-            "illegal_argument_exception",
+            "parse_exception",
             "failed to parse date field [someday]",
         ),
         (
@@ -250,8 +250,15 @@ fn what_values_cannot_do_is_refused_clearly() {
         ),
     ] {
         let (status, answer) = s.json("POST", "/v1/_search", Some(body.clone()));
-        assert_eq!((status, answer["error"]["type"].as_str()), (400, Some(kind)), "{body}: {answer}");
-        assert!(answer["error"]["reason"].as_str().unwrap().contains(words), "{body}: {answer}");
+        assert_eq!(
+            (status, answer["error"]["root_cause"][0]["type"].as_str()),
+            (400, Some(kind)),
+            "{body}: {answer}"
+        );
+        assert!(
+            answer["error"]["root_cause"][0]["reason"].as_str().unwrap().contains(words),
+            "{body}: {answer}"
+        );
     }
     // The one with no sort values unmapped in one index is missing there, not an error.
     let answer =
@@ -340,7 +347,10 @@ fn aggregations_answer_in_elasticsearch_shapes() {
     ] {
         let (status, answer) = s.json("POST", "/v1/_search", Some(json!({"aggs": aggs})));
         assert_eq!(status, 400, "{aggs}: {answer}");
-        assert!(answer["error"]["reason"].as_str().unwrap().contains(words), "{aggs}: {answer}");
+        assert!(
+            answer["error"]["root_cause"][0]["reason"].as_str().unwrap().contains(words),
+            "{aggs}: {answer}"
+        );
     }
 }
 
@@ -511,7 +521,7 @@ fn binary_values_are_kept_shown_and_updated_in_place() {
     ] {
         let (status, err) = s.json("POST", "/b/_search", Some(body.clone()));
         assert_eq!(status, 400, "{body}: {err}");
-        assert!(err["error"]["reason"].as_str().unwrap().contains(want), "{body}: {err}");
+        assert!(err["error"]["root_cause"][0]["reason"].as_str().unwrap().contains(want), "{body}: {err}");
     }
     let (status, err) = s.json("POST", "/b/_update/1", Some(json!({"doc": {"blob": "%%"}})));
     assert_eq!(status, 400, "{err}");
@@ -584,7 +594,10 @@ fn fields_not_indexed_are_doc_values() {
     assert_eq!(tags["aggregations"]["t"]["buckets"][0], json!({"key": "x", "doc_count": 3}), "{tags}");
     let (status, refused) = s.json("POST", "/dv/_search", Some(json!({"query": {"term": {"tag": "x"}}})));
     assert_eq!(status, 400, "{refused}");
-    assert!(refused["error"]["reason"].as_str().unwrap().contains("not indexed"), "{refused}");
+    assert!(
+        refused["error"]["root_cause"][0]["reason"].as_str().unwrap().contains("not indexed"),
+        "{refused}"
+    );
 }
 
 #[test]
@@ -621,7 +634,7 @@ fn a_date_fields_mapped_format_reads_and_shows_its_dates() {
     ] {
         let (status, err) = s.json("POST", "/d/_search", Some(json!({"query": {"range": {"day": range}}})));
         assert_eq!(status, 400, "{err}");
-        assert!(err["error"]["reason"].as_str().unwrap().contains(words), "{words}: {err}");
+        assert!(err["error"]["root_cause"][0]["reason"].as_str().unwrap().contains(words), "{words}: {err}");
     }
     let (status, err) = s.json(
         "PUT",
