@@ -1,10 +1,10 @@
 //! Char filters: what an analyzer does to the text before its tokenizer
 //! (Lucene's CharFilters, Elasticsearch's `char_filter`): `mapping`
 //! (MappingCharFilter: the longest key at each place replaced, left to right,
-//! replacements not read again) and `pattern_replace`
+//! replacements not read again), `pattern_replace`
 //! (PatternReplaceCharFilter: every match of a pattern replaced, Java's `$1`
-//! group references). A token's offsets still point into the original text:
-//! each filter records, as Lucene's BaseCharFilter does, where its output
+//! group references) and `html_strip` (`html_strip.rs`). A token's offsets
+//! still point into the original text: each filter records, as Lucene's BaseCharFilter does, where its output
 //! drifts from its input (in UTF-16 units, as Java counts), and the offsets
 //! are walked back through the filters, last to first.
 
@@ -13,11 +13,14 @@ use std::sync::Arc;
 
 use regex::Regex;
 
+use crate::html_strip::HtmlStrip;
+
 /// One char filter.
 #[derive(Debug, Clone)]
 pub enum CharFilter {
     Mapping(Arc<Mapping>),
     PatternReplace { pattern: Regex, replacement: String },
+    HtmlStrip(Arc<HtmlStrip>),
 }
 
 /// A mapping filter's rules: for each first character, its keys longest first.
@@ -55,7 +58,7 @@ impl Mapping {
 /// from each output offset on (until the next), the input offset is the
 /// output one plus the diff (Lucene's `addOffCorrectMap`).
 #[derive(Debug, Default)]
-struct Drift {
+pub(crate) struct Drift {
     points: Vec<(u32, i64)>,
 }
 
@@ -65,21 +68,21 @@ impl Drift {
     }
 
     /// A later point at the same offset replaces the earlier one.
-    fn add(&mut self, out: u32, diff: i64) {
+    pub(crate) fn add(&mut self, out: u32, diff: i64) {
         match self.points.last_mut() {
             Some(last) if last.0 == out => last.1 = diff,
             _ => self.points.push((out, diff)),
         }
     }
 
-    fn correct(&self, out: u32) -> u32 {
+    pub(crate) fn correct(&self, out: u32) -> u32 {
         let i = self.points.partition_point(|p| p.0 <= out);
         let diff = if i == 0 { 0 } else { self.points[i - 1].1 };
         (i64::from(out) + diff).max(0) as u32
     }
 }
 
-fn units(s: &str) -> u32 {
+pub(crate) fn units(s: &str) -> u32 {
     s.chars().map(|c| c.len_utf16() as u32).sum()
 }
 
@@ -89,6 +92,7 @@ impl CharFilter {
         match self {
             CharFilter::Mapping(m) => map(m, text),
             CharFilter::PatternReplace { pattern, replacement } => replace(pattern, replacement, text),
+            CharFilter::HtmlStrip(h) => h.apply(text),
         }
     }
 }

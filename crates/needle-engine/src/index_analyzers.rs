@@ -29,10 +29,11 @@
 //!   keep a value one term (`lowercase`, `uppercase`, `asciifolding`, `trim`).
 //!
 //! - `analysis.char_filter.NAME`: what a custom analyzer's or normalizer's
-//!   `char_filter` names: `mapping` (`mappings`: `key => replacement`) or
-//!   `pattern_replace` (`pattern`, `replacement`, `flags`).
+//!   `char_filter` names: `mapping` (`mappings`: `key => replacement`),
+//!   `pattern_replace` (`pattern`, `replacement`, `flags`) or `html_strip`
+//!   (`escaped_tags`; also built in, and refused by normalizers as in Elasticsearch).
 //!
-//! Anything else (`html_strip`, other tokenizers and filters) is refused by
+//! Anything else (other tokenizers and filters) is refused by
 //! name: not supported yet. They are kept in the schema (so in
 //! the manifest) as given: `{"analyzer": {"my_stop": {"type": "standard",
 //! "stopwords": ["the", "a"]}}, "filter": {...}}`.
@@ -42,8 +43,8 @@ use std::sync::Arc;
 
 use needle_analysis::{
     check_replacement, java_regex, Analyzer, AnalyzerKind, CharFilter, CharGroupTokenizer, GramTokenizer,
-    Grams, Mapping, PathHierarchy, PatternTokenizer, SynonymMap, TokenChars, TokenFilter, Tokenizer,
-    ENGLISH_STOP_WORDS,
+    Grams, HtmlStrip, Mapping, PathHierarchy, PatternTokenizer, SynonymMap, TokenChars, TokenFilter,
+    Tokenizer, ENGLISH_STOP_WORDS,
 };
 use needle_core::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -91,6 +92,14 @@ impl IndexAnalysis {
                 .map(|f| self.normalizing_filter(name, f))
                 .collect::<Result<_>>()?;
             let chars = self.char_filters(name, p.get("char_filter"))?;
+            // A normalizer's char filters must leave a value one term: markup stripped may not.
+            if let Some(i) = chars.iter().position(|c| matches!(c, CharFilter::HtmlStrip(_))) {
+                let named = names(p.get("char_filter")).into_iter().nth(i).filter(|n| !n.is_empty());
+                return Err(Error::invalid(format!(
+                    "Custom normalizer [{name}] may not use char filter [{}]",
+                    named.as_deref().unwrap_or("_anonymous_charfilter")
+                )));
+            }
             Ok(Analyzer::custom(Tokenizer::Keyword, filters).with_char_filters(chars))
         };
         Some(made())
@@ -170,7 +179,7 @@ impl IndexAnalysis {
                     let name = named.as_str().unwrap_or_default();
                     match self.char_filter.get(name) {
                         Some(p) => char_filter(name, p),
-                        None if name == "html_strip" => Err(not_yet(format!("the char filter [{name}]"))),
+                        None if name == "html_strip" => Ok(CharFilter::HtmlStrip(Arc::default())),
                         None => Err(Error::invalid(format!(
                             "failed to find char_filter under [{name}], named by [{analyzer}]"
                         ))),
@@ -725,11 +734,12 @@ fn char_filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
     match p.get("type").and_then(Value::as_str) {
         Some("mapping") => &["type", "mappings"],
         Some("pattern_replace") => &["type", "pattern", "replacement", "flags"],
+        Some("html_strip") => &["type", "escaped_tags"],
         _ => &["type"],
     }
 }
 
-/// Char filter `name` as its parameters `p` define it: `mapping` or `pattern_replace`.
+/// Char filter `name` as its parameters `p` define it: `mapping`, `pattern_replace` or `html_strip`.
 fn char_filter(name: &str, p: &Map<String, Value>) -> Result<CharFilter> {
     let invalid = |e: String| Error::invalid(format!("char_filter [{name}]: {e}"));
     match p.get("type").and_then(Value::as_str).unwrap_or_default() {
@@ -758,6 +768,17 @@ fn char_filter(name: &str, p: &Map<String, Value>) -> Result<CharFilter> {
             let replacement = p.get("replacement").and_then(Value::as_str).unwrap_or_default().to_string();
             check_replacement(&pattern, &replacement).map_err(invalid)?;
             Ok(CharFilter::PatternReplace { pattern, replacement })
+        }
+        "html_strip" => {
+            // A list, or a string of comma-separated names, as Elasticsearch reads a list setting.
+            let tags: Vec<String> = match p.get("escaped_tags") {
+                Some(Value::Array(items)) => {
+                    items.iter().filter_map(Value::as_str).map(str::to_string).collect()
+                }
+                Some(Value::String(one)) => one.split(',').map(|t| t.trim().to_string()).collect(),
+                _ => Vec::new(),
+            };
+            Ok(CharFilter::HtmlStrip(Arc::new(HtmlStrip::new(tags))))
         }
         other => Err(not_yet(format!("the char filter type [{other}] of char_filter [{name}]"))),
     }
@@ -1109,7 +1130,14 @@ mod tests {
         for (analysis, says) in [
             (json!({"normalizer": {"n": {"filter": ["porter_stem"]}}}), "may not use filter [porter_stem]"),
             (json!({"normalizer": {"n": {"filter": ["nope"]}}}), "[nope]"),
-            (json!({"normalizer": {"n": {"char_filter": ["html_strip"]}}}), "char filter [html_strip]"),
+            (
+                json!({"normalizer": {"n": {"char_filter": ["html_strip"]}}}),
+                "Custom normalizer [n] may not use char filter [html_strip]",
+            ),
+            (
+                json!({"normalizer": {"n": {"char_filter": ["tags"]}}, "char_filter": {"tags": {"type": "html_strip"}}}),
+                "Custom normalizer [n] may not use char filter [tags]",
+            ),
             (json!({"normalizer": {"n": {"type": "odd"}}}), "Unknown normalizer type [odd]"),
         ] {
             let e = read(&json!({"analysis": analysis})).unwrap_err().to_string();
@@ -1125,10 +1153,6 @@ mod tests {
             (json!({"analyzer": {"x": {"type": "custom"}}}), "must be configured with a tokenizer"),
             (json!({"analyzer": {"x": {"type": "custom", "tokenizer": "classic"}}}), "tokenizer [classic]"),
             (json!({"analyzer": {"x": {"tokenizer": "standard", "filter": ["kstem"]}}}), "[kstem]"),
-            (
-                json!({"analyzer": {"x": {"tokenizer": "standard", "char_filter": ["html_strip"]}}}),
-                "char filter [html_strip]",
-            ),
             (json!({"analyzer": {"x": {"type": "keyword"}}}), "Unknown analyzer type [keyword]"),
             (
                 json!({"tokenizer": {"t": {"type": "path_hierarchy", "reverse": true}}}),

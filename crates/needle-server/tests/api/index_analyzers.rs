@@ -197,8 +197,10 @@ fn the_ngram_bound_is_kept_shown_and_not_updated_in_place() {
 /// marks the original text, the offsets walked back through the filters.
 /// What Needle refuses when the filter is made (a rule without `=>`, which
 /// OpenSearch answers with a 500; a pattern it cannot read; a group the
-/// pattern lacks, which Java finds only when text matches; `html_strip`,
-/// not yet) is refused by name and creates nothing.
+/// pattern lacks, which Java finds only when text matches; a parameter
+/// Needle does not know) is refused by name and creates nothing. Markup
+/// stripped by `html_strip` is not found, and the highlight marks the word
+/// inside the original markup.
 #[test]
 fn char_filters_are_kept_and_mark_the_original_text_and_bad_ones_are_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -220,11 +222,26 @@ fn char_filters_are_kept_and_mark_the_original_text_and_bad_ones_are_refused() {
     assert_eq!(found["hits"]["hits"][0]["highlight"]["t"][0], "<em>phone</em> home & garden", "{found}");
     let (_, found) = s.json("POST", "/c/_search", Some(json!({"query": {"match": {"t": "and"}}})));
     assert_eq!(ids(&found), ["1"], "`&` was indexed as `and`");
+    let settings =
+        json!({"analysis": {"analyzer": {"web": {"tokenizer": "standard", "char_filter": ["html_strip"]}}}});
+    let mappings = json!({"properties": {"t": {"type": "text", "analyzer": "web"}}});
+    assert_eq!(s.json("PUT", "/h", Some(json!({"settings": settings, "mappings": mappings}))).0, 200);
+    let page = "<p class=\"lead\">The <b>caf&eacute;</b> is open</p>";
+    assert_eq!(s.json("PUT", "/h/_doc/1?refresh=true", Some(json!({"t": page}))).0, 201);
+    for (word, found) in [("café", true), ("lead", false), ("eacute", false), ("b", false)] {
+        let (_, answer) = s.json("POST", "/h/_search", Some(json!({"query": {"match": {"t": word}}})));
+        assert_eq!(!ids(&answer).is_empty(), found, "{word}: {answer}");
+    }
+    let query = json!({"query": {"match": {"t": "café"}}, "highlight": {"fields": {"t": {}}}});
+    let (_, found) = s.json("POST", "/h/_search", Some(query));
+    // The token's end is past the `</b>` stripped after it, as Lucene's offsets go: OpenSearch marks the same.
+    let marked = "<p class=\"lead\">The <b><em>caf&eacute;</b></em> is open</p>";
+    assert_eq!(found["hits"]["hits"][0]["highlight"]["t"][0], marked, "{found}");
     for (filter, says) in [
         (json!({"type": "mapping", "mappings": ["no arrow"]}), "Invalid Mapping Rule : [no arrow]"),
         (json!({"type": "pattern_replace", "pattern": "(a"}), "the pattern cannot be read"),
         (json!({"type": "pattern_replace", "pattern": "(a)", "replacement": "$2"}), "No group 2"),
-        (json!({"type": "html_strip"}), "char filter type [html_strip]"),
+        (json!({"type": "html_strip", "read_tags": ["b"]}), "[index.analysis.char_filter.f.read_tags]"),
     ] {
         let settings = json!({"analysis": {"char_filter": {"f": filter}}});
         let (status, answer) = s.json("PUT", "/d", Some(json!({"settings": settings})));
