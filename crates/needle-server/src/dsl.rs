@@ -403,11 +403,16 @@ fn match_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -
     let chosen = query_analyzer(o, "match", schema)?;
     let fuzzy = FuzzyOptions::take(o, "match", "fuzzy_transpositions")?;
     rewrite_option(o, "match", "fuzzy_rewrite", "top_terms_blended_freqs_N")?;
+    // Lenient: text the field cannot hold (a word for a number) matches nothing there.
+    let lenient = take_bool(&mut o.body, "match", "lenient")?.unwrap_or(false);
     let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
     if fuzzy.fuzziness.is_some() {
         words_only(schema, id, "fuzzy")?;
     }
-    let tokens = tokens(schema, id, text, chosen.as_deref())?;
+    let tokens = match tokens(schema, id, text, chosen.as_deref()) {
+        Err(_) if lenient => return Ok(Query::MatchNone),
+        analyzed => analyzed?,
+    };
     let terms: Vec<Query> = match &fuzzy.fuzziness {
         Some(_) => {
             one_term_a_position(schema, id, &tokens, "fuzzy match")?;
@@ -956,6 +961,7 @@ fn multi_match(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         "fuzzy_transpositions",
         "fuzzy_rewrite",
         "analyzer",
+        "lenient",
     ];
     for key in passed_on {
         if let Some(v) = take(body, key) {
@@ -972,6 +978,10 @@ fn multi_match(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         Some(Value::String(f)) => vec![field_boost(&f)],
         Some(_) => return Err(malformed("multi_match", "[fields] must be an array of strings")),
     };
+    // Over every field, lenient unless told otherwise, as Elasticsearch decides.
+    if options.body.get("lenient").is_none() && fields.iter().all(|(f, _)| f == "*") {
+        options.body["lenient"] = Value::Bool(true);
+    }
     if kind == "cross_fields" {
         if options.body.get("fuzziness").is_some() {
             return Err(ApiError::parsing("Fuzziness not allowed for type [cross_fields]"));

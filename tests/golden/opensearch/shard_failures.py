@@ -9,7 +9,7 @@ and `_delete_by_query`. A query the request itself gets wrong stays a
 `parsing_exception`. And `query_string` (body and the URL's `q`) and
 `simple_query_string` searching every field are lenient by default (a word
 a field cannot hold matches nothing there), but not over the fields named,
-unless `lenient` says so. For
+unless `lenient` says so; `match` and `multi_match` take `lenient` too. For
 `crates/needle-server/tests/api/opensearch_shard_failures.rs` to replay on
 Needle and compare step by step, shaped by `shaped_failures` below.
 
@@ -97,6 +97,13 @@ def steps():
                     LONGS),
         ("GET", f"/{LONGS}/_search?q=abc&df=n", None),
         ("GET", f"/{LONGS}/_search?q=abc&df=n&lenient=true", None),
+        search_step({"query": {"match": {"n": {"query": "abc", "lenient": True}}}}, LONGS),
+        search_step({"query": {"match": {"n": {"query": "abc", "lenient": False}}}}, LONGS),
+        search_step({"query": {"multi_match": {"query": "abc red", "fields": ["n", "t"]}}}, LONGS),
+        search_step({"query": {"multi_match": {"query": "abc red", "fields": ["n", "t"], "lenient": True}}}, LONGS),
+        search_step({"query": {"multi_match": {"query": "red", "fields": ["n", "t"], "type": "most_fields",
+                                               "lenient": True}}}, LONGS),
+        search_step({"query": {"multi_match": {"query": "abc"}}}, LONGS),
         search_step({"query": {"simple_query_string": {"query": "abc"}}}, LONGS),
         search_step({"query": {"simple_query_string": {"query": "abc fox", "fields": ["n", "t"]}}}, LONGS),
         search_step({"query": {"simple_query_string": {"query": "abc fox", "fields": ["n", "t"],
