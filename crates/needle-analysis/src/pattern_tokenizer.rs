@@ -8,7 +8,8 @@
 //!   named, cut once a run reaches `max_token_length` UTF-16 units.
 //! - `path_hierarchy` (Lucene's `PathHierarchyTokenizer`): each path and
 //!   the paths above it, `/a`, `/a/b`, `/a/b/c`, their first `skip` parts
-//!   left out, the delimiter written as `replacement`.
+//!   left out, the delimiter written as `replacement`; `reverse`d, the
+//!   paths below it, `a/b/c`, `b/c`, `c`, the last `skip` parts left out.
 
 use regex::Regex;
 
@@ -77,13 +78,19 @@ pub struct PathHierarchy {
     pub delimiter: char,
     pub replacement: char,
     pub skip: usize,
+    /// Lucene's `ReversePathHierarchyTokenizer`: each path and the paths
+    /// below it (`a/b/c`, `b/c`, `c`), their last `skip` parts left out.
+    pub reverse: bool,
 }
 
 impl PathHierarchy {
     /// A part starts at the text's first character and at each delimiter
     /// after it; the tokens run from the start of part `skip + 1` to each
-    /// later delimiter, and to the end.
+    /// later delimiter, and to the end. Reversed, see [`Self::for_each_suffix`].
     pub fn for_each_token(&self, text: &str, mut emit: impl FnMut(usize, usize)) {
+        if self.reverse {
+            return self.for_each_suffix(text, emit);
+        }
         let mut cuts = text.char_indices().skip(1).filter(|&(_, c)| c == self.delimiter).map(|(i, _)| i);
         let start = match self.skip {
             0 if !text.is_empty() => 0,
@@ -97,6 +104,28 @@ impl PathHierarchy {
             emit(start, end);
         }
         emit(start, text.len());
+    }
+
+    /// Reversed: the text is cut after the `skip`-th delimiter from its end
+    /// (one that ends the text not counted); the tokens run to that cut from
+    /// the text's start and from after each delimiter before it.
+    fn for_each_suffix(&self, text: &str, mut emit: impl FnMut(usize, usize)) {
+        let width = self.delimiter.len_utf8();
+        let delimiters: Vec<usize> = text.match_indices(self.delimiter).map(|(i, _)| i).collect();
+        let end = match self.skip {
+            0 => text.len(),
+            n => match delimiters.iter().rev().filter(|&&d| d + width < text.len()).nth(n - 1) {
+                Some(&d) => d + width,
+                None => return,
+            },
+        };
+        if end == 0 {
+            return;
+        }
+        emit(0, end);
+        for start in delimiters.iter().map(|d| d + width).filter(|&s| s < end) {
+            emit(start, end);
+        }
     }
 
     /// A token's term: its delimiters written as the replacement.
@@ -141,11 +170,11 @@ mod tests {
             });
             out
         };
-        let slash = PathHierarchy { delimiter: '/', replacement: '/', skip: 0 };
+        let slash = PathHierarchy { delimiter: '/', replacement: '/', skip: 0, reverse: false };
         let all: Vec<String> = paths(slash, "one/two//three/").into_iter().map(|(t, _, _)| t).collect();
         assert_eq!(all, ["one", "one/two", "one/two/", "one/two//three", "one/two//three/"]);
         assert_eq!(paths(slash, "/"), [("/".to_string(), 0, 1)]);
-        let dashes = PathHierarchy { delimiter: '-', replacement: '/', skip: 1 };
+        let dashes = PathHierarchy { delimiter: '-', replacement: '/', skip: 1, reverse: false };
         let skipped = paths(dashes, "a-b-c-d");
         assert_eq!(
             skipped,

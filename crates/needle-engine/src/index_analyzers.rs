@@ -955,7 +955,7 @@ fn char_group_tokenizer(name: &str, p: &Map<String, Value>) -> Result<Tokenizer>
 }
 
 /// A `path_hierarchy` tokenizer: `delimiter` (`/`), `replacement` (the
-/// delimiter), `skip` (0); `reverse` is not supported yet.
+/// delimiter), `skip` (0), `reverse` (false).
 fn path_hierarchy(name: &str, p: &Map<String, Value>) -> Result<Tokenizer> {
     let one_char = |key: &str, default: char| -> Result<char> {
         match p.get(key).and_then(Value::as_str) {
@@ -969,13 +969,11 @@ fn path_hierarchy(name: &str, p: &Map<String, Value>) -> Result<Tokenizer> {
             }
         }
     };
-    if p.get("reverse").is_some_and(is_true) {
-        return Err(not_yet(format!("[reverse] of path_hierarchy tokenizer [{name}]")));
-    }
+    let reverse = p.get("reverse").is_some_and(is_true);
     let delimiter = one_char("delimiter", '/')?;
     let replacement = one_char("replacement", delimiter)?;
     let skip = count_param(name, p, "skip", 0)?;
-    Ok(Tokenizer::PathHierarchy(PathHierarchy { delimiter, replacement, skip }))
+    Ok(Tokenizer::PathHierarchy(PathHierarchy { delimiter, replacement, skip, reverse }))
 }
 
 /// The built-in analyzer `kind`, for analyzer `name`.
@@ -1154,10 +1152,6 @@ mod tests {
             (json!({"analyzer": {"x": {"type": "custom", "tokenizer": "classic"}}}), "tokenizer [classic]"),
             (json!({"analyzer": {"x": {"tokenizer": "standard", "filter": ["kstem"]}}}), "[kstem]"),
             (json!({"analyzer": {"x": {"type": "keyword"}}}), "Unknown analyzer type [keyword]"),
-            (
-                json!({"tokenizer": {"t": {"type": "path_hierarchy", "reverse": true}}}),
-                "[reverse] of path_hierarchy tokenizer [t]",
-            ),
             (json!({"tokenizer": {"t": {"type": "ngram", "token_chars": ["letter", "odd"]}}}), "'odd'"),
             (json!({"tokenizer": {"t": {"type": "ngram", "min_gram": 2, "max_gram": 4}}}), "max_ngram_diff"),
             (json!({"filter": {"f": {"type": "word_delimiter"}}}), "filter type [word_delimiter]"),
