@@ -332,8 +332,15 @@ impl IndexAnalysis {
         if let Some(p) = self.tokenizer.get(name) {
             return self.configured_tokenizer(name, p);
         }
-        let pre_built =
-            |edge| Tokenizer::Grams(GramTokenizer { edge, min: 1, max: 2, chars: TokenChars::default() });
+        let pre_built = |edge| {
+            Tokenizer::Grams(GramTokenizer {
+                edge,
+                min: 1,
+                max: 2,
+                chars: TokenChars::default(),
+                custom: Arc::from([]),
+            })
+        };
         match name {
             "edge_ngram" => Ok(pre_built(true)),
             "ngram" => Ok(pre_built(false)),
@@ -868,7 +875,7 @@ fn names(v: Option<&Value>) -> Vec<String> {
 fn tokenizer_params(p: &Map<String, Value>) -> &'static [&'static str] {
     match p.get("type").and_then(Value::as_str) {
         Some("edge_ngram" | "edgeNGram" | "ngram" | "nGram") => {
-            &["type", "min_gram", "max_gram", "token_chars"]
+            &["type", "min_gram", "max_gram", "token_chars", "custom_token_chars"]
         }
         Some("pattern") => &["type", "pattern", "flags", "group"],
         Some("char_group") => &["type", "tokenize_on_chars", "max_token_length"],
@@ -885,14 +892,20 @@ fn gram_tokenizer(name: &str, p: &Map<String, Value>, edge: bool, max_diff: usiz
     let classes = names(p.get("token_chars"));
     let chars = TokenChars::parse(classes.iter().map(String::as_str)).map_err(|other| {
         Error::invalid(format!(
-            "Unknown token type: '{other}', must be one of [letter, digit, whitespace, punctuation, symbol] \
-             (custom is not supported yet by Needle)"
+            "Unknown token type: '{other}', must be one of [symbol, punctuation, whitespace, letter, digit, custom]"
         ))
     })?;
+    let custom: Arc<[char]> = match p.get("custom_token_chars").and_then(Value::as_str) {
+        Some(given) => given.chars().collect(),
+        None if chars.has_custom() => {
+            return Err(Error::invalid("Token type: 'custom' requires setting `custom_token_chars`"))
+        }
+        None => Arc::from([]),
+    };
     let bound = |n: usize| {
         u16::try_from(n).map_err(|_| Error::invalid(format!("[max_gram] of [{name}] is too large")))
     };
-    Ok(Tokenizer::Grams(GramTokenizer { edge, min: bound(min)?, max: bound(max)?, chars }))
+    Ok(Tokenizer::Grams(GramTokenizer { edge, min: bound(min)?, max: bound(max)?, chars, custom }))
 }
 
 /// A `pattern` tokenizer: Java's `pattern` (`\W+` when not given) with its
@@ -941,12 +954,18 @@ fn char_group_tokenizer(name: &str, p: &Map<String, Value>) -> Result<Tokenizer>
             _ => classes.push(item),
         }
     }
-    let classes = TokenChars::parse(classes.iter().map(String::as_str)).map_err(|other| {
-        Error::invalid(format!(
-            "Invalid escaped char in [{other}] of tokenizer [{name}] (classes: letter, digit, whitespace, \
-             punctuation, symbol)"
-        ))
-    })?;
+    // `custom` is an n-gram tokenizer's class, not a group's.
+    let classes = TokenChars::parse(classes.iter().map(String::as_str).filter(|c| *c != "custom"))
+        .and_then(|parsed| match classes.iter().any(|c| c == "custom") {
+            true => Err("custom"),
+            false => Ok(parsed),
+        })
+        .map_err(|other| {
+            Error::invalid(format!(
+                "Invalid escaped char in [{other}] of tokenizer [{name}] (classes: letter, digit, whitespace, \
+                 punctuation, symbol)"
+            ))
+        })?;
     let max_token_length = count_param(name, p, "max_token_length", 255)?;
     if max_token_length == 0 {
         return Err(Error::invalid(format!("maxTokenLen must be greater than 0 (tokenizer [{name}])")));
