@@ -171,18 +171,64 @@ impl Analyzer {
 
     /// As [`Self::analyze`], each token given with the word its tokenizer
     /// cut (from the text as the char filters left it): what its type is read from.
-    pub fn analyze_words(&self, text: &str, first_position: u32, mut emit: impl FnMut(&Token, &str)) -> u32 {
+    pub fn analyze_words(&self, text: &str, first_position: u32, emit: impl FnMut(&Token, &str)) -> u32 {
+        self.analyze_through(self.filters.len(), text, first_position, emit)
+    }
+
+    /// As [`Self::analyze_words`], through the tokenizer and the first
+    /// `filters` filters only: the chain stage by stage (`_analyze`'s `explain`).
+    pub fn analyze_through(
+        &self,
+        filters: usize,
+        text: &str,
+        first_position: u32,
+        mut emit: impl FnMut(&Token, &str),
+    ) -> u32 {
+        let filters = &self.filters[..filters.min(self.filters.len())];
         if self.char_filters.is_empty() {
-            return self.analyze_filtered(text, first_position, |at| at, &mut emit);
+            return self.analyze_filtered(filters, text, first_position, |at| at, &mut emit);
         }
         let filtered = Filtered::new(&self.char_filters, text);
-        self.analyze_filtered(&filtered.text, first_position, |at| filtered.original_offset(at), &mut emit)
+        self.analyze_filtered(
+            filters,
+            &filtered.text,
+            first_position,
+            |at| filtered.original_offset(at),
+            &mut emit,
+        )
+    }
+
+    /// How many char filters and token filters the analyzer has.
+    pub fn stages(&self) -> (usize, usize) {
+        (self.char_filters.len(), self.filters.len())
+    }
+
+    /// `text` as the first `n` char filters leave it.
+    pub fn char_filtered(&self, n: usize, text: &str) -> String {
+        Filtered::new(&self.char_filters[..n.min(self.char_filters.len())], text).text
+    }
+
+    /// Whether tokens through the first `filters` filters carry a keyword
+    /// mark (Lucene's KeywordAttribute, which the stemmers and the keyword
+    /// marking filters add to the stream).
+    pub fn marks_keywords(&self, filters: usize) -> bool {
+        self.filters[..filters.min(self.filters.len())].iter().any(|f| {
+            matches!(
+                f,
+                TokenFilter::PorterStem
+                    | TokenFilter::SnowballEnglish(_)
+                    | TokenFilter::MinimalEnglish
+                    | TokenFilter::KeywordMarker { .. }
+                    | TokenFilter::StemmerOverride(_)
+            )
+        })
     }
 
     /// The tokens of `text` (the char filters' output), their offsets
     /// moved back into the original text by `original`.
     fn analyze_filtered(
         &self,
+        filters: &[TokenFilter],
         text: &str,
         first_position: u32,
         original: impl Fn(usize) -> usize,
@@ -197,9 +243,9 @@ impl Analyzer {
             keyword: false,
         };
         // Most chains lowercase first: done while copying the word out.
-        let (lowered, rest) = match self.filters.split_first() {
+        let (lowered, rest) = match filters.split_first() {
             Some((TokenFilter::Lowercase, rest)) => (true, rest),
-            _ => (self.tokenizer.lowercases(), &self.filters[..]),
+            _ => (self.tokenizer.lowercases(), filters),
         };
         let expands = rest.iter().any(TokenFilter::expands);
         // A state for each filter when one looks across tokens (none otherwise: the common case).

@@ -7,6 +7,8 @@
 //! mapped), or the index's default (`standard` unless its settings say). Several texts
 //! continue one another: positions after the last one's (a text field's
 //! gap of 100 between them), offsets one past the last text's length.
+//! `explain` shows the analyzer part by part (see `described`), each stage
+//! the same analyzer run through its first filters only.
 
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -46,7 +48,132 @@ pub(crate) fn run(app: &Shared, index: Option<&str>, call: &Call) -> ApiResult<R
     let request = Request::read(body)?;
     let schema = index.map(|i| app.catalog.get_one(i)).transpose()?.map(|h| h.index.schema());
     let (analyzer, gap) = choose(&request, schema.as_deref())?;
-    Ok(respond::ok(&json!({"tokens": tokens(analyzer.get(), &request.texts, gap)})))
+    let analyzer = analyzer.get();
+    if !request.explain {
+        let all = analyzer.stages().1;
+        return Ok(respond::ok(&json!({"tokens": tokens(analyzer, all, &request.texts, gap, None)})));
+    }
+    let detail = match described(&request, schema.as_deref()) {
+        Described::BuiltIn(name) => {
+            let shown = Shown {
+                keyword: analyzer.marks_keywords(analyzer.stages().1),
+                only: request.attributes.as_deref(),
+            };
+            let all = analyzer.stages().1;
+            json!({"custom_analyzer": false,
+                   "analyzer": {"name": name, "tokens": tokens(analyzer, all, &request.texts, gap, Some(&shown))}})
+        }
+        Described::Custom { char_filters, tokenizer, filters } => {
+            // Explained, a chain made for the request has no gap between its texts (Elasticsearch's quirk).
+            let made_here =
+                request.tokenizer.is_some() || request.filter.is_some() || request.char_filter.is_some();
+            let gap = if made_here { 0 } else { gap };
+            let stage = |through: usize| {
+                let shown =
+                    Shown { keyword: analyzer.marks_keywords(through), only: request.attributes.as_deref() };
+                tokens(analyzer, through, &request.texts, gap, Some(&shown))
+            };
+            let charfilters: Vec<Value> = (char_filters.iter().enumerate())
+                .map(|(i, name)| {
+                    let texts: Vec<String> =
+                        request.texts.iter().map(|t| analyzer.char_filtered(i + 1, t)).collect();
+                    json!({"name": name, "filtered_text": texts})
+                })
+                .collect();
+            let tokenfilters: Vec<Value> = (filters.iter().enumerate())
+                .map(|(i, name)| json!({"name": name, "tokens": stage(i + 1)}))
+                .collect();
+            json!({"custom_analyzer": true, "charfilters": charfilters,
+                   "tokenizer": {"name": tokenizer, "tokens": stage(0)}, "tokenfilters": tokenfilters})
+        }
+    };
+    Ok(respond::ok(&json!({"detail": detail})))
+}
+
+/// How `explain` names what analyzed the text: a built-in analyzer by its
+/// name, a custom one (an index's, a normalizer, one made for the request)
+/// by the names of its parts, `__anonymous__TYPE` for one defined in place.
+enum Described {
+    BuiltIn(String),
+    Custom { char_filters: Vec<String>, tokenizer: String, filters: Vec<String> },
+}
+
+/// The names of the parts a `filter` or `char_filter` list (or a `tokenizer`) gives.
+fn part_names(v: Option<&Value>) -> Vec<String> {
+    let one = |item: &Value| match item {
+        Value::Object(p) => {
+            format!("__anonymous__{}", p.get("type").and_then(Value::as_str).unwrap_or_default())
+        }
+        named => named.as_str().unwrap_or_default().to_string(),
+    };
+    match v {
+        Some(Value::Array(items)) => items.iter().map(one).collect(),
+        Some(item) => vec![one(item)],
+        None => Vec::new(),
+    }
+}
+
+/// A normalizer's parts: its char filters, the keyword tokenizer, its filters.
+fn normalizer_parts(name: &str, schema: Option<&Schema>) -> Described {
+    let def = schema.and_then(|s| s.analysis.normalizer.get(name));
+    Described::Custom {
+        char_filters: part_names(def.and_then(|d| d.get("char_filter"))),
+        tokenizer: "keyword".into(),
+        filters: match def {
+            Some(d) => part_names(d.get("filter")),
+            None => vec![name.to_string()],
+        },
+    }
+}
+
+/// The analyzer named `name`: an index's custom one by its parts, any other by its name.
+fn analyzer_parts(name: &str, schema: Option<&Schema>) -> Described {
+    let def = schema.and_then(|s| s.analysis.analyzer.get(name));
+    match def {
+        Some(d) if d.get("type").and_then(Value::as_str).unwrap_or("custom") == "custom" => {
+            Described::Custom {
+                char_filters: part_names(d.get("char_filter")),
+                tokenizer: part_names(d.get("tokenizer")).pop().unwrap_or_default(),
+                filters: part_names(d.get("filter")),
+            }
+        }
+        _ => Described::BuiltIn(name.to_string()),
+    }
+}
+
+/// How `explain` names what [`choose`] chose for `r`.
+fn described(r: &Request, schema: Option<&Schema>) -> Described {
+    if let Some(name) = &r.normalizer {
+        return normalizer_parts(name, schema);
+    }
+    if r.tokenizer.is_some() || r.filter.is_some() || r.char_filter.is_some() {
+        return Described::Custom {
+            char_filters: part_names(r.char_filter.as_ref()),
+            tokenizer: part_names(r.tokenizer.as_ref()).pop().unwrap_or_else(|| "keyword".into()),
+            filters: part_names(r.filter.as_ref()),
+        };
+    }
+    if let Some(name) = &r.analyzer {
+        return analyzer_parts(name, schema);
+    }
+    let field = r.field.as_ref().and_then(|f| Some(schema?.field(schema?.field_id(f)?)));
+    match field {
+        Some(def) if def.kind == FieldKind::Keyword => match &def.normalizer {
+            Some(n) => normalizer_parts(n, schema),
+            None => Described::BuiltIn("keyword".into()),
+        },
+        Some(def) => analyzer_parts(def.analyzer.as_deref().unwrap_or("default"), schema),
+        None if schema.is_some() => analyzer_parts("default", schema),
+        None => Described::BuiltIn("standard".into()),
+    }
+}
+
+/// The attributes `explain` shows of each token beside the usual ones.
+struct Shown<'a> {
+    /// Whether the stream carries keyword marks (see `Analyzer::marks_keywords`).
+    keyword: bool,
+    /// `attributes`: those to show, when given.
+    only: Option<&'a [String]>,
 }
 
 /// The analyzer a request uses: made for it, or a field's.
@@ -146,25 +273,49 @@ fn index_default(schema: Option<&Schema>) -> ApiResult<(Analyzer, u32)> {
     }
 }
 
-/// The tokens of `texts`, one after another, as Elasticsearch lists them.
-fn tokens(analyzer: &Analyzer, texts: &[String], gap: u32) -> Vec<Value> {
+/// The tokens of `texts`, one after another, as Elasticsearch lists them,
+/// through the analyzer's first `through` filters; with `shown`, each with
+/// the attributes `explain` shows.
+fn tokens(
+    analyzer: &Analyzer,
+    through: usize,
+    texts: &[String],
+    gap: u32,
+    shown: Option<&Shown>,
+) -> Vec<Value> {
     let mut out = Vec::new();
     let (mut position, mut offset) = (0, 0);
     for text in texts {
         let mut units = Utf16Units { text, byte: 0, units: 0 };
-        let next = analyzer.analyze_words(text, position, |t, word| {
+        let next = analyzer.analyze_through(through, text, position, |t, word| {
             let (start, end) = (t.start as usize, t.end as usize);
             let kind = match t.synonym {
                 true => "SYNONYM",
                 false => analyzer.tokenizer().token_type(word),
             };
-            out.push(json!({
+            let mut token = json!({
                 "token": t.term,
                 "start_offset": offset + units.at(start),
                 "end_offset": offset + units.at(end),
                 "type": kind,
                 "position": t.position,
-            }));
+            });
+            if let Some(shown) = shown {
+                let wanted = |name: &str| shown.only.is_none_or(|only| only.iter().any(|o| o == name));
+                let bytes: Vec<String> = t.term.bytes().map(|b| format!("{b:02x}")).collect();
+                let extra = [
+                    ("bytes", Some(json!(format!("[{}]", bytes.join(" "))))),
+                    ("keyword", shown.keyword.then(|| json!(t.keyword))),
+                    ("positionLength", Some(json!(1))),
+                    ("termFrequency", Some(json!(1))),
+                ];
+                for (name, value) in extra {
+                    if let Some(value) = value.filter(|_| wanted(name)) {
+                        token[name] = value;
+                    }
+                }
+            }
+            out.push(token);
         });
         position = next + gap;
         offset += text.encode_utf16().count() + 1;
@@ -204,6 +355,10 @@ struct Request {
     char_filter: Option<Value>,
     /// A normalizer of the index, or the built-in `lowercase`: each text one token.
     normalizer: Option<String>,
+    /// `explain`: the tokens after each part of the analyzer, with more of their attributes.
+    explain: bool,
+    /// `attributes`: which of those attributes `explain` shows.
+    attributes: Option<Vec<String>>,
 }
 
 impl Request {
@@ -219,6 +374,8 @@ impl Request {
             filter: None,
             char_filter: None,
             normalizer: None,
+            explain: false,
+            attributes: None,
         };
         for (key, value) in body {
             match key.as_str() {
@@ -235,9 +392,12 @@ impl Request {
                     ))
                 }
                 "normalizer" => r.normalizer = Some(string(&key, &value)?),
-                "explain" | "attributes" => {
-                    return Err(ApiError::illegal_argument(format!("[{key}] is not supported yet by Needle")))
+                "explain" => {
+                    r.explain = value.as_bool().ok_or_else(|| {
+                        ApiError::bad_request("x_content_parse_exception", "[explain] must be a boolean")
+                    })?
                 }
+                "attributes" => r.attributes = Some(texts(&value)?),
                 other => {
                     return Err(ApiError::bad_request(
                         "x_content_parse_exception",

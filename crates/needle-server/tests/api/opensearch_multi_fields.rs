@@ -15,7 +15,8 @@
 //! synonym filters (`synonyms.json`: tokens, settings, scores of several
 //! terms at one position), and analyzers and normalizers with char filters
 //! (`char_filters.json`: tokens and their offsets into the original text;
-//! `html_strip.json`: markup stripped, entities decoded, offsets into the markup)
+//! `html_strip.json`: markup stripped, entities decoded, offsets into the markup;
+//! `analyze_explain.json`: `_analyze` with `explain`, part by part)
 //! and the `pattern`, `char_group` and `path_hierarchy` tokenizers, `elision`,
 //! `decimal_digit`, `keyword_marker`, `stemmer_override`, `unique` and `limit`
 //! filters (`tokenizers.json`) are replayed and compared the same way.
@@ -92,6 +93,11 @@ fn phrase_prefix_queries_answer_as_opensearch() {
 #[test]
 fn char_filters_answer_as_opensearch() {
     replay("char_filters");
+}
+
+#[test]
+fn analyze_explained_answers_as_opensearch() {
+    replay("analyze_explain");
 }
 
 #[test]
