@@ -432,11 +432,9 @@ fn bool_prefix_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Sch
     let operator = o.string(KIND, "operator")?.unwrap_or_else(|| "or".into()).to_ascii_lowercase();
     let msm = o.string(KIND, "minimum_should_match")?;
     let chosen = query_analyzer(o, KIND, schema)?;
+    // Fuzziness applies to the words, not to the last one's prefix query (as in Elasticsearch).
     let fuzzy = FuzzyOptions::take(o, KIND, "fuzzy_transpositions")?;
     rewrite_option(o, KIND, "fuzzy_rewrite", "top_terms_blended_freqs_N")?;
-    if fuzzy.fuzziness.is_some() {
-        return Err(ApiError::parsing(format!("[{KIND}] [fuzziness] is not supported yet by Needle")));
-    }
     let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
     words_only(schema, id, KIND)?;
     let analyzer = chosen.as_deref().or_else(|| schema.search_analyzer(id));
@@ -451,7 +449,13 @@ fn bool_prefix_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Sch
     let last = tokens.last().map(|&(p, _)| p);
     let (prefixes, words): (Vec<_>, Vec<_>) =
         tokens.into_iter().partition(|(p, _)| prefixed && Some(*p) == last);
-    let mut terms = analyzed::by_position(id, words);
+    let mut terms = match &fuzzy.fuzziness {
+        Some(_) => {
+            one_term_a_position(schema, id, &words, "fuzzy match")?;
+            words.into_iter().map(|(_, t)| fuzzy.query(id, t)).collect::<ApiResult<_>>()?
+        }
+        None => analyzed::by_position(id, words),
+    };
     if !prefixes.is_empty() {
         let prefix = |(_, prefix)| {
             let pattern = TermPattern::Prefix { prefix, case_insensitive: false };

@@ -3,8 +3,8 @@
 `multi_match` of type `phrase_prefix` (a phrase whose last word is a prefix
 of the terms that may fill its place: the first `max_expansions` in term
 order, a lone prefix a disjunction of its terms), `match_bool_prefix` and
-`multi_match` of type `bool_prefix` (the words as terms, the last one a
-prefix query), with `slop`, an
+`multi_match` of type `bool_prefix` (the words as terms, fuzzy with
+`fuzziness`, the last one a prefix query), with `slop`, an
 `analyzer`, `zero_terms_query` and stop words before the prefix (a keyword
 field, which OpenSearch refuses with its shard failure's wrapper, is refused
 by Needle as a 400 too: `tests/api/index_analyzers.rs`); for `crates/needle-server/tests/api/opensearch_multi_fields.rs` to
@@ -84,6 +84,12 @@ def steps():
         q({"match_bool_prefix": {"title": "brown the"}}),
         q({"multi_match": {"query": "quick br", "fields": ["title", "body"], "type": "bool_prefix"}}),
         q({"multi_match": {"query": "brown f", "fields": ["title^2", "body"], "type": "bool_prefix", "operator": "and"}}),
+        q({"match_bool_prefix": {"title": {"query": "quikc brwn", "fuzziness": 1}}}),
+        q({"match_bool_prefix": {"title": {"query": "qick br", "fuzziness": "AUTO"}}}),
+        q({"match_bool_prefix": {"title": {"query": "quack brown f", "fuzziness": 1, "prefix_length": 2,
+                                           "operator": "and"}}}),
+        q({"match_bool_prefix": {"title": {"query": "quick browm ", "fuzziness": 2, "fuzzy_transpositions": False}}}),
+        q({"multi_match": {"query": "quikc br", "fields": ["title", "body"], "type": "bool_prefix", "fuzziness": 1}}),
     ]
 
 
