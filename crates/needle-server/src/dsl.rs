@@ -414,13 +414,21 @@ fn match_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -
         analyzed => analyzed?,
     };
     let terms: Vec<Query> = match &fuzzy.fuzziness {
-        Some(_) => {
-            one_term_a_position(schema, id, &tokens, "fuzzy match")?;
-            tokens.into_iter().map(|(_, t)| fuzzy.query(id, t)).collect::<ApiResult<_>>()?
-        }
+        Some(_) => fuzzy_words(schema, id, &fuzzy, tokens)?,
         None => analyzed::by_position(id, tokens),
     };
     joined_terms(terms, &operator, msm, &zero_terms)
+}
+
+/// A fuzzy query of each word; several at one position (synonyms, n-grams) are refused.
+fn fuzzy_words(
+    schema: &Schema,
+    field: FieldId,
+    fuzzy: &FuzzyOptions,
+    tokens: Vec<(u32, String)>,
+) -> ApiResult<Vec<Query>> {
+    one_term_a_position(schema, field, &tokens, "fuzzy match")?;
+    tokens.into_iter().map(|(_, t)| fuzzy.query(field, t)).collect()
 }
 
 /// `match_bool_prefix`: the text's terms joined as `match` joins them
@@ -450,10 +458,7 @@ fn bool_prefix_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Sch
     let (prefixes, words): (Vec<_>, Vec<_>) =
         tokens.into_iter().partition(|(p, _)| prefixed && Some(*p) == last);
     let mut terms = match &fuzzy.fuzziness {
-        Some(_) => {
-            one_term_a_position(schema, id, &words, "fuzzy match")?;
-            words.into_iter().map(|(_, t)| fuzzy.query(id, t)).collect::<ApiResult<_>>()?
-        }
+        Some(_) => fuzzy_words(schema, id, &fuzzy, words)?,
         None => analyzed::by_position(id, words),
     };
     if !prefixes.is_empty() {
