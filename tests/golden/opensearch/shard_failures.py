@@ -9,7 +9,10 @@ and `_delete_by_query`. A query the request itself gets wrong stays a
 `parsing_exception`. And `query_string` (body and the URL's `q`) and
 `simple_query_string` searching every field are lenient by default (a word
 a field cannot hold matches nothing there), but not over the fields named,
-unless `lenient` says so; `match` and `multi_match` take `lenient` too. For
+unless `lenient` says so; `match` and `multi_match` take `lenient` too.
+`_validate/query` answers whether each index can make its query (an index
+that cannot is invalid, not an error; a request that cannot be read is
+invalid without `_shards`). For
 `crates/needle-server/tests/api/opensearch_shard_failures.rs` to replay on
 Needle and compare step by step, shaped by `shaped_failures` below.
 
@@ -104,6 +107,15 @@ def steps():
         search_step({"query": {"multi_match": {"query": "red", "fields": ["n", "t"], "type": "most_fields",
                                                "lenient": True}}}, LONGS),
         search_step({"query": {"multi_match": {"query": "abc"}}}, LONGS),
+        ("POST", f"/{LONGS}/_validate/query", term_abc),
+        ("POST", f"/{BOTH}/_validate/query", term_abc),
+        ("POST", f"/{WORDS}/_validate/query", term_abc),
+        ("POST", f"/{LONGS}/_validate/query", {"query": {"bogus": {}}}),
+        ("POST", f"/{LONGS}/_validate/query", {"query": {"match_all": {}}, "size": 1}),
+        ("GET", f"/{LONGS}/_validate/query?q=n:abc", None),
+        ("GET", f"/{LONGS}/_validate/query?q=abc&df=n", None),
+        ("POST", f"/{LONGS}/_validate/query", None),
+        ("POST", "/needle-sf-none/_validate/query", term_abc),
         search_step({"query": {"simple_query_string": {"query": "abc"}}}, LONGS),
         search_step({"query": {"simple_query_string": {"query": "abc fox", "fields": ["n", "t"]}}}, LONGS),
         search_step({"query": {"simple_query_string": {"query": "abc fox", "fields": ["n", "t"],

@@ -98,6 +98,7 @@ pub fn router(app: Shared) -> Router {
             get(scroll::next_by_path).post(scroll::next_by_path).delete(scroll::clear_by_path),
         )
         .route("/_count", get(search::count_all).post(search::count_all))
+        .route("/_validate/query", get(search::validate_all).post(search::validate_all))
         .route("/_msearch", get(msearch::msearch).post(msearch::msearch))
         .route("/_stats", get(stats::stats_all))
         .route("/_stats/{metric}", get(stats::stats_all_of))
@@ -153,6 +154,7 @@ pub fn router(app: Shared) -> Router {
         .route("/{index}/_needle/corpus_stats", get(search::corpus_stats).post(search::corpus_stats))
         .route("/{index}/_needle/aggregate", post(search::aggregate_gathered))
         .route("/{index}/_count", get(search::count).post(search::count))
+        .route("/{index}/_validate/query", get(search::validate).post(search::validate))
         .route("/{index}/_explain/{id}", get(explain::explain).post(explain::explain))
         .route("/{index}/_msearch", get(msearch::msearch_into).post(msearch::msearch_into))
         .route("/{index}/_delete_by_query", post(search::delete_by_query))

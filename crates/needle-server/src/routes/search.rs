@@ -21,7 +21,7 @@ use serde_json::{json, Map, Value};
 use crate::call::{token_name, Call};
 use crate::catalog::{Handle, Reached};
 use crate::counters::IndexCounters;
-use crate::error::{search_shard_counts, ApiError, ApiResult};
+use crate::error::{search_shard_counts, shard_counts, ApiError, ApiResult};
 use crate::params::Params;
 use crate::pattern;
 use crate::pools;
@@ -1271,6 +1271,58 @@ pub(crate) fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResul
         return Err(ApiError::all_shards_failed(failures));
     }
     Ok(respond::ok(&json!({"count": count, "_shards": search_shard_counts(reached.len(), failures)})))
+}
+
+pub async fn validate(State(app): State<Shared>, Path(index): Path<String>, call: Call) -> Response {
+    pools::search(app, false, move |app| run_validate(app, &index, &call)).await
+}
+
+pub async fn validate_all(State(app): State<Shared>, call: Call) -> Response {
+    pools::search(app, false, move |app| run_validate(app, "_all", &call)).await
+}
+
+/// `GET|POST /{index}/_validate/query`: whether every index named can make
+/// its query of the request's (the body's `query`, or the URL's `q`), as
+/// Elasticsearch answers it: `valid`, each index's failure counted as
+/// invalid, not as an error; a request that cannot be read at all is
+/// invalid without `_shards`. With `explain` (or `rewrite`), each index's
+/// query as Needle holds it, or its error.
+pub(crate) fn run_validate(app: &Shared, expression: &str, call: &Call) -> ApiResult<Response> {
+    let p = &call.params;
+    let explain = p.flag("explain", false)? | p.flag("rewrite", false)?;
+    p.ignore(&["all_shards", "ignore_unavailable", "allow_no_indices", "expand_wildcards"]);
+    let mut query = url_query(p)?;
+    p.finish(&call.path)?;
+    let unreadable = |e: ApiError| {
+        let mut answer = json!({"valid": false});
+        if explain {
+            answer["error"] = json!(e.reason);
+        }
+        respond::ok(&answer)
+    };
+    if let Some(body) = call.json()? {
+        match query_only(body, "validate") {
+            Ok(q) => query = q,
+            Err(e) => return Ok(unreadable(e)),
+        }
+    }
+    let reached = app.catalog.resolve_filtered(expression)?;
+    let mut explanations = Vec::new();
+    for Reached { handle: h, filter } in &reached {
+        match filtered_query(&query, filter.as_ref(), &h.index.searcher()) {
+            Ok(q) => {
+                explanations.push(json!({"index": h.name, "valid": true, "explanation": format!("{q:?}")}))
+            }
+            Err(e) if e.is_request_error() => return Ok(unreadable(e)),
+            Err(e) => explanations.push(json!({"index": h.name, "valid": false, "error": e.reason})),
+        }
+    }
+    let valid = explanations.iter().all(|e| e["valid"] == json!(true));
+    let mut answer = json!({"_shards": shard_counts(reached.len(), Vec::new()), "valid": valid});
+    if explain {
+        answer["explanations"] = Value::Array(explanations);
+    }
+    Ok(respond::ok(&answer))
 }
 
 /// How many documents of `h` match `query`, from its request cache when it

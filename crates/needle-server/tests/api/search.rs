@@ -396,3 +396,29 @@ fn reindex_refuses_what_it_cannot_do_yet_by_name_and_writes_nothing() {
         s.json("POST", "/_reindex", Some(json!({"source": {"index": "a,b"}, "dest": {"index": "c"}})));
     assert_eq!((status, &answer["created"]), (200, &json!(6)), "{answer}");
 }
+
+/// `_validate/query?explain=true` lists each index: the query Needle made
+/// of the request there, or why it could not; a request it cannot read is
+/// invalid with that reason. (Whether each is valid is compared with
+/// OpenSearch in `opensearch_shard_failures.rs`; the texts are Needle's own.)
+#[test]
+fn validating_a_query_explains_each_index() {
+    let s = TestServer::start();
+    let mapping = |kind: &str| json!({"mappings": {"properties": {"n": {"type": kind}}}});
+    assert_eq!(s.json("PUT", "/numbers", Some(mapping("long"))).0, 200);
+    assert_eq!(s.json("PUT", "/words", Some(mapping("keyword"))).0, 200);
+    let term = json!({"query": {"term": {"n": "abc"}}});
+    let (status, answer) = s.json("POST", "/numbers,words/_validate/query?explain=true", Some(term));
+    assert_eq!((status, &answer["valid"]), (200, &json!(false)), "{answer}");
+    let explained = answer["explanations"].as_array().unwrap();
+    assert_eq!(explained.len(), 2, "{answer}");
+    assert_eq!((&explained[0]["index"], &explained[0]["valid"]), (&json!("numbers"), &json!(false)));
+    assert!(explained[0]["error"].as_str().unwrap().contains("failed to create query"), "{answer}");
+    assert_eq!((&explained[1]["index"], &explained[1]["valid"]), (&json!("words"), &json!(true)));
+    assert!(explained[1]["explanation"].as_str().unwrap().contains("Term"), "{answer}");
+    let bogus = json!({"query": {"bogus": {}}});
+    let (status, answer) = s.json("POST", "/numbers/_validate/query?explain=true", Some(bogus));
+    assert_eq!((status, &answer["valid"]), (200, &json!(false)), "{answer}");
+    assert!(answer["error"].as_str().unwrap().contains("unknown query [bogus]"), "{answer}");
+    assert!(answer.get("_shards").is_none(), "{answer}");
+}
