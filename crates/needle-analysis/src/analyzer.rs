@@ -218,6 +218,7 @@ impl Analyzer {
                 TokenFilter::PorterStem
                     | TokenFilter::SnowballEnglish(_)
                     | TokenFilter::MinimalEnglish
+                    | TokenFilter::KStem
                     | TokenFilter::KeywordMarker { .. }
                     | TokenFilter::StemmerOverride(_)
             )

@@ -13,6 +13,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 use regex::Regex;
 
 use crate::analyzer::Token;
+use crate::kstem;
 use crate::porter;
 use crate::synonyms::SynonymMap;
 use crate::tables::ascii_folding::ASCII_FOLDING;
@@ -66,6 +67,8 @@ pub enum TokenFilter {
     DecimalDigit,
     /// `EnglishMinimalStemFilter`: plurals made singular (`ponies` to `pony`, `cats` to `cat`).
     MinimalEnglish,
+    /// `KStemFilter`: Krovetz's dictionary-checked stemmer (`kstem.rs`).
+    KStem,
     /// `SetKeywordMarkerFilter` / `PatternKeywordMarkerFilter`: marks the
     /// terms of the set (compared lowercased when `ignore_case`), or those the
     /// whole `pattern` matches, as keywords: the stemmers after leave them be.
@@ -117,6 +120,7 @@ impl std::fmt::Debug for TokenFilter {
             }
             TokenFilter::DecimalDigit => f.write_str("DecimalDigit"),
             TokenFilter::MinimalEnglish => f.write_str("MinimalEnglish"),
+            TokenFilter::KStem => f.write_str("KStem"),
             TokenFilter::KeywordMarker { words, ignore_case, pattern } => {
                 write!(
                     f,
@@ -238,6 +242,11 @@ impl TokenFilter {
                 }
             }
             TokenFilter::MinimalEnglish => minimal_english(term),
+            TokenFilter::KStem => {
+                if let Some(stem) = kstem::stem(term) {
+                    *term = stem;
+                }
+            }
             TokenFilter::Grams(_)
             | TokenFilter::Synonyms(_)
             | TokenFilter::KeywordMarker { .. }
@@ -268,7 +277,10 @@ impl TokenFilter {
                 }
                 true
             }
-            TokenFilter::PorterStem | TokenFilter::SnowballEnglish(_) | TokenFilter::MinimalEnglish
+            TokenFilter::PorterStem
+            | TokenFilter::SnowballEnglish(_)
+            | TokenFilter::MinimalEnglish
+            | TokenFilter::KStem
                 if token.keyword =>
             {
                 true

@@ -11,6 +11,7 @@ mod char_filters;
 mod filters;
 mod gram_tokenizer;
 mod html_strip;
+pub mod kstem;
 mod pattern_tokenizer;
 pub mod porter;
 mod stopwords;

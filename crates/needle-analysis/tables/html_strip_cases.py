@@ -3,22 +3,17 @@
 strings made of markup fragments (a fixed seed): the text out, and the
 input offset of every output offset, for `src/html_strip.rs`'s test to
 compare Needle's filter with, offsets and all. Builds and runs
-HtmlStripCases.java on the Lucene peer's jars (bench/peers/lucene), as
-generate.sh does:
+HtmlStripCases.java on the Lucene peer's jars (`lucene_peer.py`):
 
     python3 crates/needle-analysis/tables/html_strip_cases.py > tests/golden/lucene/html_strip.jsonl
 """
 
-import glob
 import json
-import os
 import random
-import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PEER = os.path.join(HERE, "../../../bench/peers/lucene")
+import lucene_peer
+
 
 FIXED = ["<p>I&apos;m so <b>happy</b>!</p>", "a < b > c", "a<b>c", "a <b> c", "x<br>y", "x<br/>y", "x</p>y", "x<div class='q'>y</div>z",
  "one &amp; two &lt;3 &gt; &nbsp;x &#65;&#x42; &copy; &bogus; &amp", "&#0; &#1114112; &#xD800;", "<!-- c -->a<!--x-->b",
@@ -52,18 +47,10 @@ def cases():
 
 def lucene(texts):
     """Each (text, escaped tags) through HTMLStripCharFilter: (output, offsets)."""
-    subprocess.run(["bash", os.path.join(PEER, "build.sh")], check=True, stdout=subprocess.DEVNULL)
-    java = open(os.path.join(PEER, "target/java-path")).read().strip()
-    ecj = sorted(glob.glob(os.path.join(PEER, "target/tools/ecj-*.jar")))[0]
-    cp = ":".join(sorted(glob.glob(os.path.join(PEER, "target/lib/*.jar"))))
-    with tempfile.TemporaryDirectory() as build:
-        subprocess.run([java, "-jar", ecj, "-21", "-encoding", "UTF-8", "-nowarn", "-cp", cp, "-d", build,
-                        os.path.join(HERE, "HtmlStripCases.java")], check=True)
-        lines = "".join(t.encode().hex() + "\t" + ",".join(e) + "\n" for t, e in texts)
-        run = subprocess.run([java, "-cp", build + ":" + cp, "HtmlStripCases"], input=lines.encode(),
-                             capture_output=True, check=True)
+    lines = "".join(t.encode().hex() + "\t" + ",".join(e) + "\n" for t, e in texts)
+    stdout = lucene_peer.run("HtmlStripCases", lines.encode())
     out = []
-    for line in run.stdout.decode().splitlines():
+    for line in stdout.decode().splitlines():
         text, offsets = line.split("\t")
         out.append((bytes.fromhex(text).decode(), [int(o) for o in offsets.split(",")]))
     return out

@@ -13,7 +13,8 @@
 //!   `char_group` or `path_hierarchy` tokenizer with its parameters.
 //! - `analysis.filter.NAME`: a filter a custom analyzer names, of type
 //!   `stop` (`stopwords`, `ignore_case`), `stemmer` (`language`: `english`
-//!   or `porter`, `porter2`, `possessive_english`, `minimal_english`),
+//!   or `porter`, `porter2`, `light_english` or `kstem`,
+//!   `possessive_english`, `minimal_english`), `porter_stem`, `kstem`,
 //!   `snowball` (`language`: `English`), `length` (`min`, `max`), `truncate`
 //!   (`length`), `asciifolding`, `lowercase`, `uppercase`, `trim`, `reverse`,
 //!   `apostrophe`, `decimal_digit`, `elision` (`articles`, `articles_case`),
@@ -418,6 +419,7 @@ const PRE_BUILT_FILTERS: &[&str] = &[
     "truncate",
     "unique",
     "limit",
+    "kstem",
     "uppercase",
 ];
 
@@ -435,6 +437,7 @@ fn pre_built_filter(name: &str) -> Option<TokenFilter> {
         "length" => TokenFilter::Length { min: 0, max: i32::MAX as usize },
         "lowercase" => TokenFilter::Lowercase,
         "porter_stem" | "stemmer" => TokenFilter::PorterStem,
+        "kstem" => TokenFilter::KStem,
         "reverse" => TokenFilter::Reverse,
         "snowball" => TokenFilter::snowball_english(),
         "stop" => TokenFilter::stop(ENGLISH_STOP_WORDS, false),
@@ -495,12 +498,17 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             };
             Ok(TokenFilter::stop(&words, p.get("ignore_case").is_some_and(is_true)))
         }
-        "stemmer" => match language.unwrap_or("english") {
+        // Elasticsearch compares the language's name ignoring case.
+        "stemmer" => match language.unwrap_or("english").to_ascii_lowercase().as_str() {
             "english" | "porter" => Ok(TokenFilter::PorterStem),
             "porter2" => Ok(TokenFilter::snowball_english()),
-            "possessive_english" => Ok(TokenFilter::EnglishPossessive),
-            "minimal_english" => Ok(TokenFilter::MinimalEnglish),
-            other => Err(not_yet(format!("the stemmer language [{other}] of filter [{f}]"))),
+            "light_english" | "lightenglish" | "kstem" => Ok(TokenFilter::KStem),
+            "possessive_english" | "possessiveenglish" => Ok(TokenFilter::EnglishPossessive),
+            "minimal_english" | "minimalenglish" => Ok(TokenFilter::MinimalEnglish),
+            _ => Err(not_yet(format!(
+                "the stemmer language [{}] of filter [{f}]",
+                language.unwrap_or_default()
+            ))),
         },
         "length" => {
             let min = count_param(f, p, "min", 0)?;
@@ -576,9 +584,8 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             }
             Ok(TokenFilter::StemmerOverride(Arc::new(map)))
         }
-        "lowercase" | "uppercase" | "asciifolding" | "trim" | "reverse" | "apostrophe" | "decimal_digit" => {
-            Ok(pre_built_filter(kind).expect("a pre-built filter"))
-        }
+        "lowercase" | "uppercase" | "asciifolding" | "trim" | "reverse" | "apostrophe" | "decimal_digit"
+        | "porter_stem" | "kstem" => Ok(pre_built_filter(kind).expect("a pre-built filter")),
         other => Err(not_yet(format!("the filter type [{other}] of filter [{f}]"))),
     }
 }
@@ -1169,7 +1176,7 @@ mod tests {
             (json!({"analyzer": {"x": {"type": "klingon"}}}), "Unknown analyzer type [klingon] for [x]"),
             (json!({"analyzer": {"x": {"type": "custom"}}}), "must be configured with a tokenizer"),
             (json!({"analyzer": {"x": {"type": "custom", "tokenizer": "classic"}}}), "tokenizer [classic]"),
-            (json!({"analyzer": {"x": {"tokenizer": "standard", "filter": ["kstem"]}}}), "[kstem]"),
+            (json!({"analyzer": {"x": {"tokenizer": "standard", "filter": ["shingle"]}}}), "[shingle]"),
             (json!({"analyzer": {"x": {"type": "keyword"}}}), "Unknown analyzer type [keyword]"),
             (json!({"tokenizer": {"t": {"type": "ngram", "token_chars": ["letter", "odd"]}}}), "'odd'"),
             (json!({"tokenizer": {"t": {"type": "ngram", "min_gram": 2, "max_gram": 4}}}), "max_ngram_diff"),

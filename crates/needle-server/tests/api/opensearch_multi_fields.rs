@@ -19,7 +19,8 @@
 //! `analyze_explain.json`: `_analyze` with `explain`, part by part)
 //! and the `pattern`, `char_group` and `path_hierarchy` tokenizers, `elision`,
 //! `decimal_digit`, `keyword_marker`, `stemmer_override`, `unique` and `limit`
-//! filters (`tokenizers.json`) are replayed and compared the same way.
+//! filters (`tokenizers.json`), and the `kstem` stemmer beside Porter's
+//! (`stemmers.json`) are replayed and compared the same way.
 
 use serde_json::{json, Value};
 
@@ -103,6 +104,11 @@ fn analyze_explained_answers_as_opensearch() {
 #[test]
 fn html_strip_answers_as_opensearch() {
     replay("html_strip");
+}
+
+#[test]
+fn kstem_answers_as_opensearch() {
+    replay("stemmers");
 }
 
 #[test]

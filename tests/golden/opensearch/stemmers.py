@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Records a real OpenSearch node's answers to requests over analyzers with
+the `kstem` filter (Lucene's KStemFilter, also the `stemmer` filter's
+`light_english`), beside the Porter stemmer: `_analyze` tokens of the
+filter by name, defined in place and through an index's analyzers, the
+stemmer's language names (case ignored), keyword-marked terms left alone,
+searches through a kstem field (words of one stem find each other, words
+the dictionary keeps whole do not), and a normalizer naming the filter,
+which both refuse; for
+`crates/needle-server/tests/api/opensearch_multi_fields.rs` to replay on
+Needle and compare step by step, shaped as `multi_fields.py` shapes them.
+(Needle's stemmer is also checked against Lucene's own on 39,065 words:
+`tests/golden/lucene/kstem.jsonl`.)
+
+    python3 tests/golden/opensearch/stemmers.py http://127.0.0.1:9201 > tests/golden/opensearch/stemmers.json
+
+The node: ../shared/opensearch (OpenSearch 3.8, one shard an index).
+"""
+
+from multi_fields import analyze_step, bulk_step, record_main, search_step
+
+INDEX = "needle-stem"
+SETTINGS = {"analysis": {
+    "filter": {
+        "light": {"type": "stemmer", "language": "light_english"},
+        "light_camel": {"type": "stemmer", "name": "lightEnglish"},
+        "light_upper": {"type": "stemmer", "language": "Light_English"},
+        "by_kstem": {"type": "stemmer", "language": "kstem"},
+        "typed": {"type": "kstem"},
+        "porter_typed": {"type": "porter_stem"},
+        "minimal_camel": {"type": "stemmer", "language": "minimalEnglish"},
+        "keep": {"type": "keyword_marker", "keywords": ["treaties"]},
+    },
+    "analyzer": {
+        "k": {"tokenizer": "standard", "filter": ["lowercase", "kstem"]},
+        "light": {"tokenizer": "standard", "filter": ["lowercase", "light"]},
+        "kept": {"tokenizer": "standard", "filter": ["lowercase", "keep", "typed"]},
+        "upper_first": {"tokenizer": "standard", "filter": ["kstem", "lowercase"]},
+    },
+}}
+MAPPING = {"properties": {
+    "body": {"type": "text", "analyzer": "k"},
+    "porter": {"type": "text", "analyzer": "english"},
+}}
+DOCS = [
+    {"body": "The treaties were signed by the presidents", "porter": "The treaties were signed by the presidents"},
+    {"body": "A treaty of organizational reform", "porter": "A treaty of organizational reform"},
+    {"body": "Happiness and happy nations", "porter": "Happiness and happy nations"},
+    {"body": "Italians walked to the American embassy", "porter": "Italians walked to the American embassy"},
+    {"body": "running runners ran", "porter": "running runners ran"},
+]
+TEXT = ("The Italians' governments walked, talking happily of organizational treaties, "
+        "determinative militarily calories crosses aides aided ible able running americans café CATS")
+
+
+def search(body, index=INDEX):
+    return search_step(body, index)
+
+
+def analyze(body, index=INDEX):
+    return analyze_step(body, index)
+
+
+def steps():
+    out = [
+        ("PUT", f"/{INDEX}", {"settings": SETTINGS, "mappings": MAPPING}),
+        ("GET", f"/{INDEX}/_settings?filter_path=*.settings.index.analysis", None),
+        bulk_step(INDEX, DOCS),
+        analyze({"field": "body", "text": TEXT}),
+        analyze({"analyzer": "light", "text": TEXT}),
+        analyze({"analyzer": "kept", "text": TEXT}),
+        analyze({"analyzer": "upper_first", "text": TEXT}),
+        analyze({"tokenizer": "standard", "filter": ["lowercase", "light_camel"], "text": TEXT}),
+        analyze({"tokenizer": "standard", "filter": ["lowercase", "light_upper"], "text": TEXT}),
+        analyze({"tokenizer": "standard", "filter": ["lowercase", "by_kstem"], "text": TEXT}),
+        analyze({"tokenizer": "standard", "filter": ["lowercase", "porter_typed"], "text": TEXT}),
+        analyze({"tokenizer": "standard", "filter": ["lowercase", "minimal_camel"], "text": TEXT}),
+        analyze({"tokenizer": "whitespace", "filter": ["kstem"], "text": "treaties Treaties TREATIES don't x1s"}, None),
+        analyze({"tokenizer": "keyword", "filter": [{"type": "kstem"}], "text": "organizational"}, None),
+        analyze({"tokenizer": "keyword", "filter": [{"type": "stemmer", "language": "light_english"}],
+                 "text": "happiness"}, None),
+        analyze({"tokenizer": "standard", "filter": ["lowercase", "kstem"], "text": TEXT, "explain": True,
+                 "attributes": ["keyword"]}, None),
+        search({"query": {"match": {"body": "treaty"}}}),
+        search({"query": {"match": {"body": "organization"}}}),
+        search({"query": {"match": {"body": "happy"}}}),
+        search({"query": {"match": {"body": "italy"}}}),
+        search({"query": {"match": {"body": "america"}}}),
+        search({"query": {"match": {"body": "runs"}}}),
+        search({"query": {"match": {"porter": "happy"}}}),
+        search({"query": {"match_phrase": {"body": "treaty were signed"}}}),
+        search({"query": {"query_string": {"query": "walking AND italian", "default_field": "body"}}}),
+        ("PUT", "/needle-stem-bad", {"settings": {"analysis": {
+            "normalizer": {"n": {"type": "custom", "filter": ["kstem"]}}}}}),
+        ("PUT", "/needle-stem-bad", {"settings": {"analysis": {
+            "filter": {"f": {"type": "stemmer", "language": "klingon"}},
+            "analyzer": {"a": {"tokenizer": "standard", "filter": ["f"]}}}}}),
+    ]
+    return out
+
+
+def main():
+    record_main([INDEX, "needle-stem-bad"], steps)
+
+
+if __name__ == "__main__":
+    main()
