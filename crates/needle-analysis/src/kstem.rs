@@ -139,10 +139,6 @@ impl Word {
         self.len += 1;
     }
 
-    fn append(&mut self, s: &str) {
-        s.bytes().for_each(|b| self.push(b));
-    }
-
     fn is_cons(&self, i: isize) -> bool {
         match self.at(i) {
             b'a' | b'e' | b'i' | b'o' | b'u' => false,
@@ -219,10 +215,18 @@ impl Word {
         self.word_in_dict().is_some_and(|e| !e.exception)
     }
 
-    fn set_suffix(&mut self, s: &str) {
-        self.set_len(self.j + 1);
-        self.append(s);
-        self.k = self.j + s.len() as isize;
+    /// The word cut to `keep` letters with `ending` after them, `k` at its
+    /// last letter: what a step settles on when no lookup finds a word.
+    fn settle(&mut self, keep: isize, ending: &[u8]) {
+        self.set_len(keep);
+        ending.iter().for_each(|&b| self.push(b));
+        self.k = self.len as isize - 1;
+    }
+
+    /// [`Self::settle`], then whether the dictionary holds the word.
+    fn tried(&mut self, keep: isize, ending: &[u8]) -> bool {
+        self.settle(keep, ending);
+        self.lookup()
     }
 
     /// Plurals to singular, `-ies` to `-y`.
@@ -231,38 +235,23 @@ impl Word {
             return;
         }
         if self.ends_with(b"ies") {
-            self.set_len(self.j + 3);
-            self.k -= 1;
-            if self.lookup() {
-                return;
+            let j = self.j;
+            if !self.tried(j + 3, b"") {
+                self.tried(j + 1, b"y");
             }
-            self.k += 1;
-            self.push(b's');
-            self.set_suffix("y");
-            self.lookup();
         } else if self.ends_with(b"es") {
             let j = self.j;
-            self.set_len(j + 2);
-            self.k -= 1;
             // Not after a double s: `crosses` is more often the verb than the plural of `crosse`.
             let try_e = j > 0 && !(self.at(j) == b's' && self.at(j - 1) == b's');
-            if try_e && self.lookup() {
+            if try_e && self.tried(j + 2, b"") || self.tried(j + 1, b"") {
                 return;
             }
-            self.set_len(j + 1);
-            self.k -= 1;
-            if self.lookup() {
-                return;
-            }
-            self.push(b'e');
-            self.k += 1;
+            self.settle(j + 1, b"e");
             if !try_e {
                 self.lookup();
             }
         } else if self.len > 3 && self.at(self.k - 1) != b's' && !self.ends_with(b"ous") {
-            self.set_len(self.k);
-            self.k -= 1;
-            self.lookup();
+            self.tried(self.k, b"");
         }
     }
 
@@ -272,149 +261,80 @@ impl Word {
             return;
         }
         if self.ends_with(b"ied") {
-            self.set_len(self.j + 3);
-            self.k -= 1;
-            if self.lookup() {
-                return;
+            let j = self.j;
+            if !self.tried(j + 3, b"") {
+                self.tried(j + 1, b"y");
             }
-            self.k += 1;
-            self.push(b'd');
-            self.set_suffix("y");
-            self.lookup();
             return;
         }
         // A vowel before the ending, so acronyms stay.
         if self.ends_with(b"ed") && self.vowel_in_stem() {
             let j = self.j;
-            self.set_len(j + 2);
-            self.k = j + 1;
-            if self.in_dict_not_exception() {
-                return;
-            }
-            self.set_len(j + 1);
-            self.k = j;
-            if self.lookup() {
+            self.settle(j + 2, b"");
+            if self.in_dict_not_exception() || self.tried(j + 1, b"") {
                 return;
             }
             if self.double_c(self.k) {
                 self.undouble();
-                return;
+            } else if self.at(0) == b'u' && self.at(1) == b'n' {
+                self.settle(j + 1, b"ed");
+            } else {
+                self.settle(j + 1, b"e");
             }
-            if self.at(0) == b'u' && self.at(1) == b'n' {
-                self.append("ed");
-                self.k += 2;
-                return;
-            }
-            self.set_len(j + 1);
-            self.push(b'e');
-            self.k = j + 1;
         }
     }
 
     /// A doubled last consonant made single if that is a word, else kept.
     fn undouble(&mut self) {
-        self.set_len(self.k);
-        self.k -= 1;
-        if self.lookup() {
-            return;
+        let k = self.k;
+        if !self.tried(k, b"") {
+            self.tried(k, &[self.at(k - 1)]);
         }
-        self.push(self.at(self.k));
-        self.k += 1;
-        self.lookup();
     }
 
     /// `-ing`.
     fn aspect(&mut self) {
-        if self.len <= 5 {
-            return;
-        }
-        if !(self.ends_with(b"ing") && self.vowel_in_stem()) {
+        if self.len <= 5 || !(self.ends_with(b"ing") && self.vowel_in_stem()) {
             return;
         }
         let j = self.j;
-        self.set_at(j + 1, b'e');
-        self.set_len(j + 2);
-        self.k = j + 1;
-        if self.in_dict_not_exception() {
-            return;
-        }
-        self.set_len(self.k);
-        self.k -= 1;
-        if self.lookup() {
+        self.settle(j + 1, b"e");
+        if self.in_dict_not_exception() || self.tried(j + 1, b"") {
             return;
         }
         if self.double_c(self.k) {
-            self.k -= 1;
-            self.set_len(self.k + 1);
-            if self.lookup() {
-                return;
-            }
-            self.push(self.at(self.k));
-            self.k += 1;
-            self.lookup();
-            return;
+            self.undouble();
+        } else if j > 0 && self.is_cons(j) && self.is_cons(j - 1) {
+            self.settle(j + 1, b"");
+        } else {
+            self.settle(j + 1, b"e");
         }
-        if j > 0 && self.is_cons(j) && self.is_cons(j - 1) {
-            self.k = j;
-            self.set_len(j + 1);
-            return;
-        }
-        self.set_len(j + 1);
-        self.push(b'e');
-        self.k = j + 1;
     }
 
     /// `-ity`; `-ability` and `-ibility` to `-ble`, `-ivity` to `-ive`, `-ality` to `-al`.
     fn ity_endings(&mut self) {
-        let old_k = self.k;
         if !self.ends_with(b"ity") {
             return;
         }
         let j = self.j;
-        self.set_len(j + 1);
-        self.k = j;
-        if self.lookup() {
+        if self.tried(j + 1, b"") || self.tried(j + 1, b"e") {
             return;
         }
-        self.push(b'e');
-        self.k = j + 1;
-        if self.lookup() {
-            return;
+        self.settle(j + 1, b"ity");
+        match (j > 0, self.at(j - 1), self.at(j)) {
+            (true, b'i', b'l') => _ = self.tried(j - 1, b"le"),
+            (true, b'i', b'v') => _ = self.tried(j + 1, b"e"),
+            (true, b'a', b'l') => _ = self.tried(j + 1, b""),
+            _ => {
+                if !self.lookup() {
+                    self.settle(j + 1, b"");
+                }
+            }
         }
-        self.set_at(j + 1, b'i');
-        self.append("ty");
-        self.k = old_k;
-        let before = (self.at(j - 1), self.at(j));
-        if j > 0 && before == (b'i', b'l') {
-            self.set_len(j - 1);
-            self.append("le");
-            self.k = j;
-            self.lookup();
-            return;
-        }
-        if j > 0 && before == (b'i', b'v') {
-            self.set_len(j + 1);
-            self.push(b'e');
-            self.k = j + 1;
-            self.lookup();
-            return;
-        }
-        if j > 0 && before == (b'a', b'l') {
-            self.set_len(j + 1);
-            self.k = j;
-            self.lookup();
-            return;
-        }
-        if self.lookup() {
-            return;
-        }
-        self.set_len(j + 1);
-        self.k = j;
     }
 
     /// `-ence` and `-ance`.
     fn nce_endings(&mut self) {
-        let old_k = self.k;
         if !self.ends_with(b"nce") {
             return;
         }
@@ -423,28 +343,16 @@ impl Word {
         if vowel != b'e' && vowel != b'a' {
             return;
         }
-        self.set_len(j);
-        self.push(b'e');
-        self.k = j;
-        if self.lookup() {
-            return;
+        if !(self.tried(j, b"e") || self.tried(j, b"")) {
+            self.settle(j, &[vowel, b'n', b'c', b'e']);
         }
-        self.set_len(j);
-        self.k = j - 1;
-        if self.lookup() {
-            return;
-        }
-        self.push(vowel);
-        self.append("nce");
-        self.k = old_k;
     }
 
     /// `-ness`, always taken off.
     fn ness_endings(&mut self) {
         if self.ends_with(b"ness") {
             let j = self.j;
-            self.set_len(j + 1);
-            self.k = j;
+            self.settle(j + 1, b"");
             if self.at(j) == b'i' {
                 self.set_at(j, b'y');
             }
@@ -455,82 +363,42 @@ impl Word {
     /// `-ism`, always taken off.
     fn ism_endings(&mut self) {
         if self.ends_with(b"ism") {
-            self.set_len(self.j + 1);
-            self.k = self.j;
-            self.lookup();
+            self.tried(self.j + 1, b"");
         }
     }
 
     /// `-ment`.
     fn ment_endings(&mut self) {
-        let old_k = self.k;
-        if self.ends_with(b"ment") {
-            self.set_len(self.j + 1);
-            self.k = self.j;
-            if self.lookup() {
-                return;
-            }
-            self.append("ment");
-            self.k = old_k;
+        if self.ends_with(b"ment") && !self.tried(self.j + 1, b"") {
+            self.settle(self.j + 1, b"ment");
         }
     }
 
     /// `-ize`.
     fn ize_endings(&mut self) {
-        let old_k = self.k;
         if !self.ends_with(b"ize") {
             return;
         }
         let j = self.j;
-        self.set_len(j + 1);
-        self.k = j;
-        if self.lookup() {
-            return;
+        let found =
+            self.tried(j + 1, b"") || self.double_c(j) && self.tried(j, b"") || self.tried(j + 1, b"e");
+        if !found {
+            self.settle(j + 1, b"ize");
         }
-        self.push(b'i');
-        if self.double_c(j) {
-            self.set_len(j);
-            self.k = j - 1;
-            if self.lookup() {
-                return;
-            }
-            self.push(self.at(j - 1));
-        }
-        self.set_len(j + 1);
-        self.push(b'e');
-        self.k = j + 1;
-        if self.lookup() {
-            return;
-        }
-        self.set_len(j + 1);
-        self.append("ize");
-        self.k = old_k;
     }
 
     /// `-ency` and `-ancy`: to `-nt`, else `-nce`.
     fn ncy_endings(&mut self) {
-        if !self.ends_with(b"ncy") {
-            return;
+        if self.ends_with(b"ncy") {
+            let j = self.j;
+            if (self.at(j) == b'e' || self.at(j) == b'a') && !self.tried(j + 2, b"t") {
+                self.tried(j + 2, b"ce");
+            }
         }
-        let j = self.j;
-        if self.at(j) != b'e' && self.at(j) != b'a' {
-            return;
-        }
-        self.set_at(j + 2, b't');
-        self.set_len(j + 3);
-        self.k = j + 2;
-        if self.lookup() {
-            return;
-        }
-        self.set_at(j + 2, b'c');
-        self.push(b'e');
-        self.k = j + 3;
-        self.lookup();
     }
 
     /// `-able` and `-ible`.
     fn ble_endings(&mut self) {
-        let old_k = self.k;
         if !self.ends_with(b"ble") {
             return;
         }
@@ -539,36 +407,13 @@ impl Word {
         if vowel != b'a' && vowel != b'i' {
             return;
         }
-        self.set_len(j);
-        self.k = j - 1;
-        if self.lookup() {
-            return;
+        let found = self.tried(j, b"")
+            || self.double_c(j - 1) && self.tried(j - 1, b"")
+            || self.tried(j, b"e")
+            || self.tried(j, b"ate");
+        if !found {
+            self.settle(j, &[vowel, b'b', b'l', b'e']);
         }
-        if self.double_c(self.k) {
-            self.set_len(self.k);
-            self.k -= 1;
-            if self.lookup() {
-                return;
-            }
-            self.k += 1;
-            self.push(self.at(self.k - 1));
-        }
-        self.set_len(j);
-        self.push(b'e');
-        self.k = j;
-        if self.lookup() {
-            return;
-        }
-        self.set_len(j);
-        self.append("ate");
-        self.k = j + 2;
-        if self.lookup() {
-            return;
-        }
-        self.set_len(j);
-        self.push(vowel);
-        self.append("ble");
-        self.k = old_k;
     }
 
     /// `-ic`: to `-ical` (the one ending made longer), `-y`, `-e`, or off.
@@ -577,119 +422,59 @@ impl Word {
             return;
         }
         let j = self.j;
-        self.set_len(j + 3);
-        self.append("al");
-        self.k = j + 4;
-        if self.lookup() {
-            return;
+        let found = self.tried(j + 3, b"al")
+            || self.tried(j + 1, b"y")
+            || self.tried(j + 1, b"e")
+            || self.tried(j + 1, b"");
+        if !found {
+            self.settle(j + 1, b"ic");
         }
-        self.set_at(j + 1, b'y');
-        self.set_len(j + 2);
-        self.k = j + 1;
-        if self.lookup() {
-            return;
-        }
-        self.set_at(j + 1, b'e');
-        if self.lookup() {
-            return;
-        }
-        self.set_len(j + 1);
-        self.k = j;
-        if self.lookup() {
-            return;
-        }
-        self.append("ic");
-        self.k = j + 2;
     }
 
     /// `-ion`, `-ition`, `-ation`, `-ication`; `-ization` always to `-ize`.
     fn ion_endings(&mut self) {
-        let old_k = self.k;
         if !self.ends_with(b"ion") {
             return;
         }
         if self.ends_in("ization") {
-            self.set_len(self.j + 3);
-            self.push(b'e');
-            self.k = self.j + 3;
-            self.lookup();
+            self.tried(self.j + 3, b"e");
             return;
         }
         if self.ends_in("ition") {
             let j = self.j;
-            self.set_len(j + 1);
-            self.push(b'e');
-            self.k = j + 1;
-            if self.lookup() {
+            if self.tried(j + 1, b"e") {
                 return;
             }
-            self.set_len(j + 1);
-            self.append("ition");
-            self.k = old_k;
+            self.settle(j + 1, b"ition");
         } else if self.ends_in("ation") {
             let j = self.j;
-            self.set_len(j + 3);
-            self.push(b'e');
-            self.k = j + 3;
-            if self.lookup() {
+            if self.tried(j + 3, b"e") || self.tried(j + 1, b"e") || self.tried(j + 1, b"") {
                 return;
             }
-            self.set_len(j + 1);
-            self.push(b'e');
-            self.k = j + 1;
-            if self.lookup() {
-                return;
-            }
-            self.set_len(j + 1);
-            self.k = j;
-            if self.lookup() {
-                return;
-            }
-            self.set_len(j + 1);
-            self.append("ation");
-            self.k = old_k;
+            self.settle(j + 1, b"ation");
         }
         // After -ation, so `complication` becomes `complicate`, not `comply`.
         if self.ends_in("ication") {
             let j = self.j;
-            self.set_len(j + 1);
-            self.push(b'y');
-            self.k = j + 1;
-            if self.lookup() {
+            if self.tried(j + 1, b"y") {
                 return;
             }
-            self.set_len(j + 1);
-            self.append("ication");
-            self.k = old_k;
+            self.settle(j + 1, b"ication");
         }
         let j = self.k - 3;
         self.j = j;
-        self.set_len(j + 1);
-        self.push(b'e');
-        self.k = j + 1;
-        if self.lookup() {
-            return;
+        if !(self.tried(j + 1, b"e") || self.tried(j + 1, b"")) {
+            self.settle(j + 1, b"ion");
         }
-        self.set_len(j + 1);
-        self.k = j;
-        if self.lookup() {
-            return;
-        }
-        self.set_len(j + 1);
-        self.append("ion");
-        self.k = old_k;
     }
 
     /// `-er`, `-or`, `-ier`, `-eer`; `-izer` always to `-ize`.
     fn er_and_or_endings(&mut self) {
-        let old_k = self.k;
         if self.at(self.k) != b'r' {
             return;
         }
         if self.ends_with(b"izer") {
-            self.set_len(self.j + 4);
-            self.k = self.j + 3;
-            self.lookup();
+            self.tried(self.j + 4, b"");
             return;
         }
         if !(self.ends_with(b"er") || self.ends_with(b"or")) {
@@ -697,201 +482,95 @@ impl Word {
         }
         let j = self.j;
         let vowel = self.at(j + 1);
-        if self.double_c(j) {
-            self.set_len(j);
-            self.k = j - 1;
-            if self.lookup() {
-                return;
-            }
-            self.push(self.at(j - 1));
+        if self.double_c(j) && self.tried(j, b"") {
+            return;
         }
         if self.at(j) == b'i' {
-            self.set_at(j, b'y');
-            self.set_len(j + 1);
-            self.k = j;
-            if self.lookup() {
+            if self.tried(j, b"y") {
                 return;
             }
-            self.set_at(j, b'i');
-            self.push(b'e');
+            self.settle(j, b"ie");
         }
-        if self.at(j) == b'e' {
-            self.set_len(j);
-            self.k = j - 1;
-            if self.lookup() {
-                return;
-            }
-            self.push(b'e');
+        let found = self.at(j) == b'e' && self.tried(j, b"")
+            || self.tried(j + 1, &[vowel])
+            || self.tried(j + 1, b"")
+            || self.tried(j + 1, b"e");
+        if !found {
+            self.settle(j + 1, &[vowel, b'r']);
         }
-        self.set_len(j + 2);
-        self.k = j + 1;
-        if self.lookup() {
-            return;
-        }
-        self.set_len(j + 1);
-        self.k = j;
-        if self.lookup() {
-            return;
-        }
-        self.push(b'e');
-        self.k = j + 1;
-        if self.lookup() {
-            return;
-        }
-        self.set_len(j + 1);
-        self.push(vowel);
-        self.push(b'r');
-        self.k = old_k;
     }
 
     /// `-ly`; `-ally` always to `-al`, `-ably` to `-able`.
     fn ly_endings(&mut self) {
-        let old_k = self.k;
         if !self.ends_with(b"ly") {
             return;
         }
         let j = self.j;
-        self.set_at(j + 2, b'e');
-        if self.lookup() {
+        if self.tried(j + 2, b"e") {
             return;
         }
         self.set_at(j + 2, b'y');
-        self.set_len(j + 1);
-        self.k = j;
-        if self.lookup() {
+        if self.tried(j + 1, b"") {
             return;
         }
         if j > 0 && (self.at(j - 1), self.at(j)) == (b'a', b'l') {
             return;
         }
-        self.append("ly");
-        self.k = old_k;
+        self.settle(j + 1, b"ly");
         if j > 0 && (self.at(j - 1), self.at(j)) == (b'a', b'b') {
-            self.set_at(j + 2, b'e');
-            self.k = j + 2;
+            self.settle(j + 1, b"le");
             return;
         }
         if self.at(j) == b'i' {
-            self.set_len(j);
-            self.push(b'y');
-            self.k = j;
-            if self.lookup() {
+            if self.tried(j, b"y") {
                 return;
             }
-            self.set_len(j);
-            self.append("ily");
-            self.k = old_k;
+            self.settle(j, b"ily");
         }
-        self.set_len(j + 1);
-        self.k = j;
+        self.settle(j + 1, b"");
     }
 
     /// `-al`, and what `-ly` left of `-ally`.
     fn al_endings(&mut self) {
-        let old_k = self.k;
         if self.len < 4 || !self.ends_with(b"al") {
             return;
         }
         let j = self.j;
-        self.set_len(j + 1);
-        self.k = j;
-        if self.lookup() {
+        let found = self.tried(j + 1, b"")
+            || self.double_c(j) && self.tried(j, b"")
+            || self.tried(j + 1, b"e")
+            || self.tried(j + 1, b"um");
+        if found {
             return;
         }
-        if self.double_c(j) {
-            self.set_len(j);
-            self.k = j - 1;
-            if self.lookup() {
-                return;
-            }
-            self.push(self.at(j - 1));
-        }
-        self.set_len(j + 1);
-        self.push(b'e');
-        self.k = j + 1;
-        if self.lookup() {
-            return;
-        }
-        self.set_len(j + 1);
-        self.append("um");
-        self.k = j + 2;
-        if self.lookup() {
-            return;
-        }
-        self.set_len(j + 1);
-        self.append("al");
-        self.k = old_k;
+        self.settle(j + 1, b"al");
         if j > 0 && (self.at(j - 1), self.at(j)) == (b'i', b'c') {
-            self.set_len(j - 1);
-            self.k = j - 2;
-            if self.lookup() {
-                return;
-            }
-            self.set_len(j - 1);
-            self.push(b'y');
-            self.k = j - 1;
-            if self.lookup() {
-                return;
-            }
-            self.set_len(j - 1);
-            self.append("ic");
-            self.k = j;
-            self.lookup();
-            return;
-        }
-        if self.at(j) == b'i' {
-            self.set_len(j);
-            self.k = j - 1;
-            if self.lookup() {
-                return;
-            }
-            self.append("ial");
-            self.k = old_k;
-            self.lookup();
+            // The default: `-ical` to `-ic`.
+            let _ = self.tried(j - 1, b"") || self.tried(j - 1, b"y") || self.tried(j - 1, b"ic");
+        } else if self.at(j) == b'i' && !self.tried(j, b"") {
+            self.tried(j, b"ial");
         }
     }
 
     /// `-ive`; `-ative` to `-e` or off, `-ive` to `-ion`.
     fn ive_endings(&mut self) {
-        let old_k = self.k;
         if !self.ends_with(b"ive") {
             return;
         }
         let j = self.j;
-        self.set_len(j + 1);
-        self.k = j;
-        if self.lookup() {
+        if self.tried(j + 1, b"") || self.tried(j + 1, b"e") {
             return;
         }
-        self.push(b'e');
-        self.k = j + 1;
-        if self.lookup() {
-            return;
-        }
-        self.set_len(j + 1);
-        self.append("ive");
+        self.settle(j + 1, b"ive");
         if j > 0 && (self.at(j - 1), self.at(j)) == (b'a', b't') {
-            self.set_at(j - 1, b'e');
-            self.set_len(j);
-            self.k = j - 1;
-            if self.lookup() {
+            if self.tried(j - 1, b"e") || self.tried(j - 1, b"") {
                 return;
             }
-            self.set_len(j - 1);
-            if self.lookup() {
-                return;
-            }
-            self.append("ative");
-            self.k = old_k;
+            self.settle(j - 1, b"ative");
         }
-        self.set_at(j + 2, b'o');
-        self.set_at(j + 3, b'n');
-        if self.lookup() {
-            return;
+        if !self.tried(j + 1, b"ion") {
+            self.settle(j + 1, b"ive");
         }
-        self.set_at(j + 2, b'v');
-        self.set_at(j + 3, b'e');
-        self.k = old_k;
     }
 }
 
