@@ -145,8 +145,9 @@ pub(crate) fn run_search(app: &Shared, expression: &str, request: Request) -> Ap
         }
     }
     let answer = page_answer(&handles, &targets, &request, started)?;
-    // A timed-out answer is partial: the same search given time may find more.
-    let complete = answer["timed_out"] == json!(false);
+    // A timed-out answer is partial: the same search given time may find
+    // more; so is one with a failed index, which may answer next time.
+    let complete = answer["timed_out"] == json!(false) && answer["_shards"]["failed"] == json!(0);
     let answer = serde_json::to_vec(&answer).expect("JSON values serialize");
     if let (Some((cache, generation, text)), true) = (cache, complete) {
         cache.put(generation, text, &answer);
@@ -444,16 +445,6 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
     };
     for (at, (n, Target { name, searcher, .. }, read)) in read.into_iter().enumerate() {
         let ReadRequest { query, resolved, after: read_after, value_fields } = read;
-        if let Some(trees) = &trees {
-            let limit = deadline::limit(left());
-            let mine =
-                searcher.gather(&query, &trees[at]).map_err(|e| ApiError::from(e).failing_index(name))?;
-            timed_out |= limit.timed_out();
-            match gathered.as_mut() {
-                Some(all) => all.merge(mine),
-                None => gathered = Some(mine),
-            }
-        }
         let search_after = match after {
             Some(place) if doc_last => {
                 Some(place.after_in(n, request.sort.last().is_some_and(SortSpec::is_descending)))
@@ -469,22 +460,34 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
             corpus: corpus.clone(),
             ..engine_request(request, searcher.schema(), resolved.as_ref(), &value_fields, window, from)
         };
-        if let (Some(spec), false) = (&request.aggs, apart) {
-            let limit = deadline::limit(left());
-            let (matched, answer) =
-                aggregate(name, searcher, &query, spec).map_err(|e| e.failing_index(name))?;
-            timed_out |= limit.timed_out();
-            aggregations = Some(answer);
-            if window == 0 && !request.profile {
-                // The aggregations walked every match: the count is theirs, no second walk.
-                total += matched;
+        let tree = trees.as_ref().map(|t| t[at].as_slice());
+        let shown = |hit| shown_hit(name, hit, request, resolved.as_ref(), scored, &value_fields);
+        let ran = match run_index(name, searcher, &query, tree, &engine_request, request, apart, &left, shown)
+        {
+            Ok(ran) => ran,
+            // One index's failure fails the search when it is the only one
+            // (or all fail); over several, the others answer, as shards do.
+            Err(e) if one || e.is_request_error() => return Err(e.failing_index(name)),
+            Err(e) => {
+                failures.push(e.shard_failure(name, 0));
                 continue;
             }
+        };
+        timed_out |= ran.timed_out;
+        if let Some(mine) = ran.gathered {
+            match gathered.as_mut() {
+                Some(all) => all.merge(mine),
+                None => gathered = Some(mine),
+            }
         }
-        let response = searcher
-            .search_query(&query, &engine_request)
-            .map_err(|e| ApiError::from(e).failing_index(name))?;
-        timed_out |= response.timed_out;
+        if let Some((matched, answer)) = ran.aggregated {
+            aggregations = Some(answer);
+            if ran.response.is_none() {
+                // The aggregations walked every match: the count is theirs, no second walk.
+                total += matched;
+            }
+        }
+        let Some(response) = ran.response else { continue };
         if let Some(stats) = &response.stats {
             let id = format!("[needle][{name}][0]");
             profiles.push(json!({"id": id, "searches": [], "aggregations": [], "needle": stats}));
@@ -497,14 +500,15 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
                 (a, b) => a.or(b),
             };
         }
-        for (rank, hit) in response.hits.into_iter().enumerate() {
-            let (score, values) = (hit.score, hit.sort.clone());
-            let json = shown_hit(name, hit, request, resolved.as_ref(), scored, &value_fields)?;
+        for (rank, (score, values, json)) in ran.hits.into_iter().enumerate() {
             hits.push(Ranked { score, index: n, rank: n * window + rank, values, json });
         }
         if let Some(r) = resolved {
             keys = r.keys;
         }
+    }
+    if !failures.is_empty() && failures.len() == targets.len() {
+        return Err(ApiError::all_shards_failed(failures));
     }
     if let (Some(trees), Some(all)) = (&trees, gathered) {
         match request.gathered_only {
@@ -535,6 +539,57 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
         profiles,
         timed_out,
     })
+}
+
+/// What one index of a search found: what its aggregations gathered (over
+/// several indexes) or answered (over one, with the matches they counted),
+/// its page of hits (none when the aggregations' count was all it asked),
+/// each shown, and whether its time ran out.
+struct IndexRun {
+    gathered: Option<needle_engine::Gathered>,
+    aggregated: Option<(u64, Map<String, Value>)>,
+    response: Option<needle_engine::SearchResponse>,
+    hits: Vec<(f32, Vec<SortValue>, Value)>,
+    timed_out: bool,
+}
+
+/// Runs one index's part of a search: its aggregations (`tree` when gathered
+/// `apart`), then its page of hits (`engine_request`), shown by `shown`.
+/// Nothing is merged here, so an index that fails adds nothing to the answer.
+#[allow(clippy::too_many_arguments)]
+fn run_index(
+    name: &str,
+    searcher: &Searcher,
+    query: &Query,
+    tree: Option<&[needle_engine::Aggregation]>,
+    engine_request: &SearchRequest,
+    request: &Request,
+    apart: bool,
+    left: &dyn Fn() -> Option<std::time::Duration>,
+    shown: impl Fn(needle_engine::Hit) -> ApiResult<Value>,
+) -> ApiResult<IndexRun> {
+    let mut run =
+        IndexRun { gathered: None, aggregated: None, response: None, hits: Vec::new(), timed_out: false };
+    if let Some(tree) = tree {
+        let limit = deadline::limit(left());
+        run.gathered = Some(searcher.gather(query, tree)?);
+        run.timed_out |= limit.timed_out();
+    }
+    if let (Some(spec), false) = (&request.aggs, apart) {
+        let limit = deadline::limit(left());
+        run.aggregated = Some(aggregate(name, searcher, query, spec)?);
+        run.timed_out |= limit.timed_out();
+        if engine_request.top_k == 0 && !request.profile {
+            return Ok(run);
+        }
+    }
+    let mut response = searcher.search_query(query, engine_request)?;
+    run.timed_out |= response.timed_out;
+    for hit in std::mem::take(&mut response.hits) {
+        run.hits.push((hit.score, hit.sort.clone(), shown(hit)?));
+    }
+    run.response = Some(response);
+    Ok(run)
 }
 
 /// The request's query as each index of `targets` reads it (against its mapping).
