@@ -370,6 +370,23 @@ struct ReadRequest {
     /// The request's `search_after` in the index's values.
     after: Option<Vec<SortValue>>,
     value_fields: docvalue_fields::Resolved,
+    /// The request's aggregations.
+    aggs: Option<ReadAggs>,
+}
+
+/// A request's aggregations read against an index's mapping, with what
+/// shows the hits of each `top_hits` among them.
+struct ReadAggs {
+    tree: Vec<needle_engine::Aggregation>,
+    tops: Vec<TopHitsSpec>,
+}
+
+impl ReadAggs {
+    fn read(spec: &Value, schema: &needle_engine::Schema) -> ApiResult<ReadAggs> {
+        let mut tops = Vec::new();
+        let tree = crate::aggs::parse(spec, schema, &mut tops)?;
+        Ok(ReadAggs { tree, tops })
+    }
 }
 
 /// `request` read against `target`'s mapping; an error here is the index's
@@ -386,11 +403,8 @@ fn read_for(target: &Target, request: &Request, by_fields: bool) -> ApiResult<Re
         _ => None,
     };
     let value_fields = docvalue_fields::resolve(&request.docvalue_fields, schema)?;
-    if let Some(spec) = &request.aggs {
-        // Read here to fail this index alone; read again where they run.
-        crate::aggs::parse(spec, schema, &mut Vec::new())?;
-    }
-    Ok(ReadRequest { query, resolved, after, value_fields })
+    let aggs = request.aggs.as_ref().map(|spec| ReadAggs::read(spec, schema)).transpose()?;
+    Ok(ReadRequest { query, resolved, after, value_fields, aggs })
 }
 
 /// Runs `request` over `targets`; `after`, when given, stands for the
@@ -432,9 +446,9 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
     if read.is_empty() && !failures.is_empty() {
         return Err(ApiError::all_shards_failed(failures));
     }
-    let trees = match (&request.aggs, apart) {
-        (Some(spec), true) => Some(aggregations_of(read.iter().map(|(_, t, _)| *t), spec)?),
-        _ => None,
+    let trees = match apart {
+        true => aggregations_of(read.iter_mut().filter_map(|(_, _, r)| r.aggs.take()))?,
+        false => None,
     };
     let mut gathered_wire = None;
     let mut gathered: Option<needle_engine::Gathered> = None;
@@ -444,7 +458,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
         (None, false) => None,
     };
     for (at, (n, Target { name, searcher, .. }, read)) in read.into_iter().enumerate() {
-        let ReadRequest { query, resolved, after: read_after, value_fields } = read;
+        let ReadRequest { query, resolved, after: read_after, value_fields, aggs } = read;
         let search_after = match after {
             Some(place) if doc_last => {
                 Some(place.after_in(n, request.sort.last().is_some_and(SortSpec::is_descending)))
@@ -462,8 +476,17 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
         };
         let tree = trees.as_ref().map(|t| t[at].as_slice());
         let shown = |hit| shown_hit(name, hit, request, resolved.as_ref(), scored, &value_fields);
-        let ran = match run_index(name, searcher, &query, tree, &engine_request, request, apart, &left, shown)
-        {
+        let ran = match run_index(
+            name,
+            searcher,
+            &query,
+            tree,
+            aggs.as_ref(),
+            &engine_request,
+            request,
+            &left,
+            shown,
+        ) {
             Ok(ran) => ran,
             // One index's failure fails the search when it is the only one
             // (or all fail); over several, the others answer, as shards do.
@@ -553,8 +576,8 @@ struct IndexRun {
     timed_out: bool,
 }
 
-/// Runs one index's part of a search: its aggregations (`tree` when gathered
-/// `apart`), then its page of hits (`engine_request`), shown by `shown`.
+/// Runs one index's part of a search: its aggregations (`tree` to gather, or
+/// `aggs` to answer), then its page of hits (`engine_request`), shown by `shown`.
 /// Nothing is merged here, so an index that fails adds nothing to the answer.
 #[allow(clippy::too_many_arguments)]
 fn run_index(
@@ -562,9 +585,9 @@ fn run_index(
     searcher: &Searcher,
     query: &Query,
     tree: Option<&[needle_engine::Aggregation]>,
+    aggs: Option<&ReadAggs>,
     engine_request: &SearchRequest,
     request: &Request,
-    apart: bool,
     left: &dyn Fn() -> Option<std::time::Duration>,
     shown: impl Fn(needle_engine::Hit) -> ApiResult<Value>,
 ) -> ApiResult<IndexRun> {
@@ -575,9 +598,9 @@ fn run_index(
         run.gathered = Some(searcher.gather(query, tree)?);
         run.timed_out |= limit.timed_out();
     }
-    if let (Some(spec), false) = (&request.aggs, apart) {
+    if let Some(aggs) = aggs {
         let limit = deadline::limit(left());
-        run.aggregated = Some(aggregate(name, searcher, query, spec)?);
+        run.aggregated = Some(aggregate(name, searcher, query, aggs)?);
         run.timed_out |= limit.timed_out();
         if engine_request.top_k == 0 && !request.profile {
             return Ok(run);
@@ -641,7 +664,8 @@ pub async fn aggregate_gathered(
             return Err(ApiError::parsing("[gathered] must be a list of what each part gathered"));
         };
         let (_, targets) = targets_of(app, &index, &Request::new())?;
-        let trees = aggregations_of(&targets[..1], spec)?;
+        let read = ReadAggs::read(spec, targets[0].searcher.schema())?;
+        let trees = aggregations_of([read])?.expect("one index's aggregations");
         let mut merged: Option<needle_engine::Gathered> = None;
         for part in parts {
             let bytes = part.as_str().and_then(needle_engine::base64_bytes);
@@ -708,10 +732,9 @@ fn aggregate(
     name: &str,
     searcher: &Searcher,
     query: &Query,
-    spec: &Value,
+    aggs: &ReadAggs,
 ) -> ApiResult<(u64, Map<String, Value>)> {
-    let mut tops = Vec::new();
-    let aggs = crate::aggs::parse(spec, searcher.schema(), &mut tops)?;
+    let ReadAggs { tree, tops } = aggs;
     // A failure to show a hit is the server's error, kept here to answer with.
     let mut failed = None;
     let mut answer = |tag: usize, found: needle_engine::TopHits| {
@@ -721,36 +744,37 @@ fn aggregate(
             needle_engine::Error::invalid(reason)
         })
     };
-    let answered = searcher.aggregate_with(query, &aggs, &mut answer);
+    let answered = searcher.aggregate_with(query, tree, &mut answer);
     if let Some(e) = failed {
         return Err(e);
     }
     answered.map_err(too_many_buckets)
 }
 
-/// The aggregations of `spec` read against each target's mapping, their
-/// fields' types made one so that what each index gathers merges (see
-/// `needle_engine::Gathered`). `top_hits` are refused: their hits would come
-/// from several indexes.
-fn aggregations_of<'a>(
-    targets: impl IntoIterator<Item = &'a Target>,
-    spec: &Value,
-) -> ApiResult<Vec<Vec<needle_engine::Aggregation>>> {
+/// The aggregations each index read against its mapping (none when the
+/// request has none), their fields' types made one so that what each index
+/// gathers merges (see `needle_engine::Gathered`). `top_hits` are refused:
+/// their hits would come from several indexes.
+fn aggregations_of(
+    read: impl IntoIterator<Item = ReadAggs>,
+) -> ApiResult<Option<Vec<Vec<needle_engine::Aggregation>>>> {
     let mut trees = Vec::new();
-    for target in targets {
-        let mut tops = Vec::new();
-        trees.push(crate::aggs::parse(spec, target.searcher.schema(), &mut tops)?);
+    for ReadAggs { tree, tops } in read {
+        trees.push(tree);
         if !tops.is_empty() {
             return Err(ApiError::illegal_argument(
                 "[top_hits] over several indexes is not supported yet by Needle: aggregate one index at a time",
             ));
         }
     }
+    if trees.is_empty() {
+        return Ok(None);
+    }
     needle_engine::unify_fields(&mut trees).map_err(|e| match e {
         needle_engine::Error::InvalidInput { reason, .. } => ApiError::illegal_argument(reason),
         other => other.into(),
     })?;
-    Ok(trees)
+    Ok(Some(trees))
 }
 
 /// An aggregation's refusal to answer with more buckets than allowed, as Elasticsearch words it.
