@@ -14,6 +14,7 @@ use crate::char_filters::{CharFilter, Filtered};
 use crate::filters::{lowercase_into, TokenFilter};
 use crate::stopwords::ENGLISH_STOP_WORDS;
 use crate::tokenizer::Tokenizer;
+use crate::word_delimiter::{Part, Split, WordDelimiter};
 
 /// One analyzed token. `start..end` are UTF-8 byte offsets into the analyzed text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +27,9 @@ pub struct Token {
     pub synonym: bool,
     /// Marked as a keyword (Lucene's KeywordAttribute): stemmers leave it be.
     pub keyword: bool,
+    /// The positions it spans (Lucene's PositionLengthAttribute): more than
+    /// one for a part `word_delimiter_graph` joined or kept whole.
+    pub position_length: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -209,8 +213,8 @@ impl Analyzer {
     }
 
     /// Whether tokens through the first `filters` filters carry a keyword
-    /// mark (Lucene's KeywordAttribute, which the stemmers and the keyword
-    /// marking filters add to the stream).
+    /// mark (Lucene's KeywordAttribute, which the stemmers, the keyword
+    /// marking filters and the word delimiter add to the stream).
     pub fn marks_keywords(&self, filters: usize) -> bool {
         self.filters[..filters.min(self.filters.len())].iter().any(|f| {
             matches!(
@@ -219,6 +223,7 @@ impl Analyzer {
                     | TokenFilter::SnowballEnglish(_)
                     | TokenFilter::MinimalEnglish
                     | TokenFilter::KStem
+                    | TokenFilter::WordDelimiter(_)
                     | TokenFilter::KeywordMarker { .. }
                     | TokenFilter::StemmerOverride(_)
             )
@@ -242,6 +247,7 @@ impl Analyzer {
             end: 0,
             synonym: false,
             keyword: false,
+            position_length: 1,
         };
         // Most chains lowercase first: done while copying the word out.
         let (lowered, rest) = match filters.split_first() {
@@ -272,6 +278,7 @@ impl Analyzer {
             token.end = original(end) as u32;
             token.synonym = false;
             token.keyword = false;
+            token.position_length = 1;
             if expands || !across.is_empty() {
                 through(rest, &mut across, &mut token, &mut |t| emit(t, word));
             } else if rest.iter().all(|f| f.apply_token(&mut token)) {
@@ -321,6 +328,28 @@ impl Analyzer {
         out
     }
 
+    /// The terms of `text` with their positions, as a query reads them; an
+    /// error naming the first that spans several positions (a part
+    /// `word_delimiter_graph` joined or kept whole): a graph of terms, which
+    /// Needle's queries do not take yet.
+    pub fn positioned_terms(&self, text: &str) -> Result<Vec<(u32, String)>, String> {
+        let mut out = Vec::new();
+        let mut spanning = None;
+        self.analyze(text, 0, |t| {
+            if t.position_length > 1 && spanning.is_none() {
+                spanning = Some(t.term.clone());
+            }
+            out.push((t.position, t.term.clone()));
+        });
+        match spanning {
+            Some(term) => Err(format!(
+                "the term [{term}] spans several positions (a word_delimiter_graph part joined or kept whole); \
+                 queries over such a graph of terms are not supported yet by Needle"
+            )),
+            None => Ok(out),
+        }
+    }
+
     /// Tokens with their positions and offsets (for tests and tools).
     pub fn tokens(&self, text: &str) -> Vec<Token> {
         let mut out = Vec::new();
@@ -351,6 +380,20 @@ fn through(filters: &[TokenFilter], across: &mut [Across], token: &mut Token, em
             (token.synonym, token.keyword, token.position) = (made_by_rule, keyword, position);
             return;
         }
+        if let (TokenFilter::WordDelimiter(wd), Some((state, rest))) = (f, across[i..].split_first_mut()) {
+            match wd.split(&token.term, token.keyword) {
+                Split::Whole => state.keep_whole(token),
+                Split::Dropped => {
+                    state.drop(token);
+                    return;
+                }
+                Split::Parts(parts) => {
+                    state.cut(wd, parts, token, &mut |t| through(&filters[i + 1..], rest, t, emit));
+                    return;
+                }
+            }
+            continue;
+        }
         let kept = match across.get_mut(i) {
             Some(state) if f.looks_across() => state.pass(f, token),
             _ => f.apply_token(token),
@@ -377,6 +420,8 @@ struct Across {
     /// The position of the last token in, and of the last one let through.
     last_in: u32,
     last_out: u32,
+    /// Where the last part `word_delimiter_graph` cut starts (its parts' never start before).
+    last_start: u32,
 }
 
 impl Across {
@@ -387,7 +432,59 @@ impl Across {
             started: false,
             last_in: first_position,
             last_out: first_position,
+            last_start: 0,
         }
+    }
+
+    /// `token`'s position after the positions this filter added before it;
+    /// it is the last token in.
+    fn moved(&mut self, token: &Token) -> u32 {
+        let position = token.position + (self.last_out - self.last_in);
+        (self.started, self.last_in) = (true, token.position);
+        position
+    }
+
+    /// `token` let through whole by `word_delimiter_graph`, at its moved position.
+    fn keep_whole(&mut self, token: &mut Token) {
+        token.position = self.moved(token);
+        self.last_out = token.position;
+    }
+
+    /// `token` dropped by `word_delimiter_graph`: a hole, as a stop word leaves.
+    fn drop(&mut self, token: &Token) {
+        self.last_out = self.moved(token);
+    }
+
+    /// `token` cut into `parts` by `wd`, each given to `emit` at its
+    /// position (the tokens after move on by the positions added), with its
+    /// own offsets in the term's when it is as long as its text, never
+    /// starting before the part before.
+    fn cut(
+        &mut self,
+        wd: &WordDelimiter,
+        parts: Vec<Part>,
+        token: &mut Token,
+        emit: &mut impl FnMut(&mut Token),
+    ) {
+        let position = self.moved(token);
+        let (start, end) = (token.start, token.end);
+        let adjusting = wd.adjust_offsets && (end - start) as usize == token.term.len();
+        let mut last = 0;
+        for part in parts {
+            token.term = part.term;
+            token.position = position + part.start_pos;
+            token.position_length = part.end_pos - part.start_pos;
+            let (from, to) = match adjusting {
+                true => (start + part.start as u32, start + part.end as u32),
+                false => (start, end),
+            };
+            token.start = from.max(self.last_start);
+            token.end = to.max(self.last_start);
+            self.last_start = token.start;
+            last = part.start_pos;
+            emit(token);
+        }
+        self.last_out = position + last;
     }
 
     /// Whether `filter` lets `token` through; its position, if so, moved to the filter's own count.
@@ -428,6 +525,42 @@ mod tests {
         let tokens = Analyzer::standard().tokens("The  Quick fox");
         let summary: Vec<_> = tokens.iter().map(|t| (t.term.as_str(), t.position, t.start, t.end)).collect();
         assert_eq!(summary, [("the", 0, 0, 3), ("quick", 1, 5, 10), ("fox", 2, 11, 14)]);
+    }
+
+    #[test]
+    fn word_delimiter_parts_take_positions_and_the_tokens_after_move_on() {
+        use crate::WordDelimiter;
+        let parts = |wd: WordDelimiter, text: &str| {
+            let filters = vec![TokenFilter::WordDelimiter(Box::new(wd)), TokenFilter::Lowercase];
+            let analyzer = Analyzer::custom(Tokenizer::Whitespace, filters);
+            let mut out = Vec::new();
+            let end = analyzer.analyze(text, 0, |t| {
+                out.push((t.term.clone(), t.position, t.position_length, t.start, t.end))
+            });
+            (out, end)
+        };
+        let t = |term: &str, pos, len, start, end| (term.to_string(), pos, len, start, end);
+        let (tokens, end) = parts(WordDelimiter::default(), "Wi-Fi -- PowerShot");
+        // `--` is all delimiters: dropped, a hole where it was.
+        assert_eq!(
+            tokens,
+            [t("wi", 0, 1, 0, 2), t("fi", 1, 1, 3, 5), t("power", 3, 1, 9, 14), t("shot", 4, 1, 14, 18)]
+        );
+        assert_eq!(end, 5);
+        let joined =
+            WordDelimiter { catenate_words: true, preserve_original: true, ..WordDelimiter::default() };
+        let (tokens, end) = parts(joined, "Wi-Fi ok");
+        assert_eq!(
+            tokens,
+            [
+                t("wi-fi", 0, 2, 0, 5),
+                t("wifi", 0, 2, 0, 5),
+                t("wi", 0, 1, 0, 2),
+                t("fi", 1, 1, 3, 5),
+                t("ok", 2, 1, 6, 8)
+            ]
+        );
+        assert_eq!(end, 3);
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::porter;
 use crate::synonyms::SynonymMap;
 use crate::tables::ascii_folding::ASCII_FOLDING;
 use crate::tables::char_classes::DIGITS;
+use crate::word_delimiter::WordDelimiter;
 
 /// One step of an analyzer after its tokenizer, as Lucene's filter of the same name.
 pub enum TokenFilter {
@@ -84,6 +85,11 @@ pub enum TokenFilter {
     Unique { only_on_same_position: bool },
     /// `LimitTokenCountFilter`: the text's first `max` tokens; the rest go.
     Limit(usize),
+    /// `WordDelimiterGraphFilter` (`word_delimiter.rs`): a term cut into
+    /// parts, each at a position of its own (the tokens after it move on by
+    /// as many), a joined part or the original spanning several. It looks
+    /// across tokens: it counts the positions it added.
+    WordDelimiter(Box<WordDelimiter>),
 }
 
 /// The parameters of [`TokenFilter::Grams`].
@@ -133,6 +139,7 @@ impl std::fmt::Debug for TokenFilter {
                 write!(f, "Unique(only_on_same_position {only_on_same_position})")
             }
             TokenFilter::Limit(max) => write!(f, "Limit({max})"),
+            TokenFilter::WordDelimiter(wd) => write!(f, "{wd:?}"),
         }
     }
 }
@@ -159,7 +166,7 @@ impl TokenFilter {
     /// Whether it decides by the tokens before (see `analyzer.rs`'s
     /// `Across`); alone on a term it changes nothing.
     pub fn looks_across(&self) -> bool {
-        matches!(self, TokenFilter::Unique { .. } | TokenFilter::Limit(_))
+        matches!(self, TokenFilter::Unique { .. } | TokenFilter::Limit(_) | TokenFilter::WordDelimiter(_))
     }
 
     /// The terms an expanding filter makes of `term`, in Lucene's order,
@@ -252,7 +259,8 @@ impl TokenFilter {
             | TokenFilter::KeywordMarker { .. }
             | TokenFilter::StemmerOverride(_)
             | TokenFilter::Unique { .. }
-            | TokenFilter::Limit(_) => {}
+            | TokenFilter::Limit(_)
+            | TokenFilter::WordDelimiter(_) => {}
         }
         true
     }

@@ -18,6 +18,7 @@ mod stopwords;
 mod synonyms;
 mod tables;
 mod tokenizer;
+mod word_delimiter;
 
 pub use analyzer::{Analyzer, AnalyzerKind, Token};
 pub use char_filters::{check_replacement, java_regex, CharFilter, Mapping};
@@ -28,3 +29,4 @@ pub use pattern_tokenizer::{CharGroupTokenizer, PathHierarchy, PatternTokenizer}
 pub use stopwords::ENGLISH_STOP_WORDS;
 pub use synonyms::{RuleError, SynonymMap};
 pub use tokenizer::{word_type, Tokenizer};
+pub use word_delimiter::{Part, Split, WordDelimiter};

@@ -20,6 +20,8 @@
 //!   `apostrophe`, `decimal_digit`, `elision` (`articles`, `articles_case`),
 //!   `keyword_marker` (`keywords`, `keywords_pattern`, `ignore_case`),
 //!   `stemmer_override` (`rules`), `unique` (`only_on_same_position`),
+//!   `word_delimiter_graph` (its options, `protected_words`; not
+//!   `type_table`),
 //!   `limit` (`max_token_count`, `consume_all_tokens`: the tokens are the
 //!   same either way), `ngram` and `edge_ngram`, or `synonym` and
 //!   `synonym_graph` (`synonyms` in Solr's format, `expand`, `lenient`; rules
@@ -45,7 +47,7 @@ use std::sync::Arc;
 use needle_analysis::{
     check_replacement, java_regex, Analyzer, AnalyzerKind, CharFilter, CharGroupTokenizer, GramTokenizer,
     Grams, HtmlStrip, Mapping, PathHierarchy, PatternTokenizer, SynonymMap, TokenChars, TokenFilter,
-    Tokenizer, ENGLISH_STOP_WORDS,
+    Tokenizer, WordDelimiter, ENGLISH_STOP_WORDS,
 };
 use needle_core::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -421,6 +423,7 @@ const PRE_BUILT_FILTERS: &[&str] = &[
     "limit",
     "kstem",
     "uppercase",
+    "word_delimiter_graph",
 ];
 
 /// Lucene's FrenchAnalyzer's articles, what the built-in `elision` filter removes.
@@ -438,6 +441,7 @@ fn pre_built_filter(name: &str) -> Option<TokenFilter> {
         "lowercase" => TokenFilter::Lowercase,
         "porter_stem" | "stemmer" => TokenFilter::PorterStem,
         "kstem" => TokenFilter::KStem,
+        "word_delimiter_graph" => TokenFilter::WordDelimiter(Box::default()),
         "reverse" => TokenFilter::Reverse,
         "snowball" => TokenFilter::snowball_english(),
         "stop" => TokenFilter::stop(ENGLISH_STOP_WORDS, false),
@@ -538,6 +542,7 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             Ok(TokenFilter::Elision { articles, ignore_case })
         }
         "keyword_marker" => keyword_marker(f, p),
+        "word_delimiter_graph" => word_delimiter(f, p),
         "unique" => Ok(TokenFilter::Unique {
             only_on_same_position: p.get("only_on_same_position").is_some_and(is_true),
         }),
@@ -588,6 +593,37 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
         | "porter_stem" | "kstem" => Ok(pre_built_filter(kind).expect("a pre-built filter")),
         other => Err(not_yet(format!("the filter type [{other}] of filter [{f}]"))),
     }
+}
+
+/// A `word_delimiter_graph` filter: its options (Elasticsearch's defaults
+/// where not given) and `protected_words`.
+fn word_delimiter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
+    let flag = |name: &str, default: bool| match p.get(name) {
+        None => Ok(default),
+        Some(v) if v.is_boolean() || v.as_str().is_some_and(|s| s == "true" || s == "false") => {
+            Ok(is_true(v))
+        }
+        Some(v) => Err(Error::invalid(format!("[{name}] of filter [{f}] must be true or false, not {v}"))),
+    };
+    let defaults = WordDelimiter::default();
+    let protected = match p.get("protected_words") {
+        Some(v) => stop_list(f, v)?.into_iter().collect(),
+        None => Default::default(),
+    };
+    Ok(TokenFilter::WordDelimiter(Box::new(WordDelimiter {
+        generate_word_parts: flag("generate_word_parts", defaults.generate_word_parts)?,
+        generate_number_parts: flag("generate_number_parts", defaults.generate_number_parts)?,
+        catenate_words: flag("catenate_words", defaults.catenate_words)?,
+        catenate_numbers: flag("catenate_numbers", defaults.catenate_numbers)?,
+        catenate_all: flag("catenate_all", defaults.catenate_all)?,
+        preserve_original: flag("preserve_original", defaults.preserve_original)?,
+        split_on_case_change: flag("split_on_case_change", defaults.split_on_case_change)?,
+        split_on_numerics: flag("split_on_numerics", defaults.split_on_numerics)?,
+        stem_english_possessive: flag("stem_english_possessive", defaults.stem_english_possessive)?,
+        ignore_keywords: flag("ignore_keywords", defaults.ignore_keywords)?,
+        adjust_offsets: flag("adjust_offsets", defaults.adjust_offsets)?,
+        protected,
+    })))
 }
 
 /// A `keyword_marker` filter: its `keywords` (compared lowercased with
@@ -845,6 +881,21 @@ fn filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
         Some("keyword_marker") => &["type", "keywords", "keywords_pattern", "ignore_case"],
         Some("stemmer_override") => &["type", "rules"],
         Some("unique") => &["type", "only_on_same_position"],
+        Some("word_delimiter_graph") => &[
+            "type",
+            "generate_word_parts",
+            "generate_number_parts",
+            "catenate_words",
+            "catenate_numbers",
+            "catenate_all",
+            "preserve_original",
+            "split_on_case_change",
+            "split_on_numerics",
+            "stem_english_possessive",
+            "ignore_keywords",
+            "adjust_offsets",
+            "protected_words",
+        ],
         Some("limit") => &["type", "max_token_count", "consume_all_tokens"],
         Some("synonym" | "synonym_graph") => &["type", "synonyms", "expand", "lenient", "format"],
         _ => &["type"],

@@ -89,13 +89,13 @@ impl Schema {
                 let analyzer = analyzer.expect("indexed text fields have analyzers");
                 // Several terms at one position (synonyms, n-grams) are kept: the query
                 // builders make a synonym query of them (`needle_search::analyzed`).
-                Ok(analyzer.tokens(text).into_iter().map(|t| (t.position, t.term)).collect())
+                analyzer.positioned_terms(text).map_err(Error::query)
             }
             // A query's own analyzer applies to a keyword field too, as in Elasticsearch.
-            FieldKind::Keyword => Ok(match chosen {
-                Some(analyzer) => analyzer.tokens(text).into_iter().map(|t| (t.position, t.term)).collect(),
-                None => vec![(0, self.normalized(field, text).into_owned())],
-            }),
+            FieldKind::Keyword => match chosen {
+                Some(analyzer) => analyzer.positioned_terms(text).map_err(Error::query),
+                None => Ok(vec![(0, self.normalized(field, text).into_owned())]),
+            },
             FieldKind::Long => single(canonical_long(text)),
             FieldKind::Double => {
                 single(text.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(canonical_double))

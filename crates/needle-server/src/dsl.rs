@@ -449,6 +449,10 @@ fn bool_prefix_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Sch
     let (tokens, prefixed) = match analyzer {
         Some(analyzer) if chosen.is_some() || schema.field(id).kind == FieldKind::Text => {
             let tokens = analyzer.tokens(text);
+            if tokens.iter().any(|t| t.position_length > 1) {
+                // Refused as every query refuses a graph of terms, with its words.
+                analyzer.positioned_terms(text).map_err(needle_core::Error::query)?;
+            }
             let prefixed = tokens.last().is_some_and(|t| t.end as usize == text.len());
             (tokens.into_iter().map(|t| (t.position, t.term)).collect(), prefixed)
         }

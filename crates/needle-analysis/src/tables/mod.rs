@@ -6,3 +6,4 @@ pub(crate) mod char_classes;
 pub(crate) mod html_entities;
 pub(crate) mod kstem_dictionary;
 pub(crate) mod letters;
+pub(crate) mod word_delimiter_types;

@@ -300,13 +300,17 @@ fn tokens(
                 "type": kind,
                 "position": t.position,
             });
+            // Shown when a token spans several positions, as Elasticsearch shows it.
+            if t.position_length > 1 && shown.is_none() {
+                token["positionLength"] = json!(t.position_length);
+            }
             if let Some(shown) = shown {
                 let wanted = |name: &str| shown.only.is_none_or(|only| only.iter().any(|o| o == name));
                 let bytes: Vec<String> = t.term.bytes().map(|b| format!("{b:02x}")).collect();
                 let extra = [
                     ("bytes", Some(json!(format!("[{}]", bytes.join(" "))))),
                     ("keyword", shown.keyword.then(|| json!(t.keyword))),
-                    ("positionLength", Some(json!(1))),
+                    ("positionLength", Some(json!(t.position_length))),
                     ("termFrequency", Some(json!(1))),
                 ];
                 for (name, value) in extra {

@@ -19,8 +19,10 @@
 //! `analyze_explain.json`: `_analyze` with `explain`, part by part)
 //! and the `pattern`, `char_group` and `path_hierarchy` tokenizers, `elision`,
 //! `decimal_digit`, `keyword_marker`, `stemmer_override`, `unique` and `limit`
-//! filters (`tokenizers.json`), and the `kstem` stemmer beside Porter's
-//! (`stemmers.json`) are replayed and compared the same way.
+//! filters (`tokenizers.json`), the `kstem` stemmer beside Porter's
+//! (`stemmers.json`) and the `word_delimiter_graph` filter
+//! (`word_delimiter.json`: parts, positions, position lengths, offsets) are
+//! replayed and compared the same way.
 
 use serde_json::{json, Value};
 
@@ -104,6 +106,11 @@ fn analyze_explained_answers_as_opensearch() {
 #[test]
 fn html_strip_answers_as_opensearch() {
     replay("html_strip");
+}
+
+#[test]
+fn word_delimiter_graph_answers_as_opensearch() {
+    replay("word_delimiter");
 }
 
 #[test]
