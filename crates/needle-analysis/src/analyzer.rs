@@ -220,7 +220,7 @@ impl Analyzer {
             matches!(
                 f,
                 TokenFilter::PorterStem
-                    | TokenFilter::SnowballEnglish(_)
+                    | TokenFilter::Snowball(_)
                     | TokenFilter::MinimalEnglish
                     | TokenFilter::KStem
                     | TokenFilter::WordDelimiter(_)

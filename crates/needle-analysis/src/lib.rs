@@ -22,7 +22,7 @@ mod word_delimiter;
 
 pub use analyzer::{Analyzer, AnalyzerKind, Token};
 pub use char_filters::{check_replacement, java_regex, CharFilter, Mapping};
-pub use filters::{Grams, TokenFilter};
+pub use filters::{Grams, Snowball, TokenFilter};
 pub use gram_tokenizer::{GramTokenizer, TokenChars};
 pub use html_strip::HtmlStrip;
 pub use pattern_tokenizer::{CharGroupTokenizer, PathHierarchy, PatternTokenizer};

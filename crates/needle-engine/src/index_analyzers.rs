@@ -14,8 +14,10 @@
 //! - `analysis.filter.NAME`: a filter a custom analyzer names, of type
 //!   `stop` (`stopwords`, `ignore_case`), `stemmer` (`language`: `english`
 //!   or `porter`, `porter2`, `light_english` or `kstem`,
-//!   `possessive_english`, `minimal_english`), `porter_stem`, `kstem`,
-//!   `snowball` (`language`: `English`), `length` (`min`, `max`), `truncate`
+//!   `possessive_english`, `minimal_english`; and Snowball's for `danish`,
+//!   `dutch`, `finnish`, `french`, `hungarian`, `italian`, `norwegian`,
+//!   `portuguese`, `russian`, `spanish`, `turkish`), `porter_stem`, `kstem`,
+//!   `snowball` (`language`: each of `needle_analysis::Snowball`'s), `length` (`min`, `max`), `truncate`
 //!   (`length`), `asciifolding`, `lowercase`, `uppercase`, `trim`, `reverse`,
 //!   `apostrophe`, `decimal_digit`, `elision` (`articles`, `articles_case`),
 //!   `keyword_marker` (`keywords`, `keywords_pattern`, `ignore_case`),
@@ -46,8 +48,8 @@ use std::sync::Arc;
 
 use needle_analysis::{
     check_replacement, java_regex, Analyzer, AnalyzerKind, CharFilter, CharGroupTokenizer, GramTokenizer,
-    Grams, HtmlStrip, Mapping, PathHierarchy, PatternTokenizer, SynonymMap, TokenChars, TokenFilter,
-    Tokenizer, WordDelimiter, ENGLISH_STOP_WORDS,
+    Grams, HtmlStrip, Mapping, PathHierarchy, PatternTokenizer, Snowball, SynonymMap, TokenChars,
+    TokenFilter, Tokenizer, WordDelimiter, ENGLISH_STOP_WORDS,
 };
 use needle_core::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -509,6 +511,9 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             "light_english" | "lightenglish" | "kstem" => Ok(TokenFilter::KStem),
             "possessive_english" | "possessiveenglish" => Ok(TokenFilter::EnglishPossessive),
             "minimal_english" | "minimalenglish" => Ok(TokenFilter::MinimalEnglish),
+            // Elasticsearch's stemmer runs Snowball's stemmer for these languages.
+            "danish" | "dutch" | "finnish" | "french" | "hungarian" | "italian" | "norwegian"
+            | "portuguese" | "russian" | "spanish" | "turkish" => snowball(f, language.unwrap_or_default()),
             _ => Err(not_yet(format!(
                 "the stemmer language [{}] of filter [{f}]",
                 language.unwrap_or_default()
@@ -526,7 +531,7 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             0 => Err(Error::invalid(format!("length parameter must be provided for filter [{f}]"))),
             length => Ok(TokenFilter::Truncate(length)),
         },
-        "snowball" => Ok(TokenFilter::snowball_english()),
+        "snowball" => snowball(f, language.unwrap_or("English")),
         "elision" => {
             let articles = match p.get("articles") {
                 Some(v) => stop_list(f, v)?,
@@ -592,6 +597,18 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
         "lowercase" | "uppercase" | "asciifolding" | "trim" | "reverse" | "apostrophe" | "decimal_digit"
         | "porter_stem" | "kstem" => Ok(pre_built_filter(kind).expect("a pre-built filter")),
         other => Err(not_yet(format!("the filter type [{other}] of filter [{f}]"))),
+    }
+}
+
+/// A `snowball` filter of `language`, its first letter made uppercase as
+/// Elasticsearch makes it (the rest must be as Lucene's class names it: `French`).
+fn snowball(f: &str, language: &str) -> Result<TokenFilter> {
+    let mut named = language.chars();
+    let capitalized: String =
+        named.next().map(|c| c.to_uppercase().chain(named).collect()).unwrap_or_default();
+    match Snowball::named(&capitalized) {
+        Some(stemmer) => Ok(TokenFilter::Snowball(stemmer)),
+        None => Err(not_yet(format!("the Snowball language [{language}] of filter [{f}]"))),
     }
 }
 
@@ -1246,6 +1263,19 @@ mod tests {
             ),
             (json!({"analyzer": {"x": {"type": "english", "stem_exclusion": ["a"]}}}), "stem_exclusion"),
             (json!({"analyzer": {"x": {"type": "snowball", "language": "German"}}}), "language [German]"),
+            // Lucene's German, Romanian and Swedish stemmers come from a later Snowball than Needle's.
+            (
+                json!({"filter": {"f": {"type": "snowball", "language": "German"}}}),
+                "Snowball language [German]",
+            ),
+            (
+                json!({"filter": {"f": {"type": "snowball", "language": "Klingon"}}}),
+                "Snowball language [Klingon]",
+            ),
+            (
+                json!({"filter": {"f": {"type": "stemmer", "language": "swedish"}}}),
+                "stemmer language [swedish]",
+            ),
             (json!({"analyzer": {"x": {"type": "english", "stopwords": "_french_"}}}), "_french_"),
         ] {
             let e = read(&json!({"analysis": analysis})).unwrap_err().to_string();

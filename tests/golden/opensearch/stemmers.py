@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Records a real OpenSearch node's answers to requests over analyzers with
 the `kstem` filter (Lucene's KStemFilter, also the `stemmer` filter's
-`light_english`), beside the Porter stemmer: `_analyze` tokens of the
+`light_english`), beside the Porter stemmer, and with the `snowball` filter
+in every language Needle offers (and the `stemmer` languages Elasticsearch
+runs Snowball's stemmer for), on 40 words of each from
+`tests/golden/lucene/snowball.jsonl`: `_analyze` tokens of the
 filter by name, defined in place and through an index's analyzers, the
 stemmer's language names (case ignored), keyword-marked terms left alone,
 searches through a kstem field (words of one stem find each other, words
@@ -17,7 +20,15 @@ Needle and compare step by step, shaped as `multi_fields.py` shapes them.
 The node: ../shared/opensearch (OpenSearch 3.8, one shard an index).
 """
 
+import json
+import os
+
 from multi_fields import analyze_step, bulk_step, record_main, search_step
+
+SNOWBALL = ["Arabic", "Danish", "Dutch", "English", "Finnish", "French", "Greek", "Hungarian", "Italian",
+            "Norwegian", "Portuguese", "Russian", "Spanish", "Tamil", "Turkish"]
+STEMMER_SNOWBALL = ["danish", "dutch", "finnish", "french", "hungarian", "italian", "norwegian", "portuguese",
+                    "russian", "spanish", "turkish"]
 
 INDEX = "needle-stem"
 SETTINGS = {"analysis": {
@@ -30,8 +41,10 @@ SETTINGS = {"analysis": {
         "porter_typed": {"type": "porter_stem"},
         "minimal_camel": {"type": "stemmer", "language": "minimalEnglish"},
         "keep": {"type": "keyword_marker", "keywords": ["treaties"]},
+        "french_snow": {"type": "snowball", "language": "french"},
     },
     "analyzer": {
+        "french": {"tokenizer": "standard", "filter": ["lowercase", "french_snow"]},
         "k": {"tokenizer": "standard", "filter": ["lowercase", "kstem"]},
         "light": {"tokenizer": "standard", "filter": ["lowercase", "light"]},
         "kept": {"tokenizer": "standard", "filter": ["lowercase", "keep", "typed"]},
@@ -41,9 +54,11 @@ SETTINGS = {"analysis": {
 MAPPING = {"properties": {
     "body": {"type": "text", "analyzer": "k"},
     "porter": {"type": "text", "analyzer": "english"},
+    "fr": {"type": "text", "analyzer": "french"},
 }}
 DOCS = [
-    {"body": "The treaties were signed by the presidents", "porter": "The treaties were signed by the presidents"},
+    {"body": "The treaties were signed by the presidents", "porter": "The treaties were signed by the presidents",
+     "fr": "Les assemblées nationales"},
     {"body": "A treaty of organizational reform", "porter": "A treaty of organizational reform"},
     {"body": "Happiness and happy nations", "porter": "Happiness and happy nations"},
     {"body": "Italians walked to the American embassy", "porter": "Italians walked to the American embassy"},
@@ -51,6 +66,14 @@ DOCS = [
 ]
 TEXT = ("The Italians' governments walked, talking happily of organizational treaties, "
         "determinative militarily calories crosses aides aided ible able running americans café CATS")
+
+
+def words(language):
+    """40 words of `language` the Lucene recording stems: its first 20 (stop words where
+    Lucene lists them) and 20 made of its endings."""
+    path = os.path.join(os.path.dirname(__file__), "../lucene/snowball.jsonl")
+    mine = [w for lang, w, _ in map(json.loads, open(path, encoding="utf-8")) if lang == language]
+    return mine[:20] + mine[-20:]
 
 
 def search(body, index=INDEX):
@@ -81,6 +104,11 @@ def steps():
                  "text": "happiness"}, None),
         analyze({"tokenizer": "standard", "filter": ["lowercase", "kstem"], "text": TEXT, "explain": True,
                  "attributes": ["keyword"]}, None),
+        *[analyze({"tokenizer": "whitespace", "filter": [{"type": "snowball", "language": lang}],
+                   "text": " ".join(words(lang))}, None) for lang in SNOWBALL],
+        *[analyze({"tokenizer": "whitespace", "filter": [{"type": "stemmer", "language": lang}],
+                   "text": " ".join(words(lang.capitalize()))}, None) for lang in STEMMER_SNOWBALL],
+        search({"query": {"match": {"fr": "nationales"}}}),
         search({"query": {"match": {"body": "treaty"}}}),
         search({"query": {"match": {"body": "organization"}}}),
         search({"query": {"match": {"body": "happy"}}}),

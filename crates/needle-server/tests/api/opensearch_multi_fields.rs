@@ -19,8 +19,8 @@
 //! `analyze_explain.json`: `_analyze` with `explain`, part by part)
 //! and the `pattern`, `char_group` and `path_hierarchy` tokenizers, `elision`,
 //! `decimal_digit`, `keyword_marker`, `stemmer_override`, `unique` and `limit`
-//! filters (`tokenizers.json`), the `kstem` stemmer beside Porter's
-//! (`stemmers.json`) and the `word_delimiter_graph` filter
+//! filters (`tokenizers.json`), the `kstem` stemmer beside Porter's and
+//! Snowball's in fifteen languages (`stemmers.json`) and the `word_delimiter_graph` filter
 //! (`word_delimiter.json`: parts, positions, position lengths, offsets) are
 //! replayed and compared the same way.
 
@@ -114,7 +114,7 @@ fn word_delimiter_graph_answers_as_opensearch() {
 }
 
 #[test]
-fn kstem_answers_as_opensearch() {
+fn kstem_and_snowball_stemmers_answer_as_opensearch() {
     replay("stemmers");
 }
 
