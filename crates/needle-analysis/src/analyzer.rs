@@ -11,8 +11,9 @@
 use std::collections::HashSet;
 
 use crate::char_filters::{CharFilter, Filtered};
-use crate::filters::{lowercase_into, TokenFilter};
+use crate::filters::{lowercase_into, Snowball, TokenFilter};
 use crate::stopwords::ENGLISH_STOP_WORDS;
+use crate::tables::stop_words;
 use crate::tokenizer::Tokenizer;
 use crate::word_delimiter::{Part, Split, WordDelimiter};
 
@@ -44,6 +45,10 @@ pub enum AnalyzerKind {
     Simple,
     /// Lucene's `StopAnalyzer`: `Simple`'s terms less the English stop words.
     Stop,
+    /// Lucene's language analyzers that stem with Snowball (`DanishAnalyzer`
+    /// and the rest): the standard tokenizer, lowercase, the language's stop
+    /// words, its Snowball stemmer.
+    Language(Language),
     /// A tokenizer and filters of one's choosing ([`Analyzer::custom`]); no name gives it.
     Custom,
 }
@@ -59,7 +64,7 @@ impl AnalyzerKind {
             "whitespace" => Some(Self::Whitespace),
             "simple" => Some(Self::Simple),
             "stop" => Some(Self::Stop),
-            _ => None,
+            other => Language::ALL.iter().find(|l| l.name() == other).map(|l| Self::Language(*l)),
         }
     }
 
@@ -72,6 +77,7 @@ impl AnalyzerKind {
             Self::Whitespace => "whitespace",
             Self::Simple => "simple",
             Self::Stop => "stop",
+            Self::Language(l) => l.name(),
             Self::Custom => "custom",
         }
     }
@@ -80,7 +86,56 @@ impl AnalyzerKind {
     pub fn default_stop_words(self) -> &'static [&'static str] {
         match self {
             Self::English | Self::Snowball | Self::Stop => ENGLISH_STOP_WORDS,
+            Self::Language(l) => l.stop_words(),
             Self::Standard | Self::Keyword | Self::Whitespace | Self::Simple | Self::Custom => &[],
+        }
+    }
+}
+
+/// The languages of [`AnalyzerKind::Language`], by their analyzers' names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    Danish,
+    Finnish,
+    Hungarian,
+    Norwegian,
+    Russian,
+}
+
+impl Language {
+    pub const ALL: [Language; 5] =
+        [Language::Danish, Language::Finnish, Language::Hungarian, Language::Norwegian, Language::Russian];
+
+    /// The analyzer's name (and its stop list's, between underscores: `_danish_`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Danish => "danish",
+            Language::Finnish => "finnish",
+            Language::Hungarian => "hungarian",
+            Language::Norwegian => "norwegian",
+            Language::Russian => "russian",
+        }
+    }
+
+    /// The language's default stop words (Lucene's analyzer's).
+    pub fn stop_words(self) -> &'static [&'static str] {
+        match self {
+            Language::Danish => stop_words::DANISH,
+            Language::Finnish => stop_words::FINNISH,
+            Language::Hungarian => stop_words::HUNGARIAN,
+            Language::Norwegian => stop_words::NORWEGIAN,
+            Language::Russian => stop_words::RUSSIAN,
+        }
+    }
+
+    /// Its Snowball stemmer's name.
+    fn snowball(self) -> &'static str {
+        match self {
+            Language::Danish => "Danish",
+            Language::Finnish => "Finnish",
+            Language::Hungarian => "Hungarian",
+            Language::Norwegian => "Norwegian",
+            Language::Russian => "Russian",
         }
     }
 }
@@ -112,8 +167,13 @@ impl Analyzer {
         let has_stop = !matches!(&stop, TokenFilter::Stop { words, .. } if words.is_empty());
         let mut filters = Vec::new();
         // The simple and stop analyzers' tokenizer lowercases.
-        let lowercases =
-            matches!(kind, AnalyzerKind::Standard | AnalyzerKind::English | AnalyzerKind::Snowball);
+        let lowercases = matches!(
+            kind,
+            AnalyzerKind::Standard
+                | AnalyzerKind::English
+                | AnalyzerKind::Snowball
+                | AnalyzerKind::Language(_)
+        );
         if lowercases {
             filters.push(TokenFilter::Lowercase);
         }
@@ -127,6 +187,9 @@ impl Analyzer {
         match kind {
             AnalyzerKind::English => filters.push(TokenFilter::PorterStem),
             AnalyzerKind::Snowball => filters.push(TokenFilter::snowball_english()),
+            AnalyzerKind::Language(l) => {
+                filters.push(TokenFilter::Snowball(Snowball::named(l.snowball()).expect("offered")))
+            }
             AnalyzerKind::Standard
             | AnalyzerKind::Keyword
             | AnalyzerKind::Whitespace

@@ -3,8 +3,11 @@
 //! named `default` analyzes every text field that names none.
 //!
 //! - `analysis.analyzer.NAME`: a built-in analyzer (`type` `standard`,
-//!   `english`, `snowball` or `stop`, with its own `stopwords`: a list,
-//!   `_english_` or `_none_`; `simple`, `whitespace`), or `type: custom`: a
+//!   `english`, `snowball`, `stop`, or a language's (`danish`, `finnish`,
+//!   `hungarian`, `norwegian`, `russian`: Lucene's analyzers of those
+//!   languages, Snowball's stemmer after their stop words), with its own
+//!   `stopwords`: a list, `_english_`, a language's (`_russian_`) or `_none_`;
+//!   `simple`, `whitespace`), or `type: custom`: a
 //!   `tokenizer` (`standard`, `whitespace`, `keyword`, `letter`,
 //!   `lowercase`, `ngram`, `edge_ngram`, `pattern`, `char_group`,
 //!   `path_hierarchy`) and a
@@ -48,7 +51,7 @@ use std::sync::Arc;
 
 use needle_analysis::{
     check_replacement, java_regex, Analyzer, AnalyzerKind, CharFilter, CharGroupTokenizer, GramTokenizer,
-    Grams, HtmlStrip, Mapping, PathHierarchy, PatternTokenizer, Snowball, SynonymMap, TokenChars,
+    Grams, HtmlStrip, Language, Mapping, PathHierarchy, PatternTokenizer, Snowball, SynonymMap, TokenChars,
     TokenFilter, Tokenizer, WordDelimiter, ENGLISH_STOP_WORDS,
 };
 use needle_core::{Error, Result};
@@ -1076,20 +1079,26 @@ fn built_in(name: &str, kind: &str) -> Result<AnalyzerKind> {
         Some(k) if k != AnalyzerKind::Keyword => Ok(k),
         _ => Err(Error::invalid(format!(
             "Unknown analyzer type [{kind}] for [{name}] (Needle's are standard, english, snowball, simple, \
-             stop, whitespace and custom)"
+             stop, whitespace, danish, finnish, hungarian, norwegian, russian and custom)"
         ))),
     }
 }
 
-/// The words a `stopwords` parameter names: a list (or one word), `_english_` or `_none_`.
+/// The words a `stopwords` parameter names: a list (or one word),
+/// `_english_` or a built-in language's (`_russian_`), or `_none_`.
 fn stop_list(name: &str, v: &Value) -> Result<Vec<String>> {
+    let listed = |words: &[&str]| words.iter().map(|w| (*w).to_string()).collect();
     match v {
-        Value::String(s) if s == "_english_" => {
-            Ok(ENGLISH_STOP_WORDS.iter().map(|w| (*w).to_string()).collect())
-        }
+        Value::String(s) if s == "_english_" => Ok(listed(ENGLISH_STOP_WORDS)),
         Value::String(s) if s == "_none_" => Ok(Vec::new()),
         Value::String(s) if s.len() > 2 && s.starts_with('_') && s.ends_with('_') => {
-            Err(not_yet(format!("the stop words [{s}] of [{name}] (_english_, _none_ or a list)")))
+            match Language::ALL.iter().find(|l| l.name() == &s[1..s.len() - 1]) {
+                Some(language) => Ok(listed(language.stop_words())),
+                None => Err(not_yet(format!(
+                    "the stop words [{s}] of [{name}] (_english_, _danish_, _finnish_, _hungarian_, \
+                     _norwegian_, _russian_, _none_ or a list)"
+                ))),
+            }
         }
         Value::Array(words) => Ok(words.iter().map(|w| w.as_str().unwrap_or_default().to_string()).collect()),
         Value::String(s) => Ok(vec![s.clone()]),

@@ -3,8 +3,9 @@
 the `kstem` filter (Lucene's KStemFilter, also the `stemmer` filter's
 `light_english`), beside the Porter stemmer, and with the `snowball` filter
 in every language Needle offers (and the `stemmer` languages Elasticsearch
-runs Snowball's stemmer for), on 40 words of each from
-`tests/golden/lucene/snowball.jsonl`: `_analyze` tokens of the
+runs Snowball's stemmer for), and the danish, finnish, hungarian, norwegian
+and russian analyzers (their stop words, a language's stop list by name), on
+40 words of each from `tests/golden/lucene/snowball.jsonl`: `_analyze` tokens of the
 filter by name, defined in place and through an index's analyzers, the
 stemmer's language names (case ignored), keyword-marked terms left alone,
 searches through a kstem field (words of one stem find each other, words
@@ -27,6 +28,7 @@ from multi_fields import analyze_step, bulk_step, record_main, search_step
 
 SNOWBALL = ["Arabic", "Danish", "Dutch", "English", "Finnish", "French", "Greek", "Hungarian", "Italian",
             "Norwegian", "Portuguese", "Russian", "Spanish", "Tamil", "Turkish"]
+LANGUAGE_ANALYZERS = ["danish", "finnish", "hungarian", "norwegian", "russian"]
 STEMMER_SNOWBALL = ["danish", "dutch", "finnish", "french", "hungarian", "italian", "norwegian", "portuguese",
                     "russian", "spanish", "turkish"]
 
@@ -42,9 +44,12 @@ SETTINGS = {"analysis": {
         "minimal_camel": {"type": "stemmer", "language": "minimalEnglish"},
         "keep": {"type": "keyword_marker", "keywords": ["treaties"]},
         "french_snow": {"type": "snowball", "language": "french"},
+        "russian_stop": {"type": "stop", "stopwords": "_russian_"},
     },
     "analyzer": {
         "french": {"tokenizer": "standard", "filter": ["lowercase", "french_snow"]},
+        "danish_all": {"type": "danish", "stopwords": "_none_"},
+        "russian_stops": {"tokenizer": "standard", "filter": ["lowercase", "russian_stop"]},
         "k": {"tokenizer": "standard", "filter": ["lowercase", "kstem"]},
         "light": {"tokenizer": "standard", "filter": ["lowercase", "light"]},
         "kept": {"tokenizer": "standard", "filter": ["lowercase", "keep", "typed"]},
@@ -55,10 +60,11 @@ MAPPING = {"properties": {
     "body": {"type": "text", "analyzer": "k"},
     "porter": {"type": "text", "analyzer": "english"},
     "fr": {"type": "text", "analyzer": "french"},
+    "ru": {"type": "text", "analyzer": "russian"},
 }}
 DOCS = [
     {"body": "The treaties were signed by the presidents", "porter": "The treaties were signed by the presidents",
-     "fr": "Les assemblées nationales"},
+     "fr": "Les assemblées nationales", "ru": "Государственные думы и советы"},
     {"body": "A treaty of organizational reform", "porter": "A treaty of organizational reform"},
     {"body": "Happiness and happy nations", "porter": "Happiness and happy nations"},
     {"body": "Italians walked to the American embassy", "porter": "Italians walked to the American embassy"},
@@ -109,6 +115,12 @@ def steps():
         *[analyze({"tokenizer": "whitespace", "filter": [{"type": "stemmer", "language": lang}],
                    "text": " ".join(words(lang.capitalize()))}, None) for lang in STEMMER_SNOWBALL],
         search({"query": {"match": {"fr": "nationales"}}}),
+        *[analyze({"analyzer": lang, "text": "Det OG " + " ".join(words(lang.capitalize()))}, None)
+          for lang in LANGUAGE_ANALYZERS],
+        analyze({"analyzer": "danish_all", "text": " ".join(words("Danish")[:20])}),
+        analyze({"analyzer": "russian_stops", "text": " ".join(words("Russian")[:20])}),
+        search({"query": {"match": {"ru": "государственная дума"}}}),
+        search({"query": {"match": {"ru": "и"}}}),
         search({"query": {"match": {"body": "treaty"}}}),
         search({"query": {"match": {"body": "organization"}}}),
         search({"query": {"match": {"body": "happy"}}}),

@@ -6,4 +6,5 @@ pub(crate) mod char_classes;
 pub(crate) mod html_entities;
 pub(crate) mod kstem_dictionary;
 pub(crate) mod letters;
+pub(crate) mod stop_words;
 pub(crate) mod word_delimiter_types;
