@@ -12,6 +12,7 @@ use std::collections::HashSet;
 
 use crate::char_filters::{CharFilter, Filtered};
 use crate::filters::{lowercase_into, Snowball, TokenFilter};
+use crate::light_stemmers::LightStemmer;
 use crate::stopwords::ENGLISH_STOP_WORDS;
 use crate::tables::stop_words;
 use crate::tokenizer::Tokenizer;
@@ -100,11 +101,24 @@ pub enum Language {
     Hungarian,
     Norwegian,
     Russian,
+    French,
+    German,
+    Spanish,
+    Italian,
 }
 
 impl Language {
-    pub const ALL: [Language; 5] =
-        [Language::Danish, Language::Finnish, Language::Hungarian, Language::Norwegian, Language::Russian];
+    pub const ALL: [Language; 9] = [
+        Language::Danish,
+        Language::Finnish,
+        Language::Hungarian,
+        Language::Norwegian,
+        Language::Russian,
+        Language::French,
+        Language::German,
+        Language::Spanish,
+        Language::Italian,
+    ];
 
     /// The analyzer's name (and its stop list's, between underscores: `_danish_`).
     pub fn name(self) -> &'static str {
@@ -114,6 +128,10 @@ impl Language {
             Language::Hungarian => "hungarian",
             Language::Norwegian => "norwegian",
             Language::Russian => "russian",
+            Language::French => "french",
+            Language::German => "german",
+            Language::Spanish => "spanish",
+            Language::Italian => "italian",
         }
     }
 
@@ -125,17 +143,39 @@ impl Language {
             Language::Hungarian => stop_words::HUNGARIAN,
             Language::Norwegian => stop_words::NORWEGIAN,
             Language::Russian => stop_words::RUSSIAN,
+            Language::French => stop_words::FRENCH,
+            Language::German => stop_words::GERMAN,
+            Language::Spanish => stop_words::SPANISH,
+            Language::Italian => stop_words::ITALIAN,
         }
     }
 
-    /// Its Snowball stemmer's name.
-    fn snowball(self) -> &'static str {
+    /// The articles its analyzer's elision filter takes off the front of a
+    /// word (`l'`, `dell'`), compared ignoring case; none for most.
+    pub fn articles(self) -> &'static [&'static str] {
         match self {
-            Language::Danish => "Danish",
-            Language::Finnish => "Finnish",
-            Language::Hungarian => "Hungarian",
-            Language::Norwegian => "Norwegian",
-            Language::Russian => "Russian",
+            Language::French => stop_words::FRENCH_ARTICLES,
+            Language::Italian => stop_words::ITALIAN_ARTICLES,
+            _ => &[],
+        }
+    }
+
+    /// What its analyzer does after the stop words, as Lucene's: a Snowball
+    /// stemmer, or German normalization and a light stemmer.
+    fn stemming(self) -> Vec<TokenFilter> {
+        let snowball = |name| vec![TokenFilter::Snowball(Snowball::named(name).expect("offered"))];
+        match self {
+            Language::Danish => snowball("Danish"),
+            Language::Finnish => snowball("Finnish"),
+            Language::Hungarian => snowball("Hungarian"),
+            Language::Norwegian => snowball("Norwegian"),
+            Language::Russian => snowball("Russian"),
+            Language::French => vec![TokenFilter::LightStem(LightStemmer::French)],
+            Language::German => {
+                vec![TokenFilter::GermanNormalization, TokenFilter::LightStem(LightStemmer::German)]
+            }
+            Language::Spanish => vec![TokenFilter::LightStem(LightStemmer::Spanish)],
+            Language::Italian => vec![TokenFilter::LightStem(LightStemmer::Italian)],
         }
     }
 }
@@ -166,6 +206,15 @@ impl Analyzer {
         };
         let has_stop = !matches!(&stop, TokenFilter::Stop { words, .. } if words.is_empty());
         let mut filters = Vec::new();
+        // French and Italian take articles off before lowercasing (comparing them ignoring case).
+        if let AnalyzerKind::Language(l) = kind {
+            if !l.articles().is_empty() {
+                filters.push(TokenFilter::Elision {
+                    articles: l.articles().iter().map(|a| (*a).to_string()).collect(),
+                    ignore_case: true,
+                });
+            }
+        }
         // The simple and stop analyzers' tokenizer lowercases.
         let lowercases = matches!(
             kind,
@@ -187,9 +236,7 @@ impl Analyzer {
         match kind {
             AnalyzerKind::English => filters.push(TokenFilter::PorterStem),
             AnalyzerKind::Snowball => filters.push(TokenFilter::snowball_english()),
-            AnalyzerKind::Language(l) => {
-                filters.push(TokenFilter::Snowball(Snowball::named(l.snowball()).expect("offered")))
-            }
+            AnalyzerKind::Language(l) => filters.extend(l.stemming()),
             AnalyzerKind::Standard
             | AnalyzerKind::Keyword
             | AnalyzerKind::Whitespace
@@ -286,6 +333,7 @@ impl Analyzer {
                     | TokenFilter::Snowball(_)
                     | TokenFilter::MinimalEnglish
                     | TokenFilter::KStem
+                    | TokenFilter::LightStem(_)
                     | TokenFilter::WordDelimiter(_)
                     | TokenFilter::KeywordMarker { .. }
                     | TokenFilter::StemmerOverride(_)

@@ -14,6 +14,7 @@ use regex::Regex;
 
 use crate::analyzer::Token;
 use crate::kstem;
+use crate::light_stemmers::{german_normalize, LightStemmer};
 use crate::porter;
 use crate::synonyms::SynonymMap;
 use crate::tables::ascii_folding::ASCII_FOLDING;
@@ -70,6 +71,10 @@ pub enum TokenFilter {
     MinimalEnglish,
     /// `KStemFilter`: Krovetz's dictionary-checked stemmer (`kstem.rs`).
     KStem,
+    /// A language's light stemmer (`FrenchLightStemFilter`, ...: `light_stemmers.rs`).
+    LightStem(LightStemmer),
+    /// `GermanNormalizationFilter`: `ß` to `ss`, umlauts (written or not) to their vowel.
+    GermanNormalization,
     /// `SetKeywordMarkerFilter` / `PatternKeywordMarkerFilter`: marks the
     /// terms of the set (compared lowercased when `ignore_case`), or those the
     /// whole `pattern` matches, as keywords: the stemmers after leave them be.
@@ -163,6 +168,8 @@ impl std::fmt::Debug for TokenFilter {
             TokenFilter::DecimalDigit => f.write_str("DecimalDigit"),
             TokenFilter::MinimalEnglish => f.write_str("MinimalEnglish"),
             TokenFilter::KStem => f.write_str("KStem"),
+            TokenFilter::LightStem(l) => write!(f, "LightStem({l:?})"),
+            TokenFilter::GermanNormalization => f.write_str("GermanNormalization"),
             TokenFilter::KeywordMarker { words, ignore_case, pattern } => {
                 write!(
                     f,
@@ -290,6 +297,8 @@ impl TokenFilter {
                     *term = stem;
                 }
             }
+            TokenFilter::LightStem(l) => *term = l.stem(term),
+            TokenFilter::GermanNormalization => *term = german_normalize(term),
             TokenFilter::Grams(_)
             | TokenFilter::Synonyms(_)
             | TokenFilter::KeywordMarker { .. }
@@ -325,6 +334,7 @@ impl TokenFilter {
             | TokenFilter::Snowball(_)
             | TokenFilter::MinimalEnglish
             | TokenFilter::KStem
+            | TokenFilter::LightStem(_)
                 if token.keyword =>
             {
                 true

@@ -5,7 +5,9 @@
 //! - `analysis.analyzer.NAME`: a built-in analyzer (`type` `standard`,
 //!   `english`, `snowball`, `stop`, or a language's (`danish`, `finnish`,
 //!   `hungarian`, `norwegian`, `russian`: Lucene's analyzers of those
-//!   languages, Snowball's stemmer after their stop words), with its own
+//!   languages, Snowball's stemmer after their stop words; `french`,
+//!   `german`, `spanish`, `italian`: its light stemmer instead, French and
+//!   Italian articles elided first, German normalized), with its own
 //!   `stopwords`: a list, `_english_`, a language's (`_russian_`) or `_none_`;
 //!   `simple`, `whitespace`), or `type: custom`: a
 //!   `tokenizer` (`standard`, `whitespace`, `keyword`, `letter`,
@@ -17,9 +19,11 @@
 //! - `analysis.filter.NAME`: a filter a custom analyzer names, of type
 //!   `stop` (`stopwords`, `ignore_case`), `stemmer` (`language`: `english`
 //!   or `porter`, `porter2`, `light_english` or `kstem`,
-//!   `possessive_english`, `minimal_english`; and Snowball's for `danish`,
+//!   `possessive_english`, `minimal_english`, `light_french`, `light_german`,
+//!   `light_spanish`, `light_italian`; and Snowball's for `danish`,
 //!   `dutch`, `finnish`, `french`, `hungarian`, `italian`, `norwegian`,
 //!   `portuguese`, `russian`, `spanish`, `turkish`), `porter_stem`, `kstem`,
+//!   `german_normalization`,
 //!   `snowball` (`language`: each of `needle_analysis::Snowball`'s), `length` (`min`, `max`), `truncate`
 //!   (`length`), `asciifolding`, `lowercase`, `uppercase`, `trim`, `reverse`,
 //!   `apostrophe`, `decimal_digit`, `elision` (`articles`, `articles_case`),
@@ -51,8 +55,8 @@ use std::sync::Arc;
 
 use needle_analysis::{
     check_replacement, java_regex, Analyzer, AnalyzerKind, CharFilter, CharGroupTokenizer, GramTokenizer,
-    Grams, HtmlStrip, Language, Mapping, PathHierarchy, PatternTokenizer, Snowball, SynonymMap, TokenChars,
-    TokenFilter, Tokenizer, WordDelimiter, ENGLISH_STOP_WORDS,
+    Grams, HtmlStrip, Language, LightStemmer, Mapping, PathHierarchy, PatternTokenizer, Snowball, SynonymMap,
+    TokenChars, TokenFilter, Tokenizer, WordDelimiter, ENGLISH_STOP_WORDS,
 };
 use needle_core::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -427,13 +431,10 @@ const PRE_BUILT_FILTERS: &[&str] = &[
     "unique",
     "limit",
     "kstem",
+    "german_normalization",
     "uppercase",
     "word_delimiter_graph",
 ];
-
-/// Lucene's FrenchAnalyzer's articles, what the built-in `elision` filter removes.
-const FRENCH_ARTICLES: &[&str] =
-    &["l", "m", "t", "qu", "n", "s", "j", "d", "c", "jusqu", "quoiqu", "lorsqu", "puisqu"];
 
 /// Built-in filter `name`, as Elasticsearch pre-builds it.
 fn pre_built_filter(name: &str) -> Option<TokenFilter> {
@@ -446,6 +447,7 @@ fn pre_built_filter(name: &str) -> Option<TokenFilter> {
         "lowercase" => TokenFilter::Lowercase,
         "porter_stem" | "stemmer" => TokenFilter::PorterStem,
         "kstem" => TokenFilter::KStem,
+        "german_normalization" => TokenFilter::GermanNormalization,
         "word_delimiter_graph" => TokenFilter::WordDelimiter(Box::default()),
         "reverse" => TokenFilter::Reverse,
         "snowball" => TokenFilter::snowball_english(),
@@ -457,7 +459,8 @@ fn pre_built_filter(name: &str) -> Option<TokenFilter> {
         "unique" => TokenFilter::Unique { only_on_same_position: false },
         "limit" => TokenFilter::Limit(1),
         "elision" => TokenFilter::Elision {
-            articles: FRENCH_ARTICLES.iter().map(|a| (*a).to_string()).collect(),
+            // Lucene's FrenchAnalyzer's articles, as Elasticsearch builds the filter in.
+            articles: Language::French.articles().iter().map(|a| (*a).to_string()).collect(),
             ignore_case: true,
         },
         _ => return None,
@@ -514,6 +517,10 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             "light_english" | "lightenglish" | "kstem" => Ok(TokenFilter::KStem),
             "possessive_english" | "possessiveenglish" => Ok(TokenFilter::EnglishPossessive),
             "minimal_english" | "minimalenglish" => Ok(TokenFilter::MinimalEnglish),
+            "light_french" => Ok(TokenFilter::LightStem(LightStemmer::French)),
+            "light_german" => Ok(TokenFilter::LightStem(LightStemmer::German)),
+            "light_spanish" => Ok(TokenFilter::LightStem(LightStemmer::Spanish)),
+            "light_italian" => Ok(TokenFilter::LightStem(LightStemmer::Italian)),
             // Elasticsearch's stemmer runs Snowball's stemmer for these languages.
             "danish" | "dutch" | "finnish" | "french" | "hungarian" | "italian" | "norwegian"
             | "portuguese" | "russian" | "spanish" | "turkish" => snowball(f, language.unwrap_or_default()),
@@ -597,8 +604,16 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             }
             Ok(TokenFilter::StemmerOverride(Arc::new(map)))
         }
-        "lowercase" | "uppercase" | "asciifolding" | "trim" | "reverse" | "apostrophe" | "decimal_digit"
-        | "porter_stem" | "kstem" => Ok(pre_built_filter(kind).expect("a pre-built filter")),
+        "lowercase"
+        | "uppercase"
+        | "asciifolding"
+        | "trim"
+        | "reverse"
+        | "apostrophe"
+        | "decimal_digit"
+        | "porter_stem"
+        | "kstem"
+        | "german_normalization" => Ok(pre_built_filter(kind).expect("a pre-built filter")),
         other => Err(not_yet(format!("the filter type [{other}] of filter [{f}]"))),
     }
 }
@@ -1079,7 +1094,8 @@ fn built_in(name: &str, kind: &str) -> Result<AnalyzerKind> {
         Some(k) if k != AnalyzerKind::Keyword => Ok(k),
         _ => Err(Error::invalid(format!(
             "Unknown analyzer type [{kind}] for [{name}] (Needle's are standard, english, snowball, simple, \
-             stop, whitespace, danish, finnish, hungarian, norwegian, russian and custom)"
+             stop, whitespace, danish, finnish, french, german, hungarian, italian, norwegian, russian, spanish \
+             and custom)"
         ))),
     }
 }
@@ -1095,8 +1111,8 @@ fn stop_list(name: &str, v: &Value) -> Result<Vec<String>> {
             match Language::ALL.iter().find(|l| l.name() == &s[1..s.len() - 1]) {
                 Some(language) => Ok(listed(language.stop_words())),
                 None => Err(not_yet(format!(
-                    "the stop words [{s}] of [{name}] (_english_, _danish_, _finnish_, _hungarian_, \
-                     _norwegian_, _russian_, _none_ or a list)"
+                    "the stop words [{s}] of [{name}] (_english_, a built-in language's such as _french_, \
+                     _none_ or a list)"
                 ))),
             }
         }
@@ -1285,7 +1301,7 @@ mod tests {
                 json!({"filter": {"f": {"type": "stemmer", "language": "swedish"}}}),
                 "stemmer language [swedish]",
             ),
-            (json!({"analyzer": {"x": {"type": "english", "stopwords": "_french_"}}}), "_french_"),
+            (json!({"analyzer": {"x": {"type": "english", "stopwords": "_klingon_"}}}), "_klingon_"),
         ] {
             let e = read(&json!({"analysis": analysis})).unwrap_err().to_string();
             assert!(e.contains(says), "{analysis}: {e}");

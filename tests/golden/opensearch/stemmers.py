@@ -3,9 +3,10 @@
 the `kstem` filter (Lucene's KStemFilter, also the `stemmer` filter's
 `light_english`), beside the Porter stemmer, and with the `snowball` filter
 in every language Needle offers (and the `stemmer` languages Elasticsearch
-runs Snowball's stemmer for), and the danish, finnish, hungarian, norwegian
-and russian analyzers (their stop words, a language's stop list by name), on
-40 words of each from `tests/golden/lucene/snowball.jsonl`: `_analyze` tokens of the
+runs Snowball's stemmer for), and the danish, finnish, hungarian, norwegian,
+russian, french, german, spanish and italian analyzers (their stop words, a
+language's stop list by name, elided articles, German normalization), the
+light stemmers and the german_normalization filter, on 40 words of each from `tests/golden/lucene/snowball.jsonl`: `_analyze` tokens of the
 filter by name, defined in place and through an index's analyzers, the
 stemmer's language names (case ignored), keyword-marked terms left alone,
 searches through a kstem field (words of one stem find each other, words
@@ -28,7 +29,14 @@ from multi_fields import analyze_step, bulk_step, record_main, search_step
 
 SNOWBALL = ["Arabic", "Danish", "Dutch", "English", "Finnish", "French", "Greek", "Hungarian", "Italian",
             "Norwegian", "Portuguese", "Russian", "Spanish", "Tamil", "Turkish"]
-LANGUAGE_ANALYZERS = ["danish", "finnish", "hungarian", "norwegian", "russian"]
+LANGUAGE_ANALYZERS = ["danish", "finnish", "hungarian", "norwegian", "russian", "french", "german", "spanish",
+                      "italian"]
+LIGHT = ["light_french", "light_german", "light_spanish", "light_italian"]
+# Elided articles, accents, umlauts written out, sharp s.
+PHRASES = {"french": "L'Assemblée nationale d'État QU'ILS jusqu'aux organisations nationaux",
+           "italian": "Dell'Italia all'università l'amicizia gl'italiani",
+           "german": "Straße Häuser Haeuser schoen Quelle Bücher",
+           "spanish": "Las canciones felices naciones"}
 STEMMER_SNOWBALL = ["danish", "dutch", "finnish", "french", "hungarian", "italian", "norwegian", "portuguese",
                     "russian", "spanish", "turkish"]
 
@@ -115,8 +123,12 @@ def steps():
         *[analyze({"tokenizer": "whitespace", "filter": [{"type": "stemmer", "language": lang}],
                    "text": " ".join(words(lang.capitalize()))}, None) for lang in STEMMER_SNOWBALL],
         search({"query": {"match": {"fr": "nationales"}}}),
-        *[analyze({"analyzer": lang, "text": "Det OG " + " ".join(words(lang.capitalize()))}, None)
-          for lang in LANGUAGE_ANALYZERS],
+        *[analyze({"analyzer": lang, "text": "Det OG " + PHRASES.get(lang, "") + " " + " ".join(words(lang.capitalize()))},
+                  None) for lang in LANGUAGE_ANALYZERS],
+        *[analyze({"tokenizer": "whitespace", "filter": [{"type": "stemmer", "language": lang}],
+                   "text": " ".join(words(lang[len("light_"):].capitalize()))}, None) for lang in LIGHT],
+        analyze({"tokenizer": "whitespace", "filter": ["german_normalization"], "text": PHRASES["german"]}, None),
+        analyze({"tokenizer": "whitespace", "filter": [{"type": "german_normalization"}], "text": "Aeon quae"}, None),
         analyze({"analyzer": "danish_all", "text": " ".join(words("Danish")[:20])}),
         analyze({"analyzer": "russian_stops", "text": " ".join(words("Russian")[:20])}),
         search({"query": {"match": {"ru": "государственная дума"}}}),

@@ -1,0 +1,46 @@
+import java.io.*;
+import java.nio.charset.StandardCharsets;
+import org.apache.lucene.analysis.TokenFilter;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.core.KeywordTokenizer;
+import org.apache.lucene.analysis.de.GermanLightStemFilter;
+import org.apache.lucene.analysis.de.GermanNormalizationFilter;
+import org.apache.lucene.analysis.es.SpanishLightStemFilter;
+import org.apache.lucene.analysis.fr.FrenchLightStemFilter;
+import org.apache.lucene.analysis.it.ItalianLightStemFilter;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+
+/**
+ * Runs one of Lucene's light stem filters (or German normalization) on each
+ * line of standard input, `Filter<TAB>word` (French, German, Spanish, Italian
+ * or GermanNormalization), and prints what it makes of the word, for
+ * light_stem_cases.py.
+ */
+public class LightStemCases {
+  public static void main(String[] args) throws IOException {
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    PrintStream out = new PrintStream(new BufferedOutputStream(System.out), false, StandardCharsets.UTF_8);
+    KeywordTokenizer tokenizer = new KeywordTokenizer();
+    String line;
+    while ((line = in.readLine()) != null) {
+      String[] parts = line.split("\t", -1);
+      tokenizer.setReader(new StringReader(parts[1]));
+      TokenFilter filter = switch (parts[0]) {
+        case "French" -> new FrenchLightStemFilter(tokenizer);
+        case "German" -> new GermanLightStemFilter(tokenizer);
+        case "Spanish" -> new SpanishLightStemFilter(tokenizer);
+        case "Italian" -> new ItalianLightStemFilter(tokenizer);
+        case "GermanNormalization" -> new GermanNormalizationFilter(tokenizer);
+        default -> throw new IllegalArgumentException(parts[0]);
+      };
+      try (TokenStream stream = filter) {
+        CharTermAttribute term = stream.addAttribute(CharTermAttribute.class);
+        stream.reset();
+        if (!stream.incrementToken()) throw new IllegalStateException("no token for " + line);
+        out.println(term.toString());
+        stream.end();
+      }
+    }
+    out.flush();
+  }
+}
