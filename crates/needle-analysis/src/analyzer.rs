@@ -105,10 +105,11 @@ pub enum Language {
     German,
     Spanish,
     Italian,
+    Portuguese,
 }
 
 impl Language {
-    pub const ALL: [Language; 9] = [
+    pub const ALL: [Language; 10] = [
         Language::Danish,
         Language::Finnish,
         Language::Hungarian,
@@ -118,6 +119,7 @@ impl Language {
         Language::German,
         Language::Spanish,
         Language::Italian,
+        Language::Portuguese,
     ];
 
     /// The analyzer's name (and its stop list's, between underscores: `_danish_`).
@@ -132,6 +134,7 @@ impl Language {
             Language::German => "german",
             Language::Spanish => "spanish",
             Language::Italian => "italian",
+            Language::Portuguese => "portuguese",
         }
     }
 
@@ -147,6 +150,7 @@ impl Language {
             Language::German => stop_words::GERMAN,
             Language::Spanish => stop_words::SPANISH,
             Language::Italian => stop_words::ITALIAN,
+            Language::Portuguese => stop_words::PORTUGUESE,
         }
     }
 
@@ -176,6 +180,7 @@ impl Language {
             }
             Language::Spanish => vec![TokenFilter::LightStem(LightStemmer::Spanish)],
             Language::Italian => vec![TokenFilter::LightStem(LightStemmer::Italian)],
+            Language::Portuguese => vec![TokenFilter::LightStem(LightStemmer::Portuguese)],
         }
     }
 }

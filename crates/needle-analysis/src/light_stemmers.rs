@@ -1,7 +1,8 @@
 //! Jacques Savoy's light stemmers, as Lucene's FrenchLightStemFilter,
-//! GermanLightStemFilter, SpanishLightStemFilter and ItalianLightStemFilter
-//! apply them (the stemmers of Elasticsearch's `french`, `german`, `spanish`
-//! and `italian` analyzers, and of its `stemmer` filter's `light_*`
+//! GermanLightStemFilter, SpanishLightStemFilter, ItalianLightStemFilter and
+//! PortugueseLightStemFilter apply them (the stemmers of Elasticsearch's
+//! `french`, `german`, `spanish`, `italian` and `portuguese` analyzers, and
+//! of its `stemmer` filter's `light_*`
 //! languages), and Lucene's GermanNormalizationFilter (`ß` to `ss`, umlauts
 //! and `ae`, `oe`, `ue` to their vowel). They cut a few endings and fold
 //! accents, working on the term's UTF-16 units with Lucene's lengths, so a
@@ -17,6 +18,7 @@ pub enum LightStemmer {
     German,
     Spanish,
     Italian,
+    Portuguese,
 }
 
 impl LightStemmer {
@@ -28,6 +30,7 @@ impl LightStemmer {
             LightStemmer::German => german(&mut s),
             LightStemmer::Spanish => spanish(&mut s),
             LightStemmer::Italian => italian(&mut s),
+            LightStemmer::Portuguese => portuguese(&mut s),
         };
         String::from_utf16_lossy(&s[..len])
     }
@@ -99,6 +102,102 @@ fn italian(s: &mut [u16]) -> usize {
         ('e' | 'i' | 'a' | 'o', _) => len - 1,
         _ => len,
     }
+}
+
+fn portuguese(s: &mut [u16]) -> usize {
+    if s.len() < 4 {
+        return s.len();
+    }
+    let mut len = portuguese_suffix(s, s.len());
+    if len > 3 && s[len - 1] == u('a') {
+        len = portuguese_feminine(s, len);
+    }
+    if len > 4 && matches!(char::from_u32(u32::from(s[len - 1])), Some('e' | 'a' | 'o')) {
+        len -= 1;
+    }
+    for c in s[..len].iter_mut() {
+        *c = match char::from_u32(u32::from(*c)) {
+            Some('à' | 'á' | 'â' | 'ä' | 'ã') => u('a'),
+            Some('ò' | 'ó' | 'ô' | 'ö' | 'õ') => u('o'),
+            Some('è' | 'é' | 'ê' | 'ë') => u('e'),
+            Some('ù' | 'ú' | 'û' | 'ü') => u('u'),
+            Some('ì' | 'í' | 'î' | 'ï') => u('i'),
+            Some('ç') => u('c'),
+            _ => *c,
+        };
+    }
+    len
+}
+
+/// Portuguese plurals and `-mente`.
+fn portuguese_suffix(s: &mut [u16], len: usize) -> usize {
+    if len > 4
+        && ends_with(s, len, "es")
+        && matches!(char::from_u32(u32::from(s[len - 3])), Some('r' | 's' | 'l' | 'z'))
+    {
+        return len - 2;
+    }
+    if len > 3 && ends_with(s, len, "ns") {
+        s[len - 2] = u('m');
+        return len - 1;
+    }
+    if len > 4 && (ends_with(s, len, "eis") || ends_with(s, len, "éis")) {
+        set_tail(s, len - 1, "el");
+        return len - 1;
+    }
+    if len > 4 && ends_with(s, len, "ais") {
+        s[len - 2] = u('l');
+        return len - 1;
+    }
+    if len > 4 && ends_with(s, len, "óis") {
+        set_tail(s, len - 1, "ol");
+        return len - 1;
+    }
+    if len > 4 && ends_with(s, len, "is") {
+        s[len - 1] = u('l');
+        return len;
+    }
+    if len > 3 && (ends_with(s, len, "ões") || ends_with(s, len, "ães")) {
+        set_tail(s, len - 1, "ão");
+        return len - 1;
+    }
+    if len > 6 && ends_with(s, len, "mente") {
+        return len - 5;
+    }
+    if len > 3 && s[len - 1] == u('s') {
+        return len - 1;
+    }
+    len
+}
+
+/// Portuguese feminine endings made masculine.
+fn portuguese_feminine(s: &mut [u16], len: usize) -> usize {
+    if len > 7 && ["inha", "iaca", "eira"].iter().any(|e| ends_with(s, len, e)) {
+        s[len - 1] = u('o');
+        return len;
+    }
+    if len > 6 {
+        if ["osa", "ica", "ida", "ada", "iva", "ama"].iter().any(|e| ends_with(s, len, e)) {
+            s[len - 1] = u('o');
+            return len;
+        }
+        if ends_with(s, len, "ona") {
+            set_tail(s, len - 1, "ão");
+            return len - 1;
+        }
+        if ends_with(s, len, "ora") {
+            return len - 1;
+        }
+        if ends_with(s, len, "esa") {
+            s[len - 3] = u('ê');
+            return len - 1;
+        }
+        if ends_with(s, len, "na") {
+            s[len - 1] = u('o');
+            return len;
+        }
+    }
+    len
 }
 
 fn german(s: &mut [u16]) -> usize {
@@ -345,6 +444,7 @@ mod tests {
                 "German" => LightStemmer::German.stem(&word),
                 "Spanish" => LightStemmer::Spanish.stem(&word),
                 "Italian" => LightStemmer::Italian.stem(&word),
+                "Portuguese" => LightStemmer::Portuguese.stem(&word),
                 "GermanNormalization" => german_normalize(&word),
                 other => panic!("unknown filter {other}"),
             };

@@ -8,12 +8,13 @@ import org.apache.lucene.analysis.de.GermanNormalizationFilter;
 import org.apache.lucene.analysis.es.SpanishLightStemFilter;
 import org.apache.lucene.analysis.fr.FrenchLightStemFilter;
 import org.apache.lucene.analysis.it.ItalianLightStemFilter;
+import org.apache.lucene.analysis.pt.PortugueseLightStemFilter;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 
 /**
  * Runs one of Lucene's light stem filters (or German normalization) on each
- * line of standard input, `Filter<TAB>word` (French, German, Spanish, Italian
- * or GermanNormalization), and prints what it makes of the word, for
+ * line of standard input, `Filter<TAB>word` (French, German, Spanish, Italian,
+ * Portuguese or GermanNormalization), and prints what it makes of the word, for
  * light_stem_cases.py.
  */
 public class LightStemCases {
@@ -30,6 +31,7 @@ public class LightStemCases {
         case "German" -> new GermanLightStemFilter(tokenizer);
         case "Spanish" -> new SpanishLightStemFilter(tokenizer);
         case "Italian" -> new ItalianLightStemFilter(tokenizer);
+        case "Portuguese" -> new PortugueseLightStemFilter(tokenizer);
         case "GermanNormalization" -> new GermanNormalizationFilter(tokenizer);
         default -> throw new IllegalArgumentException(parts[0]);
       };

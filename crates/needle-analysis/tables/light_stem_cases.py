@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Records what Lucene's FrenchLightStemFilter, GermanLightStemFilter,
-SpanishLightStemFilter, ItalianLightStemFilter and GermanNormalizationFilter
-make of words of their language (those `snowball.jsonl` holds for it) and of
+SpanishLightStemFilter, ItalianLightStemFilter, PortugueseLightStemFilter and
+GermanNormalizationFilter make of words of their language (those
+`snowball.jsonl` holds for it) and of
 words made of random letters and the endings each stemmer takes off, accents
 and doubled letters among them (a fixed seed), for `src/light_stemmers.rs`'s
 test: a line `[filter, word, output]` each. Builds and runs LightStemCases.java
@@ -27,6 +28,9 @@ ENDINGS = {
                "oe", "ue", "äs"],
     "Spanish": ["o", "a", "e", "s", "eses", "ces", "os", "as", "es", "á", "í", "ó", "ú", "ü"],
     "Italian": ["e", "ie", "he", "i", "hi", "ii", "a", "ia", "o", "io", "à", "è", "ì", "ò"],
+    "Portuguese": ["es", "res", "ses", "les", "zes", "ns", "eis", "éis", "ais", "óis", "is", "ões", "ães", "mente",
+                   "s", "inha", "iaca", "eira", "osa", "ica", "ida", "ada", "iva", "ama", "ona", "ora", "esa", "na",
+                   "a", "e", "o", "ã", "õ", "ç", "ê"],
 }
 ENDINGS["GermanNormalization"] = ENDINGS["German"] + ["que", "quae", "aue", "oue", "eue", "ß"]
 

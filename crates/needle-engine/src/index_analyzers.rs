@@ -6,7 +6,7 @@
 //!   `english`, `snowball`, `stop`, or a language's (`danish`, `finnish`,
 //!   `hungarian`, `norwegian`, `russian`: Lucene's analyzers of those
 //!   languages, Snowball's stemmer after their stop words; `french`,
-//!   `german`, `spanish`, `italian`: its light stemmer instead, French and
+//!   `german`, `spanish`, `italian`, `portuguese`: its light stemmer instead, French and
 //!   Italian articles elided first, German normalized), with its own
 //!   `stopwords`: a list, `_english_`, a language's (`_russian_`) or `_none_`;
 //!   `simple`, `whitespace`), or `type: custom`: a
@@ -20,7 +20,7 @@
 //!   `stop` (`stopwords`, `ignore_case`), `stemmer` (`language`: `english`
 //!   or `porter`, `porter2`, `light_english` or `kstem`,
 //!   `possessive_english`, `minimal_english`, `light_french`, `light_german`,
-//!   `light_spanish`, `light_italian`; and Snowball's for `danish`,
+//!   `light_spanish`, `light_italian`, `light_portuguese`; and Snowball's for `danish`,
 //!   `dutch`, `finnish`, `french`, `hungarian`, `italian`, `norwegian`,
 //!   `portuguese`, `russian`, `spanish`, `turkish`), `porter_stem`, `kstem`,
 //!   `german_normalization`,
@@ -521,6 +521,7 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             "light_german" => Ok(TokenFilter::LightStem(LightStemmer::German)),
             "light_spanish" => Ok(TokenFilter::LightStem(LightStemmer::Spanish)),
             "light_italian" => Ok(TokenFilter::LightStem(LightStemmer::Italian)),
+            "light_portuguese" => Ok(TokenFilter::LightStem(LightStemmer::Portuguese)),
             // Elasticsearch's stemmer runs Snowball's stemmer for these languages.
             "danish" | "dutch" | "finnish" | "french" | "hungarian" | "italian" | "norwegian"
             | "portuguese" | "russian" | "spanish" | "turkish" => snowball(f, language.unwrap_or_default()),
@@ -1094,8 +1095,8 @@ fn built_in(name: &str, kind: &str) -> Result<AnalyzerKind> {
         Some(k) if k != AnalyzerKind::Keyword => Ok(k),
         _ => Err(Error::invalid(format!(
             "Unknown analyzer type [{kind}] for [{name}] (Needle's are standard, english, snowball, simple, \
-             stop, whitespace, danish, finnish, french, german, hungarian, italian, norwegian, russian, spanish \
-             and custom)"
+             stop, whitespace, danish, finnish, french, german, hungarian, italian, norwegian, portuguese, \
+             russian, spanish and custom)"
         ))),
     }
 }
