@@ -106,10 +106,11 @@ pub enum Language {
     Spanish,
     Italian,
     Portuguese,
+    Dutch,
 }
 
 impl Language {
-    pub const ALL: [Language; 10] = [
+    pub const ALL: [Language; 11] = [
         Language::Danish,
         Language::Finnish,
         Language::Hungarian,
@@ -120,6 +121,7 @@ impl Language {
         Language::Spanish,
         Language::Italian,
         Language::Portuguese,
+        Language::Dutch,
     ];
 
     /// The analyzer's name (and its stop list's, between underscores: `_danish_`).
@@ -135,6 +137,7 @@ impl Language {
             Language::Spanish => "spanish",
             Language::Italian => "italian",
             Language::Portuguese => "portuguese",
+            Language::Dutch => "dutch",
         }
     }
 
@@ -151,6 +154,7 @@ impl Language {
             Language::Spanish => stop_words::SPANISH,
             Language::Italian => stop_words::ITALIAN,
             Language::Portuguese => stop_words::PORTUGUESE,
+            Language::Dutch => stop_words::DUTCH,
         }
     }
 
@@ -165,7 +169,8 @@ impl Language {
     }
 
     /// What its analyzer does after the stop words, as Lucene's: a Snowball
-    /// stemmer, or German normalization and a light stemmer.
+    /// stemmer (Dutch's after a few stems of its own), or German
+    /// normalization and a light stemmer.
     fn stemming(self) -> Vec<TokenFilter> {
         let snowball = |name| vec![TokenFilter::Snowball(Snowball::named(name).expect("offered"))];
         match self {
@@ -181,6 +186,13 @@ impl Language {
             Language::Spanish => vec![TokenFilter::LightStem(LightStemmer::Spanish)],
             Language::Italian => vec![TokenFilter::LightStem(LightStemmer::Italian)],
             Language::Portuguese => vec![TokenFilter::LightStem(LightStemmer::Portuguese)],
+            Language::Dutch => {
+                let stems =
+                    stop_words::DUTCH_STEM_OVERRIDES.iter().map(|(w, s)| (w.to_string(), s.to_string()));
+                let mut filters = vec![TokenFilter::StemmerOverride(std::sync::Arc::new(stems.collect()))];
+                filters.extend(snowball("Dutch"));
+                filters
+            }
         }
     }
 }

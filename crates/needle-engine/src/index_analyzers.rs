@@ -3,9 +3,9 @@
 //! named `default` analyzes every text field that names none.
 //!
 //! - `analysis.analyzer.NAME`: a built-in analyzer (`type` `standard`,
-//!   `english`, `snowball`, `stop`, or a language's (`danish`, `finnish`,
-//!   `hungarian`, `norwegian`, `russian`: Lucene's analyzers of those
-//!   languages, Snowball's stemmer after their stop words; `french`,
+//!   `english`, `snowball`, `stop`, or a language's (`danish`, `dutch`,
+//!   `finnish`, `hungarian`, `norwegian`, `russian`: Lucene's analyzers of
+//!   those languages, Snowball's stemmer after their stop words; `french`,
 //!   `german`, `spanish`, `italian`, `portuguese`: its light stemmer instead, French and
 //!   Italian articles elided first, German normalized), with its own
 //!   `stopwords`: a list, `_english_`, a language's (`_russian_`) or `_none_`;
@@ -1095,8 +1095,8 @@ fn built_in(name: &str, kind: &str) -> Result<AnalyzerKind> {
         Some(k) if k != AnalyzerKind::Keyword => Ok(k),
         _ => Err(Error::invalid(format!(
             "Unknown analyzer type [{kind}] for [{name}] (Needle's are standard, english, snowball, simple, \
-             stop, whitespace, danish, finnish, french, german, hungarian, italian, norwegian, portuguese, \
-             russian, spanish and custom)"
+             stop, whitespace, danish, dutch, finnish, french, german, hungarian, italian, norwegian, \
+             portuguese, russian, spanish and custom)"
         ))),
     }
 }

@@ -4,7 +4,7 @@ the `kstem` filter (Lucene's KStemFilter, also the `stemmer` filter's
 `light_english`), beside the Porter stemmer, and with the `snowball` filter
 in every language Needle offers (and the `stemmer` languages Elasticsearch
 runs Snowball's stemmer for), and the danish, finnish, hungarian, norwegian,
-russian, french, german, spanish, italian and portuguese analyzers (their stop words, a
+russian, french, german, spanish, italian, portuguese and dutch analyzers (their stop words, a
 language's stop list by name, elided articles, German normalization), the
 light stemmers and the german_normalization filter, on 40 words of each from `tests/golden/lucene/snowball.jsonl`: `_analyze` tokens of the
 filter by name, defined in place and through an index's analyzers, the
@@ -30,14 +30,15 @@ from multi_fields import analyze_step, bulk_step, record_main, search_step
 SNOWBALL = ["Arabic", "Danish", "Dutch", "English", "Finnish", "French", "Greek", "Hungarian", "Italian",
             "Norwegian", "Portuguese", "Russian", "Spanish", "Tamil", "Turkish"]
 LANGUAGE_ANALYZERS = ["danish", "finnish", "hungarian", "norwegian", "russian", "french", "german", "spanish",
-                      "italian", "portuguese"]
+                      "italian", "portuguese", "dutch"]
 LIGHT = ["light_french", "light_german", "light_spanish", "light_italian", "light_portuguese"]
 # Elided articles, accents, umlauts written out, sharp s.
 PHRASES = {"french": "L'Assemblée nationale d'État QU'ILS jusqu'aux organisations nationaux",
            "italian": "Dell'Italia all'università l'amicizia gl'italiani",
            "german": "Straße Häuser Haeuser schoen Quelle Bücher",
            "spanish": "Las canciones felices naciones",
-           "portuguese": "As canções nacionais Brasileiras felizmente pães"}
+           "portuguese": "As canções nacionais Brasileiras felizmente pães",
+           "dutch": "De fiets en bromfietsen kind kinderen ei eieren lichamelijk"}
 STEMMER_SNOWBALL = ["danish", "dutch", "finnish", "french", "hungarian", "italian", "norwegian", "portuguese",
                     "russian", "spanish", "turkish"]
 

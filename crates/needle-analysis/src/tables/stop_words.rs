@@ -1839,6 +1839,18 @@ pub(crate) static PORTUGUESE: &[&str] = &[
     "éramos",
 ];
 
+/// DutchAnalyzer's default stop words.
+pub(crate) static DUTCH: &[&str] = &[
+    "aan", "al", "alles", "als", "altijd", "andere", "ben", "bij", "daar", "dan", "dat", "de", "der", "deze",
+    "die", "dit", "doch", "doen", "door", "dus", "een", "eens", "en", "er", "ge", "geen", "geweest", "haar",
+    "had", "heb", "hebben", "heeft", "hem", "het", "hier", "hij", "hoe", "hun", "iemand", "iets", "ik", "in",
+    "is", "ja", "je", "kan", "kon", "kunnen", "maar", "me", "meer", "men", "met", "mij", "mijn", "moet",
+    "na", "naar", "niet", "niets", "nog", "nu", "of", "om", "omdat", "onder", "ons", "ook", "op", "over",
+    "reeds", "te", "tegen", "toch", "toen", "tot", "u", "uit", "uw", "van", "veel", "voor", "want", "waren",
+    "was", "wat", "werd", "wezen", "wie", "wil", "worden", "wordt", "zal", "ze", "zelf", "zich", "zij",
+    "zijn", "zo", "zonder", "zou",
+];
+
 /// The articles FrenchAnalyzer's elision filter removes (compared ignoring case).
 pub(crate) static FRENCH_ARTICLES: &[&str] =
     &["c", "d", "j", "jusqu", "l", "lorsqu", "m", "n", "puisqu", "qu", "quoiqu", "s", "t"];
@@ -1848,3 +1860,7 @@ pub(crate) static ITALIAN_ARTICLES: &[&str] = &[
     "agl", "all", "c", "coll", "d", "dagl", "dall", "degl", "dell", "gl", "l", "m", "negl", "nell", "pell",
     "s", "sugl", "sull", "t", "un", "v",
 ];
+
+/// The stems DutchAnalyzer gives these words instead of its stemmer's.
+pub(crate) static DUTCH_STEM_OVERRIDES: &[(&str, &str)] =
+    &[("bromfiets", "bromfiets"), ("ei", "eier"), ("fiets", "fiets"), ("kind", "kinder")];
