@@ -107,10 +107,11 @@ pub enum Language {
     Italian,
     Portuguese,
     Dutch,
+    Turkish,
 }
 
 impl Language {
-    pub const ALL: [Language; 11] = [
+    pub const ALL: [Language; 12] = [
         Language::Danish,
         Language::Finnish,
         Language::Hungarian,
@@ -122,6 +123,7 @@ impl Language {
         Language::Italian,
         Language::Portuguese,
         Language::Dutch,
+        Language::Turkish,
     ];
 
     /// The analyzer's name (and its stop list's, between underscores: `_danish_`).
@@ -138,6 +140,7 @@ impl Language {
             Language::Italian => "italian",
             Language::Portuguese => "portuguese",
             Language::Dutch => "dutch",
+            Language::Turkish => "turkish",
         }
     }
 
@@ -155,6 +158,7 @@ impl Language {
             Language::Italian => stop_words::ITALIAN,
             Language::Portuguese => stop_words::PORTUGUESE,
             Language::Dutch => stop_words::DUTCH,
+            Language::Turkish => stop_words::TURKISH,
         }
     }
 
@@ -168,6 +172,22 @@ impl Language {
         }
     }
 
+    /// What its analyzer does before the stop words, as Lucene's: lowercase
+    /// (Turkish's own, after taking off what follows an apostrophe), French
+    /// and Italian articles taken off first (compared ignoring case).
+    fn before_stop(self) -> Vec<TokenFilter> {
+        if self == Language::Turkish {
+            return vec![TokenFilter::Apostrophe, TokenFilter::TurkishLowercase];
+        }
+        let mut filters = Vec::new();
+        if !self.articles().is_empty() {
+            let articles = self.articles().iter().map(|a| (*a).to_string()).collect();
+            filters.push(TokenFilter::Elision { articles, ignore_case: true });
+        }
+        filters.push(TokenFilter::Lowercase);
+        filters
+    }
+
     /// What its analyzer does after the stop words, as Lucene's: a Snowball
     /// stemmer (Dutch's after a few stems of its own), or German
     /// normalization and a light stemmer.
@@ -179,6 +199,7 @@ impl Language {
             Language::Hungarian => snowball("Hungarian"),
             Language::Norwegian => snowball("Norwegian"),
             Language::Russian => snowball("Russian"),
+            Language::Turkish => snowball("Turkish"),
             Language::French => vec![TokenFilter::LightStem(LightStemmer::French)],
             Language::German => {
                 vec![TokenFilter::GermanNormalization, TokenFilter::LightStem(LightStemmer::German)]
@@ -223,23 +244,12 @@ impl Analyzer {
         };
         let has_stop = !matches!(&stop, TokenFilter::Stop { words, .. } if words.is_empty());
         let mut filters = Vec::new();
-        // French and Italian take articles off before lowercasing (comparing them ignoring case).
         if let AnalyzerKind::Language(l) = kind {
-            if !l.articles().is_empty() {
-                filters.push(TokenFilter::Elision {
-                    articles: l.articles().iter().map(|a| (*a).to_string()).collect(),
-                    ignore_case: true,
-                });
-            }
+            filters.extend(l.before_stop());
         }
         // The simple and stop analyzers' tokenizer lowercases.
-        let lowercases = matches!(
-            kind,
-            AnalyzerKind::Standard
-                | AnalyzerKind::English
-                | AnalyzerKind::Snowball
-                | AnalyzerKind::Language(_)
-        );
+        let lowercases =
+            matches!(kind, AnalyzerKind::Standard | AnalyzerKind::English | AnalyzerKind::Snowball);
         if lowercases {
             filters.push(TokenFilter::Lowercase);
         }

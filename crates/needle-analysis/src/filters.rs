@@ -18,13 +18,16 @@ use crate::light_stemmers::{german_normalize, LightStemmer};
 use crate::porter;
 use crate::synonyms::SynonymMap;
 use crate::tables::ascii_folding::ASCII_FOLDING;
-use crate::tables::char_classes::DIGITS;
+use crate::tables::char_classes::{DIGITS, NON_SPACING_MARKS};
+use crate::tokenizer::in_ranges;
 use crate::word_delimiter::WordDelimiter;
 
 /// One step of an analyzer after its tokenizer, as Lucene's filter of the same name.
 pub enum TokenFilter {
     /// `LowerCaseFilter`.
     Lowercase,
+    /// `TurkishLowerCaseFilter`: Turkish's dotted and dotless `i`.
+    TurkishLowercase,
     /// `EnglishPossessiveFilter`: a final `'s` (or `'S`) goes, with any of
     /// the three apostrophes Unicode text writes it with.
     EnglishPossessive,
@@ -146,6 +149,7 @@ impl std::fmt::Debug for TokenFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TokenFilter::Lowercase => f.write_str("Lowercase"),
+            TokenFilter::TurkishLowercase => f.write_str("TurkishLowercase"),
             TokenFilter::EnglishPossessive => f.write_str("EnglishPossessive"),
             TokenFilter::Stop { words, ignore_case } => {
                 write!(f, "Stop({} words, ignore_case {ignore_case})", words.len())
@@ -247,6 +251,7 @@ impl TokenFilter {
     pub fn apply(&self, term: &mut String) -> bool {
         match self {
             TokenFilter::Lowercase => lowercase_in_place(term),
+            TokenFilter::TurkishLowercase => turkish_lowercase(term),
             TokenFilter::EnglishPossessive => strip_possessive(term),
             TokenFilter::Stop { words, ignore_case: false } => return !words.contains(term.as_str()),
             TokenFilter::Stop { words, ignore_case: true } => {
@@ -476,18 +481,46 @@ pub fn lowercase_into(word: &str, out: &mut String) {
         out.make_ascii_lowercase();
         return;
     }
-    for c in word.chars() {
-        if c.is_ascii() {
-            out.push(c.to_ascii_lowercase());
-            continue;
-        }
-        let mut lower = c.to_lowercase();
-        match (lower.next(), lower.next()) {
-            (Some(l), None) => out.push(l),
-            // Only U+0130 (capital I with dot) lowers to two characters; Java maps it to 'i'.
-            _ => out.push(if c == '\u{130}' { 'i' } else { c }),
+    out.extend(word.chars().map(java_lowercase));
+}
+
+/// Java's `Character.toLowerCase` of one character.
+fn java_lowercase(c: char) -> char {
+    if c.is_ascii() {
+        return c.to_ascii_lowercase();
+    }
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        // Only U+0130 (capital I with dot) lowers to two characters; Java maps it to 'i'.
+        _ if c == '\u{130}' => 'i',
+        _ => c,
+    }
+}
+
+/// Lucene's `TurkishLowerCaseFilter`: `I` becomes dotless `ı`, unless a
+/// combining dot above follows it (other non-spacing marks may come
+/// between), which makes it `i` and goes; the rest as Java lowercases.
+fn turkish_lowercase(term: &mut String) {
+    const COMBINING_DOT_ABOVE: char = '\u{307}';
+    let mark = |c: char| in_ranges(NON_SPACING_MARKS, c);
+    let chars: Vec<char> = term.chars().collect();
+    let mut out = String::with_capacity(term.len());
+    let mut i_or_after = false;
+    for (i, &c) in chars.iter().enumerate() {
+        i_or_after = c == 'I' || (i_or_after && mark(c));
+        match c {
+            COMBINING_DOT_ABOVE if i_or_after => {}
+            'I' => {
+                let dotted =
+                    chars[i + 1..].iter().take_while(|&&m| mark(m)).any(|&m| m == COMBINING_DOT_ABOVE);
+                out.push(if dotted { 'i' } else { '\u{131}' });
+                i_or_after = dotted;
+            }
+            other => out.push(java_lowercase(other)),
         }
     }
+    *term = out;
 }
 
 /// See [`TokenFilter::EnglishPossessive`].

@@ -431,7 +431,8 @@ mod tests {
         assert_eq!(german_normalize("quelle"), "quelle");
     }
 
-    /// Lucene's light stemmers' and German normalization's output, recorded by `tables/light_stem_cases.py`.
+    /// Lucene's light stemmers', German normalization's and Turkish lowercasing's
+    /// output, recorded by `tables/light_stem_cases.py`.
     #[test]
     fn stems_equal_lucenes() {
         let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden/lucene/light_stems.jsonl");
@@ -446,6 +447,11 @@ mod tests {
                 "Italian" => LightStemmer::Italian.stem(&word),
                 "Portuguese" => LightStemmer::Portuguese.stem(&word),
                 "GermanNormalization" => german_normalize(&word),
+                "TurkishLowerCase" => {
+                    let mut term = word.clone();
+                    crate::TokenFilter::TurkishLowercase.apply(&mut term);
+                    term
+                }
                 other => panic!("unknown filter {other}"),
             };
             cases += 1;

@@ -10,11 +10,13 @@ import org.apache.lucene.analysis.fr.FrenchLightStemFilter;
 import org.apache.lucene.analysis.it.ItalianLightStemFilter;
 import org.apache.lucene.analysis.pt.PortugueseLightStemFilter;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.analysis.tr.TurkishLowerCaseFilter;
 
 /**
- * Runs one of Lucene's light stem filters (or German normalization) on each
+ * Runs one of Lucene's light stem filters (or German normalization, or
+ * Turkish lowercasing) on each
  * line of standard input, `Filter<TAB>word` (French, German, Spanish, Italian,
- * Portuguese or GermanNormalization), and prints what it makes of the word, for
+ * Portuguese, GermanNormalization or TurkishLowerCase), and prints what it makes of the word, for
  * light_stem_cases.py.
  */
 public class LightStemCases {
@@ -33,6 +35,7 @@ public class LightStemCases {
         case "Italian" -> new ItalianLightStemFilter(tokenizer);
         case "Portuguese" -> new PortugueseLightStemFilter(tokenizer);
         case "GermanNormalization" -> new GermanNormalizationFilter(tokenizer);
+        case "TurkishLowerCase" -> new TurkishLowerCaseFilter(tokenizer);
         default -> throw new IllegalArgumentException(parts[0]);
       };
       try (TokenStream stream = filter) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Records what Lucene's FrenchLightStemFilter, GermanLightStemFilter,
 SpanishLightStemFilter, ItalianLightStemFilter, PortugueseLightStemFilter and
-GermanNormalizationFilter make of words of their language (those
+GermanNormalizationFilter and TurkishLowerCaseFilter make of words of their language (those
 `snowball.jsonl` holds for it) and of
 words made of random letters and the endings each stemmer takes off, accents
 and doubled letters among them (a fixed seed), for `src/light_stemmers.rs`'s
@@ -33,6 +33,9 @@ ENDINGS = {
                    "a", "e", "o", "ã", "õ", "ç", "ê"],
 }
 ENDINGS["GermanNormalization"] = ENDINGS["German"] + ["que", "quae", "aue", "oue", "eue", "ß"]
+# Capital I with and without dots, combining marks between, other capitals.
+ENDINGS["TurkishLowerCase"] = ["I", "İ", "I\u0307", "I\u0301\u0307", "I\u0301", "\u0307", "Ş", "Ğ", "Ç", "Ö", "Ü", "ı", "i",
+                               "A", "ş", "\u0301"]
 
 
 def cases():
@@ -41,7 +44,7 @@ def cases():
     rng = random.Random(20261207)
     out = []
     for filt, endings in ENDINGS.items():
-        language = "German" if filt == "GermanNormalization" else filt
+        language = {"GermanNormalization": "German", "TurkishLowerCase": "Turkish"}.get(filt, filt)
         words = [w for lang, w, _ in rows if lang == language][:700]
         letters = sorted({c for w in words + endings for c in w if c.isalpha()})
         for _ in range(700):

@@ -4,8 +4,8 @@
 //!
 //! - `analysis.analyzer.NAME`: a built-in analyzer (`type` `standard`,
 //!   `english`, `snowball`, `stop`, or a language's (`danish`, `dutch`,
-//!   `finnish`, `hungarian`, `norwegian`, `russian`: Lucene's analyzers of
-//!   those languages, Snowball's stemmer after their stop words; `french`,
+//!   `finnish`, `hungarian`, `norwegian`, `russian`, `turkish`: Lucene's
+//!   analyzers of those languages, Snowball's stemmer after their stop words; `french`,
 //!   `german`, `spanish`, `italian`, `portuguese`: its light stemmer instead, French and
 //!   Italian articles elided first, German normalized), with its own
 //!   `stopwords`: a list, `_english_`, a language's (`_russian_`) or `_none_`;
@@ -605,6 +605,10 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             }
             Ok(TokenFilter::StemmerOverride(Arc::new(map)))
         }
+        "lowercase" if language.is_some() => match language.unwrap_or_default() {
+            "turkish" => Ok(TokenFilter::TurkishLowercase),
+            other => Err(not_yet(format!("the lowercase language [{other}] of filter [{f}]"))),
+        },
         "lowercase"
         | "uppercase"
         | "asciifolding"
@@ -908,6 +912,7 @@ fn filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
     match p.get("type").and_then(Value::as_str) {
         Some("stop") => &["type", "stopwords", "ignore_case"],
         Some("stemmer" | "snowball") => &["type", "language", "name"],
+        Some("lowercase") => &["type", "language"],
         Some("asciifolding") => &["type", "preserve_original"],
         Some("edge_ngram" | "edgeNGram") => &["type", "min_gram", "max_gram", "preserve_original", "side"],
         Some("ngram" | "nGram") => &["type", "min_gram", "max_gram", "preserve_original"],
@@ -1096,7 +1101,7 @@ fn built_in(name: &str, kind: &str) -> Result<AnalyzerKind> {
         _ => Err(Error::invalid(format!(
             "Unknown analyzer type [{kind}] for [{name}] (Needle's are standard, english, snowball, simple, \
              stop, whitespace, danish, dutch, finnish, french, german, hungarian, italian, norwegian, \
-             portuguese, russian, spanish and custom)"
+             portuguese, russian, spanish, turkish and custom)"
         ))),
     }
 }

@@ -4,9 +4,10 @@ the `kstem` filter (Lucene's KStemFilter, also the `stemmer` filter's
 `light_english`), beside the Porter stemmer, and with the `snowball` filter
 in every language Needle offers (and the `stemmer` languages Elasticsearch
 runs Snowball's stemmer for), and the danish, finnish, hungarian, norwegian,
-russian, french, german, spanish, italian, portuguese and dutch analyzers (their stop words, a
+russian, french, german, spanish, italian, portuguese, dutch and turkish
+analyzers (their stop words, a
 language's stop list by name, elided articles, German normalization), the
-light stemmers and the german_normalization filter, on 40 words of each from `tests/golden/lucene/snowball.jsonl`: `_analyze` tokens of the
+light stemmers, the german_normalization filter and Turkish lowercasing, on 40 words of each from `tests/golden/lucene/snowball.jsonl`: `_analyze` tokens of the
 filter by name, defined in place and through an index's analyzers, the
 stemmer's language names (case ignored), keyword-marked terms left alone,
 searches through a kstem field (words of one stem find each other, words
@@ -30,7 +31,7 @@ from multi_fields import analyze_step, bulk_step, record_main, search_step
 SNOWBALL = ["Arabic", "Danish", "Dutch", "English", "Finnish", "French", "Greek", "Hungarian", "Italian",
             "Norwegian", "Portuguese", "Russian", "Spanish", "Tamil", "Turkish"]
 LANGUAGE_ANALYZERS = ["danish", "finnish", "hungarian", "norwegian", "russian", "french", "german", "spanish",
-                      "italian", "portuguese", "dutch"]
+                      "italian", "portuguese", "dutch", "turkish"]
 LIGHT = ["light_french", "light_german", "light_spanish", "light_italian", "light_portuguese"]
 # Elided articles, accents, umlauts written out, sharp s.
 PHRASES = {"french": "L'Assemblée nationale d'État QU'ILS jusqu'aux organisations nationaux",
@@ -38,7 +39,8 @@ PHRASES = {"french": "L'Assemblée nationale d'État QU'ILS jusqu'aux organisati
            "german": "Straße Häuser Haeuser schoen Quelle Bücher",
            "spanish": "Las canciones felices naciones",
            "portuguese": "As canções nacionais Brasileiras felizmente pães",
-           "dutch": "De fiets en bromfietsen kind kinderen ei eieren lichamelijk"}
+           "dutch": "De fiets en bromfietsen kind kinderen ei eieren lichamelijk",
+           "turkish": "İstanbul'da IŞIK Iğdır'ın KİTAPLARI ve I\u0307lk"}
 STEMMER_SNOWBALL = ["danish", "dutch", "finnish", "french", "hungarian", "italian", "norwegian", "portuguese",
                     "russian", "spanish", "turkish"]
 
@@ -131,6 +133,8 @@ def steps():
                    "text": " ".join(words(lang[len("light_"):].capitalize()))}, None) for lang in LIGHT],
         analyze({"tokenizer": "whitespace", "filter": ["german_normalization"], "text": PHRASES["german"]}, None),
         analyze({"tokenizer": "whitespace", "filter": [{"type": "german_normalization"}], "text": "Aeon quae"}, None),
+        analyze({"tokenizer": "whitespace", "filter": [{"type": "lowercase", "language": "turkish"}],
+                 "text": PHRASES["turkish"]}, None),
         analyze({"analyzer": "danish_all", "text": " ".join(words("Danish")[:20])}),
         analyze({"analyzer": "russian_stops", "text": " ".join(words("Russian")[:20])}),
         search({"query": {"match": {"ru": "государственная дума"}}}),
