@@ -13,6 +13,8 @@ mod gram_tokenizer;
 mod html_strip;
 pub mod kstem;
 mod light_stemmers;
+#[cfg(test)]
+mod lucene_cases;
 mod pattern_tokenizer;
 pub mod porter;
 mod stopwords;
