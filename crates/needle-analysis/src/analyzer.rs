@@ -34,6 +34,33 @@ pub struct Token {
     pub position_length: u32,
 }
 
+/// Analyzed query text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QueryTerms {
+    /// Each term with its position.
+    Positioned(Vec<(u32, String)>),
+    /// Tokens of which some span several positions.
+    Graph(Vec<Token>),
+}
+
+impl QueryTerms {
+    /// The terms with their positions; an error naming the first term that
+    /// spans several positions, for a query that does not take a graph.
+    pub fn positioned(self) -> Result<Vec<(u32, String)>, String> {
+        match self {
+            QueryTerms::Positioned(terms) => Ok(terms),
+            QueryTerms::Graph(tokens) => {
+                let term = tokens.iter().find(|t| t.position_length > 1).map_or("", |t| &t.term);
+                Err(format!(
+                    "the term [{term}] spans several positions (a word_delimiter_graph part joined or kept whole); \
+                     Needle takes such a graph of terms in match and multi_match (best_fields, most_fields) \
+                     queries, not yet in this one"
+                ))
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnalyzerKind {
     Standard,
@@ -466,26 +493,22 @@ impl Analyzer {
         out
     }
 
+    /// The terms of `text` as a query reads them: with their positions, or
+    /// the tokens whole when some span several positions (a graph).
+    pub fn query_terms(&self, text: &str) -> QueryTerms {
+        let tokens = self.tokens(text);
+        if tokens.iter().any(|t| t.position_length > 1) {
+            return QueryTerms::Graph(tokens);
+        }
+        QueryTerms::Positioned(tokens.into_iter().map(|t| (t.position, t.term)).collect())
+    }
+
     /// The terms of `text` with their positions, as a query reads them; an
     /// error naming the first that spans several positions (a part
     /// `word_delimiter_graph` joined or kept whole): a graph of terms, which
-    /// Needle's queries do not take yet.
+    /// only some of Needle's queries take yet.
     pub fn positioned_terms(&self, text: &str) -> Result<Vec<(u32, String)>, String> {
-        let mut out = Vec::new();
-        let mut spanning = None;
-        self.analyze(text, 0, |t| {
-            if t.position_length > 1 && spanning.is_none() {
-                spanning = Some(t.term.clone());
-            }
-            out.push((t.position, t.term.clone()));
-        });
-        match spanning {
-            Some(term) => Err(format!(
-                "the term [{term}] spans several positions (a word_delimiter_graph part joined or kept whole); \
-                 queries over such a graph of terms are not supported yet by Needle"
-            )),
-            None => Ok(out),
-        }
+        self.query_terms(text).positioned()
     }
 
     /// Tokens with their positions and offsets (for tests and tools).

@@ -23,7 +23,7 @@ mod tables;
 mod tokenizer;
 mod word_delimiter;
 
-pub use analyzer::{Analyzer, AnalyzerKind, Language, Token};
+pub use analyzer::{Analyzer, AnalyzerKind, Language, QueryTerms, Token};
 pub use char_filters::{check_replacement, java_regex, CharFilter, Mapping};
 pub use filters::{Grams, Snowball, TokenFilter};
 pub use gram_tokenizer::{GramTokenizer, TokenChars};

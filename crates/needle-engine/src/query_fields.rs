@@ -1,7 +1,7 @@
 //! How the query parser sees the schema: which fields exist and how each
 //! analyzes query text.
 
-use needle_analysis::Analyzer;
+use needle_analysis::{Analyzer, QueryTerms};
 use needle_core::{Error, FieldId, Result};
 use needle_search::{term_range, Query, QueryFields, RangeQuery, TermRange};
 use serde_json::Value;
@@ -66,16 +66,23 @@ impl Schema {
     /// `text` of a query for `field`, analyzed: a text or keyword field's by
     /// `chosen` (a query's own `analyzer`) or else its search analyzer or
     /// normalizer; other fields by their type (`chosen` is not looked at).
+    /// An error where the terms make a graph (see [`Schema::query_terms`]).
     pub fn analyze_with(
         &self,
         field: FieldId,
         text: &str,
         chosen: Option<&Analyzer>,
     ) -> Result<Vec<(u32, String)>> {
+        self.query_terms(field, text, chosen)?.positioned().map_err(Error::query)
+    }
+
+    /// As [`Schema::analyze_with`], the tokens kept whole where some span
+    /// several positions (a graph of terms, for the queries that take one).
+    pub fn query_terms(&self, field: FieldId, text: &str, chosen: Option<&Analyzer>) -> Result<QueryTerms> {
         let def = self.field(field);
         not_indexed(def)?;
         let single = |t: Option<String>| {
-            t.map(|t| vec![(0, t)]).ok_or_else(|| {
+            t.map(|t| QueryTerms::Positioned(vec![(0, t)])).ok_or_else(|| {
                 Error::query(format!(
                     "field `{}` holds {} values; `{text}` is not one",
                     def.name,
@@ -89,12 +96,12 @@ impl Schema {
                 let analyzer = analyzer.expect("indexed text fields have analyzers");
                 // Several terms at one position (synonyms, n-grams) are kept: the query
                 // builders make a synonym query of them (`needle_search::analyzed`).
-                analyzer.positioned_terms(text).map_err(Error::query)
+                Ok(analyzer.query_terms(text))
             }
             // A query's own analyzer applies to a keyword field too, as in Elasticsearch.
             FieldKind::Keyword => match chosen {
-                Some(analyzer) => analyzer.positioned_terms(text).map_err(Error::query),
-                None => Ok(vec![(0, self.normalized(field, text).into_owned())]),
+                Some(analyzer) => Ok(analyzer.query_terms(text)),
+                None => Ok(QueryTerms::Positioned(vec![(0, self.normalized(field, text).into_owned())])),
             },
             FieldKind::Long => single(canonical_long(text)),
             FieldKind::Double => {

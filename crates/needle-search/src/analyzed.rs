@@ -1,8 +1,10 @@
 //! Queries from analyzed text, as Lucene's QueryBuilder makes them: a term
 //! query for each position, a synonym query where the analyzer put several
 //! terms at one position (synonyms, n-grams, a folded term beside its
-//! original), a phrase over the positions.
+//! original), a phrase over the positions, and a query over a graph of
+//! terms (some spanning several positions).
 
+use needle_analysis::Token;
 use needle_core::FieldId;
 
 use crate::{MultiTermQuery, PhrasePrefix, PhraseQuery, Query, TermPattern, TermQuery};
@@ -36,6 +38,208 @@ fn one_position(field: FieldId, mut terms: Vec<Vec<u8>>) -> Query {
             // Lucene's SynonymQuery.Builder sorts its terms.
             terms.sort();
             Query::Synonym { field, terms }
+        }
+    }
+}
+
+/// Analyzed tokens of which some span several positions (a part
+/// `word_delimiter_graph` joined or kept whole), as Lucene's QueryBuilder
+/// reads such a graph for a boolean query (`analyzeGraphBoolean`): one query
+/// for each stretch between the places every path passes through. A stretch
+/// with paths of different lengths is a disjunction of its paths, each a
+/// phrase of its terms (`phrases`, Elasticsearch's
+/// `auto_generate_synonyms_phrase_query`) or a conjunction of them, one term
+/// alone a term query; a stretch of one position is its term, or a synonym
+/// query of its terms. The caller joins the stretches as it joins positions.
+/// An error when a stretch has more than [`MAX_PATHS`] paths.
+pub fn graph(field: FieldId, tokens: &[Token], phrases: bool) -> Result<Vec<Query>, String> {
+    let graph = TokenGraph::new(tokens);
+    let cuts = graph.cuts();
+    let mut out = Vec::new();
+    for (i, &start) in cuts.iter().enumerate() {
+        let Some(&end) = cuts.get(i + 1).or(Some(&graph.end)).filter(|&&end| end > start) else { break };
+        let edges = graph.edges_from(start);
+        if edges.is_empty() {
+            break;
+        }
+        let side_paths = edges.iter().any(|e| e.to != edges[0].to);
+        if !side_paths {
+            let terms = edges.iter().map(|e| tokens[e.token].term.clone().into_bytes()).collect();
+            out.push(one_position(field, distinct(terms)));
+            continue;
+        }
+        let paths = graph.paths(start, end);
+        if paths.len() > MAX_PATHS {
+            return Err(format!(
+                "the query text's terms make more than {MAX_PATHS} paths between two positions (Elasticsearch's \
+                 limit of clauses in a query)"
+            ));
+        }
+        let paths: Vec<Query> =
+            paths.iter().map(|path| path_query(field, tokens, &graph, path, phrases)).collect();
+        out.push(match paths.len() {
+            1 => paths.into_iter().next().expect("one path"),
+            _ => Query::or(paths),
+        });
+    }
+    Ok(out)
+}
+
+/// Paths of one stretch of a graph a query takes at most.
+pub const MAX_PATHS: usize = 1024;
+
+/// One path of a stretch: its term, or its terms as a phrase at their
+/// positions (or all required).
+fn path_query(field: FieldId, tokens: &[Token], graph: &TokenGraph, path: &[usize], phrases: bool) -> Query {
+    let term = |&i: &usize| tokens[graph.edges[i].token].term.clone().into_bytes();
+    if path.len() == 1 {
+        return Query::Term(TermQuery { field, term: term(&path[0]) });
+    }
+    if !phrases {
+        return Query::and(path.iter().map(|i| Query::Term(TermQuery { field, term: term(i) })).collect());
+    }
+    // Each term at its increment after the one before, as the path's tokens
+    // keep them (Lucene gives a stacked token its position's increment).
+    let mut position = 0u32;
+    let mut terms = Vec::with_capacity(path.len());
+    for (k, i) in path.iter().enumerate() {
+        if k > 0 {
+            position += graph.edges[*i].increment;
+        }
+        terms.push((position, term(i)));
+    }
+    Query::Phrase(PhraseQuery { field, terms, slop: 0 })
+}
+
+fn distinct(terms: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = Vec::with_capacity(terms.len());
+    for t in terms {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// Whether any token spans several positions: text a query reads as a graph.
+pub fn is_graph(tokens: &[Token]) -> bool {
+    tokens.iter().any(|t| t.position_length > 1)
+}
+
+/// Tokens as Lucene's GraphTokenStreamFiniteStrings lays them out: states
+/// between positions, each token an edge from its state to the state its
+/// length (and any hole of removed words before it) reaches; only the edges
+/// on some path from the first state to the last are kept.
+struct TokenGraph {
+    edges: Vec<Edge>,
+    /// The last state: where every path ends.
+    end: u32,
+}
+
+struct Edge {
+    from: u32,
+    to: u32,
+    token: usize,
+    /// Positions from the token before on its path (Lucene's increment; a
+    /// token stacked on another takes that one's).
+    increment: u32,
+}
+
+impl TokenGraph {
+    fn new(tokens: &[Token]) -> Self {
+        let (mut pos, mut state, mut gap) = (-1i64, -1i64, 0i64);
+        let (mut previous, mut previous_increment) = (None::<u32>, 1u32);
+        let mut edges = Vec::with_capacity(tokens.len());
+        for (token, t) in tokens.iter().enumerate() {
+            let increment = match previous {
+                None => t.position + 1,
+                Some(p) => t.position - p,
+            };
+            previous = Some(t.position);
+            if increment == 0 {
+                pos -= gap;
+            } else {
+                pos += 1;
+                gap = i64::from(increment) - 1;
+            }
+            let to = pos + i64::from(t.position_length.max(1)) + gap;
+            state = state.max(to);
+            let increment = if increment == 0 { previous_increment } else { increment };
+            edges.push(Edge { from: pos as u32, to: to as u32, token, increment });
+            pos += gap;
+            previous_increment = increment;
+        }
+        let end = state.max(0) as u32;
+        let mut graph = TokenGraph { edges, end };
+        graph.keep_live_edges();
+        graph
+    }
+
+    /// Drops the edges no path from state 0 to the end takes.
+    fn keep_live_edges(&mut self) {
+        let states = self.end as usize + 1;
+        let mut reached = vec![false; states];
+        reached[0] = true;
+        let mut sorted: Vec<usize> = (0..self.edges.len()).collect();
+        sorted.sort_by_key(|&i| self.edges[i].from);
+        for &i in &sorted {
+            let e = &self.edges[i];
+            if reached[e.from as usize] {
+                reached[e.to as usize] = true;
+            }
+        }
+        let mut leads = vec![false; states];
+        leads[self.end as usize] = true;
+        for &i in sorted.iter().rev() {
+            let e = &self.edges[i];
+            if leads[e.to as usize] {
+                leads[e.from as usize] = true;
+            }
+        }
+        self.edges.retain(|e| reached[e.from as usize] && leads[e.to as usize]);
+    }
+
+    /// State 0 and then the states every path passes through (the graph's
+    /// articulation points): those no edge leaps over, in order.
+    fn cuts(&self) -> Vec<u32> {
+        let mut used: Vec<u32> = self.edges.iter().flat_map(|e| [e.from, e.to]).collect();
+        used.sort_unstable();
+        used.dedup();
+        let mut out = vec![0];
+        out.extend(
+            used.into_iter()
+                .filter(|&s| s > 0 && s < self.end && !self.edges.iter().any(|e| e.from < s && s < e.to)),
+        );
+        out
+    }
+
+    /// The edges from `state`, in the tokens' order.
+    fn edges_from(&self, state: u32) -> Vec<&Edge> {
+        self.edges.iter().filter(|e| e.from == state).collect()
+    }
+
+    /// Every path from `start` to `end` (edge indexes), depth first in the tokens' order.
+    fn paths(&self, start: u32, end: u32) -> Vec<Vec<usize>> {
+        let mut out = Vec::new();
+        let mut path = Vec::new();
+        self.walk(start, end, &mut path, &mut out);
+        out
+    }
+
+    fn walk(&self, state: u32, end: u32, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if out.len() > MAX_PATHS {
+            return;
+        }
+        if state == end {
+            out.push(path.clone());
+            return;
+        }
+        for (i, e) in self.edges.iter().enumerate() {
+            if e.from == state && e.to <= end {
+                path.push(i);
+                self.walk(e.to, end, path, out);
+                path.pop();
+            }
         }
     }
 }
@@ -112,5 +316,96 @@ mod tests {
         assert!(p.has_alternatives());
         assert!(matches!(phrase(0, tokens(&[(0, "a"), (0, "b")]), 0), Some(Query::Synonym { .. })));
         assert!(phrase(0, Vec::new(), 0).is_none());
+    }
+
+    fn graph_tokens(list: &[(&str, u32, u32)]) -> Vec<Token> {
+        let token = |&(term, position, position_length): &(&str, u32, u32)| Token {
+            term: term.to_string(),
+            position,
+            start: 0,
+            end: 0,
+            synonym: false,
+            keyword: false,
+            position_length,
+        };
+        list.iter().map(token).collect()
+    }
+
+    fn shown(q: &Query) -> String {
+        match q {
+            Query::Term(t) => String::from_utf8_lossy(&t.term).into_owned(),
+            Query::Synonym { terms, .. } => {
+                let terms: Vec<_> = terms.iter().map(|t| String::from_utf8_lossy(t).into_owned()).collect();
+                format!("syn({})", terms.join(","))
+            }
+            Query::Phrase(p) => {
+                let terms: Vec<_> =
+                    p.terms.iter().map(|(o, t)| format!("{}@{o}", String::from_utf8_lossy(t))).collect();
+                format!("\"{}\"", terms.join(" "))
+            }
+            Query::Bool(b) if !b.should.is_empty() => {
+                format!("or({})", b.should.iter().map(shown).collect::<Vec<_>>().join(", "))
+            }
+            Query::Bool(b) => format!("and({})", b.must.iter().map(shown).collect::<Vec<_>>().join(", ")),
+            other => format!("{other:?}"),
+        }
+    }
+
+    fn shown_graph(list: &[(&str, u32, u32)], phrases: bool) -> Vec<String> {
+        graph(0, &graph_tokens(list), phrases).unwrap().iter().map(shown).collect()
+    }
+
+    #[test]
+    fn a_stretch_with_paths_of_different_lengths_is_a_disjunction_of_its_paths() {
+        // word_delimiter_graph with catenate_words over `wi-fi network`.
+        let tokens = [("wifi", 0, 2), ("wi", 0, 1), ("fi", 1, 1), ("network", 2, 1)];
+        assert_eq!(shown_graph(&tokens, true), ["or(wifi, \"wi@0 fi@1\")", "network"]);
+        assert_eq!(shown_graph(&tokens, false), ["or(wifi, and(wi, fi))", "network"]);
+        // The original kept as well, and a stretch before that every path passes.
+        let tokens = [("the", 0, 1), ("wi-fi", 1, 2), ("wifi", 1, 2), ("wi", 1, 1), ("fi", 2, 1)];
+        assert_eq!(shown_graph(&tokens, true), ["the", "or(wi-fi, wifi, \"wi@0 fi@1\")"]);
+    }
+
+    #[test]
+    fn a_stretch_without_side_paths_is_its_term_or_a_synonym_query() {
+        assert_eq!(shown_graph(&[("wifi", 0, 2)], true), ["wifi"]);
+        let tokens = [("a", 0, 1), ("b", 1, 2), ("c", 1, 2), ("b", 1, 2)];
+        assert_eq!(shown_graph(&tokens, true), ["a", "syn(b,c)"]);
+    }
+
+    #[test]
+    fn a_hole_left_by_a_removed_word_stays_in_the_phrase_of_a_path() {
+        // `wi-fi of x` with `of` removed after the parts were made: `x` two positions on.
+        let tokens = [("wifi", 0, 2), ("wi", 0, 1), ("fi", 1, 1), ("x", 3, 1)];
+        assert_eq!(shown_graph(&tokens, true), ["or(wifi, \"wi@0 fi@1\")", "x"]);
+        let tokens = [("a", 0, 1), ("bc", 2, 2), ("b", 2, 1), ("c", 3, 1)];
+        assert_eq!(shown_graph(&tokens, true), ["a", "or(bc, \"b@0 c@1\")"]);
+    }
+
+    #[test]
+    fn a_token_no_path_reaches_the_end_through_is_left_out() {
+        // `a` ends where nothing goes on; only `abc` spans the whole text.
+        assert_eq!(shown_graph(&[("a", 0, 1), ("abc", 0, 3)], true), ["abc"]);
+        assert!(graph(0, &[], true).unwrap().is_empty());
+        // An increment past a spanning token is a hole in Lucene's reading, so no path goes through.
+        assert!(shown_graph(&[("wifi", 0, 2), ("router", 2, 1)], true).is_empty());
+        assert!(is_graph(&graph_tokens(&[("a", 0, 2)])));
+        assert!(!is_graph(&graph_tokens(&[("a", 0, 1), ("b", 0, 1)])));
+    }
+
+    #[test]
+    fn too_many_paths_are_refused() {
+        // Each of 11 stretches doubled by a part joined: 2^11 paths through one stretch.
+        let mut list = Vec::new();
+        let names: Vec<String> = (0..24).map(|i| format!("t{i}")).collect();
+        list.push((names[0].as_str(), 0, 24));
+        for i in 0..12u32 {
+            list.push((names[(2 * i) as usize].as_str(), 2 * i, 2));
+            list.push((names[(2 * i + 1) as usize].as_str(), 2 * i, 1));
+            list.push((names[(2 * i + 1) as usize].as_str(), 2 * i + 1, 1));
+        }
+        list.sort_by_key(|&(_, p, _)| p);
+        let err = graph(0, &graph_tokens(&list), true).unwrap_err();
+        assert!(err.contains("more than 1024 paths"), "{err}");
     }
 }

@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use needle_analysis::Analyzer;
+use needle_analysis::{Analyzer, QueryTerms};
 use needle_core::FieldId;
 use needle_engine::{
     range_bounds, DateFormat, DateReading, FieldDef, FieldKind, Query, RangeBounds, RangeQuery, Schema, Zone,
@@ -405,19 +405,32 @@ fn match_query(field: &str, text: &str, o: &mut FieldOptions, schema: &Schema) -
     rewrite_option(o, "match", "fuzzy_rewrite", "top_terms_blended_freqs_N")?;
     // Lenient: text the field cannot hold (a word for a number) matches nothing there.
     let lenient = take_bool(&mut o.body, "match", "lenient")?.unwrap_or(false);
+    // Paths of several terms through a graph of terms as phrases (Elasticsearch's default).
+    let phrases = take_bool(&mut o.body, "match", "auto_generate_synonyms_phrase_query")?.unwrap_or(true);
     let Some(id) = field_id(schema, field) else { return Ok(Query::MatchNone) };
     if fuzzy.fuzziness.is_some() {
         words_only(schema, id, "fuzzy")?;
     }
-    let tokens = match tokens(schema, id, text, chosen.as_deref()) {
+    let analyzed = match schema.query_terms(id, text, chosen.as_deref()) {
         Err(_) if lenient => return Ok(Query::MatchNone),
-        analyzed => analyzed?,
+        analyzed => analyzed.map_err(|e| shard_query_error(&e))?,
     };
-    let terms: Vec<Query> = match &fuzzy.fuzziness {
-        Some(_) => fuzzy_words(schema, id, &fuzzy, tokens)?,
-        None => analyzed::by_position(id, tokens),
+    let terms: Vec<Query> = match (analyzed, &fuzzy.fuzziness) {
+        // A keyword field keeps no positions for phrases, so Elasticsearch requires every term of a path.
+        (QueryTerms::Graph(tokens), None) => {
+            let phrases = phrases && schema.field(id).kind == FieldKind::Text;
+            analyzed::graph(id, &tokens, phrases).map_err(|e| shard_query_error(&e))?
+        }
+        (analyzed, Some(_)) => fuzzy_words(schema, id, &fuzzy, positioned(analyzed)?)?,
+        (analyzed, None) => analyzed::by_position(id, positioned(analyzed)?),
     };
     joined_terms(terms, &operator, msm, &zero_terms)
+}
+
+/// Analyzed query text for a query that takes no graph of terms: the error
+/// naming a term that spans several positions, if one does.
+fn positioned(analyzed: QueryTerms) -> ApiResult<Vec<(u32, String)>> {
+    analyzed.positioned().map_err(|e| shard_query_error(&e))
 }
 
 /// A fuzzy query of each word; several at one position (synonyms, n-grams) are refused.
@@ -975,6 +988,7 @@ fn multi_match(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         "fuzzy_rewrite",
         "analyzer",
         "lenient",
+        "auto_generate_synonyms_phrase_query",
     ];
     for key in passed_on {
         if let Some(v) = take(body, key) {

@@ -317,9 +317,9 @@ fn a_mapping_update_refused_on_one_index_changes_none() {
 }
 
 /// A field indexed with `word_delimiter_graph` joining parts finds its
-/// documents by any part or the joined word; a query whose own terms span
-/// several positions (a graph Needle's queries do not take yet) is refused
-/// naming the term, and one without such a term is answered.
+/// documents by any part or the joined word, a `match` query too when its
+/// own terms span several positions (a graph of terms); the queries that do
+/// not take such a graph yet refuse it naming the term.
 #[test]
 fn word_delimiter_graph_parts_are_searched_and_a_query_graph_is_refused_by_name() {
     let s = TestServer::start();
@@ -331,11 +331,22 @@ fn word_delimiter_graph_parts_are_searched_and_a_query_graph_is_refused_by_name(
         s.json("PUT", "/w", Some(json!({"settings": {"analysis": analysis}, "mappings": mapping})));
     assert_eq!(status, 200, "{answer}");
     s.json("PUT", "/w/_doc/1?refresh=true", Some(json!({"t": "Wi-Fi router", "s": "Wi-Fi router"})));
-    for (query, found) in [(json!({"match": {"t": "router"}}), 1), (json!({"match": {"s": "wifi"}}), 1)] {
+    let found = [
+        (json!({"match": {"t": "router"}}), 1),
+        (json!({"match": {"s": "wifi"}}), 1),
+        (json!({"match": {"t": "wi-fi"}}), 1),
+        (json!({"match": {"t": {"query": "wi-fi modem", "operator": "and"}}}), 0),
+    ];
+    for (query, found) in found {
         let (status, answer) = s.json("POST", "/w/_search", Some(json!({ "query": query })));
         assert_eq!((status, &answer["hits"]["total"]["value"]), (200, &json!(found)), "{query}: {answer}");
     }
-    for query in [json!({"match": {"t": "wi-fi"}}), json!({"match_bool_prefix": {"t": "wi-fi rou"}})] {
+    let refused = [
+        json!({"match_bool_prefix": {"t": "wi-fi rou"}}),
+        json!({"match_phrase": {"t": "wi-fi router"}}),
+        json!({"query_string": {"query": "wi-fi", "default_field": "t"}}),
+    ];
+    for query in refused {
         let (status, answer) = s.json("POST", "/w/_search", Some(json!({ "query": query })));
         assert_eq!(status, 400, "{answer}");
         let reason = answer["error"]["root_cause"][0]["reason"].as_str().unwrap();

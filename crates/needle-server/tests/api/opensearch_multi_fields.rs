@@ -21,8 +21,10 @@
 //! `decimal_digit`, `keyword_marker`, `stemmer_override`, `unique` and `limit`
 //! filters (`tokenizers.json`), the `kstem` stemmer beside Porter's and
 //! Snowball's in fifteen languages (`stemmers.json`) and the `word_delimiter_graph` filter
-//! (`word_delimiter.json`: parts, positions, position lengths, offsets) are
-//! replayed and compared the same way.
+//! (`word_delimiter.json`: parts, positions, position lengths, offsets), and
+//! `match` and `multi_match` queries whose text the search analyzer makes a
+//! graph of terms (`graph_queries.json`: parts joined or kept whole at search
+//! time, hits and scores) are replayed and compared the same way.
 
 use serde_json::{json, Value};
 
@@ -111,6 +113,11 @@ fn html_strip_answers_as_opensearch() {
 #[test]
 fn word_delimiter_graph_answers_as_opensearch() {
     replay("word_delimiter");
+}
+
+#[test]
+fn queries_over_a_graph_of_terms_answer_as_opensearch() {
+    replay("graph_queries");
 }
 
 #[test]
