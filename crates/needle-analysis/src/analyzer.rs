@@ -30,8 +30,25 @@ pub struct Token {
     /// Marked as a keyword (Lucene's KeywordAttribute): stemmers leave it be.
     pub keyword: bool,
     /// The positions it spans (Lucene's PositionLengthAttribute): more than
-    /// one for a part `word_delimiter_graph` joined or kept whole.
+    /// one for a part `word_delimiter_graph` joined or kept whole, or a shingle.
     pub position_length: u32,
+    /// Several tokens joined by the shingle filter (Elasticsearch's token type `shingle`).
+    pub shingle: bool,
+}
+
+impl Default for Token {
+    fn default() -> Self {
+        Token {
+            term: String::new(),
+            position: 0,
+            start: 0,
+            end: 0,
+            synonym: false,
+            keyword: false,
+            position_length: 1,
+            shingle: false,
+        }
+    }
 }
 
 /// Analyzed query text.
@@ -396,7 +413,9 @@ impl Analyzer {
     }
 
     /// The tokens of `text` (the char filters' output), their offsets
-    /// moved back into the original text by `original`.
+    /// moved back into the original text by `original`. A shingle filter
+    /// sees the text's tokens whole: those of the filters before it are
+    /// gathered, shingled, and each shingle goes through the filters after.
     fn analyze_filtered(
         &self,
         filters: &[TokenFilter],
@@ -405,15 +424,40 @@ impl Analyzer {
         original: impl Fn(usize) -> usize,
         emit: &mut impl FnMut(&Token, &str),
     ) -> u32 {
-        let mut token = Token {
-            term: String::new(),
-            position: first_position,
-            start: 0,
-            end: 0,
-            synonym: false,
-            keyword: false,
-            position_length: 1,
+        let Some((at, shingle)) = filters.iter().enumerate().find_map(|(i, f)| match f {
+            TokenFilter::Shingle(s) => Some((i, s)),
+            _ => None,
+        }) else {
+            return self.tokens_through(filters, text, first_position, original, emit);
         };
+        let mut gathered: Vec<(Token, String)> = Vec::new();
+        let final_offset = original(text.len()) as u32;
+        let end = self.tokens_through(&filters[..at], text, first_position, original, &mut |t, word| {
+            gathered.push((t.clone(), word.to_string()))
+        });
+        let after = &filters[at + 1..];
+        let mut across: Vec<Across> = match after.iter().any(TokenFilter::looks_across) {
+            true => after.iter().map(|_| Across::new(first_position)).collect(),
+            false => Vec::new(),
+        };
+        let mut token = Token::default();
+        let end = shingle.apply(&gathered, first_position, end, final_offset, |t, word| {
+            token.clone_from(t);
+            through(after, &mut across, &mut token, &mut |t| emit(t, word));
+        });
+        across.iter().fold(end, |end, state| state.end(end))
+    }
+
+    /// The tokens of `text` through `filters` (none of them a shingle filter).
+    fn tokens_through(
+        &self,
+        filters: &[TokenFilter],
+        text: &str,
+        first_position: u32,
+        original: impl Fn(usize) -> usize,
+        emit: &mut impl FnMut(&Token, &str),
+    ) -> u32 {
+        let mut token = Token { position: first_position, ..Token::default() };
         // Most chains lowercase first: done while copying the word out.
         let (lowered, rest) = match filters.split_first() {
             Some((TokenFilter::Lowercase, rest)) => (true, rest),
@@ -497,7 +541,10 @@ impl Analyzer {
     /// the tokens whole when some span several positions (a graph).
     pub fn query_terms(&self, text: &str) -> QueryTerms {
         let tokens = self.tokens(text);
-        if tokens.iter().any(|t| t.position_length > 1) {
+        // Elasticsearch reads shingles of several sizes by position, not as a graph.
+        let graph_disabled =
+            self.filters.iter().any(|f| matches!(f, TokenFilter::Shingle(s) if s.disables_graph()));
+        if !graph_disabled && tokens.iter().any(|t| t.position_length > 1) {
             return QueryTerms::Graph(tokens);
         }
         QueryTerms::Positioned(tokens.into_iter().map(|t| (t.position, t.term)).collect())

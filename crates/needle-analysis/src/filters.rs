@@ -16,6 +16,7 @@ use crate::analyzer::Token;
 use crate::kstem;
 use crate::light_stemmers::{german_normalize, LightStemmer};
 use crate::porter;
+use crate::shingle::Shingle;
 use crate::synonyms::SynonymMap;
 use crate::tables::ascii_folding::ASCII_FOLDING;
 use crate::tables::char_classes::{DIGITS, NON_SPACING_MARKS};
@@ -98,6 +99,9 @@ pub enum TokenFilter {
     /// as many), a joined part or the original spanning several. It looks
     /// across tokens: it counts the positions it added.
     WordDelimiter(Box<WordDelimiter>),
+    /// `ShingleFilter` (`shingle.rs`): each token joined with the ones after
+    /// it. It sees a text's tokens whole, so the analyzer gathers them for it.
+    Shingle(Box<Shingle>),
 }
 
 /// A language's Snowball stemmer, by the name Lucene's SnowballFilter takes.
@@ -187,6 +191,7 @@ impl std::fmt::Debug for TokenFilter {
             }
             TokenFilter::Limit(max) => write!(f, "Limit({max})"),
             TokenFilter::WordDelimiter(wd) => write!(f, "{wd:?}"),
+            TokenFilter::Shingle(s) => write!(f, "{s:?}"),
         }
     }
 }
@@ -310,7 +315,8 @@ impl TokenFilter {
             | TokenFilter::StemmerOverride(_)
             | TokenFilter::Unique { .. }
             | TokenFilter::Limit(_)
-            | TokenFilter::WordDelimiter(_) => {}
+            | TokenFilter::WordDelimiter(_)
+            | TokenFilter::Shingle(_) => {}
         }
         true
     }

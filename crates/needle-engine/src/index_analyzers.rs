@@ -30,7 +30,9 @@
 //!   `keyword_marker` (`keywords`, `keywords_pattern`, `ignore_case`),
 //!   `stemmer_override` (`rules`), `unique` (`only_on_same_position`),
 //!   `word_delimiter_graph` (its options, `protected_words`; not
-//!   `type_table`),
+//!   `type_table`), `shingle` (its sizes, bounded by `index.max_shingle_diff`,
+//!   `output_unigrams`, `output_unigrams_if_no_shingles`, `token_separator`,
+//!   `filler_token`; one an analyzer),
 //!   `limit` (`max_token_count`, `consume_all_tokens`: the tokens are the
 //!   same either way), `ngram` and `edge_ngram`, or `synonym` and
 //!   `synonym_graph` (`synonyms` in Solr's format, `expand`, `lenient`; rules
@@ -55,8 +57,8 @@ use std::sync::Arc;
 
 use needle_analysis::{
     check_replacement, java_regex, Analyzer, AnalyzerKind, CharFilter, CharGroupTokenizer, GramTokenizer,
-    Grams, HtmlStrip, Language, LightStemmer, Mapping, PathHierarchy, PatternTokenizer, Snowball, SynonymMap,
-    TokenChars, TokenFilter, Tokenizer, WordDelimiter, ENGLISH_STOP_WORDS,
+    Grams, HtmlStrip, Language, LightStemmer, Mapping, PathHierarchy, PatternTokenizer, Shingle, Snowball,
+    SynonymMap, TokenChars, TokenFilter, Tokenizer, WordDelimiter, ENGLISH_STOP_WORDS,
 };
 use needle_core::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -79,6 +81,10 @@ pub struct IndexAnalysis {
     /// exceed its `min_gram` (`None`: Elasticsearch's 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_ngram_diff: Option<usize>,
+    /// `index.max_shingle_diff`: the most a `shingle` filter's sizes may
+    /// differ, plus one when it keeps unigrams (`None`: Elasticsearch's 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_shingle_diff: Option<usize>,
 }
 
 impl IndexAnalysis {
@@ -89,6 +95,7 @@ impl IndexAnalysis {
             && self.tokenizer.is_empty()
             && self.char_filter.is_empty()
             && self.max_ngram_diff.is_none()
+            && self.max_shingle_diff.is_none()
     }
 
     /// Normalizer `name`: these settings' own, or the built-in `lowercase`
@@ -217,6 +224,10 @@ impl IndexAnalysis {
                 None => self.one_filter(analyzer, r)?,
             });
         }
+        // The analyzer gathers a text's tokens for one shingle filter (see `Analyzer::analyze`).
+        if out.iter().filter(|f| matches!(f, TokenFilter::Shingle(_))).count() > 1 {
+            return Err(not_yet(format!("a second shingle filter in analyzer [{analyzer}]")));
+        }
         Ok(out)
     }
 
@@ -304,8 +315,11 @@ impl IndexAnalysis {
     /// The `analysis` object of an index's settings, as Elasticsearch shows it.
     pub fn shown(&self) -> Value {
         let mut shown = serde_json::to_value(self).expect("analysis settings serialize");
-        // An index setting of its own (`index.max_ngram_diff`), kept here because filters need it.
-        shown.as_object_mut().expect("an object").remove("max_ngram_diff");
+        // Index settings of their own (`index.max_ngram_diff`, `index.max_shingle_diff`), kept here
+        // because filters need them.
+        let object = shown.as_object_mut().expect("an object");
+        object.remove("max_ngram_diff");
+        object.remove("max_shingle_diff");
         shown
     }
 
@@ -390,6 +404,7 @@ impl IndexAnalysis {
             "asciifolding" if p.get("preserve_original").is_some_and(is_true) => {
                 Ok(TokenFilter::AsciiFoldingKeepingOriginal)
             }
+            "shingle" => shingle(f, p, self.max_shingle_diff.unwrap_or(3)),
             "synonym" | "synonym_graph" => {
                 Err(Error::invalid(format!("the synonym filter [{f}] can only be used in an analyzer")))
             }
@@ -434,6 +449,7 @@ const PRE_BUILT_FILTERS: &[&str] = &[
     "german_normalization",
     "uppercase",
     "word_delimiter_graph",
+    "shingle",
 ];
 
 /// Built-in filter `name`, as Elasticsearch pre-builds it.
@@ -449,6 +465,7 @@ fn pre_built_filter(name: &str) -> Option<TokenFilter> {
         "kstem" => TokenFilter::KStem,
         "german_normalization" => TokenFilter::GermanNormalization,
         "word_delimiter_graph" => TokenFilter::WordDelimiter(Box::default()),
+        "shingle" => TokenFilter::Shingle(Box::default()),
         "reverse" => TokenFilter::Reverse,
         "snowball" => TokenFilter::snowball_english(),
         "stop" => TokenFilter::stop(ENGLISH_STOP_WORDS, false),
@@ -476,6 +493,48 @@ fn grams(f: &str, p: &Map<String, Value>, edge: bool, max_diff: usize) -> Result
     }
     let preserve_original = p.get("preserve_original").is_some_and(is_true);
     Ok(TokenFilter::Grams(Grams { edge, min, max, preserve_original }))
+}
+
+/// A `shingle` filter: its sizes (2 and 2 when not given) at most
+/// `max_diff` apart, one more when it keeps unigrams, as Elasticsearch checks them.
+fn shingle(f: &str, p: &Map<String, Value>, max_diff: usize) -> Result<TokenFilter> {
+    let size = |key: &str| -> Result<i64> {
+        match p.get(key) {
+            None => Ok(2),
+            Some(v) => v.as_i64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).ok_or_else(|| {
+                Error::invalid(format!("Failed to parse value [{v}] for setting [{key}] of filter [{f}]"))
+            }),
+        }
+    };
+    let flag = |key: &str, default: bool| p.get(key).map_or(default, is_true);
+    let (min, max, unigrams) =
+        (size("min_shingle_size")?, size("max_shingle_size")?, flag("output_unigrams", true));
+    let diff = max - min + i64::from(unigrams);
+    if diff > max_diff as i64 {
+        return Err(Error::invalid(format!(
+            "In Shingle TokenFilter the difference between max_shingle_size and min_shingle_size (and +1 if \
+             outputting unigrams) must be less than or equal to: [{max_diff}] but was [{diff}]. This limit can be \
+             set by changing the [index.max_shingle_diff] index level setting."
+        )));
+    }
+    if max < 2 {
+        return Err(Error::invalid("Max shingle size must be >= 2"));
+    }
+    if min < 2 {
+        return Err(Error::invalid("Min shingle size must be >= 2"));
+    }
+    if min > max {
+        return Err(Error::invalid("Min shingle size must be <= max shingle size"));
+    }
+    let text = |key: &str, default: &str| p.get(key).and_then(Value::as_str).unwrap_or(default).to_string();
+    Ok(TokenFilter::Shingle(Box::new(Shingle {
+        min: min as usize,
+        max: max as usize,
+        unigrams,
+        unigrams_if_none: flag("output_unigrams_if_no_shingles", false),
+        separator: text("token_separator", " "),
+        filler: text("filler_token", "_"),
+    })))
 }
 
 /// An n-gram filter's or tokenizer's `min_gram` and `max_gram` (1 and 2
@@ -713,12 +772,15 @@ pub fn read(settings: &Value) -> Result<IndexAnalysis> {
     let mut analysis = IndexAnalysis::default();
     for (key, value) in flat {
         let key = key.strip_prefix("index.").unwrap_or(&key);
-        if key == "max_ngram_diff" {
+        if key == "max_ngram_diff" || key == "max_shingle_diff" {
             let diff = value.as_u64().or_else(|| value.as_str().and_then(|s| s.parse().ok()));
             let diff = diff.ok_or_else(|| {
-                Error::invalid(format!("failed to parse value [{value}] for setting [index.max_ngram_diff]"))
+                Error::invalid(format!("failed to parse value [{value}] for setting [index.{key}]"))
             })?;
-            analysis.max_ngram_diff = Some(diff as usize);
+            match key {
+                "max_ngram_diff" => analysis.max_ngram_diff = Some(diff as usize),
+                _ => analysis.max_shingle_diff = Some(diff as usize),
+            }
             continue;
         }
         let Some(rest) = key.strip_prefix("analysis.") else { continue };
@@ -938,6 +1000,15 @@ fn filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
             "protected_words",
         ],
         Some("limit") => &["type", "max_token_count", "consume_all_tokens"],
+        Some("shingle") => &[
+            "type",
+            "min_shingle_size",
+            "max_shingle_size",
+            "output_unigrams",
+            "output_unigrams_if_no_shingles",
+            "token_separator",
+            "filler_token",
+        ],
         Some("synonym" | "synonym_graph") => &["type", "synonyms", "expand", "lenient", "format"],
         _ => &["type"],
     }
@@ -1275,7 +1346,14 @@ mod tests {
             (json!({"analyzer": {"x": {"type": "klingon"}}}), "Unknown analyzer type [klingon] for [x]"),
             (json!({"analyzer": {"x": {"type": "custom"}}}), "must be configured with a tokenizer"),
             (json!({"analyzer": {"x": {"type": "custom", "tokenizer": "classic"}}}), "tokenizer [classic]"),
-            (json!({"analyzer": {"x": {"tokenizer": "standard", "filter": ["shingle"]}}}), "[shingle]"),
+            (
+                json!({"analyzer": {"x": {"tokenizer": "standard", "filter": ["common_grams"]}}}),
+                "[common_grams]",
+            ),
+            (
+                json!({"analyzer": {"x": {"tokenizer": "standard", "filter": ["shingle", "shingle"]}}}),
+                "a second shingle filter",
+            ),
             (json!({"analyzer": {"x": {"type": "keyword"}}}), "Unknown analyzer type [keyword]"),
             (json!({"tokenizer": {"t": {"type": "ngram", "token_chars": ["letter", "odd"]}}}), "'odd'"),
             (json!({"tokenizer": {"t": {"type": "ngram", "min_gram": 2, "max_gram": 4}}}), "max_ngram_diff"),

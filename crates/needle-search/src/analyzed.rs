@@ -327,6 +327,7 @@ mod tests {
             synonym: false,
             keyword: false,
             position_length,
+            shingle: false,
         };
         list.iter().map(token).collect()
     }

@@ -100,7 +100,8 @@ impl Settings {
                 // the mapping (see `Catalog::create_filled`).
                 _ if name.starts_with("sort.")
                     || name.starts_with("analysis.")
-                    || name == "max_ngram_diff" => {}
+                    || name == "max_ngram_diff"
+                    || name == "max_shingle_diff" => {}
                 "number_of_shards" => self.number_of_shards = number()?.clamp(1, 1024) as u32,
                 "number_of_replicas" => self.number_of_replicas = number()? as u32,
                 "refresh_interval" => self.refresh_interval = text,
@@ -147,10 +148,10 @@ impl Settings {
                     self.uuid
                 )));
             }
-            if name == "max_ngram_diff" {
-                return Err(ApiError::illegal_argument(
-                    "updating [index.max_ngram_diff] is not supported yet by Needle: it is set when the index is created",
-                ));
+            if name == "max_ngram_diff" || name == "max_shingle_diff" {
+                return Err(ApiError::illegal_argument(format!(
+                    "updating [index.{name}] is not supported yet by Needle: it is set when the index is created"
+                )));
             }
         }
         self.apply(settings)?;
@@ -185,6 +186,9 @@ impl Settings {
         }
         if let Some(diff) = schema.analysis.max_ngram_diff {
             shown["index"]["max_ngram_diff"] = json!(diff.to_string());
+        }
+        if let Some(diff) = schema.analysis.max_shingle_diff {
+            shown["index"]["max_shingle_diff"] = json!(diff.to_string());
         }
         shown
     }

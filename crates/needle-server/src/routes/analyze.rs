@@ -289,9 +289,10 @@ fn tokens(
         let mut units = Utf16Units { text, byte: 0, units: 0 };
         let next = analyzer.analyze_through(through, text, position, |t, word| {
             let (start, end) = (t.start as usize, t.end as usize);
-            let kind = match t.synonym {
-                true => "SYNONYM",
-                false => analyzer.tokenizer().token_type(word),
+            let kind = match (t.shingle, t.synonym) {
+                (true, _) => "shingle",
+                (_, true) => "SYNONYM",
+                _ => analyzer.tokenizer().token_type(word),
             };
             let mut token = json!({
                 "token": t.term,

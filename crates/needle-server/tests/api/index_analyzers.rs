@@ -68,8 +68,12 @@ fn what_cannot_be_made_is_refused_by_name_and_changes_nothing() {
             "tokenizer [classic]",
         ),
         (
-            json!({"analysis": {"analyzer": {"x": {"tokenizer": "standard", "filter": ["shingle"]}}}}),
-            "[shingle]",
+            json!({"analysis": {"analyzer": {"x": {"tokenizer": "standard", "filter": ["common_grams"]}}}}),
+            "[common_grams]",
+        ),
+        (
+            json!({"analysis": {"analyzer": {"x": {"tokenizer": "standard", "filter": ["shingle", "shingle"]}}}}),
+            "a second shingle filter",
         ),
         (
             json!({"analysis": {"analyzer": {"x": {"type": "klingon"}}}}),

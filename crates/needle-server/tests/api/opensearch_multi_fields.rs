@@ -24,7 +24,9 @@
 //! (`word_delimiter.json`: parts, positions, position lengths, offsets), and
 //! `match` and `multi_match` queries whose text the search analyzer makes a
 //! graph of terms (`graph_queries.json`: parts joined or kept whole at search
-//! time, hits and scores) are replayed and compared the same way.
+//! time, hits and scores), and the `shingle` filter (`shingles.json`: tokens,
+//! positions, position lengths and types, searches, the sizes refused) are
+//! replayed and compared the same way.
 
 use serde_json::{json, Value};
 
@@ -118,6 +120,11 @@ fn word_delimiter_graph_answers_as_opensearch() {
 #[test]
 fn queries_over_a_graph_of_terms_answer_as_opensearch() {
     replay("graph_queries");
+}
+
+#[test]
+fn shingles_answer_as_opensearch() {
+    replay("shingles");
 }
 
 #[test]
