@@ -60,6 +60,13 @@ pub enum QueryTerms {
     Graph(Vec<Token>),
 }
 
+/// No terms (what text a lenient query cannot analyze for a field makes).
+impl Default for QueryTerms {
+    fn default() -> Self {
+        QueryTerms::Positioned(Vec::new())
+    }
+}
+
 impl QueryTerms {
     /// The terms with their positions; an error naming the first term that
     /// spans several positions, for a query that does not take a graph.
@@ -70,8 +77,8 @@ impl QueryTerms {
                 let term = tokens.iter().find(|t| t.position_length > 1).map_or("", |t| &t.term);
                 Err(format!(
                     "the term [{term}] spans several positions (a word_delimiter_graph part joined or kept whole); \
-                     Needle takes such a graph of terms in match and multi_match (best_fields, most_fields) \
-                     queries, not yet in this one"
+                     Needle takes such a graph of terms in match, multi_match (best_fields, most_fields), \
+                     query_string and simple_query_string queries outside quotes, not yet in this one"
                 ))
             }
         }

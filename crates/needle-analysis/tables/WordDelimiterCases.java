@@ -2,6 +2,7 @@ import java.io.*;
 import java.nio.charset.StandardCharsets;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.core.KeywordTokenizer;
+import org.apache.lucene.analysis.miscellaneous.WordDelimiterFilter;
 import org.apache.lucene.analysis.miscellaneous.WordDelimiterGraphFilter;
 import org.apache.lucene.analysis.miscellaneous.WordDelimiterIterator;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
@@ -12,7 +13,8 @@ import org.apache.lucene.analysis.tokenattributes.PositionLengthAttribute;
 /**
  * Runs Lucene's WordDelimiterGraphFilter (adjusting offsets, Lucene's
  * default character types) on each line of standard input: its flags, a tab,
- * the term as hex of its UTF-8, the term a keyword tokenizer's one token.
+ * the term as hex of its UTF-8, the term a keyword tokenizer's one token; or,
+ * when a third field says "plain", the older WordDelimiterFilter.
  * Prints each part as hex of its UTF-8, its position, position length, start
  * and end offset (UTF-16 units), the parts joined by tabs, a line each, for
  * word_delimiter_cases.py.
@@ -30,7 +32,10 @@ public class WordDelimiterCases {
       int flags = Integer.parseInt(parts[0]);
       tokenizer.setReader(new StringReader(unhex(parts[1])));
       StringBuilder row = new StringBuilder();
-      try (TokenStream stream = new WordDelimiterGraphFilter(tokenizer, true, WordDelimiterIterator.DEFAULT_WORD_DELIM_TABLE, flags, null)) {
+      TokenStream filter = parts.length > 2 && parts[2].equals("plain")
+          ? new WordDelimiterFilter(tokenizer, WordDelimiterIterator.DEFAULT_WORD_DELIM_TABLE, flags, null)
+          : new WordDelimiterGraphFilter(tokenizer, true, WordDelimiterIterator.DEFAULT_WORD_DELIM_TABLE, flags, null);
+      try (TokenStream stream = filter) {
         CharTermAttribute term = stream.addAttribute(CharTermAttribute.class);
         PositionIncrementAttribute inc = stream.addAttribute(PositionIncrementAttribute.class);
         PositionLengthAttribute len = stream.addAttribute(PositionLengthAttribute.class);

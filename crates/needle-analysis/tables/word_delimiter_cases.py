@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Records Lucene's WordDelimiterGraphFilter's parts of fixed terms and of
+"""Records Lucene's WordDelimiterGraphFilter's parts (with `--plain`, the
+older WordDelimiterFilter's) of fixed terms and of
 thousands of terms made of word, number and delimiter fragments under
 random options (a fixed seed; `flags` adds up the options set, as `FLAGS`
 numbers them): each part's text, position, end position and offsets (UTF-16
@@ -8,6 +9,7 @@ with. Builds and runs WordDelimiterCases.java on the Lucene peer's jars
 (`lucene_peer.py`):
 
     python3 crates/needle-analysis/tables/word_delimiter_cases.py > tests/golden/lucene/word_delimiter.jsonl
+    python3 crates/needle-analysis/tables/word_delimiter_cases.py --plain > tests/golden/lucene/word_delimiter_plain.jsonl
 """
 
 import json
@@ -43,7 +45,8 @@ def cases():
 
 def main():
     cs = cases()
-    lines = "".join(f"{sum(FLAGS[k] for k, v in o.items() if v)}\t{t.encode().hex()}\n" for t, o in cs)
+    plain = "\tplain" if "--plain" in sys.argv else ""
+    lines = "".join(f"{sum(FLAGS[k] for k, v in o.items() if v)}\t{t.encode().hex()}{plain}\n" for t, o in cs)
     rows = lucene_peer.run("WordDelimiterCases", lines.encode()).decode().split("\n")[:len(cs)]
     for (term, options), row in zip(cs, rows):
         parts = []

@@ -28,6 +28,10 @@ impl QueryFields for Schema {
         self.analyze_as(field, text, false)
     }
 
+    fn analyze_graph(&self, field: FieldId, text: &str) -> Result<QueryTerms> {
+        self.query_terms(field, text, None)
+    }
+
     fn analyze_quoted(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>> {
         self.analyze_as(field, text, true)
     }

@@ -4,7 +4,7 @@
 //! original), a phrase over the positions, and a query over a graph of
 //! terms (some spanning several positions).
 
-use needle_analysis::Token;
+use needle_analysis::{QueryTerms, Token};
 use needle_core::FieldId;
 
 use crate::{MultiTermQuery, PhrasePrefix, PhraseQuery, Query, TermPattern, TermQuery};
@@ -119,6 +119,15 @@ fn distinct(terms: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
         }
     }
     out
+}
+
+/// Analyzed text as one query a position, or a stretch where it makes a
+/// graph of terms (see [`graph`]).
+pub fn by_position_or_graph(field: FieldId, terms: QueryTerms, phrases: bool) -> Result<Vec<Query>, String> {
+    match terms {
+        QueryTerms::Positioned(tokens) => Ok(by_position(field, tokens)),
+        QueryTerms::Graph(tokens) => graph(field, &tokens, phrases),
+    }
 }
 
 /// Whether any token spans several positions: text a query reads as a graph.

@@ -265,6 +265,11 @@ impl Query {
                 Query::MatchNone => Query::MatchNone,
                 q => Query::Constant(Box::new(q)),
             },
+            // Every clause's score counted whole is their sum: Lucene rewrites it to a
+            // disjunction, whose nested disjunctions are flattened into one sum.
+            Query::DisMax { clauses, tie_breaker } if tie_breaker == 1.0 => {
+                rewrite_bool(BoolQuery { should: clauses, ..BoolQuery::default() })
+            }
             Query::DisMax { clauses, tie_breaker } => {
                 let mut clauses: Vec<Query> =
                     clauses.into_iter().map(Query::rewrite).filter(|q| *q != Query::MatchNone).collect();
@@ -332,6 +337,19 @@ fn rewrite_bool(b: BoolQuery) -> Query {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lucene rewrites a dis-max whose tie breaker counts every clause whole
+    /// to a disjunction, so its clauses' own disjunctions are summed as one.
+    #[test]
+    fn a_dis_max_counting_every_clause_whole_is_one_flat_disjunction() {
+        let (a, b, c) = (Query::term(0, "a"), Query::term(1, "b"), Query::term(1, "c"));
+        let dis_max = |tie_breaker| Query::DisMax {
+            clauses: vec![Query::or(vec![a.clone(), b.clone()]), c.clone()],
+            tie_breaker,
+        };
+        assert_eq!(dis_max(1.0).rewrite(), Query::or(vec![a.clone(), b.clone(), c.clone()]));
+        assert!(matches!(dis_max(0.5).rewrite(), Query::DisMax { .. }));
+    }
 
     #[test]
     fn exclusions_alone_match_the_rest_only_as_written() {

@@ -1125,6 +1125,9 @@ impl QueryFields for DefaultFields<'_> {
     fn analyze(&self, field: FieldId, text: &str) -> needle_core::Result<Vec<(u32, String)>> {
         self.leniently(self.schema.analyze_with(field, text, self.analyzer.as_deref()))
     }
+    fn analyze_graph(&self, field: FieldId, text: &str) -> needle_core::Result<QueryTerms> {
+        self.leniently(self.schema.query_terms(field, text, self.analyzer.as_deref()))
+    }
     fn analyze_quoted(&self, field: FieldId, text: &str) -> needle_core::Result<Vec<(u32, String)>> {
         self.leniently(match self.quote_analyzer.as_ref().or(self.analyzer.as_ref()) {
             Some(chosen) => self.schema.analyze_with(field, text, Some(chosen)),
@@ -1188,8 +1191,14 @@ fn query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
         }
     };
     let tie_breaker = take_f32(body, "query_string", "tie_breaker")?.unwrap_or(type_tie_breaker);
-    let options =
-        ParseOptions { default_and, field_tie_breaker: Some(tie_breaker), fuzzy: fuzzy_defaults(body)? };
+    let synonym_phrases =
+        take_bool(body, "query_string", "auto_generate_synonyms_phrase_query")?.unwrap_or(true);
+    let options = ParseOptions {
+        default_and,
+        field_tie_breaker: Some(tie_breaker),
+        fuzzy: fuzzy_defaults(body)?,
+        synonym_phrases,
+    };
     let mut named = |key: &str| -> ApiResult<Option<Arc<Analyzer>>> {
         let name = take_string(body, "query_string", key)?;
         name.map(|name| named_analyzer(schema, "query_string", &name)).transpose()
@@ -1261,7 +1270,9 @@ fn simple_query_string(body: &mut Value, schema: &Schema) -> ApiResult<Query> {
             "[{KIND}] [analyze_wildcard] true is not supported yet by Needle"
         )));
     }
-    take(body, "auto_generate_synonyms_phrase_query");
+    if let Some(phrases) = take_bool(body, KIND, "auto_generate_synonyms_phrase_query")? {
+        options.synonym_phrases = phrases;
+    }
     let analyzer =
         take_string(body, KIND, "analyzer")?.map(|name| named_analyzer(schema, KIND, &name)).transpose()?;
     let patterns: Vec<(String, f32)> = match take(body, "fields") {

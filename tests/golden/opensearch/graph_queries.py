@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Records a real OpenSearch node's answers to `match` and `multi_match`
-queries whose text the search analyzer makes into a graph of terms (Lucene's
+"""Records a real OpenSearch node's answers to `match`, `multi_match`,
+`query_string` and `simple_query_string` queries whose text the search
+analyzer makes into a graph of terms (Lucene's
 QueryBuilder reading a token graph: `word_delimiter_graph` joining parts or
 keeping the original beside them, so that some terms span several
 positions): each stretch between the places every path passes through is one
@@ -90,6 +91,19 @@ def steps():
                                    "filter": {"match": {"title": "router"}}}}}),
         search({"query": {"bool": {"should": [{"match": {"title": "wi-fi"}}, {"match": {"body": "power-shot"}}],
                                    "must_not": {"term": {"tag": "wi"}}}}}),
+        search({"query": {"query_string": {"query": "wi-fi router", "default_field": "title"}}}),
+        search({"query": {"query_string": {"query": "title:wi-fi AND body:power-shot"}}}),
+        search({"query": {"query_string": {"query": "wi-fi", "fields": ["title", "body"]}}}),
+        search({"query": {"query_string": {"query": "wi-fi router", "default_field": "title",
+                                           "default_operator": "and"}}}),
+        search({"query": {"query_string": {"query": "wi-fi sd-500", "default_field": "title",
+                                           "auto_generate_synonyms_phrase_query": False}}}),
+        search({"query": {"query_string": {"query": "(wi-fi OR e-mail) -router", "default_field": "body"}}}),
+        search({"query": {"simple_query_string": {"query": "wi-fi router", "fields": ["title"]}}}),
+        search({"query": {"simple_query_string": {"query": "wi-fi +router", "fields": ["title", "body"],
+                                                  "default_operator": "and"}}}),
+        search({"query": {"simple_query_string": {"query": "power-shot | e-mail", "fields": ["body"],
+                                                  "auto_generate_synonyms_phrase_query": False}}}),
     ]
     return out
 

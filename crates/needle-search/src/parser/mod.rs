@@ -40,6 +40,7 @@
 mod lexer;
 pub mod simple;
 
+use needle_analysis::QueryTerms;
 use needle_core::{Error, FieldId, Result};
 
 use self::lexer::Token;
@@ -61,6 +62,11 @@ pub trait QueryFields {
     /// `text` analyzed for `field`: (position, term) pairs. Fails for text
     /// the field cannot hold (a word for a numeric field).
     fn analyze(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>>;
+    /// As [`QueryFields::analyze`], the tokens kept whole where some span
+    /// several positions (a graph of terms); by default no field makes one.
+    fn analyze_graph(&self, field: FieldId, text: &str) -> Result<QueryTerms> {
+        self.analyze(field, text).map(QueryTerms::Positioned)
+    }
     /// The text of a phrase in quotes analyzed for `field`, which may
     /// analyze it its own way (Elasticsearch's `search_quote_analyzer`).
     fn analyze_quoted(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>> {
@@ -110,6 +116,10 @@ pub struct ParseOptions {
     pub field_tie_breaker: Option<f32>,
     /// How `term~` reads (Elasticsearch's `fuzziness` and `fuzzy_*` of a `query_string`).
     pub fuzzy: FuzzyDefaults,
+    /// Where text makes a graph of terms, each path of several terms is a
+    /// phrase (Elasticsearch's `auto_generate_synonyms_phrase_query`, on by
+    /// default there; off by default in Lucene's QueryParser), else all its terms required.
+    pub synonym_phrases: bool,
 }
 
 /// The fuzzy terms of a query string: edits when `~` has no number, and the rest.
@@ -337,7 +347,7 @@ impl Parser<'_> {
         let text = words.join(" ");
         let mut per_field = Vec::new();
         for field in self.targets(field)? {
-            let mut terms = crate::analyzed::by_position(field, self.fields.analyze(field, &text)?);
+            let mut terms = self.positions_or_graph(field, &text)?;
             per_field.extend(match (terms.len(), self.options.default_and) {
                 (0, _) => None,
                 (1, _) => terms.pop(),
@@ -487,13 +497,19 @@ impl Parser<'_> {
         }
         let mut per_field = Vec::new();
         for field in self.targets(field)? {
-            let tokens = match phrase_slop {
-                Some(_) => self.fields.analyze_quoted(field, text)?,
-                None => self.fields.analyze(field, text)?,
-            };
-            per_field.extend(analyzed_query(field, tokens, phrase_slop));
+            per_field.extend(match phrase_slop {
+                Some(_) => analyzed_query(field, self.fields.analyze_quoted(field, text)?, phrase_slop),
+                None => any_of(self.positions_or_graph(field, text)?),
+            });
         }
         Ok(self.across_fields(per_field))
+    }
+
+    /// `text` analyzed for `field` as one query a position, or a stretch of a graph of terms.
+    fn positions_or_graph(&self, field: FieldId, text: &str) -> Result<Vec<Query>> {
+        let terms = self.fields.analyze_graph(field, text)?;
+        crate::analyzed::by_position_or_graph(field, terms, self.options.synonym_phrases)
+            .map_err(Error::query)
     }
 
     /// One clause's queries in each of its fields, combined as the options say.
@@ -610,11 +626,15 @@ fn analyzed_query(field: FieldId, tokens: Vec<(u32, String)>, phrase_slop: Optio
     if let Some(slop) = phrase_slop {
         return crate::analyzed::phrase(field, tokens, slop);
     }
-    let mut positions = crate::analyzed::by_position(field, tokens);
-    match positions.len() {
+    any_of(crate::analyzed::by_position(field, tokens))
+}
+
+/// Queries joined by `or`; one alone as it is, none: `None`.
+fn any_of(mut queries: Vec<Query>) -> Option<Query> {
+    match queries.len() {
         0 => None,
-        1 => positions.pop(),
-        _ => Some(Query::or(positions)),
+        1 => queries.pop(),
+        _ => Some(Query::or(queries)),
     }
 }
 

@@ -21,7 +21,7 @@
 //! with tie breaker 1 (their sum), as Elasticsearch builds them; prefix and
 //! fuzzy words are normalized per field, not analyzed.
 
-use needle_core::{FieldId, Result};
+use needle_core::{Error, FieldId, Result};
 
 use super::{analyzed_query, QueryFields};
 use crate::{BoolQuery, Fuzzy, MultiTermQuery, Query, TermPattern};
@@ -80,6 +80,9 @@ pub struct SimpleOptions {
     pub fuzzy_prefix_length: u32,
     pub fuzzy_max_expansions: u32,
     pub fuzzy_transpositions: bool,
+    /// Paths of several terms through a graph of terms as phrases (see
+    /// [`super::ParseOptions::synonym_phrases`]).
+    pub synonym_phrases: bool,
 }
 
 impl Default for SimpleOptions {
@@ -90,6 +93,7 @@ impl Default for SimpleOptions {
             fuzzy_prefix_length: 0,
             fuzzy_max_expansions: 50,
             fuzzy_transpositions: true,
+            synonym_phrases: true,
         }
     }
 }
@@ -307,11 +311,16 @@ impl SimpleParser<'_> {
     /// A plain word, analyzed in each field: several tokens are joined by the default operator.
     fn words(&self, text: &str) -> Result<Option<Query>> {
         self.per_field(|field| {
-            let tokens = self.schema.analyze(field, text)?;
-            match (tokens.len(), self.options.default_and) {
-                (2.., true) => Ok(Some(Query::and(crate::analyzed::by_position(field, tokens)))),
-                _ => Ok(analyzed_query(field, tokens, None)),
-            }
+            let terms = self.schema.analyze_graph(field, text)?;
+            let mut queries =
+                crate::analyzed::by_position_or_graph(field, terms, self.options.synonym_phrases)
+                    .map_err(Error::query)?;
+            Ok(match (queries.len(), self.options.default_and) {
+                (0, _) => None,
+                (1, _) => queries.pop(),
+                (_, true) => Some(Query::and(queries)),
+                (_, false) => Some(Query::or(queries)),
+            })
         })
     }
 

@@ -321,9 +321,10 @@ fn a_mapping_update_refused_on_one_index_changes_none() {
 }
 
 /// A field indexed with `word_delimiter_graph` joining parts finds its
-/// documents by any part or the joined word, a `match` query too when its
-/// own terms span several positions (a graph of terms); the queries that do
-/// not take such a graph yet refuse it naming the term.
+/// documents by any part or the joined word, a `match` or `query_string`
+/// query too when its own terms span several positions (a graph of terms);
+/// the queries that do not take such a graph yet (phrases among them) refuse
+/// it naming the term.
 #[test]
 fn word_delimiter_graph_parts_are_searched_and_a_query_graph_is_refused_by_name() {
     let s = TestServer::start();
@@ -340,6 +341,7 @@ fn word_delimiter_graph_parts_are_searched_and_a_query_graph_is_refused_by_name(
         (json!({"match": {"s": "wifi"}}), 1),
         (json!({"match": {"t": "wi-fi"}}), 1),
         (json!({"match": {"t": {"query": "wi-fi modem", "operator": "and"}}}), 0),
+        (json!({"query_string": {"query": "wi-fi", "default_field": "t"}}), 1),
     ];
     for (query, found) in found {
         let (status, answer) = s.json("POST", "/w/_search", Some(json!({ "query": query })));
@@ -348,7 +350,7 @@ fn word_delimiter_graph_parts_are_searched_and_a_query_graph_is_refused_by_name(
     let refused = [
         json!({"match_bool_prefix": {"t": "wi-fi rou"}}),
         json!({"match_phrase": {"t": "wi-fi router"}}),
-        json!({"query_string": {"query": "wi-fi", "default_field": "t"}}),
+        json!({"query_string": {"query": "\"wi-fi router\"", "default_field": "t"}}),
     ];
     for query in refused {
         let (status, answer) = s.json("POST", "/w/_search", Some(json!({ "query": query })));
