@@ -16,7 +16,7 @@ use crate::light_stemmers::LightStemmer;
 use crate::stopwords::ENGLISH_STOP_WORDS;
 use crate::tables::stop_words;
 use crate::tokenizer::Tokenizer;
-use crate::word_delimiter::{Part, Split, WordDelimiter};
+use crate::word_delimiter::{Part, PartOffsets, PlainState, Split, WordDelimiter};
 
 /// One analyzed token. `start..end` are UTF-8 byte offsets into the analyzed text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -596,6 +596,10 @@ fn through(filters: &[TokenFilter], across: &mut [Across], token: &mut Token, em
             return;
         }
         if let (TokenFilter::WordDelimiter(wd), Some((state, rest))) = (f, across[i..].split_first_mut()) {
+            if !wd.graph {
+                state.plain(wd, token, &mut |t| through(&filters[i + 1..], rest, t, emit));
+                return;
+            }
             match wd.split(&token.term, token.keyword) {
                 Split::Whole => state.keep_whole(token),
                 Split::Dropped => {
@@ -637,6 +641,10 @@ struct Across {
     last_out: u32,
     /// Where the last part `word_delimiter_graph` cut starts (its parts' never start before).
     last_start: u32,
+    /// What the older `word_delimiter` carries from term to term, and the
+    /// position of the last token it gave out.
+    plain: PlainState,
+    plain_last: i64,
 }
 
 impl Across {
@@ -648,6 +656,8 @@ impl Across {
             last_in: first_position,
             last_out: first_position,
             last_start: 0,
+            plain: PlainState::default(),
+            plain_last: i64::from(first_position) - 1,
         }
     }
 
@@ -700,6 +710,37 @@ impl Across {
             emit(token);
         }
         self.last_out = position + last;
+    }
+
+    /// `token` through the older `word_delimiter` (`wd`): each token it
+    /// makes given to `emit` at the position its increment reaches.
+    fn plain(&mut self, wd: &WordDelimiter, token: &mut Token, emit: &mut impl FnMut(&mut Token)) {
+        let increment = token.position - self.last_in + u32::from(!self.started);
+        (self.started, self.last_in) = (true, token.position);
+        if wd.ignore_keywords && token.keyword {
+            self.plain_last += i64::from(increment);
+            token.position = self.plain_last as u32;
+            self.last_out = token.position;
+            emit(token);
+            return;
+        }
+        let (start, end) = (token.start, token.end);
+        let placed = (end - start) as usize == token.term.len();
+        let term = std::mem::take(&mut token.term);
+        for part in wd.split_plain(&term, increment, placed, &mut self.plain) {
+            self.plain_last += i64::from(part.increment);
+            token.term = part.term;
+            token.position = self.plain_last as u32;
+            token.position_length = 1;
+            (token.start, token.end) = match part.offsets {
+                PartOffsets::Within(from, to) => (start + from as u32, start + to as u32),
+                PartOffsets::From(from) if start + from as u32 <= end => (start + from as u32, end),
+                PartOffsets::From(_) | PartOffsets::Whole => (start, end),
+            };
+            self.last_out = token.position;
+            emit(token);
+        }
+        (token.start, token.end) = (start, end);
     }
 
     /// Whether `filter` lets `token` through; its position, if so, moved to the filter's own count.

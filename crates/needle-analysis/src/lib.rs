@@ -35,4 +35,4 @@ pub use shingle::Shingle;
 pub use stopwords::ENGLISH_STOP_WORDS;
 pub use synonyms::{RuleError, SynonymMap};
 pub use tokenizer::{word_type, Tokenizer};
-pub use word_delimiter::{Part, Split, WordDelimiter};
+pub use word_delimiter::{Part, PartOffsets, PlainPart, PlainState, Split, WordDelimiter};

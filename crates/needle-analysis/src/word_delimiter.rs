@@ -12,6 +12,13 @@
 //! types are Java's, read out of Lucene (`tables/word_delimiter_types.rs`).
 //! `tests/golden/lucene/word_delimiter.jsonl` holds Lucene's parts of
 //! thousands of generated terms under random options, compared here.
+//!
+//! The older filter (Lucene's WordDelimiterFilter, Elasticsearch's
+//! `word_delimiter`) cuts the same subwords but makes a stream, not a graph:
+//! every token one position long, a joined run stacked on its first part,
+//! the original first, then by where each starts; position increments carried
+//! from term to term as Lucene's filter carries them ([`WordDelimiter::split_plain`],
+//! checked against `tests/golden/lucene/word_delimiter_plain.jsonl`).
 
 use std::collections::HashSet;
 
@@ -41,6 +48,9 @@ pub struct WordDelimiter {
     pub adjust_offsets: bool,
     /// Terms left whole.
     pub protected: HashSet<String>,
+    /// A graph (`word_delimiter_graph`), else the older filter's stream
+    /// (`word_delimiter`: every token one position long, see [`WordDelimiter::split_plain`]).
+    pub graph: bool,
 }
 
 impl Default for WordDelimiter {
@@ -59,6 +69,7 @@ impl Default for WordDelimiter {
             ignore_keywords: false,
             adjust_offsets: true,
             protected: HashSet::new(),
+            graph: true,
         }
     }
 }
@@ -109,6 +120,217 @@ impl WordDelimiter {
     fn catenates(&self, kind: u8) -> bool {
         (self.catenate_words && kind & ALPHA != 0) || (self.catenate_numbers && kind & DIGIT != 0)
     }
+}
+
+/// A token of the older filter (Lucene's WordDelimiterFilter): its text,
+/// its position increment from the token before it, and where it lies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlainPart {
+    pub term: String,
+    pub increment: u32,
+    pub offsets: PartOffsets,
+}
+
+/// Where a part of a term lies in the text, as Lucene places it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartOffsets {
+    /// The term's own offsets (the term whole, or a term not as long as its
+    /// text, whose parts cannot be placed).
+    Whole,
+    /// Bytes `start..end` of the term.
+    Within(usize, usize),
+    /// From byte `start` of the term to the term's end (the lone part of a
+    /// term not as long as its text, where that start lies within it).
+    From(usize),
+}
+
+/// What the older filter carries from one term of a text to the next.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlainState {
+    /// Position increments taken in and not given out yet.
+    pub accumulated: u32,
+    /// A token has been given out.
+    pub started: bool,
+}
+
+impl WordDelimiter {
+    /// Lucene's WordDelimiterFilter (Elasticsearch's `word_delimiter`) on
+    /// one term whose own position increment is `increment` (`placed`: the
+    /// term as long as its text): the same subwords as the graph filter's,
+    /// each token one position long, the joined runs stacked on their first
+    /// part, in the order Lucene's filter gives them (the original first,
+    /// then by where each starts, parts before runs joined there). A term of
+    /// delimiters alone gives nothing and, past the first token, leaves no hole.
+    pub fn split_plain(
+        &self,
+        term: &str,
+        increment: u32,
+        placed: bool,
+        state: &mut PlainState,
+    ) -> Vec<PlainPart> {
+        state.accumulated += increment;
+        let chars: Vec<char> = term.chars().collect();
+        let mut it = Subwords::new(&chars, self);
+        it.next();
+        let whole = |increment| PlainPart { term: term.to_string(), increment, offsets: PartOffsets::Whole };
+        if (it.current == 0 && it.end == it.len() as isize) || self.protected.contains(term) {
+            let out = vec![whole(std::mem::take(&mut state.accumulated))];
+            state.started = true;
+            return out;
+        }
+        if it.end == DONE && !self.preserve_original {
+            if increment == 1 && state.started {
+                state.accumulated -= 1;
+            }
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        if self.preserve_original {
+            out.push(whole(std::mem::take(&mut state.accumulated)));
+            state.started = true;
+        }
+        let mut plain = Plain {
+            wd: self,
+            chars: &chars,
+            bytes: term.char_indices().map(|(i, _)| i).chain([term.len()]).collect(),
+            placed,
+            state,
+            has_output: false,
+            following_original: !self.preserve_original,
+            last_run_count: 0,
+            buffered: Vec::new(),
+        };
+        plain.walk(it, &mut out);
+        out
+    }
+}
+
+/// One term through the older filter (the fields of Lucene's WordDelimiterFilter).
+struct Plain<'a> {
+    wd: &'a WordDelimiter,
+    chars: &'a [char],
+    /// Each character's byte offset in the term, and the term's length last.
+    bytes: Vec<usize>,
+    placed: bool,
+    state: &'a mut PlainState,
+    has_output: bool,
+    following_original: bool,
+    last_run_count: usize,
+    /// Parts and joined runs, given out sorted once the term is walked.
+    buffered: Vec<PlainPart>,
+}
+
+impl Plain<'_> {
+    fn walk(&mut self, mut it: Subwords, out: &mut Vec<PlainPart>) {
+        let wd = self.wd;
+        let (mut run, mut all) = (Run::default(), Run::default());
+        while it.end != DONE {
+            if it.is_single_word() {
+                // A word amid delimiters alone is given out at once.
+                let part = self.part(&it, true);
+                out.push(part);
+                self.state.started = true;
+                it.next();
+                continue;
+            }
+            let kind = it.kind();
+            if run.count > 0 && run.kind & kind == 0 {
+                self.flush(&mut run);
+                self.has_output = false;
+            }
+            if wd.catenates(kind) {
+                join(self.chars, &mut run, &it);
+            }
+            if wd.catenate_all {
+                join(self.chars, &mut all, &it);
+            }
+            if wd.generates(kind) {
+                let part = self.part(&it, false);
+                self.buffered.push(part);
+            }
+            it.next();
+        }
+        if run.count > 0 {
+            self.flush(&mut run);
+        }
+        if all.count > self.last_run_count {
+            self.write(&all);
+        }
+        // By where each starts, the larger increment first (a stable sort, as Lucene's merge sort).
+        let start = |p: &PlainPart| match p.offsets {
+            PartOffsets::Within(start, _) | PartOffsets::From(start) => start,
+            PartOffsets::Whole => 0,
+        };
+        self.buffered.sort_by(|a, b| start(a).cmp(&start(b)).then(b.increment.cmp(&a.increment)));
+        for mut part in self.buffered.drain(..) {
+            if !self.state.started && part.increment == 0 {
+                part.increment = 1;
+            }
+            self.state.started = true;
+            out.push(part);
+        }
+    }
+
+    /// The current subword as a part (`single`: the term's one word).
+    fn part(&mut self, it: &Subwords, single: bool) -> PlainPart {
+        let (start, end) = (self.bytes[it.current as usize], self.bytes[it.end as usize]);
+        let term: String = self.chars[it.current as usize..it.end as usize].iter().collect();
+        let offsets = match (self.placed, single) {
+            (true, _) => PartOffsets::Within(start, end),
+            (false, true) => PartOffsets::From(start),
+            (false, false) => PartOffsets::Whole,
+        };
+        PlainPart { term, increment: self.position(false), offsets }
+    }
+
+    /// Ends a run of joined subwords, written unless it is one subword given as a part anyway.
+    fn flush(&mut self, run: &mut Run) {
+        self.last_run_count = run.count;
+        if run.count != 1 || !self.wd.generates(run.kind) {
+            self.write(run);
+        }
+        *run = Run::default();
+    }
+
+    fn write(&mut self, run: &Run) {
+        let offsets = match self.placed {
+            true => PartOffsets::Within(self.bytes[run.start_part], self.bytes[run.end_part]),
+            false => PartOffsets::Whole,
+        };
+        let increment = self.position(true);
+        self.state.accumulated = 0;
+        self.buffered.push(PlainPart { term: run.text.clone(), increment, offsets });
+    }
+
+    /// The position increment of the next token (`inject`: a joined run,
+    /// stacked where a part was given): Lucene's `position`.
+    fn position(&mut self, inject: bool) -> u32 {
+        let accumulated = self.state.accumulated;
+        if self.has_output {
+            self.state.accumulated = 0;
+            return if inject { 0 } else { accumulated.max(1) };
+        }
+        self.has_output = true;
+        if !self.following_original {
+            // The first token after the original kept is at its position.
+            self.following_original = true;
+            return 0;
+        }
+        self.state.accumulated = 0;
+        accumulated.max(1)
+    }
+}
+
+/// Adds the current subword to `run` (its kind and start when it is the first).
+fn join(chars: &[char], run: &mut Run, it: &Subwords) {
+    let (start, end) = (it.current as usize, it.end as usize);
+    if run.count == 0 {
+        run.kind = it.kind();
+        run.start_part = start;
+    }
+    run.text.extend(&chars[start..end]);
+    run.count += 1;
+    run.end_part = end;
 }
 
 /// The type of `c`, as Lucene's WordDelimiterIterator gives it.
@@ -420,24 +642,59 @@ mod tests {
         );
     }
 
+    /// The options Lucene's flags set (as `tables/word_delimiter_cases.py` adds them up).
+    fn from_flags(flags: u64) -> WordDelimiter {
+        let o = |bit: u32| flags & (1 << bit) != 0;
+        WordDelimiter {
+            generate_word_parts: o(0),
+            generate_number_parts: o(1),
+            catenate_words: o(2),
+            catenate_numbers: o(3),
+            catenate_all: o(4),
+            preserve_original: o(5),
+            split_on_case_change: o(6),
+            split_on_numerics: o(7),
+            stem_english_possessive: o(8),
+            ..WordDelimiter::default()
+        }
+    }
+
+    /// Lucene's older WordDelimiterFilter's tokens, recorded by
+    /// `tables/word_delimiter_cases.py --plain`: positions from the
+    /// increments, offsets in UTF-16 units.
+    #[test]
+    fn plain_parts_equal_lucenes() {
+        crate::lucene_cases::check("word_delimiter_plain", 3000, |case| {
+            let flags = case["flags"].as_u64().expect("flags");
+            let wd = WordDelimiter { graph: false, ..from_flags(flags) };
+            let term = case["term"].as_str().expect("a term");
+            let units = |byte: usize| term[..byte].encode_utf16().count();
+            let length = units(term.len());
+            let mut position = -1i64;
+            let got: Vec<serde_json::Value> = wd
+                .split_plain(term, 1, true, &mut PlainState::default())
+                .into_iter()
+                .map(|p| {
+                    position += i64::from(p.increment);
+                    let (start, end) = match p.offsets {
+                        PartOffsets::Within(start, end) => (units(start), units(end)),
+                        PartOffsets::From(start) => (units(start), length),
+                        PartOffsets::Whole => (0, length),
+                    };
+                    serde_json::json!([p.term, position, position + 1, start, end])
+                })
+                .collect();
+            (got != case["parts"].as_array().expect("parts").as_slice())
+                .then(|| format!("{term:?} flags {flags}: {got:?}, Lucene {}", case["parts"]))
+        });
+    }
+
     /// Lucene's WordDelimiterGraphFilter's parts, recorded by `tables/word_delimiter_cases.py`.
     #[test]
     fn parts_equal_lucenes() {
         crate::lucene_cases::check("word_delimiter", 2001, |case| {
             let flags = case["flags"].as_u64().expect("flags");
-            let o = |bit: u32| flags & (1 << bit) != 0;
-            let wd = WordDelimiter {
-                generate_word_parts: o(0),
-                generate_number_parts: o(1),
-                catenate_words: o(2),
-                catenate_numbers: o(3),
-                catenate_all: o(4),
-                preserve_original: o(5),
-                split_on_case_change: o(6),
-                split_on_numerics: o(7),
-                stem_english_possessive: o(8),
-                ..WordDelimiter::default()
-            };
+            let wd = from_flags(flags);
             let term = case["term"].as_str().expect("a term");
             let units = |byte: usize| term[..byte].encode_utf16().count();
             let parts = match wd.split(term, false) {

@@ -30,7 +30,8 @@
 //!   `keyword_marker` (`keywords`, `keywords_pattern`, `ignore_case`),
 //!   `stemmer_override` (`rules`), `unique` (`only_on_same_position`),
 //!   `word_delimiter_graph` (its options, `protected_words`; not
-//!   `type_table`), `shingle` (its sizes, bounded by `index.max_shingle_diff`,
+//!   `type_table`) and the older `word_delimiter` (the same but
+//!   `adjust_offsets` and `ignore_keywords`), `shingle` (its sizes, bounded by `index.max_shingle_diff`,
 //!   `output_unigrams`, `output_unigrams_if_no_shingles`, `token_separator`,
 //!   `filler_token`; one an analyzer),
 //!   `limit` (`max_token_count`, `consume_all_tokens`: the tokens are the
@@ -449,6 +450,7 @@ const PRE_BUILT_FILTERS: &[&str] = &[
     "german_normalization",
     "uppercase",
     "word_delimiter_graph",
+    "word_delimiter",
     "shingle",
 ];
 
@@ -465,6 +467,9 @@ fn pre_built_filter(name: &str) -> Option<TokenFilter> {
         "kstem" => TokenFilter::KStem,
         "german_normalization" => TokenFilter::GermanNormalization,
         "word_delimiter_graph" => TokenFilter::WordDelimiter(Box::default()),
+        "word_delimiter" => {
+            TokenFilter::WordDelimiter(Box::new(WordDelimiter { graph: false, ..Default::default() }))
+        }
         "shingle" => TokenFilter::Shingle(Box::default()),
         "reverse" => TokenFilter::Reverse,
         "snowball" => TokenFilter::snowball_english(),
@@ -617,7 +622,8 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             Ok(TokenFilter::Elision { articles, ignore_case })
         }
         "keyword_marker" => keyword_marker(f, p),
-        "word_delimiter_graph" => word_delimiter(f, p),
+        "word_delimiter_graph" => word_delimiter(f, p, true),
+        "word_delimiter" => word_delimiter(f, p, false),
         "unique" => Ok(TokenFilter::Unique {
             only_on_same_position: p.get("only_on_same_position").is_some_and(is_true),
         }),
@@ -696,7 +702,8 @@ fn snowball(f: &str, language: &str) -> Result<TokenFilter> {
 
 /// A `word_delimiter_graph` filter: its options (Elasticsearch's defaults
 /// where not given) and `protected_words`.
-fn word_delimiter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
+/// A `word_delimiter_graph` filter (`graph`) or the older `word_delimiter`.
+fn word_delimiter(f: &str, p: &Map<String, Value>, graph: bool) -> Result<TokenFilter> {
     let flag = |name: &str, default: bool| match p.get(name) {
         None => Ok(default),
         Some(v) if v.is_boolean() || v.as_str().is_some_and(|s| s == "true" || s == "false") => {
@@ -722,6 +729,7 @@ fn word_delimiter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
         ignore_keywords: flag("ignore_keywords", defaults.ignore_keywords)?,
         adjust_offsets: flag("adjust_offsets", defaults.adjust_offsets)?,
         protected,
+        graph,
     })))
 }
 
@@ -997,6 +1005,19 @@ fn filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
             "stem_english_possessive",
             "ignore_keywords",
             "adjust_offsets",
+            "protected_words",
+        ],
+        Some("word_delimiter") => &[
+            "type",
+            "generate_word_parts",
+            "generate_number_parts",
+            "catenate_words",
+            "catenate_numbers",
+            "catenate_all",
+            "preserve_original",
+            "split_on_case_change",
+            "split_on_numerics",
+            "stem_english_possessive",
             "protected_words",
         ],
         Some("limit") => &["type", "max_token_count", "consume_all_tokens"],
@@ -1357,7 +1378,8 @@ mod tests {
             (json!({"analyzer": {"x": {"type": "keyword"}}}), "Unknown analyzer type [keyword]"),
             (json!({"tokenizer": {"t": {"type": "ngram", "token_chars": ["letter", "odd"]}}}), "'odd'"),
             (json!({"tokenizer": {"t": {"type": "ngram", "min_gram": 2, "max_gram": 4}}}), "max_ngram_diff"),
-            (json!({"filter": {"f": {"type": "word_delimiter"}}}), "filter type [word_delimiter]"),
+            (json!({"filter": {"f": {"type": "common_grams"}}}), "filter type [common_grams]"),
+            (json!({"filter": {"f": {"type": "word_delimiter", "adjust_offsets": false}}}), "adjust_offsets"),
             (
                 json!({"filter": {"f": {"type": "ngram", "min_gram": 1, "max_gram": 3}}}),
                 "index.max_ngram_diff",

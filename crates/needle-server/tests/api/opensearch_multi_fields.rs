@@ -21,7 +21,8 @@
 //! `decimal_digit`, `keyword_marker`, `stemmer_override`, `unique` and `limit`
 //! filters (`tokenizers.json`), the `kstem` stemmer beside Porter's and
 //! Snowball's in fifteen languages (`stemmers.json`) and the `word_delimiter_graph` filter
-//! (`word_delimiter.json`: parts, positions, position lengths, offsets), and
+//! (`word_delimiter.json`: parts, positions, position lengths, offsets) and
+//! the older `word_delimiter` (`word_delimiter_plain.json`), and
 //! `match` and `multi_match` queries whose text the search analyzer makes a
 //! graph of terms (`graph_queries.json`: parts joined or kept whole at search
 //! time, hits and scores), and the `shingle` filter (`shingles.json`: tokens,
@@ -125,6 +126,11 @@ fn queries_over_a_graph_of_terms_answer_as_opensearch() {
 #[test]
 fn shingles_answer_as_opensearch() {
     replay("shingles");
+}
+
+#[test]
+fn the_older_word_delimiter_answers_as_opensearch() {
+    replay("word_delimiter_plain");
 }
 
 #[test]
