@@ -77,8 +77,8 @@ impl QueryTerms {
                 let term = tokens.iter().find(|t| t.position_length > 1).map_or("", |t| &t.term);
                 Err(format!(
                     "the term [{term}] spans several positions (a word_delimiter_graph part joined or kept whole); \
-                     Needle takes such a graph of terms in match, multi_match (best_fields, most_fields), \
-                     query_string and simple_query_string queries outside quotes, not yet in this one"
+                     Needle takes such a graph of terms in match, multi_match, query_string and \
+                     simple_query_string queries and in phrases with a slop, not yet in this one"
                 ))
             }
         }

@@ -123,6 +123,12 @@ impl Schema {
         }
     }
 
+    /// As [`Schema::query_terms`], text of a phrase in quotes: by the field's
+    /// search quote analyzer when it has one.
+    pub fn quoted_terms(&self, field: FieldId, text: &str) -> Result<QueryTerms> {
+        self.query_terms(field, text, self.search_quote_analyzer(field))
+    }
+
     fn analyze_as(&self, field: FieldId, text: &str, quoted: bool) -> Result<Vec<(u32, String)>> {
         let quote = quoted.then(|| self.search_quote_analyzer(field)).flatten();
         self.analyze_with(field, text, quote)

@@ -88,6 +88,32 @@ pub fn graph(field: FieldId, tokens: &[Token], phrases: bool) -> Result<Vec<Quer
 /// Paths of one stretch of a graph a query takes at most.
 pub const MAX_PATHS: usize = 1024;
 
+/// A phrase with `slop` over tokens of which some span several positions,
+/// as Elasticsearch reads such a graph when the slop is not 0: a
+/// disjunction of the phrases of every path through the graph (each path of
+/// one term its term query). An error past [`MAX_PATHS`] paths.
+pub fn graph_phrases(field: FieldId, tokens: &[Token], slop: u32) -> Result<Query, String> {
+    let graph = TokenGraph::new(tokens);
+    let paths = graph.paths(0, graph.end);
+    if paths.len() > MAX_PATHS {
+        return Err(format!(
+            "the phrase's terms make more than {MAX_PATHS} paths (Elasticsearch's limit of clauses)"
+        ));
+    }
+    let mut phrases: Vec<Query> = paths
+        .iter()
+        .map(|path| match path_query(field, tokens, &graph, path, true) {
+            Query::Phrase(p) => Query::Phrase(PhraseQuery { slop, ..p }),
+            term => term,
+        })
+        .collect();
+    Ok(match phrases.len() {
+        0 => Query::MatchNone,
+        1 => phrases.pop().expect("one phrase"),
+        _ => Query::or(phrases),
+    })
+}
+
 /// One path of a stretch: its term, or its terms as a phrase at their
 /// positions (or all required).
 fn path_query(field: FieldId, tokens: &[Token], graph: &TokenGraph, path: &[usize], phrases: bool) -> Query {

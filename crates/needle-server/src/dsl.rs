@@ -882,8 +882,17 @@ fn phrase(
     slop: u32,
     chosen: Option<&Analyzer>,
 ) -> ApiResult<Query> {
-    let tokens = phrase_tokens(schema, field, text, chosen)?;
-    Ok(analyzed::phrase(field, tokens, slop).unwrap_or(Query::MatchNone))
+    let terms = match chosen {
+        Some(_) => schema.query_terms(field, text, chosen),
+        None => schema.quoted_terms(field, text),
+    };
+    match terms.map_err(|e| shard_query_error(&e))? {
+        // Elasticsearch's phrase over a graph without slop is a span query, which Needle has not.
+        QueryTerms::Graph(tokens) if slop > 0 => {
+            analyzed::graph_phrases(field, &tokens, slop).map_err(|e| shard_query_error(&e))
+        }
+        terms => Ok(analyzed::phrase(field, positioned(terms)?, slop).unwrap_or(Query::MatchNone)),
+    }
 }
 
 /// A term as the field holds it: text fields take the value as is (not

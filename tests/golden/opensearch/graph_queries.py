@@ -7,7 +7,8 @@ keeping the original beside them, so that some terms span several
 positions): each stretch between the places every path passes through is one
 clause, a stretch with paths of different lengths a disjunction of its paths
 (phrases, or with `auto_generate_synonyms_phrase_query: false` conjunctions),
-joined by `operator` and `minimum_should_match`; holes left by stop words;
+joined by `operator` and `minimum_should_match`; phrases with a slop (a
+disjunction of the phrases of every path); holes left by stop words;
 a keyword field (no positions: conjunctions); for
 `crates/needle-server/tests/api/opensearch_multi_fields.rs` to replay on
 Needle and compare step by step (hits, scores and totals), shaped as
@@ -104,6 +105,11 @@ def steps():
                                                   "default_operator": "and"}}}),
         search({"query": {"simple_query_string": {"query": "power-shot | e-mail", "fields": ["body"],
                                                   "auto_generate_synonyms_phrase_query": False}}}),
+        search({"query": {"match_phrase": {"title": {"query": "wi-fi router", "slop": 1}}}}),
+        search({"query": {"match_phrase": {"body": {"query": "wi-fi extender", "slop": 2}}}}),
+        search({"query": {"match_phrase": {"note": {"query": "wi-fi x", "slop": 3}}}}),
+        search({"query": {"multi_match": {"query": "sd-500 review", "fields": ["title", "body"], "type": "phrase",
+                                          "slop": 1}}}),
     ]
     return out
 
