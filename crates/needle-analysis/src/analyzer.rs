@@ -443,10 +443,7 @@ impl Analyzer {
             gathered.push((t.clone(), word.to_string()))
         });
         let after = &filters[at + 1..];
-        let mut across: Vec<Across> = match after.iter().any(TokenFilter::looks_across) {
-            true => after.iter().map(|_| Across::new(first_position)).collect(),
-            false => Vec::new(),
-        };
+        let mut across = Across::for_chain(after, first_position);
         let mut token = Token::default();
         let end = shingle.apply(&gathered, first_position, end, final_offset, |t, word| {
             token.clone_from(t);
@@ -471,11 +468,7 @@ impl Analyzer {
             _ => (self.tokenizer.lowercases(), filters),
         };
         let expands = rest.iter().any(TokenFilter::expands);
-        // A state for each filter when one looks across tokens (none otherwise: the common case).
-        let mut across: Vec<Across> = match rest.iter().any(TokenFilter::looks_across) {
-            true => rest.iter().map(|_| Across::new(first_position)).collect(),
-            false => Vec::new(),
-        };
+        let mut across = Across::for_chain(rest, first_position);
         let mut next_position = first_position;
         self.tokenizer.for_each_token(text, |start, end| {
             let word = &text[start..end];
@@ -648,6 +641,14 @@ struct Across {
 }
 
 impl Across {
+    /// A state for each of `filters` when one looks across tokens; none otherwise (the common case).
+    fn for_chain(filters: &[TokenFilter], first_position: u32) -> Vec<Across> {
+        match filters.iter().any(TokenFilter::looks_across) {
+            true => filters.iter().map(|_| Across::new(first_position)).collect(),
+            false => Vec::new(),
+        }
+    }
+
     fn new(first_position: u32) -> Self {
         Across {
             seen: HashSet::new(),

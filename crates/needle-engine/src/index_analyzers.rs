@@ -977,6 +977,23 @@ fn unescape_rule(s: &str) -> Option<String> {
     Some(out)
 }
 
+/// The parameters `word_delimiter_graph` takes.
+const WORD_DELIMITER_PARAMS: &[&str] = &[
+    "type",
+    "generate_word_parts",
+    "generate_number_parts",
+    "catenate_words",
+    "catenate_numbers",
+    "catenate_all",
+    "preserve_original",
+    "split_on_case_change",
+    "split_on_numerics",
+    "stem_english_possessive",
+    "protected_words",
+    "ignore_keywords",
+    "adjust_offsets",
+];
+
 /// The parameters a filter of `p`'s type takes.
 fn filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
     match p.get("type").and_then(Value::as_str) {
@@ -992,34 +1009,9 @@ fn filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
         Some("keyword_marker") => &["type", "keywords", "keywords_pattern", "ignore_case"],
         Some("stemmer_override") => &["type", "rules"],
         Some("unique") => &["type", "only_on_same_position"],
-        Some("word_delimiter_graph") => &[
-            "type",
-            "generate_word_parts",
-            "generate_number_parts",
-            "catenate_words",
-            "catenate_numbers",
-            "catenate_all",
-            "preserve_original",
-            "split_on_case_change",
-            "split_on_numerics",
-            "stem_english_possessive",
-            "ignore_keywords",
-            "adjust_offsets",
-            "protected_words",
-        ],
-        Some("word_delimiter") => &[
-            "type",
-            "generate_word_parts",
-            "generate_number_parts",
-            "catenate_words",
-            "catenate_numbers",
-            "catenate_all",
-            "preserve_original",
-            "split_on_case_change",
-            "split_on_numerics",
-            "stem_english_possessive",
-            "protected_words",
-        ],
+        Some("word_delimiter_graph") => WORD_DELIMITER_PARAMS,
+        // The older filter takes all but the last two.
+        Some("word_delimiter") => &WORD_DELIMITER_PARAMS[..WORD_DELIMITER_PARAMS.len() - 2],
         Some("limit") => &["type", "max_token_count", "consume_all_tokens"],
         Some("shingle") => &[
             "type",
