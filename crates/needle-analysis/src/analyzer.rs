@@ -331,6 +331,39 @@ impl Analyzer {
         Analyzer { kind, char_filters: Vec::new(), tokenizer, filters }
     }
 
+    /// Elasticsearch's `snowball` analyzer in `language` (as Lucene names
+    /// Snowball's stemmers: `Dutch`): the standard tokenizer, lowercase (the
+    /// Turkish way for Turkish; the possessive dropped for English), its stop
+    /// words (`stop_words`, else those of Lucene's analyzer of the language
+    /// for English, Dutch and French, none for the others), then the
+    /// language's stemmer. `None` when Needle
+    /// has no Snowball stemmer of that name.
+    pub fn snowball(language: &str, stop_words: Option<&[String]>) -> Option<Self> {
+        let stemmer = Snowball::named(language)?;
+        if language == "English" {
+            return Some(Self::built_in(AnalyzerKind::Snowball, stop_words));
+        }
+        let lowercase =
+            if language == "Turkish" { TokenFilter::TurkishLowercase } else { TokenFilter::Lowercase };
+        let mut filters = vec![lowercase];
+        let stop = match (stop_words, language) {
+            (Some(words), _) => TokenFilter::stop(words, false),
+            (None, "Dutch") => TokenFilter::stop(Language::Dutch.stop_words(), false),
+            (None, "French") => TokenFilter::stop(Language::French.stop_words(), false),
+            (None, _) => TokenFilter::stop::<&str>(&[], false),
+        };
+        if !matches!(&stop, TokenFilter::Stop { words, .. } if words.is_empty()) {
+            filters.push(stop);
+        }
+        filters.push(TokenFilter::Snowball(stemmer));
+        Some(Analyzer {
+            kind: AnalyzerKind::Snowball,
+            char_filters: Vec::new(),
+            tokenizer: Tokenizer::Standard,
+            filters,
+        })
+    }
+
     /// The analyzer with `char_filters` before its tokenizer.
     pub fn with_char_filters(mut self, char_filters: Vec<CharFilter>) -> Self {
         self.char_filters = char_filters;

@@ -133,6 +133,11 @@ const SNOWBALL_LANGUAGES: &[(&str, Algorithm)] = &[
 ];
 
 impl Snowball {
+    /// The languages Needle has a stemmer of, as Lucene names them.
+    pub fn languages() -> impl Iterator<Item = &'static str> {
+        SNOWBALL_LANGUAGES.iter().map(|(name, _)| *name)
+    }
+
     /// The stemmer of `language` (as Lucene names it: `French`), if Needle has it.
     pub fn named(language: &str) -> Option<Snowball> {
         let &(language, algorithm) = SNOWBALL_LANGUAGES.iter().find(|(name, _)| *name == language)?;

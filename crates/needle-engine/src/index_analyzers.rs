@@ -3,7 +3,8 @@
 //! named `default` analyzes every text field that names none.
 //!
 //! - `analysis.analyzer.NAME`: a built-in analyzer (`type` `standard`,
-//!   `english`, `snowball`, `stop`, or a language's (`danish`, `dutch`,
+//!   `english`, `snowball` (its `language` any Snowball stemmer Needle has),
+//!   `stop`, or a language's (`danish`, `dutch`,
 //!   `finnish`, `hungarian`, `norwegian`, `russian`, `turkish`: Lucene's
 //!   analyzers of those languages, Snowball's stemmer after their stop words; `french`,
 //!   `german`, `spanish`, `italian`, `portuguese`: its light stemmer instead, French and
@@ -336,7 +337,19 @@ impl IndexAnalysis {
         }
         let kind = built_in(name, kind)?;
         let own = p.get("stopwords").map(|v| stop_list(name, v)).transpose()?;
-        Ok(Analyzer::built_in(kind, stop_words.or(own.as_deref())))
+        let stop_words = stop_words.or(own.as_deref());
+        if kind == AnalyzerKind::Snowball {
+            let language =
+                p.get("language").or_else(|| p.get("name")).and_then(Value::as_str).unwrap_or("English");
+            return Analyzer::snowball(language, stop_words).ok_or_else(|| {
+                let offered: Vec<&str> = Snowball::languages().collect();
+                not_yet(format!(
+                    "the language [{language}] of snowball analyzer [{name}] ({})",
+                    offered.join(", ")
+                ))
+            });
+        }
+        Ok(Analyzer::built_in(kind, stop_words))
     }
 
     /// Filter `f` of analyzer `analyzer`: one these settings define, or a built-in one.
@@ -700,9 +713,8 @@ fn snowball(f: &str, language: &str) -> Result<TokenFilter> {
     }
 }
 
-/// A `word_delimiter_graph` filter: its options (Elasticsearch's defaults
-/// where not given) and `protected_words`.
-/// A `word_delimiter_graph` filter (`graph`) or the older `word_delimiter`.
+/// A `word_delimiter_graph` filter (`graph`) or the older `word_delimiter`:
+/// its options (Elasticsearch's defaults where not given) and `protected_words`.
 fn word_delimiter(f: &str, p: &Map<String, Value>, graph: bool) -> Result<TokenFilter> {
     let flag = |name: &str, default: bool| match p.get(name) {
         None => Ok(default),
@@ -868,15 +880,7 @@ fn check_analyzer(name: &str, p: &Map<String, Value>) -> Result<()> {
                 }
             }
         }
-        Some("snowball") => {
-            check_params(name, "analyzer", p, &["type", "stopwords", "language"])?;
-            match p.get("language").and_then(Value::as_str) {
-                None | Some("English") => Ok(()),
-                Some(other) => {
-                    Err(not_yet(format!("the language [{other}] of snowball analyzer [{name}] (English)")))
-                }
-            }
-        }
+        Some("snowball") => check_params(name, "analyzer", p, &["type", "stopwords", "language", "name"]),
         Some("simple" | "whitespace") => check_params(name, "analyzer", p, &["type"]),
         Some(_) => check_params(name, "analyzer", p, &["type", "stopwords"]),
     }

@@ -7,7 +7,9 @@ runs Snowball's stemmer for), and the danish, finnish, hungarian, norwegian,
 russian, french, german, spanish, italian, portuguese, dutch and turkish
 analyzers (their stop words, a
 language's stop list by name, elided articles, German normalization), the
-light stemmers, the german_normalization filter and Turkish lowercasing, on 40 words of each from `tests/golden/lucene/snowball.jsonl`: `_analyze` tokens of the
+light stemmers, the german_normalization filter and Turkish lowercasing, and
+the snowball analyzer in Dutch, Turkish, Russian, French and English (its
+language's lowercasing and default stop words, or its own), on 40 words of each from `tests/golden/lucene/snowball.jsonl`: `_analyze` tokens of the
 filter by name, defined in place and through an index's analyzers, the
 stemmer's language names (case ignored), keyword-marked terms left alone,
 searches through a kstem field (words of one stem find each other, words
@@ -66,6 +68,11 @@ SETTINGS = {"analysis": {
         "light": {"tokenizer": "standard", "filter": ["lowercase", "light"]},
         "kept": {"tokenizer": "standard", "filter": ["lowercase", "keep", "typed"]},
         "upper_first": {"tokenizer": "standard", "filter": ["kstem", "lowercase"]},
+        "snow_dutch": {"type": "snowball", "language": "Dutch"},
+        "snow_turkish": {"type": "snowball", "language": "Turkish"},
+        "snow_russian": {"type": "snowball", "language": "Russian", "stopwords": "_russian_"},
+        "snow_french": {"type": "snowball", "language": "French"},
+        "snow_english": {"type": "snowball", "language": "English", "stopwords": ["signed"]},
     },
 }}
 MAPPING = {"properties": {
@@ -138,6 +145,9 @@ def steps():
         analyze({"analyzer": "danish_all", "text": " ".join(words("Danish")[:20])}),
         analyze({"analyzer": "russian_stops", "text": " ".join(words("Russian")[:20])}),
         search({"query": {"match": {"ru": "государственная дума"}}}),
+        *[analyze({"analyzer": f"snow_{lang}", "text": PHRASES.get(lang, TEXT) + " " + " ".join(words(lang.capitalize()))})
+          for lang in ["dutch", "turkish", "russian", "french"]],
+        analyze({"analyzer": "snow_english", "text": TEXT + " The treaties were signed"}),
         search({"query": {"match": {"ru": "и"}}}),
         search({"query": {"match": {"body": "treaty"}}}),
         search({"query": {"match": {"body": "organization"}}}),
