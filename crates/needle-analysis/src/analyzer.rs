@@ -32,8 +32,9 @@ pub struct Token {
     /// The positions it spans (Lucene's PositionLengthAttribute): more than
     /// one for a part `word_delimiter_graph` joined or kept whole, or a shingle.
     pub position_length: u32,
-    /// Several tokens joined by the shingle filter (Elasticsearch's token type `shingle`).
-    pub shingle: bool,
+    /// The type a filter gave it (`shingle`, `<DOUBLE>`), where the word it
+    /// was cut from no longer tells it (Lucene's TypeAttribute set by a filter).
+    pub token_type: Option<&'static str>,
 }
 
 impl Default for Token {
@@ -46,7 +47,7 @@ impl Default for Token {
             synonym: false,
             keyword: false,
             position_length: 1,
-            shingle: false,
+            token_type: None,
         }
     }
 }
@@ -159,10 +160,12 @@ pub enum Language {
     Portuguese,
     Dutch,
     Turkish,
+    /// Lucene's CJKAnalyzer: widths folded, lowercased, CJK runs as pairs of characters.
+    Cjk,
 }
 
 impl Language {
-    pub const ALL: [Language; 12] = [
+    pub const ALL: [Language; 13] = [
         Language::Danish,
         Language::Finnish,
         Language::Hungarian,
@@ -175,6 +178,7 @@ impl Language {
         Language::Portuguese,
         Language::Dutch,
         Language::Turkish,
+        Language::Cjk,
     ];
 
     /// The analyzer's name (and its stop list's, between underscores: `_danish_`).
@@ -192,6 +196,7 @@ impl Language {
             Language::Portuguese => "portuguese",
             Language::Dutch => "dutch",
             Language::Turkish => "turkish",
+            Language::Cjk => "cjk",
         }
     }
 
@@ -210,6 +215,7 @@ impl Language {
             Language::Portuguese => stop_words::PORTUGUESE,
             Language::Dutch => stop_words::DUTCH,
             Language::Turkish => stop_words::TURKISH,
+            Language::Cjk => stop_words::CJK,
         }
     }
 
@@ -227,8 +233,16 @@ impl Language {
     /// (Turkish's own, after taking off what follows an apostrophe), French
     /// and Italian articles taken off first (compared ignoring case).
     fn before_stop(self) -> Vec<TokenFilter> {
-        if self == Language::Turkish {
-            return vec![TokenFilter::Apostrophe, TokenFilter::TurkishLowercase];
+        match self {
+            Language::Turkish => return vec![TokenFilter::Apostrophe, TokenFilter::TurkishLowercase],
+            Language::Cjk => {
+                return vec![
+                    TokenFilter::CjkWidth,
+                    TokenFilter::Lowercase,
+                    TokenFilter::CjkBigram(Box::default()),
+                ]
+            }
+            _ => {}
         }
         let mut filters = Vec::new();
         if !self.articles().is_empty() {
@@ -265,6 +279,8 @@ impl Language {
                 filters.extend(snowball("Dutch"));
                 filters
             }
+            // Its pairs of characters stand for stems.
+            Language::Cjk => Vec::new(),
         }
     }
 }
@@ -453,9 +469,10 @@ impl Analyzer {
     }
 
     /// The tokens of `text` (the char filters' output), their offsets
-    /// moved back into the original text by `original`. A shingle filter
-    /// sees the text's tokens whole: those of the filters before it are
-    /// gathered, shingled, and each shingle goes through the filters after.
+    /// moved back into the original text by `original`. A filter that sees
+    /// the text's tokens whole (shingles, CJK bigrams) gets those of the
+    /// filters before it gathered, and each token it makes goes through the
+    /// filters after.
     fn analyze_filtered(
         &self,
         filters: &[TokenFilter],
@@ -464,10 +481,7 @@ impl Analyzer {
         original: impl Fn(usize) -> usize,
         emit: &mut impl FnMut(&Token, &str),
     ) -> u32 {
-        let Some((at, shingle)) = filters.iter().enumerate().find_map(|(i, f)| match f {
-            TokenFilter::Shingle(s) => Some((i, s)),
-            _ => None,
-        }) else {
+        let Some(at) = filters.iter().position(TokenFilter::sees_whole_text) else {
             return self.tokens_through(filters, text, first_position, original, emit);
         };
         let mut gathered: Vec<(Token, String)> = Vec::new();
@@ -478,14 +492,30 @@ impl Analyzer {
         let after = &filters[at + 1..];
         let mut across = Across::for_chain(after, first_position);
         let mut token = Token::default();
-        let end = shingle.apply(&gathered, first_position, end, final_offset, |t, word| {
+        let mut then = |t: &Token, word: &str| {
             token.clone_from(t);
             through(after, &mut across, &mut token, &mut |t| emit(t, word));
-        });
+        };
+        let end = match &filters[at] {
+            TokenFilter::Shingle(shingle) => {
+                shingle.apply(&gathered, first_position, end, final_offset, &mut then)
+            }
+            TokenFilter::CjkBigram(bigram) => {
+                let typed: Vec<(Token, String, &'static str)> = gathered
+                    .into_iter()
+                    .map(|(t, word)| {
+                        let kind = t.token_type.unwrap_or_else(|| self.tokenizer.token_type(&word));
+                        (t, word, kind)
+                    })
+                    .collect();
+                bigram.apply(&typed, first_position, end, &mut then)
+            }
+            other => unreachable!("{other:?} sees tokens one at a time"),
+        };
         across.iter().fold(end, |end, state| state.end(end))
     }
 
-    /// The tokens of `text` through `filters` (none of them a shingle filter).
+    /// The tokens of `text` through `filters` (none of them one that sees the text whole).
     fn tokens_through(
         &self,
         filters: &[TokenFilter],
@@ -574,9 +604,8 @@ impl Analyzer {
     /// the tokens whole when some span several positions (a graph).
     pub fn query_terms(&self, text: &str) -> QueryTerms {
         let tokens = self.tokens(text);
-        // Elasticsearch reads shingles of several sizes by position, not as a graph.
-        let graph_disabled =
-            self.filters.iter().any(|f| matches!(f, TokenFilter::Shingle(s) if s.disables_graph()));
+        // Elasticsearch reads shingles of several sizes and CJK pairs beside characters by position.
+        let graph_disabled = self.filters.iter().any(TokenFilter::disables_graph);
         if !graph_disabled && tokens.iter().any(|t| t.position_length > 1) {
             return QueryTerms::Graph(tokens);
         }

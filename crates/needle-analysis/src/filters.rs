@@ -13,6 +13,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 use regex::Regex;
 
 use crate::analyzer::Token;
+use crate::cjk_bigram::CjkBigram;
 use crate::kstem;
 use crate::light_stemmers::{german_normalize, LightStemmer};
 use crate::porter;
@@ -20,6 +21,7 @@ use crate::shingle::Shingle;
 use crate::synonyms::SynonymMap;
 use crate::tables::ascii_folding::ASCII_FOLDING;
 use crate::tables::char_classes::{DIGITS, NON_SPACING_MARKS};
+use crate::tables::cjk_width::{HALFWIDTH_KANA, SEMI_VOICED, VOICED};
 use crate::tokenizer::in_ranges;
 use crate::word_delimiter::WordDelimiter;
 
@@ -102,6 +104,13 @@ pub enum TokenFilter {
     /// `ShingleFilter` (`shingle.rs`): each token joined with the ones after
     /// it. It sees a text's tokens whole, so the analyzer gathers them for it.
     Shingle(Box<Shingle>),
+    /// `CJKWidthFilter`: fullwidth ASCII to ASCII, halfwidth katakana to
+    /// their fullwidth forms (a halfwidth voiced mark joined to the kana before it).
+    CjkWidth,
+    /// `CJKBigramFilter` (`cjk_bigram.rs`): runs of CJK characters as
+    /// overlapping pairs. It reads the next token before it gives one, so the
+    /// analyzer gathers a text's tokens for it.
+    CjkBigram(Box<CjkBigram>),
 }
 
 /// A language's Snowball stemmer, by the name Lucene's SnowballFilter takes.
@@ -197,6 +206,8 @@ impl std::fmt::Debug for TokenFilter {
             TokenFilter::Limit(max) => write!(f, "Limit({max})"),
             TokenFilter::WordDelimiter(wd) => write!(f, "{wd:?}"),
             TokenFilter::Shingle(s) => write!(f, "{s:?}"),
+            TokenFilter::CjkWidth => f.write_str("CjkWidth"),
+            TokenFilter::CjkBigram(b) => write!(f, "{b:?}"),
         }
     }
 }
@@ -218,6 +229,22 @@ impl TokenFilter {
             self,
             TokenFilter::AsciiFoldingKeepingOriginal | TokenFilter::Grams(_) | TokenFilter::Synonyms(_)
         )
+    }
+
+    /// Whether a query reads the tokens it makes by position alone, not as
+    /// a graph (Elasticsearch disables graph queries after shingles of several
+    /// sizes and after CJK pairs kept beside their characters).
+    pub fn disables_graph(&self) -> bool {
+        match self {
+            TokenFilter::Shingle(s) => s.disables_graph(),
+            TokenFilter::CjkBigram(b) => b.unigrams,
+            _ => false,
+        }
+    }
+
+    /// Whether it sees a text's tokens whole (the analyzer gathers them for it).
+    pub fn sees_whole_text(&self) -> bool {
+        matches!(self, TokenFilter::Shingle(_) | TokenFilter::CjkBigram(_))
     }
 
     /// Whether it decides by the tokens before (see `analyzer.rs`'s
@@ -314,6 +341,7 @@ impl TokenFilter {
             }
             TokenFilter::LightStem(l) => *term = l.stem(term),
             TokenFilter::GermanNormalization => *term = german_normalize(term),
+            TokenFilter::CjkWidth => fold_cjk_width(term),
             TokenFilter::Grams(_)
             | TokenFilter::Synonyms(_)
             | TokenFilter::KeywordMarker { .. }
@@ -321,7 +349,8 @@ impl TokenFilter {
             | TokenFilter::Unique { .. }
             | TokenFilter::Limit(_)
             | TokenFilter::WordDelimiter(_)
-            | TokenFilter::Shingle(_) => {}
+            | TokenFilter::Shingle(_)
+            | TokenFilter::CjkBigram(_) => {}
         }
         true
     }
@@ -362,6 +391,42 @@ impl TokenFilter {
 
 /// Lucene's `EnglishMinimalStemmer`: `ies` to `y` (not after `a` or `e`),
 /// a final `s` dropped unless after `u`, `s`, or an `e` after a vowel or `i`.
+/// Lucene's CJKWidthFilter on `term`: fullwidth ASCII variants (U+FF01 to
+/// U+FF5E) become ASCII; halfwidth katakana become their fullwidth forms, a
+/// voiced or semi-voiced mark joining the kana before it where the two have
+/// one form (tables from Lucene's filter, `tables/cjk_width.rs`).
+fn fold_cjk_width(term: &mut String) {
+    if !term.chars().any(|c| ('\u{FF01}'..='\u{FF9F}').contains(&c)) {
+        return;
+    }
+    let mut out = String::with_capacity(term.len());
+    for c in term.chars() {
+        match c {
+            '\u{FF01}'..='\u{FF5E}' => out.push(char::from_u32(u32::from(c) - 0xFEE0).expect("ASCII")),
+            '\u{FF65}'..='\u{FF9F}' => {
+                let marks = match c {
+                    '\u{FF9E}' => Some(VOICED),
+                    '\u{FF9F}' => Some(SEMI_VOICED),
+                    _ => None,
+                };
+                let joined = marks.and_then(|marks| {
+                    let before = out.chars().next_back()?;
+                    marks.iter().find(|(kana, _)| *kana == before).map(|&(_, both)| both)
+                });
+                match joined {
+                    Some(both) => {
+                        out.pop();
+                        out.push(both);
+                    }
+                    None => out.push(HALFWIDTH_KANA[(u32::from(c) - 0xFF65) as usize]),
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    *term = out;
+}
+
 fn minimal_english(term: &mut String) {
     let b = term.as_bytes();
     let n = b.len();

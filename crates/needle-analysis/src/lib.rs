@@ -8,6 +8,7 @@
 
 mod analyzer;
 mod char_filters;
+mod cjk_bigram;
 mod filters;
 mod gram_tokenizer;
 mod html_strip;
@@ -26,6 +27,7 @@ mod word_delimiter;
 
 pub use analyzer::{Analyzer, AnalyzerKind, Language, QueryTerms, Token};
 pub use char_filters::{check_replacement, java_regex, CharFilter, Mapping};
+pub use cjk_bigram::{CjkBigram, SCRIPTS};
 pub use filters::{Grams, Snowball, TokenFilter};
 pub use gram_tokenizer::{GramTokenizer, TokenChars};
 pub use html_strip::HtmlStrip;

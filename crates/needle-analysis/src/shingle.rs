@@ -114,7 +114,9 @@ impl Shingle {
                     true => size as u32,
                     false => (size + 1).saturating_sub(self.min).max(1) as u32,
                 };
-                token.shingle = size > 1;
+                if size > 1 {
+                    token.token_type = Some("shingle");
+                }
                 shingled |= size > 1;
                 emit(&token, first.word);
             }
@@ -224,7 +226,7 @@ mod tests {
                 Analyzer::custom(Tokenizer::Whitespace, vec![stop, TokenFilter::Shingle(Box::new(shingle))]);
             let mut tokens = Vec::new();
             let end = analyzer.analyze_words(text, 0, |t, word| {
-                let kind = if t.shingle { "shingle" } else { Tokenizer::Whitespace.token_type(word) };
+                let kind = t.token_type.unwrap_or_else(|| Tokenizer::Whitespace.token_type(word));
                 tokens.push(serde_json::json!([t.term, t.position, t.position_length, t.start, t.end, kind]));
             });
             let got = serde_json::json!({"end": end, "tokens": tokens});

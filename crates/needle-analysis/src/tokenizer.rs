@@ -357,6 +357,10 @@ fn emit_run(text: &str, base: usize, run: Option<(usize, usize)>, emit: &mut imp
 
 /// Letters of the scripts UAX #29 leaves to a dictionary (Line_Break=SA):
 /// Thai, Lao, Myanmar, Khmer, Tai Le, New Tai Lue, Tai Tham, Tai Viet.
+fn is_hangul(c: char) -> bool {
+    matches!(c, '\u{1100}'..='\u{11FF}' | '\u{3130}'..='\u{318F}' | '\u{A960}'..='\u{A97F}' | '\u{AC00}'..='\u{D7FF}')
+}
+
 fn is_southeast_asian(c: char) -> bool {
     matches!(c, '\u{0E00}'..='\u{0EFF}' | '\u{1000}'..='\u{109F}' | '\u{1780}'..='\u{17FF}'
         | '\u{1950}'..='\u{19DF}' | '\u{19E0}'..='\u{19FF}' | '\u{1A20}'..='\u{1AAF}'
@@ -365,14 +369,15 @@ fn is_southeast_asian(c: char) -> bool {
 
 /// The type Lucene's StandardTokenizer gives a word of [`for_each_word`]
 /// (`<ALPHANUM>`, `<NUM>`, `<IDEOGRAPHIC>`, ...), from the script of its
-/// first character, then whether it holds a letter or only digits.
+/// first character (Hangul: of all of them), then whether it holds a letter or only digits.
 pub fn word_type(word: &str) -> &'static str {
     let Some(first) = word.chars().find(|c| !is_combining(*c)) else { return "<ALPHANUM>" };
     match first as u32 {
         0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x323AF => "<IDEOGRAPHIC>",
         0x3040..=0x309F => "<HIRAGANA>",
         0x30A0..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => "<KATAKANA>",
-        0x1100..=0x11FF | 0x3130..=0x318F | 0xA960..=0xA97F | 0xAC00..=0xD7FF => "<HANGUL>",
+        // A word of Hangul alone; Hangul joined with other letters or digits is alphanumeric.
+        _ if word.chars().all(|c| is_hangul(c) || is_combining(c)) && is_hangul(first) => "<HANGUL>",
         // Their scripts' digits are numbers, not complex-context letters (Unicode's line breaking).
         _ if is_southeast_asian(first) && !is_decimal_digit(first) => "<SOUTHEAST_ASIAN>",
         _ if is_pictographic(first) => "<EMOJI>",
@@ -407,7 +412,9 @@ fn is_combining(c: char) -> bool {
     matches!(c, '\u{0300}'..='\u{036F}' | '\u{0483}'..='\u{0489}' | '\u{0591}'..='\u{05BD}' | '\u{0610}'..='\u{061A}'
         | '\u{064B}'..='\u{065F}' | '\u{0900}'..='\u{0903}' | '\u{093A}'..='\u{094F}' | '\u{1AB0}'..='\u{1AFF}'
         | '\u{1DC0}'..='\u{1DFF}' | '\u{20D0}'..='\u{20FF}' | '\u{FE00}'..='\u{FE0F}' | '\u{FE20}'..='\u{FE2F}'
-        | '\u{1F3FB}'..='\u{1F3FF}' | '\u{E0020}'..='\u{E007F}')
+        | '\u{1F3FB}'..='\u{1F3FF}' | '\u{E0020}'..='\u{E007F}'
+        // The halfwidth voiced marks extend the kana before them (UAX #29's Extend), making no word alone.
+        | '\u{FF9E}' | '\u{FF9F}')
 }
 
 /// A decimal digit of any script (Unicode Nd): numeric, and not one of the

@@ -8,7 +8,7 @@
 //!   `finnish`, `hungarian`, `norwegian`, `russian`, `turkish`: Lucene's
 //!   analyzers of those languages, Snowball's stemmer after their stop words; `french`,
 //!   `german`, `spanish`, `italian`, `portuguese`: its light stemmer instead, French and
-//!   Italian articles elided first, German normalized), with its own
+//!   Italian articles elided first, German normalized; `cjk`: CJK pairs), with its own
 //!   `stopwords`: a list, `_english_`, a language's (`_russian_`) or `_none_`;
 //!   `simple`, `whitespace`), or `type: custom`: a
 //!   `tokenizer` (`standard`, `whitespace`, `keyword`, `letter`,
@@ -32,7 +32,8 @@
 //!   `stemmer_override` (`rules`), `unique` (`only_on_same_position`),
 //!   `word_delimiter_graph` (its options, `protected_words`; not
 //!   `type_table`) and the older `word_delimiter` (the same but
-//!   `adjust_offsets` and `ignore_keywords`), `shingle` (its sizes, bounded by `index.max_shingle_diff`,
+//!   `adjust_offsets` and `ignore_keywords`), `cjk_width`, `cjk_bigram`
+//!   (`ignored_scripts`, `output_unigrams`), `shingle` (its sizes, bounded by `index.max_shingle_diff`,
 //!   `output_unigrams`, `output_unigrams_if_no_shingles`, `token_separator`,
 //!   `filler_token`; one an analyzer),
 //!   `limit` (`max_token_count`, `consume_all_tokens`: the tokens are the
@@ -58,9 +59,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use needle_analysis::{
-    check_replacement, java_regex, Analyzer, AnalyzerKind, CharFilter, CharGroupTokenizer, GramTokenizer,
-    Grams, HtmlStrip, Language, LightStemmer, Mapping, PathHierarchy, PatternTokenizer, Shingle, Snowball,
-    SynonymMap, TokenChars, TokenFilter, Tokenizer, WordDelimiter, ENGLISH_STOP_WORDS,
+    check_replacement, java_regex, Analyzer, AnalyzerKind, CharFilter, CharGroupTokenizer, CjkBigram,
+    GramTokenizer, Grams, HtmlStrip, Language, LightStemmer, Mapping, PathHierarchy, PatternTokenizer,
+    Shingle, Snowball, SynonymMap, TokenChars, TokenFilter, Tokenizer, WordDelimiter, ENGLISH_STOP_WORDS,
+    SCRIPTS,
 };
 use needle_core::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -226,9 +228,9 @@ impl IndexAnalysis {
                 None => self.one_filter(analyzer, r)?,
             });
         }
-        // The analyzer gathers a text's tokens for one shingle filter (see `Analyzer::analyze`).
-        if out.iter().filter(|f| matches!(f, TokenFilter::Shingle(_))).count() > 1 {
-            return Err(not_yet(format!("a second shingle filter in analyzer [{analyzer}]")));
+        // The analyzer gathers a text's tokens for one filter that sees them whole (see `Analyzer::analyze`).
+        if out.iter().filter(|f| f.sees_whole_text()).count() > 1 {
+            return Err(not_yet(format!("a second shingle or cjk_bigram filter in analyzer [{analyzer}]")));
         }
         Ok(out)
     }
@@ -419,6 +421,7 @@ impl IndexAnalysis {
                 Ok(TokenFilter::AsciiFoldingKeepingOriginal)
             }
             "shingle" => shingle(f, p, self.max_shingle_diff.unwrap_or(3)),
+            "cjk_bigram" => cjk_bigram(f, p),
             "synonym" | "synonym_graph" => {
                 Err(Error::invalid(format!("the synonym filter [{f}] can only be used in an analyzer")))
             }
@@ -465,6 +468,8 @@ const PRE_BUILT_FILTERS: &[&str] = &[
     "word_delimiter_graph",
     "word_delimiter",
     "shingle",
+    "cjk_bigram",
+    "cjk_width",
 ];
 
 /// Built-in filter `name`, as Elasticsearch pre-builds it.
@@ -484,6 +489,8 @@ fn pre_built_filter(name: &str) -> Option<TokenFilter> {
             TokenFilter::WordDelimiter(Box::new(WordDelimiter { graph: false, ..Default::default() }))
         }
         "shingle" => TokenFilter::Shingle(Box::default()),
+        "cjk_bigram" => TokenFilter::CjkBigram(Box::default()),
+        "cjk_width" => TokenFilter::CjkWidth,
         "reverse" => TokenFilter::Reverse,
         "snowball" => TokenFilter::snowball_english(),
         "stop" => TokenFilter::stop(ENGLISH_STOP_WORDS, false),
@@ -511,6 +518,21 @@ fn grams(f: &str, p: &Map<String, Value>, edge: bool, max_diff: usize) -> Result
     }
     let preserve_original = p.get("preserve_original").is_some_and(is_true);
     Ok(TokenFilter::Grams(Grams { edge, min, max, preserve_original }))
+}
+
+/// A `cjk_bigram` filter: the scripts it pairs (all but its
+/// `ignored_scripts`; other names there are passed over, as in Elasticsearch)
+/// and whether it keeps every character (`output_unigrams`).
+fn cjk_bigram(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
+    let ignored = match p.get("ignored_scripts") {
+        Some(v) => stop_list(f, v)?,
+        None => Vec::new(),
+    };
+    let types = SCRIPTS.iter().filter(|(name, _)| !ignored.iter().any(|s| s == name)).map(|(_, t)| *t);
+    Ok(TokenFilter::CjkBigram(Box::new(CjkBigram {
+        types: types.collect(),
+        unigrams: p.get("output_unigrams").is_some_and(is_true),
+    })))
 }
 
 /// A `shingle` filter: its sizes (2 and 2 when not given) at most
@@ -1017,6 +1039,7 @@ fn filter_params(p: &Map<String, Value>) -> &'static [&'static str] {
         // The older filter takes all but the last two.
         Some("word_delimiter") => &WORD_DELIMITER_PARAMS[..WORD_DELIMITER_PARAMS.len() - 2],
         Some("limit") => &["type", "max_token_count", "consume_all_tokens"],
+        Some("cjk_bigram") => &["type", "ignored_scripts", "output_unigrams"],
         Some("shingle") => &[
             "type",
             "min_shingle_size",
@@ -1189,7 +1212,7 @@ fn built_in(name: &str, kind: &str) -> Result<AnalyzerKind> {
         _ => Err(Error::invalid(format!(
             "Unknown analyzer type [{kind}] for [{name}] (Needle's are standard, english, snowball, simple, \
              stop, whitespace, danish, dutch, finnish, french, german, hungarian, italian, norwegian, \
-             portuguese, russian, spanish, turkish and custom)"
+             portuguese, russian, spanish, turkish, cjk and custom)"
         ))),
     }
 }
@@ -1369,7 +1392,7 @@ mod tests {
             ),
             (
                 json!({"analyzer": {"x": {"tokenizer": "standard", "filter": ["shingle", "shingle"]}}}),
-                "a second shingle filter",
+                "a second shingle or cjk_bigram filter",
             ),
             (json!({"analyzer": {"x": {"type": "keyword"}}}), "Unknown analyzer type [keyword]"),
             (json!({"tokenizer": {"t": {"type": "ngram", "token_chars": ["letter", "odd"]}}}), "'odd'"),

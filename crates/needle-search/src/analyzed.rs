@@ -362,7 +362,7 @@ mod tests {
             synonym: false,
             keyword: false,
             position_length,
-            shingle: false,
+            token_type: None,
         };
         list.iter().map(token).collect()
     }

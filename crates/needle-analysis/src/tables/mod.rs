@@ -3,6 +3,7 @@
 
 pub(crate) mod ascii_folding;
 pub(crate) mod char_classes;
+pub(crate) mod cjk_width;
 pub(crate) mod html_entities;
 pub(crate) mod kstem_dictionary;
 pub(crate) mod letters;

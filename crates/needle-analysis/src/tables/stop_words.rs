@@ -2064,6 +2064,13 @@ pub(crate) static TURKISH: &[&str] = &[
     "şöyle",
 ];
 
+/// CJKAnalyzer's default stop words.
+pub(crate) static CJK: &[&str] = &[
+    "a", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not",
+    "of", "on", "or", "s", "such", "t", "that", "the", "their", "then", "there", "these", "they", "this",
+    "to", "was", "will", "with", "www",
+];
+
 /// The articles FrenchAnalyzer's elision filter removes (compared ignoring case).
 pub(crate) static FRENCH_ARTICLES: &[&str] =
     &["c", "d", "j", "jusqu", "l", "lorsqu", "m", "n", "puisqu", "qu", "quoiqu", "s", "t"];

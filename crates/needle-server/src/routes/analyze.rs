@@ -289,8 +289,8 @@ fn tokens(
         let mut units = Utf16Units { text, byte: 0, units: 0 };
         let next = analyzer.analyze_through(through, text, position, |t, word| {
             let (start, end) = (t.start as usize, t.end as usize);
-            let kind = match (t.shingle, t.synonym) {
-                (true, _) => "shingle",
+            let kind = match (t.token_type, t.synonym) {
+                (Some(kind), _) => kind,
                 (_, true) => "SYNONYM",
                 _ => analyzer.tokenizer().token_type(word),
             };

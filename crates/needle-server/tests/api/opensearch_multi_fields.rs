@@ -25,9 +25,10 @@
 //! the older `word_delimiter` (`word_delimiter_plain.json`), and
 //! `match` and `multi_match` queries whose text the search analyzer makes a
 //! graph of terms (`graph_queries.json`: parts joined or kept whole at search
-//! time, hits and scores), and the `shingle` filter (`shingles.json`: tokens,
-//! positions, position lengths and types, searches, the sizes refused) are
-//! replayed and compared the same way.
+//! time, hits and scores), the `shingle` filter (`shingles.json`: tokens,
+//! positions, position lengths and types, searches, the sizes refused), and
+//! the `cjk` analyzer with the `cjk_width` and `cjk_bigram` filters
+//! (`cjk.json`) are replayed and compared the same way.
 
 use serde_json::{json, Value};
 
@@ -131,6 +132,11 @@ fn shingles_answer_as_opensearch() {
 #[test]
 fn the_older_word_delimiter_answers_as_opensearch() {
     replay("word_delimiter_plain");
+}
+
+#[test]
+fn cjk_analysis_answers_as_opensearch() {
+    replay("cjk");
 }
 
 #[test]
