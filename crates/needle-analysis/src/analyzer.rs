@@ -628,6 +628,22 @@ impl Analyzer {
     }
 }
 
+/// The position after a text in the count of a filter that saw its tokens
+/// whole: after its last output (`last_out`; none: the text's first
+/// position), moved on by the removed words after the last token it took in
+/// (`last_in`; `end` is the position after the text before the filter), as
+/// Lucene's filters pass on the end's increment.
+pub(crate) fn position_after(
+    first_position: u32,
+    last_in: Option<u32>,
+    end: u32,
+    last_out: Option<u32>,
+) -> u32 {
+    let last_in = last_in.map_or(i64::from(first_position) - 1, i64::from);
+    let trailing = (i64::from(end) - last_in - 1).max(0) as u32;
+    last_out.map_or(first_position, |p| p + 1) + trailing
+}
+
 /// `token` through `filters`, some of which turn a term into several (each
 /// term they make goes through the rest, at the token's position and
 /// offsets) and some of which look across tokens (`across` holds the state

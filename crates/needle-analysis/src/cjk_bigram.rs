@@ -11,6 +11,7 @@
 //! the 10.5 OpenSearch 3.8 runs): a token after a run of pairs is not moved on
 //! for the run's last character.
 
+use crate::analyzer::position_after;
 use crate::Token;
 
 /// The scripts whose tokens are paired, by the standard tokenizer's types.
@@ -127,9 +128,8 @@ impl CjkBigram {
             token.position = position.max(0) as u32;
             emit(&token, word);
         }
-        let last = tokens.last().map_or(i64::from(first_position) - 1, |(t, _, _)| i64::from(t.position));
-        let trailing = (i64::from(end) - last - 1).max(0);
-        (position + 1 + trailing).max(i64::from(first_position)) as u32
+        let last_out = (position >= i64::from(first_position)).then_some(position as u32);
+        position_after(first_position, tokens.last().map(|(t, _, _)| t.position), end, last_out)
     }
 }
 

@@ -13,6 +13,7 @@
 //! kept, else `n - min + 1`. Its attributes are its first token's; its type
 //! is `shingle`.
 
+use crate::analyzer::position_after;
 use crate::Token;
 
 /// The options of Elasticsearch's `shingle` filter, as Lucene's ShingleFilter takes them.
@@ -75,8 +76,6 @@ impl Shingle {
         mut emit: impl FnMut(&Token, &str),
     ) -> u32 {
         let places = self.places(tokens, first_position, end, final_offset);
-        let last = tokens.last().map_or(i64::from(first_position) - 1, |(t, _)| i64::from(t.position));
-        let trailing = (i64::from(end) - last - 1).max(0) as u32;
         let mut min_size = if self.unigrams { 1 } else { self.min };
         let (mut shingled, mut position) = (false, None::<u32>);
         let mut token = Token::default();
@@ -124,8 +123,7 @@ impl Shingle {
                 break;
             }
         }
-        // Without a shingle the text's positions count from before the first, as Lucene's do.
-        position.map_or(first_position, |p| p + 1) + trailing
+        position_after(first_position, tokens.last().map(|(t, _)| t.position), end, position)
     }
 
     /// The window's places: the tokens, each after the fillers of the hole

@@ -347,17 +347,28 @@ fn tokens(
 }
 
 /// `text` of a phrase analyzed for `field`, by `chosen` if given, else by
-/// its search quote analyzer if it has one.
+/// its search quote analyzer if it has one (a graph of terms kept whole).
+fn phrase_terms(
+    schema: &Schema,
+    field: FieldId,
+    text: &str,
+    chosen: Option<&Analyzer>,
+) -> ApiResult<QueryTerms> {
+    let terms = match chosen {
+        Some(_) => schema.query_terms(field, text, chosen),
+        None => schema.quoted_terms(field, text),
+    };
+    terms.map_err(|e| shard_query_error(&e))
+}
+
+/// As [`phrase_terms`], for a phrase that takes no graph of terms.
 fn phrase_tokens(
     schema: &Schema,
     field: FieldId,
     text: &str,
     chosen: Option<&Analyzer>,
 ) -> ApiResult<Vec<(u32, String)>> {
-    match chosen {
-        Some(_) => tokens(schema, field, text, chosen),
-        None => query_text(QueryFields::analyze_quoted(schema, field, text)),
-    }
+    positioned(phrase_terms(schema, field, text, chosen)?)
 }
 
 /// The analyzer a query's `analyzer` option names (`kind`: the query's
@@ -882,11 +893,7 @@ fn phrase(
     slop: u32,
     chosen: Option<&Analyzer>,
 ) -> ApiResult<Query> {
-    let terms = match chosen {
-        Some(_) => schema.query_terms(field, text, chosen),
-        None => schema.quoted_terms(field, text),
-    };
-    match terms.map_err(|e| shard_query_error(&e))? {
+    match phrase_terms(schema, field, text, chosen)? {
         // Elasticsearch's phrase over a graph without slop is a span query, which Needle has not.
         QueryTerms::Graph(tokens) if slop > 0 => {
             analyzed::graph_phrases(field, &tokens, slop).map_err(|e| shard_query_error(&e))
