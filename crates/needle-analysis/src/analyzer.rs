@@ -77,7 +77,8 @@ impl QueryTerms {
             QueryTerms::Graph(tokens) => {
                 let term = tokens.iter().find(|t| t.position_length > 1).map_or("", |t| &t.term);
                 Err(format!(
-                    "the term [{term}] spans several positions (a word_delimiter_graph part joined or kept whole); \
+                    "the term [{term}] spans several positions (a word_delimiter_graph part joined or kept whole, \
+                     a synonym of several words); \
                      Needle takes such a graph of terms in match, multi_match, query_string and \
                      simple_query_string queries and in phrases with a slop, not yet in this one"
                 ))
@@ -470,9 +471,9 @@ impl Analyzer {
 
     /// The tokens of `text` (the char filters' output), their offsets
     /// moved back into the original text by `original`. A filter that sees
-    /// the text's tokens whole (shingles, CJK bigrams) gets those of the
-    /// filters before it gathered, and each token it makes goes through the
-    /// filters after.
+    /// the text's tokens whole (shingles, CJK bigrams, synonyms) gets those
+    /// of the filters before it gathered, and each token it makes goes
+    /// through the filters after.
     fn analyze_filtered(
         &self,
         filters: &[TokenFilter],
@@ -489,30 +490,71 @@ impl Analyzer {
         let end = self.tokens_through(&filters[..at], text, first_position, original, &mut |t, word| {
             gathered.push((t.clone(), word.to_string()))
         });
-        let after = &filters[at + 1..];
-        let mut across = Across::for_chain(after, first_position);
+        let text = WholeText { first_position, final_offset };
+        self.whole_text_stages(&filters[at..], &gathered, &text, end, emit)
+    }
+
+    /// `filters`, the first of which sees the text's tokens whole and takes
+    /// them `gathered` (`end`: the position after them): each token it makes
+    /// goes through the filters after it, up to the next such filter, which
+    /// takes them gathered in turn. The position after the text.
+    fn whole_text_stages(
+        &self,
+        filters: &[TokenFilter],
+        gathered: &[(Token, String)],
+        text: &WholeText,
+        end: u32,
+        emit: &mut dyn FnMut(&Token, &str),
+    ) -> u32 {
+        let next =
+            filters[1..].iter().position(TokenFilter::sees_whole_text).map_or(filters.len(), |p| p + 1);
+        let after = &filters[1..next];
+        let last_stage = next == filters.len();
+        let mut across = Across::for_chain(after, text.first_position);
+        let mut regathered: Vec<(Token, String)> = Vec::new();
         let mut token = Token::default();
         let mut then = |t: &Token, word: &str| {
             token.clone_from(t);
-            through(after, &mut across, &mut token, &mut |t| emit(t, word));
+            through(after, &mut across, &mut token, &mut |t| match last_stage {
+                true => emit(t, word),
+                false => regathered.push((t.clone(), word.to_string())),
+            });
         };
-        let end = match &filters[at] {
+        let end = self.whole_text_filter(&filters[0], gathered, text, end, &mut then);
+        let end = across.iter().fold(end, |end, state| state.end(end));
+        match last_stage {
+            true => end,
+            false => self.whole_text_stages(&filters[next..], &regathered, text, end, emit),
+        }
+    }
+
+    /// One filter that sees the text's tokens whole over `gathered`.
+    fn whole_text_filter(
+        &self,
+        filter: &TokenFilter,
+        gathered: &[(Token, String)],
+        text: &WholeText,
+        end: u32,
+        then: &mut impl FnMut(&Token, &str),
+    ) -> u32 {
+        let first_position = text.first_position;
+        match filter {
             TokenFilter::Shingle(shingle) => {
-                shingle.apply(&gathered, first_position, end, final_offset, &mut then)
+                shingle.apply(gathered, first_position, end, text.final_offset, then)
             }
             TokenFilter::CjkBigram(bigram) => {
                 let typed: Vec<(Token, String, &'static str)> = gathered
-                    .into_iter()
+                    .iter()
                     .map(|(t, word)| {
-                        let kind = t.token_type.unwrap_or_else(|| self.tokenizer.token_type(&word));
-                        (t, word, kind)
+                        let kind = t.token_type.unwrap_or_else(|| self.tokenizer.token_type(word));
+                        (t.clone(), word.clone(), kind)
                     })
                     .collect();
-                bigram.apply(&typed, first_position, end, &mut then)
+                bigram.apply(&typed, first_position, end, then)
             }
+            TokenFilter::Synonyms(map) => map.apply(gathered, first_position, end, then),
             other => unreachable!("{other:?} sees tokens one at a time"),
-        };
-        across.iter().fold(end, |end, state| state.end(end))
+        }
     }
 
     /// The tokens of `text` through `filters` (none of them one that sees the text whole).
@@ -653,17 +695,14 @@ fn through(filters: &[TokenFilter], across: &mut [Across], token: &mut Token, em
         if f.expands() {
             let mut terms = Vec::new();
             f.expand(&token.term, &mut terms);
-            let (made_by_rule, keyword, position) = (token.synonym, token.keyword, token.position);
+            let position = token.position;
             let rest = across.get_mut(i + 1..).unwrap_or_default();
-            for (term, synonym) in terms {
+            for term in terms {
                 token.term = term;
-                token.synonym = made_by_rule || synonym;
-                // A term a rule makes is a token of its own, unmarked (Lucene's synonym filters).
-                token.keyword = keyword && !synonym;
                 token.position = position;
                 through(&filters[i + 1..], rest, token, emit);
             }
-            (token.synonym, token.keyword, token.position) = (made_by_rule, keyword, position);
+            token.position = position;
             return;
         }
         if let (TokenFilter::WordDelimiter(wd), Some((state, rest))) = (f, across[i..].split_first_mut()) {
@@ -693,6 +732,13 @@ fn through(filters: &[TokenFilter], across: &mut [Across], token: &mut Token, em
         }
     }
     emit(token);
+}
+
+/// What the filters that see a text's tokens whole know of the text.
+struct WholeText {
+    first_position: u32,
+    /// The end offset of the text, in the original.
+    final_offset: u32,
 }
 
 /// What a filter that looks across tokens ([`TokenFilter::looks_across`])

@@ -64,9 +64,9 @@ pub enum TokenFilter {
     /// by start then length; a term outside those lengths goes, or stays
     /// whole with `preserve_original`.
     Grams(Grams),
-    /// `SynonymFilter` (`SynonymGraphFilter` when the map says so) over
-    /// single-term rules: a term a rule names becomes its synonyms, beside
-    /// the original when the rules keep it (see `synonyms.rs`).
+    /// `SynonymFilter` (`SynonymGraphFilter` when the map says so): a run of
+    /// terms a rule names becomes its synonyms, beside the original when the
+    /// rules keep it (`synonyms.rs`, `synonym_filter.rs`).
     Synonyms(Arc<SynonymMap>),
     /// `ElisionFilter`: an article and the apostrophe after it (`l'`, `qu’`)
     /// go from the front of a term (articles compared lowercased when `ignore_case`).
@@ -225,10 +225,7 @@ impl TokenFilter {
 
     /// Whether it may turn a term into several ([`Self::expand`] then, not [`Self::apply`]).
     pub fn expands(&self) -> bool {
-        matches!(
-            self,
-            TokenFilter::AsciiFoldingKeepingOriginal | TokenFilter::Grams(_) | TokenFilter::Synonyms(_)
-        )
+        matches!(self, TokenFilter::AsciiFoldingKeepingOriginal | TokenFilter::Grams(_))
     }
 
     /// Whether a query reads the tokens it makes by position alone, not as
@@ -244,7 +241,7 @@ impl TokenFilter {
 
     /// Whether it sees a text's tokens whole (the analyzer gathers them for it).
     pub fn sees_whole_text(&self) -> bool {
-        matches!(self, TokenFilter::Shingle(_) | TokenFilter::CjkBigram(_))
+        matches!(self, TokenFilter::Shingle(_) | TokenFilter::CjkBigram(_) | TokenFilter::Synonyms(_))
     }
 
     /// Whether it decides by the tokens before (see `analyzer.rs`'s
@@ -254,34 +251,26 @@ impl TokenFilter {
     }
 
     /// The terms an expanding filter makes of `term`, in Lucene's order,
-    /// into `out` (none: the token is removed), each with whether a synonym
-    /// rule made it (Elasticsearch shows those as of type `SYNONYM`).
-    pub fn expand(&self, term: &str, out: &mut Vec<(String, bool)>) {
-        let mut plain = Vec::new();
+    /// into `out` (none: the token is removed).
+    pub fn expand(&self, term: &str, out: &mut Vec<String>) {
         match self {
             TokenFilter::AsciiFoldingKeepingOriginal => {
                 let mut folded = term.to_string();
                 fold_to_ascii(&mut folded);
                 let changed = folded != term;
-                plain.push(folded);
+                out.push(folded);
                 if changed {
-                    plain.push(term.to_string());
+                    out.push(term.to_string());
                 }
             }
-            TokenFilter::Grams(g) => grams(g, term, &mut plain),
-            TokenFilter::Synonyms(map) => {
-                if !map.expand(term, out) {
-                    out.push((term.to_string(), false));
-                }
-            }
+            TokenFilter::Grams(g) => grams(g, term, out),
             other => {
                 let mut term = term.to_string();
                 if other.apply(&mut term) {
-                    plain.push(term);
+                    out.push(term);
                 }
             }
         }
-        out.extend(plain.into_iter().map(|t| (t, false)));
     }
 
     /// Applies the filter to `term`; `false`: the token is removed.
@@ -649,7 +638,7 @@ mod tests {
         let expand = |edge, min, max, preserve_original, term: &str| {
             let mut out = Vec::new();
             TokenFilter::Grams(Grams { edge, min, max, preserve_original }).expand(term, &mut out);
-            out.into_iter().map(|(t, _)| t).collect::<Vec<String>>()
+            out
         };
         assert_eq!(expand(true, 1, 3, false, "qüick"), ["q", "qü", "qüi"]);
         assert_eq!(expand(true, 1, 3, true, "qüick"), ["q", "qü", "qüi", "qüick"]);
@@ -660,8 +649,7 @@ mod tests {
         let mut out = Vec::new();
         TokenFilter::AsciiFoldingKeepingOriginal.expand("café", &mut out);
         TokenFilter::AsciiFoldingKeepingOriginal.expand("cafe", &mut out);
-        let terms: Vec<&str> = out.iter().map(|(t, _)| t.as_str()).collect();
-        assert_eq!(terms, ["cafe", "café", "cafe"]);
+        assert_eq!(out, ["cafe", "café", "cafe"]);
     }
 
     /// OpenSearch 3.8's `minimal_english` stems of the same words.

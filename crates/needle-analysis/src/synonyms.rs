@@ -1,6 +1,6 @@
 //! Synonym rules in Solr's format, as Lucene's `SolrSynonymParser` reads
 //! them, for the synonym filters (Elasticsearch's `synonym` and
-//! `synonym_graph`):
+//! `synonym_graph`, `synonym_filter.rs`):
 //!
 //! - `a, b, c`: each word is all of them (`expand`), or the first (not);
 //! - `a, b => c, d`: `a` and `b` become `c` and `d` (the originals go unless
@@ -9,24 +9,30 @@
 //!
 //! Every word is analyzed first by what comes before the filter in its
 //! analyzer (the caller's `analyze`), so `Quick` in a rule matches after a
-//! lowercase filter. Only rules of one-word terms are supported: a rule
-//! whose words analyze to several terms is refused by name.
+//! lowercase filter. A word may analyze to several terms (`new york`): the
+//! rule then maps a run of terms, or to one.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-/// What a synonym filter maps single terms to.
+/// What a synonym filter maps runs of terms to.
 #[derive(Debug, Default)]
 pub struct SynonymMap {
-    map: HashMap<String, Mapping>,
-    /// `synonym_graph`: the synonyms come before the original (Lucene's
-    /// SynonymGraphFilter), where `synonym` puts them after.
-    graph: bool,
+    /// By a rule's input, its terms joined by [`SEPARATOR`].
+    rules: HashMap<String, Mapping>,
+    /// Every run of terms that starts a longer input: matching goes on past it.
+    continued: HashSet<String>,
+    /// `synonym_graph`: Lucene's SynonymGraphFilter, where `synonym` is its SynonymFilter.
+    pub graph: bool,
 }
 
+/// Joins the terms of a rule's input or output (Lucene's `WORD_SEPARATOR`).
+const SEPARATOR: char = '\0';
+
+/// What an input becomes: its outputs, each a run of terms, in the rules' order.
 #[derive(Debug, Default)]
-struct Mapping {
-    outputs: Vec<String>,
-    keep_original: bool,
+pub(crate) struct Mapping {
+    pub outputs: Vec<Vec<String>>,
+    pub keep_original: bool,
 }
 
 /// A rule that cannot be read: its line (from 1) and why.
@@ -38,8 +44,9 @@ pub struct RuleError {
 
 impl SynonymMap {
     /// The map of `rules` (one rule a line). `analyze` gives a rule word's
-    /// terms, `Err` naming why it has none it can use; `lenient` skips a
-    /// rule with such a word instead of failing.
+    /// terms, `Err` naming why it has none it can use; `lenient` leaves out
+    /// the pairs of a rule with such a word instead of failing (as
+    /// Elasticsearch's parser, which keeps the rule's other pairs).
     pub fn parse(
         rules: &[String],
         expand: bool,
@@ -47,53 +54,52 @@ impl SynonymMap {
         graph: bool,
         analyze: impl Fn(&str) -> Result<Vec<String>, String>,
     ) -> Result<SynonymMap, RuleError> {
-        let mut out = SynonymMap { map: HashMap::new(), graph };
+        let mut out = SynonymMap { graph, ..SynonymMap::default() };
         for (i, line) in rules.iter().flat_map(|r| r.lines()).enumerate() {
             let fail = |reason: String| RuleError { line: i + 1, reason };
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let word = |w: &str| -> Result<Option<Vec<String>>, RuleError> {
-                let unescaped = unescape(w);
-                match analyze(unescaped.trim()).and_then(|terms| checked(unescaped.trim(), terms)) {
-                    Ok(terms) => Ok(Some(terms)),
-                    Err(_) if lenient => Ok(None),
-                    Err(reason) => Err(fail(reason)),
-                }
-            };
-            let words = |side: &str| -> Result<Option<Vec<Vec<String>>>, RuleError> {
-                split(side, ",").iter().map(|w| word(w)).collect()
-            };
-            // Lucene maps word sequences; Needle single terms: a rule that would map a
-            // sequence is refused (a word alone in its rule maps nothing and may be one).
-            let single = |terms: &Vec<String>| match terms.as_slice() {
-                [one] => Ok(one.clone()),
-                _ => Err(fail(format!(
-                    "{} is several terms: multi-word synonyms are not supported yet by Needle",
-                    terms.join(" ")
-                ))),
+            // A word that cannot be used is `None` when lenient: the pairs it is in are left out.
+            let words = |side: &str| -> Result<Vec<Option<Vec<String>>>, RuleError> {
+                let word = |w: &String| {
+                    let unescaped = unescape(w);
+                    match analyze(unescaped.trim()).and_then(|terms| checked(unescaped.trim(), terms)) {
+                        Ok(terms) => Ok(Some(terms)),
+                        Err(_) if lenient => Ok(None),
+                        Err(reason) => Err(fail(reason)),
+                    }
+                };
+                split(side, ",").iter().map(word).collect()
             };
             let sides = split(line, "=>");
             match sides.as_slice() {
                 [left, right] => {
-                    let (Some(inputs), Some(outputs)) = (words(left)?, words(right)?) else { continue };
-                    for input in &inputs {
-                        for output in &outputs {
-                            out.add(&single(input)?, &single(output)?, false);
+                    let (inputs, outputs) = (words(left)?, words(right)?);
+                    for input in inputs.iter().flatten() {
+                        for output in outputs.iter().flatten() {
+                            out.add(input, output, false);
                         }
                     }
                 }
                 [all] => {
-                    let Some(inputs) = words(all)? else { continue };
+                    let inputs = words(all)?;
                     for (i, input) in inputs.iter().enumerate() {
+                        let Some(input) = input else { continue };
                         match expand {
                             true => {
                                 for (_, output) in inputs.iter().enumerate().filter(|&(j, _)| j != i) {
-                                    out.add(&single(input)?, &single(output)?, true);
+                                    if let Some(output) = output {
+                                        out.add(input, output, true);
+                                    }
                                 }
                             }
-                            false => out.add(&single(input)?, &single(&inputs[0])?, false),
+                            false => {
+                                if let Some(first) = &inputs[0] {
+                                    out.add(input, first, false);
+                                }
+                            }
                         }
                     }
                 }
@@ -105,28 +111,36 @@ impl SynonymMap {
 
     /// As Lucene's builder with `dedup`: a pair given twice counts once; the
     /// original is kept when any rule keeps it.
-    fn add(&mut self, input: &str, output: &str, keep_original: bool) {
-        let m = self.map.entry(input.to_string()).or_default();
+    fn add(&mut self, input: &[String], output: &[String], keep_original: bool) {
+        let key = input.join(&SEPARATOR.to_string());
+        for cut in key.match_indices(SEPARATOR).map(|(at, _)| at) {
+            self.continued.insert(key[..cut].to_string());
+        }
+        let m = self.rules.entry(key).or_default();
         if !m.outputs.iter().any(|o| o == output) {
-            m.outputs.push(output.to_string());
+            m.outputs.push(output.to_vec());
         }
         m.keep_original |= keep_original;
     }
 
-    /// The terms `term` becomes, in Lucene's order, into `out`, each with
-    /// whether it is a synonym (`false`: the original, kept); `false` when
-    /// no rule names `term` (it stays as it is).
-    pub fn expand(&self, term: &str, out: &mut Vec<(String, bool)>) -> bool {
-        let Some(m) = self.map.get(term) else { return false };
-        let original = m.keep_original.then(|| (term.to_string(), false));
-        if !self.graph {
-            out.extend(original.clone());
+    /// The longest input that the terms of `run` start with (Lucene's greedy
+    /// match): how many terms it takes and what they become.
+    pub(crate) fn longest<'t>(&self, run: impl IntoIterator<Item = &'t str>) -> Option<(usize, &Mapping)> {
+        let mut key = String::new();
+        let mut found = None;
+        for (i, term) in run.into_iter().enumerate() {
+            if i > 0 {
+                key.push(SEPARATOR);
+            }
+            key.push_str(term);
+            if let Some(m) = self.rules.get(&key) {
+                found = Some((i + 1, m));
+            }
+            if !self.continued.contains(&key) {
+                break;
+            }
         }
-        out.extend(m.outputs.iter().map(|o| (o.clone(), true)));
-        if self.graph {
-            out.extend(original);
-        }
-        true
+        found
     }
 }
 
@@ -190,68 +204,61 @@ mod tests {
         SynonymMap::parse(&rules, expand, false, graph, words).unwrap()
     }
 
-    fn expanded(m: &SynonymMap, term: &str) -> Vec<(String, bool)> {
-        let mut out = Vec::new();
-        m.expand(term, &mut out);
-        out
+    /// What the longest input at the start of `text` becomes: how many terms it takes, each output, kept.
+    fn matched(m: &SynonymMap, text: &str) -> Option<(usize, Vec<String>, bool)> {
+        let (n, mapping) = m.longest(text.split_whitespace())?;
+        Some((n, mapping.outputs.iter().map(|o| o.join(" ")).collect(), mapping.keep_original))
     }
 
-    fn pairs(list: &[(&str, bool)]) -> Vec<(String, bool)> {
-        list.iter().map(|&(t, s)| (t.to_string(), s)).collect()
+    fn outputs(list: &[&str]) -> Vec<String> {
+        list.iter().map(|o| o.to_string()).collect()
     }
 
     #[test]
-    fn equivalent_words_expand_to_each_other_after_the_original() {
+    fn equivalent_words_map_to_each_other() {
         let m = map(&["Quick, fast, rapid"], true, false);
-        assert_eq!(expanded(&m, "fast"), pairs(&[("fast", false), ("quick", true), ("rapid", true)]));
-        let graph = map(&["quick, fast, rapid"], true, true);
-        assert_eq!(expanded(&graph, "fast"), pairs(&[("quick", true), ("rapid", true), ("fast", false)]));
+        assert_eq!(matched(&m, "fast car"), Some((1, outputs(&["quick", "rapid"]), true)));
         let first = map(&["quick, fast, rapid"], false, false);
-        assert_eq!(expanded(&first, "fast"), pairs(&[("quick", true)]));
-        assert_eq!(expanded(&first, "quick"), pairs(&[("quick", true)]));
+        assert_eq!(matched(&first, "fast"), Some((1, outputs(&["quick"]), false)));
+        assert_eq!(matched(&first, "quick"), Some((1, outputs(&["quick"]), false)));
     }
 
     #[test]
     fn explicit_mappings_replace_unless_another_rule_keeps_the_original() {
         let m =
             map(&["quick, fast => rapid, speedy", "fast, zippy", "# fast => slow", "a => a, d"], true, false);
-        assert_eq!(expanded(&m, "quick"), pairs(&[("rapid", true), ("speedy", true)]));
-        assert_eq!(
-            expanded(&m, "fast"),
-            pairs(&[("fast", false), ("rapid", true), ("speedy", true), ("zippy", true)])
-        );
-        assert_eq!(expanded(&m, "a"), pairs(&[("a", true), ("d", true)]));
-        assert!(!m.expand("slow", &mut Vec::new()));
+        assert_eq!(matched(&m, "quick"), Some((1, outputs(&["rapid", "speedy"]), false)));
+        assert_eq!(matched(&m, "fast"), Some((1, outputs(&["rapid", "speedy", "zippy"]), true)));
+        assert_eq!(matched(&m, "a"), Some((1, outputs(&["a", "d"]), false)));
+        assert_eq!(matched(&m, "slow"), None);
     }
 
+    #[test]
+    fn the_longest_run_of_terms_a_rule_names_matches() {
+        let m = map(&["new york, ny", "new york city => nyc", "york => yorkshire"], true, false);
+        assert_eq!(matched(&m, "new york city hall"), Some((3, outputs(&["nyc"]), false)));
+        assert_eq!(matched(&m, "new york state"), Some((2, outputs(&["ny"]), true)));
+        assert_eq!(matched(&m, "ny"), Some((1, outputs(&["new york"]), true)));
+        assert_eq!(matched(&m, "new jersey"), None);
+    }
+
+    /// Lenient, a word that cannot be used leaves out the pairs it is in,
+    /// the rule's others kept (Elasticsearch's parser); otherwise its line is named.
     #[test]
     fn bad_rules_name_their_line_unless_lenient() {
         let no_the = |w: &str| match w {
             "the" => Err("term: the was completely eliminated by analyzer".to_string()),
             w => words(w),
         };
-        let rules = vec!["a, b".to_string(), "the, ye".to_string()];
+        let rules = vec!["a, b".to_string(), "the, ye, thee".to_string()];
         let err = SynonymMap::parse(&rules, true, false, false, no_the).unwrap_err();
         assert_eq!((err.line, err.reason.contains("eliminated")), (2, true), "{}", err.reason);
         let lenient = SynonymMap::parse(&rules, true, true, false, no_the).unwrap();
-        assert_eq!(expanded(&lenient, "a"), pairs(&[("a", false), ("b", true)]));
-        assert!(!lenient.expand("ye", &mut Vec::new()));
+        assert_eq!(matched(&lenient, "a"), Some((1, outputs(&["b"]), true)));
+        assert_eq!(matched(&lenient, "ye"), Some((1, outputs(&["thee"]), true)));
+        assert_eq!(matched(&lenient, "the"), None);
         let twice = vec!["a => b => c".to_string()];
         assert!(SynonymMap::parse(&twice, true, false, false, words).is_err());
-    }
-
-    /// A word of several terms is refused where it would be mapped, even
-    /// when lenient; alone in its rule it maps nothing, as in Lucene.
-    #[test]
-    fn multi_word_mappings_are_refused_by_name() {
-        for lenient in [false, true] {
-            let rules = vec!["a, b".to_string(), "new york, ny".to_string()];
-            let err = SynonymMap::parse(&rules, true, lenient, false, words).unwrap_err();
-            assert_eq!(err.line, 2);
-            assert!(err.reason.contains("multi-word"), "{}", err.reason);
-        }
-        let alone = vec!["new york".to_string()];
-        assert!(SynonymMap::parse(&alone, true, false, false, words).is_ok());
     }
 
     #[test]

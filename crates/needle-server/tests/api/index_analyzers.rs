@@ -119,8 +119,9 @@ fn what_cannot_be_made_is_refused_by_name_and_changes_nothing() {
 /// several terms at one position of a query (synonyms, an n-gram filter
 /// without a search analyzer) are one synonym query, or one place of a
 /// phrase that any of them may fill, whose scores `opensearch_multi_fields.rs`
-/// checks against OpenSearch's. A fuzzy match over such a position and a
-/// multi-word synonym rule are refused by name, changing nothing.
+/// checks against OpenSearch's; a rule of several words is searched as a
+/// graph. A fuzzy match over such a position and a phrase without slop over
+/// a graph are refused by name.
 #[test]
 fn synonyms_are_kept_searched_and_marked_and_what_needle_cannot_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
@@ -163,13 +164,26 @@ fn synonyms_are_kept_searched_and_marked_and_what_needle_cannot_is_refused_by_na
     assert_eq!(status, 400, "{answer}");
     let reason = answer["error"]["root_cause"][0]["reason"].as_str().unwrap();
     assert!(reason.contains("[fast] and [quick]") && reason.contains("not supported yet"), "{answer}");
+    // A rule of several words: searched as a graph (a phrase of the words or the
+    // other side), a phrase without slop over that graph refused by name.
     let multi_word = json!({"settings": {"analysis": {
-        "filter": {"city": {"type": "synonym", "synonyms": ["new york, ny"]}},
-        "analyzer": {"a": {"tokenizer": "standard", "filter": ["lowercase", "city"]}}}}});
-    let (status, answer) = s.json("PUT", "/h", Some(multi_word));
-    assert_eq!((status, &answer["error"]["type"]), (400, &json!("illegal_argument_exception")), "{answer}");
-    assert!(answer["error"]["reason"].as_str().unwrap().contains("multi-word synonyms"), "{answer}");
-    assert_eq!(s.call("HEAD", "/h", None).status, 404, "a refused creation makes no index");
+        "filter": {"city": {"type": "synonym_graph", "synonyms": ["new york, ny"]}},
+        "analyzer": {"a": {"tokenizer": "standard", "filter": ["lowercase", "city"]}}}},
+        "mappings": {"properties": {"c": {"type": "text", "search_analyzer": "a"}}}});
+    assert_eq!(s.json("PUT", "/h", Some(multi_word)).0, 200);
+    assert_eq!(s.json("PUT", "/h/_doc/1?refresh=true", Some(json!({"c": "New York city"}))).0, 201);
+    assert_eq!(s.json("PUT", "/h/_doc/2?refresh=true", Some(json!({"c": "york new"}))).0, 201);
+    let found = |query: Value| -> Vec<String> {
+        let answer = s.json("POST", "/h/_search", Some(json!({"query": query}))).1;
+        ids(&answer).into_iter().map(String::from).collect()
+    };
+    assert_eq!(found(json!({"match": {"c": "NY"}})), vec!["1"]);
+    assert_eq!(found(json!({"match": {"c": {"query": "ny city", "operator": "and"}}})), vec!["1"]);
+    let phrase = json!({"query": {"match_phrase": {"c": "ny city"}}});
+    let (status, answer) = s.json("POST", "/h/_search", Some(phrase));
+    assert_eq!(status, 400, "{answer}");
+    let reason = answer["error"]["root_cause"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("[ny] spans several positions") && reason.contains("not yet"), "{answer}");
 }
 
 /// `index.max_ngram_diff` is kept with the index (through a restart), shown

@@ -13,7 +13,8 @@
 //! their analyzer (`search_analyzers.json`: n-grams, a folded term beside its
 //! original, an index's `default_search`) and text fields analyzed with
 //! synonym filters (`synonyms.json`: tokens, settings, scores of several
-//! terms at one position), and analyzers and normalizers with char filters
+//! terms at one position; `synonym_graphs.json`: rules of several words,
+//! graphs of tokens at index and search time), and analyzers and normalizers with char filters
 //! (`char_filters.json`: tokens and their offsets into the original text;
 //! `html_strip.json`: markup stripped, entities decoded, offsets into the markup;
 //! `analyze_explain.json`: `_analyze` with `explain`, part by part)
@@ -92,6 +93,11 @@ fn search_analyzers_answer_as_opensearch() {
 #[test]
 fn synonym_filters_answer_as_opensearch() {
     replay("synonyms");
+}
+
+#[test]
+fn synonym_rules_of_several_words_answer_as_opensearch() {
+    replay("synonym_graphs");
 }
 
 #[test]
