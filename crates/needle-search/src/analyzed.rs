@@ -7,7 +7,7 @@
 use needle_analysis::{QueryTerms, Token};
 use needle_core::FieldId;
 
-use crate::{MultiTermQuery, PhrasePrefix, PhraseQuery, Query, TermPattern, TermQuery};
+use crate::{MultiTermQuery, PhrasePrefix, PhraseQuery, Query, Span, TermPattern, TermQuery};
 
 /// Analyzed tokens (position, term), in position order, as one query per
 /// position: its term, or a synonym query of its distinct terms.
@@ -54,21 +54,14 @@ fn one_position(field: FieldId, mut terms: Vec<Vec<u8>>) -> Query {
 /// An error when a stretch has more than [`MAX_PATHS`] paths.
 pub fn graph(field: FieldId, tokens: &[Token], phrases: bool) -> Result<Vec<Query>, String> {
     let graph = TokenGraph::new(tokens);
-    let cuts = graph.cuts();
     let mut out = Vec::new();
-    for (i, &start) in cuts.iter().enumerate() {
-        let Some(&end) = cuts.get(i + 1).or(Some(&graph.end)).filter(|&&end| end > start) else { break };
-        let edges = graph.edges_from(start);
-        if edges.is_empty() {
-            break;
-        }
-        let side_paths = edges.iter().any(|e| e.to != edges[0].to);
-        if !side_paths {
-            let terms = edges.iter().map(|e| tokens[e.token].term.clone().into_bytes()).collect();
+    for stretch in graph.stretches() {
+        if !stretch.side_paths {
+            let terms = stretch.edges.iter().map(|e| tokens[e.token].term.clone().into_bytes()).collect();
             out.push(one_position(field, distinct(terms)));
             continue;
         }
-        let paths = graph.paths(start, end);
+        let paths = graph.paths(stretch.start, stretch.end);
         if paths.len() > MAX_PATHS {
             return Err(format!(
                 "the query text's terms make more than {MAX_PATHS} paths between two positions (Elasticsearch's \
@@ -83,6 +76,56 @@ pub fn graph(field: FieldId, tokens: &[Token], phrases: bool) -> Result<Vec<Quer
         });
     }
     Ok(out)
+}
+
+/// A phrase without slop over tokens of which some span several positions,
+/// as Elasticsearch reads such a graph (its `analyzeGraphPhrase`): a span
+/// query of the stretches between the places every path passes through, in
+/// order, each right after the one before; a stretch with paths of
+/// different lengths is any of its paths (each its terms right after one
+/// another), a stretch of one position any of its terms. An error past
+/// [`MAX_PATHS`] paths a stretch, or where a removed word left a hole
+/// (Elasticsearch puts such a gap elsewhere than a phrase would; not supported yet).
+pub fn graph_span_phrase(field: FieldId, tokens: &[Token]) -> Result<Query, String> {
+    let graph = TokenGraph::new(tokens);
+    if let Some(e) = graph.edges.iter().find(|e| e.to - e.from != tokens[e.token].position_length.max(1)) {
+        return Err(format!(
+            "the phrase's terms make a graph with a hole left by a removed word before [{}]; Needle takes a \
+             phrase without slop over a graph of terms only without holes, not yet with them",
+            tokens[e.token].term
+        ));
+    }
+    let term = |e: &Edge| Span::Term(tokens[e.token].term.clone().into_bytes());
+    let mut clauses = Vec::new();
+    for stretch in graph.stretches() {
+        if !stretch.side_paths {
+            let mut terms: Vec<Span> = stretch.edges.iter().map(|e| term(e)).collect();
+            clauses.push(if terms.len() == 1 { terms.pop().expect("one term") } else { Span::Or(terms) });
+            continue;
+        }
+        let paths = graph.paths(stretch.start, stretch.end);
+        if paths.len() > MAX_PATHS {
+            return Err(format!(
+                "the phrase's terms make more than {MAX_PATHS} paths between two positions (Elasticsearch's \
+                 limit of clauses)"
+            ));
+        }
+        let spans = paths.iter().map(|path| {
+            let mut terms: Vec<Span> = path.iter().map(|&i| term(&graph.edges[i])).collect();
+            if terms.len() == 1 {
+                terms.pop().expect("one term")
+            } else {
+                Span::Near(terms)
+            }
+        });
+        clauses.push(Span::Or(spans.collect()));
+    }
+    let span = match clauses.len() {
+        0 => return Ok(Query::MatchNone),
+        1 => clauses.pop().expect("one clause"),
+        _ => Span::Near(clauses),
+    };
+    Ok(Query::Span { field, span })
 }
 
 /// Paths of one stretch of a graph a query takes at most.
@@ -171,6 +214,16 @@ struct TokenGraph {
     end: u32,
 }
 
+/// A stretch of a graph between two places every path passes through.
+struct Stretch<'g> {
+    start: u32,
+    end: u32,
+    /// The edges from its start, in the tokens' order.
+    edges: Vec<&'g Edge>,
+    /// Whether its paths differ in length (else each edge spans it whole).
+    side_paths: bool,
+}
+
 struct Edge {
     from: u32,
     to: u32,
@@ -253,6 +306,23 @@ impl TokenGraph {
         self.edges.iter().filter(|e| e.from == state).collect()
     }
 
+    /// The stretches between the places every path passes through, in
+    /// order, up to the first place no token leaves.
+    fn stretches(&self) -> Vec<Stretch<'_>> {
+        let cuts = self.cuts();
+        let mut out = Vec::new();
+        for (i, &start) in cuts.iter().enumerate() {
+            let Some(&end) = cuts.get(i + 1).or(Some(&self.end)).filter(|&&end| end > start) else { break };
+            let edges = self.edges_from(start);
+            if edges.is_empty() {
+                break;
+            }
+            let side_paths = edges.iter().any(|e| e.to != edges[0].to);
+            out.push(Stretch { start, end, edges, side_paths });
+        }
+        out
+    }
+
     /// Every path from `start` to `end` (edge indexes), depth first in the tokens' order.
     fn paths(&self, start: u32, end: u32) -> Vec<Vec<usize>> {
         let mut out = Vec::new();
@@ -289,9 +359,9 @@ pub fn phrase(field: FieldId, tokens: Vec<(u32, String)>, slop: u32) -> Option<Q
     }
     let mut terms: Vec<(u32, Vec<u8>)> =
         tokens.into_iter().map(|(p, t)| (p - first, t.into_bytes())).collect();
-    // Each place's terms sorted and distinct, as Lucene's builder keeps them.
+    // Each place's terms sorted; a term twice at a place kept twice, as Lucene's
+    // MultiPhraseQuery keeps it (its idf counted twice, its postings walked twice).
     terms.sort();
-    terms.dedup();
     Some(Query::Phrase(PhraseQuery { field, terms, slop }))
 }
 
@@ -347,10 +417,26 @@ mod tests {
             panic!("a phrase")
         };
         let terms: Vec<(u32, &[u8])> = p.terms.iter().map(|(o, t)| (*o, t.as_slice())).collect();
-        assert_eq!(terms, [(0, &b"a"[..]), (1, b"b"), (1, b"c"), (3, b"d")]);
+        // A term twice at a place stays twice, as in Lucene's MultiPhraseQuery.
+        assert_eq!(terms, [(0, &b"a"[..]), (1, b"b"), (1, b"c"), (1, b"c"), (3, b"d")]);
         assert!(p.has_alternatives());
         assert!(matches!(phrase(0, tokens(&[(0, "a"), (0, "b")]), 0), Some(Query::Synonym { .. })));
         assert!(phrase(0, Vec::new(), 0).is_none());
+    }
+
+    #[test]
+    fn a_phrase_without_slop_over_a_graph_is_a_span_query_of_its_stretches() {
+        let term = |t: &str| Span::Term(t.as_bytes().to_vec());
+        let tokens = graph_tokens(&[("ny", 0, 2), ("new", 0, 1), ("york", 1, 1), ("city", 2, 1)]);
+        let Ok(Query::Span { field: 0, span }) = graph_span_phrase(0, &tokens) else { panic!("a span query") };
+        let either = Span::Or(vec![term("ny"), Span::Near(vec![term("new"), term("york")])]);
+        assert_eq!(span, Span::Near(vec![either, term("city")]));
+        assert_eq!(span.distinct_terms(), [&b"city"[..], b"new", b"ny", b"york"]);
+        let runs = span.sequences(10).unwrap();
+        assert_eq!(runs, [vec![&b"ny"[..], b"city"], vec![b"new", b"york", b"city"]]);
+        // A hole left by a removed word is refused by name.
+        let holed = graph_tokens(&[("ny", 0, 2), ("new", 0, 1), ("york", 1, 1), ("city", 3, 1)]);
+        assert!(graph_span_phrase(0, &holed).unwrap_err().contains("hole"));
     }
 
     fn graph_tokens(list: &[(&str, u32, u32)]) -> Vec<Token> {

@@ -9,9 +9,9 @@ use needle_codecs::SegmentRead;
 use needle_core::{DocId, DocSet, FieldId, Result};
 
 use crate::bm25::{avg_field_length, idf, Bm25, B, K1};
-use crate::iter::PhraseScorer;
+use crate::iter::{PhraseScorer, SpanScorer};
 use crate::stats::IndexStats;
-use crate::{BoolQuery, PhraseQuery, Query};
+use crate::{BoolQuery, PhraseQuery, Query, Span};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Explanation {
@@ -46,6 +46,7 @@ pub(crate) fn explain(query: &Query, cx: &mut Context<'_, '_>, boost: f32) -> Re
     Ok(match query {
         Query::Term(t) => term(cx, t.field, &t.term, boost, None)?,
         Query::Phrase(p) => phrase(cx, p, boost)?,
+        Query::Span { field, span } => span_query(cx, *field, span, boost)?,
         Query::Bool(b) => boolean(cx, b, boost)?,
         Query::MatchAll => Some(Explanation::leaf(boost, "*:*")),
         Query::MatchNone | Query::MultiTerm(_) => None,
@@ -226,6 +227,39 @@ fn phrase(cx: &mut Context<'_, '_>, p: &PhraseQuery, boost: f32) -> Result<Optio
     )))
 }
 
+fn span_query(
+    cx: &mut Context<'_, '_>,
+    field: FieldId,
+    span: &Span,
+    boost: f32,
+) -> Result<Option<Explanation>> {
+    let Some(root) = crate::weight::span_node(field, span, cx.stats, cx.seg)? else { return Ok(None) };
+    let counted = crate::weight::span_idf_terms(field, span, cx.stats);
+    let bm25 = cx.stats.bm25(field, &counted, boost);
+    let mut scorer = SpanScorer::new(root, bm25, cx.segment.norms(field));
+    if scorer.seek(cx.doc) != cx.doc {
+        return Ok(None);
+    }
+    let freq = scorer.freq();
+    let idfs: Vec<Explanation> =
+        counted.iter().map(|t| idf_explanation(cx, field, cx.stats.doc_freq(field, t))).collect();
+    let idf_sum = idfs.iter().map(|e| f64::from(e.value)).sum::<f64>() as f32;
+    let idf_expl = Explanation::new(idf_sum, "idf, sum of:", idfs);
+    let text = span_words((cx.names)(field).as_str(), span);
+    let words = format!("phraseFreq={freq:?}");
+    Ok(Some(bm25_explanation(cx, field, text, freq, words, boost * idf_sum, boost, idf_expl)))
+}
+
+/// A span query as Lucene writes it: `spanNear([f:a, spanOr([f:b, f:c])], 0, true)`.
+fn span_words(field: &str, span: &Span) -> String {
+    let list = |parts: &[Span]| parts.iter().map(|p| span_words(field, p)).collect::<Vec<_>>().join(", ");
+    match span {
+        Span::Term(t) => format!("{field}:{}", String::from_utf8_lossy(t)),
+        Span::Or(parts) => format!("spanOr([{}])", list(parts)),
+        Span::Near(parts) => format!("spanNear([{}], 0, true)", list(parts)),
+    }
+}
+
 /// A phrase's words as Lucene writes them: `a (b c) d` for a place of several terms.
 fn phrase_words(p: &PhraseQuery) -> String {
     let word = |t: &[u8]| String::from_utf8_lossy(t).into_owned();
@@ -306,6 +340,7 @@ pub fn describe(query: &Query, names: &dyn Fn(FieldId) -> String) -> String {
     match query {
         Query::Term(t) => format!("{}:{}", names(t.field), String::from_utf8_lossy(&t.term)),
         Query::Phrase(p) => format!("{}:\"{}\"", names(p.field), phrase_words(p)),
+        Query::Span { field, span } => span_words(&names(*field), span),
         Query::Bool(b) => {
             let mut parts: Vec<String> = Vec::new();
             parts.extend(b.must.iter().map(|q| format!("+{}", inner(q))));

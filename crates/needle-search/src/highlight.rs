@@ -39,6 +39,15 @@ fn targets(q: &Query, out: &mut Vec<Target>) {
         Query::CrossFields { fields, term, .. } => {
             out.extend(fields.iter().map(|(f, _)| Target::Term(*f, term.clone())))
         }
+        // Each run of terms the span stands for marked as a phrase (past as many as a
+        // query may have clauses, its terms alone).
+        Query::Span { field, span } => match span.sequences(MAX_MARKED_TERMS) {
+            Some(runs) => out.extend(runs.into_iter().map(|run| match run.as_slice() {
+                [one] => Target::Term(*field, one.to_vec()),
+                _ => Target::Phrase(*field, (0..).zip(run.into_iter().map(<[u8]>::to_vec)).collect(), 0),
+            })),
+            None => span.each_term(&mut |t| out.push(Target::Term(*field, t.to_vec()))),
+        },
         Query::Boost(q, _) | Query::Constant(q) => targets(q, out),
         Query::Boosting { positive, .. } => targets(positive, out),
         Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| targets(c, out)),

@@ -28,7 +28,7 @@ pub use parser::simple::{parse_simple_query, SimpleFlags, SimpleOptions};
 pub use parser::{
     parse_query, parse_query_with, term_range, FuzzyDefaults, ParseOptions, QueryFields, MAX_CLAUSES,
 };
-pub use query::{BoolQuery, PhraseQuery, Query, RangeQuery, TermQuery};
+pub use query::{BoolQuery, PhraseQuery, Query, RangeQuery, Span, TermQuery};
 pub use scorer::{ScoreWindow, Scorer};
 pub use searcher::{ScoredDoc, SearchOptions, Searcher, TopDocs};
 pub use sort::{

@@ -70,6 +70,77 @@ pub enum Query {
         field: FieldId,
         terms: Vec<Vec<u8>>,
     },
+    /// Lucene's span queries, as Elasticsearch makes a phrase without slop
+    /// over a graph of terms: scored by the number of matches its spans
+    /// find, with the idfs of its distinct terms summed (see `iter/span.rs`).
+    Span {
+        field: FieldId,
+        span: Span,
+    },
+}
+
+/// A span query's tree: Lucene's SpanTermQuery, SpanOrQuery, and
+/// SpanNearQuery in order without slop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Span {
+    Term(Vec<u8>),
+    /// Any of the spans.
+    Or(Vec<Span>),
+    /// The spans in order, each right after the one before.
+    Near(Vec<Span>),
+}
+
+impl Span {
+    /// Its terms, each once, ascending (Lucene gathers a span query's
+    /// statistics in a map sorted by term).
+    pub fn distinct_terms(&self) -> Vec<&[u8]> {
+        let mut out = Vec::new();
+        self.each_term(&mut |t| out.push(t));
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The runs of terms the span stands for (an or's any of its parts', a
+    /// near's each of its first part's followed by each of the rest's), or
+    /// `None` past `limit` of them.
+    pub fn sequences(&self, limit: usize) -> Option<Vec<Vec<&[u8]>>> {
+        match self {
+            Span::Term(t) => Some(vec![vec![t.as_slice()]]),
+            Span::Or(parts) => {
+                let mut out = Vec::new();
+                for part in parts {
+                    out.extend(part.sequences(limit)?);
+                    if out.len() > limit {
+                        return None;
+                    }
+                }
+                Some(out)
+            }
+            Span::Near(parts) => {
+                let mut out: Vec<Vec<&[u8]>> = vec![Vec::new()];
+                for part in parts {
+                    let tails = part.sequences(limit)?;
+                    if out.len().saturating_mul(tails.len()) > limit {
+                        return None;
+                    }
+                    out = out
+                        .iter()
+                        .flat_map(|head| tails.iter().map(move |tail| [head.as_slice(), tail].concat()))
+                        .collect();
+                }
+                Some(out)
+            }
+        }
+    }
+
+    /// Every term, in the query's order.
+    pub fn each_term<'s>(&'s self, f: &mut impl FnMut(&'s [u8])) {
+        match self {
+            Span::Term(t) => f(t),
+            Span::Or(parts) | Span::Near(parts) => parts.iter().for_each(|p| p.each_term(f)),
+        }
+    }
 }
 
 /// `lower..=upper` over a numeric field's doc values (as `i64`s: doubles in
@@ -169,6 +240,7 @@ impl Query {
             Query::CrossFields { fields, term, .. } => {
                 out.extend(fields.iter().map(|(f, _)| (*f, term.clone())))
             }
+            Query::Span { field, span } => span.each_term(&mut |t| out.push((*field, t.to_vec()))),
             Query::Boost(q, _) | Query::Constant(q) => q.terms(out),
             Query::DisMax { clauses, .. } => clauses.iter().for_each(|c| c.terms(out)),
             Query::Boosting { positive, negative, .. } => {
@@ -198,6 +270,11 @@ impl Query {
             Query::Blended { terms, .. } => terms.len(),
             Query::Synonym { terms, .. } => terms.len(),
             Query::CrossFields { fields, .. } => fields.len(),
+            Query::Span { span, .. } => {
+                let mut n = 0;
+                span.each_term(&mut |_| n += 1);
+                n
+            }
             Query::Boost(q, _) | Query::Constant(q) => q.leaf_count(),
             Query::DisMax { clauses, .. } => clauses.iter().map(Query::leaf_count).sum(),
             Query::Boosting { positive, negative, .. } => positive.leaf_count() + negative.leaf_count(),

@@ -9,11 +9,11 @@ use needle_core::Result;
 
 use crate::iter::{
     bits_in_range, checked, AllScorer, BoxScorer, Combine, Conjunction, ConstantScorer, Demote, Disjunction,
-    DocBits, Exclude, ExistsScorer, FilterPlan, PhraseScorer, PhraseTerm, RangeScorer, ReqOpt, TermScorer,
-    TermSetScorer, UnionPostings,
+    DocBits, Exclude, ExistsScorer, FilterPlan, PhraseScorer, PhraseTerm, RangeScorer, ReqOpt, SpanNode,
+    SpanScorer, TermScorer, TermSetScorer, UnionPostings,
 };
 use crate::stats::IndexStats;
-use crate::{BoolQuery, PhraseQuery, Query};
+use crate::{BoolQuery, PhraseQuery, Query, Span};
 
 /// The scorer of a range matching more than an eighth of `segment`: its
 /// matches from the segment's filter cache when kept there (a bit test
@@ -55,6 +55,10 @@ pub(crate) fn scorer<'a>(
             checked(Box::new(TermScorer::new(p, bm25, segment.norms(t.field))), "term")
         }),
         Query::Phrase(p) => phrase(p, stats, seg, segment, boost)?,
+        Query::Span { field, span } => span_node(*field, span, stats, seg)?.map(|root| {
+            let bm25 = stats.bm25(*field, &span_idf_terms(*field, span, stats), boost);
+            checked(Box::new(SpanScorer::new(root, bm25, segment.norms(*field))), "span")
+        }),
         Query::Bool(b) => boolean(b, stats, seg, segment, boost)?,
         Query::MatchAll => {
             Some(checked(Box::new(AllScorer::new(segment.meta().max_doc, boost)), "match-all"))
@@ -214,6 +218,46 @@ pub(crate) fn phrase_places(
         out.push(PhraseTerm { postings, offset, stacked });
     }
     Ok(Some(out))
+}
+
+/// `span`'s tree over segment `seg`'s postings; `None` where nothing there
+/// can match (a near with a part that has none, an or none of whose parts has any).
+pub(crate) fn span_node(
+    field: needle_core::FieldId,
+    span: &Span,
+    stats: &mut IndexStats<'_>,
+    seg: usize,
+) -> Result<Option<SpanNode>> {
+    Ok(match span {
+        Span::Term(term) => stats.postings(seg, field, term)?.map(SpanNode::Term),
+        Span::Or(parts) => {
+            let mut nodes = Vec::with_capacity(parts.len());
+            for part in parts {
+                nodes.extend(span_node(field, part, stats, seg)?);
+            }
+            (!nodes.is_empty()).then_some(SpanNode::Or(nodes))
+        }
+        Span::Near(parts) => {
+            let mut nodes = Vec::with_capacity(parts.len());
+            for part in parts {
+                match span_node(field, part, stats, seg)? {
+                    Some(node) => nodes.push(node),
+                    None => return Ok(None),
+                }
+            }
+            Some(SpanNode::Near(nodes))
+        }
+    })
+}
+
+/// The terms whose idfs sum to a span query's: each distinct term the index
+/// holds, ascending (Lucene's SpanWeight leaves out a term no document holds).
+pub(crate) fn span_idf_terms<'q>(
+    field: needle_core::FieldId,
+    span: &'q Span,
+    stats: &IndexStats<'_>,
+) -> Vec<&'q [u8]> {
+    span.distinct_terms().into_iter().filter(|t| stats.doc_freq(field, t) > 0).collect()
 }
 
 /// The terms whose idfs sum to a phrase's: each occurrence of each term the

@@ -894,11 +894,14 @@ fn phrase(
     chosen: Option<&Analyzer>,
 ) -> ApiResult<Query> {
     match phrase_terms(schema, field, text, chosen)? {
-        // Elasticsearch's phrase over a graph without slop is a span query, which Needle has not.
-        QueryTerms::Graph(tokens) if slop > 0 => {
+        // Elasticsearch's phrase over a graph: a span query without slop, a disjunction of phrases with one.
+        QueryTerms::Graph(tokens) if slop == 0 => {
+            analyzed::graph_span_phrase(field, &tokens).map_err(|e| shard_query_error(&e))
+        }
+        QueryTerms::Graph(tokens) => {
             analyzed::graph_phrases(field, &tokens, slop).map_err(|e| shard_query_error(&e))
         }
-        terms => Ok(analyzed::phrase(field, positioned(terms)?, slop).unwrap_or(Query::MatchNone)),
+        QueryTerms::Positioned(terms) => Ok(analyzed::phrase(field, terms, slop).unwrap_or(Query::MatchNone)),
     }
 }
 

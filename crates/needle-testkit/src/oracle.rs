@@ -146,6 +146,9 @@ impl Oracle {
             Query::Range(_) | Query::Exists(_) => {
                 panic!("the oracle keeps no numeric values: ranges are checked against a scan of the sources")
             }
+            Query::Span { .. } => {
+                panic!("the oracle knows no span queries: they are checked against OpenSearch's recorded answers")
+            }
             Query::Boost(q, b) => self.boosted_score(q, doc, boost * b),
             Query::Boosting { positive, negative, factor } => {
                 let score = f64::from(self.score(positive, doc)?);

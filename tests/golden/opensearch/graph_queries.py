@@ -8,7 +8,8 @@ positions): each stretch between the places every path passes through is one
 clause, a stretch with paths of different lengths a disjunction of its paths
 (phrases, or with `auto_generate_synonyms_phrase_query: false` conjunctions),
 joined by `operator` and `minimum_should_match`; phrases with a slop (a
-disjunction of the phrases of every path); holes left by stop words;
+disjunction of the phrases of every path) and without (Lucene's span
+queries); holes left by stop words;
 a keyword field (no positions: conjunctions); for
 `crates/needle-server/tests/api/opensearch_multi_fields.rs` to replay on
 Needle and compare step by step (hits, scores and totals), shaped as
@@ -106,6 +107,12 @@ def steps():
         search({"query": {"simple_query_string": {"query": "power-shot | e-mail", "fields": ["body"],
                                                   "auto_generate_synonyms_phrase_query": False}}}),
         search({"query": {"match_phrase": {"title": {"query": "wi-fi router", "slop": 1}}}}),
+        search({"query": {"match_phrase": {"title": "wi-fi router"}}}),
+        search({"query": {"match_phrase": {"title": "the powershot sd-500 camera"}}}),
+        search({"query": {"match_phrase": {"body": "wi-fi extender"}}}),
+        search({"query": {"match_phrase": {"body": "wi-fi wi-fi wi fi"}}}),
+        search({"query": {"match_phrase": {"body": "power-shot sd-500"}}}),
+        search({"query": {"multi_match": {"query": "wi-fi router", "fields": ["title", "body"], "type": "phrase"}}}),
         search({"query": {"match_phrase": {"body": {"query": "wi-fi extender", "slop": 2}}}}),
         search({"query": {"match_phrase": {"note": {"query": "wi-fi x", "slop": 3}}}}),
         search({"query": {"multi_match": {"query": "sd-500 review", "fields": ["title", "body"], "type": "phrase",

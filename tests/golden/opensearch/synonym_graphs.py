@@ -9,7 +9,8 @@ index's settings; a field indexed with the older filter, searched by term
 and by match; a field searched through `synonym_graph` (match with
 `operator`, `minimum_should_match` and
 `auto_generate_synonyms_phrase_query`, multi_match, query_string,
-simple_query_string, phrases with a slop); the errors both refuse; for
+simple_query_string, phrases with a slop, and phrases without one: Lucene's
+span queries); the errors both refuse; for
 `crates/needle-server/tests/api/opensearch_multi_fields.rs` to replay on
 Needle and compare step by step, shaped as `multi_fields.py` shapes them.
 
@@ -54,6 +55,9 @@ DOCS = [
     {"body": "tv shows and a television set", "place": "tele vision", "city": "apple", "note": "lady"},
     {"body": "new jersey and new mexico", "place": "new jersey", "city": "big", "note": "nothing"},
     {"body": "tele vision", "place": "big apple", "city": "big apple pie", "note": "of liberty"},
+    {"body": "i love ny and ny city and new york city", "place": "ny york city", "city": "apple big",
+     "note": "liberty"},
+    {"body": "new york new york ny ny times", "place": "new york new york city", "city": "new", "note": "x"},
 ]
 
 
@@ -91,6 +95,13 @@ def steps():
     ]
     for text in ["ny", "new york", "NYC", "usa", "united states", "tv", "television", "big apple"]:
         out.append(search({"query": {"match": {"body": text}}}))
+    # A phrase without slop over a graph: Lucene's span queries.
+    for text in ["ny", "new york", "ny times", "love ny", "love ny city", "i love new york city", "ny city",
+                 "usa today", "the usa", "united states of america", "tv shows", "a television set",
+                 "tele vision", "big apple", "york new", "new york times"]:
+        out.append(search({"query": {"match_phrase": {"body": text}}}))
+    for text in ["new york city", "ny", "nyc", "new york", "big apple", "usa today", "tele vision", "ny york city"]:
+        out.append(search({"query": {"match_phrase": {"place": text}}}))
     out += [
         search({"query": {"term": {"place": "ny"}}}),
         search({"query": {"term": {"place": "york"}}}),
@@ -103,11 +114,13 @@ def steps():
         search({"query": {"match_phrase": {"body": {"query": "ny times", "slop": 1}}}}),
         search({"query": {"match_phrase": {"body": {"query": "love ny", "slop": 2}}}}),
         search({"query": {"multi_match": {"query": "ny tv", "fields": ["body", "place"]}}}),
+        search({"query": {"multi_match": {"query": "ny city", "fields": ["body", "place"], "type": "phrase"}}}),
         search({"query": {"multi_match": {"query": "new york", "fields": ["body", "city^2"], "type": "most_fields"}}}),
         search({"query": {"query_string": {"query": "ny OR tv", "default_field": "body"}}}),
         search({"query": {"query_string": {"query": "body:usa AND body:today"}}}),
         search({"query": {"simple_query_string": {"query": "big apple", "fields": ["body", "city"]}}}),
         search({"query": {"match": {"city": "big apple"}}}),
+        search({"query": {"match_phrase": {"city": "the big apple"}}}),
         search({"query": {"match": {"city": "new york"}}}),
         search({"query": {"match": {"note": "statue of liberty"}}}),
         search({"query": {"match": {"note": "tv"}}}),

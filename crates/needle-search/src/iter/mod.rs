@@ -1,5 +1,5 @@
 //! Scorers: one file per iterator. Leaves walk posting lists ([`TermScorer`],
-//! [`PhraseScorer`], [`AllScorer`], [`RangeScorer`] over doc values); the others combine scorers the way
+//! [`PhraseScorer`], [`SpanScorer`], [`AllScorer`], [`RangeScorer`] over doc values); the others combine scorers the way
 //! Lucene's boolean query does.
 
 mod all;
@@ -16,6 +16,7 @@ mod phrase;
 mod phrase_filters;
 mod range;
 mod req_opt;
+mod span;
 mod term;
 mod term_set;
 mod union;
@@ -33,6 +34,7 @@ pub use phrase_filters::FilterPlan;
 pub use range::RangeScorer;
 pub(crate) use range::{bits_in_range, count_in_range};
 pub use req_opt::ReqOpt;
+pub use span::{SpanNode, SpanScorer};
 pub use term::TermScorer;
 pub use term_set::{DocBits, TermSetScorer};
 pub use union::UnionPostings;
