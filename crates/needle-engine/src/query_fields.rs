@@ -25,15 +25,15 @@ impl QueryFields for Schema {
     }
 
     fn analyze(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>> {
-        self.analyze_as(field, text, false)
+        self.analyze_with(field, text, None)
     }
 
     fn analyze_graph(&self, field: FieldId, text: &str) -> Result<QueryTerms> {
         self.query_terms(field, text, None)
     }
 
-    fn analyze_quoted(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>> {
-        self.analyze_as(field, text, true)
+    fn analyze_quoted(&self, field: FieldId, text: &str) -> Result<QueryTerms> {
+        self.quoted_terms(field, text)
     }
 
     fn range(&self, field: FieldId, range: &TermRange) -> Result<Query> {
@@ -129,10 +129,6 @@ impl Schema {
         self.query_terms(field, text, self.search_quote_analyzer(field))
     }
 
-    fn analyze_as(&self, field: FieldId, text: &str, quoted: bool) -> Result<Vec<(u32, String)>> {
-        let quote = quoted.then(|| self.search_quote_analyzer(field)).flatten();
-        self.analyze_with(field, text, quote)
-    }
     /// A range of a number, date or boolean field as its column values
     /// (bounds read as a `range` query reads them: dates in the field's
     /// format, with date math); of other fields, the terms between the bounds.

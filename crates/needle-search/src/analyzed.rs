@@ -349,6 +349,18 @@ impl TokenGraph {
     }
 }
 
+/// Analyzed text as a phrase with `slop` (see [`phrase`]), or where it
+/// makes a graph of terms as Elasticsearch reads one: without slop a span
+/// query ([`graph_span_phrase`]), with one a disjunction of the phrases of
+/// every path ([`graph_phrases`]). `None` when there are no terms.
+pub fn phrase_or_graph(field: FieldId, terms: QueryTerms, slop: u32) -> Result<Option<Query>, String> {
+    match terms {
+        QueryTerms::Positioned(tokens) => Ok(phrase(field, tokens, slop)),
+        QueryTerms::Graph(tokens) if slop == 0 => graph_span_phrase(field, &tokens).map(Some),
+        QueryTerms::Graph(tokens) => graph_phrases(field, &tokens, slop).map(Some),
+    }
+}
+
 /// Analyzed tokens as a phrase (a term query, or a synonym query, when there
 /// is one position), `None` when there is none. Several terms at a position
 /// make it Lucene's MultiPhraseQuery: any of them may stand there.
@@ -428,7 +440,9 @@ mod tests {
     fn a_phrase_without_slop_over_a_graph_is_a_span_query_of_its_stretches() {
         let term = |t: &str| Span::Term(t.as_bytes().to_vec());
         let tokens = graph_tokens(&[("ny", 0, 2), ("new", 0, 1), ("york", 1, 1), ("city", 2, 1)]);
-        let Ok(Query::Span { field: 0, span }) = graph_span_phrase(0, &tokens) else { panic!("a span query") };
+        let Ok(Query::Span { field: 0, span }) = graph_span_phrase(0, &tokens) else {
+            panic!("a span query")
+        };
         let either = Span::Or(vec![term("ny"), Span::Near(vec![term("new"), term("york")])]);
         assert_eq!(span, Span::Near(vec![either, term("city")]));
         assert_eq!(span.distinct_terms(), [&b"city"[..], b"new", b"ny", b"york"]);

@@ -893,16 +893,9 @@ fn phrase(
     slop: u32,
     chosen: Option<&Analyzer>,
 ) -> ApiResult<Query> {
-    match phrase_terms(schema, field, text, chosen)? {
-        // Elasticsearch's phrase over a graph: a span query without slop, a disjunction of phrases with one.
-        QueryTerms::Graph(tokens) if slop == 0 => {
-            analyzed::graph_span_phrase(field, &tokens).map_err(|e| shard_query_error(&e))
-        }
-        QueryTerms::Graph(tokens) => {
-            analyzed::graph_phrases(field, &tokens, slop).map_err(|e| shard_query_error(&e))
-        }
-        QueryTerms::Positioned(terms) => Ok(analyzed::phrase(field, terms, slop).unwrap_or(Query::MatchNone)),
-    }
+    let terms = phrase_terms(schema, field, text, chosen)?;
+    let phrase = analyzed::phrase_or_graph(field, terms, slop).map_err(|e| shard_query_error(&e))?;
+    Ok(phrase.unwrap_or(Query::MatchNone))
 }
 
 /// A term as the field holds it: text fields take the value as is (not
@@ -1147,10 +1140,10 @@ impl QueryFields for DefaultFields<'_> {
     fn analyze_graph(&self, field: FieldId, text: &str) -> needle_core::Result<QueryTerms> {
         self.leniently(self.schema.query_terms(field, text, self.analyzer.as_deref()))
     }
-    fn analyze_quoted(&self, field: FieldId, text: &str) -> needle_core::Result<Vec<(u32, String)>> {
+    fn analyze_quoted(&self, field: FieldId, text: &str) -> needle_core::Result<QueryTerms> {
         self.leniently(match self.quote_analyzer.as_ref().or(self.analyzer.as_ref()) {
-            Some(chosen) => self.schema.analyze_with(field, text, Some(chosen)),
-            None => QueryFields::analyze_quoted(self.schema, field, text),
+            Some(chosen) => self.schema.query_terms(field, text, Some(chosen)),
+            None => self.schema.quoted_terms(field, text),
         })
     }
     fn normalize(&self, field: FieldId, text: &str) -> needle_core::Result<String> {

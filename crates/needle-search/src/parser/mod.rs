@@ -68,9 +68,10 @@ pub trait QueryFields {
         self.analyze(field, text).map(QueryTerms::Positioned)
     }
     /// The text of a phrase in quotes analyzed for `field`, which may
-    /// analyze it its own way (Elasticsearch's `search_quote_analyzer`).
-    fn analyze_quoted(&self, field: FieldId, text: &str) -> Result<Vec<(u32, String)>> {
-        self.analyze(field, text)
+    /// analyze it its own way (Elasticsearch's `search_quote_analyzer`);
+    /// the tokens kept whole where some span several positions.
+    fn analyze_quoted(&self, field: FieldId, text: &str) -> Result<QueryTerms> {
+        self.analyze_graph(field, text)
     }
     /// `text` as a wildcard or fuzzy term of `field`: the field's
     /// normalization (a text field lowercases) without tokenizing or
@@ -498,7 +499,10 @@ impl Parser<'_> {
         let mut per_field = Vec::new();
         for field in self.targets(field)? {
             per_field.extend(match phrase_slop {
-                Some(_) => analyzed_query(field, self.fields.analyze_quoted(field, text)?, phrase_slop),
+                Some(slop) => {
+                    crate::analyzed::phrase_or_graph(field, self.fields.analyze_quoted(field, text)?, slop)
+                        .map_err(Error::query)?
+                }
                 None => any_of(self.positions_or_graph(field, text)?),
             });
         }
@@ -619,14 +623,6 @@ fn add_run(clauses: &mut Vec<(Occur, Query)>, q: Option<Query>, default_and: boo
             1
         }
     }
-}
-
-/// Analyzed text as a phrase (with `phrase_slop`), else its positions joined by `or`.
-fn analyzed_query(field: FieldId, tokens: Vec<(u32, String)>, phrase_slop: Option<u32>) -> Option<Query> {
-    if let Some(slop) = phrase_slop {
-        return crate::analyzed::phrase(field, tokens, slop);
-    }
-    any_of(crate::analyzed::by_position(field, tokens))
 }
 
 /// Queries joined by `or`; one alone as it is, none: `None`.

@@ -23,7 +23,7 @@
 
 use needle_core::{Error, FieldId, Result};
 
-use super::{analyzed_query, QueryFields};
+use super::QueryFields;
 use crate::{BoolQuery, Fuzzy, MultiTermQuery, Query, TermPattern};
 
 /// Which operators the syntax has (Elasticsearch's `flags`).
@@ -240,9 +240,11 @@ impl SimpleParser<'_> {
         }
         if closed(s, start) {
             let slop = if has_slop { self.fuzziness(s) } else { 0 };
-            let branch = self.per_field(|field| {
-                let tokens = self.schema.analyze_quoted(field, &text)?;
-                Ok(analyzed_query(field, tokens, Some(slop)))
+            // Elasticsearch reads a phrase over several fields as a multi_match of type
+            // phrase: the best field's score alone (its tie breaker 0), not their sum.
+            let branch = self.per_field_with(0.0, |field| {
+                let terms = self.schema.analyze_quoted(field, &text)?;
+                crate::analyzed::phrase_or_graph(field, terms, slop).map_err(Error::query)
             })?;
             self.build(s, branch);
             s.at += 1;
@@ -353,6 +355,15 @@ impl SimpleParser<'_> {
 
     /// One query per field (boosted), joined in a dis-max with tie breaker 1.
     fn per_field(&self, query: impl Fn(FieldId) -> Result<Option<Query>>) -> Result<Option<Query>> {
+        self.per_field_with(1.0, query)
+    }
+
+    /// As [`Self::per_field`], the fields' queries joined with `tie_breaker`.
+    fn per_field_with(
+        &self,
+        tie_breaker: f32,
+        query: impl Fn(FieldId) -> Result<Option<Query>>,
+    ) -> Result<Option<Query>> {
         let mut each = Vec::new();
         for &(field, boost) in self.fields {
             if let Some(q) = query(field)? {
@@ -362,7 +373,7 @@ impl SimpleParser<'_> {
         Ok(match each.len() {
             0 => None,
             1 => each.pop(),
-            _ => Some(Query::DisMax { clauses: each, tie_breaker: 1.0 }),
+            _ => Some(Query::DisMax { clauses: each, tie_breaker }),
         })
     }
 
