@@ -163,10 +163,13 @@ pub enum Language {
     Turkish,
     /// Lucene's CJKAnalyzer: widths folded, lowercased, CJK runs as pairs of characters.
     Cjk,
+    /// Lucene's ArabicAnalyzer: lowercased, digits to ASCII, its stop
+    /// words, normalized, Larkey's light stemmer.
+    Arabic,
 }
 
 impl Language {
-    pub const ALL: [Language; 13] = [
+    pub const ALL: [Language; 14] = [
         Language::Danish,
         Language::Finnish,
         Language::Hungarian,
@@ -180,6 +183,7 @@ impl Language {
         Language::Dutch,
         Language::Turkish,
         Language::Cjk,
+        Language::Arabic,
     ];
 
     /// The analyzer's name (and its stop list's, between underscores: `_danish_`).
@@ -198,6 +202,7 @@ impl Language {
             Language::Dutch => "dutch",
             Language::Turkish => "turkish",
             Language::Cjk => "cjk",
+            Language::Arabic => "arabic",
         }
     }
 
@@ -217,6 +222,7 @@ impl Language {
             Language::Dutch => stop_words::DUTCH,
             Language::Turkish => stop_words::TURKISH,
             Language::Cjk => stop_words::CJK,
+            Language::Arabic => stop_words::ARABIC,
         }
     }
 
@@ -236,6 +242,8 @@ impl Language {
     fn before_stop(self) -> Vec<TokenFilter> {
         match self {
             Language::Turkish => return vec![TokenFilter::Apostrophe, TokenFilter::TurkishLowercase],
+            // Its stop words are matched before normalization, as Lucene's.
+            Language::Arabic => return vec![TokenFilter::Lowercase, TokenFilter::DecimalDigit],
             Language::Cjk => {
                 return vec![
                     TokenFilter::CjkWidth,
@@ -255,7 +263,7 @@ impl Language {
     }
 
     /// What its analyzer does after the stop words, as Lucene's: a Snowball
-    /// stemmer (Dutch's after a few stems of its own), or German
+    /// stemmer (Dutch's after a few stems of its own), or German or Arabic
     /// normalization and a light stemmer.
     fn stemming(self) -> Vec<TokenFilter> {
         let snowball = |name| vec![TokenFilter::Snowball(Snowball::named(name).expect("offered"))];
@@ -282,6 +290,9 @@ impl Language {
             }
             // Its pairs of characters stand for stems.
             Language::Cjk => Vec::new(),
+            Language::Arabic => {
+                vec![TokenFilter::ArabicNormalization, TokenFilter::LightStem(LightStemmer::Arabic)]
+            }
         }
     }
 }
@@ -628,6 +639,8 @@ impl Analyzer {
                     | TokenFilter::AsciiFolding
                     | TokenFilter::AsciiFoldingKeepingOriginal
                     | TokenFilter::Trim
+                    | TokenFilter::DecimalDigit
+                    | TokenFilter::ArabicNormalization
             ) {
                 f.apply(&mut out);
             }

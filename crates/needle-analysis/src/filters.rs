@@ -15,7 +15,7 @@ use regex::Regex;
 use crate::analyzer::Token;
 use crate::cjk_bigram::CjkBigram;
 use crate::kstem;
-use crate::light_stemmers::{german_normalize, LightStemmer};
+use crate::light_stemmers::{arabic_normalize, german_normalize, LightStemmer};
 use crate::porter;
 use crate::shingle::Shingle;
 use crate::synonyms::SynonymMap;
@@ -81,6 +81,9 @@ pub enum TokenFilter {
     LightStem(LightStemmer),
     /// `GermanNormalizationFilter`: `ß` to `ss`, umlauts (written or not) to their vowel.
     GermanNormalization,
+    /// `ArabicNormalizationFilter`: hamza seats to a bare alef, teh marbuta
+    /// to heh, alef maksura to yeh, no diacritics or tatweel.
+    ArabicNormalization,
     /// `SetKeywordMarkerFilter` / `PatternKeywordMarkerFilter`: marks the
     /// terms of the set (compared lowercased when `ignore_case`), or those the
     /// whole `pattern` matches, as keywords: the stemmers after leave them be.
@@ -192,6 +195,7 @@ impl std::fmt::Debug for TokenFilter {
             TokenFilter::KStem => f.write_str("KStem"),
             TokenFilter::LightStem(l) => write!(f, "LightStem({l:?})"),
             TokenFilter::GermanNormalization => f.write_str("GermanNormalization"),
+            TokenFilter::ArabicNormalization => f.write_str("ArabicNormalization"),
             TokenFilter::KeywordMarker { words, ignore_case, pattern } => {
                 write!(
                     f,
@@ -330,6 +334,7 @@ impl TokenFilter {
             }
             TokenFilter::LightStem(l) => *term = l.stem(term),
             TokenFilter::GermanNormalization => *term = german_normalize(term),
+            TokenFilter::ArabicNormalization => *term = arabic_normalize(term),
             TokenFilter::CjkWidth => fold_cjk_width(term),
             TokenFilter::Grams(_)
             | TokenFilter::Synonyms(_)

@@ -32,7 +32,7 @@ pub use cjk_bigram::{CjkBigram, SCRIPTS};
 pub use filters::{Grams, Snowball, TokenFilter};
 pub use gram_tokenizer::{GramTokenizer, TokenChars};
 pub use html_strip::HtmlStrip;
-pub use light_stemmers::{german_normalize, LightStemmer};
+pub use light_stemmers::{arabic_normalize, german_normalize, LightStemmer};
 pub use pattern_tokenizer::{CharGroupTokenizer, PathHierarchy, PatternTokenizer};
 pub use shingle::Shingle;
 pub use stopwords::ENGLISH_STOP_WORDS;

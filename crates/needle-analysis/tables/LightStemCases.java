@@ -2,6 +2,8 @@ import java.io.*;
 import java.nio.charset.StandardCharsets;
 import org.apache.lucene.analysis.TokenFilter;
 import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.ar.ArabicNormalizationFilter;
+import org.apache.lucene.analysis.ar.ArabicStemFilter;
 import org.apache.lucene.analysis.core.KeywordTokenizer;
 import org.apache.lucene.analysis.de.GermanLightStemFilter;
 import org.apache.lucene.analysis.de.GermanNormalizationFilter;
@@ -14,9 +16,9 @@ import org.apache.lucene.analysis.tr.TurkishLowerCaseFilter;
 
 /**
  * Runs one of Lucene's light stem filters (or German normalization, or
- * Turkish lowercasing) on each
+ * Turkish lowercasing, or Arabic's stemmer or normalization) on each
  * line of standard input, `Filter<TAB>word` (French, German, Spanish, Italian,
- * Portuguese, GermanNormalization or TurkishLowerCase), and prints what it makes of the word, for
+ * Portuguese, GermanNormalization, TurkishLowerCase, Arabic or ArabicNormalization), and prints what it makes of the word, for
  * light_stem_cases.py.
  */
 public class LightStemCases {
@@ -36,6 +38,8 @@ public class LightStemCases {
         case "Portuguese" -> new PortugueseLightStemFilter(tokenizer);
         case "GermanNormalization" -> new GermanNormalizationFilter(tokenizer);
         case "TurkishLowerCase" -> new TurkishLowerCaseFilter(tokenizer);
+        case "Arabic" -> new ArabicStemFilter(tokenizer);
+        case "ArabicNormalization" -> new ArabicNormalizationFilter(tokenizer);
         default -> throw new IllegalArgumentException(parts[0]);
       };
       try (TokenStream stream = filter) {

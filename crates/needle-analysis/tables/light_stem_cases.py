@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Records what Lucene's FrenchLightStemFilter, GermanLightStemFilter,
 SpanishLightStemFilter, ItalianLightStemFilter, PortugueseLightStemFilter and
-GermanNormalizationFilter and TurkishLowerCaseFilter make of words of their language (those
+GermanNormalizationFilter and TurkishLowerCaseFilter, and ArabicStemFilter
+and ArabicNormalizationFilter, make of words of their language (those
 `snowball.jsonl` holds for it) and of
-words made of random letters and the endings each stemmer takes off, accents
+words made of random letters and the endings each stemmer takes off (and the
+prefixes Arabic's does), accents
 and doubled letters among them (a fixed seed), for `src/light_stemmers.rs`'s
 test: a line `[filter, word, output]` each. Builds and runs LightStemCases.java
 on the Lucene peer's jars (`lucene_peer.py`):
@@ -36,6 +38,15 @@ ENDINGS["GermanNormalization"] = ENDINGS["German"] + ["que", "quae", "aue", "oue
 # Capital I with and without dots, combining marks between, other capitals.
 ENDINGS["TurkishLowerCase"] = ["I", "İ", "I\u0307", "I\u0301\u0307", "I\u0301", "\u0307", "Ş", "Ğ", "Ç", "Ö", "Ü", "ı", "i",
                                "A", "ş", "\u0301"]
+# Larkey's endings and, in front, the article, conjunction and prepositions (Lucene's ArabicStemmer).
+ENDINGS["Arabic"] = ["\u0647\u0627", "\u0627\u0646", "\u0627\u062a", "\u0648\u0646", "\u064a\u0646", "\u064a\u0647",
+                     "\u064a\u0629", "\u0647", "\u0629", "\u064a"]
+# Hamza seats, alef maksura, teh marbuta, tatweel and the harakat (Lucene's ArabicNormalizer).
+ENDINGS["ArabicNormalization"] = ["\u0622", "\u0623", "\u0625", "\u0649", "\u0629", "\u0640", "\u064b", "\u064c",
+                                  "\u064d", "\u064e", "\u064f", "\u0650", "\u0651", "\u0652", "\u0627", "\u0653"]
+PREFIXES = {"Arabic": ["", "", "\u0627\u0644", "\u0648\u0627\u0644", "\u0628\u0627\u0644", "\u0643\u0627\u0644",
+                       "\u0641\u0627\u0644", "\u0644\u0644", "\u0648", "\u0648\u0648"],
+            "ArabicNormalization": ["", "\u0623", "\u0640"]}
 
 
 def cases():
@@ -44,12 +55,14 @@ def cases():
     rng = random.Random(20261207)
     out = []
     for filt, endings in ENDINGS.items():
-        language = {"GermanNormalization": "German", "TurkishLowerCase": "Turkish"}.get(filt, filt)
+        language = {"GermanNormalization": "German", "TurkishLowerCase": "Turkish",
+                    "ArabicNormalization": "Arabic"}.get(filt, filt)
         words = [w for lang, w, _ in rows if lang == language][:700]
         letters = sorted({c for w in words + endings for c in w if c.isalpha()})
         for _ in range(700):
             base = "".join(rng.choice(letters) for _ in range(rng.randint(1, 8)))
-            words.append(base + "".join(rng.choice(endings) for _ in range(rng.choice([1, 1, 2]))))
+            front = rng.choice(PREFIXES[filt]) if filt in PREFIXES else ""
+            words.append(front + base + "".join(rng.choice(endings) for _ in range(rng.choice([1, 1, 2]))))
         out += [(filt, w) for w in dict.fromkeys(words)]
     return out
 

@@ -24,7 +24,8 @@
 //!   `light_spanish`, `light_italian`, `light_portuguese`; and Snowball's for `danish`,
 //!   `dutch`, `finnish`, `french`, `hungarian`, `italian`, `norwegian`,
 //!   `portuguese`, `russian`, `spanish`, `turkish`), `porter_stem`, `kstem`,
-//!   `german_normalization`,
+//!   `german_normalization`, `arabic_normalization`, `arabic_stem` (also the
+//!   `stemmer` filter's `arabic`),
 //!   `snowball` (`language`: each of `needle_analysis::Snowball`'s), `length` (`min`, `max`), `truncate`
 //!   (`length`), `asciifolding`, `lowercase`, `uppercase`, `trim`, `reverse`,
 //!   `apostrophe`, `decimal_digit`, `elision` (`articles`, `articles_case`),
@@ -473,6 +474,8 @@ const PRE_BUILT_FILTERS: &[&str] = &[
     "limit",
     "kstem",
     "german_normalization",
+    "arabic_normalization",
+    "arabic_stem",
     "uppercase",
     "word_delimiter_graph",
     "word_delimiter",
@@ -493,6 +496,8 @@ fn pre_built_filter(name: &str) -> Option<TokenFilter> {
         "porter_stem" | "stemmer" => TokenFilter::PorterStem,
         "kstem" => TokenFilter::KStem,
         "german_normalization" => TokenFilter::GermanNormalization,
+        "arabic_normalization" => TokenFilter::ArabicNormalization,
+        "arabic_stem" => TokenFilter::LightStem(LightStemmer::Arabic),
         "word_delimiter_graph" => TokenFilter::WordDelimiter(Box::default()),
         "word_delimiter" => {
             TokenFilter::WordDelimiter(Box::new(WordDelimiter { graph: false, ..Default::default() }))
@@ -630,6 +635,7 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
             "light_spanish" => Ok(TokenFilter::LightStem(LightStemmer::Spanish)),
             "light_italian" => Ok(TokenFilter::LightStem(LightStemmer::Italian)),
             "light_portuguese" => Ok(TokenFilter::LightStem(LightStemmer::Portuguese)),
+            "arabic" => Ok(TokenFilter::LightStem(LightStemmer::Arabic)),
             // Elasticsearch's stemmer runs Snowball's stemmer for these languages.
             "danish" | "dutch" | "finnish" | "french" | "hungarian" | "italian" | "norwegian"
             | "portuguese" | "russian" | "spanish" | "turkish" => snowball(f, language.unwrap_or_default()),
@@ -727,7 +733,9 @@ fn configured_filter(f: &str, p: &Map<String, Value>) -> Result<TokenFilter> {
         | "decimal_digit"
         | "porter_stem"
         | "kstem"
-        | "german_normalization" => Ok(pre_built_filter(kind).expect("a pre-built filter")),
+        | "german_normalization"
+        | "arabic_normalization"
+        | "arabic_stem" => Ok(pre_built_filter(kind).expect("a pre-built filter")),
         other => Err(not_yet(format!("the filter type [{other}] of filter [{f}]"))),
     }
 }

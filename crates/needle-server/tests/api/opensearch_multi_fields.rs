@@ -29,7 +29,8 @@
 //! time, hits and scores), the `shingle` filter (`shingles.json`: tokens,
 //! positions, position lengths and types, searches, the sizes refused), and
 //! the `cjk` analyzer with the `cjk_width` and `cjk_bigram` filters
-//! (`cjk.json`) are replayed and compared the same way.
+//! (`cjk.json`), and the `arabic` analyzer with its normalization and
+//! stemmer (`arabic.json`) are replayed and compared the same way.
 
 use serde_json::{json, Value};
 
@@ -98,6 +99,11 @@ fn synonym_filters_answer_as_opensearch() {
 #[test]
 fn synonym_rules_of_several_words_answer_as_opensearch() {
     replay("synonym_graphs");
+}
+
+#[test]
+fn arabic_analysis_answers_as_opensearch() {
+    replay("arabic");
 }
 
 #[test]
