@@ -78,21 +78,26 @@ impl ApiError {
         )
     }
 
-    /// This error as shard `shard` of `index` failed with it, as a search's
-    /// `_shards.failures` lists it (with the status, which `all_shards_failed` reads).
-    pub fn shard_failure(&self, index: &str, shard: usize) -> Value {
+    /// This error as shard `shard` of `index` (whose UUID is `uuid`) failed
+    /// with it, as a search's `_shards.failures` lists it (with the status,
+    /// which `all_shards_failed` reads); an error made before the index was
+    /// known (`index_uuid` `_na_`) names the index's UUID, as Elasticsearch's do.
+    pub fn shard_failure(&self, index: &str, uuid: &str, shard: usize) -> Value {
         let mut reason = self.item_body();
         reason["index"] = json!(index);
+        if reason.get("index_uuid").is_some_and(|u| u == "_na_") {
+            reason["index_uuid"] = json!(uuid);
+        }
         json!({"shard": shard, "index": index, "status": self.status.as_u16(), "reason": reason})
     }
 
     /// The error of a search of one index, as Elasticsearch answers it:
     /// the request's own as it is, any other as that index's (its one
     /// shard's) failure, all of the search's shards having failed.
-    pub fn failing_index(self, index: &str) -> ApiError {
+    pub fn failing_index(self, index: &str, uuid: &str) -> ApiError {
         match self.is_request_error() {
             true => self,
-            false => ApiError::all_shards_failed(vec![self.shard_failure(index, 0)]),
+            false => ApiError::all_shards_failed(vec![self.shard_failure(index, uuid, 0)]),
         }
     }
 

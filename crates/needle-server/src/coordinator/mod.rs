@@ -544,7 +544,8 @@ impl Forward {
     /// its answer counts them, `total` every copy the index wants.
     async fn broadcast(&self, sharded: &ShardedIndex) -> ApiResult<Response> {
         let (sent, failed) = self.to_every_copy(sharded).await;
-        let failures: Vec<Value> = failed.iter().map(|(k, e)| e.shard_failure(&self.index, *k)).collect();
+        let failures: Vec<Value> =
+            failed.iter().map(|(k, e)| e.shard_failure(&self.index, "_na_", *k)).collect();
         let total = sharded.shards.len() * (1 + sharded.replicas_wanted());
         let mut shards =
             json!({"total": total, "successful": sent - failures.len(), "failed": failures.len()});
@@ -649,7 +650,7 @@ impl Forward {
                     add_figures(&mut summed, value);
                 }
                 Ok(None) => {}
-                Err(e) => failures.push(e.shard_failure(&self.index, k)),
+                Err(e) => failures.push(e.shard_failure(&self.index, "_na_", k)),
             }
         }
         if summed.is_null() {
@@ -806,7 +807,7 @@ impl Part {
 
     /// Its failure, as `_shards.failures` lists it.
     fn failure(&self, e: &ApiError) -> Value {
-        e.shard_failure(&self.index, self.shard)
+        e.shard_failure(&self.index, "_na_", self.shard)
     }
 
     fn unavailable(&self, why: &str) -> ApiError {

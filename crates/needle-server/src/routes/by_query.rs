@@ -212,7 +212,7 @@ pub fn run_by_query(
     for Reached { handle, filter } in app.catalog.resolve_filtered(index)? {
         let searcher = handle.index.searcher();
         let q = filtered_query(&asked.query, filter.as_ref(), &searcher)
-            .map_err(|e| e.failing_index(&handle.name))?;
+            .map_err(|e| e.failing_index(&handle.name, &handle.settings().uuid))?;
         let mut docs = searcher.matching(&q)?;
         docs.truncate(usize::try_from(left).unwrap_or(usize::MAX));
         left -= docs.len() as u64;

@@ -237,6 +237,7 @@ fn targets_of(
     }
     let target = |Reached { handle: h, filter }: Reached| Target {
         name: h.name.clone(),
+        uuid: h.settings().uuid.clone(),
         searcher: h.index.searcher(),
         counters: h.counters.clone(),
         filter,
@@ -251,7 +252,13 @@ fn targets_of(
 pub fn search_body(name: &str, searcher: Searcher, body: Value) -> ApiResult<Value> {
     let started = Instant::now();
     let request = body_request(body)?;
-    let target = Target { name: name.to_string(), searcher, counters: Arc::default(), filter: None };
+    let target = Target {
+        name: name.to_string(),
+        uuid: "_na_".to_string(),
+        searcher,
+        counters: Arc::default(),
+        filter: None,
+    };
     let page = search_page(std::slice::from_ref(&target), &request, None)?;
     Ok(page.answer(&request, started))
 }
@@ -272,6 +279,7 @@ pub(crate) fn body_request(body: Value) -> ApiResult<Request> {
 /// a scroll keeping one must not keep a deleted index's writer open).
 pub struct Target {
     pub name: String,
+    pub uuid: String,
     pub searcher: Searcher,
     pub counters: Arc<IndexCounters>,
     /// The filter of the aliases the search reached the index through.
@@ -440,7 +448,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
         match read_for(target, request, by_fields) {
             Ok(r) => read.push((n, target, r)),
             Err(e) if e.is_request_error() => return Err(e),
-            Err(e) => failures.push(e.shard_failure(&target.name, 0)),
+            Err(e) => failures.push(e.shard_failure(&target.name, &target.uuid, 0)),
         }
     }
     if read.is_empty() && !failures.is_empty() {
@@ -457,7 +465,7 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
         (None, true) => Some(corpus_of(read.iter().map(|(_, t, r)| (&t.searcher, &r.query)))?),
         (None, false) => None,
     };
-    for (at, (n, Target { name, searcher, .. }, read)) in read.into_iter().enumerate() {
+    for (at, (n, Target { name, uuid, searcher, .. }, read)) in read.into_iter().enumerate() {
         let ReadRequest { query, resolved, after: read_after, value_fields, aggs } = read;
         let search_after = match after {
             Some(place) if doc_last => {
@@ -490,9 +498,9 @@ pub fn search_page(targets: &[Target], request: &Request, after: Option<&Place>)
             Ok(ran) => ran,
             // One index's failure fails the search when it is the only one
             // (or all fail); over several, the others answer, as shards do.
-            Err(e) if one || e.is_request_error() => return Err(e.failing_index(name)),
+            Err(e) if one || e.is_request_error() => return Err(e.failing_index(name, uuid)),
             Err(e) => {
-                failures.push(e.shard_failure(name, 0));
+                failures.push(e.shard_failure(name, uuid, 0));
                 continue;
             }
         };
@@ -1342,7 +1350,7 @@ pub(crate) fn run_count(app: &Shared, expression: &str, call: &Call) -> ApiResul
             Ok(n) => count += n,
             Err(e) if e.is_request_error() => return Err(e),
             // The index's failure alone, as a shard's in Elasticsearch.
-            Err(e) => failures.push(e.shard_failure(&h.name, 0)),
+            Err(e) => failures.push(e.shard_failure(&h.name, &h.settings().uuid, 0)),
         }
         h.counters.query.add(started);
     }

@@ -57,3 +57,32 @@ fn searches_an_index_cannot_run_fail_as_opensearchs_shards_fail() {
     let failures = replay_steps(&s, &golden["cases"], shaped_failures, shaped_diffs);
     assert!(failures.is_empty(), "{} steps differ:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// A failure an index's query raised names that index's UUID (as the index's
+/// settings show it), in the root causes and the failed shards, as
+/// Elasticsearch's do: one index failing, and one of two.
+#[test]
+fn an_index_failure_names_the_index_uuid() {
+    let s = TestServer::start();
+    let mut uuids = Vec::new();
+    for name in ["u1", "u2"] {
+        assert_eq!(s.json("PUT", &format!("/{name}"), Some(json!({}))).0, 200);
+        let (_, settings) = s.json("GET", &format!("/{name}/_settings"), None);
+        uuids.push(settings[name]["settings"]["index"]["uuid"].as_str().unwrap().to_string());
+    }
+    let bad = json!({"query": {"match": {"a": {"query": "x", "analyzer": "nope"}}}});
+    let (status, answer) = s.json("POST", "/u1/_search", Some(bad.clone()));
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(answer["error"]["root_cause"][0]["index_uuid"], json!(uuids[0]), "{answer}");
+    assert_eq!(answer["error"]["failed_shards"][0]["reason"]["index_uuid"], json!(uuids[0]), "{answer}");
+    let (_, answer) = s.json("POST", "/u1,u2/_search", Some(bad));
+    let named: Vec<Value> = ["u1", "u2"]
+        .iter()
+        .map(|n| {
+            let failed = answer["error"]["failed_shards"].as_array().unwrap();
+            let f = failed.iter().find(|f| f["index"] == *n).expect("each index failed");
+            f["reason"]["index_uuid"].clone()
+        })
+        .collect();
+    assert_eq!(named, [json!(uuids[0]), json!(uuids[1])], "{answer}");
+}
