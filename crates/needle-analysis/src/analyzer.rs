@@ -161,6 +161,7 @@ pub enum Language {
     Portuguese,
     Dutch,
     Turkish,
+    Swedish,
     /// Lucene's CJKAnalyzer: widths folded, lowercased, CJK runs as pairs of characters.
     Cjk,
     /// Lucene's ArabicAnalyzer: lowercased, digits to ASCII, its stop
@@ -169,7 +170,7 @@ pub enum Language {
 }
 
 impl Language {
-    pub const ALL: [Language; 14] = [
+    pub const ALL: [Language; 15] = [
         Language::Danish,
         Language::Finnish,
         Language::Hungarian,
@@ -182,6 +183,7 @@ impl Language {
         Language::Portuguese,
         Language::Dutch,
         Language::Turkish,
+        Language::Swedish,
         Language::Cjk,
         Language::Arabic,
     ];
@@ -201,6 +203,7 @@ impl Language {
             Language::Portuguese => "portuguese",
             Language::Dutch => "dutch",
             Language::Turkish => "turkish",
+            Language::Swedish => "swedish",
             Language::Cjk => "cjk",
             Language::Arabic => "arabic",
         }
@@ -221,6 +224,7 @@ impl Language {
             Language::Portuguese => stop_words::PORTUGUESE,
             Language::Dutch => stop_words::DUTCH,
             Language::Turkish => stop_words::TURKISH,
+            Language::Swedish => stop_words::SWEDISH,
             Language::Cjk => stop_words::CJK,
             Language::Arabic => stop_words::ARABIC,
         }
@@ -274,6 +278,7 @@ impl Language {
             Language::Norwegian => snowball("Norwegian"),
             Language::Russian => snowball("Russian"),
             Language::Turkish => snowball("Turkish"),
+            Language::Swedish => snowball("Swedish"),
             Language::French => vec![TokenFilter::LightStem(LightStemmer::French)],
             Language::German => {
                 vec![TokenFilter::GermanNormalization, TokenFilter::LightStem(LightStemmer::German)]

@@ -20,6 +20,7 @@ mod pattern_tokenizer;
 pub mod porter;
 mod shingle;
 mod stopwords;
+mod swedish;
 mod synonym_filter;
 mod synonyms;
 mod tables;

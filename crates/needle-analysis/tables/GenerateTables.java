@@ -140,6 +140,7 @@ public final class GenerateTables {
       {"PORTUGUESE", "org.apache.lucene.analysis.pt.PortugueseAnalyzer"},
       {"DUTCH", "org.apache.lucene.analysis.nl.DutchAnalyzer"},
       {"TURKISH", "org.apache.lucene.analysis.tr.TurkishAnalyzer"},
+      {"SWEDISH", "org.apache.lucene.analysis.sv.SwedishAnalyzer"},
       {"CJK", "org.apache.lucene.analysis.cjk.CJKAnalyzer"},
       {"ARABIC", "org.apache.lucene.analysis.ar.ArabicAnalyzer"},
     };
