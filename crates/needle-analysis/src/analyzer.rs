@@ -162,6 +162,7 @@ pub enum Language {
     Dutch,
     Turkish,
     Swedish,
+    Romanian,
     /// Lucene's CJKAnalyzer: widths folded, lowercased, CJK runs as pairs of characters.
     Cjk,
     /// Lucene's ArabicAnalyzer: lowercased, digits to ASCII, its stop
@@ -170,7 +171,7 @@ pub enum Language {
 }
 
 impl Language {
-    pub const ALL: [Language; 15] = [
+    pub const ALL: [Language; 16] = [
         Language::Danish,
         Language::Finnish,
         Language::Hungarian,
@@ -184,6 +185,7 @@ impl Language {
         Language::Dutch,
         Language::Turkish,
         Language::Swedish,
+        Language::Romanian,
         Language::Cjk,
         Language::Arabic,
     ];
@@ -204,6 +206,7 @@ impl Language {
             Language::Dutch => "dutch",
             Language::Turkish => "turkish",
             Language::Swedish => "swedish",
+            Language::Romanian => "romanian",
             Language::Cjk => "cjk",
             Language::Arabic => "arabic",
         }
@@ -225,6 +228,7 @@ impl Language {
             Language::Dutch => stop_words::DUTCH,
             Language::Turkish => stop_words::TURKISH,
             Language::Swedish => stop_words::SWEDISH,
+            Language::Romanian => stop_words::ROMANIAN,
             Language::Cjk => stop_words::CJK,
             Language::Arabic => stop_words::ARABIC,
         }
@@ -279,6 +283,7 @@ impl Language {
             Language::Russian => snowball("Russian"),
             Language::Turkish => snowball("Turkish"),
             Language::Swedish => snowball("Swedish"),
+            Language::Romanian => snowball("Romanian"),
             Language::French => vec![TokenFilter::LightStem(LightStemmer::French)],
             Language::German => {
                 vec![TokenFilter::GermanNormalization, TokenFilter::LightStem(LightStemmer::German)]

@@ -141,6 +141,7 @@ public final class GenerateTables {
       {"DUTCH", "org.apache.lucene.analysis.nl.DutchAnalyzer"},
       {"TURKISH", "org.apache.lucene.analysis.tr.TurkishAnalyzer"},
       {"SWEDISH", "org.apache.lucene.analysis.sv.SwedishAnalyzer"},
+      {"ROMANIAN", "org.apache.lucene.analysis.ro.RomanianAnalyzer"},
       {"CJK", "org.apache.lucene.analysis.cjk.CJKAnalyzer"},
       {"ARABIC", "org.apache.lucene.analysis.ar.ArabicAnalyzer"},
     };

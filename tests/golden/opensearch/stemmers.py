@@ -4,8 +4,8 @@ the `kstem` filter (Lucene's KStemFilter, also the `stemmer` filter's
 `light_english`), beside the Porter stemmer, and with the `snowball` filter
 in every language Needle offers (and the `stemmer` languages Elasticsearch
 runs Snowball's stemmer for), and the danish, finnish, hungarian, norwegian,
-russian, french, german, spanish, italian, portuguese, dutch, turkish and
-swedish analyzers (their stop words, a
+russian, french, german, spanish, italian, portuguese, dutch, turkish,
+swedish and romanian analyzers (their stop words, a
 language's stop list by name, elided articles, German normalization), the
 light stemmers, the german_normalization filter and Turkish lowercasing, and
 the snowball analyzer in Dutch, Turkish, Russian, French and English (its
@@ -31,9 +31,9 @@ import os
 from multi_fields import analyze_step, bulk_step, record_main, search_step
 
 SNOWBALL = ["Arabic", "Danish", "Dutch", "English", "Finnish", "French", "Greek", "Hungarian", "Italian",
-            "Norwegian", "Portuguese", "Russian", "Spanish", "Swedish", "Tamil", "Turkish"]
+            "Norwegian", "Portuguese", "Romanian", "Russian", "Spanish", "Swedish", "Tamil", "Turkish"]
 LANGUAGE_ANALYZERS = ["danish", "finnish", "hungarian", "norwegian", "russian", "french", "german", "spanish",
-                      "italian", "portuguese", "dutch", "turkish", "swedish"]
+                      "italian", "portuguese", "dutch", "turkish", "swedish", "romanian"]
 LIGHT = ["light_french", "light_german", "light_spanish", "light_italian", "light_portuguese"]
 # Elided articles, accents, umlauts written out, sharp s.
 PHRASES = {"french": "L'Assemblée nationale d'État QU'ILS jusqu'aux organisations nationaux",
@@ -44,7 +44,7 @@ PHRASES = {"french": "L'Assemblée nationale d'État QU'ILS jusqu'aux organisati
            "dutch": "De fiets en bromfietsen kind kinderen ei eieren lichamelijk",
            "turkish": "İstanbul'da IŞIK Iğdır'ın KİTAPLARI ve I\u0307lk"}
 STEMMER_SNOWBALL = ["danish", "dutch", "finnish", "french", "hungarian", "italian", "norwegian", "portuguese",
-                    "russian", "spanish", "swedish", "turkish"]
+                    "romanian", "russian", "spanish", "swedish", "turkish"]
 
 INDEX = "needle-stem"
 SETTINGS = {"analysis": {
