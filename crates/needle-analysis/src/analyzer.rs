@@ -388,6 +388,7 @@ impl Analyzer {
             (Some(words), _) => TokenFilter::stop(words, false),
             (None, "Dutch") => TokenFilter::stop(Language::Dutch.stop_words(), false),
             (None, "French") => TokenFilter::stop(Language::French.stop_words(), false),
+            (None, "German") => TokenFilter::stop(Language::German.stop_words(), false),
             (None, _) => TokenFilter::stop::<&str>(&[], false),
         };
         if !matches!(&stop, TokenFilter::Stop { words, .. } if words.is_empty()) {

@@ -130,14 +130,17 @@ enum SnowballStemmer {
     /// The crate's, whose letters with a cedilla (`ş`, `ţ`) Lucene's later
     /// Snowball writes with a comma below (`ș`, `ț`), as it reads both.
     Romanian(Stemmer),
+    /// The crate's, after what Lucene's later Snowball adds before it
+    /// (`german_umlauts`): `ae`, `oe`, `ue` read as umlauts.
+    German(Stemmer),
 }
 
 /// The languages whose Snowball stemmer here (the rust-stemmers crate)
 /// stems as Lucene's does: every word of `tests/golden/lucene/snowball.jsonl`
-/// alike. German is left out: Lucene's comes from a later Snowball, and
-/// differs (`kvoen`); Swedish is written out here (`swedish.rs`), and
-/// Romanian's letters with a cedilla are read and written as Lucene's
-/// (comma below).
+/// alike. Three more are offered by `Snowball::named` as Lucene's later
+/// Snowball has them: Swedish written out here (`swedish.rs`), Romanian's
+/// letters with a cedilla read and written as Lucene's (comma below), and
+/// German reading `ae`, `oe`, `ue` as umlauts first (`german_umlauts`).
 const SNOWBALL_LANGUAGES: &[(&str, Algorithm)] = &[
     ("Arabic", Algorithm::Arabic),
     ("Danish", Algorithm::Danish),
@@ -160,7 +163,7 @@ impl Snowball {
     /// The languages Needle has a stemmer of, as Lucene names them.
     pub fn languages() -> impl Iterator<Item = &'static str> {
         let mut all: Vec<&'static str> = SNOWBALL_LANGUAGES.iter().map(|(name, _)| *name).collect();
-        all.extend(["Swedish", "Romanian"]);
+        all.extend(["Swedish", "Romanian", "German"]);
         all.sort_unstable();
         all.into_iter()
     }
@@ -173,6 +176,10 @@ impl Snowball {
                 let stemmer = SnowballStemmer::Romanian(Stemmer::create(Algorithm::Romanian));
                 return Some(Snowball { language: "Romanian", stemmer });
             }
+            "German" => {
+                let stemmer = SnowballStemmer::German(Stemmer::create(Algorithm::German));
+                return Some(Snowball { language: "German", stemmer });
+            }
             _ => {}
         }
         let &(language, algorithm) = SNOWBALL_LANGUAGES.iter().find(|(name, _)| *name == language)?;
@@ -184,6 +191,7 @@ impl Snowball {
         match &self.stemmer {
             SnowballStemmer::Crate(stemmer) => stemmer.stem(term).into_owned(),
             SnowballStemmer::Swedish => crate::swedish::stem(term),
+            SnowballStemmer::German(stemmer) => stemmer.stem(&german_umlauts(term)).into_owned(),
             SnowballStemmer::Romanian(stemmer) => {
                 let cedillas: String = term
                     .chars()
@@ -208,6 +216,43 @@ impl Snowball {
             }
         }
     }
+}
+
+/// `term` as Lucene's later Snowball German reads it before stemming (the
+/// earlier German2 variant's first steps): a `u` or `y` between vowels
+/// marked as a consonant (`U`, `Y`, which the stemmer reads so and writes
+/// back lowercase), then, left to right, `ae`, `oe` and `ue` as `ä`, `ö`
+/// and `ü`, but a `u` after `q`.
+fn german_umlauts(term: &str) -> String {
+    let vowel = |c: char| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y' | 'ä' | 'ö' | 'ü');
+    let mut marked: Vec<char> = term.chars().collect();
+    let mut i = 1;
+    while i + 1 < marked.len() {
+        if matches!(marked[i], 'u' | 'y') && vowel(marked[i - 1]) && vowel(marked[i + 1]) {
+            marked[i] = marked[i].to_ascii_uppercase();
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    let mut out = String::with_capacity(term.len());
+    let mut i = 0;
+    while i < marked.len() {
+        let pair = (marked[i], marked.get(i + 1).copied());
+        match pair {
+            ('a', Some('e')) => out.push('ä'),
+            ('o', Some('e')) => out.push('ö'),
+            ('u', Some('e')) => out.push('ü'),
+            ('q', Some('u')) => out.push_str("qu"),
+            (c, _) => {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    out
 }
 
 /// The parameters of [`TokenFilter::Grams`].
@@ -765,7 +810,7 @@ mod tests {
             "a language offered without recorded stems"
         );
         assert!(cases > 20_000, "only {cases} recorded stems");
-        for unlike in ["German", "Porter", "french"] {
+        for unlike in ["Porter", "french"] {
             assert!(Snowball::named(unlike).is_none(), "{unlike}");
         }
     }

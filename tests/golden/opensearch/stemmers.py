@@ -30,7 +30,7 @@ import os
 
 from multi_fields import analyze_step, bulk_step, record_main, search_step
 
-SNOWBALL = ["Arabic", "Danish", "Dutch", "English", "Finnish", "French", "Greek", "Hungarian", "Italian",
+SNOWBALL = ["Arabic", "Danish", "Dutch", "English", "Finnish", "French", "German", "Greek", "Hungarian", "Italian",
             "Norwegian", "Portuguese", "Romanian", "Russian", "Spanish", "Swedish", "Tamil", "Turkish"]
 LANGUAGE_ANALYZERS = ["danish", "finnish", "hungarian", "norwegian", "russian", "french", "german", "spanish",
                       "italian", "portuguese", "dutch", "turkish", "swedish", "romanian"]
@@ -43,7 +43,7 @@ PHRASES = {"french": "L'Assemblée nationale d'État QU'ILS jusqu'aux organisati
            "portuguese": "As canções nacionais Brasileiras felizmente pães",
            "dutch": "De fiets en bromfietsen kind kinderen ei eieren lichamelijk",
            "turkish": "İstanbul'da IŞIK Iğdır'ın KİTAPLARI ve I\u0307lk"}
-STEMMER_SNOWBALL = ["danish", "dutch", "finnish", "french", "hungarian", "italian", "norwegian", "portuguese",
+STEMMER_SNOWBALL = ["danish", "dutch", "finnish", "french", "german", "hungarian", "italian", "norwegian", "portuguese",
                     "romanian", "russian", "spanish", "swedish", "turkish"]
 
 INDEX = "needle-stem"
@@ -72,6 +72,7 @@ SETTINGS = {"analysis": {
         "snow_turkish": {"type": "snowball", "language": "Turkish"},
         "snow_russian": {"type": "snowball", "language": "Russian", "stopwords": "_russian_"},
         "snow_french": {"type": "snowball", "language": "French"},
+        "snow_german": {"type": "snowball", "language": "German"},
         "snow_english": {"type": "snowball", "language": "English", "stopwords": ["signed"]},
     },
 }}
@@ -146,7 +147,7 @@ def steps():
         analyze({"analyzer": "russian_stops", "text": " ".join(words("Russian")[:20])}),
         search({"query": {"match": {"ru": "государственная дума"}}}),
         *[analyze({"analyzer": f"snow_{lang}", "text": PHRASES.get(lang, TEXT) + " " + " ".join(words(lang.capitalize()))})
-          for lang in ["dutch", "turkish", "russian", "french"]],
+          for lang in ["dutch", "turkish", "russian", "french", "german"]],
         analyze({"analyzer": "snow_english", "text": TEXT + " The treaties were signed"}),
         search({"query": {"match": {"ru": "и"}}}),
         search({"query": {"match": {"body": "treaty"}}}),
