@@ -626,8 +626,8 @@ impl Analyzer {
 
     /// `text` as one term, the way Lucene's `Analyzer.normalize` makes a
     /// wildcard or fuzzy query's text: not split into words, stop words
-    /// kept, not stemmed; lowercased if the analyzer lowercases, folded,
-    /// uppercased or trimmed if its filters do (those Elasticsearch calls normalizing).
+    /// kept, not stemmed; lowercased if the analyzer lowercases, and through
+    /// those of its filters Elasticsearch calls normalizing (`TokenFilter::normalizes`).
     pub fn normalize(&self, text: &str) -> String {
         let filtered;
         let text = match self.char_filters.is_empty() {
@@ -642,19 +642,8 @@ impl Analyzer {
             true => lowercase_into(text, &mut out),
             false => out.push_str(text),
         }
-        for f in &self.filters {
-            if matches!(
-                f,
-                TokenFilter::Lowercase
-                    | TokenFilter::Uppercase
-                    | TokenFilter::AsciiFolding
-                    | TokenFilter::AsciiFoldingKeepingOriginal
-                    | TokenFilter::Trim
-                    | TokenFilter::DecimalDigit
-                    | TokenFilter::ArabicNormalization
-            ) {
-                f.apply(&mut out);
-            }
+        for f in self.filters.iter().filter(|f| f.normalizes()) {
+            f.apply(&mut out);
         }
         out
     }

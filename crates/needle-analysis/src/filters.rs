@@ -341,6 +341,25 @@ impl TokenFilter {
         }
     }
 
+    /// Whether it normalizes a term without cutting it or adding others
+    /// (Elasticsearch's normalizing filters): what a normalizer may hold,
+    /// and what an analyzer's normalization of wildcard and fuzzy text runs.
+    pub fn normalizes(&self) -> bool {
+        matches!(
+            self,
+            TokenFilter::Lowercase
+                | TokenFilter::Uppercase
+                | TokenFilter::AsciiFolding
+                | TokenFilter::AsciiFoldingKeepingOriginal
+                | TokenFilter::Trim
+                | TokenFilter::DecimalDigit
+                | TokenFilter::ArabicNormalization
+                | TokenFilter::GermanNormalization
+                | TokenFilter::CjkWidth
+                | TokenFilter::Elision { .. }
+        )
+    }
+
     /// Whether it sees a text's tokens whole (the analyzer gathers them for it).
     pub fn sees_whole_text(&self) -> bool {
         matches!(self, TokenFilter::Shingle(_) | TokenFilter::CjkBigram(_) | TokenFilter::Synonyms(_))

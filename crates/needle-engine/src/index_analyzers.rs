@@ -129,15 +129,16 @@ impl IndexAnalysis {
         Some(made())
     }
 
-    /// Filter `f` of normalizer `normalizer`, refused unless it keeps a value one term.
+    /// Filter `f` of normalizer `normalizer`, refused unless it normalizes
+    /// (keeps a value one term: Elasticsearch's normalizing filters).
     fn normalizing_filter(&self, normalizer: &str, f: &str) -> Result<TokenFilter> {
         let filter = self.filter(normalizer, f)?;
-        match filter {
-            TokenFilter::Lowercase
-            | TokenFilter::Uppercase
-            | TokenFilter::AsciiFolding
-            | TokenFilter::Trim => Ok(filter),
-            _ => Err(Error::invalid(format!("Custom normalizer [{normalizer}] may not use filter [{f}]"))),
+        // Folding that keeps the original makes two terms of one.
+        match filter.normalizes() && !matches!(filter, TokenFilter::AsciiFoldingKeepingOriginal) {
+            true => Ok(filter),
+            false => {
+                Err(Error::invalid(format!("Custom normalizer [{normalizer}] may not use filter [{f}]")))
+            }
         }
     }
 

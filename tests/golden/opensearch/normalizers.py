@@ -15,7 +15,7 @@ The node: ../shared/opensearch (OpenSearch 3.8, one shard an index).
 import json
 import sys
 
-from multi_fields import shaped
+from multi_fields import bulk_step, shaped
 from record import call_with_status as call, print_golden, record_steps
 
 INDEX = "needle-norm"
@@ -38,6 +38,18 @@ DOCS = [
     {"tag": "Crème", "code": "ZZ", "shout": "HELLO ", "plain": "Crème", "title": "Ëlan"},
     {"tag": ["Bar", "BAR"], "code": ["x", "X"], "shout": "x", "plain": "Bar", "title": "bar"},
 ]
+
+
+LANGS = "needle-norm-langs"
+LANGS_SETTINGS = {"analysis": {
+    "normalizer": {"langs": {"filter": ["lowercase", "german_normalization", "decimal_digit", "arabic_normalization",
+                                        "cjk_width", "elision"]}},
+    "analyzer": {"german_text": {"tokenizer": "standard", "filter": ["lowercase", "german_normalization"]}},
+}}
+LANGS_MAPPING = {"properties": {"word": {"type": "keyword", "normalizer": "langs"},
+                                "text": {"type": "text", "analyzer": "german_text"}}}
+LANGS_DOCS = [{"word": "Straße", "text": "Straße"}, {"word": "l'Été", "text": "strasse"},
+              {"word": "أحمد ٣", "text": "other"}, {"word": "ＡＢＣ", "text": "Strauß"}]
 
 
 def search(body):
@@ -81,15 +93,26 @@ def steps():
         ("PUT", "/needle-norm-bad", {"mappings": {"properties": {"t": {"type": "text", "normalizer": "lowercase"}}}}),
         ("PUT", "/needle-norm-bad", {"settings": {"analysis": {"normalizer": {"n": {"filter": ["porter_stem"]}}}}}),
         ("PUT", "/needle-norm-bad", {"settings": {"analysis": {"normalizer": {"n": {"type": "odd"}}}}}),
+        # The other normalizing filters: German and Arabic normalization, digits, CJK widths, elision.
+        ("PUT", f"/{LANGS}", {"settings": LANGS_SETTINGS, "mappings": LANGS_MAPPING}),
+        bulk_step(LANGS, LANGS_DOCS),
+        analyze({"normalizer": "langs", "text": ["Straße", "l'Été", "أحمد ٣", "ＡＢＣ"]}, index=LANGS),
+        *[("POST", f"/{LANGS}/_search", {"track_total_hits": True, "_source": False, "query": q}) for q in [
+            {"term": {"word": "STRASSE"}}, {"term": {"word": "ete"}}, {"term": {"word": "احمد 3"}},
+            {"term": {"word": "abc"}}, {"term": {"word": "strasse"}},
+            {"wildcard": {"text": {"value": "stra*"}}},
+            {"query_string": {"query": "text:Straß*"}},
+        ]],
+        ("PUT", "/needle-norm-bad", {"settings": {"analysis": {"normalizer": {"n": {"filter": ["kstem"]}}}}}),
     ]
 
 
 def main():
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:9201"
-    for index in [INDEX, "needle-norm-bad"]:
+    for index in [INDEX, "needle-norm-bad", LANGS]:
         call(base, "DELETE", f"/{index}")
     name, cases = record_steps(base, steps(), shaped)
-    for index in [INDEX, "needle-norm-bad"]:
+    for index in [INDEX, "needle-norm-bad", LANGS]:
         call(base, "DELETE", f"/{index}")
     print_golden([("node", name)], cases)
 
