@@ -68,12 +68,14 @@ impl SynonymMap {
                 continue;
             };
             let run = &tokens[at..at + matched];
+            let mut last_place = nodes.next;
             for (token, word) in graph_of(run, mapping, nodes.next) {
+                last_place = i64::from(token.position);
                 let position = first_position + token.position;
                 emit(&Token { position, ..token }, word.unwrap_or(&run[0].1));
                 last_out = Some(position);
             }
-            nodes.matched(run, mapping);
+            nodes.matched(run, mapping, last_place);
             at += matched;
         }
         last_out
@@ -150,13 +152,10 @@ impl Nodes {
         (i64::from(first_position) + self.last) as u32
     }
 
-    /// After the graph of a match: the place of its last token out, and the place after it.
-    fn matched(&mut self, run: &[(Token, String)], mapping: &Mapping) {
-        let (start, end) = (self.next, self.next + inner_places(run.len(), mapping) + 1);
-        let last_path_long =
-            mapping.keep_original && run.len() > 1 || mapping.outputs.iter().any(|o| o.len() > 1);
-        self.last = if last_path_long { end - 1 } else { start };
-        self.next = end;
+    /// After the graph of a match whose last token out is at `last`: the place after it.
+    fn matched(&mut self, run: &[(Token, String)], mapping: &Mapping, last: i64) {
+        self.last = last;
+        self.next += inner_places(run.len(), mapping) + 1;
         self.last_in = i64::from(run.last().expect("a match has tokens").0.position);
     }
 }

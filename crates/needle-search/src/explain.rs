@@ -208,10 +208,8 @@ fn phrase(cx: &mut Context<'_, '_>, p: &PhraseQuery, boost: f32) -> Result<Optio
         return Ok(None);
     }
     let freq = scorer.freq();
-    let idfs: Vec<Explanation> =
-        counted.iter().map(|t| idf_explanation(cx, p.field, cx.stats.doc_freq(p.field, t))).collect();
-    let idf_sum = idfs.iter().map(|e| f64::from(e.value)).sum::<f64>() as f32;
-    let idf_expl = Explanation::new(idf_sum, "idf, sum of:", idfs);
+    let idf_expl = idf_sum(cx, p.field, &counted);
+    let idf_sum = idf_expl.value;
     let slop = if p.slop > 0 { format!("~{}", p.slop) } else { String::new() };
     let text = format!("{}:\"{}\"{slop}", (cx.names)(p.field), phrase_words(p));
     let weight = boost * idf_sum;
@@ -241,10 +239,8 @@ fn span_query(
         return Ok(None);
     }
     let freq = scorer.freq();
-    let idfs: Vec<Explanation> =
-        counted.iter().map(|t| idf_explanation(cx, field, cx.stats.doc_freq(field, t))).collect();
-    let idf_sum = idfs.iter().map(|e| f64::from(e.value)).sum::<f64>() as f32;
-    let idf_expl = Explanation::new(idf_sum, "idf, sum of:", idfs);
+    let idf_expl = idf_sum(cx, field, &counted);
+    let idf_sum = idf_expl.value;
     let text = span_words((cx.names)(field).as_str(), span);
     let words = format!("phraseFreq={freq:?}");
     Ok(Some(bm25_explanation(cx, field, text, freq, words, boost * idf_sum, boost, idf_expl)))
@@ -272,6 +268,14 @@ fn phrase_words(p: &PhraseQuery) -> String {
         })
         .collect();
     places.join(" ")
+}
+
+/// The idfs of `terms` summed (in double, as Lucene sums a phrase's or span's).
+fn idf_sum(cx: &Context<'_, '_>, field: FieldId, terms: &[&[u8]]) -> Explanation {
+    let idfs: Vec<Explanation> =
+        terms.iter().map(|t| idf_explanation(cx, field, cx.stats.doc_freq(field, t))).collect();
+    let sum = idfs.iter().map(|e| f64::from(e.value)).sum::<f64>() as f32;
+    Explanation::new(sum, "idf, sum of:", idfs)
 }
 
 fn idf_explanation(cx: &Context<'_, '_>, field: FieldId, n: u64) -> Explanation {
